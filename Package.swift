@@ -1,0 +1,47 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// One list of strict settings for every target of ours.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "clip-registry",
+    products: [
+        .executable(name: "clipctl", targets: ["clipctl"]),
+    ],
+    targets: [
+        // System SQLite (Debian: libsqlite3-dev). The only C dependency.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // Generic layers: know nothing about App Clips.
+        .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "StrictJSON", swiftSettings: strict),
+        .target(name: "ArgParse", swiftSettings: strict),
+
+        // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
+        .target(name: "ClipCore", dependencies: ["StrictJSON"], swiftSettings: strict),
+
+        // Migrations/*.sql embedded into ClipStore by a build-tool plugin.
+        .executableTarget(name: "embed-migrations", swiftSettings: strict),
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["embed-migrations"]),
+
+        // The SQLite-backed registry store.
+        .target(
+            name: "ClipStore", dependencies: ["ClipCore", "SQLiteDB", "StrictJSON"], swiftSettings: strict,
+            plugins: ["EmbedMigrations"]),
+
+        // clipctl's commands as a library (wiring and presentation), and the thin executable.
+        .target(name: "ClipCLI", dependencies: ["ClipCore", "ClipStore", "ArgParse", "StrictJSON"], swiftSettings: strict),
+        .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
+
+        .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
+        .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
+        .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
+        .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "StrictJSON"], swiftSettings: strict),
+        .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "SQLiteDB"], swiftSettings: strict),
+        .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,208 @@
+import StrictJSON
+
+/// The JSON form of an advanced experience, shared by import/export, `clipctl --json` and the
+/// HTTP API (design §4.1): `url`, `clip`, `action`, `language`, `title`, `subtitle`, `category`,
+/// `poweredBy`, `status`, `localizations`, `place`, `headerImage`; read-only `id`, `version`,
+/// `createdAt`, `updatedAt` on output.
+public enum ExperienceJSON {
+    public static let readOnlyFields: Set<String> = ["id", "version", "createdAt", "updatedAt"]
+
+    /// The portable form (what export writes and import reads): no id, version or timestamps.
+    public static func portable(_ e: AdvancedExperience) -> JSONValue {
+        let card = e.defaultCard
+        let others = e.localizations.keys.filter { $0 != e.defaultLanguage }.sorted()
+        let localizations: JSONValue? = others.isEmpty ? nil : .object(others.map { lang in
+            let c = e.localizations[lang]!
+            return (key: lang.rawValue, value: .object(["title": .string(c.title), "subtitle": .string(c.subtitle)]))
+        })
+        return .object([
+            "url": .string(e.url.canonical),
+            "clip": .string(e.clip.rawValue),
+            "action": .string(e.action.rawValue),
+            "language": .string(e.defaultLanguage.rawValue),
+            "title": .string(card.title),
+            "subtitle": .string(card.subtitle),
+            "category": e.businessCategory.map { .string($0.rawValue) },
+            "poweredBy": e.isPoweredBy ? .bool(true) : nil,
+            "status": e.status == .active ? nil : .string(e.status.rawValue),
+            "localizations": localizations,
+            "place": e.place,
+            "headerImage": e.headerImage.map(JSONValue.string),
+        ])
+    }
+
+    /// The full form: `id` first, then the portable fields, then version and timestamps.
+    public static func full(_ e: AdvancedExperience) -> JSONValue {
+        guard case .object(let members) = portable(e) else { return .null }
+        var all: [(key: String, value: JSONValue)] = [(key: "id", value: .integer(e.id))]
+        all += members
+        if !members.contains(where: { $0.key == "status" }) { all.append((key: "status", value: .string(e.status.rawValue))) }
+        all += [
+            (key: "version", value: .integer(Int64(e.version))),
+            (key: "createdAt", value: .string(e.createdAt)),
+            (key: "updatedAt", value: .string(e.updatedAt)),
+        ]
+        return .object(all)
+    }
+
+    /// Decodes and validates an experience. With `base`, the input is a partial update: absent
+    /// fields keep `base`'s values, `null` clears an optional field. Every problem is reported
+    /// at once; warnings (older text guidance) are returned beside a valid experience.
+    public static func decode(_ json: JSONValue, base: AdvancedExperience? = nil) throws(ValidationFailure) -> (experience: AdvancedExperience, warnings: [FieldError]) {
+        let reader = FieldReader(json)
+        for field in readOnlyFields where reader.has(field) {
+            _ = reader.raw(field)
+            reader.fail(field, "readOnly", "is read-only")
+        }
+        var url = base?.url
+        if let s = reader.string("url", required: base == nil) {
+            do { url = try NormalizedURL(s, allowFragment: false) } catch { reader.add([error.fieldError()]) }
+        }
+        var clip = base?.clip
+        if let s = reader.string("clip", required: base == nil) {
+            do { clip = try AppID(s) } catch { reader.add(error.errors) }
+        }
+        let action = reader.enumeration("action", Action.self) ?? (reader.has("action") ? nil : base?.action ?? .open)
+        let language = reader.enumeration("language", Language.self) ?? base?.defaultLanguage ?? .EN
+        let languageIsValid = !reader.has("language") || reader.errors.allSatisfy { $0.field != "language" }
+        let category: BusinessCategory? =
+            reader.has("category") ? reader.enumeration("category", BusinessCategory.self) : base?.businessCategory
+        let poweredBy = reader.bool("poweredBy") ?? base?.isPoweredBy ?? false
+        let status = reader.enumeration("status", ExperienceStatus.self) ?? base?.status ?? .active
+        var headerImage = base?.headerImage
+        if reader.has("headerImage") {
+            headerImage = reader.string("headerImage")
+            if let h = headerImage, !(h.utf8.count == 64 && h.utf8.allSatisfy({ isDigit($0) || ($0 >= 0x61 && $0 <= 0x66) })) {
+                reader.fail("headerImage", "headerImage.format", "must be the lower-case SHA-256 hex of a stored header image")
+            }
+        }
+        var place = base?.place
+        if reader.has("place") {
+            place = reader.raw("place")
+            if place?.isNull == true { place = nil }
+            if let p = place { reader.add(PlaceValidator.validate(p, field: "place")) }
+        }
+
+        // Localizations: `localizations` plus the top-level title/subtitle for `language`.
+        var localizations = base?.localizations ?? [:]
+        if reader.has("localizations") {
+            localizations = [:]
+            if let object = reader.object("localizations") {
+                for (key, value) in object.objectMembers ?? [] {
+                    let field = "localizations.\(key)"
+                    guard let lang = Language(rawValue: key) else {
+                        reader.add([FieldError(field: field, rule: "language.enum", message: "\"\(key.truncatedForMessage)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", "))")])
+                        continue
+                    }
+                    let card = FieldReader(value, path: field)
+                    let title = card.string("title", required: true)
+                    let subtitle = card.string("subtitle", required: true)
+                    reader.add(card.finish())
+                    if let title, let subtitle { localizations[lang] = CardText(title: title, subtitle: subtitle) }
+                }
+            }
+        }
+        let title = reader.string("title")
+        let subtitle = reader.string("subtitle")
+        if title != nil || subtitle != nil {
+            let existing = localizations[language]
+            if let t = title ?? existing?.title, let s = subtitle ?? existing?.subtitle {
+                localizations[language] = CardText(title: t, subtitle: s)
+            } else {
+                reader.fail(title == nil ? "title" : "subtitle", "required", "is required with \(title == nil ? "subtitle" : "title")")
+            }
+        }
+        if languageIsValid && localizations[language] == nil && (base == nil || reader.has("language") || reader.has("localizations")) {
+            if reader.errors.allSatisfy({ $0.field != "title" && $0.field != "subtitle" }) {
+                reader.fail("title", "required", "is required: the card needs a title and subtitle in the default language \(language.rawValue)")
+            }
+        }
+        for (lang, card) in localizations.sorted(by: { $0.key < $1.key }) {
+            let prefix = lang == language && title != nil ? "" : "localizations.\(lang.rawValue)."
+            reader.add(TextLimits.check(card.title, field: "\(prefix)title", max: TextLimits.titleMax))
+            reader.add(TextLimits.check(card.subtitle, field: "\(prefix)subtitle", max: TextLimits.subtitleMax))
+        }
+
+        let errors = reader.finish()
+        guard errors.isEmpty, let url, let clip, let action else {
+            throw ValidationFailure(errors.isEmpty ? [FieldError(field: "(body)", rule: "invalid", message: "invalid experience")] : errors)
+        }
+        var experience = base ?? AdvancedExperience(url: url, clip: clip, localizations: [:])
+        experience.url = url
+        experience.clip = clip
+        experience.action = action
+        experience.defaultLanguage = language
+        experience.isPoweredBy = poweredBy
+        experience.businessCategory = category
+        experience.localizations = localizations
+        experience.headerImage = headerImage
+        experience.place = place
+        experience.status = status
+        let warnings = localizations.sorted(by: { $0.key < $1.key }).flatMap { lang, card in
+            TextLimits.advice(card, field: lang == language ? "" : "localizations.\(lang.rawValue)")
+                .map { FieldError(field: $0.field.hasPrefix(".") ? String($0.field.dropFirst()) : $0.field, rule: $0.rule, message: $0.message) }
+        }
+        return (experience, warnings)
+    }
+}
+
+/// `place` (apple-spec §2.4): known keys only, `mainAddress` or `displayPoint.coordinates`
+/// required, coordinates in range, enumerations verbatim.
+public enum PlaceValidator {
+    public static func validate(_ place: JSONValue, field: String) -> [FieldError] {
+        let r = FieldReader(place, path: field)
+        guard place.objectMembers != nil else { return r.errors }
+        _ = r.string("placeId")
+        if let names = r.stringArray("names"), names.isEmpty || names.contains(where: { $0.isEmpty }) {
+            r.fail("names", "place.names", "must hold at least one non-empty name")
+        }
+        var hasAddress = false
+        if let address = r.object("mainAddress") {
+            let a = FieldReader(address, path: r.fieldPath("mainAddress"))
+            let full = a.string("fullAddress")
+            if let structured = a.object("structuredAddress") {
+                let s = FieldReader(structured, path: a.fieldPath("structuredAddress"))
+                _ = s.stringArray("streetAddress")
+                for key in ["floor", "neighborhood", "locality", "stateProvince", "postalCode", "countryCode"] { _ = s.string(key) }
+                a.add(s.finish())
+                hasAddress = true
+            }
+            hasAddress = hasAddress || !(full ?? "").isEmpty
+            r.add(a.finish())
+        }
+        var hasCoordinates = false
+        if let point = r.object("displayPoint") {
+            let d = FieldReader(point, path: r.fieldPath("displayPoint"))
+            if let coordinates = d.object("coordinates") {
+                let c = FieldReader(coordinates, path: d.fieldPath("coordinates"))
+                if let lat = c.number("latitude", required: true), !(-90...90).contains(lat) {
+                    c.fail("latitude", "place.latitude", "must be between -90 and 90")
+                }
+                if let lon = c.number("longitude", required: true), !(-180...180).contains(lon) {
+                    c.fail("longitude", "place.longitude", "must be between -180 and 180")
+                }
+                d.add(c.finish())
+                hasCoordinates = true
+            }
+            _ = d.enumeration("source", DisplayPointSource.self)
+            r.add(d.finish())
+        }
+        _ = r.enumeration("mapAction", MapAction.self)
+        _ = r.enumeration("relationship", PlaceRelationship.self)
+        if let phone = r.object("phoneNumber") {
+            let p = FieldReader(phone, path: r.fieldPath("phoneNumber"))
+            _ = p.string("number")
+            _ = p.enumeration("type", PhoneNumberType.self)
+            _ = p.string("intent")
+            r.add(p.finish())
+        }
+        if let home = r.string("homePage"), (try? NormalizedURL(home)) == nil, !home.hasPrefix("http://") {
+            r.fail("homePage", "place.homePage", "must be an absolute http(s) URL")
+        }
+        _ = r.stringArray("categories")
+        if !hasAddress && !hasCoordinates {
+            r.fail("mainAddress", "place.location", "is required when displayPoint.coordinates is not given")
+        }
+        return r.finish()
+    }
+}

@@ -1,0 +1,108 @@
+/// A Team ID (App ID prefix): "the 10-character Team ID" (apple-spec §4.7, QA1879). Apple's
+/// examples are upper-case letters and digits; that is the rule here.
+public struct TeamID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(_ string: String, field: String = "team") throws(ValidationFailure) {
+        let bytes = Array(string.utf8)
+        guard bytes.count == 10, bytes.allSatisfy({ isUpperAlnum($0) }) else {
+            throw ValidationFailure(
+                field: field, rule: "team.format",
+                message: "a Team ID is exactly 10 characters A-Z and 0-9 (got \"\(string.truncatedForMessage)\")")
+        }
+        rawValue = string
+    }
+
+    public var description: String { rawValue }
+    public static func < (a: TeamID, b: TeamID) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// A bundle identifier: dot-separated components of ASCII letters, digits and hyphens
+/// (Apple's CFBundleIdentifier rule), no empty component.
+public struct BundleID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+    /// App Store Connect's upper bound for a bundle ID.
+    public static let maxLength = 155
+
+    public init(_ string: String, field: String = "bundleId") throws(ValidationFailure) {
+        let components = string.split(separator: ".", omittingEmptySubsequences: false)
+        guard !string.isEmpty, string.utf8.count <= Self.maxLength,
+            components.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { isAlnum($0) || $0 == UInt8(ascii: "-") } })
+        else {
+            throw ValidationFailure(
+                field: field, rule: "bundleId.format",
+                message: "a bundle ID is dot-separated components of A-Z, a-z, 0-9 and '-', at most \(Self.maxLength) characters (got \"\(string.truncatedForMessage)\")")
+        }
+        rawValue = string
+    }
+
+    public var components: [Substring] { rawValue.split(separator: ".") }
+
+    /// The parent app's bundle ID when this is an App Clip's: everything before the last
+    /// component (apple-spec §4.7: parent bundle ID + "." + one more component).
+    public var parent: BundleID? {
+        guard let dot = rawValue.lastIndex(of: ".") else { return nil }
+        return try? BundleID(String(rawValue[..<dot]))
+    }
+
+    /// True when `self` is `app` + "." + exactly one component.
+    public func isClip(of app: BundleID) -> Bool { parent == app }
+
+    public var description: String { rawValue }
+    public static func < (a: BundleID, b: BundleID) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// An App ID: `<Team ID>.<bundle ID>` (apple-spec §4.7), as used in AASA files and to name a clip.
+public struct AppID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let team: TeamID
+    public let bundleID: BundleID
+
+    public init(team: TeamID, bundleID: BundleID) {
+        self.team = team
+        self.bundleID = bundleID
+    }
+
+    public init(_ string: String, field: String = "clip") throws(ValidationFailure) {
+        let bytes = Array(string.utf8)
+        guard bytes.count > 11, bytes[10] == UInt8(ascii: ".") else {
+            throw ValidationFailure(
+                field: field, rule: "appId.format",
+                message: "an App ID is TEAMID.bundle.id with a 10-character Team ID (got \"\(string.truncatedForMessage)\")")
+        }
+        let dot = string.utf8.index(string.startIndex, offsetBy: 10)
+        let team = try TeamID(String(string[..<dot]), field: field)
+        let bundle = try BundleID(String(string[string.index(after: dot)...]), field: field)
+        self.init(team: team, bundleID: bundle)
+    }
+
+    public var rawValue: String { "\(team.rawValue).\(bundleID.rawValue)" }
+    public var description: String { rawValue }
+    public static func < (a: AppID, b: AppID) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// A numeric App Store ID (the Smart App Banner's `app-id`, apple-spec §5).
+public struct AppStoreID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(_ string: String, field: String = "appStoreId") throws(ValidationFailure) {
+        guard !string.isEmpty, string.utf8.count <= 19, string.utf8.allSatisfy({ isDigit($0) }), string.first != "0" else {
+            throw ValidationFailure(
+                field: field, rule: "appStoreId.format",
+                message: "an App Store ID is the app's numeric Apple ID, such as 1234567890 (got \"\(string.truncatedForMessage)\")")
+        }
+        rawValue = string
+    }
+    public var description: String { rawValue }
+}
+
+@inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+@inline(__always) func isUpperAlnum(_ b: UInt8) -> Bool { isDigit(b) || (b >= 0x41 && b <= 0x5A) }
+@inline(__always) func isAlpha(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+@inline(__always) func isAlnum(_ b: UInt8) -> Bool { isDigit(b) || isAlpha(b) }
+
+extension String {
+    /// The string cut to 80 characters for an error message, with control characters made visible.
+    var truncatedForMessage: String {
+        let visible = String(String.UnicodeScalarView(unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\u{FFFD}" : $0 }))
+        return visible.count > 80 ? String(visible.prefix(80)) + "…" : visible
+    }
+}

@@ -1,0 +1,259 @@
+/// An https URL normalized by the rules of design §3.1, used for registered and invocation
+/// URLs alike, so that two spellings of one URL compare equal:
+///
+/// - scheme `https` only; no userinfo; no port other than 443 (dropped);
+/// - host lower-cased, IDNA/Punycode, trailing dot dropped (`DomainName`);
+/// - path: percent-encoding normalized (RFC 3986 §6.2.2.1–2: hex upper-cased, unreserved
+///   characters decoded, nothing else decoded; bytes that may not appear raw are encoded),
+///   dot segments removed (RFC 3986 §5.2.4), empty path ≡ "/", a trailing "/" insignificant;
+///   case-sensitive;
+/// - query: a list of `name=value` items, each percent-normalized like the path;
+/// - fragment: dropped (it plays no part in matching).
+public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
+    public struct QueryItem: Hashable, Sendable, Comparable {
+        public let name: String
+        /// nil when the item had no "=" (`?flag`); matches like an empty value.
+        public let value: String?
+        public var matchKey: String { "\(name)=\(value ?? "")" }
+        public var text: String { value.map { "\(name)=\($0)" } ?? name }
+        public static func < (a: QueryItem, b: QueryItem) -> Bool { a.text < b.text }
+        public static func == (a: QueryItem, b: QueryItem) -> Bool { a.matchKey == b.matchKey }
+        public func hash(into hasher: inout Hasher) { hasher.combine(matchKey) }
+    }
+
+    public let host: String
+    /// Starts with "/", never ends with "/" unless it is "/".
+    public let path: String
+    /// In the order given.
+    public let queryItems: [QueryItem]
+    public let hadFragment: Bool
+
+    /// The canonical text: query items sorted and de-duplicated, since a registered query is a
+    /// set of required items (design §3.2). This is the identity of a registered URL.
+    public var canonical: String {
+        var s = "https://" + host + path
+        let items = Array(Set(queryItems)).sorted()
+        if !items.isEmpty { s += "?" + items.map(\.text).joined(separator: "&") }
+        return s
+    }
+
+    public var description: String { canonical }
+
+    /// Path segments; the root "/" has none.
+    public var pathSegmentCount: Int { path == "/" ? 0 : path.utf8.lazy.filter { $0 == UInt8(ascii: "/") }.count }
+
+    public enum Problem: Error, Equatable, Sendable {
+        case empty, tooLong, notAbsolute, scheme(String), userinfo, port(String), host(DomainName.Problem),
+            controlCharacter, badPercentEncoding, fragmentNotAllowed
+
+        public var rule: String {
+            switch self {
+            case .empty, .notAbsolute, .controlCharacter, .tooLong: "url.format"
+            case .scheme: "url.scheme"
+            case .userinfo: "url.userinfo"
+            case .port: "url.port"
+            case .host: "url.host"
+            case .badPercentEncoding: "url.percentEncoding"
+            case .fragmentNotAllowed: "url.fragment"
+            }
+        }
+
+        public var message: String {
+            switch self {
+            case .empty: "the URL is empty"
+            case .tooLong: "the URL is longer than \(NormalizedURL.maxLength) bytes"
+            case .notAbsolute: "not an absolute URL: it must start with https://"
+            case .scheme(let s): "the scheme must be https, not \"\(s.truncatedForMessage)\""
+            case .userinfo: "a URL with user information (user@) is not allowed"
+            case .port(let p): "no port other than 443 is allowed (got \"\(p.truncatedForMessage)\")"
+            case .host(let problem): problem.message
+            case .controlCharacter: "the URL contains control characters or spaces in the host"
+            case .badPercentEncoding: "a '%' must be followed by two hexadecimal digits"
+            case .fragmentNotAllowed: "a registered URL cannot have a #fragment: it plays no part in matching"
+            }
+        }
+
+        public func fieldError(_ field: String = "url") -> FieldError {
+            FieldError(field: field, rule: rule, message: message)
+        }
+    }
+
+    /// Longer URLs are refused (a generous bound; browsers and CDNs vary around 8 KiB).
+    public static let maxLength = 4096
+
+    /// Normalizes `string`. With `allowFragment == false` (registration) a fragment is refused.
+    public init(_ string: String, allowFragment: Bool = true) throws(Problem) {
+        var bytes = Array(string.utf8)
+        // WHATWG URL: leading and trailing C0 controls and spaces are stripped.
+        while let last = bytes.last, last <= 0x20 { bytes.removeLast() }
+        let start = bytes.firstIndex(where: { $0 > 0x20 }) ?? bytes.count
+        bytes.removeFirst(start)
+        guard !bytes.isEmpty else { throw .empty }
+        guard bytes.count <= Self.maxLength else { throw .tooLong }
+        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { throw .controlCharacter }
+
+        // scheme ":" (RFC 3986 §3.1)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, isAlpha(bytes[0]),
+            bytes[..<colon].allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
+        else { throw .notAbsolute }
+        let scheme = String(decoding: bytes[..<colon].map { $0 | 0x20 }, as: UTF8.self)
+        guard scheme == "https" else { throw .scheme(String(decoding: bytes[..<colon], as: UTF8.self)) }
+        guard bytes.count >= colon + 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/") else {
+            throw .notAbsolute
+        }
+
+        // authority = [ userinfo "@" ] host [ ":" port ]   (RFC 3986 §3.2)
+        let authorityStart = colon + 3
+        var authorityEnd = authorityStart
+        while authorityEnd < bytes.count, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "\\")].contains(bytes[authorityEnd]) {
+            authorityEnd += 1
+        }
+        let authority = bytes[authorityStart..<authorityEnd]
+        guard !authority.contains(UInt8(ascii: "@")) else { throw .userinfo }
+        var hostBytes = authority
+        if let portColon = authority.lastIndex(of: UInt8(ascii: ":")), !authority.contains(UInt8(ascii: "]")) || portColon > authority.lastIndex(of: UInt8(ascii: "]"))! {
+            let port = authority[(portColon + 1)...]
+            // RFC 3986 §3.2.3: an empty port, or the scheme's default, is the same as none.
+            let digits = port.drop { $0 == UInt8(ascii: "0") }
+            guard port.isEmpty || (port.allSatisfy(isDigit) && Array(digits) == Array("443".utf8)) else {
+                throw .port(String(decoding: port, as: UTF8.self))
+            }
+            hostBytes = authority[..<portColon]
+        }
+        guard !hostBytes.contains(where: { $0 == 0x20 || $0 == UInt8(ascii: "%") }) else { throw .host(.invalidCharacter(String(decoding: hostBytes, as: UTF8.self))) }
+        guard let hostString = String(validating: hostBytes, as: UTF8.self) else { throw .host(.invalidCharacter("")) }
+        do { host = try DomainName.normalize(hostString) } catch { throw .host(error) }
+
+        // path, query, fragment
+        var index = authorityEnd
+        var pathEnd = index
+        while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?"), bytes[pathEnd] != UInt8(ascii: "#") { pathEnd += 1 }
+        path = try Self.normalizePath(bytes[index..<pathEnd])
+        index = pathEnd
+        var items: [QueryItem] = []
+        if index < bytes.count, bytes[index] == UInt8(ascii: "?") {
+            var queryEnd = index + 1
+            while queryEnd < bytes.count, bytes[queryEnd] != UInt8(ascii: "#") { queryEnd += 1 }
+            for item in bytes[(index + 1)..<queryEnd].split(separator: UInt8(ascii: "&")) where !item.isEmpty {
+                if let eq = item.firstIndex(of: UInt8(ascii: "=")) {
+                    items.append(QueryItem(
+                        name: try Self.normalizePercent(item[..<eq], allowed: Self.isQueryByte),
+                        value: try Self.normalizePercent(item[(eq + 1)...], allowed: Self.isQueryByte)))
+                } else {
+                    items.append(QueryItem(name: try Self.normalizePercent(item, allowed: Self.isQueryByte), value: nil))
+                }
+            }
+            index = queryEnd
+        }
+        queryItems = items
+        hadFragment = index < bytes.count
+        if hadFragment && !allowFragment { throw .fragmentNotAllowed }
+    }
+
+    // RFC 3986 §2.3 unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"
+    static func isUnreserved(_ b: UInt8) -> Bool {
+        isAlnum(b) || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "~")
+    }
+
+    // RFC 3986 §2.2 sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="
+    static func isSubDelim(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            true
+        default: false
+        }
+    }
+
+    // RFC 3986 §3.3 pchar = unreserved / pct-encoded / sub-delims / ":" / "@"; plus "/" between segments.
+    static func isPathByte(_ b: UInt8) -> Bool {
+        isUnreserved(b) || isSubDelim(b) || b == UInt8(ascii: ":") || b == UInt8(ascii: "@") || b == UInt8(ascii: "/")
+    }
+
+    // RFC 3986 §3.4 query = *( pchar / "/" / "?" ), less "&" and "=" which delimit items here.
+    static func isQueryByte(_ b: UInt8) -> Bool {
+        (isPathByte(b) || b == UInt8(ascii: "?")) && b != UInt8(ascii: "&") && b != UInt8(ascii: "=")
+    }
+
+    static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case 0x30...0x39: b - 0x30
+        case 0x41...0x46: b - 0x41 + 10
+        case 0x61...0x66: b - 0x61 + 10
+        default: nil
+        }
+    }
+
+    /// RFC 3986 §6.2.2.1–2: percent-encodings of unreserved characters are decoded, others get
+    /// upper-case hex; a byte that may not appear raw (space, non-ASCII, '"', '<', …) is encoded.
+    static func normalizePercent(_ bytes: ArraySlice<UInt8>, allowed: (UInt8) -> Bool) throws(Problem) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let b = bytes[i]
+            if b == UInt8(ascii: "%") {
+                guard i + 2 < bytes.endIndex,
+                    let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2])
+                else { throw .badPercentEncoding }
+                let decoded = hi << 4 | lo
+                if isUnreserved(decoded) {
+                    out.append(decoded)
+                } else {
+                    out.append(contentsOf: [UInt8(ascii: "%"), hexDigits[Int(hi)], hexDigits[Int(lo)]])
+                }
+                i += 3
+            } else if allowed(b) {
+                out.append(b)
+                i += 1
+            } else {
+                out.append(contentsOf: [UInt8(ascii: "%"), hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func normalizePath(_ raw: ArraySlice<UInt8>) throws(Problem) -> String {
+        // WHATWG URL treats "\" as "/" in https URLs; do the same so both spellings agree.
+        let slashed = ArraySlice(raw.map { $0 == UInt8(ascii: "\\") ? UInt8(ascii: "/") : $0 })
+        let encoded = try normalizePercent(slashed, allowed: isPathByte)
+        var segments = removeDotSegments(encoded.isEmpty ? "/" : encoded)
+        while segments.count > 1, segments.hasSuffix("/") { segments.removeLast() }
+        return segments
+    }
+
+    /// RFC 3986 §5.2.4 remove_dot_segments, on an absolute path.
+    static func removeDotSegments(_ path: String) -> String {
+        var output: [Substring] = []
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        for (i, segment) in parts.enumerated() {
+            let isLast = i == parts.count - 1
+            if segment == "." {
+                if isLast { output.append("") }
+            } else if segment == ".." {
+                if !output.isEmpty { output.removeLast() }
+                if isLast { output.append("") }
+            } else {
+                output.append(segment)
+            }
+        }
+        return "/" + output.joined(separator: "/")
+    }
+
+    /// Design §3.2 rule 2: a registered path P covers Q when Q = P, or Q starts with P followed
+    /// by "/" (segment-aware: "/store" covers "/store/12" but not "/stores"). "/" covers all.
+    public func pathCovers(_ other: NormalizedURL) -> Bool {
+        if path == "/" || path == other.path { return true }
+        guard other.path.utf8.count > path.utf8.count, other.path.hasPrefix(path) else { return false }
+        return other.path.utf8[other.path.utf8.index(other.path.utf8.startIndex, offsetBy: path.utf8.count)] == UInt8(ascii: "/")
+    }
+
+    /// True when `path` is a character prefix of `other.path` but not on a segment boundary:
+    /// the "near miss" a character-prefix reading would match (design §3.2 rule 7).
+    public func isCharacterPrefixNearMiss(of other: NormalizedURL) -> Bool {
+        path != "/" && other.path.hasPrefix(path) && !pathCovers(other)
+    }
+}

@@ -1,0 +1,169 @@
+import CSQLite
+
+/// One SQLite connection, set up the way this project wants every connection:
+/// extended result codes, foreign keys on, double-quoted string literals off, defensive mode,
+/// a busy timeout, and (for files) WAL with `synchronous=FULL` so that an acknowledged commit
+/// survives power loss (https://sqlite.org/pragma.html#pragma_synchronous).
+///
+/// Not Sendable: use a connection from one thread (it is opened with SQLITE_OPEN_NOMUTEX).
+public final class Connection {
+    public struct Options: Sendable {
+        /// Create the file if it does not exist.
+        public var create = true
+        public var readOnly = false
+        /// How long a statement waits for another connection's lock before SQLITE_BUSY.
+        public var busyTimeoutMilliseconds: Int32 = 5_000
+        /// WAL journal for file databases (readers never block the writer).
+        public var walJournal = true
+        public init() {}
+    }
+
+    let handle: OpaquePointer
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+    private var isClosed = false
+
+    public init(path: String, options: Options = Options()) throws {
+        var db: OpaquePointer?
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if options.create && !options.readOnly { flags |= SQLITE_OPEN_CREATE }
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            // https://sqlite.org/c3ref/open.html: a handle is returned even on failure; release it.
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+            sqlite3_close_v2(db)
+            throw SQLiteError(extendedCode: rc, message: message)
+        }
+        self.handle = db
+        self.path = path
+        do {
+            try setUp(options)
+        } catch {
+            statementCache.removeAll()
+            sqlite3_close_v2(db)
+            isClosed = true
+            throw error
+        }
+    }
+
+    private func setUp(_ options: Options) throws {
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        csqlite_disable_double_quoted_strings(handle)
+        csqlite_enable_defensive(handle)
+        // Fail early on a file that is not a database ("file is not a database", SQLITE_NOTADB),
+        // rather than at the first real query.
+        _ = try query("SELECT count(*) FROM sqlite_master")
+        try execute("PRAGMA foreign_keys = ON")
+        if options.walJournal && !options.readOnly && path != ":memory:" && !path.isEmpty {
+            let mode = try query("PRAGMA journal_mode = WAL").first?.values.first
+            guard mode == .text("wal") else {
+                throw SQLiteError(extendedCode: SQLITE_ERROR, message: "could not switch \(path) to WAL journal mode")
+            }
+        }
+        try execute("PRAGMA synchronous = FULL")
+    }
+
+    deinit { close() }
+
+    /// Finalizes cached statements and closes the handle. Safe to call twice.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    func error(_ rc: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+            .withFallbackCode(rc)
+    }
+
+    /// A cached prepared statement for `sql` (SQLITE_PREPARE_PERSISTENT).
+    private func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try Statement(connection: self, sql: sql, persistent: true)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs one or more statements with no parameters and no results (schema, pragmas).
+    public func executeScript(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql).withFallbackCode(rc)
+        }
+    }
+
+    /// Runs one statement; returns the number of rows it changed.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [SQLValue] = []) throws -> Int {
+        let statement = try cachedStatement(sql)
+        try statement.bind(parameters)
+        defer { statement.reset() }
+        while try statement.step() {}
+        return Int(sqlite3_changes64(handle))
+    }
+
+    /// Runs one query and returns every row.
+    public func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [Row] {
+        var rows: [Row] = []
+        try forEachRow(sql, parameters) { rows.append($0) }
+        return rows
+    }
+
+    /// Runs one query and calls `body` for each row as it is stepped (constant memory).
+    public func forEachRow(_ sql: String, _ parameters: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(parameters)
+        defer { statement.reset() }
+        while try statement.step() {
+            try body(statement.currentRow())
+        }
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// True while a transaction is open. https://sqlite.org/c3ref/get_autocommit.html: "The only
+    /// way to find out whether SQLite automatically rolled back the transaction after an error".
+    public var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` in a write transaction. `BEGIN IMMEDIATE` takes the write lock first, so the
+    /// transaction can never fail later with SQLITE_BUSY_SNAPSHOT on upgrade from a read.
+    /// Commits when `body` returns, rolls back when it throws, and rethrows the first error.
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isInsideTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction: one consistent snapshot for all its queries.
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN DEFERRED")
+        defer { if isInsideTransaction { try? execute("ROLLBACK") } }
+        return try body()
+    }
+
+    /// The SQLite library version, e.g. "3.40.1".
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+}
+
+extension SQLiteError {
+    /// sqlite3_extended_errcode can be 0 after a failed open; keep the call's own code then.
+    func withFallbackCode(_ rc: Int32) -> SQLiteError {
+        extendedCode == SQLITE_OK ? SQLiteError(extendedCode: rc, message: message, sql: sql) : self
+    }
+}
+
+@available(*, unavailable)
+extension Connection: Sendable {}

@@ -1,0 +1,35 @@
+import CSQLite
+
+/// An error reported by SQLite, with its primary and extended result codes
+/// (https://sqlite.org/rescode.html) and the SQL that caused it, when there was one.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// Primary result code: the low 8 bits of the extended code (e.g. 19 SQLITE_CONSTRAINT).
+    public var resultCode: Int32 { extendedCode & 0xFF }
+    /// Extended result code (e.g. 2067 SQLITE_CONSTRAINT_UNIQUE, 517 SQLITE_BUSY_SNAPSHOT).
+    public let extendedCode: Int32
+    public let message: String
+    public let sql: String?
+
+    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+    }
+
+    public var description: String {
+        "SQLite error \(extendedCode) (\(String(cString: sqlite3_errstr(extendedCode)))): \(message)"
+    }
+
+    /// The database is locked by another connection (SQLITE_BUSY or SQLITE_LOCKED, any extension).
+    public var isBusy: Bool { resultCode == SQLITE_BUSY || resultCode == SQLITE_LOCKED }
+    /// A UNIQUE or PRIMARY KEY constraint failed.
+    public var isUniqueViolation: Bool {
+        extendedCode == SQLITE_CONSTRAINT_UNIQUE || extendedCode == SQLITE_CONSTRAINT_PRIMARYKEY
+    }
+    /// The file is not a database, or is damaged (SQLITE_NOTADB, SQLITE_CORRUPT).
+    public var isNotADatabase: Bool { resultCode == SQLITE_NOTADB || resultCode == SQLITE_CORRUPT }
+    /// The file cannot be opened or written (SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_IOERR).
+    public var isAccessProblem: Bool {
+        [SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_IOERR, SQLITE_AUTH].contains(resultCode)
+    }
+}

@@ -1,0 +1,98 @@
+import CSQLite
+
+/// A prepared statement. Owned by one `Connection`, finalized in `deinit`; not Sendable because
+/// a statement may only be used on its connection's thread.
+public final class Statement {
+    let handle: OpaquePointer
+    public let sql: String
+    private unowned let connection: Connection
+    public let columnNames: [String]
+
+    init(connection: Connection, sql: String, persistent: Bool) throws {
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, flags, &statement, &tail)
+        guard rc == SQLITE_OK, let statement else {
+            throw connection.error(rc, sql: sql)
+        }
+        // One statement per call: trailing SQL would silently be ignored otherwise.
+        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
+            sqlite3_finalize(statement)
+            throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "more than one statement in one call", sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+        self.connection = connection
+        self.columnNames = (0..<sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func bind(_ parameters: [SQLValue]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard expected == parameters.count else {
+            throw SQLiteError(
+                extendedCode: SQLITE_RANGE,
+                message: "statement expects \(expected) parameters, got \(parameters.count)", sql: sql)
+        }
+        for (offset, value) in parameters.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let n): rc = sqlite3_bind_int64(handle, index, n)
+            case .real(let d): rc = sqlite3_bind_double(handle, index, d)
+            case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, csqlite_transient())
+            case .blob(let b):
+                rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+            }
+            guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+        }
+    }
+
+    /// Steps once: true when a row is available.
+    func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = connection.error(rc, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    func currentRow() -> Row {
+        var values: [SQLValue] = []
+        values.reserveCapacity(columnNames.count)
+        for i in 0..<Int32(columnNames.count) {
+            switch sqlite3_column_type(handle, i) {
+            case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(handle, i)))
+            case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(handle, i)))
+            case SQLITE_TEXT:
+                let count = Int(sqlite3_column_bytes(handle, i))
+                let text = sqlite3_column_text(handle, i).map {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+                } ?? ""
+                values.append(.text(text))
+            case SQLITE_BLOB:
+                let count = Int(sqlite3_column_bytes(handle, i))
+                let bytes = sqlite3_column_blob(handle, i).map {
+                    Array(UnsafeRawBufferPointer(start: $0, count: count))
+                } ?? []
+                values.append(.blob(bytes))
+            default: values.append(.null)
+            }
+        }
+        return Row(columns: columnNames, values: values)
+    }
+
+    func reset() { sqlite3_reset(handle) }
+}
+
+@available(*, unavailable)
+extension Statement: Sendable {}
