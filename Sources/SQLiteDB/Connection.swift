@@ -142,7 +142,7 @@ public final class Connection {
             try execute("COMMIT")
             return result
         } catch {
-            if isInsideTransaction { try? execute("ROLLBACK") }
+            if isInsideTransaction { _ = try? execute("ROLLBACK") }
             throw error
         }
     }
@@ -150,7 +150,7 @@ public final class Connection {
     /// Runs `body` in a read transaction: one consistent snapshot for all its queries.
     public func read<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN DEFERRED")
-        defer { if isInsideTransaction { try? execute("ROLLBACK") } }
+        defer { if isInsideTransaction { _ = try? execute("ROLLBACK") } }
         return try body()
     }
 

@@ -35,6 +35,7 @@ public struct Migrator {
                     applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
                 ) STRICT
                 """)
+            return ()
         }
         let applied = try appliedNames(connection)
         let known = Set(migrations.map(\.name))

@@ -24,7 +24,20 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isBusy: Bool { resultCode == SQLITE_BUSY || resultCode == SQLITE_LOCKED }
     /// A UNIQUE or PRIMARY KEY constraint failed.
     public var isUniqueViolation: Bool {
-        extendedCode == SQLITE_CONSTRAINT_UNIQUE || extendedCode == SQLITE_CONSTRAINT_PRIMARYKEY
+        extendedCode == ExtendedCode.constraintUnique || extendedCode == ExtendedCode.constraintPrimaryKey
+    }
+    /// A FOREIGN KEY constraint failed.
+    public var isForeignKeyViolation: Bool { extendedCode == ExtendedCode.constraintForeignKey }
+
+    /// Extended result codes that are C macro expressions, which Swift cannot import
+    /// (values from https://sqlite.org/rescode.html).
+    public enum ExtendedCode {
+        public static let constraintForeignKey: Int32 = 787
+        public static let constraintPrimaryKey: Int32 = 1555
+        public static let constraintUnique: Int32 = 2067
+        public static let constraintCheck: Int32 = 275
+        public static let constraintDatatype: Int32 = 3091
+        public static let busySnapshot: Int32 = 517
     }
     /// The file is not a database, or is damaged (SQLITE_NOTADB, SQLITE_CORRUPT).
     public var isNotADatabase: Bool { resultCode == SQLITE_NOTADB || resultCode == SQLITE_CORRUPT }

@@ -1,0 +1,67 @@
+import StrictJSON
+
+/// What one host's apple-app-site-association file is made of.
+public struct AASAContent: Sendable, Equatable {
+    public var host: String
+    /// App IDs of the clips associated with the host.
+    public var clips: [AppID]
+    /// `applinks.details`, in the order they are evaluated (first match wins).
+    public var details: [ApplinksDetails]
+    public var settings: ApplinksHostSettings
+    /// `webcredentials.apps`; the key is left out when empty.
+    public var webcredentials: [AppID]
+
+    public init(host: String, clips: [AppID], details: [ApplinksDetails] = [], settings: ApplinksHostSettings = .init(), webcredentials: [AppID] = []) {
+        self.host = host
+        self.clips = clips
+        self.details = details
+        self.settings = settings
+        self.webcredentials = webcredentials
+    }
+}
+
+/// Generates AASA bytes (design §3.3): compact, deterministic JSON (same data → same bytes).
+public enum AASAGenerator {
+    /// apple-spec §4.1: "the uncompressed size … must be no greater than 128 KB" (S18).
+    public static let maxBytes = 128 * 1024
+
+    public struct TooLarge: Error, Equatable, CustomStringConvertible, Sendable {
+        public let host: String
+        public let size: Int
+        public var description: String {
+            "the AASA file for \(host) would be \(size) bytes, over Apple's limit of \(AASAGenerator.maxBytes) bytes (128 KB)"
+        }
+    }
+
+    public static func document(_ content: AASAContent) -> JSONValue {
+        var applinks: [(key: String, value: JSONValue)] = [
+            // Legacy validators require "apps": [] (apple-spec §4.5).
+            (key: "apps", value: .array([]))
+        ]
+        if let defaults = content.settings.defaults { applinks.append((key: "defaults", value: defaults)) }
+        applinks.append((key: "details", value: .array(content.details.map { d in
+            .object([
+                "appIDs": .array([.string(d.app.rawValue)]),
+                "components": d.components,
+                "defaults": d.defaults,
+            ])
+        })))
+        if let variables = content.settings.substitutionVariables {
+            applinks.append((key: "substitutionVariables", value: variables))
+        }
+        let clipIDs = Array(Set(content.clips.map(\.rawValue))).sorted()
+        let webIDs = Array(Set(content.webcredentials.map(\.rawValue))).sorted()
+        return .object([
+            "appclips": .object(["apps": .array(clipIDs.map(JSONValue.string))]),
+            "applinks": .object(applinks),
+            "webcredentials": webIDs.isEmpty ? nil : .object(["apps": .array(webIDs.map(JSONValue.string))]),
+        ])
+    }
+
+    /// The file's bytes, or `TooLarge` naming the size.
+    public static func bytes(_ content: AASAContent) throws(TooLarge) -> [UInt8] {
+        let bytes = JSONWriter.bytes(document(content))
+        guard bytes.count <= maxBytes else { throw TooLarge(host: content.host, size: bytes.count) }
+        return bytes
+    }
+}

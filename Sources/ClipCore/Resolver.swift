@@ -1,0 +1,186 @@
+import StrictJSON
+
+/// The default experience of a clip associated with a host, offered when no advanced experience
+/// matches (design §3.2 rule 5).
+public struct DefaultFallback: Sendable, Equatable {
+    public var experience: DefaultExperience
+    /// The app's name, used as the card title (a default experience has none of its own).
+    public var appName: String
+    public init(experience: DefaultExperience, appName: String) {
+        self.experience = experience
+        self.appName = appName
+    }
+}
+
+/// Why one candidate won or lost, for `--explain` (design §3.2 rule 7).
+public struct CandidateReport: Sendable, Equatable {
+    public enum Outcome: String, Sendable {
+        case chosen, lessSpecific = "less-specific", pathMismatch = "path-mismatch",
+            queryMismatch = "query-mismatch", deactivated
+    }
+    public let id: Int64
+    public let url: String
+    public let status: ExperienceStatus
+    public let outcome: Outcome
+    public let detail: String
+    /// Set when a character-prefix reading would match although a segment-aware one does not.
+    public let nearMiss: String?
+}
+
+public struct Resolution: Sendable, Equatable {
+    public enum Match: Sendable, Equatable {
+        case advanced(AdvancedExperience, language: Language)
+        case defaultExperience(DefaultFallback, locale: String?)
+    }
+    /// The URL as given (the clip receives it whole, fragment included).
+    public let invocationURL: String
+    public let match: Match?
+    /// Why nothing matched, when nothing did.
+    public let reason: String?
+    public let candidates: [CandidateReport]
+    public let notes: [String]
+}
+
+/// Invocation URL → experience, by design §3.2. Pure: the caller supplies the candidates.
+public enum Resolver {
+    /// - Parameters:
+    ///   - invocationURL: the URL as given.
+    ///   - url: `invocationURL` normalized (the caller needs its host to find the candidates).
+    ///   - candidates: the advanced experiences (any status, not removed) on the URL's host.
+    ///   - fallbacks: default experiences of clips associated with the host.
+    ///   - preferences: languages in order of preference (explicit, then Accept-Language).
+    public static func resolve(
+        _ invocationURL: String, url: NormalizedURL, candidates: [AdvancedExperience], fallbacks: [DefaultFallback],
+        preferences: [Language]
+    ) -> Resolution {
+        var matches: [(experience: AdvancedExperience, distinctItems: Int)] = []
+        var reports: [Int64: (CandidateReport.Outcome, String, String?)] = [:]
+        let invocationItems = Set(url.queryItems)
+        for candidate in candidates {
+            let nearMiss = candidate.url.isCharacterPrefixNearMiss(of: url)
+                ? "\(candidate.url.path) is a character prefix of \(url.path) but not a path-segment prefix: this registry does not match it; Apple does not document which reading iOS uses"
+                : nil
+            guard candidate.url.pathCovers(url) else {
+                reports[candidate.id] = (.pathMismatch, "path \(candidate.url.path) does not cover \(url.path)", nearMiss)
+                continue
+            }
+            let required = Set(candidate.url.queryItems)
+            let missing = required.subtracting(invocationItems).sorted()
+            guard missing.isEmpty else {
+                reports[candidate.id] = (.queryMismatch, "missing query item\(missing.count == 1 ? "" : "s") \(missing.map(\.text).joined(separator: ", "))", nil)
+                continue
+            }
+            guard candidate.status == .active else {
+                reports[candidate.id] = (.deactivated, "matches, but is deactivated", nil)
+                continue
+            }
+            matches.append((candidate, required.count))
+        }
+        // Design §3.2 rule 4: more path segments, then more query items, then the smaller URL.
+        matches.sort { a, b in
+            let sa = a.experience.url.pathSegmentCount, sb = b.experience.url.pathSegmentCount
+            if sa != sb { return sa > sb }
+            if a.distinctItems != b.distinctItems { return a.distinctItems > b.distinctItems }
+            return a.experience.url.canonical < b.experience.url.canonical
+        }
+        if let winner = matches.first {
+            reports[winner.experience.id] = (.chosen, "most specific match: \(winner.experience.url.pathSegmentCount) path segment(s), \(winner.distinctItems) query item(s)", nil)
+            for loser in matches.dropFirst() {
+                reports[loser.experience.id] = (.lessSpecific, "matches, but \(winner.experience.url.canonical) is more specific", nil)
+            }
+        }
+        let ordered = candidates.sorted { $0.url.canonical < $1.url.canonical }.compactMap { c -> CandidateReport? in
+            guard let r = reports[c.id] else { return nil }
+            return CandidateReport(id: c.id, url: c.url.canonical, status: c.status, outcome: r.0, detail: r.1, nearMiss: r.2)
+        }
+        var notes: [String] = []
+        if let winner = matches.first {
+            let language = winner.experience.language(for: preferences)
+            return Resolution(invocationURL: invocationURL, match: .advanced(winner.experience, language: language), reason: nil, candidates: ordered, notes: notes)
+        }
+        let sortedFallbacks = fallbacks.sorted { $0.experience.clip < $1.experience.clip }
+        if let fallback = sortedFallbacks.first {
+            if sortedFallbacks.count > 1 {
+                notes.append("\(sortedFallbacks.count) clips with a default experience are associated with \(url.host); chose \(fallback.experience.clip.rawValue), the first by App ID")
+            }
+            let locale = chooseLocale(Array(fallback.experience.localizations.keys), preferences: preferences)
+            return Resolution(invocationURL: invocationURL, match: .defaultExperience(fallback, locale: locale), reason: nil, candidates: ordered, notes: notes)
+        }
+        let reason = candidates.isEmpty
+            ? "no experience is registered on \(url.host) and no clip with a default experience is associated with it"
+            : "no active experience on \(url.host) covers this URL, and no clip with a default experience is associated with the host"
+        return Resolution(invocationURL: invocationURL, match: nil, reason: reason, candidates: ordered, notes: notes)
+    }
+
+    /// The answer for a URL that cannot be normalized (not https, bad host, …): no match, and why
+    /// (design §3.1: resolve answers "no match" for other schemes).
+    public static func unresolvable(_ invocationURL: String, problem: NormalizedURL.Problem) -> Resolution {
+        Resolution(invocationURL: invocationURL, match: nil, reason: problem.message, candidates: [], notes: [])
+    }
+
+    /// The locale whose language comes first in `preferences`, else the first locale in order.
+    static func chooseLocale(_ locales: [String], preferences: [Language]) -> String? {
+        let sorted = locales.sorted()
+        for language in preferences {
+            if let locale = sorted.first(where: { Language(tag: $0) == language }) { return locale }
+        }
+        return sorted.first
+    }
+}
+
+extension Resolution {
+    /// The answer of design §4.2, for `clipctl resolve --json` and `GET /v1/resolve` alike.
+    public func json(explain: Bool) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = []
+        switch match {
+        case .advanced(let e, let language):
+            let card = e.localizations[language] ?? e.defaultCard
+            members.append((key: "matched", value: "advanced"))
+            members.append((key: "invocationURL", value: .string(invocationURL)))
+            members.append((key: "experience", value: .object([
+                "id": .integer(e.id),
+                "url": .string(e.url.canonical),
+                "clip": .string(e.clip.rawValue),
+                "action": .string(e.action.rawValue),
+                "language": .string(language.rawValue),
+                "title": .string(card.title),
+                "subtitle": .string(card.subtitle),
+                "category": e.businessCategory.map { .string($0.rawValue) },
+                "poweredBy": .bool(e.isPoweredBy),
+                "headerImage": e.headerImage.map(JSONValue.string),
+                "place": e.place,
+                "version": .integer(Int64(e.version)),
+            ])))
+        case .defaultExperience(let fallback, let locale):
+            let localization = locale.flatMap { fallback.experience.localizations[$0] }
+            members.append((key: "matched", value: "default"))
+            members.append((key: "invocationURL", value: .string(invocationURL)))
+            members.append((key: "experience", value: .object([
+                "clip": .string(fallback.experience.clip.rawValue),
+                "action": .string(fallback.experience.action.rawValue),
+                "locale": locale.map(JSONValue.string),
+                "title": fallback.appName.isEmpty ? nil : .string(fallback.appName),
+                "subtitle": localization.map { .string($0.subtitle) },
+                "headerImage": localization?.headerImage.map(JSONValue.string),
+            ])))
+        case nil:
+            members.append((key: "matched", value: .null))
+            members.append((key: "invocationURL", value: .string(invocationURL)))
+            members.append((key: "reason", value: .string(reason ?? "no match")))
+        }
+        if !notes.isEmpty { members.append((key: "notes", value: .array(notes.map(JSONValue.string)))) }
+        if explain {
+            members.append((key: "explanation", value: .array(candidates.map { c in
+                .object([
+                    "id": .integer(c.id),
+                    "url": .string(c.url),
+                    "status": .string(c.status.rawValue),
+                    "outcome": .string(c.outcome.rawValue),
+                    "detail": .string(c.detail),
+                    "nearMiss": c.nearMiss.map(JSONValue.string),
+                ])
+            })))
+        }
+        return .object(members)
+    }
+}
