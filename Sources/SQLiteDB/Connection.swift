@@ -135,7 +135,9 @@ public final class Connection {
     /// Runs `body` in a write transaction. `BEGIN IMMEDIATE` takes the write lock first, so the
     /// transaction can never fail later with SQLITE_BUSY_SNAPSHOT on upgrade from a read.
     /// Commits when `body` returns, rolls back when it throws, and rethrows the first error.
+    /// Inside an open transaction, `body` joins it (the outer transaction commits or rolls back).
     public func write<T>(_ body: () throws -> T) throws -> T {
+        if isInsideTransaction { return try body() }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -148,7 +150,9 @@ public final class Connection {
     }
 
     /// Runs `body` in a read transaction: one consistent snapshot for all its queries.
+    /// Inside an open transaction, `body` joins it.
     public func read<T>(_ body: () throws -> T) throws -> T {
+        if isInsideTransaction { return try body() }
         try execute("BEGIN DEFERRED")
         defer { if isInsideTransaction { _ = try? execute("ROLLBACK") } }
         return try body()

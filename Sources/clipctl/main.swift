@@ -1,1 +1,14 @@
-print("clipctl")
+import ClipCLI
+import Foundation
+
+// Wiring only: real argv, environment and standard streams.
+let code = ClipCLI.run(
+    Array(CommandLine.arguments.dropFirst()),
+    environment: ProcessInfo.processInfo.environment,
+    io: CLIIO(
+        out: { FileHandle.standardOutput.write(Data($0.utf8)) },
+        err: { FileHandle.standardError.write(Data($0.utf8)) },
+        readStandardInput: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) },
+        standardErrorIsTerminal: isatty(2) == 1,
+        standardOutputIsTerminal: isatty(1) == 1))
+exit(code)

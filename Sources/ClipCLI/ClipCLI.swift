@@ -1,0 +1,115 @@
+import ArgParse
+import ClipCore
+import ClipStore
+import Foundation
+import StrictJSON
+
+/// Where `clipctl` reads and writes, injectable so that commands can run in-process in tests.
+public struct CLIIO {
+    public var out: (String) -> Void
+    public var err: (String) -> Void
+    public var readStandardInput: () -> [UInt8]
+    public var standardErrorIsTerminal: Bool
+    public var standardOutputIsTerminal: Bool
+
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, readStandardInput: @escaping () -> [UInt8],
+                standardErrorIsTerminal: Bool = false, standardOutputIsTerminal: Bool = false) {
+        self.out = out
+        self.err = err
+        self.readStandardInput = readStandardInput
+        self.standardErrorIsTerminal = standardErrorIsTerminal
+        self.standardOutputIsTerminal = standardOutputIsTerminal
+    }
+}
+
+/// Exit codes (design §4.1; sysexits.h for 64 and 65).
+public enum ExitCode {
+    public static let ok: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usage: Int32 = 64
+    public static let invalidInput: Int32 = 65
+    public static let unavailable: Int32 = 69
+}
+
+/// A failure of one command: what to print and the exit code.
+struct CommandFailure: Error {
+    let code: Int32
+    let message: String
+    var fieldErrors: [FieldError] = []
+
+    static func usage(_ message: String) -> CommandFailure { CommandFailure(code: ExitCode.usage, message: message) }
+    static func invalid(_ field: String, _ rule: String, _ message: String) -> CommandFailure {
+        CommandFailure(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: [FieldError(field: field, rule: rule, message: message)])
+    }
+
+    init(code: Int32, message: String, fieldErrors: [FieldError] = []) {
+        self.code = code
+        self.message = message
+        self.fieldErrors = fieldErrors
+    }
+
+    init(_ error: RegistryError) {
+        switch error {
+        case .invalid(let errors): self.init(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: errors)
+        case .invalidImport(let lines):
+            self.init(code: ExitCode.invalidInput, message: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
+                      fieldErrors: lines.flatMap { line in line.errors.map { FieldError(field: "line \(line.line): \($0.field)", rule: $0.rule, message: $0.message) } })
+        case .conflict(let message, _): self.init(code: ExitCode.invalidInput, message: message)
+        case .notFound, .versionMismatch, .busy, .storage, .unprocessable: self.init(code: ExitCode.failure, message: error.description)
+        }
+    }
+}
+
+public enum ClipCLI {
+    /// Runs `clipctl` with `arguments` (without the program name). Returns the exit code.
+    public static func run(_ arguments: [String], environment: [String: String], io: CLIIO) -> Int32 {
+        let parsed: ParsedCommand
+        do {
+            parsed = try ArgumentParser.parse(arguments, root: Commands.root, globals: Commands.globals)
+        } catch {
+            let help = HelpFormatter.help(for: error.path, root: Commands.root, globals: Commands.globals)
+            if case .helpRequested = error {
+                io.out(help)
+                return ExitCode.ok
+            }
+            let usage = help.split(separator: "\n").first { $0.hasPrefix("USAGE:") } ?? ""
+            let name = (["clipctl"] + error.path).joined(separator: " ")
+            io.err("clipctl: \(error.description)\n\(usage)\nSee '\(name) --help'.\n")
+            return ExitCode.usage
+        }
+        let json = parsed.flag("json")
+        do {
+            let context = Context(parsed: parsed, environment: environment, io: io)
+            try context.dispatch()
+            return ExitCode.ok
+        } catch let failure as CommandFailure {
+            report(failure, json: json, io: io)
+            return failure.code
+        } catch let error as RegistryError {
+            report(CommandFailure(error), json: json, io: io)
+            return CommandFailure(error).code
+        } catch {
+            report(CommandFailure(code: ExitCode.failure, message: "\(error)"), json: json, io: io)
+            return ExitCode.failure
+        }
+    }
+
+    static func report(_ failure: CommandFailure, json: Bool, io: CLIIO) {
+        guard !failure.message.isEmpty else { return }  // the command already said why
+        if json {
+            io.err(JSONWriter.string(.object([
+                "error": .string(failure.message),
+                "exitCode": .integer(Int64(failure.code)),
+                "errors": failure.fieldErrors.isEmpty ? nil : .array(failure.fieldErrors.map(fieldErrorJSON)),
+            ])) + "\n")
+            return
+        }
+        var text = "clipctl: \(failure.message)\n"
+        for e in failure.fieldErrors { text += "  \(e.field): \(e.message) [\(e.rule)]\n" }
+        io.err(text)
+    }
+
+    static func fieldErrorJSON(_ e: FieldError) -> JSONValue {
+        .object(["field": .string(e.field), "rule": .string(e.rule), "message": .string(e.message)])
+    }
+}

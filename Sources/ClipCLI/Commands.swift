@@ -1,0 +1,102 @@
+import ArgParse
+
+/// The grammar of `clipctl` (design §4.1). Help is generated from it.
+enum Commands {
+    static let globals: [OptionSpec] = [
+        .option("db", value: "PATH", help: "SQLite database file (env CLIP_DB; default ./clips.db, created and migrated on first use)"),
+        .flag("json", help: "machine-readable JSON output"),
+        .flag("help", short: "h", help: "show help"),
+    ]
+
+    static let experienceFields: [OptionSpec] = [
+        .option("title", value: "TEXT", help: "card title in the default language (≤ 30 characters)"),
+        .option("subtitle", value: "TEXT", help: "card subtitle in the default language (≤ 56 characters)"),
+        .option("action", value: "VERB", help: "OPEN, VIEW or PLAY (default OPEN)"),
+        .option("language", value: "LANG", help: "default language, one of Apple's 32 codes such as EN, FR (default EN)"),
+        .option("category", value: "CATEGORY", help: "business category, such as FOOD_AND_DRINK"),
+        .option("localization", value: "LANG=TITLE|SUBTITLE", help: "card text in another language", repeatable: true),
+        .option("place", value: "JSON|@FILE", help: "place object (apple-spec §2.4)"),
+        .option("image", value: "FILE", help: "header image: PNG or JPEG, 3:2 (1800×1200), no transparency"),
+    ]
+
+    static let root = CommandSpec(
+        "clipctl", summary: "the Clip Registry command-line tool",
+        discussion: """
+            Stores App Clip experiences in SQLite, resolves invocation URLs, and writes AASA files and Smart App Banner tags.
+            Exit codes: 0 ok, 1 failure (not found, no match), 64 usage error, 65 invalid input.
+            """,
+        subcommands: [
+            CommandSpec("register", summary: "register an advanced experience for a URL", discussion: "Creates the team, app, clip and domain association the URL and clip imply, and says so.",
+                        positionals: [PositionalSpec("URL", help: "the invocation URL (https)")],
+                        options: [.option("clip", value: "TEAMID.BUNDLE", help: "the App Clip's App ID, such as ABCDE12345.com.example.app.Clip")]
+                            + experienceFields + [.flag("powered-by", help: "submitted by a platform serving many businesses")]),
+            CommandSpec("list", summary: "list experiences, ordered by URL",
+                        options: [.option("clip", value: "CLIP", help: "only this clip's"), .option("host", value: "HOST", help: "only on this host"),
+                                  .option("status", value: "STATUS", help: "ACTIVE or DEACTIVATED")]),
+            CommandSpec("show", summary: "show one experience", positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")]),
+            CommandSpec("update", summary: "change fields of an experience", positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")],
+                        options: [.option("url", value: "URL", help: "new URL"), .option("clip", value: "CLIP", help: "move to another clip")]
+                            + experienceFields + [.flag("powered-by", help: "set isPoweredBy"), .flag("not-powered-by", help: "clear isPoweredBy"),
+                                                  .flag("no-category", help: "clear the category"), .flag("no-place", help: "clear the place")]),
+            CommandSpec("deactivate", summary: "stop an experience from matching", positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
+            CommandSpec("activate", summary: "let a deactivated experience match again", positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
+            CommandSpec("remove", summary: "remove an experience (soft delete; its URL becomes free)", positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
+            CommandSpec("resolve", summary: "show which experience an invocation URL gets",
+                        discussion: "Exits 1 when nothing matches, like grep.",
+                        positionals: [PositionalSpec("URL", help: "the invocation URL")],
+                        options: [.option("language", value: "LANG", help: "preferred card language (EN, fr-CA, …)"),
+                                  .flag("explain", help: "list every candidate and why it lost; warn about near misses")]),
+            CommandSpec("aasa", summary: "print the apple-app-site-association file of a host", positionals: [PositionalSpec("HOST", help: "the host, such as shop.example")]),
+            CommandSpec("banner", summary: "print the Smart App Banner tag for a page", positionals: [PositionalSpec("URL", help: "the page URL")],
+                        options: [.option("app-argument", value: "URL", help: "URL handed to the full app"),
+                                  .option("clip", value: "CLIP", help: "the clip, when several are associated with the host")]),
+            CommandSpec("import", summary: "import experiences from NDJSON or CSV, all or nothing",
+                        discussion: "Every bad line is reported with its number, and nothing is written unless every line is good.",
+                        positionals: [PositionalSpec("FILE", help: "file to read, or - for standard input")],
+                        options: [.option("format", value: "FORMAT", help: "ndjson or csv (default: from the file name, else ndjson)")]),
+            CommandSpec("export", summary: "export experiences as NDJSON or CSV, ordered by URL",
+                        options: [.option("format", value: "FORMAT", help: "ndjson (default) or csv"), .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output")]),
+            CommandSpec("app", summary: "manage full apps", subcommands: [
+                CommandSpec("set", summary: "create an app or change its App Store ID and name", positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")],
+                            options: [.option("team", value: "TEAMID", help: "the team (required)"), .option("app-store-id", value: "N", help: "numeric App Store ID (the banner's app-id)"),
+                                      .flag("no-app-store-id", help: "clear the App Store ID"), .option("name", value: "NAME", help: "display name")]),
+                CommandSpec("list", summary: "list apps", options: [.option("team", value: "TEAMID", help: "only this team's")]),
+                CommandSpec("show", summary: "show an app", positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")]),
+            ]),
+            CommandSpec("clip", summary: "manage App Clips", subcommands: [
+                CommandSpec("add", summary: "add a clip (and its team and app)", positionals: [PositionalSpec("TEAMID.BUNDLE", help: "the clip's App ID")]),
+                CommandSpec("list", summary: "list clips with their hosts", options: [.option("app", value: "BUNDLE", help: "only this app's")]),
+                CommandSpec("show", summary: "show a clip", positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")]),
+                CommandSpec("remove", summary: "remove a clip that has no experiences", positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")]),
+            ]),
+            CommandSpec("domain", summary: "manage domain associations (appclips hosts)", subcommands: [
+                CommandSpec("add", summary: "associate a host with a clip", positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")]),
+                CommandSpec("remove", summary: "end an association", positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")]),
+                CommandSpec("list", summary: "list associations", options: [.option("host", value: "HOST", help: "only this host")]),
+            ]),
+            CommandSpec("default", summary: "manage default experiences", subcommands: [
+                CommandSpec("set", summary: "create or replace a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")],
+                            options: [.option("action", value: "VERB", help: "OPEN, VIEW or PLAY (default OPEN)"),
+                                      .option("subtitle", value: "LOCALE=TEXT", help: "subtitle for a locale, such as en-US=Rent a bike", repeatable: true),
+                                      .option("image", value: "FILE", help: "header image for every locale given")]),
+                CommandSpec("show", summary: "show a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")]),
+                CommandSpec("remove", summary: "remove a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")]),
+            ]),
+            CommandSpec("applinks", summary: "manage the applinks section of a host's AASA", subcommands: [
+                CommandSpec("set", summary: "set the components of an app on a host", positionals: [PositionalSpec("HOST", help: "the host")],
+                            options: [.option("app", value: "BUNDLE", help: "the full app (required)"), .option("components", value: "JSON|@FILE", help: "array of component objects (required)"),
+                                      .option("defaults", value: "JSON", help: "caseSensitive/percentEncoded defaults for this app"),
+                                      .option("position", value: "N", help: "order among the host's entries (first match wins)")]),
+                CommandSpec("remove", summary: "remove an app's components from a host", positionals: [PositionalSpec("HOST", help: "the host")],
+                            options: [.option("app", value: "BUNDLE", help: "the full app (required)")]),
+                CommandSpec("settings", summary: "set a host's applinks defaults and substitution variables", positionals: [PositionalSpec("HOST", help: "the host")],
+                            options: [.option("defaults", value: "JSON", help: "{\"caseSensitive\": …, \"percentEncoded\": …}"),
+                                      .option("substitution-variables", value: "JSON|@FILE", help: "{\"name\": [\"value\", …]}")]),
+                CommandSpec("webcredentials", summary: "add or remove an app in a host's webcredentials",
+                            positionals: [PositionalSpec("add|remove", help: "what to do"), PositionalSpec("HOST", help: "the host")],
+                            options: [.option("app", value: "BUNDLE", help: "the full app (required)")]),
+            ]),
+            CommandSpec("changes", summary: "list change records",
+                        options: [.option("since", value: "ID", help: "only records after this id"), .option("limit", value: "N", help: "at most N records (default 100)")]),
+        ])
+}

@@ -1,0 +1,111 @@
+import ArgParse
+import ClipCore
+import ClipStore
+import Foundation
+import StrictJSON
+
+/// One `clipctl` invocation: the parsed command, the environment and where to print.
+final class Context {
+    let parsed: ParsedCommand
+    let environment: [String: String]
+    let io: CLIIO
+    var json: Bool { parsed.flag("json") }
+    private var openedRegistry: Registry?
+
+    init(parsed: ParsedCommand, environment: [String: String], io: CLIIO) {
+        self.parsed = parsed
+        self.environment = environment
+        self.io = io
+    }
+
+    /// Design §4.1: `--db PATH`, env `CLIP_DB`, default `./clips.db`.
+    var databasePath: String { parsed.value("db") ?? environment["CLIP_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "clips.db" }
+
+    func registry() throws -> Registry {
+        if let openedRegistry { return openedRegistry }
+        let registry = try Registry(path: databasePath, actor: "clipctl:\(environment["USER"] ?? "local")")
+        openedRegistry = registry
+        return registry
+    }
+
+    func dispatch() throws {
+        switch parsed.path {
+        case ["register"]: try register()
+        case ["list"]: try list()
+        case ["show"]: try show()
+        case ["update"]: try update()
+        case ["deactivate"]: try setStatus(.deactivated)
+        case ["activate"]: try setStatus(.active)
+        case ["remove"]: try remove()
+        case ["resolve"]: try resolve()
+        case ["aasa"]: try aasa()
+        case ["banner"]: try banner()
+        case ["import"]: try importFile()
+        case ["export"]: try export()
+        case ["app", "set"]: try appSet()
+        case ["app", "list"]: try appList()
+        case ["app", "show"]: try appShow()
+        case ["clip", "add"]: try clipAdd()
+        case ["clip", "list"]: try clipList()
+        case ["clip", "show"]: try clipShow()
+        case ["clip", "remove"]: try clipRemove()
+        case ["domain", "add"]: try domainAdd()
+        case ["domain", "remove"]: try domainRemove()
+        case ["domain", "list"]: try domainList()
+        case ["default", "set"]: try defaultSet()
+        case ["default", "show"]: try defaultShow()
+        case ["default", "remove"]: try defaultRemove()
+        case ["applinks", "set"]: try applinksSet()
+        case ["applinks", "remove"]: try applinksRemove()
+        case ["applinks", "settings"]: try applinksSettings()
+        case ["applinks", "webcredentials"]: try webcredentials()
+        case ["changes"]: try changes()
+        default: throw CommandFailure.usage("unknown command \(parsed.path.joined(separator: " "))")
+        }
+    }
+
+    // MARK: Output helpers
+
+    func print(_ line: String = "") { io.out(line + "\n") }
+
+    func printJSON(_ value: JSONValue) { io.out(JSONWriter.string(value, pretty: true) + "\n") }
+
+    func warn(_ warnings: [FieldError]) {
+        for w in warnings { io.err("warning: \(w.field): \(w.message)\n") }
+    }
+
+    func printNotes(_ notes: [String]) {
+        for n in notes { print("  \(n)") }
+    }
+
+    // MARK: Input helpers
+
+    func requiredValue(_ name: String) throws -> String {
+        guard let value = parsed.value(name) else { throw CommandFailure.usage("missing --\(name)") }
+        return value
+    }
+
+    func readFile(_ path: String, option: String) throws -> [UInt8] {
+        if path == "-" { return io.readStandardInput() }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure(code: ExitCode.failure, message: "cannot read \(option) file \(path): no such file or not readable")
+        }
+        return [UInt8](data)
+    }
+
+    /// A JSON option given inline or as `@FILE`.
+    func jsonOption(_ name: String) throws -> JSONValue? {
+        guard let raw = parsed.value(name) else { return nil }
+        let bytes = raw.hasPrefix("@") ? try readFile(String(raw.dropFirst()), option: "--\(name)") : Array(raw.utf8)
+        do { return try JSONParser.parse(bytes) } catch {
+            throw CommandFailure.invalid(name, "json", "malformed JSON: \(error.description)")
+        }
+    }
+
+    func text(_ bytes: [UInt8], what: String) throws -> String {
+        guard let s = String(validating: bytes, as: UTF8.self) else {
+            throw CommandFailure.invalid(what, "encoding", "is not valid UTF-8")
+        }
+        return s
+    }
+}

@@ -1,0 +1,336 @@
+import ClipCore
+import SQLiteDB
+import StrictJSON
+
+/// Teams, apps, clips, domain associations and default experiences.
+extension Registry {
+    // MARK: Implied creation (design §4.1: register "creates the team/app/clip/domain association it implies, and says so")
+
+    /// Makes sure the team, app and clip named by `clip` exist; returns a note for each created.
+    func ensureClip(_ clip: AppID) throws -> [String] {
+        guard let appBundle = clip.bundleID.parent else {
+            throw ValidationFailure(field: "clip", rule: "clip.bundleId",
+                message: "an App Clip's bundle ID is its app's bundle ID plus one component, such as \(clip.bundleID.rawValue).Clip")
+        }
+        var notes: [String] = []
+        if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(clip.team.rawValue)]).isEmpty {
+            try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(clip.team.rawValue), .text(timestamp())])
+            try recordChange(entity: "team", id: clip.team.rawValue, action: "create", before: nil, after: ["id": .string(clip.team.rawValue)])
+            notes.append("created team \(clip.team.rawValue)")
+        }
+        if let row = try db.query("SELECT team_id FROM app WHERE bundle_id = ?", [.text(appBundle.rawValue)]).first {
+            let team = try row.string("team_id")
+            guard team == clip.team.rawValue else {
+                throw RegistryError.conflict("app \(appBundle.rawValue) belongs to team \(team), not \(clip.team.rawValue)")
+            }
+        } else {
+            if let row = try db.query("SELECT app_bundle_id FROM clip WHERE bundle_id = ?", [.text(appBundle.rawValue)]).first {
+                throw RegistryError.conflict("\(appBundle.rawValue) is an App Clip of \(try row.string("app_bundle_id")), not a full app")
+            }
+            let t = timestamp()
+            try db.execute("INSERT INTO app(bundle_id, team_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                           [.text(appBundle.rawValue), .text(clip.team.rawValue), .text(t), .text(t)])
+            try recordChange(entity: "app", id: appBundle.rawValue, action: "create", before: nil, after: appJSON(App(bundleID: appBundle, team: clip.team)))
+            notes.append("created app \(appBundle.rawValue) (team \(clip.team.rawValue))")
+        }
+        if try db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty {
+            if !(try db.query("SELECT 1 FROM app WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty) {
+                throw RegistryError.conflict("\(clip.bundleID.rawValue) is registered as a full app, not an App Clip")
+            }
+            try db.execute("INSERT INTO clip(bundle_id, app_bundle_id, created_at) VALUES (?, ?, ?)",
+                           [.text(clip.bundleID.rawValue), .text(appBundle.rawValue), .text(timestamp())])
+            try recordChange(entity: "clip", id: clip.rawValue, action: "create", before: nil, after: ["clip": .string(clip.rawValue)])
+            notes.append("created clip \(clip.rawValue)")
+        }
+        return notes
+    }
+
+    /// Makes sure `host` is associated with `clip`; returns a note when it was not.
+    func ensureDomain(clip: AppID, host: String) throws -> [String] {
+        guard try db.query("SELECT 1 FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(clip.bundleID.rawValue), .text(host)]).isEmpty
+        else { return [] }
+        try db.execute("INSERT INTO domain_association(clip_bundle_id, host, created_at) VALUES (?, ?, ?)",
+                       [.text(clip.bundleID.rawValue), .text(host), .text(timestamp())])
+        try recordChange(entity: "domain", id: "\(clip.rawValue) \(host)", action: "create", before: nil, after: ["clip": .string(clip.rawValue), "host": .string(host)])
+        return ["associated \(host) with clip \(clip.rawValue) (its AASA now lists the clip)"]
+    }
+
+    /// The clip's App ID as stored (its team comes from its app), or notFound.
+    func storedClip(_ bundleID: BundleID) throws -> AppID {
+        guard let row = try db.query("SELECT a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id WHERE c.bundle_id = ?", [.text(bundleID.rawValue)]).first else {
+            throw RegistryError.notFound("clip \(bundleID.rawValue)")
+        }
+        return AppID(team: try TeamID(try row.string("team_id")), bundleID: bundleID)
+    }
+
+    /// Accepts `TEAMID.bundle` or a bare clip bundle ID.
+    public func clipID(_ reference: String, field: String = "clip") throws(RegistryError) -> AppID {
+        try guarded {
+            if let appID = try? AppID(reference, field: field) {
+                let stored = try storedClip(appID.bundleID)
+                guard stored == appID else { throw RegistryError.notFound("clip \(appID.rawValue) (the clip \(appID.bundleID.rawValue) belongs to team \(stored.team.rawValue))") }
+                return stored
+            }
+            return try storedClip(try BundleID(reference, field: field))
+        }
+    }
+
+    // MARK: Apps
+
+    func appJSON(_ app: App) -> JSONValue {
+        .object([
+            "bundleId": .string(app.bundleID.rawValue),
+            "team": .string(app.team.rawValue),
+            "appId": .string(app.appID.rawValue),
+            "appStoreId": app.appStoreID.map { .string($0.rawValue) },
+            "name": .string(app.name),
+            "version": .integer(Int64(app.version)),
+        ])
+    }
+
+    func readApp(_ row: Row) throws -> App {
+        App(bundleID: try BundleID(try row.string("bundle_id")), team: try TeamID(try row.string("team_id")),
+            appStoreID: try row.optionalString("app_store_id").map { try AppStoreID($0) }, name: try row.string("name"),
+            version: try row.int("version"))
+    }
+
+    public func apps(team: TeamID? = nil) throws(RegistryError) -> [App] {
+        try guarded {
+            try db.query("SELECT * FROM app WHERE ?1 IS NULL OR team_id = ?1 ORDER BY bundle_id", [.text(team?.rawValue)]).map(readApp)
+        }
+    }
+
+    public func app(_ bundleID: BundleID) throws(RegistryError) -> App {
+        try guarded {
+            guard let row = try db.query("SELECT * FROM app WHERE bundle_id = ?", [.text(bundleID.rawValue)]).first else {
+                throw RegistryError.notFound("app \(bundleID.rawValue)")
+            }
+            return try readApp(row)
+        }
+    }
+
+    /// Creates the app, or updates its App Store ID and name. Returns the app and notes.
+    public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws(RegistryError) -> (App, [String]) {
+        try write {
+            var notes: [String] = []
+            if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(team.rawValue)]).isEmpty {
+                try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(team.rawValue), .text(timestamp())])
+                notes.append("created team \(team.rawValue)")
+            }
+            let t = timestamp()
+            if let row = try db.query("SELECT * FROM app WHERE bundle_id = ?", [.text(bundleID.rawValue)]).first {
+                let before = try readApp(row)
+                guard before.team == team else { throw RegistryError.conflict("app \(bundleID.rawValue) belongs to team \(before.team.rawValue), not \(team.rawValue)") }
+                var after = before
+                if let appStoreID { after.appStoreID = appStoreID }
+                if let name { after.name = name }
+                if after != before {
+                    after.version += 1
+                    try db.execute("UPDATE app SET app_store_id = ?, name = ?, version = ?, updated_at = ? WHERE bundle_id = ?",
+                                   [.text(after.appStoreID?.rawValue), .text(after.name), .int(after.version), .text(t), .text(bundleID.rawValue)])
+                    try recordChange(entity: "app", id: bundleID.rawValue, action: "update", before: appJSON(before), after: appJSON(after))
+                    notes.append("updated app \(bundleID.rawValue)")
+                }
+                return (after, notes)
+            }
+            if try !db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(bundleID.rawValue)]).isEmpty {
+                throw RegistryError.conflict("\(bundleID.rawValue) is an App Clip, not a full app")
+            }
+            let app = App(bundleID: bundleID, team: team, appStoreID: appStoreID ?? nil, name: name ?? "")
+            try db.execute("INSERT INTO app(bundle_id, team_id, app_store_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                           [.text(bundleID.rawValue), .text(team.rawValue), .text(app.appStoreID?.rawValue), .text(app.name), .text(t), .text(t)])
+            try recordChange(entity: "app", id: bundleID.rawValue, action: "create", before: nil, after: appJSON(app))
+            notes.append("created app \(bundleID.rawValue)")
+            return (app, notes)
+        }
+    }
+
+    // MARK: Clips and domains
+
+    public func clips(app: BundleID? = nil, team: TeamID? = nil) throws(RegistryError) -> [Clip] {
+        try guarded {
+            let rows = try db.query("""
+                SELECT c.bundle_id, c.app_bundle_id, a.team_id,
+                       (SELECT json_group_array(host) FROM (SELECT host FROM domain_association d WHERE d.clip_bundle_id = c.bundle_id ORDER BY host)) AS hosts
+                FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id
+                WHERE (?1 IS NULL OR c.app_bundle_id = ?1) AND (?2 IS NULL OR a.team_id = ?2)
+                ORDER BY c.bundle_id
+                """, [.text(app?.rawValue), .text(team?.rawValue)])
+            return try rows.map { row in
+                let hosts = try JSONParser.parse(try row.string("hosts")).arrayValue?.compactMap(\.stringValue) ?? []
+                return Clip(appID: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("bundle_id"))),
+                            appBundleID: try BundleID(try row.string("app_bundle_id")), hosts: hosts)
+            }
+        }
+    }
+
+    public func clip(_ reference: String) throws(RegistryError) -> Clip {
+        let id = try clipID(reference)
+        guard let clip = try clips().first(where: { $0.appID == id }) else { throw RegistryError.notFound("clip \(reference)") }
+        return clip
+    }
+
+    /// Creates the clip (and its team and app) if needed. Returns notes of what was created.
+    public func addClip(_ clip: AppID) throws(RegistryError) -> [String] {
+        try write { try ensureClip(clip) }
+    }
+
+    /// Removes a clip with its domain associations and default experience; refused while it has experiences.
+    public func removeClip(_ reference: String) throws(RegistryError) {
+        let id = try clipID(reference)
+        try write {
+            let count = try db.query("SELECT count(*) AS n FROM advanced_experience WHERE clip_bundle_id = ? AND removed_at IS NULL", [.text(id.bundleID.rawValue)]).first!.int("n")
+            guard count == 0 else { throw RegistryError.conflict("clip \(id.rawValue) still has \(count) experience(s); remove them first") }
+            // Removed experiences keep their history in change records; drop their rows to free the clip.
+            try db.execute("DELETE FROM advanced_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
+            try db.execute("DELETE FROM clip WHERE bundle_id = ?", [.text(id.bundleID.rawValue)])
+            try recordChange(entity: "clip", id: id.rawValue, action: "remove", before: ["clip": .string(id.rawValue)], after: nil)
+        }
+    }
+
+    /// Associates `host` with the clip. Returns notes (empty when it already was).
+    public func addDomain(clip reference: String, host rawHost: String) throws(RegistryError) -> [String] {
+        let id = try clipID(reference)
+        let host = try Self.normalizeHost(rawHost)
+        return try write { try ensureDomain(clip: id, host: host) }
+    }
+
+    public func removeDomain(clip reference: String, host rawHost: String) throws(RegistryError) {
+        let id = try clipID(reference)
+        let host = try Self.normalizeHost(rawHost)
+        try write {
+            let count = try db.query("SELECT count(*) AS n FROM advanced_experience WHERE clip_bundle_id = ? AND host = ? AND removed_at IS NULL",
+                                     [.text(id.bundleID.rawValue), .text(host)]).first!.int("n")
+            guard count == 0 else {
+                throw RegistryError.conflict("clip \(id.rawValue) has \(count) experience(s) on \(host); remove them before the association")
+            }
+            guard try db.execute("DELETE FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(id.bundleID.rawValue), .text(host)]) > 0 else {
+                throw RegistryError.notFound("association of \(host) with clip \(id.rawValue)")
+            }
+            try recordChange(entity: "domain", id: "\(id.rawValue) \(host)", action: "remove", before: ["clip": .string(id.rawValue), "host": .string(host)], after: nil)
+        }
+    }
+
+    /// All associations, as (clip, host), sorted by host.
+    public func domains(host: String? = nil) throws(RegistryError) -> [(clip: AppID, host: String)] {
+        let normalized = try host.map { (h) throws(RegistryError) in try Self.normalizeHost(h) }
+        return try guarded {
+            try db.query("""
+                SELECT d.host, d.clip_bundle_id, a.team_id FROM domain_association d
+                JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
+                WHERE ?1 IS NULL OR d.host = ?1 ORDER BY d.host, d.clip_bundle_id
+                """, [.text(normalized)]).map { row in
+                (AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id"))), try row.string("host"))
+            }
+        }
+    }
+
+    /// A host as an association names it: exact FQDN, no wildcard, port, path (design §2).
+    public static func normalizeHost(_ host: String, field: String = "host") throws(RegistryError) -> String {
+        if host.hasPrefix("*.") {
+            throw RegistryError.invalid([FieldError(field: field, rule: "host.wildcard", message: "App Clip associations name exact hosts; wildcards are not allowed (apple-spec §4.6)")])
+        }
+        if host.contains(where: { $0 == "/" || $0 == ":" || $0 == "?" || $0 == "#" || $0 == "@" }) {
+            throw RegistryError.invalid([FieldError(field: field, rule: "host.format", message: "give a host name only, such as shop.example: no scheme, port or path")])
+        }
+        do { return try DomainName.normalize(host) } catch {
+            throw RegistryError.invalid([FieldError(field: field, rule: "url.host", message: error.message)])
+        }
+    }
+
+    // MARK: Default experiences
+
+    public func defaultExperienceJSON(_ d: DefaultExperience) -> JSONValue {
+        .object([
+            "clip": .string(d.clip.rawValue),
+            "action": .string(d.action.rawValue),
+            "localizations": .object(d.localizations.keys.sorted().map { locale in
+                let l = d.localizations[locale]!
+                return (key: locale, value: .object(["subtitle": .string(l.subtitle), "headerImage": l.headerImage.map(JSONValue.string)]))
+            }),
+            "version": .integer(Int64(d.version)),
+        ])
+    }
+
+    func loadDefaultExperience(_ clip: AppID) throws -> DefaultExperience? {
+        guard let row = try db.query("SELECT action, version FROM default_experience WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)]).first else { return nil }
+        var localizations: [String: DefaultExperience.Localization] = [:]
+        for l in try db.query("SELECT locale, subtitle, header_image_sha256 FROM default_experience_localization WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)]) {
+            localizations[try l.string("locale")] = .init(subtitle: try l.string("subtitle"), headerImage: try l.optionalString("header_image_sha256"))
+        }
+        return DefaultExperience(clip: clip, action: try Action.parse(try row.string("action"), field: "action"), localizations: localizations, version: try row.int("version"))
+    }
+
+    public func defaultExperience(clip reference: String) throws(RegistryError) -> DefaultExperience {
+        let id = try clipID(reference)
+        return try guarded {
+            guard let d = try loadDefaultExperience(id) else { throw RegistryError.notFound("default experience of clip \(id.rawValue)") }
+            return d
+        }
+    }
+
+    /// Creates or replaces the default experience of a clip (creating the clip if implied).
+    /// `localizations` maps locale → subtitle; `image` (bytes) becomes the header image of every
+    /// localization given.
+    public func setDefaultExperience(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil, expectedVersion: Int? = nil) throws(RegistryError) -> (DefaultExperience, [String]) {
+        var errors = ErrorCollector()
+        if localizations.isEmpty { errors.add("localizations", "required", "give at least one locale with its subtitle (apple-spec §1.4: at least one localization)") }
+        for (locale, subtitle) in localizations.sorted(by: { $0.key < $1.key }) {
+            if let e = DefaultExperience.checkLocale(locale, field: "localizations.\(locale)") { errors.add(e) }
+            errors.add(contentsOf: TextLimits.check(subtitle, field: "localizations.\(locale).subtitle", max: TextLimits.subtitleMax))
+        }
+        let headerImage = image.flatMap { bytes in errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: bytes) } }
+        do { try errors.throwIfAny() } catch { throw RegistryError.from(error) }
+        return try write {
+            var notes = try ensureClip(clip)
+            let before = try loadDefaultExperience(clip)
+            if let expectedVersion, let before, before.version != expectedVersion {
+                throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
+            }
+            if let headerImage { try storeImage(headerImage) }
+            let t = timestamp()
+            let version = (before?.version ?? 0) + 1
+            try db.execute("""
+                INSERT INTO default_experience(clip_bundle_id, action, version, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
+                ON CONFLICT(clip_bundle_id) DO UPDATE SET action = ?2, version = ?3, updated_at = ?4
+                """, [.text(clip.bundleID.rawValue), .text(action.rawValue), .int(version), .text(t)])
+            try db.execute("DELETE FROM default_experience_localization WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)])
+            for (locale, subtitle) in localizations {
+                let keep = before?.localizations[locale]?.headerImage
+                try db.execute("INSERT INTO default_experience_localization(clip_bundle_id, locale, subtitle, header_image_sha256) VALUES (?, ?, ?, ?)",
+                               [.text(clip.bundleID.rawValue), .text(locale), .text(subtitle), .text(headerImage?.sha256 ?? keep)])
+            }
+            let after = try loadDefaultExperience(clip)!
+            try recordChange(entity: "default-experience", id: clip.rawValue, action: before == nil ? "create" : "update",
+                             before: before.map(defaultExperienceJSON), after: defaultExperienceJSON(after))
+            notes.append(before == nil ? "created the default experience of \(clip.rawValue)" : "updated the default experience of \(clip.rawValue)")
+            return (after, notes)
+        }
+    }
+
+    public func removeDefaultExperience(clip reference: String) throws(RegistryError) {
+        let id = try clipID(reference)
+        try write {
+            guard let before = try loadDefaultExperience(id) else { throw RegistryError.notFound("default experience of clip \(id.rawValue)") }
+            try db.execute("DELETE FROM default_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
+            try recordChange(entity: "default-experience", id: id.rawValue, action: "remove", before: defaultExperienceJSON(before), after: nil)
+        }
+    }
+
+    // MARK: Header images
+
+    func storeImage(_ image: HeaderImage) throws {
+        try db.execute("INSERT OR IGNORE INTO header_image(sha256, media_type, width, height, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                       [.text(image.sha256), .text(image.mediaType.rawValue), .int(image.width), .int(image.height), .blob(image.bytes), .text(timestamp())])
+    }
+
+    /// A stored header image's media type and bytes.
+    public func headerImage(_ sha256: String) throws(RegistryError) -> (mediaType: String, bytes: [UInt8]) {
+        try guarded {
+            guard let row = try db.query("SELECT media_type, bytes FROM header_image WHERE sha256 = ?", [.text(sha256)]).first else {
+                throw RegistryError.notFound("header image \(sha256)")
+            }
+            return (try row.string("media_type"), try row.blob("bytes"))
+        }
+    }
+}

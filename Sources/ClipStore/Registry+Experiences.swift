@@ -1,0 +1,278 @@
+import ClipCore
+import SQLiteDB
+import StrictJSON
+
+/// Advanced experiences: register, read, list, update, activate/deactivate, remove.
+extension Registry {
+    static let experienceColumns = """
+        SELECT e.id, e.url, e.clip_bundle_id, a.team_id, e.action, e.default_language, e.is_powered_by,
+               e.business_category, e.header_image_sha256, e.place, e.status, e.version, e.created_at, e.updated_at,
+               (SELECT json_group_object(language, json_array(title, subtitle)) FROM advanced_experience_localization l
+                WHERE l.experience_id = e.id) AS localizations
+        FROM advanced_experience e
+        JOIN clip c ON c.bundle_id = e.clip_bundle_id
+        JOIN app a ON a.bundle_id = c.app_bundle_id
+        """
+
+    func readExperience(_ row: Row) throws -> AdvancedExperience {
+        var localizations: [Language: CardText] = [:]
+        for (key, value) in try JSONParser.parse(try row.string("localizations")).objectMembers ?? [] {
+            guard let language = Language(rawValue: key), let pair = value.arrayValue, pair.count == 2,
+                let title = pair[0].stringValue, let subtitle = pair[1].stringValue
+            else { continue }
+            localizations[language] = CardText(title: title, subtitle: subtitle)
+        }
+        return AdvancedExperience(
+            id: Int64(try row.int("id")),
+            url: try NormalizedURL(try row.string("url")),
+            clip: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id"))),
+            action: try Action.parse(try row.string("action"), field: "action"),
+            defaultLanguage: try Language.parse(try row.string("default_language"), field: "language"),
+            isPoweredBy: try row.bool("is_powered_by"),
+            businessCategory: try row.optionalString("business_category").map { try BusinessCategory.parse($0, field: "category") },
+            localizations: localizations,
+            headerImage: try row.optionalString("header_image_sha256"),
+            place: try row.optionalString("place").map { try JSONParser.parse($0) },
+            status: try ExperienceStatus.parse(try row.string("status"), field: "status"),
+            version: try row.int("version"),
+            createdAt: try row.string("created_at"),
+            updatedAt: try row.string("updated_at"))
+    }
+
+    func loadExperience(id: Int64) throws -> AdvancedExperience? {
+        try db.query(Self.experienceColumns + " WHERE e.id = ? AND e.removed_at IS NULL", [.integer(id)]).first.map(readExperience)
+    }
+
+    func loadExperience(url: NormalizedURL) throws -> AdvancedExperience? {
+        try db.query(Self.experienceColumns + " WHERE e.url = ? AND e.removed_at IS NULL", [.text(url.canonical)]).first.map(readExperience)
+    }
+
+    /// An experience by id or by URL (any spelling that normalizes to the registered one).
+    public func experience(_ reference: String) throws(RegistryError) -> AdvancedExperience {
+        try guarded {
+            if let id = Int64(reference), id > 0 {
+                guard let e = try loadExperience(id: id) else { throw RegistryError.notFound("experience \(id)") }
+                return e
+            }
+            let url: NormalizedURL
+            do { url = try NormalizedURL(reference) } catch let problem as NormalizedURL.Problem {
+                throw RegistryError.invalid([FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(problem.message))")])
+            }
+            guard let e = try loadExperience(url: url) else { throw RegistryError.notFound("experience with URL \(url.canonical)") }
+            return e
+        }
+    }
+
+    public struct ListFilter: Sendable {
+        public var clip: AppID?
+        public var host: String?
+        public var status: ExperienceStatus?
+        public var team: TeamID?
+        /// Cursor: only URLs after this one (design §4.2: cursor pagination).
+        public var afterURL: String?
+        public var limit: Int?
+        public init(clip: AppID? = nil, host: String? = nil, status: ExperienceStatus? = nil, team: TeamID? = nil, afterURL: String? = nil, limit: Int? = nil) {
+            self.clip = clip
+            self.host = host
+            self.status = status
+            self.team = team
+            self.afterURL = afterURL
+            self.limit = limit
+        }
+    }
+
+    /// Experiences (not removed), ordered by URL, streamed to `body`.
+    public func forEachExperience(_ filter: ListFilter = ListFilter(), _ body: (AdvancedExperience) throws -> Void) throws(RegistryError) {
+        try guarded {
+            try db.read {
+                try db.forEachRow(Self.experienceColumns + """
+                     WHERE e.removed_at IS NULL AND (?1 IS NULL OR e.clip_bundle_id = ?1) AND (?2 IS NULL OR e.host = ?2)
+                       AND (?3 IS NULL OR e.status = ?3) AND (?4 IS NULL OR a.team_id = ?4) AND (?5 IS NULL OR e.url > ?5)
+                     ORDER BY e.url LIMIT ?6
+                    """, [.text(filter.clip?.bundleID.rawValue), .text(filter.host), .text(filter.status?.rawValue),
+                          .text(filter.team?.rawValue), .text(filter.afterURL), .integer(Int64(filter.limit ?? -1))]) { row in
+                    try body(try readExperience(row))
+                }
+            }
+        }
+    }
+
+    public func experiences(_ filter: ListFilter = ListFilter()) throws(RegistryError) -> [AdvancedExperience] {
+        var result: [AdvancedExperience] = []
+        try forEachExperience(filter) { result.append($0) }
+        return result
+    }
+
+    /// The result of a write: the experience as stored, notes of what was implied, warnings.
+    public struct Written: Sendable {
+        public let experience: AdvancedExperience
+        public let notes: [String]
+        public let warnings: [FieldError]
+    }
+
+    /// Registers an experience from its JSON form (design §4.1), with an optional header image.
+    /// Creates the team, app, clip and domain association it implies, and says so in `notes`.
+    public func register(_ json: JSONValue, image: [UInt8]? = nil) throws(RegistryError) -> Written {
+        var (experience, warnings) = try decode(json, base: nil)
+        if let image {
+            let header: HeaderImage
+            do { header = try HeaderImage(bytes: image) } catch { throw RegistryError.from(error) }
+            experience.headerImage = header.sha256
+            if !header.isAppleSize {
+                warnings.append(FieldError(field: "image", rule: "image.size", message: "is \(header.width)×\(header.height); Apple asks for 1800×1200"))
+            }
+            try write { try storeImage(header) }
+        }
+        let stored = experience
+        return try write {
+            let (saved, notes) = try insert(stored)
+            return Written(experience: saved, notes: notes, warnings: warnings)
+        }
+    }
+
+    func decode(_ json: JSONValue, base: AdvancedExperience?) throws(RegistryError) -> (AdvancedExperience, [FieldError]) {
+        do { return try ExperienceJSON.decode(json, base: base) } catch { throw RegistryError.from(error) }
+    }
+
+    /// Inserts inside the caller's write transaction.
+    func insert(_ draft: AdvancedExperience) throws -> (AdvancedExperience, [String]) {
+        var notes = try ensureClip(draft.clip)
+        notes += try ensureDomain(clip: draft.clip, host: draft.url.host)
+        try checkUnique(draft.url, except: nil)
+        try checkImage(draft.headerImage)
+        let t = timestamp()
+        try db.execute("""
+            INSERT INTO advanced_experience(clip_bundle_id, url, host, action, default_language, is_powered_by, business_category,
+                header_image_sha256, place, status, version, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+            """, [.text(draft.clip.bundleID.rawValue), .text(draft.url.canonical), .text(draft.url.host), .text(draft.action.rawValue),
+                  .text(draft.defaultLanguage.rawValue), .bool(draft.isPoweredBy), .text(draft.businessCategory?.rawValue),
+                  .text(draft.headerImage), .text(draft.place.map { JSONWriter.string($0) }), .text(draft.status.rawValue), .text(t), .text(t)])
+        let id = db.lastInsertRowID
+        try insertLocalizations(id, draft.localizations)
+        var saved = draft
+        saved.id = id
+        saved.version = 1
+        saved.createdAt = t
+        saved.updatedAt = t
+        saved.clip = try storedClip(draft.clip.bundleID)
+        try recordChange(entity: "experience", id: String(id), action: "create", before: nil, after: ExperienceJSON.full(saved))
+        return (saved, notes)
+    }
+
+    func insertLocalizations(_ id: Int64, _ localizations: [Language: CardText]) throws {
+        for (language, card) in localizations.sorted(by: { $0.key < $1.key }) {
+            try db.execute("INSERT INTO advanced_experience_localization(experience_id, language, title, subtitle) VALUES (?, ?, ?, ?)",
+                           [.integer(id), .text(language.rawValue), .text(card.title), .text(card.subtitle)])
+        }
+    }
+
+    func checkUnique(_ url: NormalizedURL, except id: Int64?) throws {
+        if let row = try db.query("SELECT id FROM advanced_experience WHERE url = ? AND removed_at IS NULL", [.text(url.canonical)]).first {
+            let existing = Int64(try row.int("id"))
+            guard existing == id else {
+                throw RegistryError.conflict("\(url.canonical) is already registered as experience \(existing)", existingID: existing)
+            }
+        }
+    }
+
+    func checkImage(_ sha256: String?) throws {
+        guard let sha256 else { return }
+        if try db.query("SELECT 1 FROM header_image WHERE sha256 = ?", [.text(sha256)]).isEmpty {
+            throw ValidationFailure(field: "headerImage", rule: "headerImage.missing", message: "no header image with hash \(sha256) is stored; register it with --image first")
+        }
+    }
+
+    /// Applies a partial update (absent fields unchanged). With `expectedVersion`, refuses when
+    /// the experience changed meanwhile (HTTP If-Match, design §4.2).
+    public func update(_ reference: String, with json: JSONValue, image: [UInt8]? = nil, expectedVersion: Int? = nil) throws(RegistryError) -> Written {
+        let current = try experience(reference)
+        var (draft, warnings) = try decode(json, base: current)
+        var header: HeaderImage?
+        if let image {
+            do { header = try HeaderImage(bytes: image) } catch { throw RegistryError.from(error) }
+            draft.headerImage = header?.sha256
+        }
+        let updated = draft
+        return try write {
+            guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
+            if let expectedVersion, before.version != expectedVersion {
+                throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
+            }
+            if let header { try storeImage(header) }
+            var notes: [String] = []
+            if updated.clip != before.clip { notes += try ensureClip(updated.clip) }
+            if updated.clip != before.clip || updated.url.host != before.url.host {
+                notes += try ensureDomain(clip: updated.clip, host: updated.url.host)
+            }
+            try checkUnique(updated.url, except: before.id)
+            try checkImage(updated.headerImage)
+            let saved = try save(updated, before: before, action: "update")
+            return Written(experience: saved, notes: notes, warnings: warnings)
+        }
+    }
+
+    /// Writes `draft` over `before` with version + 1, and records the change.
+    func save(_ draft: AdvancedExperience, before: AdvancedExperience, action: String) throws -> AdvancedExperience {
+        var saved = draft
+        saved.version = before.version + 1
+        saved.updatedAt = timestamp()
+        try db.execute("""
+            UPDATE advanced_experience SET clip_bundle_id = ?, url = ?, host = ?, action = ?, default_language = ?, is_powered_by = ?,
+                business_category = ?, header_image_sha256 = ?, place = ?, status = ?, version = ?, updated_at = ?
+            WHERE id = ?
+            """, [.text(saved.clip.bundleID.rawValue), .text(saved.url.canonical), .text(saved.url.host), .text(saved.action.rawValue),
+                  .text(saved.defaultLanguage.rawValue), .bool(saved.isPoweredBy), .text(saved.businessCategory?.rawValue),
+                  .text(saved.headerImage), .text(saved.place.map { JSONWriter.string($0) }), .text(saved.status.rawValue),
+                  .int(saved.version), .text(saved.updatedAt), .integer(saved.id)])
+        if saved.localizations != before.localizations {
+            try db.execute("DELETE FROM advanced_experience_localization WHERE experience_id = ?", [.integer(saved.id)])
+            try insertLocalizations(saved.id, saved.localizations)
+        }
+        saved.clip = try storedClip(saved.clip.bundleID)
+        try recordChange(entity: "experience", id: String(saved.id), action: action, before: ExperienceJSON.full(before), after: ExperienceJSON.full(saved))
+        return saved
+    }
+
+    /// Activates or deactivates an experience. Returns it, unchanged when already in that state.
+    public func setStatus(_ reference: String, _ status: ExperienceStatus, expectedVersion: Int? = nil) throws(RegistryError) -> AdvancedExperience {
+        let current = try experience(reference)
+        return try write {
+            guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
+            if let expectedVersion, before.version != expectedVersion {
+                throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
+            }
+            guard before.status != status else { return before }
+            var draft = before
+            draft.status = status
+            return try save(draft, before: before, action: status == .active ? "activate" : "deactivate")
+        }
+    }
+
+    /// Soft-deletes an experience (apple-spec §2.2: Apple models deletion as `removed: true`).
+    /// Its URL becomes free for a new registration; its history stays in the change records.
+    public func remove(_ reference: String, expectedVersion: Int? = nil) throws(RegistryError) -> AdvancedExperience {
+        let current = try experience(reference)
+        return try write {
+            guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
+            if let expectedVersion, before.version != expectedVersion {
+                throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
+            }
+            let t = timestamp()
+            try db.execute("UPDATE advanced_experience SET removed_at = ?, version = version + 1, updated_at = ? WHERE id = ?", [.text(t), .text(t), .integer(before.id)])
+            try recordChange(entity: "experience", id: String(before.id), action: "remove", before: ExperienceJSON.full(before), after: nil)
+            return before
+        }
+    }
+
+    /// Counts of experiences by status (for metrics and `clipctl status`).
+    public func experienceCounts() throws(RegistryError) -> [ExperienceStatus: Int] {
+        try guarded {
+            var counts: [ExperienceStatus: Int] = [.active: 0, .deactivated: 0]
+            for row in try db.query("SELECT status, count(*) AS n FROM advanced_experience WHERE removed_at IS NULL GROUP BY status") {
+                if let status = ExperienceStatus(rawValue: try row.string("status")) { counts[status] = try row.int("n") }
+            }
+            return counts
+        }
+    }
+}

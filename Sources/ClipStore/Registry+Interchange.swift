@@ -1,0 +1,82 @@
+import ClipCore
+import SQLiteDB
+import StrictJSON
+
+/// Import and export (design §4.1): NDJSON or CSV, one experience per line; an import is one
+/// transaction: all lines land or none, and every bad line is reported with its number.
+extension Registry {
+    public struct ImportReport: Sendable {
+        public let imported: Int
+        public let notes: [String]
+        public let warnings: [Interchange.LineError]
+    }
+
+    /// Imports `text`. `progress(done, total)` is called as lines are written.
+    public func importExperiences(_ text: String, format: Interchange.Format, progress: (Int, Int) -> Void = { _, _ in }) throws(RegistryError) -> ImportReport {
+        let (lines, parseErrors) = Interchange.lines(text, format: format)
+        var lineErrors = parseErrors
+        var warnings: [Interchange.LineError] = []
+        var drafts: [(line: Int, experience: AdvancedExperience)] = []
+        var firstLineOfURL: [String: Int] = [:]
+        for line in lines {
+            do {
+                let (experience, lineWarnings) = try ExperienceJSON.decode(line.object)
+                if let first = firstLineOfURL[experience.url.canonical] {
+                    lineErrors.append(.init(line: line.line, errors: [FieldError(field: "url", rule: "duplicate", message: "\(experience.url.canonical) is already on line \(first)")]))
+                    continue
+                }
+                firstLineOfURL[experience.url.canonical] = line.line
+                if !lineWarnings.isEmpty { warnings.append(.init(line: line.line, errors: lineWarnings)) }
+                drafts.append((line.line, experience))
+            } catch {
+                lineErrors.append(.init(line: line.line, errors: error.errors))
+            }
+        }
+        if drafts.isEmpty && lineErrors.isEmpty {
+            throw RegistryError.invalidImport([.init(line: 1, errors: [FieldError(field: "(file)", rule: "empty", message: "holds no experience")])])
+        }
+        let valid = drafts
+        let known = lineErrors
+        return try write {
+            var errors = known
+            var notes: [String] = []
+            for (index, draft) in valid.enumerated() {
+                do {
+                    // A savepoint per line, so that one refused line leaves the others intact
+                    // while every problem is collected; the whole import still commits or not.
+                    try db.execute("SAVEPOINT import_line")
+                    let (_, lineNotes) = try insert(draft.experience)
+                    try db.execute("RELEASE import_line")
+                    notes += lineNotes
+                } catch {
+                    try db.execute("ROLLBACK TO import_line")
+                    try db.execute("RELEASE import_line")
+                    errors.append(.init(line: draft.line, errors: Self.lineErrors(error)))
+                }
+                if (index + 1) % 1000 == 0 || index + 1 == valid.count { progress(index + 1, valid.count) }
+            }
+            guard errors.isEmpty else { throw RegistryError.invalidImport(errors.sorted { $0.line < $1.line }) }
+            return ImportReport(imported: valid.count, notes: notes, warnings: warnings)
+        }
+    }
+
+    static func lineErrors(_ error: any Error) -> [FieldError] {
+        switch error {
+        case let failure as ValidationFailure: failure.errors
+        case RegistryError.invalid(let errors): errors
+        case RegistryError.conflict(let message, let existing?): [FieldError(field: "url", rule: "duplicate", message: message + " (experience \(existing))")]
+        case RegistryError.conflict(let message, nil): [FieldError(field: "clip", rule: "conflict", message: message)]
+        case let registry as RegistryError: [FieldError(field: "(line)", rule: "invalid", message: registry.description)]
+        default: [FieldError(field: "(line)", rule: "invalid", message: "\(error)")]
+        }
+    }
+
+    /// Writes every experience (not removed), ordered by URL, as lines of `format` to `emit`.
+    /// The output has no ids or timestamps, so that an import of it exports the same bytes.
+    public func export(format: Interchange.Format, filter: ListFilter = ListFilter(), emit: (String) throws -> Void) throws(RegistryError) {
+        if format == .csv { do { try emit(Interchange.csvHeader) } catch { throw RegistryError.storage("\(error)") } }
+        try forEachExperience(filter) { e in
+            try emit(format == .csv ? Interchange.csv(e) : Interchange.ndjson(e))
+        }
+    }
+}

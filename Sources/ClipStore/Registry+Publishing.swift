@@ -1,0 +1,237 @@
+import ClipCore
+import SQLiteDB
+import StrictJSON
+
+/// Resolution, AASA files, Smart App Banners, and the applinks/webcredentials they carry.
+extension Registry {
+    // MARK: Resolve (design §3.2)
+
+    /// Resolves an invocation URL. `language` (explicit) wins over `acceptLanguage`; an explicit
+    /// language that names none of the 32 is an input error.
+    public func resolve(_ invocationURL: String, language: String? = nil, acceptLanguage: String? = nil) throws(RegistryError) -> Resolution {
+        var preferences: [Language] = []
+        if let language {
+            guard let l = Language(tag: language) else {
+                throw RegistryError.invalid([FieldError(field: "language", rule: "language.enum",
+                    message: "\"\(language)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (a tag such as fr-CA is accepted)")])
+            }
+            preferences.append(l)
+        }
+        if let acceptLanguage { preferences += AcceptLanguage.languages(acceptLanguage) }
+        let url: NormalizedURL
+        do { url = try NormalizedURL(invocationURL) } catch { return Resolver.unresolvable(invocationURL, problem: error) }
+        let preferred = preferences
+        return try guarded {
+            try db.read {
+                let candidates = try db.query(Self.experienceColumns + " WHERE e.host = ? AND e.removed_at IS NULL", [.text(url.host)]).map(readExperience)
+                let fallbacks = try defaultFallbacks(host: url.host)
+                return Resolver.resolve(invocationURL, url: url, candidates: candidates, fallbacks: fallbacks, preferences: preferred)
+            }
+        }
+    }
+
+    func defaultFallbacks(host: String) throws -> [DefaultFallback] {
+        let rows = try db.query("""
+            SELECT d.clip_bundle_id, a.team_id, a.name FROM domain_association d
+            JOIN default_experience x ON x.clip_bundle_id = d.clip_bundle_id
+            JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
+            WHERE d.host = ? ORDER BY d.clip_bundle_id
+            """, [.text(host)])
+        return try rows.compactMap { row in
+            let clip = AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id")))
+            return try loadDefaultExperience(clip).map { DefaultFallback(experience: $0, appName: (try? row.string("name")) ?? "") }
+        }
+    }
+
+    // MARK: AASA (design §3.3)
+
+    /// What the AASA of `host` is made of, or notFound when nothing is configured for it.
+    public func aasaContent(host rawHost: String) throws(RegistryError) -> AASAContent {
+        let host = try Self.normalizeHost(rawHost)
+        return try guarded {
+            try db.read {
+                let clips = try db.query("""
+                    SELECT d.clip_bundle_id, a.team_id FROM domain_association d
+                    JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id WHERE d.host = ?
+                    """, [.text(host)]).map { AppID(team: try TeamID(try $0.string("team_id")), bundleID: try BundleID(try $0.string("clip_bundle_id"))) }
+                let details = try db.query("""
+                    SELECT x.app_bundle_id, a.team_id, x.components, x.defaults FROM applinks_details x
+                    JOIN app a ON a.bundle_id = x.app_bundle_id WHERE x.host = ? ORDER BY x.position, x.app_bundle_id
+                    """, [.text(host)]).map { row in
+                    ApplinksDetails(app: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("app_bundle_id"))),
+                                    components: try JSONParser.parse(try row.string("components")),
+                                    defaults: try row.optionalString("defaults").map { try JSONParser.parse($0) })
+                }
+                let settings = try applinksSettings(host)
+                let webcredentials = try db.query("""
+                    SELECT w.app_bundle_id, a.team_id FROM webcredentials w JOIN app a ON a.bundle_id = w.app_bundle_id WHERE w.host = ?
+                    """, [.text(host)]).map { AppID(team: try TeamID(try $0.string("team_id")), bundleID: try BundleID(try $0.string("app_bundle_id"))) }
+                guard !clips.isEmpty || !details.isEmpty || !webcredentials.isEmpty else {
+                    throw RegistryError.notFound("AASA for \(host): no clip, applinks rule or webcredentials is configured for this host")
+                }
+                return AASAContent(host: host, clips: clips, details: details, settings: settings, webcredentials: webcredentials)
+            }
+        }
+    }
+
+    /// The AASA bytes for `host` (compact, deterministic), or an error naming the size over 128 KB.
+    public func aasa(host: String) throws(RegistryError) -> [UInt8] {
+        let content = try aasaContent(host: host)
+        do { return try AASAGenerator.bytes(content) } catch { throw RegistryError.unprocessable(error.description) }
+    }
+
+    /// Every host that has an AASA (an association, applinks rule or webcredentials).
+    public func aasaHosts() throws(RegistryError) -> [String] {
+        try guarded {
+            try db.query("""
+                SELECT host FROM domain_association UNION SELECT host FROM applinks_details UNION SELECT host FROM webcredentials ORDER BY host
+                """).map { try $0.string("host") }
+        }
+    }
+
+    // MARK: Smart App Banner (design §3.4)
+
+    public struct BannerResult: Sendable {
+        public let banner: SmartBanner.Banner
+        public let clip: AppID
+        public let pageURL: String
+        /// The advanced experience the page resolves to, if any.
+        public let experienceID: Int64?
+        public let notes: [String]
+    }
+
+    /// The banner for a page. The clip is the one the page resolves to, or the only clip
+    /// associated with the page's host, or `clip` when given; a host not associated with the
+    /// clip is refused (apple-spec §5: the banner would not show).
+    public func banner(pageURL: String, appArgument: String? = nil, clip reference: String? = nil) throws(RegistryError) -> BannerResult {
+        let url: NormalizedURL
+        do { url = try NormalizedURL(pageURL) } catch { throw RegistryError.invalid([error.fieldError("url")]) }
+        let chosen = try reference.map { (r) throws(RegistryError) in try clipID(r) }
+        let resolution = try resolve(pageURL)
+        return try guarded {
+            let associated = try domains(host: url.host).map(\.clip)
+            var notes: [String] = []
+            var experienceID: Int64?
+            let clip: AppID
+            if let chosen {
+                guard associated.contains(chosen) else {
+                    throw RegistryError.conflict("\(url.host) is not associated with clip \(chosen.rawValue): Safari would not show its banner there; associate it first (clipctl domain add \(chosen.rawValue) \(url.host))")
+                }
+                clip = chosen
+            } else if case .advanced(let e, _) = resolution.match, associated.contains(e.clip) {
+                clip = e.clip
+                experienceID = e.id
+            } else if associated.count == 1 {
+                clip = associated[0]
+            } else if associated.isEmpty {
+                throw RegistryError.conflict("\(url.host) is not associated with any clip: Safari would not show an App Clip banner there; register an experience on it or associate a clip (clipctl domain add CLIP \(url.host))")
+            } else {
+                throw RegistryError.invalid([FieldError(field: "clip", rule: "required", message: "\(url.host) is associated with \(associated.count) clips (\(associated.map(\.rawValue).joined(separator: ", "))); choose one")])
+            }
+            guard let appBundle = clip.bundleID.parent else { throw RegistryError.notFound("app of clip \(clip.rawValue)") }
+            let app = try self.app(appBundle)
+            if app.appStoreID == nil {
+                notes.append("app \(appBundle.rawValue) has no App Store ID, so the tag has no app-id; set one with clipctl app set \(appBundle.rawValue) --team \(app.team.rawValue) --app-store-id N")
+            }
+            if appArgument != nil {
+                notes.append("app-argument reaches the full app only; App Clips receive the page URL instead (apple-spec §5)")
+            }
+            let banner = try SmartBanner.make(appStoreID: app.appStoreID, clipBundleID: clip.bundleID, appArgument: appArgument)
+            return BannerResult(banner: banner, clip: clip, pageURL: pageURL, experienceID: experienceID, notes: notes)
+        }
+    }
+
+    // MARK: applinks and webcredentials
+
+    func applinksSettings(_ host: String) throws -> ApplinksHostSettings {
+        guard let row = try db.query("SELECT defaults, substitution_variables FROM applinks_host WHERE host = ?", [.text(host)]).first else { return .init() }
+        return ApplinksHostSettings(defaults: try row.optionalString("defaults").map { try JSONParser.parse($0) },
+                                    substitutionVariables: try row.optionalString("substitution_variables").map { try JSONParser.parse($0) })
+    }
+
+    /// Sets the `applinks` details of `app` on `host` (components, optional defaults), validated
+    /// against the host's substitution variables. `position` orders entries (first match wins).
+    public func setApplinks(host rawHost: String, app bundleID: BundleID, components: JSONValue, defaults: JSONValue? = nil, position: Int? = nil) throws(RegistryError) -> ApplinksDetails {
+        let host = try Self.normalizeHost(rawHost)
+        return try write {
+            let app = try self.app(bundleID)
+            let settings = try applinksSettings(host)
+            var errors = ApplinksValidator.validateComponents(components, variables: ApplinksValidator.variableNames(settings.substitutionVariables))
+            if let defaults { errors += ApplinksValidator.validateDefaults(defaults) }
+            guard errors.isEmpty else { throw RegistryError.invalid(errors) }
+            let existing = try db.query("SELECT position FROM applinks_details WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]).first
+            let next = try db.query("SELECT coalesce(max(position), -1) + 1 AS p FROM applinks_details WHERE host = ?", [.text(host)]).first!.int("p")
+            let chosen = try position ?? existing.map { try $0.int("position") } ?? next
+            try db.execute("""
+                INSERT INTO applinks_details(host, app_bundle_id, position, components, defaults, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT(host, app_bundle_id) DO UPDATE SET position = ?3, components = ?4, defaults = ?5, updated_at = ?6
+                """, [.text(host), .text(bundleID.rawValue), .int(chosen), .text(JSONWriter.string(components)),
+                      .text(defaults.map { JSONWriter.string($0) }), .text(timestamp())])
+            let details = ApplinksDetails(app: app.appID, components: components, defaults: defaults)
+            try recordChange(entity: "applinks", id: "\(host) \(bundleID.rawValue)", action: existing == nil ? "create" : "update", before: nil,
+                             after: ["components": components, "defaults": defaults ?? .null, "position": .integer(Int64(chosen))])
+            try checkSize(host)
+            return details
+        }
+    }
+
+    public func removeApplinks(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+        let host = try Self.normalizeHost(rawHost)
+        try write {
+            guard try db.execute("DELETE FROM applinks_details WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]) > 0 else {
+                throw RegistryError.notFound("applinks of \(bundleID.rawValue) on \(host)")
+            }
+            try recordChange(entity: "applinks", id: "\(host) \(bundleID.rawValue)", action: "remove", before: nil, after: nil)
+        }
+    }
+
+    /// Sets host-wide `defaults` and `substitutionVariables`; refused when a stored rule would
+    /// then name an undefined variable.
+    public func setApplinksSettings(host rawHost: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws(RegistryError) {
+        let host = try Self.normalizeHost(rawHost)
+        var errors: [FieldError] = []
+        if let defaults { errors += ApplinksValidator.validateDefaults(defaults) }
+        if let substitutionVariables { errors += ApplinksValidator.validateSubstitutionVariables(substitutionVariables) }
+        guard errors.isEmpty else { throw RegistryError.invalid(errors) }
+        try write {
+            let variables = ApplinksValidator.variableNames(substitutionVariables)
+            for row in try db.query("SELECT app_bundle_id, components FROM applinks_details WHERE host = ?", [.text(host)]) {
+                let app = try row.string("app_bundle_id")
+                let problems = ApplinksValidator.validateComponents(try JSONParser.parse(try row.string("components")), field: "applinks of \(app)", variables: variables)
+                guard problems.isEmpty else { throw RegistryError.invalid(problems) }
+            }
+            try db.execute("""
+                INSERT INTO applinks_host(host, defaults, substitution_variables, updated_at) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT(host) DO UPDATE SET defaults = ?2, substitution_variables = ?3, updated_at = ?4
+                """, [.text(host), .text(defaults.map { JSONWriter.string($0) }), .text(substitutionVariables.map { JSONWriter.string($0) }), .text(timestamp())])
+            try recordChange(entity: "applinks-settings", id: host, action: "update", before: nil,
+                             after: ["defaults": defaults ?? .null, "substitutionVariables": substitutionVariables ?? .null])
+            try checkSize(host)
+        }
+    }
+
+    public func addWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+        let host = try Self.normalizeHost(rawHost)
+        try write {
+            _ = try self.app(bundleID)
+            try db.execute("INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)", [.text(host), .text(bundleID.rawValue), .text(timestamp())])
+            try recordChange(entity: "webcredentials", id: "\(host) \(bundleID.rawValue)", action: "create", before: nil, after: nil)
+        }
+    }
+
+    public func removeWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+        let host = try Self.normalizeHost(rawHost)
+        try write {
+            guard try db.execute("DELETE FROM webcredentials WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]) > 0 else {
+                throw RegistryError.notFound("webcredentials of \(bundleID.rawValue) on \(host)")
+            }
+            try recordChange(entity: "webcredentials", id: "\(host) \(bundleID.rawValue)", action: "remove", before: nil, after: nil)
+        }
+    }
+
+    /// Inside a write: refuses a change that would make the host's AASA exceed 128 KB.
+    func checkSize(_ host: String) throws {
+        let content = try aasaContent(host: host)
+        do { _ = try AASAGenerator.bytes(content) } catch { throw RegistryError.unprocessable(error.description) }
+    }
+}

@@ -1,0 +1,94 @@
+import ClipCore
+import Foundation
+import SQLiteDB
+import StrictJSON
+
+/// The registry on one SQLite file: every operation of design §4 that reads or writes, built
+/// on the pure core. One instance per thread (it owns a connection).
+public final class Registry {
+    let db: Connection
+    public let path: String
+    /// Who makes the changes, for change records (a user or token name; never a secret).
+    public var actor: String
+    let now: () -> Date
+
+    /// Opens (creating if needed) and migrates the database at `path`.
+    /// A file that is not a database, or a database that is not ours, is refused untouched.
+    public init(path: String, actor: String = "local", now: @escaping () -> Date = Date.init) throws(RegistryError) {
+        self.path = path
+        self.actor = actor
+        self.now = now
+        do {
+            db = try Connection(path: path)
+        } catch {
+            throw RegistryError.from(error as? SQLiteError ?? SQLiteError(extendedCode: 1, message: "\(error)"), path: path)
+        }
+        try guarded {
+            let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.string("name") }
+            if !tables.isEmpty && !tables.contains("schema_migrations") {
+                throw RegistryError.storage("\(path) is an SQLite database but not a Clip Registry database (it has tables \(tables.prefix(5).joined(separator: ", "))); refusing to change it")
+            }
+            do {
+                try Schema.migrator.migrate(db)
+            } catch let error as Migrator.MigratorError {
+                throw RegistryError.storage("\(path): \(error)")
+            }
+        }
+    }
+
+    public func close() { db.close() }
+
+    /// Runs `body`, mapping every error to a `RegistryError` once.
+    func guarded<T>(_ body: () throws -> T) throws(RegistryError) -> T {
+        do {
+            return try body()
+        } catch let error as RegistryError {
+            throw error
+        } catch let error as ValidationFailure {
+            throw RegistryError.from(error)
+        } catch let error as SQLiteError {
+            throw RegistryError.from(error, path: path)
+        } catch {
+            throw RegistryError.storage("\(error)")
+        }
+    }
+
+    /// A write transaction (BEGIN IMMEDIATE) with errors mapped.
+    func write<T>(_ body: () throws -> T) throws(RegistryError) -> T {
+        try guarded { try db.write(body) }
+    }
+
+    func timestamp() -> String {
+        now().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// Appends a change record (design §2: when, who, what entity, before/after).
+    func recordChange(entity: String, id: String, action: String, before: JSONValue?, after: JSONValue?) throws {
+        try db.execute(
+            "INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [.text(timestamp()), .text(actor), .text(entity), .text(id), .text(action),
+             .text(before.map { JSONWriter.string($0) }), .text(after.map { JSONWriter.string($0) })])
+    }
+
+    /// The change records after `since`, oldest first.
+    public func changes(since: Int64 = 0, limit: Int = 100) throws(RegistryError) -> [JSONValue] {
+        try guarded {
+            try db.query("SELECT id, at, actor, entity, entity_id, action, before, after FROM change_record WHERE id > ? ORDER BY id LIMIT ?",
+                         [.integer(since), .integer(Int64(limit))]).map { row in
+                .object([
+                    "id": .integer(Int64(try row.int("id"))),
+                    "at": .string(try row.string("at")),
+                    "actor": .string(try row.string("actor")),
+                    "entity": .string(try row.string("entity")),
+                    "entityId": .string(try row.string("entity_id")),
+                    "action": .string(try row.string("action")),
+                    "before": try row.optionalString("before").map { try JSONParser.parse($0) } ?? .null,
+                    "after": try row.optionalString("after").map { try JSONParser.parse($0) } ?? .null,
+                ])
+            }
+        }
+    }
+
+    /// True when the file is open and every embedded migration is applied.
+    public func isReady() -> Bool { (try? Schema.migrator.isUpToDate(db)) ?? false }
+}

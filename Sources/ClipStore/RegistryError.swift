@@ -1,0 +1,46 @@
+import ClipCore
+import SQLiteDB
+
+/// What can go wrong in a registry operation, in terms a caller maps to an exit code or an
+/// HTTP status once (design §4.3).
+public enum RegistryError: Error, Equatable, CustomStringConvertible {
+    /// Invalid input: every field error at once (HTTP 422, exit 65).
+    case invalid([FieldError])
+    /// Bad lines of an import, each with its line number; nothing was written (exit 65).
+    case invalidImport([Interchange.LineError])
+    /// No such object (HTTP 404, exit 1).
+    case notFound(String)
+    /// A duplicate or a clash with existing data (HTTP 409, exit 65).
+    case conflict(String, existingID: Int64? = nil)
+    /// The object changed since the version the caller read (HTTP 412).
+    case versionMismatch(expected: Int, actual: Int)
+    /// The request is valid but its result cannot be produced (an AASA over 128 KB) (HTTP 422, exit 1).
+    case unprocessable(String)
+    /// The database is locked by another writer (HTTP 503 + Retry-After).
+    case busy
+    /// The database file cannot be opened, is not a database, or the disk failed (exit 1).
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .invalid(let errors): errors.map(\.description).joined(separator: "\n")
+        case .invalidImport(let lines): lines.map(\.description).joined(separator: "\n")
+        case .notFound(let what): "not found: \(what)"
+        case .conflict(let message, _): message
+        case .versionMismatch(let expected, let actual): "the resource is at version \(actual), not \(expected): read it again and retry"
+        case .unprocessable(let message): message
+        case .busy: "the database is busy (locked by another writer); retry shortly"
+        case .storage(let message): message
+        }
+    }
+
+    static func from(_ failure: ValidationFailure) -> RegistryError { .invalid(failure.errors) }
+
+    /// Maps a SQLite error once, at the store boundary.
+    static func from(_ error: SQLiteError, path: String) -> RegistryError {
+        if error.isBusy { return .busy }
+        if error.isNotADatabase { return .storage("\(path) is not a Clip Registry database (\(error.message))") }
+        if error.isAccessProblem { return .storage("cannot open or write \(path): \(error.message)") }
+        return .storage("database error: \(error.message)")
+    }
+}
