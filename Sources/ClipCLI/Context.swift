@@ -70,12 +70,17 @@ final class Context {
 
     func printJSON(_ value: JSONValue) { io.out(JSONWriter.string(value, pretty: true) + "\n") }
 
+    /// At most this many notes or warnings are printed one per line; the rest are counted.
+    static let listedAtMost = 20
+
     func warn(_ warnings: [FieldError]) {
-        for w in warnings { io.err("warning: \(w.field): \(w.message)\n") }
+        for w in warnings.prefix(Self.listedAtMost) { io.err("warning: \(w.field): \(w.message)\n") }
+        if warnings.count > Self.listedAtMost { io.err("warning: … and \(warnings.count - Self.listedAtMost) more warnings\n") }
     }
 
     func printNotes(_ notes: [String]) {
-        for n in notes { print("  \(n)") }
+        for n in notes.prefix(Self.listedAtMost) { print("  \(n)") }
+        if notes.count > Self.listedAtMost { print("  … and \(notes.count - Self.listedAtMost) more") }
     }
 
     // MARK: Input helpers

@@ -150,7 +150,7 @@ extension Context {
             if showProgress { self.io.err("\rimporting: \(done)/\(total)") }
         }
         if showProgress { io.err("\n") }
-        for w in report.warnings { warn(w.errors.map { FieldError(field: "line \(w.line): \($0.field)", rule: $0.rule, message: $0.message) }) }
+        warn(report.warnings.flatMap { w in w.errors.map { FieldError(field: "line \(w.line): \($0.field)", rule: $0.rule, message: $0.message) } })
         if json {
             printJSON(.object(["imported": .integer(Int64(report.imported)), "notes": .array(report.notes.map(JSONValue.string))]))
         } else {

@@ -1,0 +1,71 @@
+import Testing
+@testable import StrictJSON
+
+struct JSONParserTests {
+    @Test func parsesEveryKindOfValue() throws {
+        let value = try JSONParser.parse(#" {"a": [1, -2.5e1, true, false, null, "x\u00e9\ud83d\ude00\n"], "b": {}} "#)
+        #expect(value == ["a": [1, .double(-25), true, false, nil, "xé😀\n"], "b": .object([])])
+    }
+
+    @Test(arguments: [
+        ("", "unexpected end of input"),
+        ("{\"a\":1,}", "expected a string key"),
+        ("[1,]", "unexpected character ']'"),
+        ("{\"a\":1 \"b\":2}", "expected ',' or '}' in object"),
+        ("{\"a\":1,\"a\":2}", "duplicate key \"a\""),
+        ("01", "leading zero in number"),
+        ("1.", "expected digits after '.'"),
+        ("\"\\ud800\"", "lone surrogate in \\u escape"),
+        ("\"a\tb\"", "unescaped control character in string"),
+        ("\"\\x\"", "invalid escape '\\x'"),
+        ("nul", "invalid literal"),
+        ("1e999", "number out of range"),
+        ("[1] x", "unexpected data after the JSON value"),
+        ("// comment\n1", "unexpected character '/'"),
+    ])
+    func refusesMalformedInputSayingWhy(_ text: String, _ message: String) {
+        #expect(throws: JSONParser.ParseError.self) { try JSONParser.parse(text) }
+        do { _ = try JSONParser.parse(text) } catch { #expect(error.message == message) }
+    }
+
+    @Test func errorsGiveLineAndColumn() {
+        do {
+            _ = try JSONParser.parse("{\n  \"a\": 1,\n  \"b\": tru\n}")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.line == 3)
+            #expect(error.column == 8)
+        }
+    }
+
+    @Test func refusesInvalidUTF8() {
+        #expect(throws: JSONParser.ParseError.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
+        #expect(throws: JSONParser.ParseError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
+    }
+
+    @Test func limitsNestingDepth() throws {
+        let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        #expect(throws: JSONParser.ParseError.self) { try JSONParser.parse(deep) }
+        let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        _ = try JSONParser.parse(ok)
+        // Far deeper input fails cleanly instead of overflowing the stack.
+        #expect(throws: JSONParser.ParseError.self) { try JSONParser.parse(String(repeating: "{\"a\":", count: 100_000)) }
+    }
+
+    @Test func largeIntegersStayExactAndOverflowBecomesDouble() throws {
+        #expect(try JSONParser.parse("9223372036854775807") == .integer(Int64.max))
+        #expect(try JSONParser.parse("9223372036854775808") == .double(9223372036854775808))
+    }
+
+    @Test func writerIsCompactDeterministicAndEscapes() throws {
+        let value: JSONValue = ["z": "a\"b\\c\u{1}\u{2028}", "a": [1, .double(0.5), .double(3), nil]]
+        #expect(JSONWriter.string(value) == #"{"z":"a\"b\\c\u0001\u2028","a":[1,0.5,3,null]}"#)
+        #expect(try JSONParser.parse(JSONWriter.string(value)) == value)
+        #expect(JSONWriter.string(value, pretty: true) == "{\n  \"z\": \"a\\\"b\\\\c\\u0001\\u2028\",\n  \"a\": [\n    1,\n    0.5,\n    3,\n    null\n  ]\n}")
+    }
+
+    @Test func objectEqualityIgnoresMemberOrder() {
+        #expect(JSONValue.object([(key: "a", value: 1), (key: "b", value: 2)]) == ["b": 2, "a": 1])
+        #expect(JSONValue.object([(key: "a", value: 1)]) != ["a": 2])
+    }
+}
