@@ -39,6 +39,11 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { canonical }
 
+    /// Two URLs are equal when their canonical forms are: query item order and repeats, and a
+    /// fragment, make no difference to matching.
+    public static func == (a: NormalizedURL, b: NormalizedURL) -> Bool { a.canonical == b.canonical }
+    public func hash(into hasher: inout Hasher) { hasher.combine(canonical) }
+
     /// Path segments; the root "/" has none.
     public var pathSegmentCount: Int { path == "/" ? 0 : path.utf8.lazy.filter { $0 == UInt8(ascii: "/") }.count }
 

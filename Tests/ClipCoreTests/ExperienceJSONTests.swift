@@ -1,0 +1,123 @@
+import StrictJSON
+import Testing
+@testable import ClipCore
+
+struct ExperienceJSONTests {
+    func decode(_ text: String, base: AdvancedExperience? = nil) throws -> AdvancedExperience {
+        try ExperienceJSON.decode(try JSONParser.parse(text), base: base).experience
+    }
+
+    func errors(_ text: String) throws -> [String] {
+        let json = try JSONParser.parse(text)
+        do {
+            _ = try ExperienceJSON.decode(json)
+            return []
+        } catch {
+            return error.errors.map { "\($0.field) \($0.rule)" }
+        }
+    }
+
+    @Test func decodesTheImportFormatWithDefaults() throws {
+        let e = try decode(#"{"url":"https://Cafe.example/menu/","clip":"ABCDE12345.com.cafe.app.Clip","title":"Café","subtitle":"Order ahead"}"#)
+        #expect(e.url.canonical == "https://cafe.example/menu")
+        #expect(e.action == .open && e.defaultLanguage == .EN && e.status == .active && !e.isPoweredBy)
+        #expect(e.localizations == [.EN: CardText(title: "Café", subtitle: "Order ahead")])
+    }
+
+    @Test func reportsEveryProblemAtOnce() throws {
+        let found = try errors(#"{"url":"http://x.example","clip":"bad","action":"RUN","language":"xx","category":"CAFE","poweredBy":"yes","status":"GONE","title":"1234567890123456789012345678901","subtitle":"","colour":"red","id":3}"#)
+        #expect(Set(found) == Set([
+            "url url.scheme", "clip appId.format", "action action.enum", "language language.enum", "category category.enum",
+            "poweredBy type", "status status.enum", "title title.length", "subtitle subtitle.empty", "colour unknown", "id readOnly",
+        ]))
+    }
+
+    @Test func titleLimitCountsCharactersNotBytes() throws {
+        // 30 characters, many more bytes (and family emoji made of several scalars).
+        let title = String(repeating: "é", count: 28) + "👨‍👩‍👧‍👦" + "ß"
+        #expect(title.count == 30)
+        _ = try decode(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"\#(title)","subtitle":"s"}"#)
+        #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"\#(title)x","subtitle":"s"}"#) == ["title title.length"])
+    }
+
+    @Test func controlCharactersAreRefusedInCardText() throws {
+        #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"a\nb","subtitle":"s"}"#) == ["title title.control"])
+    }
+
+    @Test func warnsAboveOlderGuidance() throws {
+        let (_, warnings) = try ExperienceJSON.decode(try JSONParser.parse(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"A title of 19 chars","subtitle":"s"}"#))
+        #expect(warnings.map(\.rule) == ["title.advised"])
+    }
+
+    @Test func localizationsAndDefaultLanguage() throws {
+        let e = try decode(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","language":"FR","localizations":{"FR":{"title":"Vélo","subtitle":"Louer"},"EN":{"title":"Bike","subtitle":"Rent"}}}"#)
+        #expect(e.defaultLanguage == .FR && e.localizations.count == 2)
+        #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","language":"DE","localizations":{"FR":{"title":"Vélo","subtitle":"Louer"}}}"#) == ["title required"])
+        #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"t","subtitle":"s","localizations":{"QQ":{"title":"x","subtitle":"y"},"FR":{"title":"x"}}}"#)
+            .sorted() == ["localizations.FR.subtitle required", "localizations.QQ language.enum"])
+    }
+
+    @Test func partialUpdateKeepsAbsentFieldsAndNullClears() throws {
+        let base = try decode(#"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.Clip","title":"T","subtitle":"S","category":"BIKES"}"#)
+        let updated = try decode(#"{"title":"New","category":null}"#, base: base)
+        #expect(updated.url == base.url && updated.localizations[.EN] == CardText(title: "New", subtitle: "S") && updated.businessCategory == nil)
+        #expect(try decode("{}", base: base) == base)
+    }
+
+    @Test func placeValidation() throws {
+        func placeErrors(_ place: String) throws -> [String] {
+            PlaceValidator.validate(try JSONParser.parse(place), field: "place").map { "\($0.field) \($0.rule)" }
+        }
+        #expect(try placeErrors(#"{"names":["Bright Egg"],"mainAddress":{"fullAddress":"1 Infinite Loop"},"mapAction":"RESTAURANT_ORDER_FOOD","relationship":"OWNER","phoneNumber":{"number":"+1","type":"LANDLINE","intent":"Help"},"homePage":"https://a.example","categories":["cafe"]}"#) == [])
+        #expect(try placeErrors(#"{"displayPoint":{"coordinates":{"latitude":37.3,"longitude":-122.0},"source":"CALCULATED"}}"#) == [])
+        #expect(try Set(placeErrors(#"{"displayPoint":{"coordinates":{"latitude":91,"longitude":-181}},"mapAction":"FLY","relationship":"X","names":[],"extra":1}"#)) == Set([
+            "place.displayPoint.coordinates.latitude place.latitude", "place.displayPoint.coordinates.longitude place.longitude",
+            "place.mapAction place.mapAction.enum", "place.relationship place.relationship.enum", "place.names place.names", "place.extra unknown",
+        ]))
+        #expect(try placeErrors(#"{"names":["x"]}"#) == ["place.mainAddress place.location"])
+    }
+
+    @Test func portableFormRoundTrips() throws {
+        let text = #"{"url":"https://a.example/x?b=2&a=1","clip":"ABCDE12345.com.a.Clip","action":"PLAY","language":"FR","title":"T","subtitle":"S","category":"MUSIC","poweredBy":true,"status":"DEACTIVATED","localizations":{"EN":{"title":"E","subtitle":"F"}},"place":{"names":["P"],"mainAddress":{"fullAddress":"A"}}}"#
+        let e = try decode(text)
+        let again = try decode(JSONWriter.string(ExperienceJSON.portable(e)))
+        #expect(again == e)
+        #expect(JSONWriter.string(ExperienceJSON.portable(e)).hasPrefix(#"{"url":"https://a.example/x?a=1&b=2","clip""#))
+    }
+}
+
+struct HeaderImageTests {
+    static func png(width: Int, height: Int, colorType: UInt8, tRNS: Bool = false) -> [UInt8] {
+        func be32(_ n: Int) -> [UInt8] { [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] }
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        bytes += be32(13) + Array("IHDR".utf8) + be32(width) + be32(height) + [8, colorType, 0, 0, 0] + [0, 0, 0, 0]
+        if tRNS { bytes += be32(2) + Array("tRNS".utf8) + [0, 0] + [0, 0, 0, 0] }
+        bytes += be32(0) + Array("IDAT".utf8) + [0, 0, 0, 0] + be32(0) + Array("IEND".utf8) + [0, 0, 0, 0]
+        return bytes
+    }
+
+    static func jpeg(width: Int, height: Int) -> [UInt8] {
+        [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x4A, 0x46,  // SOI, APP0 (length 4)
+         0xFF, 0xC0, 0x00, 0x0B, 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 0x01, 0x01, 0x11, 0x00,
+         0xFF, 0xD9]
+    }
+
+    @Test func acceptsOpaquePNGAndJPEGAt3by2() throws {
+        let png = try HeaderImage(bytes: Self.png(width: 1800, height: 1200, colorType: 2))
+        #expect(png.mediaType == .png && png.isAppleSize && png.sha256.count == 64)
+        let jpeg = try HeaderImage(bytes: Self.jpeg(width: 3000, height: 2000))
+        #expect(jpeg.mediaType == .jpeg && jpeg.width == 3000 && !jpeg.isAppleSize)
+    }
+
+    @Test(arguments: [
+        (png(width: 1800, height: 1200, colorType: 6), "image.alpha"),
+        (png(width: 1800, height: 1200, colorType: 2, tRNS: true), "image.alpha"),
+        (png(width: 1200, height: 1200, colorType: 2), "image.aspect"),
+        (jpeg(width: 1000, height: 1000), "image.aspect"),
+        (Array("GIF89a....".utf8), "image.format"),
+        ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0], "image.format"),
+    ])
+    func refuses(_ bytes: [UInt8], _ rule: String) {
+        #expect { try HeaderImage(bytes: bytes) } throws: { ($0 as? ValidationFailure)?.errors.first?.rule == rule }
+    }
+}

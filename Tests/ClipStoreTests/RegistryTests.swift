@@ -1,0 +1,200 @@
+import ClipCore
+import Foundation
+import SQLiteDB
+import StrictJSON
+import Testing
+@testable import ClipStore
+
+func temporaryDatabasePath() -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipstore-\(UUID().uuidString)")
+    try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir.appendingPathComponent("clips.db").path
+}
+
+func experienceJSON(_ url: String, clip: String = "ABCDE12345.com.example.bikes.Clip", title: String = "Rent a bike", subtitle: String = "Tap to unlock", extra: String = "") throws -> JSONValue {
+    try JSONParser.parse(#"{"url":"\#(url)","clip":"\#(clip)","title":"\#(title)","subtitle":"\#(subtitle)"\#(extra)}"#)
+}
+
+/// A dump of every table, to prove a failed operation changed nothing.
+func snapshot(_ path: String) throws -> [String] {
+    let db = try Connection(path: path)
+    var lines: [String] = []
+    for table in try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map({ try $0.string("name") }) {
+        for row in try db.query("SELECT * FROM \(table)") { lines.append("\(table): \(row.values)") }
+    }
+    return lines
+}
+
+struct RegistryTests {
+    @Test func embeddedMigrationsMatchTheMigrationsFolder() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Migrations")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(EmbeddedMigrations.all.map(\.name) == files.map { String($0.dropLast(4)) },
+                "Migrations/ changed: run `touch Package.swift` (or a clean build) so the plugin embeds it again")
+        for (embedded, file) in zip(EmbeddedMigrations.all, files) {
+            #expect(embedded.sql == (try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)))
+        }
+    }
+
+    @Test func registerCreatesWhatItImpliesAndSaysSo() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        let first = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
+        #expect(first.experience.id == 1 && first.experience.version == 1)
+        #expect(first.notes == [
+            "created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)", "created clip ABCDE12345.com.example.bikes.Clip",
+            "associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)",
+        ])
+        let second = try registry.register(try experienceJSON("https://bikesrental.example/return"))
+        #expect(second.notes.isEmpty)
+        #expect(try registry.clips().map(\.hosts) == [["bikesrental.example"]])
+        #expect(try registry.experience("https://BIKESRENTAL.example:443/rent/").id == 1)
+    }
+
+    @Test func duplicatesAndTeamClashesAreRefusedWithoutChanges() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
+        let before = try snapshot(path)
+        #expect(throws: RegistryError.conflict("https://bikesrental.example/rent is already registered as experience 1", existingID: 1)) {
+            try registry.register(try experienceJSON("https://bikesrental.example/rent/?", title: "Other"))
+        }
+        #expect(throws: RegistryError.conflict("app com.example.bikes belongs to team ABCDE12345, not ZZZZZ99999")) {
+            try registry.register(try experienceJSON("https://other.example/", clip: "ZZZZZ99999.com.example.bikes.Clip"))
+        }
+        #expect { try registry.register(try experienceJSON("https://x.example/", title: String(repeating: "t", count: 31))) } throws: {
+            guard case .invalid(let errors) = $0 as? RegistryError else { return false }
+            return errors.map(\.rule) == ["title.length"]
+        }
+        #expect(try snapshot(path) == before)
+    }
+
+    @Test func updateBumpsVersionAndHonoursExpectedVersion() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
+        let updated = try registry.update("1", with: ["title": "City bikes"], expectedVersion: 1)
+        #expect(updated.experience.version == 2 && updated.experience.defaultCard.title == "City bikes")
+        #expect(throws: RegistryError.versionMismatch(expected: 1, actual: 2)) { try registry.update("1", with: ["title": "Stale"], expectedVersion: 1) }
+        #expect(try registry.experience("1").defaultCard.title == "City bikes")
+        // Moving to a new host associates it.
+        let moved = try registry.update("1", with: ["url": "https://bikes.example/rent"])
+        #expect(moved.notes == ["associated bikes.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)"])
+    }
+
+    @Test func deactivationRemovalAndResolution() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://brighteggcafe.example/store/", clip: "FGHIJ67890.com.brightegg.app.Clip", title: "All stores"))
+        _ = try registry.register(try experienceJSON("https://brighteggcafe.example/store/cupertino", clip: "FGHIJ67890.com.brightegg.app.Clip", title: "Flagship"))
+        func winner(_ url: String) throws -> Int64? {
+            if case .advanced(let e, _) = try registry.resolve(url).match { return e.id }
+            return nil
+        }
+        #expect(try winner("https://brighteggcafe.example/store/cupertino?x=1") == 2)
+        _ = try registry.setStatus("2", .deactivated)
+        #expect(try winner("https://brighteggcafe.example/store/cupertino?x=1") == 1)
+        _ = try registry.setStatus("2", .active)
+        _ = try registry.remove("2")
+        #expect(throws: RegistryError.notFound("experience 2")) { try registry.experience("2") }
+        #expect(try winner("https://brighteggcafe.example/store/cupertino") == 1)
+        // The URL of a removed experience can be registered again.
+        #expect(try registry.register(try experienceJSON("https://brighteggcafe.example/store/cupertino", clip: "FGHIJ67890.com.brightegg.app.Clip")).experience.id == 3)
+        #expect(try registry.resolve("http://brighteggcafe.example/store").match == nil)
+    }
+
+    @Test func defaultExperienceFallback() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
+        #expect(try registry.resolve("https://bikesrental.example/about").match == nil)
+        _ = try registry.setDefaultExperience(clip: try AppID("ABCDE12345.com.example.bikes.Clip"), action: .view, localizations: ["en-US": "Rent a bike"])
+        guard case .defaultExperience(let fallback, let locale)? = try registry.resolve("https://bikesrental.example/about").match else {
+            Issue.record("expected the default experience")
+            return
+        }
+        #expect(fallback.experience.action == .view && locale == "en-US")
+        #expect(throws: RegistryError.self) { try registry.setDefaultExperience(clip: try AppID("ABCDE12345.com.example.bikes.Clip"), action: .open, localizations: ["english": String(repeating: "s", count: 57)]) }
+    }
+
+    @Test func aasaAndBanner() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://melamela.example/order", clip: "KLMNO13579.com.melamela.app.Clip"))
+        _ = try registry.saveApp(try BundleID("com.melamela.app"), team: try TeamID("KLMNO13579"), appStoreID: .some(try AppStoreID("1234567890")), name: "Mela Mela")
+        _ = try registry.setApplinks(host: "melamela.example", app: try BundleID("com.melamela.app"), components: [["/": "/order/*"]])
+        #expect(String(decoding: try registry.aasa(host: "MelaMela.example."), as: UTF8.self)
+            == #"{"appclips":{"apps":["KLMNO13579.com.melamela.app.Clip"]},"applinks":{"apps":[],"details":[{"appIDs":["KLMNO13579.com.melamela.app"],"components":[{"/":"/order/*"}]}]}}"#)
+        #expect(throws: RegistryError.notFound("AASA for nothing.example: no clip, applinks rule or webcredentials is configured for this host")) { try registry.aasa(host: "nothing.example") }
+        let banner = try registry.banner(pageURL: "https://melamela.example/order/12")
+        #expect(banner.banner.metaTag == #"<meta name="apple-itunes-app" content="app-id=1234567890, app-clip-bundle-id=com.melamela.app.Clip, app-clip-display=card">"#)
+        #expect(banner.experienceID == 1)
+        #expect(throws: RegistryError.self) { try registry.banner(pageURL: "https://elsewhere.example/") }
+        #expect(throws: RegistryError.self) { try registry.setApplinks(host: "melamela.example", app: try BundleID("com.melamela.app"), components: [["/": "/$(nope)"]]) }
+    }
+
+    @Test func importIsAllOrNothingAndReportsEveryBadLine() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        _ = try registry.register(try experienceJSON("https://existing.example/"))
+        let before = try snapshot(path)
+        let text = """
+            {"url":"https://a.example/1","clip":"ABCDE12345.com.example.bikes.Clip","title":"One","subtitle":"S"}
+            {"url":"https://a.example/2","clip":"ABCDE12345.com.example.bikes.Clip","title":"Two"}
+            {"url":"https://existing.example","clip":"ABCDE12345.com.example.bikes.Clip","title":"Dup","subtitle":"S"}
+
+            {"url":"https://a.example/1/","clip":"ABCDE12345.com.example.bikes.Clip","title":"Again","subtitle":"S"}
+            [1]
+            """
+        #expect { try registry.importExperiences(text, format: .ndjson) } throws: { error in
+            guard case .invalidImport(let lines) = error as? RegistryError else { return false }
+            return lines.map(\.line) == [2, 3, 5, 6]
+        }
+        #expect(try snapshot(path) == before)
+    }
+
+    @Test func exportReimportsToIdenticalBytes() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://b.example/x?q=1", extra: #","localizations":{"FR":{"title":"Vélo, \"rapide\"","subtitle":"Louer, maintenant"}},"category":"BIKES""#))
+        _ = try registry.register(try experienceJSON("https://a.example/", extra: #","poweredBy":true,"status":"DEACTIVATED","place":{"names":["P"],"displayPoint":{"coordinates":{"latitude":1.5,"longitude":2}}}"#))
+        for format in Interchange.Format.allCases {
+            var first = ""
+            try registry.export(format: format) { first += $0 + "\n" }
+            let fresh = try Registry(path: temporaryDatabasePath())
+            #expect(try fresh.importExperiences(first, format: format).imported == 2)
+            var second = ""
+            try fresh.export(format: format) { second += $0 + "\n" }
+            #expect(first == second, "\(format)")
+        }
+    }
+
+    @Test func refusesForeignAndCorruptFilesUntouched() throws {
+        let foreign = temporaryDatabasePath()
+        let db = try Connection(path: foreign)
+        try db.execute("CREATE TABLE invoices (n INTEGER)")
+        db.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: foreign))
+        #expect { try Registry(path: foreign) } throws: { "\($0)".contains("not a Clip Registry database") }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: foreign)) == before)
+
+        let corrupt = temporaryDatabasePath()
+        try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: corrupt))
+        #expect { try Registry(path: corrupt) } throws: { "\($0)".contains("is not a Clip Registry database") }
+    }
+
+    @Test func aWriteByAnotherConnectionIsVisibleAtOnce() throws {
+        let path = temporaryDatabasePath()
+        let server = try Registry(path: path)
+        let cli = try Registry(path: path)
+        #expect(try server.resolve("https://bikesrental.example/rent").match == nil)
+        _ = try cli.register(try experienceJSON("https://bikesrental.example/rent"))
+        #expect(try server.resolve("https://bikesrental.example/rent").match != nil)
+    }
+
+    @Test func changeRecordsTellWhoDidWhat() throws {
+        let registry = try Registry(path: temporaryDatabasePath(), actor: "tester")
+        _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
+        _ = try registry.setStatus("1", .deactivated)
+        let changes = try registry.changes()
+        #expect(changes.map { "\($0["action"]!.stringValue!) \($0["entity"]!.stringValue!)" } == [
+            "create team", "create app", "create clip", "create domain", "create experience", "deactivate experience",
+        ])
+        #expect(changes.last?["before"]?["status"] == "ACTIVE" && changes.last?["after"]?["status"] == "DEACTIVATED")
+        #expect(changes.allSatisfy { $0["actor"] == "tester" })
+    }
+}
