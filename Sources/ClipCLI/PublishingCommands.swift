@@ -23,7 +23,7 @@ extension Context {
             case .defaultExperience(let fallback, let locale):
                 print("default experience of \(fallback.experience.clip.rawValue) (no advanced experience matches)")
                 if let locale, let l = fallback.experience.localizations[locale] {
-                    print("  card:   \(fallback.appName.isEmpty ? "(app name)" : fallback.appName) — \(l.subtitle) [\(locale)]")
+                    print("  card:   \(fallback.appName.isEmpty ? "(the app's name)" : fallback.appName) — \(l.subtitle) [\(locale)]")
                 }
                 print("  action: \(fallback.experience.action.rawValue)")
             case nil:
