@@ -20,6 +20,7 @@ let package = Package(
         .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "StrictJSON", swiftSettings: strict),
         .target(name: "ArgParse", swiftSettings: strict),
+        .target(name: "HTTP1", swiftSettings: strict),
 
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
         .target(name: "ClipCore", dependencies: ["StrictJSON"], swiftSettings: strict),
@@ -39,6 +40,7 @@ let package = Package(
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "SQLiteDB"], swiftSettings: strict),

@@ -1,0 +1,135 @@
+/// Header fields in order, duplicates kept; names compared case-insensitively (RFC 9110 §5.1).
+public struct HTTPHeaders: Sendable, Sequence {
+    public private(set) var fields: [(name: String, value: String)] = []
+    public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
+
+    public subscript(_ name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    public func all(_ name: String) -> [String] { fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value) }
+
+    public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+
+    /// Replaces every field of that name.
+    public mutating func set(_ name: String, _ value: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        fields.append((name, value))
+    }
+
+    public mutating func remove(_ name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+
+    /// True when a comma-separated header lists `token` (case-insensitive), e.g. Connection: close.
+    public func contains(_ name: String, token: String) -> Bool {
+        all(name).contains { value in value.split(separator: ",").contains { $0.trimmingOWS().caseInsensitiveEquals(token) } }
+    }
+}
+
+extension StringProtocol {
+    func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A) }
+    }
+
+    /// RFC 9110 §5.6.3: optional whitespace is SP / HTAB.
+    func trimmingOWS() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}
+
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The request-target as sent (origin-form: path and query).
+    public var target: String
+    public var version: HTTPVersion
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// Set by the server from the connection (for logs).
+    public var remoteAddress: String = ""
+
+    public init(method: String, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The path part of the target, still percent-encoded.
+    public var path: Substring {
+        if let q = target.firstIndex(of: "?") { return target[..<q] }
+        return target[...]
+    }
+
+    /// The raw query (after "?"), or nil.
+    public var query: Substring? {
+        guard let q = target.firstIndex(of: "?") else { return nil }
+        return target[target.index(after: q)...]
+    }
+}
+
+public enum HTTPVersion: Sendable, Equatable {
+    case http10, http11
+    public var text: String { self == .http10 ? "HTTP/1.0" : "HTTP/1.1" }
+}
+
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(status: Int, contentType: String, body: [UInt8]) {
+        self.init(status: status, headers: HTTPHeaders([("Content-Type", contentType)]), body: body)
+    }
+
+    public init(status: Int, text: String) {
+        self.init(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
+    }
+}
+
+/// Reason phrases (RFC 9110 §15).
+public enum HTTPStatus {
+    public static func reason(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 406: "Not Acceptable"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 411: "Length Required"
+        case 412: "Precondition Failed"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 415: "Unsupported Media Type"
+        case 417: "Expectation Failed"
+        case 422: "Unprocessable Content"
+        case 428: "Precondition Required"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 503: "Service Unavailable"
+        case 505: "HTTP Version Not Supported"
+        default: "Status \(status)"
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// Every limit of the server in one value, with safe defaults (swift-style §8.2).
+public struct HTTPLimits: Sendable {
+    /// Longest request line (method, target, version); longer → 414 and close.
+    public var maxRequestLineBytes = 8 * 1024
+    /// Whole request head (request line and header fields); larger → 431 and close.
+    public var maxHeaderBytes = 32 * 1024
+    /// Number of header fields; more → 431 and close.
+    public var maxHeaderCount = 100
+    /// Request body; larger → 413 (before any of it is read) and close.
+    public var maxBodyBytes = 8 * 1024 * 1024
+    /// Open connections; the next one gets 503 and is closed.
+    public var maxConnections = 256
+    /// From the first byte of a request to its last header byte; slower → 408 and close (slowloris).
+    public var headDeadlineSeconds = 10.0
+    /// For the whole body; slower → 408 and close.
+    public var bodyDeadlineSeconds = 30.0
+    /// A kept-alive connection with no new request for this long is closed.
+    public var idleTimeoutSeconds = 5.0
+    /// A response not taken by the client within this long ends the connection.
+    public var writeTimeoutSeconds = 30.0
+
+    public init() {}
+}

@@ -1,0 +1,170 @@
+/// A parsed request head and how its body is framed.
+public struct RequestHead: Sendable {
+    public var method: String
+    public var target: String
+    public var version: HTTPVersion
+    public var headers: HTTPHeaders
+    /// Body length from Content-Length (0 when absent).
+    public var contentLength: Int
+    /// The client wants `100 Continue` before it sends the body (RFC 9110 §10.1.1).
+    public var expectsContinue: Bool
+    /// Keep the connection open after the response (RFC 9112 §9.3).
+    public var keepAlive: Bool
+}
+
+/// A request the server answers with an error status and then closes, since the framing of
+/// whatever follows cannot be trusted (RFC 9112 §9.3, swift-style §9.5).
+public struct RequestError: Error, Equatable, Sendable {
+    public let status: Int
+    public let message: String
+    public init(_ status: Int, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}
+
+/// Pure, strict parser of an HTTP/1.1 request head (RFC 9112 §2–§7). Given the bytes received
+/// so far, it says: need more, a complete head (and how many bytes it used), or an error.
+///
+/// Choices (documented in the README's threat model): lines end with CRLF only (a bare LF or
+/// bare CR is refused); obs-fold is refused (§5.2); whitespace between a field name and ":" is
+/// refused (§5.1); Transfer-Encoding is answered with 501 (no chunked request bodies), and
+/// with 400 when Content-Length is also present (§6.1, request smuggling); a Content-Length
+/// given twice, or not a plain decimal, is refused (§6.3); HTTP/1.1 needs exactly one Host (§3.2).
+public enum RequestHeadParser {
+    public enum Outcome: Sendable {
+        case incomplete
+        case complete(RequestHead, headLength: Int)
+    }
+
+    public static func parse(_ buffer: UnsafeRawBufferPointer, limits: HTTPLimits) throws(RequestError) -> Outcome {
+        let bytes = buffer.bindMemory(to: UInt8.self)
+        // Find the end of the head: CRLF CRLF.
+        var end: Int?
+        var firstLineEnd: Int?
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            if b == 0x0A {
+                guard i > 0, bytes[i - 1] == 0x0D else { throw RequestError(400, "a line ends with a bare LF; HTTP/1.1 lines end with CRLF") }
+                if firstLineEnd == nil { firstLineEnd = i - 1 }
+                if i >= 3, bytes[i - 2] == 0x0A, bytes[i - 3] == 0x0D {
+                    end = i + 1
+                    break
+                }
+            } else if b == 0x0D, i + 1 < n, bytes[i + 1] != 0x0A {
+                throw RequestError(400, "a bare CR in the request head")
+            }
+            i += 1
+        }
+        guard let headEnd = end else {
+            if firstLineEnd == nil && n > limits.maxRequestLineBytes { throw RequestError(414, "the request line is longer than \(limits.maxRequestLineBytes) bytes") }
+            if n > limits.maxHeaderBytes { throw RequestError(431, "the request head is larger than \(limits.maxHeaderBytes) bytes") }
+            return .incomplete
+        }
+        guard headEnd <= limits.maxHeaderBytes else { throw RequestError(431, "the request head is larger than \(limits.maxHeaderBytes) bytes") }
+        let lineEnd = firstLineEnd!
+        guard lineEnd <= limits.maxRequestLineBytes else { throw RequestError(414, "the request line is longer than \(limits.maxRequestLineBytes) bytes") }
+
+        // request-line = method SP request-target SP HTTP-version (RFC 9112 §3)
+        let line = UnsafeBufferPointer(rebasing: bytes[0..<lineEnd])
+        guard let sp1 = line.firstIndex(of: 0x20), let sp2 = line[(sp1 + 1)...].firstIndex(of: 0x20),
+            !line[(sp2 + 1)...].contains(0x20)
+        else { throw RequestError(400, "the request line is not METHOD SP TARGET SP VERSION") }
+        let methodBytes = line[0..<sp1]
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenChar) else { throw RequestError(400, "the method is not a token") }
+        let targetBytes = line[(sp1 + 1)..<sp2]
+        // RFC 9112 §3.2: visible ASCII only; this also refuses invalid UTF-8 and control bytes.
+        guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+            throw RequestError(400, "the request target holds a byte that is not visible ASCII")
+        }
+        var target = String(decoding: targetBytes, as: UTF8.self)
+        if target.hasPrefix("http://") || target.hasPrefix("https://") {
+            // absolute-form (§3.2.2): keep the path and query.
+            let afterScheme = target.index(target.firstIndex(of: ":")!, offsetBy: 3)
+            target = target[afterScheme...].firstIndex(where: { $0 == "/" || $0 == "?" }).map { String(target[$0...]) } ?? "/"
+            if target.hasPrefix("?") { target = "/" + target }
+        } else if !target.hasPrefix("/") && !(target == "*") {
+            throw RequestError(400, "the request target must start with /")
+        }
+        let versionBytes = Array(line[(sp2 + 1)...])
+        let version: HTTPVersion
+        switch versionBytes {
+        case Array("HTTP/1.1".utf8): version = .http11
+        case Array("HTTP/1.0".utf8): version = .http10
+        default:
+            if versionBytes.count == 8, versionBytes.starts(with: Array("HTTP/".utf8)), isDigit(versionBytes[5]), versionBytes[6] == 0x2E, isDigit(versionBytes[7]) {
+                throw RequestError(505, "only HTTP/1.0 and HTTP/1.1 are supported")
+            }
+            throw RequestError(400, "the HTTP version is malformed")
+        }
+
+        // field-line = field-name ":" OWS field-value OWS (RFC 9112 §5)
+        var headers = HTTPHeaders()
+        var start = lineEnd + 2
+        while start < headEnd - 2 {
+            var stop = start
+            while bytes[stop] != 0x0D { stop += 1 }
+            let field = UnsafeBufferPointer(rebasing: bytes[start..<stop])
+            start = stop + 2
+            guard headers.fields.count < limits.maxHeaderCount else { throw RequestError(431, "more than \(limits.maxHeaderCount) header fields") }
+            guard let first = field.first, first != 0x20, first != 0x09 else { throw RequestError(400, "obsolete line folding (a header line starts with whitespace)") }
+            guard let colon = field.firstIndex(of: 0x3A) else { throw RequestError(400, "a header line has no ':'") }
+            let name = field[0..<colon]
+            guard !name.isEmpty, name.allSatisfy(isTokenChar) else { throw RequestError(400, "a header field name is not a token (or has whitespace before ':')") }
+            let rawValue = field[(colon + 1)...]
+            // field-value: VCHAR / obs-text / SP / HTAB; NUL and other controls are refused.
+            guard rawValue.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else { throw RequestError(400, "a header value holds a control character") }
+            let value = String(decoding: rawValue, as: UTF8.self).trimmingOWS()
+            headers.add(String(decoding: name, as: UTF8.self), value)
+        }
+
+        // Host: exactly one for HTTP/1.1 (RFC 9112 §3.2).
+        let hosts = headers.all("Host")
+        if version == .http11 && hosts.count != 1 { throw RequestError(400, "an HTTP/1.1 request needs exactly one Host header") }
+        if hosts.count > 1 { throw RequestError(400, "more than one Host header") }
+
+        // Body framing (RFC 9112 §6).
+        let transferEncodings = headers.all("Transfer-Encoding")
+        let lengths = headers.all("Content-Length")
+        if !transferEncodings.isEmpty {
+            if !lengths.isEmpty { throw RequestError(400, "both Transfer-Encoding and Content-Length (request smuggling)") }
+            throw RequestError(501, "Transfer-Encoding in requests is not supported; send Content-Length")
+        }
+        var contentLength = 0
+        if !lengths.isEmpty {
+            guard lengths.count == 1 else { throw RequestError(400, "more than one Content-Length") }
+            let text = lengths[0]
+            guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy(isDigit), let value = Int(text) else {
+                throw RequestError(400, "Content-Length is not a decimal number")
+            }
+            guard value <= limits.maxBodyBytes else { throw RequestError(413, "the body is larger than \(limits.maxBodyBytes) bytes") }
+            contentLength = value
+        }
+
+        var expectsContinue = false
+        if let expect = headers["Expect"] {
+            guard expect.caseInsensitiveEquals("100-continue") else { throw RequestError(417, "only Expect: 100-continue is supported") }
+            expectsContinue = version == .http11
+        }
+        let keepAlive = version == .http11
+            ? !headers.contains("Connection", token: "close")
+            : headers.contains("Connection", token: "keep-alive")
+        let head = RequestHead(
+            method: String(decoding: methodBytes, as: UTF8.self), target: target, version: version, headers: headers,
+            contentLength: contentLength, expectsContinue: expectsContinue, keepAlive: keepAlive)
+        return .complete(head, headLength: headEnd)
+    }
+
+    // RFC 9110 §5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
+    @inline(__always) static func isTokenChar(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+        default: false
+        }
+    }
+
+    @inline(__always) static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+}

@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An error of one system call, with its errno.
+public struct SocketError: Error, CustomStringConvertible, Sendable {
+    public let call: String
+    public let errno: Int32
+    public var description: String { "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
+}
+
+/// Runs a system call, retrying on EINTR (swift-style §8.4); a -1 result becomes a SocketError.
+@discardableResult
+func syscall<T: BinaryInteger>(_ name: String, _ body: () -> T) throws(SocketError) -> T {
+    while true {
+        let result = body()
+        if result != -1 { return result }
+        let code = errno
+        if code == EINTR { continue }
+        throw SocketError(call: name, errno: code)
+    }
+}
+
+/// A listening TCP socket on an IPv4 address: close-on-exec, SO_REUSEADDR, port 0 allowed.
+final class ListeningSocket: @unchecked Sendable {
+    let fd: Int32
+    let port: Int
+
+    init(host: String, port: Int, backlog: Int32 = 1024) throws(SocketError) {
+        let fd = try syscall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            Glibc.close(fd)
+            throw SocketError(call: "inet_pton(\(host))", errno: EINVAL)
+        }
+        do {
+            try syscall("bind") { withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } }
+            try syscall("listen") { listen(fd, backlog) }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        var bound = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: bound.sin_port))
+    }
+
+    /// Waits up to `timeoutMilliseconds` for a connection; nil on timeout.
+    func accept(timeoutMilliseconds: Int32) throws(SocketError) -> (fd: Int32, address: String)? {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = try syscall("poll") { poll(&pfd, 1, timeoutMilliseconds) }
+        guard ready > 0 else { return nil }
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let client = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
+        }
+        if client == -1 {
+            // The peer gave up between poll and accept, or we are out of descriptors: try again later.
+            if [EAGAIN, EWOULDBLOCK, ECONNABORTED, EINTR, EMFILE, ENFILE, EPROTO].contains(errno) { return nil }
+            throw SocketError(call: "accept", errno: errno)
+        }
+        // Close-on-exec (accept4 is not visible to Swift here; this server never forks meanwhile).
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        inet_ntop(AF_INET, &address.sin_addr, &text, socklen_t(INET_ADDRSTRLEN))
+        let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (client, "\(host):\(UInt16(bigEndian: address.sin_port))")
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
+
+/// One accepted connection's descriptor with deadline-aware reads and complete writes.
+struct ConnectionSocket {
+    let fd: Int32
+
+    enum ReadResult { case data(Int), closed, timeout }
+
+    /// Reads into `buffer` (appending), waiting at most until `deadline` (monotonic seconds).
+    func read(into buffer: inout [UInt8], deadline: Double, chunk: Int = 16 * 1024) throws(SocketError) -> ReadResult {
+        let remaining = deadline - monotonicSeconds()
+        guard remaining > 0 else { return .timeout }
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = try syscall("poll") { poll(&pfd, 1, Int32(min(remaining, 3600) * 1000) + 1) }
+        guard ready > 0 else { return .timeout }
+        let start = buffer.count
+        buffer.reserveCapacity(start + chunk)
+        var temporary = [UInt8](repeating: 0, count: chunk)
+        let count = temporary.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, chunk, 0) }
+        if count == -1 {
+            let code = errno
+            if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { return .data(0) }
+            if code == ECONNRESET { return .closed }
+            throw SocketError(call: "recv", errno: code)
+        }
+        if count == 0 { return .closed }
+        buffer.append(contentsOf: temporary[0..<count])
+        return .data(count)
+    }
+
+    /// Writes all of `bytes`; MSG_NOSIGNAL so a closed peer is an error, not SIGPIPE.
+    func write(_ bytes: [UInt8], timeoutSeconds: Double) throws(SocketError) {
+        var offset = 0
+        let deadline = monotonicSeconds() + timeoutSeconds
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { raw in send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent >= 0 {
+                offset += sent
+                continue
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK {
+                let remaining = deadline - monotonicSeconds()
+                guard remaining > 0 else { throw SocketError(call: "send", errno: ETIMEDOUT) }
+                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&pfd, 1, Int32(remaining * 1000) + 1)
+                continue
+            }
+            throw SocketError(call: "send", errno: code)
+        }
+    }
+
+    /// Makes writes non-blocking, so that a client that stops reading cannot hold a thread
+    /// beyond the write timeout.
+    func setNonBlockingWrites() {
+        let flags = fcntl(fd, F_GETFL, 0)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
+
+/// CLOCK_MONOTONIC in seconds: deadlines never jump with the wall clock.
+@inline(__always) public func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

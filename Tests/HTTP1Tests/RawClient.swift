@@ -1,0 +1,101 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import HTTP1
+
+/// A raw TCP client for tests: sends exact bytes and reads what comes back, so that malformed
+/// and hostile requests can be written byte for byte.
+final class RawClient {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard rc == 0 else { throw SocketError(call: "connect", errno: errno) }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Reads until the peer closes or `seconds` pass.
+    func readAll(seconds: Double = 5) -> String {
+        var buffer: [UInt8] = []
+        let deadline = monotonicSeconds() + seconds
+        while monotonicSeconds() < deadline {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 50) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
+            if n <= 0 { break }
+            buffer += chunk[0..<n]
+        }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    /// Reads exactly `count` complete responses (each with Content-Length), or what arrived in time.
+    func readResponses(_ count: Int, seconds: Double = 5) -> [String] {
+        var buffer: [UInt8] = []
+        var responses: [String] = []
+        let deadline = monotonicSeconds() + seconds
+        while responses.count < count && monotonicSeconds() < deadline {
+            if let (response, used) = Self.split(buffer) {
+                responses.append(response)
+                buffer.removeFirst(used)
+                continue
+            }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 50) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
+            if n <= 0 { break }
+            buffer += chunk[0..<n]
+        }
+        if responses.count < count, let (response, _) = Self.split(buffer) { responses.append(response) }
+        return responses
+    }
+
+    static func split(_ buffer: [UInt8]) -> (String, Int)? {
+        let text = String(decoding: buffer, as: UTF8.self)
+        guard let headEnd = text.range(of: "\r\n\r\n") else { return nil }
+        let head = text[..<headEnd.lowerBound]
+        var length = 0
+        for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
+            length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        if head.hasPrefix("HTTP/1.1 100") { length = 0 }
+        let headBytes = text[..<headEnd.upperBound].utf8.count
+        guard buffer.count >= headBytes + length else { return nil }
+        return (String(decoding: buffer[0..<(headBytes + length)], as: UTF8.self), headBytes + length)
+    }
+
+    /// True when the server closed the connection (a read returns end of file in time).
+    func isClosedByPeer(seconds: Double = 3) -> Bool {
+        let deadline = monotonicSeconds() + seconds
+        while monotonicSeconds() < deadline {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 50) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 4096, 0) }
+            if n <= 0 { return true }
+        }
+        return false
+    }
+}
+
+/// The first line ("\r\n" is a single Character in Swift, so split on it).
+func statusLine(_ response: String) -> String { response.split(separator: "\r\n", maxSplits: 1).first.map(String.init) ?? "" }
+
+func body(_ response: String) -> String {
+    guard let r = response.range(of: "\r\n\r\n") else { return "" }
+    return String(response[r.upperBound...])
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import HTTP1
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The server over real sockets on 127.0.0.1, port 0.
+final class TestServer {
+    let server: HTTPServer
+    let port: Int
+
+    init(limits: HTTPLimits = HTTPLimits(), handler: HTTPHandler? = nil) throws {
+        server = HTTPServer(configuration: .init(limits: limits), handler: handler ?? { request in
+            if request.target == "/slow" { Thread.sleep(forTimeInterval: 0.5) }
+            return HTTPResponse(status: 200, contentType: "text/plain", body: Array("\(request.method) \(request.target) \(request.body.count)".utf8))
+        })
+        port = try server.start()
+    }
+
+    deinit { server.stop(drainSeconds: 1) }
+}
+
+@Suite(.serialized) struct ServerTests {
+    @Test func urlSessionKeepAlive() async throws {
+        let t = try TestServer()
+        for i in 0..<3 {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(t.port)/hello?i=\(i)")!)
+            request.httpMethod = "POST"
+            request.httpBody = Data(repeating: 65, count: 2000)
+            let (data, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(String(decoding: data, as: UTF8.self) == "POST /hello?i=\(i) 2000")
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let t = try TestServer()
+        let client = try RawClient(port: t.port)
+        client.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET /d HTTP/1.1\r\nHost: x\r\n\r\nHEAD /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        var rest = Array(client.readAll().utf8)
+        var responses: [String] = []
+        while responses.count < 3, let (response, used) = RawClient.split(rest) {
+            responses.append(response)
+            rest.removeFirst(used)
+        }
+        #expect(responses.map(body) == ["GET /a 0", "POST /b 3", "GET /d 0"])
+        let head = String(decoding: rest, as: UTF8.self)
+        #expect(head.hasSuffix("Content-Length: 9\r\nConnection: close\r\n\r\n"), "HEAD gets the GET length, no body, and the close")
+    }
+
+    @Test func expectContinue() throws {
+        let t = try TestServer()
+        let client = try RawClient(port: t.port)
+        client.send("PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        #expect(client.readResponses(1).first.map(statusLine) == "HTTP/1.1 100 Continue")
+        client.send("hello")
+        #expect(client.readResponses(1).first.map(body) == "PUT /x 5")
+        let big = try RawClient(port: t.port)
+        big.send("PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\nExpect: 100-continue\r\n\r\n")
+        #expect(statusLine(big.readAll()) == "HTTP/1.1 413 Content Too Large", "too large is refused before any body is sent")
+    }
+
+    static let hostile: [String: (request: String, expected: String)] = [
+        "CL+TE smuggling": ("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc", "HTTP/1.1 400 Bad Request"),
+        "two Content-Lengths": ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", "HTTP/1.1 400 Bad Request"),
+        "negative Content-Length": ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -3\r\n\r\nabc", "HTTP/1.1 400 Bad Request"),
+        "chunked body": ("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", "HTTP/1.1 501 Not Implemented"),
+        "long request line": ("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 414 URI Too Long"),
+        "huge header": ("GET / HTTP/1.1\r\nHost: x\r\nX: \(String(repeating: "a", count: 40000))\r\n\r\n", "HTTP/1.1 431 Request Header Fields Too Large"),
+        "too many headers": ("GET / HTTP/1.1\r\nHost: x\r\n" + (0..<101).map { "X-\($0): y\r\n" }.joined() + "\r\n", "HTTP/1.1 431 Request Header Fields Too Large"),
+        "HTTP/3.0": ("GET / HTTP/3.0\r\nHost: x\r\n\r\n", "HTTP/1.1 505 HTTP Version Not Supported"),
+        "obs-fold": ("GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+        "too large body": ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8388609\r\n\r\n", "HTTP/1.1 413 Content Too Large"),
+        "invalid UTF-8 in path": ("GET /\u{FF} HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+    ]
+
+    @Test(arguments: Array(hostile.keys).sorted())
+    func framingErrorsAreAnsweredThenTheConnectionCloses(_ name: String) throws {
+        let (request, expected) = Self.hostile[name]!
+        let t = try TestServer()
+        let client = try RawClient(port: t.port)
+        client.send(request + "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = client.readAll()
+        #expect(statusLine(answer) == expected)
+        #expect(answer.contains("Connection: close") && answer.contains("application/problem+json"))
+        #expect(!answer.contains("/smuggled"), "nothing after a framing error is served")
+        // The server still serves the next well-formed request.
+        let next = try RawClient(port: t.port)
+        next.send("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(next.readResponses(1).first.map(body) == "GET /next 0")
+    }
+
+    @Test func slowHeadGets408AndIdleConnectionsClose() throws {
+        var limits = HTTPLimits()
+        limits.headDeadlineSeconds = 0.6
+        limits.idleTimeoutSeconds = 0.4
+        let t = try TestServer(limits: limits)
+        let slow = try RawClient(port: t.port)
+        for byte in "GET / HTTP/1.1\r\n".utf8 {
+            slow.send([byte])
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(statusLine(slow.readAll(seconds: 2)) == "HTTP/1.1 408 Request Timeout")
+        let idle = try RawClient(port: t.port)
+        #expect(idle.isClosedByPeer(seconds: 2))
+    }
+
+    @Test func slowBodyGets408() throws {
+        var limits = HTTPLimits()
+        limits.bodyDeadlineSeconds = 0.5
+        let t = try TestServer(limits: limits)
+        let client = try RawClient(port: t.port)
+        client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
+        #expect(statusLine(client.readAll(seconds: 2)) == "HTTP/1.1 408 Request Timeout")
+    }
+
+    @Test func connectionsBeyondTheCapAreRefusedCleanly() throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 2
+        let t = try TestServer(limits: limits)
+        let a = try RawClient(port: t.port), b = try RawClient(port: t.port)
+        a.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        b.send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(a.readResponses(1).count == 1 && b.readResponses(1).count == 1)
+        let c = try RawClient(port: t.port)
+        let refused = c.readAll(seconds: 2)
+        #expect(statusLine(refused) == "HTTP/1.1 503 Service Unavailable" && refused.contains("Retry-After: 1"))
+        a.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(a.readResponses(1).first.map(body) == "GET /again 0")
+    }
+
+    @Test func gracefulStopFinishesInFlightRequests() throws {
+        let t = try TestServer()
+        let client = try RawClient(port: t.port)
+        client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.1)
+        let server = t.server
+        let stopped = Thread { server.stop(drainSeconds: 5) }
+        stopped.start()
+        let answer = client.readAll(seconds: 3)
+        #expect(body(answer) == "GET /slow 0")
+        #expect(answer.contains("Connection: close"))
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(throws: (any Error).self) { try RawClient(port: t.port) }
+    }
+}
