@@ -34,8 +34,11 @@ let package = Package(
             name: "ClipStore", dependencies: ["ClipCore", "SQLiteDB", "StrictJSON"], swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
+        // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
+        .target(name: "ClipAPI", dependencies: ["ClipCore", "ClipStore", "HTTP1", "StrictJSON"], swiftSettings: strict),
+
         // clipctl's commands as a library (wiring and presentation), and the thin executable.
-        .target(name: "ClipCLI", dependencies: ["ClipCore", "ClipStore", "ArgParse", "StrictJSON"], swiftSettings: strict),
+        .target(name: "ClipCLI", dependencies: ["ClipCore", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "StrictJSON"], swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),

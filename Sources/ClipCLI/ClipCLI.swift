@@ -5,14 +5,14 @@ import Foundation
 import StrictJSON
 
 /// Where `clipctl` reads and writes, injectable so that commands can run in-process in tests.
-public struct CLIIO {
-    public var out: (String) -> Void
-    public var err: (String) -> Void
-    public var readStandardInput: () -> [UInt8]
+public struct CLIIO: Sendable {
+    public var out: @Sendable (String) -> Void
+    public var err: @Sendable (String) -> Void
+    public var readStandardInput: @Sendable () -> [UInt8]
     public var standardErrorIsTerminal: Bool
     public var standardOutputIsTerminal: Bool
 
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, readStandardInput: @escaping () -> [UInt8],
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, readStandardInput: @escaping @Sendable () -> [UInt8],
                 standardErrorIsTerminal: Bool = false, standardOutputIsTerminal: Bool = false) {
         self.out = out
         self.err = err

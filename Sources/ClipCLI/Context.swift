@@ -60,6 +60,10 @@ final class Context {
         case ["applinks", "settings"]: try applinksSettings()
         case ["applinks", "webcredentials"]: try webcredentials()
         case ["changes"]: try changes()
+        case ["serve"]: try serve()
+        case ["token", "create"]: try tokenCreate()
+        case ["token", "list"]: try tokenList()
+        case ["token", "revoke"]: try tokenRevoke()
         default: throw CommandFailure.usage("unknown command \(parsed.path.joined(separator: " "))")
         }
     }

@@ -110,6 +110,9 @@ public enum ExperienceJSON {
                 localizations[language] = CardText(title: t, subtitle: s)
             } else {
                 reader.fail(title == nil ? "title" : "subtitle", "required", "is required with \(title == nil ? "subtitle" : "title")")
+                // Still check the half that was given, so that every problem is reported at once.
+                if let title { reader.add(TextLimits.check(title, field: "title", max: TextLimits.titleMax)) }
+                if let subtitle { reader.add(TextLimits.check(subtitle, field: "subtitle", max: TextLimits.subtitleMax)) }
             }
         }
         if languageIsValid && localizations[language] == nil && (base == nil || reader.has("language") || reader.has("localizations")) {

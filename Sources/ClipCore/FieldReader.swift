@@ -93,6 +93,11 @@ public final class FieldReader {
         do { return try E.parse(s, field: fieldPath(key)) } catch { errors.append(contentsOf: error.errors); return nil }
     }
 
+    /// Runs a validating constructor, recording its errors; nil when it failed.
+    public func attempt<T>(_ body: () throws(ValidationFailure) -> T) -> T? {
+        do { return try body() } catch { errors.append(contentsOf: error.errors); return nil }
+    }
+
     /// Members of the object that nobody read: each is an "unknown field" error.
     public func finish() -> [FieldError] {
         for member in members where !consumed.contains(member.key) {

@@ -15,7 +15,7 @@ public final class Router: @unchecked Sendable {
         public let method: String
         public let template: String
         let segments: [Segment]
-        let handler: Handler
+        public let handler: Handler
     }
 
     enum Segment: Equatable, Sendable {

@@ -1,0 +1,207 @@
+import ClipCore
+import ClipStore
+import Foundation
+import HTTP1
+import StrictJSON
+
+/// Who is calling, from the bearer token.
+enum Principal {
+    case admin(tokenID: Int64)
+    case team(TeamID, tokenID: Int64)
+
+    var team: TeamID? { if case .team(let t, _) = self { t } else { nil } }
+    var tokenID: Int64 {
+        switch self {
+        case .admin(let id), .team(_, let id): id
+        }
+    }
+}
+
+/// One request as the handlers see it.
+struct Context {
+    let request: HTTPRequest
+    let parameters: RouteParameters
+    let query: [(name: String, value: String)]
+    let principal: Principal?
+    let registry: Registry
+
+    func query(_ name: String) -> String? { query.last { $0.name == name }?.value }
+
+    func parameter(_ name: String) -> String { parameters[name] ?? "" }
+
+    /// The JSON body: `Content-Type: application/json` (else 415), well-formed (else 400 saying where).
+    func jsonBody() throws -> JSONValue {
+        let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json")) else {
+            throw Problem(status: 415, detail: "send the body as application/json (got \(type.isEmpty ? "no Content-Type" : type))")
+        }
+        guard !request.body.isEmpty else { throw Problem.badRequest("the request needs a JSON body") }
+        do { return try JSONParser.parse(request.body) } catch {
+            throw Problem.badRequest("malformed JSON: \(error.message) at line \(error.line), column \(error.column)")
+        }
+    }
+
+    /// The principal, which this route requires (401 otherwise).
+    var caller: Principal {
+        get throws {
+            guard let principal else { throw Problem.unauthorized("this route needs Authorization: Bearer TOKEN") }
+            return principal
+        }
+    }
+
+    /// Team tokens see only their team's objects: another team's answer 404 (design §4.2).
+    func checkVisible(team: TeamID, _ what: String) throws {
+        if let own = try caller.team, own != team { throw Problem.notFound("not found: \(what)") }
+    }
+
+    /// Team tokens may create only in their own team.
+    func checkWritable(team: TeamID) throws {
+        if let own = try caller.team, own != team {
+            throw Problem.forbidden("a token of team \(own.rawValue) cannot act for team \(team.rawValue)")
+        }
+    }
+
+    func requireAdmin() throws {
+        if try caller.team != nil { throw Problem.forbidden("this route needs an admin token") }
+    }
+
+    /// `If-Match` (RFC 9110 §13.1.1) against our ETags `"<kind>-v<version>"`: nil when absent or
+    /// "*"; the version named otherwise; 412 when it names none of ours.
+    func expectedVersion(kind: String) throws -> Int? {
+        guard let header = request.headers["If-Match"]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if header == "*" { return nil }
+        for candidate in header.split(separator: ",") {
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            let prefix = "\"\(kind)-v"
+            if tag.hasPrefix(prefix), tag.hasSuffix("\""), let version = Int(tag.dropFirst(prefix.count).dropLast()) { return version }
+        }
+        throw Problem(status: 412, detail: "If-Match \(header) names no version of this resource; read it again and retry")
+    }
+}
+
+/// The HTTP API of design §4.2 on a `RegistryPool`: routes, authentication, tenancy, problem
+/// details, request ids, one log line per request, metrics.
+public final class ClipAPI: @unchecked Sendable {
+    enum Access { case open, token }
+    typealias Handler = @Sendable (Context) throws -> HTTPResponse
+
+    let pool: RegistryPool
+    let router = Router()
+    let metrics = Metrics()
+    let log: @Sendable (String) -> Void
+    /// Set by the caller once the server runs, for the connection gauge.
+    public var connectionCount: @Sendable () -> Int = { 0 }
+    private var access: [String: Access] = [:]
+
+    public init(pool: RegistryPool, log: @escaping @Sendable (String) -> Void) {
+        self.pool = pool
+        self.log = log
+        registerRoutes()
+    }
+
+    /// Every (method, template) served, for the OpenAPI check.
+    public var routes: [(method: String, template: String)] { router.routes.map { ($0.method, $0.template) } }
+
+    func add(_ method: String, _ template: String, _ access: Access, _ handler: @escaping Handler) {
+        self.access["\(method) \(template)"] = access
+        router.add(method, template) { [unowned self] request, parameters in
+            self.run(request, parameters, template: template, access: access, handler)
+        }
+    }
+
+    /// The server's handler.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let started = monotonicSeconds()
+        let requestID = Self.requestID(request.headers["X-Request-Id"])
+        var response: HTTPResponse
+        var route = "unmatched"
+        switch router.match(method: request.method, path: request.path) {
+        case .found(let matched, let parameters):
+            route = matched.template
+            response = matched.handler(request, parameters)
+        case .notFound:
+            response = Problem.notFound("no route for \(request.method) \(String(request.path).prefix(200))").response
+        case .methodNotAllowed(let allow):
+            response = Problem(status: 405, detail: "\(request.method) is not allowed here; allowed: \(allow.joined(separator: ", "))", headers: [("Allow", allow.joined(separator: ", "))]).response
+        case .badPath:
+            response = Problem.badRequest("the path has a malformed percent-encoding, invalid UTF-8 or NUL").response
+        }
+        response.headers.set("X-Request-Id", requestID)
+        let seconds = monotonicSeconds() - started
+        metrics.record(route: route, method: request.method, status: response.status, seconds: seconds)
+        // One structured line per request; no query, body or Authorization (they may hold secrets).
+        log(JSONWriter.string(.object([
+            "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+            "level": response.status >= 500 ? "error" : "info",
+            "msg": "request",
+            "requestId": .string(requestID),
+            "method": .string(request.method),
+            "route": .string(route),
+            "status": .integer(Int64(response.status)),
+            "durationMs": .double((seconds * 1e5).rounded() / 100),
+            "remote": .string(request.remoteAddress),
+        ])))
+        return response
+    }
+
+    /// Logs a request the server refused before routing (framing errors, 408, 503).
+    public func observeRefusal(_ request: HTTPRequest, _ response: HTTPResponse) {
+        metrics.record(route: "refused", method: request.method, status: response.status, seconds: 0)
+        log(JSONWriter.string(.object([
+            "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+            "level": "warning", "msg": "refused", "status": .integer(Int64(response.status)), "remote": .string(request.remoteAddress),
+        ])))
+    }
+
+    /// A client's X-Request-Id when it is safe to echo (1–128 of [A-Za-z0-9._-]), else a new one.
+    static func requestID(_ given: String?) -> String {
+        if let given, (1...128).contains(given.utf8.count),
+            given.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D })
+        {
+            return given
+        }
+        var generator = SystemRandomNumberGenerator()
+        return (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    private func run(_ request: HTTPRequest, _ parameters: RouteParameters, template: String, access: Access, _ handler: Handler) -> HTTPResponse {
+        guard let query = QueryString.parse(request.query) else {
+            return Problem.badRequest("the query string has a malformed percent-encoding or invalid UTF-8").response
+        }
+        do {
+            return try pool.with(actor: "api") { registry in
+                var principal: Principal?
+                if let authorization = request.headers["Authorization"] {
+                    let parts = authorization.split(separator: " ", maxSplits: 1)
+                    guard parts.count == 2, parts[0].lowercased() == "bearer", let token = try registry.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+                        throw Problem.unauthorized("the bearer token is unknown, malformed or revoked")
+                    }
+                    principal = token.team.map { .team($0, tokenID: token.id) } ?? .admin(tokenID: token.id)
+                    registry.actor = "token:\(token.id)"
+                }
+                if access == .token && principal == nil { throw Problem.unauthorized("this route needs Authorization: Bearer TOKEN") }
+                return try handler(Context(request: request, parameters: parameters, query: query, principal: principal, registry: registry))
+            }
+        } catch let problem as Problem {
+            return problem.response
+        } catch let error as RegistryError {
+            if case .storage(let message) = error { log("{\"level\":\"error\",\"msg\":\"storage\",\"detail\":\(JSONWriter.string(.string(message)))}") }
+            return Problem(error).response
+        } catch {
+            log("{\"level\":\"error\",\"msg\":\"unexpected\",\"detail\":\(JSONWriter.string(.string("\(error)")))}")
+            return Problem(status: 500, detail: "internal error").response
+        }
+    }
+}
+
+// MARK: Response helpers
+
+func json(_ value: JSONValue, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
+    var response = HTTPResponse(status: status, contentType: "application/json", body: JSONWriter.bytes(value))
+    for (name, value) in headers { response.headers.add(name, value) }
+    return response
+}
+
+func noContent() -> HTTPResponse { HTTPResponse(status: 204) }
+
+func etag(_ kind: String, _ version: Int) -> String { "\"\(kind)-v\(version)\"" }

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Prometheus text-format metrics (exposition format 0.0.4): requests by route template, method
+/// and status; a latency histogram by route template. Raw URLs are never labels (cardinality
+/// and privacy: swift-style §1.5).
+final class Metrics: @unchecked Sendable {
+    private let lock = NSLock()
+    private var requests: [String: Int] = [:]
+    private var latencyBuckets: [String: [Int]] = [:]
+    private var latencySum: [String: Double] = [:]
+    private var latencyCount: [String: Int] = [:]
+    static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+
+    func record(route: String, method: String, status: Int, seconds: Double) {
+        let key = "route=\"\(route)\",method=\"\(method)\",status=\"\(status)\""
+        lock.withLock {
+            requests[key, default: 0] += 1
+            var buckets = latencyBuckets[route] ?? [Int](repeating: 0, count: Self.bounds.count)
+            for (i, bound) in Self.bounds.enumerated() where seconds <= bound { buckets[i] += 1 }
+            latencyBuckets[route] = buckets
+            latencySum[route, default: 0] += seconds
+            latencyCount[route, default: 0] += 1
+        }
+    }
+
+    func render(experiences: [String: Int], connections: Int) -> String {
+        var out = "# HELP clipregistry_http_requests_total HTTP requests answered, by route template, method and status.\n"
+        out += "# TYPE clipregistry_http_requests_total counter\n"
+        lock.withLock {
+            for (labels, count) in requests.sorted(by: { $0.key < $1.key }) { out += "clipregistry_http_requests_total{\(labels)} \(count)\n" }
+            out += "# HELP clipregistry_http_request_duration_seconds Time to answer a request, by route template.\n"
+            out += "# TYPE clipregistry_http_request_duration_seconds histogram\n"
+            for route in latencyBuckets.keys.sorted() {
+                for (i, bound) in Self.bounds.enumerated() {
+                    out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(latencyBuckets[route]![i])\n"
+                }
+                out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(latencyCount[route]!)\n"
+                out += "clipregistry_http_request_duration_seconds_sum{route=\"\(route)\"} \(latencySum[route]!)\n"
+                out += "clipregistry_http_request_duration_seconds_count{route=\"\(route)\"} \(latencyCount[route]!)\n"
+            }
+        }
+        out += "# HELP clipregistry_experiences Advanced experiences (not removed), by status.\n# TYPE clipregistry_experiences gauge\n"
+        for (status, count) in experiences.sorted(by: { $0.key < $1.key }) { out += "clipregistry_experiences{status=\"\(status)\"} \(count)\n" }
+        out += "# HELP clipregistry_http_connections Open HTTP connections.\n# TYPE clipregistry_http_connections gauge\n"
+        out += "clipregistry_http_connections \(connections)\n"
+        return out
+    }
+}

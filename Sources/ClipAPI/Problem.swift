@@ -1,0 +1,65 @@
+import ClipCore
+import ClipStore
+import HTTP1
+import StrictJSON
+
+/// An HTTP answer to a failed request, rendered as RFC 9457 problem details with the list of
+/// field errors (design §4.2–§4.3).
+struct Problem: Error {
+    let status: Int
+    let detail: String
+    var errors: [FieldError] = []
+    var extra: [(key: String, value: JSONValue)] = []
+    var headers: [(String, String)] = []
+
+    static func badRequest(_ detail: String, errors: [FieldError] = []) -> Problem { Problem(status: 400, detail: detail, errors: errors) }
+    static func notFound(_ detail: String) -> Problem { Problem(status: 404, detail: detail) }
+    static func unauthorized(_ detail: String) -> Problem {
+        Problem(status: 401, detail: detail, headers: [("WWW-Authenticate", "Bearer realm=\"clip-registry\"")])
+    }
+    static func forbidden(_ detail: String) -> Problem { Problem(status: 403, detail: detail) }
+
+    /// RegistryError → status, once (design §4.3).
+    init(_ error: RegistryError) {
+        switch error {
+        case .invalid(let errors):
+            // Unknown fields are a malformed request (400); otherwise invalid values (422).
+            let unknown = errors.contains { $0.rule == "unknown" || $0.rule == "readOnly" }
+            self.init(status: unknown ? 400 : 422, detail: unknown ? "the request has fields that are unknown or read-only" : "the request has invalid values", errors: errors)
+        case .invalidImport(let lines):
+            self.init(status: 422, detail: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
+                      errors: lines.flatMap { line in line.errors.map { FieldError(field: "line \(line.line): \($0.field)", rule: $0.rule, message: $0.message) } })
+        case .notFound(let what): self.init(status: 404, detail: "not found: \(what)")
+        case .conflict(let message, let existing):
+            self.init(status: 409, detail: message, extra: existing.map { [(key: "existing", value: .string("/v1/experiences/\($0)"))] } ?? [])
+        case .versionMismatch: self.init(status: 412, detail: error.description)
+        case .unprocessable(let message): self.init(status: 422, detail: message)
+        case .busy: self.init(status: 503, detail: error.description, headers: [("Retry-After", "1")])
+        case .storage(let message): self.init(status: 500, detail: "storage failure: \(message)")
+        }
+    }
+
+    init(status: Int, detail: String, errors: [FieldError] = [], extra: [(key: String, value: JSONValue)] = [], headers: [(String, String)] = []) {
+        self.status = status
+        self.detail = detail
+        self.errors = errors
+        self.extra = extra
+        self.headers = headers
+    }
+
+    var response: HTTPResponse {
+        var members: [(key: String, value: JSONValue)] = [
+            (key: "type", value: "about:blank"),
+            (key: "title", value: .string(HTTPStatus.reason(status))),
+            (key: "status", value: .integer(Int64(status))),
+            (key: "detail", value: .string(detail)),
+        ]
+        if !errors.isEmpty {
+            members.append((key: "errors", value: .array(errors.map { .object(["field": .string($0.field), "rule": .string($0.rule), "message": .string($0.message)]) })))
+        }
+        members += extra
+        var response = HTTPResponse(status: status, contentType: "application/problem+json", body: JSONWriter.bytes(.object(members)))
+        for (name, value) in headers { response.headers.add(name, value) }
+        return response
+    }
+}

@@ -1,0 +1,36 @@
+import ClipStore
+import Foundation
+
+/// A few `Registry` connections shared by the server's threads: a request checks one out,
+/// uses it alone, and returns it. SQLite in WAL mode lets readers run beside the one writer.
+public final class RegistryPool: @unchecked Sendable {
+    private let path: String
+    private let lock = NSLock()
+    private var idle: [Registry] = []
+    private var created = 0
+    private let capacity: Int
+    private let available: DispatchSemaphore
+
+    /// Opens (and migrates) the database once, so that a bad file fails at start-up.
+    public init(path: String, capacity: Int = 8) throws(RegistryError) {
+        self.path = path
+        self.capacity = capacity
+        available = DispatchSemaphore(value: capacity)
+        let first = try Registry(path: path, actor: "api")
+        idle.append(first)
+        created = 1
+    }
+
+    public func with<T>(actor: String, _ body: (Registry) throws -> T) throws -> T {
+        available.wait()
+        defer { available.signal() }
+        let registry: Registry = try lock.withLock {
+            if let r = idle.popLast() { return r }
+            created += 1
+            return try Registry(path: path, actor: "api")
+        }
+        defer { lock.withLock { idle.append(registry) } }
+        registry.actor = actor
+        return try body(registry)
+    }
+}

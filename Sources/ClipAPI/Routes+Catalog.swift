@@ -1,0 +1,177 @@
+import ClipCore
+import ClipStore
+import Foundation
+import HTTP1
+import StrictJSON
+
+/// Apps, clips, domain associations, default experiences, applinks and webcredentials.
+extension ClipAPI {
+    func registerCatalogRoutes() {
+        add("GET", "/v1/apps", .token) { c in
+            json(.object(["items": .array(try c.registry.apps(team: try c.caller.team).map(Self.appJSON))]))
+        }
+        add("POST", "/v1/apps", .token) { c in
+            let reader = FieldReader(try c.jsonBody())
+            var bundle: BundleID?, team: TeamID?, appStoreID: AppStoreID?
+            if let b = reader.string("bundleId", required: true) { bundle = reader.attempt { () throws(ValidationFailure) in try BundleID(b, field: "bundleId") } }
+            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+            if let a = reader.string("appStoreId") { appStoreID = reader.attempt { () throws(ValidationFailure) in try AppStoreID(a) } }
+            let name = reader.string("name")
+            if team == nil { team = try c.caller.team }
+            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) { reader.fail("team", "required", "is required with an admin token") }
+            let errors = reader.finish()
+            guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
+            try c.checkWritable(team: team)
+            if (try? c.registry.app(bundle)) != nil { throw Problem(RegistryError.conflict("app \(bundle.rawValue) already exists; change it with PATCH /v1/apps/\(bundle.rawValue)")) }
+            let (app, _) = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name)
+            return json(Self.appJSON(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
+        }
+        add("GET", "/v1/apps/{bundleId}", .token) { c in
+            let app = try self.visibleApp(c)
+            return json(Self.appJSON(app), headers: [("ETag", etag("a", app.version))])
+        }
+        add("PATCH", "/v1/apps/{bundleId}", .token) { c in
+            let app = try self.visibleApp(c)
+            let reader = FieldReader(try c.jsonBody())
+            var appStoreID: AppStoreID??
+            if reader.has("appStoreId") {
+                if let a = reader.string("appStoreId") { if let id = reader.attempt({ () throws(ValidationFailure) in try AppStoreID(a) }) { appStoreID = .some(id) } } else { appStoreID = .some(nil) }
+            }
+            let name = reader.string("name")
+            let errors = reader.finish()
+            guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
+            if let expected = try c.expectedVersion(kind: "a"), expected != app.version {
+                throw Problem(RegistryError.versionMismatch(expected: expected, actual: app.version))
+            }
+            let (saved, _) = try c.registry.saveApp(app.bundleID, team: app.team, appStoreID: appStoreID, name: name)
+            return json(Self.appJSON(saved), headers: [("ETag", etag("a", saved.version))])
+        }
+
+        add("GET", "/v1/clips", .token) { c in
+            json(.object(["items": .array(try c.registry.clips(team: try c.caller.team).map(Self.clipJSON))]))
+        }
+        add("POST", "/v1/clips", .token) { c in
+            let reader = FieldReader(try c.jsonBody())
+            var clip: AppID?
+            if let s = reader.string("clip", required: true) { clip = reader.attempt { () throws(ValidationFailure) in try AppID(s) } }
+            let errors = reader.finish()
+            guard errors.isEmpty, let clip else { throw Problem(RegistryError.invalid(errors)) }
+            try c.checkWritable(team: clip.team)
+            if (try? c.registry.clip(clip.rawValue)) != nil { throw Problem(RegistryError.conflict("clip \(clip.rawValue) already exists")) }
+            let notes = try c.registry.addClip(clip)
+            guard case .object(var members) = Self.clipJSON(try c.registry.clip(clip.rawValue)) else { return json(.null) }
+            members.append((key: "notes", value: .array(notes.map(JSONValue.string))))
+            return json(.object(members), status: 201, headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
+        }
+        add("GET", "/v1/clips/{bundleId}", .token) { c in json(Self.clipJSON(try self.visibleClip(c))) }
+        add("DELETE", "/v1/clips/{bundleId}", .token) { c in
+            try c.registry.removeClip(try self.visibleClip(c).appID.rawValue)
+            return noContent()
+        }
+        add("PUT", "/v1/clips/{bundleId}/domains/{host}", .token) { c in
+            let clip = try self.visibleClip(c)
+            let notes = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
+            let host = try Registry.normalizeHost(c.parameter("host"))
+            return json(.object(["clip": .string(clip.appID.rawValue), "host": .string(host)]), status: notes.isEmpty ? 200 : 201,
+                        headers: notes.isEmpty ? [] : [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")])
+        }
+        add("DELETE", "/v1/clips/{bundleId}/domains/{host}", .token) { c in
+            try c.registry.removeDomain(clip: try self.visibleClip(c).appID.rawValue, host: c.parameter("host"))
+            return noContent()
+        }
+        add("GET", "/v1/clips/{bundleId}/default-experience", .token) { c in
+            let d = try c.registry.defaultExperience(clip: try self.visibleClip(c).appID.rawValue)
+            return json(c.registry.defaultExperienceJSON(d), headers: [("ETag", etag("d", d.version))])
+        }
+        add("PUT", "/v1/clips/{bundleId}/default-experience", .token) { c in
+            let clip = try self.visibleClip(c)
+            let reader = FieldReader(try c.jsonBody())
+            let action = reader.enumeration("action", Action.self, required: true)
+            var localizations: [String: String] = [:]
+            if let object = reader.object("localizations", required: true) {
+                for (locale, value) in object.objectMembers ?? [] {
+                    let l = FieldReader(value, path: "localizations.\(locale)")
+                    if let subtitle = l.string("subtitle", required: true) { localizations[locale] = subtitle }
+                    _ = l.string("headerImage")
+                    reader.add(l.finish())
+                }
+            }
+            let errors = reader.finish()
+            guard errors.isEmpty, let action else { throw Problem(RegistryError.invalid(errors)) }
+            let existed = (try? c.registry.defaultExperience(clip: clip.appID.rawValue)) != nil
+            let (d, _) = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: try c.expectedVersion(kind: "d"))
+            return json(c.registry.defaultExperienceJSON(d), status: existed ? 200 : 201, headers: [("ETag", etag("d", d.version))])
+        }
+        add("DELETE", "/v1/clips/{bundleId}/default-experience", .token) { c in
+            try c.registry.removeDefaultExperience(clip: try self.visibleClip(c).appID.rawValue)
+            return noContent()
+        }
+
+        add("PUT", "/v1/domains/{host}/applinks/{bundleId}", .token) { c in
+            let app = try self.visibleApp(c)
+            let reader = FieldReader(try c.jsonBody())
+            let components = reader.raw("components")
+            if components == nil { reader.fail("components", "required", "is required") }
+            let defaults = reader.object("defaults")
+            var position: Int?
+            if let p = reader.number("position") {
+                if p >= 0, p == p.rounded(), p < 1_000_000 { position = Int(p) } else { reader.fail("position", "range", "expected a whole number ≥ 0") }
+            }
+            let errors = reader.finish()
+            guard errors.isEmpty, let components else { throw Problem(RegistryError.invalid(errors)) }
+            let details = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults, position: position)
+            return json(.object(["appIDs": .array([.string(details.app.rawValue)]), "components": details.components, "defaults": details.defaults]))
+        }
+        add("DELETE", "/v1/domains/{host}/applinks/{bundleId}", .token) { c in
+            try c.registry.removeApplinks(host: c.parameter("host"), app: try self.visibleApp(c).bundleID)
+            return noContent()
+        }
+        add("PUT", "/v1/domains/{host}/applinks-settings", .token) { c in
+            try c.requireAdmin()
+            let reader = FieldReader(try c.jsonBody())
+            let defaults = reader.object("defaults")
+            let variables = reader.object("substitutionVariables")
+            let errors = reader.finish()
+            guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
+            try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables)
+            return json(.object(["defaults": defaults ?? .null, "substitutionVariables": variables ?? .null]))
+        }
+        add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { c in
+            try c.registry.addWebcredentials(host: c.parameter("host"), app: try self.visibleApp(c).bundleID)
+            return json(.object(["host": .string(try Registry.normalizeHost(c.parameter("host"))), "app": .string(c.parameter("bundleId"))]))
+        }
+        add("DELETE", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { c in
+            try c.registry.removeWebcredentials(host: c.parameter("host"), app: try self.visibleApp(c).bundleID)
+            return noContent()
+        }
+    }
+
+    func visibleApp(_ c: Context) throws -> App {
+        let raw = c.parameter("bundleId")
+        let bundle: BundleID
+        do { bundle = try BundleID(raw) } catch { throw Problem.notFound("not found: app \(raw)") }
+        let app = try c.registry.app(bundle)
+        try c.checkVisible(team: app.team, "app \(raw)")
+        return app
+    }
+
+    func visibleClip(_ c: Context) throws -> Clip {
+        let raw = c.parameter("bundleId")
+        guard (try? BundleID(raw)) != nil else { throw Problem.notFound("not found: clip \(raw)") }
+        let clip = try c.registry.clip(raw)
+        try c.checkVisible(team: clip.appID.team, "clip \(raw)")
+        return clip
+    }
+
+    static func appJSON(_ app: App) -> JSONValue {
+        .object([
+            "bundleId": .string(app.bundleID.rawValue), "team": .string(app.team.rawValue), "appId": .string(app.appID.rawValue),
+            "appStoreId": app.appStoreID.map { .string($0.rawValue) } ?? .null, "name": .string(app.name), "version": .integer(Int64(app.version)),
+        ])
+    }
+
+    static func clipJSON(_ clip: Clip) -> JSONValue {
+        .object(["clip": .string(clip.appID.rawValue), "bundleId": .string(clip.appID.bundleID.rawValue), "app": .string(clip.appBundleID.rawValue),
+                 "team": .string(clip.appID.team.rawValue), "hosts": .array(clip.hosts.map(JSONValue.string))])
+    }
+}

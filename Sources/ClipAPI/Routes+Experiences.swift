@@ -1,0 +1,142 @@
+import ClipCore
+import ClipStore
+import Foundation
+import HTTP1
+import StrictJSON
+
+extension ClipAPI {
+    func experienceResponse(_ e: AdvancedExperience, status: Int = 200, notes: [String] = [], warnings: [FieldError] = []) -> HTTPResponse {
+        var body = ExperienceJSON.full(e)
+        if (!notes.isEmpty || !warnings.isEmpty), case .object(var members) = body {
+            if !notes.isEmpty { members.append((key: "notes", value: .array(notes.map(JSONValue.string)))) }
+            if !warnings.isEmpty {
+                members.append((key: "warnings", value: .array(warnings.map { .object(["field": .string($0.field), "rule": .string($0.rule), "message": .string($0.message)]) })))
+            }
+            body = .object(members)
+        }
+        var headers = [("ETag", etag("e\(e.id)", e.version))]
+        if status == 201 { headers.append(("Location", "/v1/experiences/\(e.id)")) }
+        return json(body, status: status, headers: headers)
+    }
+
+    /// An experience the caller may see, by the `{id}` parameter (other teams' answer 404).
+    func visibleExperience(_ c: Context) throws -> AdvancedExperience {
+        let id = c.parameter("id")
+        guard let n = Int64(id), n > 0 else { throw Problem.notFound("not found: experience \(id)") }
+        let e = try c.registry.experience(String(n))
+        try c.checkVisible(team: e.clip.team, "experience \(n)")
+        return e
+    }
+
+    func listExperiences(_ c: Context) throws -> HTTPResponse {
+        var filter = Registry.ListFilter()
+        filter.team = try c.caller.team
+        var errors: [FieldError] = []
+        if let clip = c.query("clip") {
+            // An unknown clip lists nothing (rather than 404): a filter, not a resource.
+            guard let id = try? c.registry.clipID(clip) else { return json(["items": [], "nextCursor": nil]) }
+            filter.clip = id
+        }
+        if let host = c.query("host") { filter.host = try Registry.normalizeHost(host) }
+        if let status = c.query("status") {
+            do { filter.status = try ExperienceStatus.parse(status, field: "status") } catch { errors += error.errors }
+        }
+        if let cursor = c.query("cursor") {
+            guard let after = Self.decodeCursor(cursor) else { throw Problem.badRequest("the cursor is not one this server gave") }
+            filter.afterURL = after
+        }
+        guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
+        let limit = try Self.limit(c)
+        filter.limit = limit + 1
+        var items = try c.registry.experiences(filter)
+        var next: String?
+        if items.count > limit {
+            items.removeLast()
+            next = Self.encodeCursor(items.last!.url.canonical)
+        }
+        var headers: [(String, String)] = []
+        if let next {
+            var query = c.query.filter { $0.name != "cursor" }.map { "\(Self.formEncode($0.name))=\(Self.formEncode($0.value))" }
+            query.append("cursor=\(next)")
+            headers.append(("Link", "</v1/experiences?\(query.joined(separator: "&"))>; rel=\"next\""))
+        }
+        return json(.object(["items": .array(items.map(ExperienceJSON.full)), "nextCursor": next.map(JSONValue.string) ?? .null]), headers: headers)
+    }
+
+    func createExperience(_ c: Context) throws -> HTTPResponse {
+        let body = try c.jsonBody()
+        if let clip = body["clip"]?.stringValue, let id = try? AppID(clip) { try c.checkWritable(team: id.team) }
+        let written = try c.registry.register(body)
+        return experienceResponse(written.experience, status: 201, notes: written.notes, warnings: written.warnings)
+    }
+
+    func getExperience(_ c: Context) throws -> HTTPResponse { experienceResponse(try visibleExperience(c)) }
+
+    func updateExperience(_ c: Context) throws -> HTTPResponse {
+        let current = try visibleExperience(c)
+        let body = try c.jsonBody()
+        if let clip = body["clip"]?.stringValue, let id = try? AppID(clip) { try c.checkWritable(team: id.team) }
+        let written = try c.registry.update(String(current.id), with: body, expectedVersion: try c.expectedVersion(kind: "e\(current.id)"))
+        return experienceResponse(written.experience, notes: written.notes, warnings: written.warnings)
+    }
+
+    func deleteExperience(_ c: Context) throws -> HTTPResponse {
+        let current = try visibleExperience(c)
+        _ = try c.registry.remove(String(current.id), expectedVersion: try c.expectedVersion(kind: "e\(current.id)"))
+        return noContent()
+    }
+
+    func importExperiences(_ c: Context) throws -> HTTPResponse {
+        let type = c.request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let format: Interchange.Format
+        switch type {
+        case "application/x-ndjson", "application/ndjson", "application/jsonl": format = .ndjson
+        case "text/csv": format = .csv
+        default: throw Problem(status: 415, detail: "send application/x-ndjson or text/csv (got \(type.isEmpty ? "no Content-Type" : type))")
+        }
+        guard let text = String(validating: c.request.body, as: UTF8.self) else { throw Problem.badRequest("the body is not valid UTF-8") }
+        if let own = try c.caller.team {
+            // A team token may import only its own team's clips: refuse before anything is written.
+            let foreign = Interchange.lines(text, format: format).lines.compactMap { line -> String? in
+                guard let clip = line.object["clip"]?.stringValue, let id = try? AppID(clip), id.team != own else { return nil }
+                return "line \(line.line): clip \(clip)"
+            }
+            if !foreign.isEmpty { throw Problem.forbidden("a token of team \(own.rawValue) cannot import other teams' clips (\(foreign.prefix(5).joined(separator: "; ")))") }
+        }
+        let report = try c.registry.importExperiences(text, format: format)
+        return json(.object(["imported": .integer(Int64(report.imported)), "notes": .array(report.notes.map(JSONValue.string))]))
+    }
+
+    func exportExperiences(_ c: Context) throws -> HTTPResponse {
+        let format: Interchange.Format
+        switch c.query("format")?.lowercased() ?? "ndjson" {
+        case "ndjson": format = .ndjson
+        case "csv": format = .csv
+        default: throw Problem(status: 422, detail: "format is ndjson or csv", errors: [FieldError(field: "format", rule: "enum", message: "expected ndjson or csv")])
+        }
+        var filter = Registry.ListFilter()
+        filter.team = try c.caller.team
+        var text = ""
+        try c.registry.export(format: format, filter: filter) { text += $0 + "\n" }
+        return HTTPResponse(status: 200, contentType: format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson", body: Array(text.utf8))
+    }
+
+    // MARK: Cursors: base64url of the last URL of a page (opaque to clients).
+
+    static func encodeCursor(_ url: String) -> String {
+        Data(url.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decodeCursor(_ cursor: String) -> String? {
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let url = String(data: data, encoding: .utf8), url.hasPrefix("https://") else { return nil }
+        return url
+    }
+
+    static func formEncode(_ s: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+}

@@ -1,0 +1,163 @@
+import ClipCore
+import ClipStore
+import Foundation
+import HTTP1
+import StrictJSON
+
+extension ClipAPI {
+    func registerRoutes() {
+        // Public (design §4.2): no token.
+        add("GET", "/healthz", .open) { _ in json(["status": "ok"]) }
+        add("GET", "/readyz", .open) { c in
+            c.registry.isReady() ? json(["status": "ready"]) : Problem(status: 503, detail: "the database is not migrated", headers: [("Retry-After", "5")]).response
+        }
+        add("GET", "/metrics", .open) { [unowned self] c in
+            let counts = try c.registry.experienceCounts()
+            let text = metrics.render(experiences: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }), connections: connectionCount())
+            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
+        }
+        add("GET", "/.well-known/apple-app-site-association", .open, servedAASA)
+        add("GET", "/apple-app-site-association", .open, servedAASA)
+        add("GET", "/v1/resolve", .open, resolve)
+        add("GET", "/v1/banner", .open, banner)
+        add("GET", "/v1/domains/{host}/aasa", .open) { c in
+            json(try JSONParser.parse(try c.registry.aasa(host: c.parameter("host"))))
+        }
+
+        // Experiences.
+        add("GET", "/v1/experiences", .token, listExperiences)
+        add("POST", "/v1/experiences", .token, createExperience)
+        add("GET", "/v1/experiences/{id}", .token, getExperience)
+        add("PATCH", "/v1/experiences/{id}", .token, updateExperience)
+        add("DELETE", "/v1/experiences/{id}", .token, deleteExperience)
+        add("POST", "/v1/experiences/import", .token, importExperiences)
+        add("GET", "/v1/experiences/export", .token, exportExperiences)
+
+        // Apps, clips, domains, default experiences, applinks.
+        registerCatalogRoutes()
+
+        // Change records and tokens.
+        add("GET", "/v1/changes", .token) { c in
+            try c.requireAdmin()
+            let since = try c.query("since").map { v -> Int64 in
+                guard let n = Int64(v), n >= 0 else { throw Problem(status: 422, detail: "since is a change id", errors: [FieldError(field: "since", rule: "type", message: "expected a whole number ≥ 0")]) }
+                return n
+            } ?? 0
+            let limit = try Self.limit(c)
+            let records = try c.registry.changes(since: since, limit: limit)
+            let next = records.count == limit ? records.last?["id"] : nil
+            return json(.object(["items": .array(records), "nextSince": next ?? .null]))
+        }
+        add("GET", "/v1/tokens", .token) { c in
+            json(.object(["items": .array(try c.registry.tokens(team: try c.caller.team).map(\.json))]))
+        }
+        add("POST", "/v1/tokens", .token) { c in
+            let reader = FieldReader(try c.jsonBody())
+            let name = reader.string("name", required: true)
+            var team: TeamID?
+            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+            let errors = reader.finish()
+            guard errors.isEmpty, let name else { throw Problem(RegistryError.invalid(errors)) }
+            if let own = try c.caller.team {
+                guard team == nil || team == own else { throw Problem.forbidden("a team token can create tokens for its own team only") }
+                team = own
+            }
+            let (token, secret) = try c.registry.createToken(name: name, team: team)
+            guard case .object(var members) = token.json else { return json(token.json) }
+            members.append((key: "secret", value: .string(secret)))
+            return json(.object(members), status: 201, headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
+        }
+        add("DELETE", "/v1/tokens/{id}", .token) { c in
+            guard let id = Int64(c.parameter("id")) else { throw Problem.notFound("not found: token \(c.parameter("id"))") }
+            let token = try c.registry.token(id: id)
+            if let own = try c.caller.team, token.team != own { throw Problem.notFound("not found: token \(id)") }
+            _ = try c.registry.revokeToken(id: id)
+            return noContent()
+        }
+    }
+
+    static func limit(_ c: Context, default value: Int = 100) throws -> Int {
+        guard let text = c.query("limit") else { return value }
+        guard let n = Int(text), (1...1000).contains(n) else {
+            throw Problem(status: 422, detail: "limit is out of range", errors: [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
+        }
+        return n
+    }
+
+    static func flag(_ c: Context, _ name: String) throws -> Bool {
+        switch c.query(name)?.lowercased() {
+        case nil, "false", "0": return false
+        case "true", "1", "": return true
+        default: throw Problem(status: 422, detail: "\(name) is true or false", errors: [FieldError(field: name, rule: "type", message: "expected true or false")])
+        }
+    }
+
+    // MARK: Served AASA (design §3.3, apple-spec §4.1)
+
+    func servedAASA(_ c: Context) throws -> HTTPResponse {
+        guard let hostHeader = c.request.headers["Host"], !hostHeader.isEmpty else { throw Problem.badRequest("the request has no Host header") }
+        // The port is not part of the association (apple-spec §4.6); IPv6 literals are not hosts here.
+        let host = hostHeader.split(separator: ":", maxSplits: 1).first.map(String.init) ?? hostHeader
+        let bytes: [UInt8]
+        do { bytes = try c.registry.aasa(host: host) } catch {
+            if case .invalid = error { throw Problem.notFound("no apple-app-site-association for this host") }
+            throw error
+        }
+        let tag = "\"" + SHA256.hexDigest(bytes).prefix(32) + "\""
+        var headers: [(String, String)] = [("ETag", tag), ("Cache-Control", "public, max-age=300")]
+        if let match = c.request.headers["If-None-Match"],
+            match.split(separator: ",").contains(where: { let t = $0.trimmingCharacters(in: .whitespaces); return t == tag || t == "*" || t == "W/" + tag })
+        {
+            return HTTPResponse(status: 304, headers: HTTPHeaders(headers))
+        }
+        headers.insert(("Content-Type", "application/json"), at: 0)
+        return HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: bytes)
+    }
+
+    // MARK: Resolve and banner
+
+    func resolve(_ c: Context) throws -> HTTPResponse {
+        guard let url = c.query("url"), !url.isEmpty else {
+            throw Problem(status: 400, detail: "give the invocation URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
+        }
+        let explain = try Self.flag(c, "explain")
+        let resolution = try c.registry.resolve(url, language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
+        let answer = resolution.json(explain: explain)
+        guard resolution.match != nil else {
+            var extra = answer.objectMembers ?? []
+            extra.removeAll { $0.key == "reason" }
+            throw Problem(status: 404, detail: "no match: \(resolution.reason ?? "")", extra: extra)
+        }
+        return json(answer)
+    }
+
+    func banner(_ c: Context) throws -> HTTPResponse {
+        guard let url = c.query("url"), !url.isEmpty else {
+            throw Problem(status: 400, detail: "give the page URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
+        }
+        let result = try c.registry.banner(pageURL: url, appArgument: c.query("appArgument"), clip: c.query("clip"))
+        if Self.prefersHTML(c.request.headers["Accept"]) {
+            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array((result.banner.metaTag + "\n").utf8))
+        }
+        return json(.object([
+            "url": .string(result.pageURL), "clip": .string(result.clip.rawValue), "experience": result.experienceID.map(JSONValue.integer),
+            "content": .string(result.banner.content), "metaTag": .string(result.banner.metaTag), "notes": .array(result.notes.map(JSONValue.string)),
+        ]))
+    }
+
+    /// True when `Accept` ranks text/html above application/json (RFC 9110 §12.5.1, q-values).
+    static func prefersHTML(_ accept: String?) -> Bool {
+        guard let accept else { return false }
+        var html = -1.0, json = -1.0
+        for range in accept.split(separator: ",") {
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            switch parts.first {
+            case "text/html": html = max(html, q)
+            case "application/json": json = max(json, q)
+            default: break
+            }
+        }
+        return html > 0 && html > json
+    }
+}

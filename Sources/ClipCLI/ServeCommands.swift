@@ -1,0 +1,87 @@
+import ArgParse
+import ClipAPI
+import ClipCore
+import ClipStore
+import Dispatch
+import Foundation
+import HTTP1
+import StrictJSON
+
+/// serve, token.
+extension Context {
+    func serve() throws {
+        let listen = parsed.value("listen") ?? "127.0.0.1:8080"
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
+            throw CommandFailure.usage("--listen takes HOST:PORT, such as 127.0.0.1:8080")
+        }
+        var limits = HTTPLimits()
+        if let n = parsed.value("max-connections") {
+            guard let v = Int(n), v > 0 else { throw CommandFailure.usage("--max-connections takes a positive number") }
+            limits.maxConnections = v
+        }
+        if let n = parsed.value("max-body-bytes") {
+            guard let v = Int(n), v > 0 else { throw CommandFailure.usage("--max-body-bytes takes a positive number") }
+            limits.maxBodyBytes = v
+        }
+        let pool = try RegistryPool(path: databasePath)
+        let quiet = parsed.flag("quiet")
+        let io = self.io
+        let api = ClipAPI(pool: pool, log: { line in if !quiet { io.err(line + "\n") } })
+        let server = HTTPServer(
+            configuration: .init(host: String(listen[..<colon]), port: port, limits: limits),
+            observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },
+            handler: { api.handle($0) })
+        let bound: Int
+        do { bound = try server.start() } catch {
+            throw CommandFailure(code: ExitCode.failure, message: "cannot listen on \(listen): \(error)")
+        }
+        api.connectionCount = { server.connectionCount }
+        print("serving \(databasePath) on http://\(listen[..<colon]):\(bound)")
+
+        // Graceful stop (design §5): stop accepting, finish in-flight requests, close.
+        let stopped = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        stopped.wait()
+        io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
+        server.stop(drainSeconds: 10)
+        sources.forEach { $0.cancel() }
+    }
+
+    func tokenCreate() throws {
+        let admin = parsed.flag("admin")
+        let teamText = parsed.value("team")
+        guard admin != (teamText != nil) else { throw CommandFailure.usage("give exactly one of --admin or --team TEAMID") }
+        let name = try requiredValue("name")
+        let team = try teamText.map { t in try parse { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+        let (token, secret) = try registry().createToken(name: name, team: team)
+        if json {
+            guard case .object(var members) = token.json else { return }
+            members.append((key: "secret", value: .string(secret)))
+            printJSON(.object(members))
+            return
+        }
+        print(secret)
+        io.err("token \(token.id) (\(team.map { "team \($0.rawValue)" } ?? "admin")) created; the secret above is shown only once\n")
+    }
+
+    func tokenList() throws {
+        let tokens = try registry().tokens()
+        if json { printJSON(.array(tokens.map(\.json))); return }
+        for t in tokens {
+            print("\(t.id)  \(t.team.map { "team \($0.rawValue)" } ?? "admin     ")  \(t.revokedAt == nil ? "active " : "revoked")  \(t.name)  last used \(t.lastUsedAt ?? "never")")
+        }
+    }
+
+    func tokenRevoke() throws {
+        guard let id = Int64(parsed.positional(0)!) else { throw CommandFailure.usage("a token id is a number") }
+        let token = try registry().revokeToken(id: id)
+        if json { printJSON(token.json) } else { print("revoked token \(token.id) (\(token.name))") }
+    }
+}
