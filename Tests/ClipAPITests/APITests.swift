@@ -1,0 +1,253 @@
+import ClipCore
+import ClipStore
+import Foundation
+import HTTP1
+import StrictJSON
+import Testing
+
+@Suite(.serialized) struct PublicRouteTests {
+    @Test func healthReadinessAndMetrics() throws {
+        let f = try APIFixture()
+        #expect(try f.call("GET", "/healthz").status == 200)
+        #expect(try f.jsonOf(try f.call("GET", "/readyz"))["status"] == "ready")
+        _ = try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store/1"))")
+        let metrics = try f.call("GET", "/metrics")
+        #expect(metrics.headers["Content-Type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.text.contains(#"clipregistry_http_requests_total{route="/v1/resolve",method="GET",status="200"} 1"#))
+        #expect(metrics.text.contains(#"clipregistry_experiences{status="ACTIVE"} 2"#))
+        #expect(metrics.text.contains(#"clipregistry_http_request_duration_seconds_count{route="/v1/resolve"} 1"#))
+    }
+
+    @Test func resolveAnswersTheDesignShapeAndHonoursLanguage() throws {
+        let f = try APIFixture()
+        let r = try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store/12?x=1"))&explain=true", headers: [("Accept-Language", "fr-CA, en;q=0.5")])
+        #expect(r.status == 200)
+        let answer = try f.jsonOf(r)
+        #expect(answer["matched"] == "advanced" && answer["invocationURL"] == "https://a.example/store/12?x=1")
+        #expect(answer["experience"]?["url"] == "https://a.example/store" && answer["experience"]?["language"] == "FR")
+        #expect(answer["explanation"]?.arrayValue?.count == 1)
+        let explicit = try f.jsonOf(try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store"))&language=EN", headers: [("Accept-Language", "fr")]))
+        #expect(explicit["experience"]?["language"] == "EN", "an explicit language wins over Accept-Language")
+
+        let none = try f.call("GET", "/v1/resolve?url=\(q("https://a.example/stores"))&explain=true")
+        #expect(none.status == 404 && none.headers["Content-Type"] == "application/problem+json")
+        #expect(try f.jsonOf(none)["explanation"]?.arrayValue?.first?["nearMiss"] != nil)
+        #expect(try f.call("GET", "/v1/resolve?url=\(q("http://a.example/store"))").status == 404)
+        #expect(try f.call("GET", "/v1/resolve").status == 400)
+        #expect(try f.call("GET", "/v1/resolve?url=x&explain=maybe").status == 422)
+        #expect(try f.call("GET", "/v1/resolve?url=%zz").status == 400)
+    }
+
+    @Test func servedAASA() throws {
+        let f = try APIFixture()
+        let r = try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "A.example:8443")])
+        #expect(r.status == 200)
+        #expect(r.headers["Content-Type"] == "application/json")
+        #expect(r.text == #"{"appclips":{"apps":["ABCDE12345.com.a.app.Clip"]},"applinks":{"apps":[],"details":[]}}"#)
+        let tag = try #require(r.headers["ETag"])
+        #expect(tag.hasPrefix("\"") && !tag.hasPrefix("W/"), "a strong ETag")
+        let cached = try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example"), ("If-None-Match", tag)])
+        #expect(cached.status == 304 && cached.body.isEmpty && cached.headers["ETag"] == tag)
+        let head = try f.call("HEAD", "/.well-known/apple-app-site-association", headers: [("Host", "a.example")])
+        #expect(head.status == 200 && head.headers["Content-Length"] == String(r.body.count))
+        #expect(try f.call("GET", "/apple-app-site-association", headers: [("Host", "a.example")]).text == r.text)
+        #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "unknown.example")]).status == 404)
+        #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "not a host")]).status == 404)
+        #expect(try f.call("GET", "/v1/domains/a.example/aasa").text == r.text)
+    }
+
+    @Test func bannerAsJSONOrHTML() throws {
+        let f = try APIFixture()
+        let r = try f.call("GET", "/v1/banner?url=\(q("https://a.example/store"))&appArgument=\(q("https://a.example/x?a=1,2"))")
+        #expect(try f.jsonOf(r)["metaTag"] == #"<meta name="apple-itunes-app" content="app-argument=https://a.example/x?a=1%2C2, app-clip-bundle-id=com.a.app.Clip, app-clip-display=card">"#)
+        let html = try f.call("GET", "/v1/banner?url=\(q("https://a.example/store"))", headers: [("Accept", "text/html,application/json;q=0.9")])
+        #expect(html.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(html.text == "<meta name=\"apple-itunes-app\" content=\"app-clip-bundle-id=com.a.app.Clip, app-clip-display=card\">\n")
+        #expect(try f.call("GET", "/v1/banner?url=\(q("https://elsewhere.example/"))").status == 409)
+    }
+
+    @Test func unknownRoutesAndWrongMethods() throws {
+        let f = try APIFixture()
+        #expect(try f.call("GET", "/v2/nothing").status == 404)
+        let wrong = try f.call("PUT", "/v1/resolve?url=x", json: "{}")
+        #expect(wrong.status == 405 && wrong.headers["Allow"] == "GET, HEAD")
+        let wrong2 = try f.call("POST", "/v1/experiences/1", token: f.admin, json: "{}")
+        #expect(wrong2.status == 405 && wrong2.headers["Allow"] == "DELETE, GET, HEAD, PATCH")
+        #expect(try f.call("GET", "/v1/experiences/%00", token: f.admin).status == 400)
+    }
+
+    @Test func requestIDsAreEchoedAndLogsHoldNoSecrets() throws {
+        let f = try APIFixture()
+        let echoed = try f.call("GET", "/healthz", headers: [("X-Request-Id", "abc-123")])
+        #expect(echoed.headers["X-Request-Id"] == "abc-123")
+        let replaced = try f.call("GET", "/healthz", headers: [("X-Request-Id", "bad id <script>")])
+        #expect(replaced.headers["X-Request-Id"]?.count == 16)
+        _ = try f.call("GET", "/v1/experiences", token: f.admin)
+        _ = try f.call("GET", "/v1/experiences", token: "clip_1_" + String(repeating: "0", count: 64))
+        let logs = f.logLines.all.joined(separator: "\n")
+        #expect(logs.contains("\"requestId\":\"abc-123\""))
+        #expect(!logs.contains(f.admin) && !logs.contains(String(f.admin.suffix(64))) && !logs.contains("0000000000"))
+    }
+}
+
+@Suite(.serialized) struct AuthAndTenancyTests {
+    @Test func writesNeedAValidToken() throws {
+        let f = try APIFixture()
+        let missing = try f.call("GET", "/v1/experiences")
+        #expect(missing.status == 401 && missing.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
+        #expect(try f.call("GET", "/v1/experiences", token: "nonsense").status == 401)
+        #expect(try f.call("GET", "/v1/experiences", token: String(f.admin.dropLast()) + "0").status == 401)
+        #expect(try f.call("GET", "/v1/experiences", headers: [("Authorization", "Basic abc")]).status == 401)
+        let revoked = try f.jsonOf(try f.call("POST", "/v1/tokens", token: f.admin, json: #"{"name":"temp"}"#))
+        let secret = try #require(revoked["secret"]?.stringValue)
+        #expect(try f.call("GET", "/v1/experiences", token: secret).status == 200)
+        #expect(try f.call("DELETE", "/v1/tokens/\(revoked["id"]!.stringValue ?? JSONWriter.string(revoked["id"]!))", token: f.admin).status == 204)
+        #expect(try f.call("GET", "/v1/experiences", token: secret).status == 401)
+    }
+
+    @Test func tokensAreStoredHashedOnly() throws {
+        let f = try APIFixture()
+        let database = try String(decoding: Data(contentsOf: URL(fileURLWithPath: f.path)), as: UTF8.self)
+        #expect(!database.contains(String(f.admin.suffix(64))))
+    }
+
+    /// Every object route × {no token, other team, own team, admin} → the exact status.
+    @Test func tenantIsolationMatrix() throws {
+        let f = try APIFixture()
+        // (method, path, body, status for: none, other team, own team, admin); own team = team A.
+        let routes: [(String, String, String?, [Int])] = [
+            ("GET", "/v1/experiences/1", nil, [401, 404, 200, 200]),
+            ("PATCH", "/v1/experiences/1", #"{"subtitle":"Changed"}"#, [401, 404, 200, 200]),
+            ("GET", "/v1/apps/com.a.app", nil, [401, 404, 200, 200]),
+            ("PATCH", "/v1/apps/com.a.app", #"{"name":"A"}"#, [401, 404, 200, 200]),
+            ("GET", "/v1/clips/com.a.app.Clip", nil, [401, 404, 200, 200]),
+            ("PUT", "/v1/clips/com.a.app.Clip/domains/www.a.example", nil, [401, 404, 201, 200]),
+            ("PUT", "/v1/clips/com.a.app.Clip/default-experience", #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#, [401, 404, 201, 200]),
+            ("GET", "/v1/clips/com.a.app.Clip/default-experience", nil, [401, 404, 200, 200]),
+            ("PUT", "/v1/domains/a.example/applinks/com.a.app", #"{"components":[{"/":"/store/*"}]}"#, [401, 404, 200, 200]),
+            ("PUT", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 200, 200]),
+            ("PUT", "/v1/domains/a.example/applinks-settings", #"{"defaults":{"caseSensitive":false}}"#, [401, 403, 403, 200]),
+            ("GET", "/v1/changes", nil, [401, 403, 403, 200]),
+            ("POST", "/v1/experiences", #"{"url":"https://a.example/new","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#, [401, 403, 201, 409]),
+            ("DELETE", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 204, 404]),
+            ("DELETE", "/v1/experiences/1", nil, [401, 404, 204, 404]),
+        ]
+        for (method, path, body, expected) in routes {
+            let tokens: [String?] = [nil, f.teamB, f.teamA, f.admin]
+            for (token, status) in zip(tokens, expected) {
+                let headers: [(String, String)] = body == nil && (method == "PUT") ? [("Content-Type", "application/json")] : []
+                let r = try f.call(method, path, token: token, headers: headers, json: body)
+                let who = token == nil ? "no token" : token == f.teamB ? "team B" : token == f.teamA ? "team A" : "admin"
+                #expect(r.status == status, "\(method) \(path) as \(who): \(r.text)")
+            }
+        }
+        // Lists show only the caller's team.
+        let listA = try f.jsonOf(try f.call("GET", "/v1/experiences", token: f.teamA))["items"]?.arrayValue ?? []
+        #expect(listA.allSatisfy { $0["clip"]?.stringValue?.hasPrefix("ABCDE12345.") == true } && !listA.isEmpty)
+        let listB = try f.jsonOf(try f.call("GET", "/v1/clips", token: f.teamB))["items"]?.arrayValue ?? []
+        #expect(listB.map { $0["clip"] } == ["FGHIJ67890.com.b.app.Clip"])
+        let export = try f.call("GET", "/v1/experiences/export", token: f.teamB)
+        #expect(export.text.contains("b.example") && !export.text.contains("a.example"))
+        let foreignImport = try f.call("POST", "/v1/experiences/import", token: f.teamB, headers: [("Content-Type", "application/x-ndjson")],
+                                       json: #"{"url":"https://a.example/z","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#)
+        #expect(foreignImport.status == 403)
+    }
+}
+
+@Suite(.serialized) struct ExperienceRouteTests {
+    @Test func createAnswers201WithLocationAndETag() throws {
+        let f = try APIFixture()
+        let r = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://c.example/menu","clip":"KLMNO13579.com.c.app.Clip","title":"Menu","subtitle":"Order"}"#)
+        #expect(r.status == 201)
+        #expect(r.headers["Location"] == "/v1/experiences/3" && r.headers["ETag"] == "\"e3-v1\"")
+        #expect(try f.jsonOf(r)["notes"]?.arrayValue?.count == 4)
+        let get = try f.call("GET", "/v1/experiences/3", token: f.admin)
+        #expect(get.headers["ETag"] == "\"e3-v1\"" && f.parsed(get)["url"] == "https://c.example/menu")
+    }
+
+    @Test func badBodiesGetTheRightStatusAndEveryError() throws {
+        let f = try APIFixture()
+        let malformed = try f.call("POST", "/v1/experiences", token: f.admin, json: "{\n  \"url\": ,\n}")
+        #expect(malformed.status == 400 && f.parsed(malformed)["detail"]?.stringValue?.contains("line 2, column 10") == true)
+        let unknown = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","flavour":"mint"}"#)
+        #expect(unknown.status == 400 && f.parsed(unknown)["errors"]?.arrayValue?.first?["field"] == "flavour")
+        let invalid = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"http://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"1234567890123456789012345678901","subtitle":"S","action":"JUMP"}"#)
+        #expect(invalid.status == 422)
+        #expect(Set(f.parsed(invalid)["errors"]?.arrayValue?.compactMap { $0["rule"]?.stringValue } ?? []) == ["url.scheme", "title.length", "action.enum"])
+        let duplicate = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://A.example/store/","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#)
+        #expect(duplicate.status == 409 && f.parsed(duplicate)["existing"] == "/v1/experiences/1")
+        let media = try f.call("POST", "/v1/experiences", token: f.admin, headers: [("Content-Type", "text/plain")], json: "{}")
+        #expect(media.status == 415)
+        let deep = try f.call("POST", "/v1/experiences", token: f.admin, json: String(repeating: "[", count: 10000))
+        #expect(deep.status == 400)
+        let overflow = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/n","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","poweredBy":1e999}"#)
+        #expect(overflow.status == 400)
+        let readOnly = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: #"{"id":7,"version":9}"#)
+        #expect(readOnly.status == 400)
+        #expect(try f.call("GET", "/v1/experiences/1", token: f.admin).headers["ETag"] == "\"e1-v1\"", "nothing was changed")
+    }
+
+    @Test func ifMatchGuardsUpdates() throws {
+        let f = try APIFixture()
+        let first = try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")], json: #"{"status":"DEACTIVATED"}"#)
+        #expect(first.status == 200 && first.headers["ETag"] == "\"e1-v2\"")
+        let stale = try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")], json: #"{"status":"ACTIVE"}"#)
+        #expect(stale.status == 412)
+        #expect(try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e2-v2\"")], json: #"{"status":"ACTIVE"}"#).status == 412)
+        #expect(try f.jsonOf(try f.call("GET", "/v1/experiences/1", token: f.admin))["status"] == "DEACTIVATED")
+        #expect(try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")]).status == 412)
+        #expect(try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v2\"")]).status == 204)
+        #expect(try f.call("GET", "/v1/experiences/1", token: f.admin).status == 404)
+    }
+
+    @Test func cursorPaginationVisitsEveryItemOnce() throws {
+        let f = try APIFixture()
+        for i in 0..<5 {
+            #expect(try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://p.example/\#(i)","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#).status == 201)
+        }
+        var seen: [String] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let r = try f.call("GET", "/v1/experiences?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: f.admin)
+            let page = try f.jsonOf(r)
+            seen += page["items"]?.arrayValue?.compactMap { $0["url"]?.stringValue } ?? []
+            cursor = page["nextCursor"]?.stringValue
+            if cursor != nil { #expect(r.headers["Link"]?.contains("rel=\"next\"") == true) }
+            pages += 1
+        } while cursor != nil && pages < 10
+        #expect(seen.count == 7 && Set(seen).count == 7 && seen == seen.sorted())
+        #expect(try f.call("GET", "/v1/experiences?cursor=garbage!", token: f.admin).status == 400)
+        #expect(try f.call("GET", "/v1/experiences?limit=0", token: f.admin).status == 422)
+    }
+
+    @Test func importIsAllOrNothing() throws {
+        let f = try APIFixture()
+        let bad = "{\"url\":\"https://i.example/1\",\"clip\":\"ABCDE12345.com.a.app.Clip\",\"title\":\"T\",\"subtitle\":\"S\"}\n{\"url\":\"https://i.example/2\"}\n"
+        let r = try f.call("POST", "/v1/experiences/import", token: f.admin, headers: [("Content-Type", "application/x-ndjson")], json: bad)
+        #expect(r.status == 422)
+        #expect(try f.jsonOf(r)["errors"]?.arrayValue?.allSatisfy { $0["field"]?.stringValue?.hasPrefix("line 2:") == true } == true)
+        #expect(try f.call("GET", "/v1/resolve?url=\(q("https://i.example/1"))").status == 404, "nothing was written")
+        let csv = "url,clip,title,subtitle\nhttps://i.example/1,ABCDE12345.com.a.app.Clip,T,S\n"
+        let ok = try f.call("POST", "/v1/experiences/import", token: f.admin, headers: [("Content-Type", "text/csv")], json: csv)
+        #expect(ok.status == 200 && f.parsed(ok)["imported"] == 1)
+        #expect(try f.call("POST", "/v1/experiences/import", token: f.admin, json: "{}").status == 415)
+    }
+
+    @Test func aWriteByAnotherProcessIsVisibleAtTheNextRequest() throws {
+        let f = try APIFixture()
+        #expect(try f.call("GET", "/v1/resolve?url=\(q("https://z.example/"))").status == 404)
+        let other = try Registry(path: f.path)
+        _ = try other.register(try JSONParser.parse(#"{"url":"https://z.example/","clip":"ABCDE12345.com.a.app.Clip","title":"Z","subtitle":"S"}"#))
+        #expect(try f.call("GET", "/v1/resolve?url=\(q("https://z.example/x"))").status == 200)
+    }
+
+    @Test func oversizedBodiesAre413AndTheServerGoesOn() throws {
+        var limits = HTTPLimits()
+        limits.maxBodyBytes = 1000
+        let f = try APIFixture(limits: limits)
+        let r = try f.call("POST", "/v1/experiences", token: f.admin, json: String(repeating: " ", count: 2000))
+        #expect(r.status == 413)
+        #expect(try f.call("GET", "/healthz").status == 200)
+    }
+}
