@@ -171,7 +171,8 @@ public final class ClipAPI: @unchecked Sendable {
         do {
             return try pool.with(actor: "api") { registry in
                 var principal: Principal?
-                if let authorization = request.headers["Authorization"] {
+                // Public routes ignore credentials: the AASA, resolve and banner answer anyone alike.
+                if access == .token, let authorization = request.headers["Authorization"] {
                     let parts = authorization.split(separator: " ", maxSplits: 1)
                     guard parts.count == 2, parts[0].lowercased() == "bearer", let token = try registry.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
                         throw Problem.unauthorized("the bearer token is unknown, malformed or revoked")
