@@ -8,7 +8,7 @@ import StrictJSON
 extension ClipAPI {
     func registerCatalogRoutes() {
         add("GET", "/v1/apps", .token) { c in
-            json(.object(["items": .array(try c.registry.apps(team: try c.caller.team).map(Self.appJSON))]))
+            json(.object(["items": .array(try c.registry.apps(team: try c.caller.team).map(CatalogJSON.app))]))
         }
         add("POST", "/v1/apps", .token) { c in
             let reader = FieldReader(try c.jsonBody())
@@ -24,11 +24,11 @@ extension ClipAPI {
             try c.checkWritable(team: team)
             if (try? c.registry.app(bundle)) != nil { throw Problem(RegistryError.conflict("app \(bundle.rawValue) already exists; change it with PATCH /v1/apps/\(bundle.rawValue)")) }
             let (app, _) = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name)
-            return json(Self.appJSON(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
+            return json(CatalogJSON.app(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
         }
         add("GET", "/v1/apps/{bundleId}", .token) { c in
             let app = try self.visibleApp(c)
-            return json(Self.appJSON(app), headers: [("ETag", etag("a", app.version))])
+            return json(CatalogJSON.app(app), headers: [("ETag", etag("a", app.version))])
         }
         add("PATCH", "/v1/apps/{bundleId}", .token) { c in
             let app = try self.visibleApp(c)
@@ -44,11 +44,11 @@ extension ClipAPI {
                 throw Problem(RegistryError.versionMismatch(expected: expected, actual: app.version))
             }
             let (saved, _) = try c.registry.saveApp(app.bundleID, team: app.team, appStoreID: appStoreID, name: name)
-            return json(Self.appJSON(saved), headers: [("ETag", etag("a", saved.version))])
+            return json(CatalogJSON.app(saved), headers: [("ETag", etag("a", saved.version))])
         }
 
         add("GET", "/v1/clips", .token) { c in
-            json(.object(["items": .array(try c.registry.clips(team: try c.caller.team).map(Self.clipJSON))]))
+            json(.object(["items": .array(try c.registry.clips(team: try c.caller.team).map { CatalogJSON.clip($0) })]))
         }
         add("POST", "/v1/clips", .token) { c in
             let reader = FieldReader(try c.jsonBody())
@@ -59,11 +59,9 @@ extension ClipAPI {
             try c.checkWritable(team: clip.team)
             if (try? c.registry.clip(clip.rawValue)) != nil { throw Problem(RegistryError.conflict("clip \(clip.rawValue) already exists")) }
             let notes = try c.registry.addClip(clip)
-            guard case .object(var members) = Self.clipJSON(try c.registry.clip(clip.rawValue)) else { return json(.null) }
-            members.append((key: "notes", value: .array(notes.map(JSONValue.string))))
-            return json(.object(members), status: 201, headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
+            return json(CatalogJSON.clip(try c.registry.clip(clip.rawValue), notes: notes), status: 201, headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
         }
-        add("GET", "/v1/clips/{bundleId}", .token) { c in json(Self.clipJSON(try self.visibleClip(c))) }
+        add("GET", "/v1/clips/{bundleId}", .token) { c in json(CatalogJSON.clip(try self.visibleClip(c))) }
         add("DELETE", "/v1/clips/{bundleId}", .token) { c in
             try c.registry.removeClip(try self.visibleClip(c).appID.rawValue)
             return noContent()
@@ -161,17 +159,5 @@ extension ClipAPI {
         let clip = try c.registry.clip(raw)
         try c.checkVisible(team: clip.appID.team, "clip \(raw)")
         return clip
-    }
-
-    static func appJSON(_ app: App) -> JSONValue {
-        .object([
-            "bundleId": .string(app.bundleID.rawValue), "team": .string(app.team.rawValue), "appId": .string(app.appID.rawValue),
-            "appStoreId": app.appStoreID.map { .string($0.rawValue) } ?? .null, "name": .string(app.name), "version": .integer(Int64(app.version)),
-        ])
-    }
-
-    static func clipJSON(_ clip: Clip) -> JSONValue {
-        .object(["clip": .string(clip.appID.rawValue), "bundleId": .string(clip.appID.bundleID.rawValue), "app": .string(clip.appBundleID.rawValue),
-                 "team": .string(clip.appID.team.rawValue), "hosts": .array(clip.hosts.map(JSONValue.string))])
     }
 }

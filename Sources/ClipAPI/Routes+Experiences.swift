@@ -6,14 +6,7 @@ import StrictJSON
 
 extension ClipAPI {
     func experienceResponse(_ e: AdvancedExperience, status: Int = 200, notes: [String] = [], warnings: [FieldError] = []) -> HTTPResponse {
-        var body = ExperienceJSON.full(e)
-        if (!notes.isEmpty || !warnings.isEmpty), case .object(var members) = body {
-            if !notes.isEmpty { members.append((key: "notes", value: .array(notes.map(JSONValue.string)))) }
-            if !warnings.isEmpty {
-                members.append((key: "warnings", value: .array(warnings.map { .object(["field": .string($0.field), "rule": .string($0.rule), "message": .string($0.message)]) })))
-            }
-            body = .object(members)
-        }
+        let body = CatalogJSON.written(e, notes: notes, warnings: warnings)
         var headers = [("ETag", etag("e\(e.id)", e.version))]
         if status == 201 { headers.append(("Location", "/v1/experiences/\(e.id)")) }
         return json(body, status: status, headers: headers)

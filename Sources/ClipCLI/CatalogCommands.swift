@@ -1,101 +1,89 @@
+import Foundation
 import ArgParse
 import ClipCore
 import ClipStore
 import StrictJSON
 
-/// app, clip, domain, default, applinks.
+/// app, clip, domain, default, applinks, token.
 extension Context {
     func parse<T>(_ body: () throws(ValidationFailure) -> T) throws -> T {
         do { return try body() } catch { throw RegistryError.invalid(error.errors) }
     }
 
-    func appJSON(_ app: App) -> JSONValue {
-        .object([
-            "bundleId": .string(app.bundleID.rawValue), "team": .string(app.team.rawValue),
-            "appStoreId": app.appStoreID.map { .string($0.rawValue) }, "name": .string(app.name), "version": .integer(Int64(app.version)),
-        ])
-    }
-
-    func printApp(_ app: App) {
-        if json { printJSON(appJSON(app)); return }
-        print("\(app.bundleID.rawValue)  team \(app.team.rawValue)  App Store ID \(app.appStoreID?.rawValue ?? "-")\(app.name.isEmpty ? "" : "  \"\(app.name)\"")")
+    func printApp(_ app: JSONValue) {
+        if json { printJSON(app); return }
+        let name = text(app["name"])
+        print("\(text(app["bundleId"]))  team \(text(app["team"]))  App Store ID \(app["appStoreId"]?.stringValue ?? "-")\(name.isEmpty ? "" : "  \"\(name)\"")")
     }
 
     func appSet() throws {
         let bundle = try parse { () throws(ValidationFailure) in try BundleID(parsed.positional(0)!, field: "bundleId") }
-        let team = try parse { () throws(ValidationFailure) in try TeamID(try requiredValueForValidation("team"), field: "team") }
+        let teamText = try requiredValue("team")
+        let team = try parse { () throws(ValidationFailure) in try TeamID(teamText, field: "team") }
         if parsed.flag("no-app-store-id") && parsed.value("app-store-id") != nil { throw CommandFailure.usage("--app-store-id and --no-app-store-id contradict each other") }
         var appStoreID: AppStoreID??
         if let id = parsed.value("app-store-id") { appStoreID = .some(try parse { () throws(ValidationFailure) in try AppStoreID(id) }) }
         if parsed.flag("no-app-store-id") { appStoreID = .some(nil) }
-        let (app, notes) = try registry().saveApp(bundle, team: team, appStoreID: appStoreID, name: parsed.value("name"))
+        let (app, notes) = try backend().saveApp(bundle: bundle, team: team, appStoreID: appStoreID, name: parsed.value("name"))
         printApp(app)
         if !json { printNotes(notes) }
     }
 
-    /// A required option whose absence is a usage error (exit 64).
-    func requiredValueForValidation(_ name: String) throws(ValidationFailure) -> String {
-        guard let v = parsed.value(name) else { throw ValidationFailure(field: name, rule: "required", message: "--\(name) is required") }
-        return v
-    }
-
     func appList() throws {
         let team = try parsed.value("team").map { v in try parse { () throws(ValidationFailure) in try TeamID(v) } }
-        let apps = try registry().apps(team: team)
-        if json { printJSON(.array(apps.map(appJSON))); return }
+        let apps = try backend().apps(team: team)
+        if json { printJSON(.array(apps)); return }
         apps.forEach(printApp)
     }
 
     func appShow() throws {
-        printApp(try registry().app(try parse { () throws(ValidationFailure) in try BundleID(parsed.positional(0)!) }))
+        printApp(try backend().app(try parse { () throws(ValidationFailure) in try BundleID(parsed.positional(0)!) }))
     }
 
-    func clipJSON(_ clip: Clip) -> JSONValue {
-        .object(["clip": .string(clip.appID.rawValue), "app": .string(clip.appBundleID.rawValue), "hosts": .array(clip.hosts.map(JSONValue.string))])
-    }
-
-    func printClip(_ clip: Clip) {
-        if json { printJSON(clipJSON(clip)); return }
-        print("\(clip.appID.rawValue)  app \(clip.appBundleID.rawValue)  hosts: \(clip.hosts.isEmpty ? "-" : clip.hosts.joined(separator: ", "))")
+    func printClip(_ clip: JSONValue) {
+        if json { printJSON(clip); return }
+        let hosts = strings(clip["hosts"])
+        print("\(text(clip["clip"]))  app \(text(clip["app"]))  hosts: \(hosts.isEmpty ? "-" : hosts.joined(separator: ", "))")
     }
 
     func clipAdd() throws {
         let id = try parse { () throws(ValidationFailure) in try AppID(parsed.positional(0)!) }
-        let notes = try registry().addClip(id)
-        if json { printJSON(.object(["clip": .string(id.rawValue), "notes": .array(notes.map(JSONValue.string))])); return }
+        let clip = try backend().addClip(id)
+        if json { printJSON(clip); return }
+        let notes = strings(clip["notes"])
         print(notes.isEmpty ? "clip \(id.rawValue) already exists" : "clip \(id.rawValue) added")
         printNotes(notes)
     }
 
     func clipList() throws {
         let app = try parsed.value("app").map { v in try parse { () throws(ValidationFailure) in try BundleID(v) } }
-        let clips = try registry().clips(app: app)
-        if json { printJSON(.array(clips.map(clipJSON))); return }
+        let clips = try backend().clips(app: app)
+        if json { printJSON(.array(clips)); return }
         clips.forEach(printClip)
     }
 
-    func clipShow() throws { printClip(try registry().clip(parsed.positional(0)!)) }
+    func clipShow() throws { printClip(try backend().clip(parsed.positional(0)!)) }
 
     func clipRemove() throws {
-        try registry().removeClip(parsed.positional(0)!)
+        try backend().removeClip(parsed.positional(0)!)
         if !json { print("removed clip \(parsed.positional(0)!)") } else { printJSON(.object(["removed": .string(parsed.positional(0)!)])) }
     }
 
     func domainAdd() throws {
-        let notes = try registry().addDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
+        let notes = try backend().addDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
         if json { printJSON(.object(["notes": .array(notes.map(JSONValue.string))])); return }
         print(notes.isEmpty ? "already associated" : notes.joined(separator: "\n"))
     }
 
     func domainRemove() throws {
-        try registry().removeDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
+        try backend().removeDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
         if !json { print("removed the association of \(parsed.positional(1)!) with \(parsed.positional(0)!)") } else { printJSON(.object(["removed": true])) }
     }
 
     func domainList() throws {
-        let domains = try registry().domains(host: parsed.value("host"))
-        if json { printJSON(.array(domains.map { .object(["host": .string($0.host), "clip": .string($0.clip.rawValue)]) })); return }
-        for d in domains { print("\(d.host)  \(d.clip.rawValue)") }
+        let domains = try backend().domains(host: parsed.value("host"))
+        if json { printJSON(.array(domains.map { .object(["host": .string($0.host), "clip": .string($0.clip)]) })); return }
+        for d in domains { print("\(d.host)  \(d.clip)") }
     }
 
     func defaultSet() throws {
@@ -107,21 +95,23 @@ extension Context {
             guard let eq = spec.firstIndex(of: "=") else { throw CommandFailure.usage("--subtitle takes LOCALE=TEXT, such as \"en-US=Rent a bike\"") }
             localizations[String(spec[..<eq])] = String(spec[spec.index(after: eq)...])
         }
-        let (experience, notes) = try registry().setDefaultExperience(clip: clip, action: action, localizations: localizations, image: try image())
-        if json { printJSON(.object(["defaultExperience": try registry().defaultExperienceJSON(experience), "notes": .array(notes.map(JSONValue.string))])); return }
-        print("default experience of \(clip.rawValue): \(experience.action.rawValue), \(experience.localizations.count) locale(s)")
+        let (experience, notes) = try backend().setDefault(clip: clip, action: action, localizations: localizations, image: try image())
+        if json { printJSON(.object(["defaultExperience": experience, "notes": .array(notes.map(JSONValue.string))])); return }
+        print("default experience of \(clip.rawValue): \(text(experience["action"])), \(experience["localizations"]?.objectMembers?.count ?? 0) locale(s)")
         printNotes(notes)
     }
 
     func defaultShow() throws {
-        let d = try registry().defaultExperience(clip: parsed.positional(0)!)
-        if json { printJSON(try registry().defaultExperienceJSON(d)); return }
-        print("default experience of \(d.clip.rawValue) (version \(d.version)): \(d.action.rawValue)")
-        for (locale, l) in d.localizations.sorted(by: { $0.key < $1.key }) { print("  \(locale): \(l.subtitle)\(l.headerImage.map { "  image \($0)" } ?? "")") }
+        let d = try backend().defaultExperience(clip: parsed.positional(0)!)
+        if json { printJSON(d); return }
+        print("default experience of \(text(d["clip"])) (version \(text(d["version"]))): \(text(d["action"]))")
+        for (locale, l) in d["localizations"]?.objectMembers ?? [] {
+            print("  \(locale): \(text(l["subtitle"]))\(l["headerImage"].map { "  image \(text($0))" } ?? "")")
+        }
     }
 
     func defaultRemove() throws {
-        try registry().removeDefaultExperience(clip: parsed.positional(0)!)
+        try backend().removeDefault(clip: parsed.positional(0)!)
         if !json { print("removed the default experience of \(parsed.positional(0)!)") } else { printJSON(.object(["removed": true])) }
     }
 
@@ -137,28 +127,52 @@ extension Context {
             guard let n = Int(v), n >= 0 else { throw CommandFailure.usage("--position takes a whole number") }
             return n
         }
-        let details = try registry().setApplinks(host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"), position: position)
-        if json { printJSON(.object(["appIDs": .array([.string(details.app.rawValue)]), "components": details.components, "defaults": details.defaults])); return }
-        print("applinks of \(details.app.rawValue) on \(parsed.positional(0)!): \(details.components.arrayValue?.count ?? 0) component(s)")
+        let details = try backend().setApplinks(host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"), position: position)
+        if json { printJSON(details); return }
+        print("applinks of \(text(details["appIDs"]?.arrayValue?.first)) on \(parsed.positional(0)!): \(details["components"]?.arrayValue?.count ?? 0) component(s)")
     }
 
     func applinksRemove() throws {
-        try registry().removeApplinks(host: parsed.positional(0)!, app: try appOption())
+        try backend().removeApplinks(host: parsed.positional(0)!, app: try appOption())
         if !json { print("removed") } else { printJSON(.object(["removed": true])) }
     }
 
     func applinksSettings() throws {
-        try registry().setApplinksSettings(host: parsed.positional(0)!, defaults: try jsonOption("defaults"), substitutionVariables: try jsonOption("substitution-variables"))
+        try backend().setApplinksSettings(host: parsed.positional(0)!, defaults: try jsonOption("defaults"), substitutionVariables: try jsonOption("substitution-variables"))
         if !json { print("applinks settings of \(parsed.positional(0)!) saved") } else { printJSON(.object(["saved": true])) }
     }
 
     func webcredentials() throws {
         let app = try appOption()
-        switch parsed.positional(0)! {
-        case "add": try registry().addWebcredentials(host: parsed.positional(1)!, app: app)
-        case "remove": try registry().removeWebcredentials(host: parsed.positional(1)!, app: app)
-        default: throw CommandFailure.usage("applinks webcredentials takes add or remove")
-        }
+        let verb = parsed.positional(0)!
+        guard verb == "add" || verb == "remove" else { throw CommandFailure.usage("applinks webcredentials takes add or remove") }
+        try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
         if !json { print("webcredentials of \(parsed.positional(1)!) updated") } else { printJSON(.object(["saved": true])) }
+    }
+
+    func tokenCreate() throws {
+        let admin = parsed.flag("admin")
+        let teamText = parsed.value("team")
+        guard admin != (teamText != nil) else { throw CommandFailure.usage("give exactly one of --admin or --team TEAMID") }
+        let name = try requiredValue("name")
+        let team = try teamText.map { t in try parse { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+        let token = try backend().createToken(name: name, team: team)
+        if json { printJSON(token); return }
+        print(text(token["secret"]))
+        io.err("token \(text(token["id"])) (\(team.map { "team \($0.rawValue)" } ?? "admin")) created; the secret above is shown only once\n")
+    }
+
+    func tokenList() throws {
+        let tokens = try backend().tokens()
+        if json { printJSON(.array(tokens)); return }
+        for t in tokens {
+            print("\(text(t["id"]))  \(text(t["scope"]).padding(toLength: 15, withPad: " ", startingAt: 0))  \(t["revokedAt"] == nil ? "active " : "revoked")  \(text(t["name"]))  last used \(t["lastUsedAt"].map(text) ?? "never")")
+        }
+    }
+
+    func tokenRevoke() throws {
+        guard let id = Int64(parsed.positional(0)!) else { throw CommandFailure.usage("a token id is a number") }
+        let token = try backend().revokeToken(id: id)
+        if json { printJSON(token) } else { print("revoked token \(id)\(token["name"].map { " (\(text($0)))" } ?? "")") }
     }
 }

@@ -4,6 +4,8 @@ import ArgParse
 enum Commands {
     static let globals: [OptionSpec] = [
         .option("db", value: "PATH", help: "SQLite database file (env CLIP_DB; default ./clips.db, created and migrated on first use)"),
+        .option("server", value: "URL", help: "use a running server's API instead of a database (env CLIP_SERVER)"),
+        .option("token", value: "TOKEN", help: "bearer token for --server (env CLIP_TOKEN)"),
         .flag("json", help: "machine-readable JSON output"),
         .flag("help", short: "h", help: "show help"),
     ]
@@ -23,7 +25,7 @@ enum Commands {
         "clipctl", summary: "the Clip Registry command-line tool",
         discussion: """
             Stores App Clip experiences in SQLite, resolves invocation URLs, and writes AASA files and Smart App Banner tags.
-            Exit codes: 0 ok, 1 failure (not found, no match), 64 usage error, 65 invalid input.
+            Exit codes: 0 ok, 1 failure (not found, no match), 64 usage error, 65 invalid input, 69 server unreachable.
             """,
         subcommands: [
             CommandSpec("register", summary: "register an advanced experience for a URL", discussion: "Creates the team, app, clip and domain association the URL and clip imply, and says so.",

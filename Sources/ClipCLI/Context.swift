@@ -21,6 +21,18 @@ final class Context {
     /// Design §4.1: `--db PATH`, env `CLIP_DB`, default `./clips.db`.
     var databasePath: String { parsed.value("db") ?? environment["CLIP_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "clips.db" }
 
+    /// `--server URL` or env `CLIP_SERVER`: commands go to that server's API instead.
+    var remoteServer: String? { parsed.value("server") ?? environment["CLIP_SERVER"].flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// The local database, or the server named by `--server` (design §4.1: the same commands, the same output).
+    func backend() throws -> any Backend {
+        if let server = remoteServer {
+            if parsed.value("db") != nil { throw CommandFailure.usage("--db and --server exclude each other") }
+            return try RemoteBackend(server: server, token: parsed.value("token") ?? environment["CLIP_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+        }
+        return LocalBackend(registry: try registry())
+    }
+
     func registry() throws -> Registry {
         if let openedRegistry { return openedRegistry }
         let registry = try Registry(path: databasePath, actor: "clipctl:\(environment["USER"] ?? "local")")
@@ -80,6 +92,22 @@ final class Context {
     func warn(_ warnings: [FieldError]) {
         for w in warnings.prefix(Self.listedAtMost) { io.err("warning: \(w.field): \(w.message)\n") }
         if warnings.count > Self.listedAtMost { io.err("warning: … and \(warnings.count - Self.listedAtMost) more warnings\n") }
+    }
+
+    /// A JSON scalar as text ("" for null or absent).
+    func text(_ value: JSONValue?) -> String {
+        switch value {
+        case nil, .null?: ""
+        case .string(let s)?: s
+        case let v?: JSONWriter.string(v)
+        }
+    }
+
+    func strings(_ value: JSONValue?) -> [String] { value?.arrayValue?.compactMap(\.stringValue) ?? [] }
+
+    static func fieldError(_ value: JSONValue) -> FieldError? {
+        guard let f = value["field"]?.stringValue, let r = value["rule"]?.stringValue, let m = value["message"]?.stringValue else { return nil }
+        return FieldError(field: f, rule: r, message: m)
     }
 
     func printNotes(_ notes: [String]) {

@@ -33,73 +33,66 @@ extension Context {
         try parsed.value("image").map { try readFile($0, option: "--image") }
     }
 
+    /// Prints `warnings` and `notes` of a write answer (warnings to stderr).
+    func printWriteExtras(_ answer: JSONValue) {
+        warn((answer["warnings"]?.arrayValue ?? []).compactMap(Self.fieldError))
+        printNotes(strings(answer["notes"]))
+    }
+
     func register() throws {
         let url = parsed.positional(0)!
         let clip = try requiredValue("clip")
         var members: [(key: String, value: JSONValue)] = [(key: "url", value: .string(url)), (key: "clip", value: .string(clip))]
         members += try experienceMembers()
         if parsed.flag("powered-by") { members.append((key: "poweredBy", value: true)) }
-        let written = try registry().register(.object(members), image: try image())
-        warn(written.warnings)
-        if json {
-            printJSON(.object(["experience": ExperienceJSON.full(written.experience), "notes": .array(written.notes.map(JSONValue.string))]))
-        } else {
-            print("registered experience \(written.experience.id): \(written.experience.url.canonical) → \(written.experience.clip.rawValue)")
-            printNotes(written.notes)
-        }
-    }
-
-    func listFilter() throws -> Registry.ListFilter {
-        var filter = Registry.ListFilter()
-        if let clip = parsed.value("clip") { filter.clip = try registry().clipID(clip) }
-        if let host = parsed.value("host") { filter.host = try Registry.normalizeHost(host) }
-        if let status = parsed.value("status") {
-            do { filter.status = try ExperienceStatus.parse(status.uppercased(), field: "status") } catch { throw RegistryError.invalid(error.errors) }
-        }
-        return filter
+        let answer = try backend().register(.object(members), image: try image())
+        if json { printJSON(answer); return }
+        print("registered experience \(text(answer["id"])): \(text(answer["url"])) → \(text(answer["clip"]))")
+        printWriteExtras(answer)
     }
 
     func list() throws {
-        let experiences = try registry().experiences(try listFilter())
+        let experiences = try backend().experiences(clip: parsed.value("clip"), host: parsed.value("host"), status: parsed.value("status"))
         if json {
-            printJSON(.array(experiences.map(ExperienceJSON.full)))
+            printJSON(.array(experiences))
             return
         }
         guard !experiences.isEmpty else {
             io.err("no experiences\n")
             return
         }
-        let idWidth = experiences.map { String($0.id).count }.max() ?? 2
+        let idWidth = experiences.map { text($0["id"]).count }.max() ?? 2
         for e in experiences {
-            let card = e.defaultCard
-            print("\(String(e.id).padding(toLength: idWidth, withPad: " ", startingAt: 0))  \(e.status == .active ? "ACTIVE     " : "DEACTIVATED")  \(e.url.canonical)  \(e.clip.rawValue)  \"\(card.title)\"")
+            let id = text(e["id"])
+            print("\(id)\(String(repeating: " ", count: idWidth - id.count))  \(text(e["status"]).padding(toLength: 11, withPad: " ", startingAt: 0))  \(text(e["url"]))  \(text(e["clip"]))  \"\(text(e["title"]))\"")
         }
     }
 
-    func printExperience(_ e: AdvancedExperience) {
+    func printExperience(_ e: JSONValue) {
         if json {
-            printJSON(ExperienceJSON.full(e))
+            printJSON(e)
             return
         }
-        print("experience \(e.id) (version \(e.version))")
-        print("  url:       \(e.url.canonical)")
-        print("  clip:      \(e.clip.rawValue)")
-        print("  status:    \(e.status.rawValue)")
-        print("  action:    \(e.action.rawValue)")
-        print("  language:  \(e.defaultLanguage.rawValue)")
-        for (language, card) in e.localizations.sorted(by: { $0.key < $1.key }) {
-            print("  card \(language.rawValue):   \(card.title) — \(card.subtitle)")
+        print("experience \(text(e["id"])) (version \(text(e["version"])))")
+        print("  url:       \(text(e["url"]))")
+        print("  clip:      \(text(e["clip"]))")
+        print("  status:    \(text(e["status"]))")
+        print("  action:    \(text(e["action"]))")
+        print("  language:  \(text(e["language"]))")
+        print("  card \(text(e["language"])):   \(text(e["title"])) — \(text(e["subtitle"]))")
+        for (language, card) in e["localizations"]?.objectMembers ?? [] {
+            print("  card \(language):   \(text(card["title"])) — \(text(card["subtitle"]))")
         }
-        if let category = e.businessCategory { print("  category:  \(category.rawValue)") }
-        if e.isPoweredBy { print("  powered by: yes") }
-        if let image = e.headerImage { print("  image:     \(image)") }
-        if let place = e.place { print("  place:     \(JSONWriter.string(place))") }
-        print("  created:   \(e.createdAt)")
-        print("  updated:   \(e.updatedAt)")
+        if let category = e["category"] { print("  category:  \(text(category))") }
+        if e["poweredBy"] == true { print("  powered by: yes") }
+        if let image = e["headerImage"] { print("  image:     \(text(image))") }
+        if let place = e["place"] { print("  place:     \(JSONWriter.string(place))") }
+        print("  created:   \(text(e["createdAt"]))")
+        print("  updated:   \(text(e["updatedAt"]))")
     }
 
     func show() throws {
-        printExperience(try registry().experience(parsed.positional(0)!))
+        printExperience(try backend().experience(parsed.positional(0)!))
     }
 
     func update() throws {
@@ -113,24 +106,20 @@ extension Context {
         if parsed.flag("no-place") { members.append((key: "place", value: .null)) }
         let image = try image()
         guard !members.isEmpty || image != nil else { throw CommandFailure.usage("nothing to update: give at least one field option (see clipctl update --help)") }
-        let written = try registry().update(parsed.positional(0)!, with: .object(members), image: image)
-        warn(written.warnings)
-        if json {
-            printJSON(.object(["experience": ExperienceJSON.full(written.experience), "notes": .array(written.notes.map(JSONValue.string))]))
-        } else {
-            print("updated experience \(written.experience.id) (version \(written.experience.version))")
-            printNotes(written.notes)
-        }
+        let answer = try backend().update(parsed.positional(0)!, .object(members), image: image)
+        if json { printJSON(answer); return }
+        print("updated experience \(text(answer["id"])) (version \(text(answer["version"])))")
+        printWriteExtras(answer)
     }
 
     func setStatus(_ status: ExperienceStatus) throws {
-        let e = try registry().setStatus(parsed.positional(0)!, status)
-        if json { printJSON(ExperienceJSON.full(e)) } else { print("experience \(e.id) is \(e.status.rawValue): \(e.url.canonical)") }
+        let e = try backend().setStatus(parsed.positional(0)!, status)
+        if json { printJSON(e) } else { print("experience \(text(e["id"])) is \(text(e["status"])): \(text(e["url"]))") }
     }
 
     func remove() throws {
-        let e = try registry().remove(parsed.positional(0)!)
-        if json { printJSON(.object(["removed": .integer(e.id), "url": .string(e.url.canonical)])) } else { print("removed experience \(e.id): \(e.url.canonical)") }
+        let e = try backend().remove(parsed.positional(0)!)
+        if json { printJSON(.object(["removed": e["id"] ?? .null, "url": e["url"] ?? .null])) } else { print("removed experience \(text(e["id"])): \(text(e["url"]))") }
     }
 
     func format(for path: String?) throws -> Interchange.Format {
@@ -146,31 +135,30 @@ extension Context {
         let format = try format(for: path)
         let content = try text(try readFile(path, option: "import"), what: path == "-" ? "standard input" : path)
         let showProgress = io.standardErrorIsTerminal && !json
-        let report = try registry().importExperiences(content, format: format) { done, total in
-            if showProgress { self.io.err("\rimporting: \(done)/\(total)") }
+        let io = self.io
+        let report = try backend().importText(content, format: format) { done, total in
+            if showProgress { io.err("\rimporting: \(done)/\(total)") }
         }
         if showProgress { io.err("\n") }
-        warn(report.warnings.flatMap { w in w.errors.map { FieldError(field: "line \(w.line): \($0.field)", rule: $0.rule, message: $0.message) } })
-        if json {
-            printJSON(.object(["imported": .integer(Int64(report.imported)), "notes": .array(report.notes.map(JSONValue.string))]))
-        } else {
-            print("imported \(report.imported) experience\(report.imported == 1 ? "" : "s") in one transaction")
-            printNotes(report.notes)
-        }
+        if json { printJSON(report); return }
+        let imported = Int(text(report["imported"])) ?? 0
+        warn((report["warnings"]?.arrayValue ?? []).compactMap(Self.fieldError))
+        print("imported \(imported) experience\(imported == 1 ? "" : "s") in one transaction")
+        printNotes(strings(report["notes"]))
     }
 
     func export() throws {
         let format = try format(for: nil)
-        let registry = try registry()
+        let backend = try backend()
         if let output = parsed.value("output") {
             // Written to a temporary file and renamed, so that a failed export leaves no half file.
             var text = ""
-            try registry.export(format: format) { text += $0 + "\n" }
+            try backend.export(format: format) { text += $0 + "\n" }
             do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
                 throw CommandFailure(code: ExitCode.failure, message: "cannot write \(output): \(error.localizedDescription)")
             }
             return
         }
-        try registry.export(format: format) { io.out($0 + "\n") }
+        try backend.export(format: format) { io.out($0 + "\n") }
     }
 }

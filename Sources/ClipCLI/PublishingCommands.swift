@@ -1,7 +1,7 @@
-import Foundation
 import ArgParse
 import ClipCore
 import ClipStore
+import Foundation
 import StrictJSON
 
 /// resolve, aasa, banner, changes.
@@ -9,60 +9,51 @@ extension Context {
     func resolve() throws {
         let url = parsed.positional(0)!
         let explain = parsed.flag("explain")
-        let resolution = try registry().resolve(url, language: parsed.value("language"))
+        let answer = try backend().resolve(url, language: parsed.value("language"), explain: explain)
         if json {
-            printJSON(resolution.json(explain: explain))
+            printJSON(answer)
         } else {
-            switch resolution.match {
-            case .advanced(let e, let language):
-                let card = e.localizations[language] ?? e.defaultCard
-                print("advanced experience \(e.id): \(e.url.canonical)")
-                print("  clip:   \(e.clip.rawValue)")
-                print("  card:   \(card.title) — \(card.subtitle) [\(language.rawValue)]")
-                print("  action: \(e.action.rawValue)")
-            case .defaultExperience(let fallback, let locale):
-                print("default experience of \(fallback.experience.clip.rawValue) (no advanced experience matches)")
-                if let locale, let l = fallback.experience.localizations[locale] {
-                    print("  card:   \(fallback.appName.isEmpty ? "(the app's name)" : fallback.appName) — \(l.subtitle) [\(locale)]")
+            let e = answer["experience"] ?? .null
+            switch answer["matched"]?.stringValue {
+            case "advanced":
+                print("advanced experience \(text(e["id"])): \(text(e["url"]))")
+                print("  clip:   \(text(e["clip"]))")
+                print("  card:   \(text(e["title"])) — \(text(e["subtitle"])) [\(text(e["language"]))]")
+                print("  action: \(text(e["action"]))")
+            case "default":
+                print("default experience of \(text(e["clip"])) (no advanced experience matches)")
+                if let locale = e["locale"] {
+                    print("  card:   \(e["title"].map(text) ?? "(the app's name)") — \(text(e["subtitle"])) [\(text(locale))]")
                 }
-                print("  action: \(fallback.experience.action.rawValue)")
-            case nil:
-                print("no match: \(resolution.reason ?? "")")
+                print("  action: \(text(e["action"]))")
+            default:
+                print("no match: \(text(answer["reason"]))")
             }
-            for note in resolution.notes { print("  note: \(note)") }
+            for note in strings(answer["notes"]) { print("  note: \(note)") }
             if explain {
-                print(resolution.candidates.isEmpty ? "candidates: none on this host" : "candidates:")
-                for c in resolution.candidates {
-                    print("  \(c.id)  \(c.outcome.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))  \(c.url)  (\(c.detail))")
-                    if let nearMiss = c.nearMiss { print("      warning: near miss: \(nearMiss)") }
+                let candidates = answer["explanation"]?.arrayValue ?? []
+                print(candidates.isEmpty ? "candidates: none on this host" : "candidates:")
+                for c in candidates {
+                    print("  \(text(c["id"]))  \(text(c["outcome"]).padding(toLength: 14, withPad: " ", startingAt: 0))  \(text(c["url"]))  (\(text(c["detail"])))")
+                    if let nearMiss = c["nearMiss"] { print("      warning: near miss: \(text(nearMiss))") }
                 }
             }
         }
         // Exit 1 on no match, like grep; the answer above already says why.
-        if resolution.match == nil { throw CommandFailure(code: ExitCode.failure, message: "") }
+        if answer["matched"]?.stringValue == nil { throw CommandFailure(code: ExitCode.failure, message: "") }
     }
 
     func aasa() throws {
-        let bytes = try registry().aasa(host: parsed.positional(0)!)
+        let bytes = try backend().aasa(host: parsed.positional(0)!)
         // Exactly the bytes a server would send; a newline only for a person at a terminal.
         io.out(String(decoding: bytes, as: UTF8.self) + (io.standardOutputIsTerminal ? "\n" : ""))
     }
 
     func banner() throws {
-        let result = try registry().banner(pageURL: parsed.positional(0)!, appArgument: parsed.value("app-argument"), clip: parsed.value("clip"))
-        if json {
-            printJSON(.object([
-                "url": .string(result.pageURL),
-                "clip": .string(result.clip.rawValue),
-                "experience": result.experienceID.map(JSONValue.integer),
-                "content": .string(result.banner.content),
-                "metaTag": .string(result.banner.metaTag),
-                "notes": .array(result.notes.map(JSONValue.string)),
-            ]))
-        } else {
-            print(result.banner.metaTag)
-            for note in result.notes { io.err("note: \(note)\n") }
-        }
+        let answer = try backend().banner(url: parsed.positional(0)!, appArgument: parsed.value("app-argument"), clip: parsed.value("clip"))
+        if json { printJSON(answer); return }
+        print(text(answer["metaTag"]))
+        for note in strings(answer["notes"]) { io.err("note: \(note)\n") }
     }
 
     func changes() throws {
@@ -74,13 +65,13 @@ extension Context {
             guard let n = Int(v), (1...10_000).contains(n) else { throw CommandFailure.usage("--limit takes a number from 1 to 10000") }
             return n
         } ?? 100
-        let records = try registry().changes(since: since, limit: limit)
+        let records = try backend().changes(since: since, limit: limit)
         if json {
             printJSON(.array(records))
             return
         }
         for r in records {
-            print("\(r["id"].map { JSONWriter.string($0) } ?? "")  \(r["at"]?.stringValue ?? "")  \(r["actor"]?.stringValue ?? "")  \(r["action"]?.stringValue ?? "") \(r["entity"]?.stringValue ?? "") \(r["entityId"]?.stringValue ?? "")")
+            print("\(text(r["id"]))  \(text(r["at"]))  \(text(r["actor"]))  \(text(r["action"])) \(text(r["entity"])) \(text(r["entityId"]))")
         }
     }
 }

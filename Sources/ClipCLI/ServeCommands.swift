@@ -7,9 +7,10 @@ import Foundation
 import HTTP1
 import StrictJSON
 
-/// serve, token.
+/// serve.
 extension Context {
     func serve() throws {
+        if remoteServer != nil { throw CommandFailure.usage("serve runs on a local database; --server and CLIP_SERVER do not apply") }
         let listen = parsed.value("listen") ?? "127.0.0.1:8080"
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
             throw CommandFailure.usage("--listen takes HOST:PORT, such as 127.0.0.1:8080")
@@ -52,36 +53,5 @@ extension Context {
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
         server.stop(drainSeconds: 10)
         sources.forEach { $0.cancel() }
-    }
-
-    func tokenCreate() throws {
-        let admin = parsed.flag("admin")
-        let teamText = parsed.value("team")
-        guard admin != (teamText != nil) else { throw CommandFailure.usage("give exactly one of --admin or --team TEAMID") }
-        let name = try requiredValue("name")
-        let team = try teamText.map { t in try parse { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
-        let (token, secret) = try registry().createToken(name: name, team: team)
-        if json {
-            guard case .object(var members) = token.json else { return }
-            members.append((key: "secret", value: .string(secret)))
-            printJSON(.object(members))
-            return
-        }
-        print(secret)
-        io.err("token \(token.id) (\(team.map { "team \($0.rawValue)" } ?? "admin")) created; the secret above is shown only once\n")
-    }
-
-    func tokenList() throws {
-        let tokens = try registry().tokens()
-        if json { printJSON(.array(tokens.map(\.json))); return }
-        for t in tokens {
-            print("\(t.id)  \(t.team.map { "team \($0.rawValue)" } ?? "admin     ")  \(t.revokedAt == nil ? "active " : "revoked")  \(t.name)  last used \(t.lastUsedAt ?? "never")")
-        }
-    }
-
-    func tokenRevoke() throws {
-        guard let id = Int64(parsed.positional(0)!) else { throw CommandFailure.usage("a token id is a number") }
-        let token = try registry().revokeToken(id: id)
-        if json { printJSON(token.json) } else { print("revoked token \(token.id) (\(token.name))") }
     }
 }

@@ -291,7 +291,7 @@ struct ClipctlProcessTests {
         #expect(alpha.code == 65 && alpha.err.contains("image.alpha"))
         let ok = try clipctl("register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "ok.png", "--json")
         #expect(ok.code == 0)
-        #expect(try JSONParser.parse(ok.out)["experience"]?["headerImage"]?.stringValue?.count == 64)
+        #expect(try JSONParser.parse(ok.out)["headerImage"]?.stringValue?.count == 64)
         let missing = try clipctl("register", "https://b.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "nope.png")
         #expect(missing.code == 1 && missing.err.contains("cannot read --image file nope.png"))
     }

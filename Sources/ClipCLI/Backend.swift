@@ -1,0 +1,152 @@
+import ClipCore
+import ClipStore
+import StrictJSON
+
+/// What `clipctl`'s commands need, answered in the JSON forms of the HTTP API, so that the
+/// local database and a remote server (`--server`) print the same output.
+protocol Backend {
+    func register(_ body: JSONValue, image: [UInt8]?) throws -> JSONValue
+    func experiences(clip: String?, host: String?, status: String?) throws -> [JSONValue]
+    func experience(_ reference: String) throws -> JSONValue
+    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> JSONValue
+    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> JSONValue
+    func remove(_ reference: String) throws -> JSONValue
+    func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue
+    func aasa(host: String) throws -> [UInt8]
+    func banner(url: String, appArgument: String?, clip: String?) throws -> JSONValue
+    func importText(_ text: String, format: Interchange.Format, progress: @escaping (Int, Int) -> Void) throws -> JSONValue
+    func export(format: Interchange.Format, emit: (String) throws -> Void) throws
+    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String])
+    func apps(team: TeamID?) throws -> [JSONValue]
+    func app(_ bundle: BundleID) throws -> JSONValue
+    func addClip(_ clip: AppID) throws -> JSONValue
+    func clips(app: BundleID?) throws -> [JSONValue]
+    func clip(_ reference: String) throws -> JSONValue
+    func removeClip(_ reference: String) throws
+    func addDomain(clip: String, host: String) throws -> [String]
+    func removeDomain(clip: String, host: String) throws
+    func domains(host: String?) throws -> [(host: String, clip: String)]
+    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String])
+    func defaultExperience(clip: String) throws -> JSONValue
+    func removeDefault(clip: String) throws
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue
+    func removeApplinks(host: String, app: BundleID) throws
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws
+    func webcredentials(add: Bool, host: String, app: BundleID) throws
+    func changes(since: Int64, limit: Int) throws -> [JSONValue]
+    func createToken(name: String, team: TeamID?) throws -> JSONValue
+    func tokens() throws -> [JSONValue]
+    func revokeToken(id: Int64) throws -> JSONValue
+}
+
+/// The local SQLite database.
+struct LocalBackend: Backend {
+    let registry: Registry
+
+    func register(_ body: JSONValue, image: [UInt8]?) throws -> JSONValue {
+        let w = try registry.register(body, image: image)
+        return CatalogJSON.written(w.experience, notes: w.notes, warnings: w.warnings)
+    }
+
+    func experiences(clip: String?, host: String?, status: String?) throws -> [JSONValue] {
+        var filter = Registry.ListFilter()
+        if let clip { filter.clip = try registry.clipID(clip) }
+        if let host { filter.host = try Registry.normalizeHost(host) }
+        if let status {
+            do { filter.status = try ExperienceStatus.parse(status.uppercased(), field: "status") } catch { throw RegistryError.invalid(error.errors) }
+        }
+        return try registry.experiences(filter).map(ExperienceJSON.full)
+    }
+
+    func experience(_ reference: String) throws -> JSONValue { ExperienceJSON.full(try registry.experience(reference)) }
+
+    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> JSONValue {
+        let w = try registry.update(reference, with: body, image: image)
+        return CatalogJSON.written(w.experience, notes: w.notes, warnings: w.warnings)
+    }
+
+    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> JSONValue {
+        ExperienceJSON.full(try registry.setStatus(reference, status))
+    }
+
+    func remove(_ reference: String) throws -> JSONValue { ExperienceJSON.full(try registry.remove(reference)) }
+
+    func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue {
+        try registry.resolve(url, language: language).json(explain: explain)
+    }
+
+    func aasa(host: String) throws -> [UInt8] { try registry.aasa(host: host) }
+
+    func banner(url: String, appArgument: String?, clip: String?) throws -> JSONValue {
+        let r = try registry.banner(pageURL: url, appArgument: appArgument, clip: clip)
+        return .object([
+            "url": .string(r.pageURL), "clip": .string(r.clip.rawValue), "experience": r.experienceID.map(JSONValue.integer),
+            "content": .string(r.banner.content), "metaTag": .string(r.banner.metaTag), "notes": .array(r.notes.map(JSONValue.string)),
+        ])
+    }
+
+    func importText(_ text: String, format: Interchange.Format, progress: @escaping (Int, Int) -> Void) throws -> JSONValue {
+        let report = try registry.importExperiences(text, format: format, progress: progress)
+        return .object([
+            "imported": .integer(Int64(report.imported)), "notes": .array(report.notes.map(JSONValue.string)),
+            "warnings": .array(report.warnings.flatMap { w in w.errors.map { CatalogJSON.fieldError(FieldError(field: "line \(w.line): \($0.field)", rule: $0.rule, message: $0.message)) } }),
+        ])
+    }
+
+    func export(format: Interchange.Format, emit: (String) throws -> Void) throws { try registry.export(format: format, emit: emit) }
+
+    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String]) {
+        let (app, notes) = try registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
+        return (CatalogJSON.app(app), notes)
+    }
+
+    func apps(team: TeamID?) throws -> [JSONValue] { try registry.apps(team: team).map(CatalogJSON.app) }
+    func app(_ bundle: BundleID) throws -> JSONValue { CatalogJSON.app(try registry.app(bundle)) }
+
+    func addClip(_ clip: AppID) throws -> JSONValue {
+        let notes = try registry.addClip(clip)
+        return CatalogJSON.clip(try registry.clip(clip.rawValue), notes: notes)
+    }
+
+    func clips(app: BundleID?) throws -> [JSONValue] { try registry.clips(app: app).map { CatalogJSON.clip($0) } }
+    func clip(_ reference: String) throws -> JSONValue { CatalogJSON.clip(try registry.clip(reference)) }
+    func removeClip(_ reference: String) throws { try registry.removeClip(reference) }
+    func addDomain(clip: String, host: String) throws -> [String] { try registry.addDomain(clip: clip, host: host) }
+    func removeDomain(clip: String, host: String) throws { try registry.removeDomain(clip: clip, host: host) }
+    func domains(host: String?) throws -> [(host: String, clip: String)] { try registry.domains(host: host).map { ($0.host, $0.clip.rawValue) } }
+
+    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String]) {
+        let (d, notes) = try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
+        return (registry.defaultExperienceJSON(d), notes)
+    }
+
+    func defaultExperience(clip: String) throws -> JSONValue { registry.defaultExperienceJSON(try registry.defaultExperience(clip: clip)) }
+    func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
+
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue {
+        let d = try registry.setApplinks(host: host, app: app, components: components, defaults: defaults, position: position)
+        return .object(["appIDs": .array([.string(d.app.rawValue)]), "components": d.components, "defaults": d.defaults])
+    }
+
+    func removeApplinks(host: String, app: BundleID) throws { try registry.removeApplinks(host: host, app: app) }
+
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws {
+        try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables)
+    }
+
+    func webcredentials(add: Bool, host: String, app: BundleID) throws {
+        if add { try registry.addWebcredentials(host: host, app: app) } else { try registry.removeWebcredentials(host: host, app: app) }
+    }
+
+    func changes(since: Int64, limit: Int) throws -> [JSONValue] { try registry.changes(since: since, limit: limit) }
+
+    func createToken(name: String, team: TeamID?) throws -> JSONValue {
+        let (token, secret) = try registry.createToken(name: name, team: team)
+        guard case .object(var members) = token.json else { return .null }
+        members.append((key: "secret", value: .string(secret)))
+        return .object(members)
+    }
+
+    func tokens() throws -> [JSONValue] { try registry.tokens().map(\.json) }
+    func revokeToken(id: Int64) throws -> JSONValue { try registry.revokeToken(id: id).json }
+}

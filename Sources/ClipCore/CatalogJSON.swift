@@ -1,0 +1,32 @@
+import StrictJSON
+
+/// The JSON forms of apps, clips and write results, shared by the HTTP API and `clipctl`
+/// (local and remote alike), so that both print the same thing.
+public enum CatalogJSON {
+    public static func app(_ app: App) -> JSONValue {
+        .object([
+            "bundleId": .string(app.bundleID.rawValue), "team": .string(app.team.rawValue), "appId": .string(app.appID.rawValue),
+            "appStoreId": app.appStoreID.map { .string($0.rawValue) } ?? .null, "name": .string(app.name), "version": .integer(Int64(app.version)),
+        ])
+    }
+
+    public static func clip(_ clip: Clip, notes: [String]? = nil) -> JSONValue {
+        .object([
+            "clip": .string(clip.appID.rawValue), "bundleId": .string(clip.appID.bundleID.rawValue), "app": .string(clip.appBundleID.rawValue),
+            "team": .string(clip.appID.team.rawValue), "hosts": .array(clip.hosts.map(JSONValue.string)),
+            "notes": notes.map { .array($0.map(JSONValue.string)) },
+        ])
+    }
+
+    public static func fieldError(_ e: FieldError) -> JSONValue {
+        .object(["field": .string(e.field), "rule": .string(e.rule), "message": .string(e.message)])
+    }
+
+    /// An experience as a write answers it: the full form plus `notes` and `warnings` when any.
+    public static func written(_ e: AdvancedExperience, notes: [String], warnings: [FieldError]) -> JSONValue {
+        guard case .object(var members) = ExperienceJSON.full(e) else { return .null }
+        if !notes.isEmpty { members.append((key: "notes", value: .array(notes.map(JSONValue.string)))) }
+        if !warnings.isEmpty { members.append((key: "warnings", value: .array(warnings.map(fieldError)))) }
+        return .object(members)
+    }
+}
