@@ -111,6 +111,11 @@ enum Commands {
                 CommandSpec("list", summary: "list tokens (never their secrets)"),
                 CommandSpec("revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")]),
             ]),
+            CommandSpec("backup", summary: "write a consistent snapshot of the database to a new file (safe while a server runs)",
+                        positionals: [PositionalSpec("FILE", help: "the backup file to create")]),
+            CommandSpec("restore", summary: "replace the database's content with a backup",
+                        discussion: "The backup is checked first (integrity, schema version); a running server sees the restored data at its next request.",
+                        positionals: [PositionalSpec("FILE", help: "a file written by clipctl backup")]),
             CommandSpec("changes", summary: "list change records",
                         options: [.option("since", value: "ID", help: "only records after this id"), .option("limit", value: "N", help: "at most N records (default 100)")]),
         ])

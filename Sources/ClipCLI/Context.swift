@@ -73,6 +73,8 @@ final class Context {
         case ["applinks", "webcredentials"]: try webcredentials()
         case ["changes"]: try changes()
         case ["serve"]: try serve()
+        case ["backup"]: try backup()
+        case ["restore"]: try restore()
         case ["token", "create"]: try tokenCreate()
         case ["token", "list"]: try tokenList()
         case ["token", "revoke"]: try tokenRevoke()

@@ -7,7 +7,7 @@ import Foundation
 import HTTP1
 import StrictJSON
 
-/// serve.
+/// serve, backup, restore: local database only.
 extension Context {
     func serve() throws {
         if remoteServer != nil { throw CommandFailure.usage("serve runs on a local database; --server and CLIP_SERVER do not apply") }
@@ -53,5 +53,21 @@ extension Context {
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
         server.stop(drainSeconds: 10)
         sources.forEach { $0.cancel() }
+    }
+
+    func backup() throws {
+        if remoteServer != nil { throw CommandFailure.usage("backup runs on a local database; --server does not apply") }
+        let path = parsed.positional(0)!
+        try registry().backup(to: path)
+        if json { printJSON(.object(["backup": .string(path)])) } else { print("backed up \(databasePath) to \(path)") }
+    }
+
+    func restore() throws {
+        if remoteServer != nil { throw CommandFailure.usage("restore runs on a local database; --server does not apply") }
+        let path = parsed.positional(0)!
+        let migrated = try registry().restore(from: path)
+        if json { printJSON(.object(["restored": .string(path), "migrated": .array(migrated.map(JSONValue.string))])); return }
+        print("restored \(databasePath) from \(path)")
+        printNotes(migrated.map { "applied migration \($0)" })
     }
 }
