@@ -37,14 +37,23 @@ let package = Package(
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
         .target(name: "ClipAPI", dependencies: ["ClipCore", "ClipStore", "HTTP1", "StrictJSON"], swiftSettings: strict),
 
+        // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.
+        .target(name: "ClipCommands", dependencies: ["ArgParse"], swiftSettings: strict),
+
+        // Fuzz targets (properties over arbitrary bytes) and the libFuzzer/replay executable.
+        // Fuzz build: swift build --scratch-path .build-fuzz --sanitize=fuzzer -Xswiftc -DFUZZING --product clip-fuzz
+        .target(name: "FuzzTargets", dependencies: ["HTTP1", "ClipCore", "StrictJSON", "ArgParse", "ClipCommands"], swiftSettings: strict),
+        .executableTarget(name: "clip-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
+
         // clipctl's commands as a library (wiring and presentation), and the thin executable.
-        .target(name: "ClipCLI", dependencies: ["ClipCore", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "StrictJSON"], swiftSettings: strict),
+        .target(name: "ClipCLI", dependencies: ["ClipCore", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON"], swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
         .testTarget(name: "ClipAPITests", dependencies: ["ClipAPI", "ClipStore", "ClipCore", "HTTP1", "StrictJSON"], swiftSettings: strict),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "SQLiteDB"], swiftSettings: strict),

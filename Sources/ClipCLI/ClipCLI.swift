@@ -1,3 +1,4 @@
+import ClipCommands
 import ArgParse
 import ClipCore
 import ClipStore

@@ -1,8 +1,8 @@
 import ArgParse
 
 /// The grammar of `clipctl` (design §4.1). Help is generated from it.
-enum Commands {
-    static let globals: [OptionSpec] = [
+public enum Commands {
+    public static let globals: [OptionSpec] = [
         .option("db", value: "PATH", help: "SQLite database file (env CLIP_DB; default ./clips.db, created and migrated on first use)"),
         .option("server", value: "URL", help: "use a running server's API instead of a database (env CLIP_SERVER)"),
         .option("token", value: "TOKEN", help: "bearer token for --server (env CLIP_TOKEN)"),
@@ -21,7 +21,7 @@ enum Commands {
         .option("image", value: "FILE", help: "header image: PNG or JPEG, 3:2 (1800×1200), no transparency"),
     ]
 
-    static let root = CommandSpec(
+    public static let root = CommandSpec(
         "clipctl", summary: "the Clip Registry command-line tool",
         discussion: """
             Stores App Clip experiences in SQLite, resolves invocation URLs, and writes AASA files and Smart App Banner tags.
