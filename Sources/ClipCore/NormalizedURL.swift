@@ -153,6 +153,9 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
         queryItems = items
         hadFragment = index < bytes.count
         if hadFragment && !allowFragment { throw .fragmentNotAllowed }
+        // Percent-encoding can triple the length: the normalized form must fit the limit too,
+        // or a URL accepted now could not be read back (found by the url fuzz target).
+        if canonical.utf8.count > Self.maxLength { throw .tooLong }
     }
 
     // RFC 3986 §2.3 unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"

@@ -61,6 +61,14 @@ struct NormalizedURLTests {
         }
     }
 
+    /// Found by the url fuzz target: an input under the limit whose normalized form (each
+    /// non-ASCII byte percent-encoded) was over it, so it could not be parsed back.
+    @Test func normalizedFormMustFitTheLimitToo() {
+        let input = "https://a.example/" + String(repeating: "\u{FFFD}", count: 1000)
+        #expect(input.utf8.count < NormalizedURL.maxLength)
+        #expect(throws: NormalizedURL.Problem.tooLong) { try NormalizedURL(input) }
+    }
+
     @Test func registrationRefusesFragment() {
         #expect(throws: NormalizedURL.Problem.fragmentNotAllowed) { try NormalizedURL("https://shop.example/a#b", allowFragment: false) }
     }
