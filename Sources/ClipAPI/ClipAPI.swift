@@ -99,6 +99,11 @@ public final class ClipAPI: @unchecked Sendable {
         registerRoutes()
     }
 
+    /// The (method, template) pairs that need a bearer token.
+    public var protectedRoutes: [(method: String, template: String)] {
+        router.routes.filter { access["\($0.method) \($0.template)"] == .token }.map { ($0.method, $0.template) }
+    }
+
     /// Every (method, template) served, for the OpenAPI check.
     public var routes: [(method: String, template: String)] { router.routes.map { ($0.method, $0.template) } }
 

@@ -1,3 +1,4 @@
+import ClipAPI
 import ClipCore
 import ClipStore
 import Foundation
@@ -96,7 +97,8 @@ import Testing
         let missing = try f.call("GET", "/v1/experiences")
         #expect(missing.status == 401 && missing.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
         #expect(try f.call("GET", "/v1/experiences", token: "nonsense").status == 401)
-        #expect(try f.call("GET", "/v1/experiences", token: String(f.admin.dropLast()) + "0").status == 401)
+        let tampered = String(f.admin.dropLast()) + (f.admin.hasSuffix("0") ? "1" : "0")
+        #expect(try f.call("GET", "/v1/experiences", token: tampered).status == 401)
         #expect(try f.call("GET", "/v1/experiences", headers: [("Authorization", "Basic abc")]).status == 401)
         let revoked = try f.jsonOf(try f.call("POST", "/v1/tokens", token: f.admin, json: #"{"name":"temp"}"#))
         let secret = try #require(revoked["secret"]?.stringValue)
@@ -130,7 +132,21 @@ import Testing
             ("GET", "/v1/changes", nil, [401, 403, 403, 200]),
             ("POST", "/v1/experiences", #"{"url":"https://a.example/new","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#, [401, 403, 201, 409]),
             ("DELETE", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 204, 404]),
+            ("DELETE", "/v1/domains/a.example/applinks/com.a.app", nil, [401, 404, 204, 404]),
+            ("DELETE", "/v1/clips/com.a.app.Clip/domains/www.a.example", nil, [401, 404, 204, 404]),
+            ("DELETE", "/v1/clips/com.a.app.Clip/default-experience", nil, [401, 404, 204, 404]),
+            ("GET", "/v1/experiences", nil, [401, 200, 200, 200]),
+            ("GET", "/v1/experiences/export", nil, [401, 200, 200, 200]),
+            ("POST", "/v1/experiences/import", "", [401, 415, 415, 415]),
+            ("GET", "/v1/apps", nil, [401, 200, 200, 200]),
+            ("POST", "/v1/apps", #"{"bundleId":"com.a.second","team":"ABCDE12345"}"#, [401, 403, 201, 409]),
+            ("GET", "/v1/clips", nil, [401, 200, 200, 200]),
+            ("POST", "/v1/clips", #"{"clip":"ABCDE12345.com.a.second.Clip"}"#, [401, 403, 201, 409]),
+            ("GET", "/v1/tokens", nil, [401, 200, 200, 200]),
+            ("POST", "/v1/tokens", #"{"name":"x","team":"ABCDE12345"}"#, [401, 403, 201, 201]),
+            ("DELETE", "/v1/tokens/4", nil, [401, 404, 204, 404]),  // token 4: team A's, made just above
             ("DELETE", "/v1/experiences/1", nil, [401, 404, 204, 404]),
+            ("DELETE", "/v1/clips/com.a.app.Clip", nil, [401, 404, 409, 409]),  // it still has experiences
         ]
         for (method, path, body, expected) in routes {
             let tokens: [String?] = [nil, f.teamB, f.teamA, f.admin]
@@ -141,6 +157,16 @@ import Testing
                 #expect(r.status == status, "\(method) \(path) as \(who): \(r.text)")
             }
         }
+        // Every route that needs a token is in the matrix above.
+        let pool = try RegistryPool(path: f.path)
+        let covered = Set(routes.map { route in
+            "\(route.0) " + route.1.split(separator: "?")[0]
+                .replacingOccurrences(of: "/1", with: "/{id}").replacingOccurrences(of: "/4", with: "/{id}")
+                .replacingOccurrences(of: "com.a.app.Clip", with: "{bundleId}").replacingOccurrences(of: "com.a.app", with: "{bundleId}")
+                .replacingOccurrences(of: "www.a.example", with: "{host}").replacingOccurrences(of: "/a.example/", with: "/{host}/")
+        })
+        let protected = Set(ClipAPI(pool: pool, log: { _ in }).protectedRoutes.map { "\($0.method) \($0.template)" })
+        #expect(protected.subtracting(covered).sorted() == [], "token routes missing from the isolation matrix")
         // Lists show only the caller's team.
         let listA = try f.jsonOf(try f.call("GET", "/v1/experiences", token: f.teamA))["items"]?.arrayValue ?? []
         #expect(listA.allSatisfy { $0["clip"]?.stringValue?.hasPrefix("ABCDE12345.") == true } && !listA.isEmpty)
