@@ -7,10 +7,10 @@ import StrictJSON
 /// Apps, clips, domain associations, default experiences, applinks and webcredentials.
 extension ClipAPI {
     func registerCatalogRoutes() {
-        add("GET", "/v1/apps", .token) { c in
+        add("GET", "/v1/apps", .token) { api, c in
             json(.object(["items": .array(try c.registry.apps(team: try c.caller.team).map(CatalogJSON.app))]))
         }
-        add("POST", "/v1/apps", .token) { c in
+        add("POST", "/v1/apps", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
             var bundle: BundleID?, team: TeamID?, appStoreID: AppStoreID?
             if let b = reader.string("bundleId", required: true) { bundle = reader.attempt { () throws(ValidationFailure) in try BundleID(b, field: "bundleId") } }
@@ -26,12 +26,12 @@ extension ClipAPI {
             let (app, _) = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name)
             return json(CatalogJSON.app(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
         }
-        add("GET", "/v1/apps/{bundleId}", .token) { c in
-            let app = try self.visibleApp(c)
+        add("GET", "/v1/apps/{bundleId}", .token) { api, c in
+            let app = try api.visibleApp(c)
             return json(CatalogJSON.app(app), headers: [("ETag", etag("a", app.version))])
         }
-        add("PATCH", "/v1/apps/{bundleId}", .token) { c in
-            let app = try self.visibleApp(c)
+        add("PATCH", "/v1/apps/{bundleId}", .token) { api, c in
+            let app = try api.visibleApp(c)
             let reader = FieldReader(try c.jsonBody())
             var appStoreID: AppStoreID??
             if reader.has("appStoreId") {
@@ -47,10 +47,10 @@ extension ClipAPI {
             return json(CatalogJSON.app(saved), headers: [("ETag", etag("a", saved.version))])
         }
 
-        add("GET", "/v1/clips", .token) { c in
+        add("GET", "/v1/clips", .token) { api, c in
             json(.object(["items": .array(try c.registry.clips(team: try c.caller.team).map { CatalogJSON.clip($0) })]))
         }
-        add("POST", "/v1/clips", .token) { c in
+        add("POST", "/v1/clips", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
             var clip: AppID?
             if let s = reader.string("clip", required: true) { clip = reader.attempt { () throws(ValidationFailure) in try AppID(s) } }
@@ -61,28 +61,28 @@ extension ClipAPI {
             let notes = try c.registry.addClip(clip)
             return json(CatalogJSON.clip(try c.registry.clip(clip.rawValue), notes: notes), status: 201, headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
         }
-        add("GET", "/v1/clips/{bundleId}", .token) { c in json(CatalogJSON.clip(try self.visibleClip(c))) }
-        add("DELETE", "/v1/clips/{bundleId}", .token) { c in
-            try c.registry.removeClip(try self.visibleClip(c).appID.rawValue)
+        add("GET", "/v1/clips/{bundleId}", .token) { api, c in json(CatalogJSON.clip(try api.visibleClip(c))) }
+        add("DELETE", "/v1/clips/{bundleId}", .token) { api, c in
+            try c.registry.removeClip(try api.visibleClip(c).appID.rawValue)
             return noContent()
         }
-        add("PUT", "/v1/clips/{bundleId}/domains/{host}", .token) { c in
-            let clip = try self.visibleClip(c)
+        add("PUT", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
+            let clip = try api.visibleClip(c)
             let notes = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
             let host = try Registry.normalizeHost(c.parameter("host"))
             return json(.object(["clip": .string(clip.appID.rawValue), "host": .string(host)]), status: notes.isEmpty ? 200 : 201,
                         headers: notes.isEmpty ? [] : [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")])
         }
-        add("DELETE", "/v1/clips/{bundleId}/domains/{host}", .token) { c in
-            try c.registry.removeDomain(clip: try self.visibleClip(c).appID.rawValue, host: c.parameter("host"))
+        add("DELETE", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
+            try c.registry.removeDomain(clip: try api.visibleClip(c).appID.rawValue, host: c.parameter("host"))
             return noContent()
         }
-        add("GET", "/v1/clips/{bundleId}/default-experience", .token) { c in
-            let d = try c.registry.defaultExperience(clip: try self.visibleClip(c).appID.rawValue)
+        add("GET", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
+            let d = try c.registry.defaultExperience(clip: try api.visibleClip(c).appID.rawValue)
             return json(c.registry.defaultExperienceJSON(d), headers: [("ETag", etag("d", d.version))])
         }
-        add("PUT", "/v1/clips/{bundleId}/default-experience", .token) { c in
-            let clip = try self.visibleClip(c)
+        add("PUT", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
+            let clip = try api.visibleClip(c)
             let reader = FieldReader(try c.jsonBody())
             let action = reader.enumeration("action", Action.self, required: true)
             var localizations: [String: String] = [:]
@@ -100,13 +100,13 @@ extension ClipAPI {
             let (d, _) = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: try c.expectedVersion(kind: "d"))
             return json(c.registry.defaultExperienceJSON(d), status: existed ? 200 : 201, headers: [("ETag", etag("d", d.version))])
         }
-        add("DELETE", "/v1/clips/{bundleId}/default-experience", .token) { c in
-            try c.registry.removeDefaultExperience(clip: try self.visibleClip(c).appID.rawValue)
+        add("DELETE", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
+            try c.registry.removeDefaultExperience(clip: try api.visibleClip(c).appID.rawValue)
             return noContent()
         }
 
-        add("PUT", "/v1/domains/{host}/applinks/{bundleId}", .token) { c in
-            let app = try self.visibleApp(c)
+        add("PUT", "/v1/domains/{host}/applinks/{bundleId}", .token) { api, c in
+            let app = try api.visibleApp(c)
             let reader = FieldReader(try c.jsonBody())
             let components = reader.raw("components")
             if components == nil { reader.fail("components", "required", "is required") }
@@ -120,11 +120,11 @@ extension ClipAPI {
             let details = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults, position: position)
             return json(.object(["appIDs": .array([.string(details.app.rawValue)]), "components": details.components, "defaults": details.defaults]))
         }
-        add("DELETE", "/v1/domains/{host}/applinks/{bundleId}", .token) { c in
-            try c.registry.removeApplinks(host: c.parameter("host"), app: try self.visibleApp(c).bundleID)
+        add("DELETE", "/v1/domains/{host}/applinks/{bundleId}", .token) { api, c in
+            try c.registry.removeApplinks(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
             return noContent()
         }
-        add("PUT", "/v1/domains/{host}/applinks-settings", .token) { c in
+        add("PUT", "/v1/domains/{host}/applinks-settings", .token) { api, c in
             try c.requireAdmin()
             let reader = FieldReader(try c.jsonBody())
             let defaults = reader.object("defaults")
@@ -134,12 +134,12 @@ extension ClipAPI {
             try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables)
             return json(.object(["defaults": defaults ?? .null, "substitutionVariables": variables ?? .null]))
         }
-        add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { c in
-            try c.registry.addWebcredentials(host: c.parameter("host"), app: try self.visibleApp(c).bundleID)
+        add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
+            try c.registry.addWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
             return json(.object(["host": .string(try Registry.normalizeHost(c.parameter("host"))), "app": .string(c.parameter("bundleId"))]))
         }
-        add("DELETE", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { c in
-            try c.registry.removeWebcredentials(host: c.parameter("host"), app: try self.visibleApp(c).bundleID)
+        add("DELETE", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
+            try c.registry.removeWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
             return noContent()
         }
     }

@@ -7,37 +7,37 @@ import StrictJSON
 extension ClipAPI {
     func registerRoutes() {
         // Public (design §4.2): no token.
-        add("GET", "/healthz", .open) { _ in json(["status": "ok"]) }
-        add("GET", "/readyz", .open) { c in
+        add("GET", "/healthz", .open) { _, _ in json(["status": "ok"]) }
+        add("GET", "/readyz", .open) { api, c in
             c.registry.isReady() ? json(["status": "ready"]) : Problem(status: 503, detail: "the database is not migrated", headers: [("Retry-After", "5")]).response
         }
-        add("GET", "/metrics", .open) { [unowned self] c in
+        add("GET", "/metrics", .open) { api, c in
             let counts = try c.registry.experienceCounts()
-            let text = metrics.render(experiences: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }), connections: connectionCount())
+            let text = api.metrics.render(experiences: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }), connections: api.connectionCount())
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
         }
-        add("GET", "/.well-known/apple-app-site-association", .open, servedAASA)
-        add("GET", "/apple-app-site-association", .open, servedAASA)
-        add("GET", "/v1/resolve", .open, resolve)
-        add("GET", "/v1/banner", .open, banner)
-        add("GET", "/v1/domains/{host}/aasa", .open) { c in
+        add("GET", "/.well-known/apple-app-site-association", .open) { api, c in try api.servedAASA(c) }
+        add("GET", "/apple-app-site-association", .open) { api, c in try api.servedAASA(c) }
+        add("GET", "/v1/resolve", .open) { api, c in try api.resolve(c) }
+        add("GET", "/v1/banner", .open) { api, c in try api.banner(c) }
+        add("GET", "/v1/domains/{host}/aasa", .open) { api, c in
             json(try JSONParser.parse(try c.registry.aasa(host: c.parameter("host"))))
         }
 
         // Experiences.
-        add("GET", "/v1/experiences", .token, listExperiences)
-        add("POST", "/v1/experiences", .token, createExperience)
-        add("GET", "/v1/experiences/{id}", .token, getExperience)
-        add("PATCH", "/v1/experiences/{id}", .token, updateExperience)
-        add("DELETE", "/v1/experiences/{id}", .token, deleteExperience)
-        add("POST", "/v1/experiences/import", .token, importExperiences)
-        add("GET", "/v1/experiences/export", .token, exportExperiences)
+        add("GET", "/v1/experiences", .token) { api, c in try api.listExperiences(c) }
+        add("POST", "/v1/experiences", .token) { api, c in try api.createExperience(c) }
+        add("GET", "/v1/experiences/{id}", .token) { api, c in try api.getExperience(c) }
+        add("PATCH", "/v1/experiences/{id}", .token) { api, c in try api.updateExperience(c) }
+        add("DELETE", "/v1/experiences/{id}", .token) { api, c in try api.deleteExperience(c) }
+        add("POST", "/v1/experiences/import", .token) { api, c in try api.importExperiences(c) }
+        add("GET", "/v1/experiences/export", .token) { api, c in try api.exportExperiences(c) }
 
         // Apps, clips, domains, default experiences, applinks.
         registerCatalogRoutes()
 
         // Change records and tokens.
-        add("GET", "/v1/changes", .token) { c in
+        add("GET", "/v1/changes", .token) { api, c in
             try c.requireAdmin()
             let since = try c.query("since").map { v -> Int64 in
                 guard let n = Int64(v), n >= 0 else { throw Problem(status: 422, detail: "since is a change id", errors: [FieldError(field: "since", rule: "type", message: "expected a whole number ≥ 0")]) }
@@ -48,10 +48,10 @@ extension ClipAPI {
             let next = records.count == limit ? records.last?["id"] : nil
             return json(.object(["items": .array(records), "nextSince": next ?? .null]))
         }
-        add("GET", "/v1/tokens", .token) { c in
+        add("GET", "/v1/tokens", .token) { api, c in
             json(.object(["items": .array(try c.registry.tokens(team: try c.caller.team).map(\.json))]))
         }
-        add("POST", "/v1/tokens", .token) { c in
+        add("POST", "/v1/tokens", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
             let name = reader.string("name", required: true)
             var team: TeamID?
@@ -67,7 +67,7 @@ extension ClipAPI {
             members.append((key: "secret", value: .string(secret)))
             return json(.object(members), status: 201, headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
         }
-        add("DELETE", "/v1/tokens/{id}", .token) { c in
+        add("DELETE", "/v1/tokens/{id}", .token) { api, c in
             guard let id = Int64(c.parameter("id")) else { throw Problem.notFound("not found: token \(c.parameter("id"))") }
             let token = try c.registry.token(id: id)
             if let own = try c.caller.team, token.team != own { throw Problem.notFound("not found: token \(id)") }

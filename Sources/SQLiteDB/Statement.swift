@@ -10,14 +10,20 @@ public final class Statement {
 
     init(connection: Connection, sql: String, persistent: Bool) throws {
         var statement: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, flags, &statement, &tail)
+        // The tail points into the C string, so it is read inside withCString, while the
+        // string is alive (AddressSanitizer caught a read after the temporary was freed).
+        let (rc, hasTrailingSQL) = sql.withCString { text -> (Int32, Bool) in
+            var tail: UnsafePointer<CChar>?
+            let rc = sqlite3_prepare_v3(connection.handle, text, -1, flags, &statement, &tail)
+            let trailing = tail.map { !String(cString: $0).allSatisfy(\.isWhitespace) } ?? false
+            return (rc, trailing)
+        }
         guard rc == SQLITE_OK, let statement else {
             throw connection.error(rc, sql: sql)
         }
         // One statement per call: trailing SQL would silently be ignored otherwise.
-        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
+        if hasTrailingSQL {
             sqlite3_finalize(statement)
             throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "more than one statement in one call", sql: sql)
         }

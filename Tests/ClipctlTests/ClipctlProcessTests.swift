@@ -12,6 +12,10 @@ struct Clipctl {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("clipctl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "USER": "tester"]
+        // Sanitizer settings reach the child processes too (scripts/sanitizers).
+        for key in ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"] {
+            if let value = ProcessInfo.processInfo.environment[key] { environment[key] = value }
+        }
     }
 
     static var binary: URL {
