@@ -1,0 +1,43 @@
+import Foundation
+import StrictJSON
+import Testing
+@testable import ClipCore
+
+/// Scores the evaluator on ../shared/conformance/aasa/cases.json (checked against Apple's
+/// swcutil), per feature, with the cases that expect no_match counted separately (a matcher
+/// that never matches passes all of those) and the one `decided` case apart from the oracle ones.
+struct AASAConformanceTests {
+    static let casesURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared/conformance/aasa/cases.json")
+
+    @Test func conformanceCorpus() throws {
+        let corpus = try JSONParser.parse([UInt8](try Data(contentsOf: Self.casesURL)), limits: { var l = JSONParser.Limits(); l.maxDepth = 128; return l }())
+        let cases = try #require(corpus["matching"]?.arrayValue)
+        var byFeature: [String: (pass: Int, total: Int, noMatchPass: Int, noMatchTotal: Int)] = [:]
+        var failures: [String] = []
+        var oracle = (pass: 0, total: 0), decided = (pass: 0, total: 0)
+        for c in cases {
+            let expect = c["expect"]!.stringValue!
+            let result = AASAEvaluator.evaluate(c["aasa"]!, appID: c["appId"]!.stringValue!, url: c["url"]!.stringValue!, domain: c["domain"]?.stringValue ?? "")
+            let pass = result.decision.rawValue == expect
+            let feature = c["feature"]!.stringValue!
+            var f = byFeature[feature] ?? (0, 0, 0, 0)
+            f.total += 1
+            if pass { f.pass += 1 }
+            if expect == "no_match" { f.noMatchTotal += 1; if pass { f.noMatchPass += 1 } }
+            byFeature[feature] = f
+            if c["status"]?.stringValue == "oracle" { oracle.total += 1; if pass { oracle.pass += 1 } } else { decided.total += 1; if pass { decided.pass += 1 } }
+            if !pass { failures.append("\(c["name"]!.stringValue!): expected \(expect), got \(result.decision.rawValue) (\(result.rule))") }
+        }
+        var report = "AASA conformance: oracle \(oracle.pass)/\(oracle.total), decided \(decided.pass)/\(decided.total)\n"
+        for (feature, f) in byFeature.sorted(by: { $0.key < $1.key }) {
+            report += "  \(feature): \(f.pass)/\(f.total) (match/exclude \(f.pass - f.noMatchPass)/\(f.total - f.noMatchTotal), no_match \(f.noMatchPass)/\(f.noMatchTotal))\n"
+        }
+        for failure in failures { report += "  FAIL \(failure)\n" }
+        print(report)
+        // Every oracle case passes; this fails on any regression.
+        #expect(oracle.pass >= Self.oracleFloor, "\(report)")
+    }
+
+    static let oracleFloor = 139
+}
