@@ -119,19 +119,22 @@ public enum ArgumentParser {
                 }
                 continue
             }
-            // A word: a subcommand while the command has them, else a positional.
+            // A word: a subcommand while the command has them, else a positional (a command
+            // may have both: `aasa HOST` and `aasa check URL`).
             if !command.subcommands.isEmpty && positionals.isEmpty && !optionsEnded {
-                guard let sub = command.subcommands.first(where: { $0.name == argument }) else {
+                if let sub = command.subcommands.first(where: { $0.name == argument }) {
+                    command = sub
+                    path.append(sub.name)
+                    continue
+                }
+                if command.positionals.isEmpty {
                     if argument == "help" { throw .helpRequested(path: path) }
                     throw .unknownCommand(argument, path: path)
                 }
-                command = sub
-                path.append(sub.name)
-                continue
             }
             positionals.append(argument)
         }
-        if !command.subcommands.isEmpty { throw .missingCommand(path: path) }
+        if !command.subcommands.isEmpty && command.positionals.isEmpty { throw .missingCommand(path: path) }
         let required = command.positionals.filter { !$0.optional }.count
         if positionals.count < required { throw .missingArgument(command.positionals[positionals.count].name, path: path) }
         if positionals.count > command.positionals.count { throw .unexpectedArgument(positionals[command.positionals.count], path: path) }

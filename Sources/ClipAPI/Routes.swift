@@ -20,6 +20,7 @@ extension ClipAPI {
         add("GET", "/apple-app-site-association", .open) { api, c in try api.servedAASA(c) }
         add("GET", "/v1/resolve", .open) { api, c in try api.resolve(c) }
         add("GET", "/v1/banner", .open) { api, c in try api.banner(c) }
+        add("GET", "/v1/aasa/check", .open) { api, c in try api.aasaCheck(c) }
         add("GET", "/v1/domains/{host}/aasa", .open) { api, c in
             json(try JSONParser.parse(try c.registry.aasa(host: c.parameter("host"))))
         }
@@ -112,6 +113,23 @@ extension ClipAPI {
         }
         headers.insert(("Content-Type", "application/json"), at: 0)
         return HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: bytes)
+    }
+
+    /// Does the registry's AASA for the URL's host give the URL to the app? (issue: AASA evaluator)
+    func aasaCheck(_ c: Context) throws -> HTTPResponse {
+        var errors: [FieldError] = []
+        let url = c.query("url") ?? ""
+        let app = c.query("app") ?? ""
+        if url.isEmpty { errors.append(FieldError(field: "url", rule: "required", message: "is required")) }
+        if app.isEmpty { errors.append(FieldError(field: "app", rule: "required", message: "is required")) }
+        guard errors.isEmpty else { throw Problem(status: 400, detail: "give ?url= and ?app=", errors: errors) }
+        do { _ = try AppID(app, field: "app") } catch { throw Problem(RegistryError.invalid(error.errors)) }
+        guard let host = AASAEvaluator.URLParts(url)?.host, !host.isEmpty else {
+            throw Problem(RegistryError.invalid([FieldError(field: "url", rule: "url.format", message: "give an absolute URL such as https://shop.example/path")]))
+        }
+        let document = try JSONParser.parse(try c.registry.aasa(host: host))
+        let result = AASAEvaluator.evaluate(document, appID: app, url: url, domain: host)
+        return json(.object(["url": .string(url), "app": .string(app), "host": .string(host), "decision": .string(result.decision.rawValue), "rule": .string(result.rule)]))
     }
 
     // MARK: Resolve and banner

@@ -51,6 +51,7 @@ final class Context {
         case ["remove"]: try remove()
         case ["resolve"]: try resolve()
         case ["aasa"]: try aasa()
+        case ["aasa", "check"]: try aasaCheck()
         case ["banner"]: try banner()
         case ["import"]: try importFile()
         case ["export"]: try export()

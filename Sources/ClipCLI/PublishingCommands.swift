@@ -49,6 +49,34 @@ extension Context {
         io.out(String(decoding: bytes, as: UTF8.self) + (io.standardOutputIsTerminal ? "\n" : ""))
     }
 
+    /// `aasa check URL --app APPID [--file F]`: the registry's AASA for the URL's host, or a file.
+    func aasaCheck() throws {
+        let url = parsed.positional(0)!
+        let app = try requiredValue("app")
+        _ = try parse { () throws(ValidationFailure) in try AppID(app, field: "app") }
+        let document: JSONValue
+        var domain = ""
+        if let file = parsed.value("file") {
+            do { document = try JSONParser.parse(try readFile(file, option: "--file")) } catch let error as JSONParser.ParseError {
+                throw CommandFailure.invalid("file", "json", "malformed JSON: \(error.description)")
+            }
+        } else {
+            guard let host = AASAEvaluator.URLParts(url)?.host, !host.isEmpty else {
+                throw CommandFailure.invalid("url", "url.format", "give an absolute URL such as https://shop.example/path")
+            }
+            domain = host
+            document = try JSONParser.parse(try backend().aasa(host: host))
+        }
+        let result = AASAEvaluator.evaluate(document, appID: app, url: url, domain: domain)
+        if json {
+            printJSON(.object(["url": .string(url), "app": .string(app), "decision": .string(result.decision.rawValue), "rule": .string(result.rule)]))
+        } else {
+            print("\(result.decision.rawValue): \(result.rule)")
+        }
+        // Like grep: 0 when the app gets the URL, 1 otherwise.
+        if result.decision != .match { throw CommandFailure(code: ExitCode.failure, message: "") }
+    }
+
     func banner() throws {
         let answer = try backend().banner(url: parsed.positional(0)!, appArgument: parsed.value("app-argument"), clip: parsed.value("clip"))
         if json { printJSON(answer); return }

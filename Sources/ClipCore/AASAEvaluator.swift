@@ -29,13 +29,13 @@ public enum AASAEvaluator {
     }
 
     /// URL components as written (only scheme and host lower-cased, RFC 3986 §6.2.2.1).
-    struct URLParts {
-        var host: String
-        var path: String
-        var query: String?
-        var fragment: String?
+    public struct URLParts: Sendable {
+        public var host: String
+        public var path: String
+        public var query: String?
+        public var fragment: String?
 
-        init?(_ url: String) {
+        public init?(_ url: String) {
             guard let schemeEnd = url.range(of: "://") else { return nil }
             var rest = Substring(url[schemeEnd.upperBound...])
             if let hash = rest.firstIndex(of: "#") {

@@ -57,6 +57,17 @@ import Testing
         #expect(try f.call("GET", "/v1/domains/a.example/aasa").text == r.text)
     }
 
+    @Test func aasaCheck() throws {
+        let f = try APIFixture()
+        #expect(try f.call("PUT", "/v1/domains/a.example/applinks/com.a.app", token: f.admin, json: #"{"components":[{"/":"/store/*"}]}"#).status == 200)
+        let r = try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/store/9"))&app=ABCDE12345.com.a.app")
+        #expect(f.parsed(r)["decision"] == "match" && f.parsed(r)["rule"] == "details[0].components[0]")
+        #expect(f.parsed(try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/other"))&app=ABCDE12345.com.a.app"))["decision"] == "no_match")
+        #expect(try f.call("GET", "/v1/aasa/check?url=x").status == 400)
+        #expect(try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/"))&app=bad").status == 422)
+        #expect(try f.call("GET", "/v1/aasa/check?url=\(q("https://nothing.example/"))&app=ABCDE12345.com.a.app").status == 404)
+    }
+
     @Test func bannerAsJSONOrHTML() throws {
         let f = try APIFixture()
         let r = try f.call("GET", "/v1/banner?url=\(q("https://a.example/store"))&appArgument=\(q("https://a.example/x?a=1,2"))")

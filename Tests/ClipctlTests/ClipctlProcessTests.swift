@@ -282,6 +282,24 @@ struct ClipctlProcessTests {
         #expect(try clipctl("aasa", "www.melamela.example").out.contains("KLMNO13579.com.melamela.app.Clip"))
     }
 
+    @Test func aasaCheckDecidesWithApplinksSemantics() throws {
+        let clipctl = try Clipctl()
+        try clipctl.registerExampleBusinesses()
+        #expect(try clipctl("applinks", "set", "melamela.example", "--app", "com.melamela.app",
+                            "--components", #"[{"/":"/order/admin/*","exclude":true},{"/":"/order/*"}]"#).code == 0)
+        let match = try clipctl("aasa", "check", "https://melamela.example/order/12", "--app", "KLMNO13579.com.melamela.app")
+        #expect(match.code == 0 && match.out == "match: details[0].components[1]\n")
+        let excluded = try clipctl("aasa", "check", "https://melamela.example/order/admin/x", "--app", "KLMNO13579.com.melamela.app")
+        #expect(excluded.code == 1 && excluded.out == "exclude: details[0].components[0]\n")
+        #expect(try clipctl("aasa", "check", "https://melamela.example/menu", "--app", "KLMNO13579.com.melamela.app").code == 1)
+        try clipctl.write("aasa.json", #"{"applinks":{"details":[{"appID":"ABCDE12345.com.x","paths":["NOT /private/*","*"]}]}}"#)
+        let file = try clipctl("aasa", "check", "https://any.example/private/1", "--app", "ABCDE12345.com.x", "--file", "aasa.json", "--json")
+        #expect(try JSONParser.parse(file.out)["decision"] == "exclude")
+        #expect(try clipctl("aasa", "check", "https://a.example/", "--app", "nope").code == 65)
+        #expect(try clipctl("aasa", "check", "https://a.example/").code == 64, "--app is required")
+        #expect(try clipctl("aasa", "brighteggcafe.example").code == 0, "aasa HOST still works beside aasa check")
+    }
+
     @Test func headerImageIsValidatedAndStored() throws {
         let clipctl = try Clipctl()
         func be32(_ n: Int) -> [UInt8] { [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] }
