@@ -52,6 +52,7 @@ final class Context {
         case ["resolve"]: try resolve()
         case ["aasa"]: try aasa()
         case ["aasa", "check"]: try aasaCheck()
+        case ["aasa", "lint"]: try aasaLint()
         case ["banner"]: try banner()
         case ["import"]: try importFile()
         case ["export"]: try export()

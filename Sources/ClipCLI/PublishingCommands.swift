@@ -77,6 +77,21 @@ extension Context {
         if result.decision != .match { throw CommandFailure(code: ExitCode.failure, message: "") }
     }
 
+    /// `aasa lint FILE|HOST`: a file when the argument names one (or is -), else the registry's host.
+    func aasaLint() throws {
+        let target = parsed.positional(0)!
+        let bytes = target == "-" || FileManager.default.fileExists(atPath: target)
+            ? try readFile(target, option: "lint") : try backend().aasa(host: target)
+        let findings = AASALinter.lint(bytes)
+        if json {
+            printJSON(.array(findings.map { .object(["code": .string($0.code), "severity": .string($0.severity.rawValue), "path": .string($0.path), "message": .string($0.message)]) }))
+        } else {
+            if findings.isEmpty { print("no problems") }
+            for f in findings { print("\(f.severity.rawValue) \(f.code) \(f.path.isEmpty ? "(file)" : f.path): \(f.message)") }
+        }
+        if findings.contains(where: { $0.severity == .error }) { throw CommandFailure(code: ExitCode.failure, message: "") }
+    }
+
     func banner() throws {
         let answer = try backend().banner(url: parsed.positional(0)!, appArgument: parsed.value("app-argument"), clip: parsed.value("clip"))
         if json { printJSON(answer); return }

@@ -41,3 +41,29 @@ struct AASAConformanceTests {
 
     static let oracleFloor = 139
 }
+
+/// The corpus's 13 `validation` cases: each produces the problem it describes; the clean
+/// document produces no error or warning.
+struct AASALintConformanceTests {
+    @Test func validationCases() throws {
+        let corpus = try JSONParser.parse([UInt8](try Data(contentsOf: AASAConformanceTests.casesURL)), limits: { var l = JSONParser.Limits(); l.maxDepth = 128; return l }())
+        let cases = try #require(corpus["validation"]?.arrayValue)
+        #expect(cases.count == 13)
+        for c in cases {
+            let expected = Set(c["expectCodes"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            let found = AASALinter.lint(JSONWriter.bytes(c["aasa"]!))
+            let codes = Set(found.map(\.code))
+            #expect(expected.isSubset(of: codes), "\(c["name"]!): expected \(expected.sorted()), got \(found)")
+            if expected.isEmpty { #expect(found.filter { $0.severity != .info }.isEmpty, "\(c["name"]!): \(found)") }
+        }
+    }
+
+    @Test func ourGeneratedFilesLintClean() throws {
+        let content = AASAContent(host: "shop.example", clips: [try AppID("ABCDE12345.com.example.app.Clip")],
+                                  details: [ApplinksDetails(app: try AppID("ABCDE12345.com.example.app"), components: [["/": "/help/*", "exclude": true], ["/": "/buy/*"]])],
+                                  webcredentials: [try AppID("ABCDE12345.com.example.app")])
+        #expect(AASALinter.lint(try AASAGenerator.bytes(content)).filter { $0.severity != .info } == [])
+        #expect(AASALinter.lint(Array("nope".utf8)).map(\.code) == ["AASA001"])
+        #expect(AASALinter.lint(Array("[]".utf8)).map(\.code) == ["AASA002"])
+    }
+}

@@ -298,6 +298,11 @@ struct ClipctlProcessTests {
         #expect(try clipctl("aasa", "check", "https://a.example/", "--app", "nope").code == 65)
         #expect(try clipctl("aasa", "check", "https://a.example/").code == 64, "--app is required")
         #expect(try clipctl("aasa", "brighteggcafe.example").code == 0, "aasa HOST still works beside aasa check")
+        try clipctl.write("broken.json", #"{"applinks":{"details":[{"appID":"A.b","components":[{"comment":"all"},{"/":"/$(nope)"}]}]}}"#)
+        let lint = try clipctl("aasa", "lint", "broken.json")
+        #expect(lint.code == 1)
+        #expect(lint.out.contains("error AASA142 applinks.details[0].components[1]./") && lint.out.contains("warning AASA190"))
+        #expect(try clipctl("aasa", "lint", "melamela.example").code == 0, "the registry's own AASA has no error")
     }
 
     @Test func headerImageIsValidatedAndStored() throws {

@@ -1,0 +1,183 @@
+import StrictJSON
+
+/// Lints an AASA file: each problem with a stable code, a severity, a location and a message.
+/// Codes follow the conformance corpus's diagnostics.md (AASA###), so that CI can check codes.
+public enum AASALinter {
+    public enum Severity: String, Sendable, Comparable {
+        case error, warning, info
+        var rank: Int { self == .error ? 0 : self == .warning ? 1 : 2 }
+        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+    }
+
+    public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+        public let code: String
+        public let severity: Severity
+        public let path: String
+        public let message: String
+        public var description: String { "\(severity.rawValue) \(code) \(path): \(message)" }
+    }
+
+    static let services: Set<String> = ["applinks", "appclips", "webcredentials", "activitycontinuation"]
+
+    /// The findings for `bytes`, most severe first, then by path.
+    public static func lint(_ bytes: [UInt8]) -> [Diagnostic] {
+        if bytes.count > AASAGenerator.maxBytes {
+            return [Diagnostic(code: "AASA170", severity: .error, path: "", message: "the file is \(bytes.count) bytes, over Apple's 128 KB limit")]
+        }
+        let document: JSONValue
+        do { document = try JSONParser.parse(bytes, limits: { var l = JSONParser.Limits(); l.maxDepth = 128; return l }()) } catch {
+            return [Diagnostic(code: "AASA001", severity: .error, path: "", message: "not valid JSON: \(error.description)")]
+        }
+        guard let root = document.objectMembers else {
+            return [Diagnostic(code: "AASA002", severity: .error, path: "", message: "the root is not a JSON object")]
+        }
+        var out: [Diagnostic] = []
+        func add(_ code: String, _ severity: Severity, _ path: String, _ message: String) {
+            out.append(Diagnostic(code: code, severity: severity, path: path, message: message))
+        }
+        if !root.contains(where: { services.contains($0.key) }) {
+            add("AASA100", .warning, "", "no Associated Domains service (applinks, appclips, webcredentials, activitycontinuation)")
+        }
+        for member in root where !services.contains(member.key) {
+            add("AASA101", .info, member.key, "unknown top-level key, ignored (as Apple ignores it)")
+        }
+        for service in ["appclips", "webcredentials", "activitycontinuation"] {
+            guard let section = document[service] else { continue }
+            guard let apps = section["apps"]?.arrayValue else { add("AASA004", .error, "\(service).apps", "expected an array of App IDs"); continue }
+            checkIDs(apps, path: "\(service).apps", add)
+        }
+        guard let applinks = document["applinks"] else { return sorted(out) }
+        guard applinks.objectMembers != nil else { add("AASA004", .error, "applinks", "expected an object"); return sorted(out) }
+        if let apps = applinks["apps"]?.arrayValue, !apps.isEmpty {
+            add("AASA122", .warning, "applinks.apps", "the legacy apps array must be empty")
+        }
+        if let defaults = applinks["defaults"] { checkDefaults(defaults, path: "applinks.defaults", add) }
+
+        // Substitution variables.
+        var variables: Set<String> = []
+        if let members = applinks["substitutionVariables"]?.objectMembers {
+            for (name, values) in members {
+                let path = "applinks.substitutionVariables.\(name)"
+                variables.insert(name)
+                if name.contains(where: { $0 == "$" || $0 == "(" || $0 == ")" }) { add("AASA140", .error, path, "a variable name cannot contain $, ( or )") }
+                if ApplinksValidator.predefinedVariables.contains(name) { add("AASA144", .warning, path, "shadows the predefined variable $(\(name))") }
+                guard let list = values.arrayValue else { add("AASA004", .error, path, "expected an array of strings"); continue }
+                if list.isEmpty { add("AASA143", .warning, path, "has no values, so it can never match") }
+                for (i, value) in list.enumerated() {
+                    guard let s = value.stringValue else { add("AASA004", .error, "\(path)[\(i)]", "expected a string"); continue }
+                    if s.contains("$(") { add("AASA141", .error, "\(path)[\(i)]", "a value cannot reference another substitution variable") }
+                    if s.isEmpty { add("AASA194", .warning, "\(path)[\(i)]", "an empty alternative") }
+                }
+            }
+        }
+
+        // Details.
+        var seenIDs: [String: String] = [:]
+        let details: [(path: String, entry: JSONValue)]
+        switch applinks["details"] {
+        case .array(let array)?: details = array.enumerated().map { ("applinks.details[\($0.offset)]", $0.element) }
+        case .object(let members)?:
+            add("AASA121", .warning, "applinks.details", "the legacy dictionary form of details: migrate to an array (order is undefined here)")
+            details = members.sorted { $0.key < $1.key }.map { ("applinks.details.\($0.key)", $0.value) }
+        case nil: details = []
+        default:
+            add("AASA004", .error, "applinks.details", "expected an array")
+            details = []
+        }
+        if details.isEmpty { add("AASA193", .warning, "applinks.details", "no details: no app can open links on this domain") }
+        for (path, entry) in details {
+            guard entry.objectMembers != nil else { add("AASA004", .error, path, "expected an object"); continue }
+            var ids: [JSONValue] = entry["appIDs"]?.arrayValue ?? []
+            if let single = entry["appID"] { ids.append(single) }
+            let isLegacyKeyed = !path.hasSuffix("]")
+            if entry["appID"] == nil && entry["appIDs"] == nil && !isLegacyKeyed { add("AASA110", .error, path, "has neither appID nor appIDs") }
+            if entry["appID"] != nil && entry["appIDs"] != nil { add("AASA111", .warning, path, "sets both appID and appIDs") }
+            checkIDs(ids, path: "\(path).appIDs", add)
+            for id in ids.compactMap(\.stringValue) where !id.isEmpty {
+                if let earlier = seenIDs[id] { add("AASA160", .warning, path, "\(id) already appears in \(earlier)") } else { seenIDs[id] = path }
+            }
+            if entry["components"] != nil && entry["paths"] != nil { add("AASA120", .warning, path, "mixes components with legacy paths (don't mix the formats, TN3155)") }
+            if let defaults = entry["defaults"] { checkDefaults(defaults, path: "\(path).defaults", add) }
+            if let components = entry["components"]?.arrayValue {
+                var catchAll: String?
+                for (i, component) in components.enumerated() {
+                    let cpath = "\(path).components[\(i)]"
+                    guard component.objectMembers != nil else { add("AASA004", .error, cpath, "expected an object"); continue }
+                    if let shadow = catchAll { add("AASA190", .warning, cpath, "unreachable: \(shadow) always matches first") }
+                    for key in ["/", "#"] {
+                        if let pattern = component[key] {
+                            guard let s = pattern.stringValue else { add("AASA004", .error, "\(cpath).\(key)", "expected a string pattern"); continue }
+                            checkPattern(s, path: "\(cpath).\(key)", variables: variables, add)
+                        }
+                    }
+                    switch component["?"] {
+                    case .string(let s)?: checkPattern(s, path: "\(cpath).?", variables: variables, add)
+                    case .object(let items)?:
+                        for item in items {
+                            if let s = item.value.stringValue { checkPattern(s, path: "\(cpath).?.\(item.key)", variables: variables, add) } else {
+                                add("AASA150", .error, "\(cpath).?.\(item.key)", "not a string pattern: Apple then ignores the whole query dictionary, so the rule matches far more than meant")
+                            }
+                        }
+                    case nil: break
+                    default: add("AASA004", .error, "\(cpath).?", "expected a string or a dictionary of strings")
+                    }
+                    let constrains = ["/", "?", "#"].contains { key in
+                        guard let v = component[key] else { return false }
+                        if let s = v.stringValue { return s != "*" && s != "/*" }
+                        return true
+                    }
+                    if !constrains && catchAll == nil && component["exclude"]?.boolValue != true {
+                        add("AASA180", .warning, cpath, "constrains nothing and matches every URL")
+                        catchAll = cpath
+                    }
+                }
+            }
+            if let paths = entry["paths"]?.arrayValue {
+                for (i, p) in paths.enumerated() {
+                    guard let s = p.stringValue else { add("AASA004", .error, "\(path).paths[\(i)]", "expected a string"); continue }
+                    checkPattern(s.hasPrefix("NOT ") ? String(s.dropFirst(4)) : s, path: "\(path).paths[\(i)]", variables: variables, add)
+                }
+            }
+        }
+        return sorted(out)
+    }
+
+    static func sorted(_ d: [Diagnostic]) -> [Diagnostic] {
+        d.sorted { $0.severity != $1.severity ? $0.severity < $1.severity : ($0.path, $0.code) < ($1.path, $1.code) }
+    }
+
+    static func checkIDs(_ ids: [JSONValue], path: String, _ add: (String, Severity, String, String) -> Void) {
+        for (i, id) in ids.enumerated() {
+            guard let s = id.stringValue else { add("AASA004", .error, "\(path)[\(i)]", "expected a string"); continue }
+            if s.isEmpty { add("AASA130", .error, "\(path)[\(i)]", "an empty application identifier"); continue }
+            if (try? AppID(s)) == nil { add("AASA131", .warning, "\(path)[\(i)]", "\"\(s.truncatedForMessage)\" is not TEAMID.bundle.id shaped") }
+        }
+    }
+
+    static func checkDefaults(_ defaults: JSONValue, path: String, _ add: (String, Severity, String, String) -> Void) {
+        guard let members = defaults.objectMembers else { add("AASA004", .error, path, "expected an object"); return }
+        for member in members {
+            switch member.key {
+            case "caseSensitive", "percentEncoded":
+                if member.value.boolValue == nil { add("AASA004", .error, "\(path).\(member.key)", "expected true or false") }
+            case "/", "?", "#": add("AASA192", .info, "\(path).\(member.key)", "a pattern key in defaults has undocumented behaviour")
+            default: break
+            }
+        }
+    }
+
+    static func checkPattern(_ pattern: String, path: String, variables: Set<String>, _ add: (String, Severity, String, String) -> Void) {
+        var rest = Substring(pattern)
+        while let start = rest.range(of: "$(") {
+            guard let end = rest[start.upperBound...].firstIndex(of: ")") else {
+                add("AASA151", .error, path, "an unterminated $( in \"\(pattern.truncatedForMessage)\": the pattern never matches")
+                return
+            }
+            let name = String(rest[start.upperBound..<end])
+            if !variables.contains(name) && !ApplinksValidator.predefinedVariables.contains(name) {
+                add("AASA142", .error, path, "$(\(name.truncatedForMessage)) is not defined: the pattern never matches")
+            }
+            rest = rest[rest.index(after: end)...]
+        }
+    }
+}
