@@ -49,7 +49,7 @@ extension ClipAPI {
         }
         var headers: [(String, String)] = []
         if let next {
-            var query = c.query.filter { $0.name != "cursor" }.map { "\(Self.formEncode($0.name))=\(Self.formEncode($0.value))" }
+            var query = c.query.filter { $0.name != "cursor" }.map { "\(QueryString.encodeComponent($0.name))=\(QueryString.encodeComponent($0.value))" }
             query.append("cursor=\(next)")
             headers.append(("Link", "</v1/experiences?\(query.joined(separator: "&"))>; rel=\"next\""))
         }
@@ -125,11 +125,5 @@ extension ClipAPI {
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64), let url = String(data: data, encoding: .utf8), url.hasPrefix("https://") else { return nil }
         return url
-    }
-
-    static func formEncode(_ s: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 }

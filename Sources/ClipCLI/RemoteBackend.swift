@@ -2,6 +2,7 @@ import ClipCore
 import ClipStore
 import Dispatch
 import Foundation
+import HTTP1
 import StrictJSON
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -90,12 +91,6 @@ struct RemoteBackend: Backend {
         try checked(try send(method, path, query: query, body: body.map { Data(JSONWriter.bytes($0)) })).json
     }
 
-    static func segment(_ s: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? s
-    }
-
     /// An experience id from an id or a registered URL (any spelling).
     func experienceID(_ reference: String) throws -> Int64 {
         if let id = Int64(reference), id > 0 { return id }
@@ -160,7 +155,7 @@ struct RemoteBackend: Backend {
     }
 
     func aasa(host: String) throws -> [UInt8] {
-        [UInt8](try checked(try send("GET", "/v1/domains/\(Self.segment(host))/aasa")).body)
+        [UInt8](try checked(try send("GET", "/v1/domains/\(QueryString.encodeComponent(host))/aasa")).body)
     }
 
     func banner(url: String, appArgument: String?, clip: String?) throws -> JSONValue {
@@ -178,7 +173,7 @@ struct RemoteBackend: Backend {
     }
 
     func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String]) {
-        let path = "/v1/apps/\(Self.segment(bundle.rawValue))"
+        let path = "/v1/apps/\(QueryString.encodeComponent(bundle.rawValue))"
         let existing = try send("GET", path)
         if existing.status == 404 {
             let app = try call("POST", "/v1/apps", json: .object([
@@ -203,11 +198,11 @@ struct RemoteBackend: Backend {
         return items.filter { team == nil || $0["team"]?.stringValue == team?.rawValue }
     }
 
-    func app(_ bundle: BundleID) throws -> JSONValue { try call("GET", "/v1/apps/\(Self.segment(bundle.rawValue))") }
+    func app(_ bundle: BundleID) throws -> JSONValue { try call("GET", "/v1/apps/\(QueryString.encodeComponent(bundle.rawValue))") }
 
     func addClip(_ clip: AppID) throws -> JSONValue {
         let answer = try send("POST", "/v1/clips", body: Data(JSONWriter.bytes(["clip": .string(clip.rawValue)])))
-        if answer.status == 409 { return try call("GET", "/v1/clips/\(Self.segment(clip.bundleID.rawValue))") }
+        if answer.status == 409 { return try call("GET", "/v1/clips/\(QueryString.encodeComponent(clip.bundleID.rawValue))") }
         return try checked(answer).json
     }
 
@@ -220,16 +215,16 @@ struct RemoteBackend: Backend {
         (try? AppID(reference)).map(\.bundleID.rawValue) ?? reference
     }
 
-    func clip(_ reference: String) throws -> JSONValue { try call("GET", "/v1/clips/\(Self.segment(Self.clipBundle(reference)))") }
-    func removeClip(_ reference: String) throws { _ = try call("DELETE", "/v1/clips/\(Self.segment(Self.clipBundle(reference)))") }
+    func clip(_ reference: String) throws -> JSONValue { try call("GET", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(reference)))") }
+    func removeClip(_ reference: String) throws { _ = try call("DELETE", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(reference)))") }
 
     func addDomain(clip: String, host: String) throws -> [String] {
-        let answer = try checked(try send("PUT", "/v1/clips/\(Self.segment(Self.clipBundle(clip)))/domains/\(Self.segment(host))"))
+        let answer = try checked(try send("PUT", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(clip)))/domains/\(QueryString.encodeComponent(host))"))
         return answer.status == 201 ? ["associated \(answer.json["host"]?.stringValue ?? host) with clip \(answer.json["clip"]?.stringValue ?? clip) (its AASA now lists the clip)"] : []
     }
 
     func removeDomain(clip: String, host: String) throws {
-        _ = try call("DELETE", "/v1/clips/\(Self.segment(Self.clipBundle(clip)))/domains/\(Self.segment(host))")
+        _ = try call("DELETE", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(clip)))/domains/\(QueryString.encodeComponent(host))")
     }
 
     func domains(host: String?) throws -> [(host: String, clip: String)] {
@@ -245,7 +240,7 @@ struct RemoteBackend: Backend {
         var notes: [String] = []
         let created = try addClip(clip)
         notes += (created["notes"]?.arrayValue ?? []).compactMap(\.stringValue)
-        let path = "/v1/clips/\(Self.segment(clip.bundleID.rawValue))/default-experience"
+        let path = "/v1/clips/\(QueryString.encodeComponent(clip.bundleID.rawValue))/default-experience"
         let answer = try checked(try send("PUT", path, body: Data(JSONWriter.bytes(.object([
             "action": .string(action.rawValue),
             "localizations": .object(localizations.sorted { $0.key < $1.key }.map { (key: $0.key, value: .object(["subtitle": .string($0.value)])) }),
@@ -254,25 +249,25 @@ struct RemoteBackend: Backend {
         return (answer.json, notes)
     }
 
-    func defaultExperience(clip: String) throws -> JSONValue { try call("GET", "/v1/clips/\(Self.segment(Self.clipBundle(clip)))/default-experience") }
-    func removeDefault(clip: String) throws { _ = try call("DELETE", "/v1/clips/\(Self.segment(Self.clipBundle(clip)))/default-experience") }
+    func defaultExperience(clip: String) throws -> JSONValue { try call("GET", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(clip)))/default-experience") }
+    func removeDefault(clip: String) throws { _ = try call("DELETE", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(clip)))/default-experience") }
 
     func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue {
-        try call("PUT", "/v1/domains/\(Self.segment(host))/applinks/\(Self.segment(app.rawValue))", json: .object([
+        try call("PUT", "/v1/domains/\(QueryString.encodeComponent(host))/applinks/\(QueryString.encodeComponent(app.rawValue))", json: .object([
             "components": components, "defaults": defaults, "position": position.map { .integer(Int64($0)) },
         ]))
     }
 
     func removeApplinks(host: String, app: BundleID) throws {
-        _ = try call("DELETE", "/v1/domains/\(Self.segment(host))/applinks/\(Self.segment(app.rawValue))")
+        _ = try call("DELETE", "/v1/domains/\(QueryString.encodeComponent(host))/applinks/\(QueryString.encodeComponent(app.rawValue))")
     }
 
     func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws {
-        _ = try call("PUT", "/v1/domains/\(Self.segment(host))/applinks-settings", json: .object(["defaults": defaults, "substitutionVariables": substitutionVariables]))
+        _ = try call("PUT", "/v1/domains/\(QueryString.encodeComponent(host))/applinks-settings", json: .object(["defaults": defaults, "substitutionVariables": substitutionVariables]))
     }
 
     func webcredentials(add: Bool, host: String, app: BundleID) throws {
-        _ = try call(add ? "PUT" : "DELETE", "/v1/domains/\(Self.segment(host))/webcredentials/\(Self.segment(app.rawValue))")
+        _ = try call(add ? "PUT" : "DELETE", "/v1/domains/\(QueryString.encodeComponent(host))/webcredentials/\(QueryString.encodeComponent(app.rawValue))")
     }
 
     func changes(since: Int64, limit: Int) throws -> [JSONValue] {

@@ -167,17 +167,10 @@ public enum AASALinter {
     }
 
     static func checkPattern(_ pattern: String, path: String, variables: Set<String>, _ add: (String, Severity, String, String) -> Void) {
-        var rest = Substring(pattern)
-        while let start = rest.range(of: "$(") {
-            guard let end = rest[start.upperBound...].firstIndex(of: ")") else {
-                add("AASA151", .error, path, "an unterminated $( in \"\(pattern.truncatedForMessage)\": the pattern never matches")
-                return
-            }
-            let name = String(rest[start.upperBound..<end])
-            if !variables.contains(name) && !ApplinksValidator.predefinedVariables.contains(name) {
-                add("AASA142", .error, path, "$(\(name.truncatedForMessage)) is not defined: the pattern never matches")
-            }
-            rest = rest[rest.index(after: end)...]
+        let (names, unterminated) = ApplinksValidator.variableReferences(in: pattern)
+        for name in names where !variables.contains(name) && !ApplinksValidator.predefinedVariables.contains(name) {
+            add("AASA142", .error, path, "$(\(name.truncatedForMessage)) is not defined: the pattern never matches")
         }
+        if unterminated { add("AASA151", .error, path, "an unterminated $( in \"\(pattern.truncatedForMessage)\": the pattern never matches") }
     }
 }

@@ -122,20 +122,27 @@ public enum ApplinksValidator {
         Set(substitutionVariables?.objectMembers?.map(\.key) ?? [])
     }
 
-    /// Every `$(name)` in `pattern` is closed and names a predefined or defined variable.
-    static func checkPattern(_ pattern: String, field: String, variables: Set<String>) -> [FieldError] {
-        var errors: [FieldError] = []
+    /// The `$(name)` references of a pattern, in order, and whether a `$(` is left unclosed
+    /// (apple-spec §4.4: names cannot contain `$`, `(` or `)`, so the first ")" closes one).
+    public static func variableReferences(in pattern: String) -> (names: [String], unterminated: Bool) {
+        var names: [String] = []
         var rest = Substring(pattern)
         while let start = rest.range(of: "$(") {
-            guard let end = rest[start.upperBound...].firstIndex(of: ")") else {
-                errors.append(FieldError(field: field, rule: "applinks.variable", message: "unclosed $( in pattern \"\(pattern.truncatedForMessage)\""))
-                break
-            }
-            let name = String(rest[start.upperBound..<end])
-            if !predefinedVariables.contains(name) && !variables.contains(name) {
-                errors.append(FieldError(field: field, rule: "applinks.variable", message: "$(\(name.truncatedForMessage)) is neither predefined nor defined in substitutionVariables"))
-            }
+            guard let end = rest[start.upperBound...].firstIndex(of: ")") else { return (names, true) }
+            names.append(String(rest[start.upperBound..<end]))
             rest = rest[rest.index(after: end)...]
+        }
+        return (names, false)
+    }
+
+    /// Every `$(name)` in `pattern` is closed and names a predefined or defined variable.
+    static func checkPattern(_ pattern: String, field: String, variables: Set<String>) -> [FieldError] {
+        let (names, unterminated) = variableReferences(in: pattern)
+        var errors = names.filter { !predefinedVariables.contains($0) && !variables.contains($0) }.map { name in
+            FieldError(field: field, rule: "applinks.variable", message: "$(\(name.truncatedForMessage)) is neither predefined nor defined in substitutionVariables")
+        }
+        if unterminated {
+            errors.append(FieldError(field: field, rule: "applinks.variable", message: "unclosed $( in pattern \"\(pattern.truncatedForMessage)\""))
         }
         return errors
     }

@@ -305,6 +305,24 @@ struct ClipctlProcessTests {
         #expect(try clipctl("aasa", "lint", "melamela.example").code == 0, "the registry's own AASA has no error")
     }
 
+    @Test func backupAndRestore() throws {
+        let clipctl = try Clipctl()
+        try clipctl.registerExampleBusinesses()
+        let before = try clipctl("export").out
+        #expect(try clipctl("backup", "snapshot.db").out == "backed up clips.db to snapshot.db\n")
+        try clipctl.write("notes.txt", "keep me")
+        let overwrite = try clipctl("backup", "notes.txt")
+        #expect(overwrite.code == 65 && overwrite.err.contains("already exists"))
+        #expect(try clipctl.read("notes.txt") == "keep me")
+        #expect(try clipctl("remove", "1").code == 0)
+        let bad = try clipctl("restore", "notes.txt")
+        #expect(bad.code == 1 && bad.err.contains("not a readable SQLite database"))
+        #expect(try clipctl("restore", "missing.db").code == 1)
+        #expect(try clipctl("restore", "snapshot.db").code == 0)
+        #expect(try clipctl("export").out == before, "the restore brings back the snapshot exactly")
+        #expect(try clipctl("--server", "http://127.0.0.1:1", "backup", "x.db").code == 64, "backup is local only")
+    }
+
     @Test func headerImageIsValidatedAndStored() throws {
         let clipctl = try Clipctl()
         func be32(_ n: Int) -> [UInt8] { [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] }

@@ -27,17 +27,27 @@ final class RawClient {
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    enum Received { case bytes([UInt8]), closed, nothingYet }
+
+    /// Waits up to 50 ms for bytes: what arrived, the peer's close, or nothing yet.
+    func receive() -> Received {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, 50) > 0 else { return .nothingYet }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
+        return n <= 0 ? .closed : .bytes(Array(chunk[0..<n]))
+    }
+
     /// Reads until the peer closes or `seconds` pass.
     func readAll(seconds: Double = 5) -> String {
         var buffer: [UInt8] = []
         let deadline = monotonicSeconds() + seconds
-        while monotonicSeconds() < deadline {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
-            if n <= 0 { break }
-            buffer += chunk[0..<n]
+        loop: while monotonicSeconds() < deadline {
+            switch receive() {
+            case .bytes(let b): buffer += b
+            case .closed: break loop
+            case .nothingYet: continue
+            }
         }
         return String(decoding: buffer, as: UTF8.self)
     }
@@ -47,18 +57,17 @@ final class RawClient {
         var buffer: [UInt8] = []
         var responses: [String] = []
         let deadline = monotonicSeconds() + seconds
-        while responses.count < count && monotonicSeconds() < deadline {
+        loop: while responses.count < count && monotonicSeconds() < deadline {
             if let (response, used) = Self.split(buffer) {
                 responses.append(response)
                 buffer.removeFirst(used)
                 continue
             }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 65536, 0) }
-            if n <= 0 { break }
-            buffer += chunk[0..<n]
+            switch receive() {
+            case .bytes(let b): buffer += b
+            case .closed: break loop
+            case .nothingYet: continue
+            }
         }
         if responses.count < count, let (response, _) = Self.split(buffer) { responses.append(response) }
         return responses
@@ -82,11 +91,7 @@ final class RawClient {
     func isClosedByPeer(seconds: Double = 3) -> Bool {
         let deadline = monotonicSeconds() + seconds
         while monotonicSeconds() < deadline {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 4096, 0) }
-            if n <= 0 { return true }
+            if case .closed = receive() { return true }
         }
         return false
     }
