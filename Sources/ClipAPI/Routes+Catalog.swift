@@ -134,6 +134,16 @@ extension ClipAPI {
             try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables)
             return json(.object(["defaults": defaults ?? .null, "substitutionVariables": variables ?? .null]))
         }
+        add("PUT", "/v1/domains/{host}/applinks-generation", .token) { api, c in
+            try c.requireAdmin()
+            let reader = FieldReader(try c.jsonBody())
+            let enabled = reader.bool("fromExperiences", required: true)
+            let errors = reader.finish()
+            guard errors.isEmpty, let enabled else { throw Problem(RegistryError.invalid(errors)) }
+            let unmatched = try c.registry.setApplinksFromExperiences(host: c.parameter("host"), enabled)
+            return json(.object(["host": .string(try Registry.normalizeHost(c.parameter("host"))), "fromExperiences": .bool(enabled),
+                                 "unmatched": .array(unmatched.map(\.json))]))
+        }
         add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
             try c.registry.addWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
             return json(.object(["host": .string(try Registry.normalizeHost(c.parameter("host"))), "app": .string(c.parameter("bundleId"))]))

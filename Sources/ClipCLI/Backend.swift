@@ -32,6 +32,8 @@ protocol Backend {
     func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue
     func removeApplinks(host: String, app: BundleID) throws
     func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws
+    /// Returns the experience URLs the generated applinks do not give to their app (url, app, decision, rule).
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [JSONValue]
     func webcredentials(add: Bool, host: String, app: BundleID) throws
     func changes(since: Int64, limit: Int) throws -> [JSONValue]
     func createToken(name: String, team: TeamID?) throws -> JSONValue
@@ -132,6 +134,10 @@ struct LocalBackend: Backend {
 
     func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws {
         try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables)
+    }
+
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [JSONValue] {
+        try registry.setApplinksFromExperiences(host: host, enabled).map(\.json)
     }
 
     func webcredentials(add: Bool, host: String, app: BundleID) throws {

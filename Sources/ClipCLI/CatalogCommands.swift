@@ -142,6 +142,25 @@ extension Context {
         if !json { print("applinks settings of \(parsed.positional(0)!) saved") } else { printJSON(.object(["saved": true])) }
     }
 
+    /// `applinks generate HOST on|off`: prints the experience URLs the app would still not open.
+    func applinksGenerate() throws {
+        let host = parsed.positional(0)!
+        let state = parsed.positional(1)!
+        guard state == "on" || state == "off" else { throw CommandFailure.usage("applinks generate takes on or off") }
+        let unmatched = try backend().setApplinksFromExperiences(host: host, state == "on")
+        if json {
+            printJSON(.object(["host": .string(host), "fromExperiences": .bool(state == "on"), "unmatched": .array(unmatched)]))
+        } else {
+            print("applinks of \(host) \(state == "on" ? "cover its experience URLs" : "no longer generated from experiences")")
+            for miss in unmatched {
+                print("  warning: \(text(miss["url"])) would not open \(text(miss["app"])): \(text(miss["decision"])) by \(text(miss["rule"]))")
+            }
+        }
+        if !unmatched.isEmpty {
+            throw CommandFailure(code: ExitCode.failure, message: "\(unmatched.count) experience URL(s) are not given to their app: an earlier rule of the app decides first (see applinks set)")
+        }
+    }
+
     func webcredentials() throws {
         let app = try appOption()
         let verb = parsed.positional(0)!

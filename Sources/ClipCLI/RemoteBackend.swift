@@ -262,6 +262,10 @@ struct RemoteBackend: Backend {
         _ = try call("DELETE", "/v1/domains/\(QueryString.encodeComponent(host))/applinks/\(QueryString.encodeComponent(app.rawValue))")
     }
 
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [JSONValue] {
+        try call("PUT", "/v1/domains/\(QueryString.encodeComponent(host))/applinks-generation", json: .object(["fromExperiences": .bool(enabled)]))["unmatched"]?.arrayValue ?? []
+    }
+
     func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws {
         _ = try call("PUT", "/v1/domains/\(QueryString.encodeComponent(host))/applinks-settings", json: .object(["defaults": defaults, "substitutionVariables": substitutionVariables]))
     }

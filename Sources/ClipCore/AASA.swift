@@ -10,13 +10,22 @@ public struct AASAContent: Sendable, Equatable {
     public var settings: ApplinksHostSettings
     /// `webcredentials.apps`; the key is left out when empty.
     public var webcredentials: [AppID]
+    /// Experience URLs per full app, when the host opted in to applinks generated from them.
+    public var generated: [ExperienceApplinks.AppLinks]
 
-    public init(host: String, clips: [AppID], details: [ApplinksDetails] = [], settings: ApplinksHostSettings = .init(), webcredentials: [AppID] = []) {
+    public init(host: String, clips: [AppID], details: [ApplinksDetails] = [], settings: ApplinksHostSettings = .init(), webcredentials: [AppID] = [],
+                generated: [ExperienceApplinks.AppLinks] = []) {
         self.host = host
         self.clips = clips
         self.details = details
         self.settings = settings
         self.webcredentials = webcredentials
+        self.generated = generated
+    }
+
+    /// The details entries as written: the stored ones, then the generated components.
+    public var effectiveDetails: [ApplinksDetails] {
+        generated.isEmpty ? details : ExperienceApplinks.merge(generated, into: details, hostDefaults: settings.defaults)
     }
 }
 
@@ -39,7 +48,7 @@ public enum AASAGenerator {
             (key: "apps", value: .array([]))
         ]
         if let defaults = content.settings.defaults { applinks.append((key: "defaults", value: defaults)) }
-        applinks.append((key: "details", value: .array(content.details.map { d in
+        applinks.append((key: "details", value: .array(content.effectiveDetails.map { d in
             .object([
                 "appIDs": .array([.string(d.app.rawValue)]),
                 "components": d.components,

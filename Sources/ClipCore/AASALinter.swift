@@ -84,7 +84,10 @@ public enum AASALinter {
             add("AASA004", .error, "applinks.details", "expected an array")
             details = []
         }
-        if details.isEmpty { add("AASA193", .warning, "applinks.details", "no details: no app can open links on this domain") }
+        // A host that exists for its App Clips (appclips.apps listed) needs no details: the
+        // warning is for a file whose applinks section is its whole purpose.
+        let servesClips = !(document["appclips"]?["apps"]?.arrayValue ?? []).isEmpty
+        if details.isEmpty && !servesClips { add("AASA193", .warning, "applinks.details", "no details: no app can open links on this domain") }
         for (path, entry) in details {
             guard entry.objectMembers != nil else { add("AASA004", .error, path, "expected an object"); continue }
             var ids: [JSONValue] = entry["appIDs"]?.arrayValue ?? []

@@ -18,9 +18,12 @@ public struct ApplinksDetails: Sendable, Equatable {
 public struct ApplinksHostSettings: Sendable, Equatable {
     public var defaults: JSONValue?
     public var substitutionVariables: JSONValue?
-    public init(defaults: JSONValue? = nil, substitutionVariables: JSONValue? = nil) {
+    /// Whether the full apps' details also cover the host's experience URLs (ExperienceApplinks).
+    public var fromExperiences: Bool
+    public init(defaults: JSONValue? = nil, substitutionVariables: JSONValue? = nil, fromExperiences: Bool = false) {
         self.defaults = defaults
         self.substitutionVariables = substitutionVariables
+        self.fromExperiences = fromExperiences
     }
 }
 

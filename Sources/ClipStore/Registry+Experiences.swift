@@ -126,6 +126,7 @@ extension Registry {
         let stored = experience
         return try write {
             let (saved, notes) = try insert(stored)
+            try checkGeneratedApplinks(hosts: [saved.url.host])
             return Written(experience: saved, notes: notes, warnings: warnings)
         }
     }
@@ -208,6 +209,7 @@ extension Registry {
             try checkUnique(updated.url, except: before.id)
             try checkImage(updated.headerImage)
             let saved = try save(updated, before: before, action: "update")
+            try checkGeneratedApplinks(hosts: [saved.url.host])
             return Written(experience: saved, notes: notes, warnings: warnings)
         }
     }
@@ -245,7 +247,9 @@ extension Registry {
             guard before.status != status else { return before }
             var draft = before
             draft.status = status
-            return try save(draft, before: before, action: status == .active ? "activate" : "deactivate")
+            let saved = try save(draft, before: before, action: status == .active ? "activate" : "deactivate")
+            if status == .active { try checkGeneratedApplinks(hosts: [saved.url.host]) }
+            return saved
         }
     }
 

@@ -56,6 +56,7 @@ extension Registry {
                 if (index + 1) % 1000 == 0 || index + 1 == valid.count { progress(index + 1, valid.count) }
             }
             guard errors.isEmpty else { throw RegistryError.invalidImport(errors.sorted { $0.line < $1.line }) }
+            try checkGeneratedApplinks(hosts: Set(valid.map(\.experience.url.host)))
             return ImportReport(imported: valid.count, notes: notes, warnings: warnings)
         }
     }

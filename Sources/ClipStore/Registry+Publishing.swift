@@ -63,13 +63,14 @@ extension Registry {
                                     defaults: try row.optionalString("defaults").map { try JSONParser.parse($0) })
                 }
                 let settings = try applinksSettings(host)
+                let generated = settings.fromExperiences ? try experienceLinks(host: host) : []
                 let webcredentials = try db.query("""
                     SELECT w.app_bundle_id, a.team_id FROM webcredentials w JOIN app a ON a.bundle_id = w.app_bundle_id WHERE w.host = ?
                     """, [.text(host)]).map { AppID(team: try TeamID(try $0.string("team_id")), bundleID: try BundleID(try $0.string("app_bundle_id"))) }
                 guard !clips.isEmpty || !details.isEmpty || !webcredentials.isEmpty else {
                     throw RegistryError.notFound("AASA for \(host): no clip, applinks rule or webcredentials is configured for this host")
                 }
-                return AASAContent(host: host, clips: clips, details: details, settings: settings, webcredentials: webcredentials)
+                return AASAContent(host: host, clips: clips, details: details, settings: settings, webcredentials: webcredentials, generated: generated)
             }
         }
     }
@@ -144,9 +145,35 @@ extension Registry {
     // MARK: applinks and webcredentials
 
     func applinksSettings(_ host: String) throws -> ApplinksHostSettings {
-        guard let row = try db.query("SELECT defaults, substitution_variables FROM applinks_host WHERE host = ?", [.text(host)]).first else { return .init() }
+        guard let row = try db.query("SELECT defaults, substitution_variables, from_experiences FROM applinks_host WHERE host = ?", [.text(host)]).first else { return .init() }
         return ApplinksHostSettings(defaults: try row.optionalString("defaults").map { try JSONParser.parse($0) },
-                                    substitutionVariables: try row.optionalString("substitution_variables").map { try JSONParser.parse($0) })
+                                    substitutionVariables: try row.optionalString("substitution_variables").map { try JSONParser.parse($0) },
+                                    fromExperiences: try row.int("from_experiences") == 1)
+    }
+
+    /// The active experience URLs on `host`, grouped by the full app of their clip.
+    func experienceLinks(host: String) throws -> [ExperienceApplinks.AppLinks] {
+        var byApp: [AppID: [NormalizedURL]] = [:]
+        for row in try db.query("""
+            SELECT e.url, e.clip_bundle_id, a.team_id FROM advanced_experience e JOIN clip c ON c.bundle_id = e.clip_bundle_id
+            JOIN app a ON a.bundle_id = c.app_bundle_id WHERE e.host = ? AND e.removed_at IS NULL AND e.status = 'ACTIVE'
+            """, [.text(host)]) {
+            guard let parent = try BundleID(try row.string("clip_bundle_id")).parent else { continue }
+            let app = AppID(team: try TeamID(try row.string("team_id")), bundleID: parent)
+            byApp[app, default: []].append(try NormalizedURL(try row.string("url")))
+        }
+        return byApp.keys.sorted().map { ExperienceApplinks.AppLinks(app: $0, urls: byApp[$0]!) }
+    }
+
+    /// Inside an experience write: the AASA of a host that generates applinks from its
+    /// experiences grows with them, so it must still fit and pass the lint.
+    func checkGeneratedApplinks(hosts: Set<String>) throws {
+        for host in hosts.sorted() where try generatesApplinks(host) { try checkSize(host) }
+    }
+
+    /// Whether `host` opted in to applinks generated from its experiences.
+    func generatesApplinks(_ host: String) throws -> Bool {
+        try db.query("SELECT 1 AS x FROM applinks_host WHERE host = ? AND from_experiences = 1", [.text(host)]).first != nil
     }
 
     /// Sets the `applinks` details of `app` on `host` (components, optional defaults), validated
@@ -186,7 +213,7 @@ extension Registry {
     }
 
     /// Sets host-wide `defaults` and `substitutionVariables`; refused when a stored rule would
-    /// then name an undefined variable.
+    /// then name an undefined variable, or the file would break a rule of the lint.
     public func setApplinksSettings(host rawHost: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws(RegistryError) {
         let host = try Self.normalizeHost(rawHost)
         var errors: [FieldError] = []
@@ -210,6 +237,34 @@ extension Registry {
         }
     }
 
+    /// Turns on or off the applinks generated from `host`'s experiences (ExperienceApplinks).
+    /// Returns the experience URLs the generated components fail to open (an earlier `exclude`
+    /// rule of the same app, say), checked with the evaluator; empty when off.
+    @discardableResult
+    public func setApplinksFromExperiences(host rawHost: String, _ enabled: Bool) throws(RegistryError) -> [ExperienceApplinks.Miss] {
+        let host = try Self.normalizeHost(rawHost)
+        return try write {
+            try db.execute("""
+                INSERT INTO applinks_host(host, from_experiences, updated_at) VALUES (?1, ?2, ?3)
+                ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3
+                """, [.text(host), .int(enabled ? 1 : 0), .text(timestamp())])
+            try recordChange(entity: "applinks-generation", id: host, action: "update", before: nil, after: ["fromExperiences": .bool(enabled)])
+            if enabled { try checkSize(host) }
+            return try generatedApplinksMisses(host)
+        }
+    }
+
+    /// Experience URLs of `host` that the generated applinks do not give to their app.
+    func generatedApplinksMisses(_ host: String) throws -> [ExperienceApplinks.Miss] {
+        guard let content = try configuredContent(host), !content.generated.isEmpty else { return [] }
+        return ExperienceApplinks.verify(AASAGenerator.document(content), host: host, content.generated)
+    }
+
+    /// The host's AASA content, or nil when the host has no AASA at all.
+    func configuredContent(_ host: String) throws -> AASAContent? {
+        do { return try aasaContent(host: host) } catch RegistryError.notFound { return nil }
+    }
+
     public func addWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
         let host = try Self.normalizeHost(rawHost)
         try write {
@@ -229,9 +284,15 @@ extension Registry {
         }
     }
 
-    /// Inside a write: refuses a change that would make the host's AASA exceed 128 KB.
+    /// Inside a write: refuses a change that would make the host's AASA exceed 128 KB or fail
+    /// the lint with an error (issue #6: the registry lints every AASA it generates).
     func checkSize(_ host: String) throws {
-        let content = try aasaContent(host: host)
-        do { _ = try AASAGenerator.bytes(content) } catch { throw RegistryError.unprocessable(error.description) }
+        guard let content = try configuredContent(host) else { return }
+        let bytes: [UInt8]
+        do { bytes = try AASAGenerator.bytes(content) } catch { throw RegistryError.unprocessable(error.description) }
+        let errors = AASALinter.lint(bytes).filter { $0.severity == .error }
+        guard errors.isEmpty else {
+            throw RegistryError.unprocessable("the AASA of \(host) would fail the lint: " + errors.map(\.description).joined(separator: "; "))
+        }
     }
 }

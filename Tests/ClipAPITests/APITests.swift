@@ -68,6 +68,23 @@ import Testing
         #expect(try f.call("GET", "/v1/aasa/check?url=\(q("https://nothing.example/"))&app=ABCDE12345.com.a.app").status == 404)
     }
 
+    @Test func applinksGeneratedFromExperiencesChangeTheServedFile() throws {
+        let f = try APIFixture()
+        let aasa = { try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example")]) }
+        let before = try aasa()
+        let on = try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.admin, json: #"{"fromExperiences":true}"#)
+        #expect(on.status == 200 && f.parsed(on)["unmatched"] == [])
+        let after = try aasa()
+        #expect(after.text.contains(#""appIDs":["ABCDE12345.com.a.app"],"components":[{"/":"/store/*"}]"#), "\(after.text)")
+        #expect(after.headers["ETag"] != before.headers["ETag"])
+        let check = try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/store/9"))&app=ABCDE12345.com.a.app")
+        #expect(f.parsed(check)["decision"] == "match")
+        #expect(try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.admin, json: #"{"fromExperiences":"yes"}"#).status == 422)
+        #expect(try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.admin, json: #"{}"#).status == 422)
+        #expect(try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.admin, json: #"{"fromExperiences":false}"#).status == 200)
+        #expect(try aasa().text == before.text)
+    }
+
     @Test func bannerAsJSONOrHTML() throws {
         let f = try APIFixture()
         let r = try f.call("GET", "/v1/banner?url=\(q("https://a.example/store"))&appArgument=\(q("https://a.example/x?a=1,2"))")
@@ -140,6 +157,7 @@ import Testing
             ("PUT", "/v1/domains/a.example/applinks/com.a.app", #"{"components":[{"/":"/store/*"}]}"#, [401, 404, 200, 200]),
             ("PUT", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 200, 200]),
             ("PUT", "/v1/domains/a.example/applinks-settings", #"{"defaults":{"caseSensitive":false}}"#, [401, 403, 403, 200]),
+            ("PUT", "/v1/domains/a.example/applinks-generation", #"{"fromExperiences":true}"#, [401, 403, 403, 200]),
             ("GET", "/v1/changes", nil, [401, 403, 403, 200]),
             ("POST", "/v1/experiences", #"{"url":"https://a.example/new","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#, [401, 403, 201, 409]),
             ("DELETE", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 204, 404]),

@@ -1,0 +1,204 @@
+import StrictJSON
+
+/// Cross-checks of a registry's data that catch what users get wrong, each finding with a stable
+/// code, a subject, what is wrong and how to fix it (`clipctl doctor`, issue #6). Pure: the caller
+/// supplies a snapshot.
+public enum Doctor {
+    public enum Severity: String, Sendable, Comparable {
+        case error, warning, info
+        var rank: Int { self == .error ? 0 : self == .warning ? 1 : 2 }
+        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+    }
+
+    public struct Finding: Sendable, Equatable {
+        public let severity: Severity
+        public let code: String
+        /// What it is about: a host, a URL, a clip or an app.
+        public let subject: String
+        public let message: String
+        public let fix: String?
+
+        public var json: JSONValue {
+            .object(["severity": .string(severity.rawValue), "code": .string(code), "subject": .string(subject),
+                     "message": .string(message), "fix": fix.map(JSONValue.string)])
+        }
+    }
+
+    /// One host's AASA as the registry generates it.
+    public struct HostFile: Sendable {
+        public let content: AASAContent
+        /// The bytes, or the size error when the file would exceed 128 KB.
+        public let bytes: Result<[UInt8], AASAGenerator.TooLarge>
+        public init(content: AASAContent) {
+            self.content = content
+            bytes = Result { () throws(AASAGenerator.TooLarge) in try AASAGenerator.bytes(content) }
+        }
+    }
+
+    public struct Snapshot: Sendable {
+        public var apps: [App]
+        public var clips: [Clip]
+        public var defaults: [DefaultExperience]
+        /// Experiences that are not removed.
+        public var experiences: [AdvancedExperience]
+        public var hosts: [HostFile]
+        public init(apps: [App], clips: [Clip], defaults: [DefaultExperience], experiences: [AdvancedExperience], hosts: [HostFile]) {
+            self.apps = apps
+            self.clips = clips
+            self.defaults = defaults
+            self.experiences = experiences
+            self.hosts = hosts
+        }
+    }
+
+    /// Share of the 128 KB limit past which a host's AASA gets a warning.
+    static let sizeWarningShare = 0.8
+
+    /// The findings, errors first, then by code and subject.
+    public static func examine(_ s: Snapshot) -> [Finding] {
+        var out: [Finding] = []
+        func add(_ severity: Severity, _ code: String, _ subject: String, _ message: String, fix: String? = nil) {
+            out.append(Finding(severity: severity, code: code, subject: subject, message: message, fix: fix))
+        }
+        let clipsByID = Dictionary(s.clips.map { ($0.appID, $0) }, uniquingKeysWith: { a, _ in a })
+        let filesByHost = Dictionary(s.hosts.map { ($0.content.host, $0) }, uniquingKeysWith: { a, _ in a })
+
+        // Experiences: association, AASA, banner, App Clip Code, card text.
+        var reportedPairs: Set<String> = []
+        for e in s.experiences.sorted(by: { $0.url.canonical < $1.url.canonical }) {
+            let url = e.url.canonical
+            let pair = "\(e.clip.rawValue) \(e.url.host)"
+            if !(clipsByID[e.clip]?.hosts.contains(e.url.host) ?? false), reportedPairs.insert(pair).inserted {
+                // apple-spec §2.5: the host needs appclips:<host> and an AASA listing the clip.
+                add(.error, "host-not-associated", e.url.host,
+                    "experiences of \(e.clip.rawValue) are on \(e.url.host), which is not associated with the clip: iOS will not launch it there",
+                    fix: "clipctl domain add \(e.clip.rawValue) \(e.url.host)")
+            } else if let file = filesByHost[e.url.host], case .success(let bytes) = file.bytes,
+                !appClipIDs(bytes).contains(e.clip.rawValue), reportedPairs.insert(pair).inserted {
+                add(.error, "aasa-missing-clip", e.url.host,
+                    "the AASA of \(e.url.host) does not list \(e.clip.rawValue) in appclips.apps, so neither the experience nor the banner works there",
+                    fix: "clipctl domain add \(e.clip.rawValue) \(e.url.host)")
+            }
+            let codeProblems = AppClipCode.problems(e.url)
+            if !codeProblems.isEmpty {
+                add(.warning, "app-clip-code", url, "cannot be encoded in an App Clip Code: " + codeProblems.joined(separator: "; "),
+                    fix: "register a URL with a host of a–z, '.' and '-' and a path of a–z A–Z 0–9 /#?=%-._,+;:& (apple-spec §3.4), or invoke it by NFC, QR or Safari only")
+            }
+            for (language, card) in e.localizations.sorted(by: { $0.key < $1.key }) {
+                if card.title.count > TextLimits.titleAdvised {
+                    add(.warning, "title-length", url, "the \(language.rawValue) title is \(card.title.count) characters; older guidance (WWDC20) advises at most \(TextLimits.titleAdvised), so it may be truncated",
+                        fix: "shorten it with clipctl update \(e.id) --localization \(language.rawValue)=TITLE|SUBTITLE")
+                }
+                if card.subtitle.count > TextLimits.subtitleAdvised {
+                    add(.warning, "subtitle-length", url, "the \(language.rawValue) subtitle is \(card.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
+                        fix: "shorten it with clipctl update \(e.id) --localization \(language.rawValue)=TITLE|SUBTITLE")
+                }
+            }
+        }
+
+        // Localization sets: a language some experiences of a clip have and others lack.
+        let byClip = Dictionary(grouping: s.experiences, by: \.clip)
+        for (clip, experiences) in byClip.sorted(by: { $0.key < $1.key }) where experiences.count > 1 {
+            let languages = Set(experiences.flatMap(\.localizations.keys))
+            for language in languages.sorted() {
+                let lacking = experiences.filter { $0.localizations[language] == nil }.map(\.url.canonical).sorted()
+                guard !lacking.isEmpty else { continue }
+                let examples = lacking.prefix(3).joined(separator: ", ") + (lacking.count > 3 ? ", …" : "")
+                add(.warning, "localization-set", clip.rawValue,
+                    "\(lacking.count) of the clip's \(experiences.count) experiences have no \(language.rawValue) card while the others do (\(examples)): people reading \(language.rawValue) see the default language there",
+                    fix: "add it with clipctl update ID --localization \(language.rawValue)=TITLE|SUBTITLE")
+            }
+        }
+
+        // Clips: a default experience, and a host for it.
+        let defaultsByClip = Dictionary(s.defaults.map { ($0.clip, $0) }, uniquingKeysWith: { a, _ in a })
+        for clip in s.clips.sorted(by: { $0.appID < $1.appID }) {
+            if let d = defaultsByClip[clip.appID] {
+                for (locale, l) in d.localizations.sorted(by: { $0.key < $1.key }) where l.subtitle.count > TextLimits.subtitleAdvised {
+                    add(.warning, "subtitle-length", clip.appID.rawValue, "the \(locale) subtitle of the default experience is \(l.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
+                        fix: "clipctl default set \(clip.appID.rawValue) --subtitle \(locale)=TEXT")
+                }
+            } else {
+                // apple-spec §1.2: every App Clip has a default experience in App Store Connect.
+                add(.warning, "no-default-experience", clip.appID.rawValue,
+                    "has no default experience: invocations that match no advanced experience find nothing, and App Store Connect requires one",
+                    fix: "clipctl default set \(clip.appID.rawValue) --subtitle en-US=TEXT")
+            }
+        }
+        for app in s.apps.sorted(by: { $0.bundleID < $1.bundleID }) where app.appStoreID == nil {
+            // apple-spec §5: app-id is the banner's link to the App Store.
+            add(.warning, "no-app-store-id", app.bundleID.rawValue,
+                "has no App Store ID, so its Smart App Banners carry no app-id",
+                fix: "clipctl app set \(app.bundleID.rawValue) --team \(app.team.rawValue) --app-store-id N")
+        }
+
+        // Hosts: size, lint, banner choice, generated applinks.
+        for file in s.hosts.sorted(by: { $0.content.host < $1.content.host }) {
+            let host = file.content.host
+            switch file.bytes {
+            case .failure(let tooLarge):
+                add(.error, "aasa-size", host, tooLarge.description, fix: "remove applinks rules or associations of \(host), or turn off clipctl applinks generate \(host)")
+            case .success(let bytes):
+                let share = Double(bytes.count) / Double(AASAGenerator.maxBytes)
+                if share >= sizeWarningShare {
+                    add(.warning, "aasa-size", host, "the AASA is \(bytes.count) bytes, \(Int(share * 100))% of Apple's 128 KB limit: little headroom for more rules",
+                        fix: "merge components with wildcards or substitution variables")
+                }
+                for d in AASALinter.lint(bytes) where d.severity != .info {
+                    add(d.severity == .error ? .error : .warning, "aasa-lint", host, "\(d.code) \(d.path.isEmpty ? "(file)" : d.path): \(d.message)")
+                }
+                if !file.content.generated.isEmpty {
+                    for miss in ExperienceApplinks.verify(parsed(bytes), host: host, file.content.generated) {
+                        add(.error, "applinks-miss", miss.url, "the generated applinks do not give it to \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)",
+                            fix: "change the app's own rules (clipctl applinks set \(host) --app \(miss.app.bundleID.rawValue) …) so that none excludes it first")
+                    }
+                }
+            }
+            let clips = Set(file.content.clips)
+            if clips.count > 1 {
+                add(.info, "banner-clip-choice", host,
+                    "\(clips.count) clips are associated with \(host): a page that matches none of their experiences needs the clip named for its banner",
+                    fix: "clipctl banner URL --clip CLIP")
+            }
+        }
+        return out.sorted { a, b in
+            if a.severity != b.severity { return a.severity < b.severity }
+            if a.code != b.code { return a.code < b.code }
+            return a.subject < b.subject
+        }
+    }
+
+    static func parsed(_ bytes: [UInt8]) -> JSONValue { (try? JSONParser.parse(bytes)) ?? .null }
+
+    static func appClipIDs(_ bytes: [UInt8]) -> Set<String> {
+        Set(parsed(bytes)["appclips"]?["apps"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+    }
+}
+
+/// App Clip Code URL rules (apple-spec §3.4, S2 and S20).
+public enum AppClipCode {
+    /// Why `url` cannot be encoded in an App Clip Code; empty when it can (capacity aside, which
+    /// Apple does not publish).
+    public static func problems(_ url: NormalizedURL) -> [String] {
+        var problems: [String] = []
+        // S2: "can only contain the lowercase ASCII characters a to z, ., and -" (no digits).
+        let badHost = Set(url.host.filter { !(("a"..."z").contains($0) || $0 == "." || $0 == "-") })
+        if !badHost.isEmpty {
+            problems.append("the host has \(describe(badHost)); only a–z, '.' and '-' are allowed")
+        }
+        // S2: path, query and fragment use a–z A–Z 0–9 and /#?=%-._,+;:& only.
+        let rest = String(url.canonical.dropFirst("https://".count + url.host.count))
+        let badRest = Set(rest.filter { c in
+            guard c.isASCII, let b = c.asciiValue else { return true }
+            return !(isAlnum(b) || "/#?=%-._,+;:&".utf8.contains(b))
+        })
+        if !badRest.isEmpty {
+            problems.append("the path or query has \(describe(badRest)); only a–z A–Z 0–9 and /#?=%-._,+;:& are allowed")
+        }
+        return problems
+    }
+
+    static func describe(_ characters: Set<Character>) -> String {
+        characters.sorted().map { "'\($0)'" }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,105 @@
+import StrictJSON
+
+/// `applinks` components for a full app generated from its clips' advanced experiences, so that
+/// the installed app opens the links its App Clip is invoked with (design §3.3, issue #6).
+///
+/// One component per experience URL, most specific first (the resolver's order, design §3.2
+/// rule 4). The registered URL is a prefix (design §3.2 rule 2), so its path becomes
+/// `"<path>/*"`, which also matches the path itself (conformance semantics.md, "a pattern ending
+/// in /* also matches the path without that segment"), and its query items become a query
+/// dictionary, which ignores items it does not name (apple-spec §4.5).
+public enum ExperienceApplinks {
+    /// The experience URLs whose links one app should open.
+    public struct AppLinks: Sendable, Equatable {
+        public var app: AppID
+        public var urls: [NormalizedURL]
+        public init(app: AppID, urls: [NormalizedURL]) {
+            self.app = app
+            self.urls = urls
+        }
+    }
+
+    /// The components for `urls`, most specific first. `percentEncoded` is the setting in force
+    /// where they are placed: patterns are written percent-encoded, so a component holding an
+    /// escape says `"percentEncoded": true` when the cascade says false.
+    public static func components(_ urls: [NormalizedURL], percentEncoded: Bool = true) -> [JSONValue] {
+        let ordered = Set(urls).sorted { a, b in
+            if a.pathSegmentCount != b.pathSegmentCount { return a.pathSegmentCount > b.pathSegmentCount }
+            if a.queryItems.count != b.queryItems.count { return a.queryItems.count > b.queryItems.count }
+            return a.canonical < b.canonical
+        }
+        return ordered.map { url in
+            var members: [(key: String, value: JSONValue)] = [
+                (key: "/", value: .string(url.path == "/" ? "*" : literal(url.path) + "/*"))
+            ]
+            if !url.queryItems.isEmpty {
+                var items: [(key: String, value: JSONValue)] = []
+                for item in url.queryItems.sorted(by: { $0.name < $1.name }) where !items.contains(where: { $0.key == item.name }) {
+                    // Every occurrence of a named item must match its pattern (apple-spec §4.5), so a
+                    // name given twice with different values is left unconstrained ("*").
+                    let values = Set(url.queryItems.filter { $0.name == item.name }.map { $0.value ?? "" })
+                    let pattern = values.count == 1 && item.value != nil ? literal(item.value!) : "*"
+                    items.append((key: item.name, value: .string(pattern)))
+                }
+                members.append((key: "?", value: .object(items)))
+            }
+            if !percentEncoded && url.canonical.contains("%") { members.append((key: "percentEncoded", value: true)) }
+            return .object(members)
+        }
+    }
+
+    /// Text as a pattern: "$(" would start a substitution variable and there is no escape, so
+    /// "$" becomes "?" (any one character), which still matches the URL (apple-spec §4.4).
+    static func literal(_ text: String) -> String {
+        var out = ""
+        var rest = Substring(text)
+        while let c = rest.first {
+            rest = rest.dropFirst()
+            out.append(c == "$" && rest.first == "(" ? "?" : c)
+        }
+        return out
+    }
+
+    /// Merges generated components into `details`: after the components of the app's own entry
+    /// when it has one (its rules, exclusions included, keep precedence), else as a new entry at
+    /// the end. `hostDefaults` is `applinks.defaults`, for the percent-encoding cascade.
+    public static func merge(_ generated: [AppLinks], into details: [ApplinksDetails], hostDefaults: JSONValue?) -> [ApplinksDetails] {
+        var result = details
+        for links in generated where !links.urls.isEmpty {
+            if let i = result.firstIndex(where: { $0.app == links.app }) {
+                let percentEncoded = result[i].defaults?["percentEncoded"]?.boolValue ?? hostDefaults?["percentEncoded"]?.boolValue ?? true
+                let existing = result[i].components.arrayValue ?? []
+                result[i].components = .array(existing + components(links.urls, percentEncoded: percentEncoded))
+            } else {
+                let percentEncoded = hostDefaults?["percentEncoded"]?.boolValue ?? true
+                result.append(ApplinksDetails(app: links.app, components: .array(components(links.urls, percentEncoded: percentEncoded))))
+            }
+        }
+        return result
+    }
+
+    /// An experience URL the app would not open under `document`, and what decided instead.
+    public struct Miss: Sendable, Equatable, CustomStringConvertible {
+        public let app: AppID
+        public let url: String
+        public let result: AASAEvaluator.Result
+        public var description: String {
+            "\(url) would not open \(app.rawValue): \(result.decision.rawValue) by \(result.rule)"
+        }
+        public var json: JSONValue {
+            .object(["url": .string(url), "app": .string(app.rawValue), "decision": .string(result.decision.rawValue), "rule": .string(result.rule)])
+        }
+    }
+
+    /// Checks with the evaluator that every experience URL opens its app under `document`.
+    public static func verify(_ document: JSONValue, host: String, _ generated: [AppLinks]) -> [Miss] {
+        var misses: [Miss] = []
+        for links in generated {
+            for url in links.urls {
+                let result = AASAEvaluator.evaluate(document, appID: links.app.rawValue, url: url.canonical, domain: host)
+                if result.decision != .match { misses.append(Miss(app: links.app, url: url.canonical, result: result)) }
+            }
+        }
+        return misses
+    }
+}

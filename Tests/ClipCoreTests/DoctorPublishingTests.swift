@@ -1,0 +1,154 @@
+import StrictJSON
+import Testing
+@testable import ClipCore
+
+struct ExperienceApplinksTests {
+    let app = try! AppID("ABCDE12345.com.shop.app")
+
+    func urls(_ strings: [String]) throws -> [NormalizedURL] { try strings.map { try NormalizedURL($0) } }
+
+    @Test func oneComponentPerURLMostSpecificFirst() throws {
+        let components = ExperienceApplinks.components(try urls([
+            "https://shop.example", "https://shop.example/store/12", "https://shop.example/store/12/table/3",
+            "https://shop.example/rent?id=4", "https://shop.example/rent?zone=b&id=4", "https://shop.example/store/12",
+        ]))
+        // Resolver order (design §3.2 rule 4): more path segments, then more query items.
+        #expect(JSONWriter.string(.array(components)) == #"[{"/":"/store/12/table/3/*"},{"/":"/store/12/*"},{"/":"/rent/*","?":{"id":"4","zone":"b"}},{"/":"/rent/*","?":{"id":"4"}},{"/":"*"}]"#)
+    }
+
+    @Test func everyExperienceURLAndItsExtensionsOpenTheApp() throws {
+        let registered = try urls(["https://shop.example/store/12", "https://shop.example/rent?id=4", "https://shop.example/a$(b)/c"])
+        let content = AASAContent(host: "shop.example", clips: [], generated: [.init(app: app, urls: registered)])
+        let document = AASAGenerator.document(content)
+        #expect(ExperienceApplinks.verify(document, host: "shop.example", [.init(app: app, urls: registered)]).isEmpty)
+        func decide(_ url: String) -> AASAEvaluator.Decision { AASAEvaluator.evaluate(document, appID: app.rawValue, url: url).decision }
+        // The registered URL is a prefix (design §3.2): longer paths and extra query items match.
+        #expect(decide("https://shop.example/store/12/menu?utm_source=qr") == .match)
+        #expect(decide("https://shop.example/rent?utm=x&id=4") == .match)
+        #expect(decide("https://shop.example/a$(b)/c/d") == .match)
+        // Segment-aware like the resolver; a different query value is not covered.
+        #expect(decide("https://shop.example/store/123") == .noMatch)
+        #expect(decide("https://shop.example/rent?id=5") == .noMatch)
+    }
+
+    @Test func generatedComponentsFollowTheAppsOwnRulesAndVerificationSaysWhatDecided() throws {
+        let registered = try urls(["https://shop.example/store/12", "https://shop.example/help"])
+        let content = AASAContent(host: "shop.example", clips: [],
+                                  details: [ApplinksDetails(app: app, components: [["/": "/help/*", "exclude": true]])],
+                                  generated: [.init(app: app, urls: registered)])
+        let document = AASAGenerator.document(content)
+        #expect(document["applinks"]?["details"]?.arrayValue?.count == 1)
+        let misses = ExperienceApplinks.verify(document, host: "shop.example", [.init(app: app, urls: registered)])
+        #expect(misses.map(\.url) == ["https://shop.example/help"])
+        #expect(misses.first?.result == AASAEvaluator.Result(decision: .exclude, rule: "details[0].components[0]"))
+    }
+
+    @Test func escapesStayMatchableWhenTheCascadeDecodes() throws {
+        let registered = try urls(["https://shop.example/caf%C3%A9"])
+        let content = AASAContent(host: "shop.example", clips: [], settings: ApplinksHostSettings(defaults: ["percentEncoded": false]),
+                                  generated: [.init(app: app, urls: registered)])
+        let document = AASAGenerator.document(content)
+        #expect(JSONWriter.string(document["applinks"]!["details"]!) == #"[{"appIDs":["ABCDE12345.com.shop.app"],"components":[{"/":"/caf%C3%A9/*","percentEncoded":true}]}]"#)
+        #expect(ExperienceApplinks.verify(document, host: "shop.example", [.init(app: app, urls: registered)]).isEmpty)
+    }
+}
+
+struct DoctorTests {
+    let clip = try! AppID("ABCDE12345.com.shop.app.Clip")
+
+    func experience(_ url: String, id: Int64 = 1, title: String = "Shop", subtitle: String = "Order ahead", clip: AppID? = nil,
+                    more: [Language: CardText] = [:]) throws -> AdvancedExperience {
+        var localizations = more
+        localizations[.EN] = CardText(title: title, subtitle: subtitle)
+        return AdvancedExperience(id: id, url: try NormalizedURL(url), clip: clip ?? self.clip, action: .open, defaultLanguage: .EN,
+                                  isPoweredBy: false, businessCategory: nil, localizations: localizations, headerImage: nil, place: nil,
+                                  status: .active, version: 1, createdAt: "", updatedAt: "")
+    }
+
+    func snapshot(_ experiences: [AdvancedExperience], hosts: [String] = ["shop.example"], appStoreID: String? = "123",
+                  withDefault: Bool = true, content: AASAContent? = nil) throws -> Doctor.Snapshot {
+        let app = App(bundleID: try BundleID("com.shop.app"), team: try TeamID("ABCDE12345"), appStoreID: try appStoreID.map { try AppStoreID($0) },
+                      name: "Shop")
+        return Doctor.Snapshot(
+            apps: [app], clips: [Clip(appID: clip, appBundleID: app.bundleID, hosts: hosts)],
+            defaults: withDefault ? [DefaultExperience(clip: clip, action: .open, localizations: ["en-US": .init(subtitle: "Order ahead")])] : [],
+            experiences: experiences,
+            hosts: hosts.map { Doctor.HostFile(content: content ?? AASAContent(host: $0, clips: [clip])) })
+    }
+
+    func codes(_ s: Doctor.Snapshot) -> [String] { Doctor.examine(s).map { "\($0.severity.rawValue) \($0.code)" } }
+
+    @Test func aHealthyRegistryHasNoFindings() throws {
+        #expect(codes(try snapshot([try experience("https://shop.example/order")])) == [])
+    }
+
+    @Test func eachMistakeIsFoundWithItsFix() throws {
+        let findings = Doctor.examine(try snapshot([
+            try experience("https://shop.example/order", title: "A title of nineteen", more: [.FR: CardText(title: "Commande", subtitle: "Vite")]),
+            try experience("https://shop.example/pay", id: 2, subtitle: String(repeating: "s", count: 44)),
+            try experience("https://other.example/x", id: 3),
+            try experience("https://shop2.example/~me", id: 4),
+        ], appStoreID: nil, withDefault: false))
+        let seen = findings.map { "\($0.severity.rawValue) \($0.code) \($0.subject)" }
+        #expect(seen == [
+            "error host-not-associated other.example",
+            "error host-not-associated shop2.example",
+            "warning app-clip-code https://shop2.example/~me",
+            "warning localization-set ABCDE12345.com.shop.app.Clip",
+            "warning no-app-store-id com.shop.app",
+            "warning no-default-experience ABCDE12345.com.shop.app.Clip",
+            "warning subtitle-length https://shop.example/pay",
+            "warning title-length https://shop.example/order",
+        ])
+        #expect(findings[0].fix == "clipctl domain add ABCDE12345.com.shop.app.Clip other.example")
+        #expect(findings[2].message.contains("'2'") && findings[2].message.contains("'~'"))
+        #expect(findings[3].message.hasPrefix("3 of the clip's 4 experiences have no FR card"))
+    }
+
+    @Test func hostFilesAreLintedSizedAndTheirGeneratedApplinksVerified() throws {
+        let app = try AppID("ABCDE12345.com.shop.app")
+        let order = try experience("https://shop.example/order")
+        let excluded = AASAContent(host: "shop.example", clips: [clip],
+                                   details: [ApplinksDetails(app: app, components: [["/": "/order/*", "exclude": true]])],
+                                   generated: [.init(app: app, urls: [order.url])])
+        #expect(codes(try snapshot([order], content: excluded)) == ["error applinks-miss"])
+        let big = JSONValue.array((0..<2600).map { .object(["/": .string("/a-fairly-long-path/segment/\($0)/*")]) })
+        let nearlyFull = AASAContent(host: "shop.example", clips: [clip], details: [ApplinksDetails(app: app, components: big)])
+        #expect(codes(try snapshot([order], content: nearlyFull)) == ["warning aasa-size"])
+        let tooBig = AASAContent(host: "shop.example", clips: [clip], details: [ApplinksDetails(app: app, components: .array(Array(repeating: big.arrayValue![0], count: 4000)))])
+        #expect(codes(try snapshot([order], content: tooBig)) == ["error aasa-size"])
+        let catchAll = AASAContent(host: "shop.example", clips: [clip], details: [ApplinksDetails(app: app, components: [["/": "*"], ["/": "/x"]])])
+        #expect(codes(try snapshot([order], content: catchAll)) == ["warning aasa-lint", "warning aasa-lint"])
+    }
+
+    @Test func appClipCodeRules() throws {
+        #expect(AppClipCode.problems(try NormalizedURL("https://appclip.shop.example/buy?p=1&p1=ab")) == [])
+        #expect(AppClipCode.problems(try NormalizedURL("https://h1.example/a")) == ["the host has '1'; only a–z, '.' and '-' are allowed"])
+        #expect(AppClipCode.problems(try NormalizedURL("https://shop.example/a(b)")).count == 1)
+    }
+}
+
+struct StaticSiteTests {
+    @Test func filesAreSortedIndexedAndDeterministic() throws {
+        let url = try NormalizedURL("https://b.example/order")
+        let aasa: [(host: String, bytes: [UInt8])] = [("b.example", Array("{\"b\":1}".utf8)), ("a.example", Array("{\"a\":1}".utf8))]
+        let banners = [StaticSite.Banner(experienceID: 7, url: url, metaTag: "<meta name=\"apple-itunes-app\" content=\"x\">")]
+        let files = StaticSite.files(aasa: aasa, banners: banners, nginx: .init(root: "/srv/aasa"))
+        #expect(files.map(\.path) == [
+            "a.example/.well-known/apple-app-site-association", "b.example/.well-known/apple-app-site-association",
+            "b.example/banners/7.html", "index.json", "nginx.conf.sample",
+        ])
+        #expect(StaticSite.files(aasa: aasa.reversed(), banners: banners, nginx: .init(root: "/srv/aasa")) == files)
+        let index = try JSONParser.parse(files[3].bytes)
+        let listed = index["files"]?.arrayValue ?? []
+        #expect(listed.count == 4)
+        for entry in listed {
+            let file = files.first { $0.path == entry["path"]?.stringValue }
+            #expect(file.map { SHA256.hexDigest($0.bytes) } == entry["sha256"]?.stringValue)
+        }
+        let nginx = String(decoding: files[4].bytes, as: UTF8.self)
+        #expect(nginx.contains("server_name a.example;") && nginx.contains("root /srv/aasa/b.example;"))
+        #expect(nginx.contains("listen 443 ssl;") && nginx.contains("ssl_certificate_key"))
+        #expect(nginx.contains("default_type application/json;"))
+    }
+}
