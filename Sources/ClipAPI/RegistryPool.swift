@@ -10,6 +10,8 @@ public final class RegistryPool: @unchecked Sendable {
     private var created = 0
     private let capacity: Int
     private let available: DispatchSemaphore
+    /// The in-memory read model that resolve and the served AASA use (issue #4).
+    public let index: LiveIndex
 
     /// Opens (and migrates) the database once, so that a bad file fails at start-up.
     public init(path: String, capacity: Int = 8) throws(RegistryError) {
@@ -19,6 +21,7 @@ public final class RegistryPool: @unchecked Sendable {
         let first = try Registry(path: path, actor: "api")
         idle.append(first)
         created = 1
+        index = try LiveIndex(path: path)
     }
 
     public func with<T>(actor: String, _ body: (Registry) throws -> T) throws -> T {

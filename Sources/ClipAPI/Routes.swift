@@ -99,12 +99,13 @@ extension ClipAPI {
         guard let hostHeader = c.request.headers["Host"], !hostHeader.isEmpty else { throw Problem.badRequest("the request has no Host header") }
         // The port is not part of the association (apple-spec §4.6); IPv6 literals are not hosts here.
         let host = hostHeader.split(separator: ":", maxSplits: 1).first.map(String.init) ?? hostHeader
-        let bytes: [UInt8]
-        do { bytes = try c.registry.aasa(host: host) } catch {
-            if case .invalid = error { throw Problem.notFound("no apple-app-site-association for this host") }
-            throw error
+        // Served from the read model's cache (issue #4), generated once per change of the host.
+        let normalized: String
+        do { normalized = try Registry.normalizeHost(host) } catch { throw Problem.notFound("no apple-app-site-association for this host") }
+        guard let file = try pool.index.aasa(host: normalized) else {
+            throw RegistryError.notFound("AASA for \(normalized): no clip, applinks rule or webcredentials is configured for this host")
         }
-        let tag = "\"" + SHA256.hexDigest(bytes).prefix(32) + "\""
+        let bytes = file.bytes, tag = file.etag
         var headers: [(String, String)] = [("ETag", tag), ("Cache-Control", "public, max-age=300")]
         if let match = c.request.headers["If-None-Match"],
             match.split(separator: ",").contains(where: { let t = $0.trimmingCharacters(in: .whitespaces); return t == tag || t == "*" || t == "W/" + tag })
@@ -139,7 +140,11 @@ extension ClipAPI {
             throw Problem(status: 400, detail: "give the invocation URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
         }
         let explain = try Self.flag(c, "explain")
-        let resolution = try c.registry.resolve(url, language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
+        // The explanation lists every candidate of the host, which only the database path keeps;
+        // the plain answer comes from the in-memory index (issue #4).
+        let resolution = explain
+            ? try c.registry.resolve(url, language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
+            : try pool.index.resolve(url, preferences: try Registry.preferences(language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"]))
         let answer = resolution.json(explain: explain)
         guard resolution.match != nil else {
             var extra = answer.objectMembers ?? []

@@ -93,10 +93,21 @@ public enum Resolver {
             guard let r = reports[c.id] else { return nil }
             return CandidateReport(id: c.id, url: c.url.canonical, status: c.status, outcome: r.0, detail: r.1, nearMiss: r.2)
         }
+        return answer(invocationURL, url: url, winner: matches.first?.experience, hostHasExperiences: !candidates.isEmpty, fallbacks: fallbacks,
+                      preferences: preferences, candidates: ordered)
+    }
+
+    /// The answer once the most specific active match (if any) is known: the advanced experience
+    /// in the preferred language, else a default experience of a clip associated with the host
+    /// (design §3.2 rule 5), else no match and why. Shared with `ExperienceIndex`.
+    public static func answer(
+        _ invocationURL: String, url: NormalizedURL, winner: AdvancedExperience?, hostHasExperiences: Bool, fallbacks: [DefaultFallback],
+        preferences: [Language], candidates ordered: [CandidateReport] = []
+    ) -> Resolution {
         var notes: [String] = []
-        if let winner = matches.first {
-            let language = winner.experience.language(for: preferences)
-            return Resolution(invocationURL: invocationURL, match: .advanced(winner.experience, language: language), reason: nil, candidates: ordered, notes: notes)
+        if let winner {
+            let language = winner.language(for: preferences)
+            return Resolution(invocationURL: invocationURL, match: .advanced(winner, language: language), reason: nil, candidates: ordered, notes: notes)
         }
         let sortedFallbacks = fallbacks.sorted { $0.experience.clip < $1.experience.clip }
         if let fallback = sortedFallbacks.first {
@@ -106,7 +117,7 @@ public enum Resolver {
             let locale = chooseLocale(Array(fallback.experience.localizations.keys), preferences: preferences)
             return Resolution(invocationURL: invocationURL, match: .defaultExperience(fallback, locale: locale), reason: nil, candidates: ordered, notes: notes)
         }
-        let reason = candidates.isEmpty
+        let reason = !hostHasExperiences
             ? "no experience is registered on \(url.host) and no clip with a default experience is associated with it"
             : "no active experience on \(url.host) covers this URL, and no clip with a default experience is associated with the host"
         return Resolution(invocationURL: invocationURL, match: nil, reason: reason, candidates: ordered, notes: notes)

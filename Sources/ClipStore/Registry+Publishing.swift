@@ -9,15 +9,7 @@ extension Registry {
     /// Resolves an invocation URL. `language` (explicit) wins over `acceptLanguage`; an explicit
     /// language that names none of the 32 is an input error.
     public func resolve(_ invocationURL: String, language: String? = nil, acceptLanguage: String? = nil) throws(RegistryError) -> Resolution {
-        var preferences: [Language] = []
-        if let language {
-            guard let l = Language(tag: language) else {
-                throw RegistryError.invalid([FieldError(field: "language", rule: "language.enum",
-                    message: "\"\(language)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (a tag such as fr-CA is accepted)")])
-            }
-            preferences.append(l)
-        }
-        if let acceptLanguage { preferences += AcceptLanguage.languages(acceptLanguage) }
+        let preferences = try Self.preferences(language: language, acceptLanguage: acceptLanguage)
         let url: NormalizedURL
         do { url = try NormalizedURL(invocationURL) } catch { return Resolver.unresolvable(invocationURL, problem: error) }
         let preferred = preferences
@@ -28,6 +20,21 @@ extension Registry {
                 return Resolver.resolve(invocationURL, url: url, candidates: candidates, fallbacks: fallbacks, preferences: preferred)
             }
         }
+    }
+
+    /// Card languages in order of preference: `language` (explicit) first, then `acceptLanguage`;
+    /// an explicit language that names none of the 32 is an input error.
+    public static func preferences(language: String?, acceptLanguage: String?) throws(RegistryError) -> [Language] {
+        var preferences: [Language] = []
+        if let language {
+            guard let l = Language(tag: language) else {
+                throw RegistryError.invalid([FieldError(field: "language", rule: "language.enum",
+                    message: "\"\(language)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (a tag such as fr-CA is accepted)")])
+            }
+            preferences.append(l)
+        }
+        if let acceptLanguage { preferences += AcceptLanguage.languages(acceptLanguage) }
+        return preferences
     }
 
     func defaultFallbacks(host: String) throws -> [DefaultFallback] {
