@@ -1,0 +1,75 @@
+import Foundation
+import StrictJSON
+import Testing
+@testable import ClipCore
+
+/// The in-memory index must answer exactly as the Resolver over every candidate (issue #4).
+struct ExperienceIndexTests {
+    /// A small deterministic generator (SplitMix64), so a failure names a reproducible case.
+    struct Generator {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+    }
+
+    static func registered(_ g: inout Generator) -> String {
+        let host = ["a.example", "b.example", "c.example"][g.next(3)]
+        var path = ""
+        for _ in 0..<g.next(4) { path += "/" + ["store", "stores", "1", "12", "table", "x"][g.next(6)] }
+        let query = [[], ["id=1"], ["id=2"], ["id=1", "zone=b"], ["flag"]][g.next(5)]
+        return "https://\(host)\(path)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+    }
+
+    @Test func answersLikeTheResolverOnGeneratedRegistries() throws {
+        var g = Generator(state: 42)
+        for round in 0..<40 {
+            var index = ExperienceIndex()
+            var all: [Int64: AdvancedExperience] = [:]
+            var seen: Set<String> = []
+            for id in 1...Int64(30) {
+                let url = try NormalizedURL(Self.registered(&g))
+                guard seen.insert(url.canonical).inserted else { continue }
+                let e = ResolverTests.experience(id, url.canonical, status: g.next(5) == 0 ? .deactivated : .active)
+                all[id] = e
+                index.upsert(e)
+            }
+            // Updates and removals keep the index consistent.
+            for id in all.keys.sorted() where g.next(6) == 0 {
+                if g.next(2) == 0 {
+                    index.remove(id: id)
+                    all[id] = nil
+                } else {
+                    var e = all[id]!
+                    e.status = e.status == .active ? .deactivated : .active
+                    all[id] = e
+                    index.upsert(e)
+                }
+            }
+            #expect(index.count == all.count)
+            for _ in 0..<60 {
+                var invocation = Self.registered(&g)
+                if g.next(2) == 0 { invocation += (invocation.contains("?") ? "&" : "?") + "utm=qr" }
+                if g.next(3) == 0 { invocation = invocation.replacingOccurrences(of: "https://", with: "HTTPS://") }
+                let parsed = try NormalizedURL(invocation)
+                let expected = Resolver.resolve(invocation, url: parsed, candidates: all.values.filter { $0.url.host == parsed.host },
+                                                fallbacks: [], preferences: [])
+                let actual = index.resolve(invocation, preferences: [])
+                #expect(actual.json(explain: false) == expected.json(explain: false), "round \(round): \(invocation)")
+            }
+        }
+    }
+
+    @Test func fallbacksAndUnresolvableURLs() throws {
+        var index = ExperienceIndex()
+        let clip = ResolverTests.clip
+        index.setFallbacks(["a.example": [DefaultFallback(experience: DefaultExperience(clip: clip, action: .view, localizations: ["en-US": .init(subtitle: "Hi")]), appName: "App")]])
+        let answer = index.resolve("https://a.example/anything", preferences: []).json(explain: false)
+        #expect(answer["matched"] == "default")
+        #expect(index.resolve("http://a.example/", preferences: []).json(explain: false)["matched"] == .null)
+    }
+}

@@ -1,0 +1,68 @@
+import ClipCore
+import Foundation
+import StrictJSON
+import Testing
+@testable import ClipStore
+
+/// The server's read model follows every committed write, from any connection (issue #4).
+struct LiveIndexTests {
+    func winner(_ index: LiveIndex, _ url: String) throws -> String? {
+        if case .advanced(let e, _) = try index.resolve(url, preferences: []).match { return e.url.canonical }
+        return nil
+    }
+
+    @Test func followsCreatesUpdatesRemovalsAndStatusFromAnotherConnection() throws {
+        let path = temporaryDatabasePath()
+        let writer = try Registry(path: path)
+        let index = try LiveIndex(path: path)
+        #expect(try winner(index, "https://shop.example/store/1/menu") == nil)
+        let store = try writer.register(try experienceJSON("https://shop.example/store", clip: "ABCDE12345.com.shop.app.Clip")).experience
+        #expect(try winner(index, "https://shop.example/store/1/menu") == "https://shop.example/store")
+        _ = try writer.register(try experienceJSON("https://shop.example/store/1", clip: "ABCDE12345.com.shop.app.Clip"))
+        #expect(try winner(index, "https://shop.example/store/1/menu") == "https://shop.example/store/1")
+        _ = try writer.setStatus("https://shop.example/store/1", .deactivated)
+        #expect(try winner(index, "https://shop.example/store/1/menu") == "https://shop.example/store")
+        _ = try writer.update(String(store.id), with: try JSONParser.parse(#"{"url":"https://shop.example/shops"}"#))
+        #expect(try winner(index, "https://shop.example/store/1/menu") == nil)
+        #expect(try winner(index, "https://shop.example/shops/2") == "https://shop.example/shops")
+        _ = try writer.remove("https://shop.example/shops")
+        #expect(try winner(index, "https://shop.example/shops/2") == nil)
+        #expect(index.count == 1)
+    }
+
+    @Test func defaultFallbacksAndCachedAASAFollowCatalogChanges() throws {
+        let path = temporaryDatabasePath()
+        let writer = try Registry(path: path)
+        let index = try LiveIndex(path: path)
+        _ = try writer.register(try experienceJSON("https://shop.example/order", clip: "ABCDE12345.com.shop.app.Clip"))
+        let before = try #require(try index.aasa(host: "shop.example"))
+        #expect(try index.aasa(host: "other.example") == nil)
+        _ = try writer.addDomain(clip: "ABCDE12345.com.shop.app.Clip", host: "other.example")
+        #expect(try index.aasa(host: "other.example") != nil)
+        _ = try writer.addWebcredentials(host: "shop.example", app: try BundleID("com.shop.app"))
+        let after = try #require(try index.aasa(host: "shop.example"))
+        let expected = try writer.aasa(host: "shop.example")
+        #expect(after.etag != before.etag && after.bytes == expected)
+        _ = try writer.setDefaultExperience(clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view, localizations: ["en-US": "Welcome"])
+        guard case .defaultExperience? = try index.resolve("https://shop.example/elsewhere", preferences: []).match else {
+            Issue.record("the default experience added by another connection is not offered")
+            return
+        }
+    }
+
+    @Test func aLargeImportAndARestoreRebuildIt() throws {
+        let path = temporaryDatabasePath()
+        let writer = try Registry(path: path)
+        let index = try LiveIndex(path: path)
+        _ = try writer.register(try experienceJSON("https://shop.example/only", clip: "ABCDE12345.com.shop.app.Clip"))
+        let backup = path + ".backup"
+        try writer.backup(to: backup)
+        let lines = (0..<(LiveIndex.replayLimit + 10)).map { #"{"url":"https://shop.example/s/\#($0)","clip":"ABCDE12345.com.shop.app.Clip","title":"T","subtitle":"S"}"# }
+        _ = try writer.importExperiences(lines.joined(separator: "\n"), format: .ndjson)
+        #expect(try winner(index, "https://shop.example/s/7/x") == "https://shop.example/s/7")
+        #expect(index.count == LiveIndex.replayLimit + 11)
+        _ = try writer.restore(from: backup)
+        #expect(try winner(index, "https://shop.example/s/7/x") == nil)
+        #expect(index.count == 1)
+    }
+}
