@@ -91,13 +91,16 @@ public final class ClipAPI: @unchecked Sendable {
     let router = Router()
     let metrics = Metrics()
     let log: @Sendable (String) -> Void
+    /// Whether each request gets a log line (`serve --quiet` turns it off; errors are always logged).
+    let logsRequests: Bool
     /// Set by the caller once the server runs, for the connection gauge.
     public var connectionCount: @Sendable () -> Int = { 0 }
     private var access: [String: Access] = [:]
 
-    public init(pool: RegistryPool, log: @escaping @Sendable (String) -> Void) {
+    public init(pool: RegistryPool, logsRequests: Bool = true, log: @escaping @Sendable (String) -> Void) {
         self.pool = pool
         self.log = log
+        self.logsRequests = logsRequests
         registerRoutes()
     }
 
@@ -137,6 +140,7 @@ public final class ClipAPI: @unchecked Sendable {
         let seconds = monotonicSeconds() - started
         metrics.record(route: route, method: request.method, status: response.status, seconds: seconds)
         // One structured line per request; no query, body or Authorization (they may hold secrets).
+        guard logsRequests else { return response }
         log(JSONWriter.string(.object([
             "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
             "level": response.status >= 500 ? "error" : "info",
@@ -154,6 +158,7 @@ public final class ClipAPI: @unchecked Sendable {
     /// Logs a request the server refused before routing (framing errors, 408, 503).
     public func observeRefusal(_ request: HTTPRequest, _ response: HTTPResponse) {
         metrics.record(route: "refused", method: request.method, status: response.status, seconds: 0)
+        guard logsRequests else { return }
         log(JSONWriter.string(.object([
             "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
             "level": "warning", "msg": "refused", "status": .integer(Int64(response.status)), "remote": .string(request.remoteAddress),
@@ -168,7 +173,12 @@ public final class ClipAPI: @unchecked Sendable {
             return given
         }
         var generator = SystemRandomNumberGenerator()
-        return (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        let bits = generator.next() as UInt64
+        let hex: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            for i in 0..<16 { buffer[i] = hex.utf8Start[Int(bits >> (60 - 4 * UInt64(i)) & 0xF)] }
+            return 16
+        }
     }
 
     private func run(_ request: HTTPRequest, _ parameters: RouteParameters, template: String, access: Access, _ handler: Handler) -> HTTPResponse {

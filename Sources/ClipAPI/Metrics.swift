@@ -5,14 +5,19 @@ import Foundation
 /// and privacy: swift-style §1.5).
 final class Metrics: @unchecked Sendable {
     private let lock = NSLock()
-    private var requests: [String: Int] = [:]
+    private struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+    private var requests: [RequestKey: Int] = [:]
     private var latencyBuckets: [String: [Int]] = [:]
     private var latencySum: [String: Double] = [:]
     private var latencyCount: [String: Int] = [:]
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
     func record(route: String, method: String, status: Int, seconds: Double) {
-        let key = "route=\"\(route)\",method=\"\(method)\",status=\"\(status)\""
+        let key = RequestKey(route: route, method: method, status: status)
         lock.withLock {
             requests[key, default: 0] += 1
             var buckets = latencyBuckets[route] ?? [Int](repeating: 0, count: Self.bounds.count)
@@ -27,7 +32,10 @@ final class Metrics: @unchecked Sendable {
         var out = "# HELP clipregistry_http_requests_total HTTP requests answered, by route template, method and status.\n"
         out += "# TYPE clipregistry_http_requests_total counter\n"
         lock.withLock {
-            for (labels, count) in requests.sorted(by: { $0.key < $1.key }) { out += "clipregistry_http_requests_total{\(labels)} \(count)\n" }
+            let lines = requests.map { key, count in
+                "clipregistry_http_requests_total{route=\"\(key.route)\",method=\"\(key.method)\",status=\"\(key.status)\"} \(count)\n"
+            }
+            for line in lines.sorted() { out += line }
             out += "# HELP clipregistry_http_request_duration_seconds Time to answer a request, by route template.\n"
             out += "# TYPE clipregistry_http_request_duration_seconds histogram\n"
             for route in latencyBuckets.keys.sorted() {

@@ -27,7 +27,7 @@ extension Context {
         let pool = try RegistryPool(path: databasePath)
         let quiet = parsed.flag("quiet")
         let io = self.io
-        let api = ClipAPI(pool: pool, log: { line in if !quiet { io.err(line + "\n") } })
+        let api = ClipAPI(pool: pool, logsRequests: !quiet, log: { line in io.err(line + "\n") })
         let server = HTTPServer(
             configuration: .init(host: String(listen[..<colon]), port: port, limits: limits),
             observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },

@@ -2,50 +2,77 @@
 /// insignificant whitespace unless `pretty`, the same bytes for the same value every time.
 public enum JSONWriter {
     public static func string(_ value: JSONValue, pretty: Bool = false) -> String {
-        var out = ""
-        write(value, into: &out, pretty: pretty, indent: 0)
-        return out
+        String(decoding: bytes(value, pretty: pretty), as: UTF8.self)
     }
 
     public static func bytes(_ value: JSONValue, pretty: Bool = false) -> [UInt8] {
-        Array(string(value, pretty: pretty).utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, into: &out, pretty: pretty)
+        return out
     }
 
-    private static func newline(_ out: inout String, _ pretty: Bool, _ indent: Int) {
+    /// Appends the serialization of `value` to `out` (UTF-8): for callers that build a larger
+    /// buffer, such as an HTTP response, without an intermediate copy.
+    public static func write(_ value: JSONValue, into out: inout [UInt8], pretty: Bool = false) {
+        write(value, into: &out, pretty: pretty, indent: 0)
+    }
+
+    @inline(__always) private static func append(_ text: StaticString, _ out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private static func newline(_ out: inout [UInt8], _ pretty: Bool, _ indent: Int) {
         guard pretty else { return }
-        out += "\n"
-        out += String(repeating: "  ", count: indent)
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(0x20, count: 2 * indent))
     }
 
-    private static func write(_ value: JSONValue, into out: inout String, pretty: Bool, indent: Int) {
+    private static func write(_ value: JSONValue, into out: inout [UInt8], pretty: Bool, indent: Int) {
         switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .integer(let n): out += String(n)
-        case .double(let d): out += formatDouble(d)
+        case .null: append("null", &out)
+        case .bool(let b): if b { append("true", &out) } else { append("false", &out) }
+        case .integer(let n): writeInteger(n, into: &out)
+        case .double(let d): out.append(contentsOf: formatDouble(d).utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let elements):
-            guard !elements.isEmpty else { out += "[]"; return }
-            out += "["
+            guard !elements.isEmpty else { append("[]", &out); return }
+            out.append(UInt8(ascii: "["))
             for (i, element) in elements.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, pretty, indent + 1)
                 write(element, into: &out, pretty: pretty, indent: indent + 1)
             }
             newline(&out, pretty, indent)
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            guard !members.isEmpty else { out += "{}"; return }
-            out += "{"
+            guard !members.isEmpty else { append("{}", &out); return }
+            out.append(UInt8(ascii: "{"))
             for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, pretty, indent + 1)
                 writeString(member.key, into: &out)
-                out += pretty ? ": " : ":"
+                if pretty { append(": ", &out) } else { out.append(UInt8(ascii: ":")) }
                 write(member.value, into: &out, pretty: pretty, indent: indent + 1)
             }
             newline(&out, pretty, indent)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func writeInteger(_ n: Int64, into out: inout [UInt8]) {
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = n.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            out.append(contentsOf: buffer[(20 - count)...])
         }
     }
 
@@ -56,29 +83,49 @@ public enum JSONWriter {
         return "\(d)"
     }
 
-    /// RFC 8259 §7: escape '"', '\' and control characters; everything else as UTF-8.
-    static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case "\u{2028}": out += "\\u2028"  // valid JSON, but a line break to JavaScript
-            case "\u{2029}": out += "\\u2029"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
+    /// RFC 8259 §7: escape '"', '\' and control characters; everything else as UTF-8, copied in
+    /// runs. U+2028 and U+2029 are escaped too: valid JSON, but line breaks to JavaScript.
+    static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = s
+        text.withUTF8 { bytes in
+            var runStart = 0
+            var i = 0
+            while i < bytes.count {
+                let b = bytes[i]
+                let escape: StaticString?
+                var width = 1
+                switch b {
+                case UInt8(ascii: "\""): escape = "\\\""
+                case UInt8(ascii: "\\"): escape = "\\\\"
+                case 0x0A: escape = "\\n"
+                case 0x0D: escape = "\\r"
+                case 0x09: escape = "\\t"
+                case 0x08: escape = "\\b"
+                case 0x0C: escape = "\\f"
+                case 0xE2 where i + 2 < bytes.count && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
+                    escape = bytes[i + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                    width = 3
+                default: escape = b < 0x20 ? "" : nil
                 }
+                guard let escape else {
+                    i += 1
+                    continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+                if escape.utf8CodeUnitCount > 0 {
+                    append(escape, &out)
+                } else {
+                    let hex: StaticString = "0123456789abcdef"
+                    append("\\u00", &out)
+                    out.append(hex.utf8Start[Int(b >> 4)])
+                    out.append(hex.utf8Start[Int(b & 0xF)])
+                }
+                i += width
+                runStart = i
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

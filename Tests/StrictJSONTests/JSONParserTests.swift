@@ -57,6 +57,14 @@ struct JSONParserTests {
         #expect(try JSONParser.parse("9223372036854775808") == .double(9223372036854775808))
     }
 
+    @Test func writerEscapesEveryControlCharacterAndRoundTrips() throws {
+        let text = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self) + "é\u{2029}😀\u{7F}" + String(repeating: "x", count: 300)
+        let written = JSONWriter.string(.array([.string(text), .integer(Int64.min), .integer(-7), .integer(Int64.max)]))
+        #expect(written.hasPrefix(#"["\u0000\u0001"#) && written.contains(#"\b\t\n\u000b\f\r"#) && written.contains(#"é\u2029😀"#))
+        #expect(written.hasSuffix(#"",-9223372036854775808,-7,9223372036854775807]"#))
+        #expect(try JSONParser.parse(written) == .array([.string(text), .integer(Int64.min), .integer(-7), .integer(Int64.max)]))
+    }
+
     @Test func writerIsCompactDeterministicAndEscapes() throws {
         let value: JSONValue = ["z": "a\"b\\c\u{1}\u{2028}", "a": [1, .double(0.5), .double(3), nil]]
         #expect(JSONWriter.string(value) == #"{"z":"a\"b\\c\u0001\u2028","a":[1,0.5,3,null]}"#)
