@@ -26,6 +26,7 @@ public enum DomainName {
 
     /// The ASCII form of `host`, or the first problem found.
     public static func normalize(_ host: String) throws(Problem) -> String {
+        if isNormalLDH(host) { return host }
         if host.hasPrefix("[") { throw .ipAddress }
         // UTS #46 §2.3: these full stops separate labels like ".".
         var labels = host.split(omittingEmptySubsequences: false) { $0 == "." || $0 == "\u{3002}" || $0 == "\u{FF0E}" || $0 == "\u{FF61}" }
@@ -43,6 +44,36 @@ public enum DomainName {
         let result = ascii.joined(separator: ".")
         guard result.utf8.count <= 253 else { throw .tooLong }
         return result
+    }
+
+    /// The common case in one pass: already lower-case letters, digits and hyphens, two or more
+    /// labels of 1–63 without a hyphen at either end, no A-label, a last label not all digits,
+    /// at most 253 bytes. Such a host is its own normal form; anything else takes the full path.
+    static func isNormalLDH(_ host: String) -> Bool {
+        var labels = 0, length = 0, allDigits = true
+        var previous: UInt8 = UInt8(ascii: ".")
+        var bytes = 0
+        for b in host.utf8 {
+            bytes += 1
+            if b == UInt8(ascii: ".") {
+                guard length > 0, previous != UInt8(ascii: "-") else { return false }
+                labels += 1
+                length = 0
+                allDigits = true
+            } else {
+                let lowerAlpha = b >= 0x61 && b <= 0x7A, digit = b >= 0x30 && b <= 0x39
+                guard lowerAlpha || digit || b == UInt8(ascii: "-") else { return false }
+                if b == UInt8(ascii: "-") && length == 0 { return false }
+                // "xn--" starts an A-label, which must be checked as Punycode.
+                if b == UInt8(ascii: "-") && length == 3 && previous == UInt8(ascii: "-") { return false }
+                allDigits = allDigits && digit
+                length += 1
+                guard length <= 63 else { return false }
+            }
+            previous = b
+        }
+        guard length > 0, previous != UInt8(ascii: "-"), !allDigits, bytes <= 253 else { return false }
+        return labels + 1 >= 2
     }
 
     static func normalizeLabel(_ label: String) throws(Problem) -> String {

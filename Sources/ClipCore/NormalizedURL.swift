@@ -197,6 +197,8 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
     /// RFC 3986 §6.2.2.1–2: percent-encodings of unreserved characters are decoded, others get
     /// upper-case hex; a byte that may not appear raw (space, non-ASCII, '"', '<', …) is encoded.
     static func normalizePercent(_ bytes: ArraySlice<UInt8>, allowed: (UInt8) -> Bool) throws(Problem) -> String {
+        // Usually nothing to change: every byte allowed as is, no escape to normalize.
+        if bytes.allSatisfy({ allowed($0) && $0 != UInt8(ascii: "%") }) { return String(decoding: bytes, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = bytes.startIndex
@@ -225,12 +227,28 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     static func normalizePath(_ raw: ArraySlice<UInt8>) throws(Problem) -> String {
+        // The common case: plain bytes, no escape, no backslash and no dot segment to remove.
+        if let fast = plainPath(raw) { return fast }
         // WHATWG URL treats "\" as "/" in https URLs; do the same so both spellings agree.
         let slashed = ArraySlice(raw.map { $0 == UInt8(ascii: "\\") ? UInt8(ascii: "/") : $0 })
         let encoded = try normalizePercent(slashed, allowed: isPathByte)
         var segments = removeDotSegments(encoded.isEmpty ? "/" : encoded)
         while segments.count > 1, segments.hasSuffix("/") { segments.removeLast() }
         return segments
+    }
+
+    /// `raw` as its own normal form when it needs no change but trailing slashes dropped.
+    static func plainPath(_ raw: ArraySlice<UInt8>) -> String? {
+        var end = raw.endIndex
+        while end > raw.startIndex + 1, raw[end - 1] == UInt8(ascii: "/") { end -= 1 }
+        if raw.isEmpty || end == raw.startIndex + 1 && raw.first == UInt8(ascii: "/") { return "/" }
+        guard raw.first == UInt8(ascii: "/") else { return nil }
+        var previous: UInt8 = 0
+        for b in raw[..<end] {
+            guard isPathByte(b), !(b == UInt8(ascii: ".") && previous == UInt8(ascii: "/")) else { return nil }
+            previous = b
+        }
+        return String(decoding: raw[..<end], as: UTF8.self)
     }
 
     /// RFC 3986 §5.2.4 remove_dot_segments, on an absolute path.

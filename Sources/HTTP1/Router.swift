@@ -31,6 +31,8 @@ public final class Router: @unchecked Sendable {
     }
 
     public private(set) var routes: [Route] = []
+    /// Routes without parameters by path, then method: the common lookup in one probe.
+    private var literalRoutes: [String: [String: Int]] = [:]
 
     public init() {}
 
@@ -39,10 +41,16 @@ public final class Router: @unchecked Sendable {
         let segments = template.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
+        if !segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
+            literalRoutes[template, default: [:]][method] = routes.count
+        }
         routes.append(Route(method: method, template: template, segments: Array(segments), handler: handler))
     }
 
     public func match(method: String, path: Substring) -> Match {
+        if let methods = literalRoutes[String(path)], let i = methods[method] ?? (method == "HEAD" ? methods["GET"] : nil) {
+            return .found(routes[i], RouteParameters(values: [:]))
+        }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var decoded: [String] = []
         for part in parts {

@@ -73,3 +73,26 @@ struct ExperienceIndexTests {
         #expect(index.resolve("http://a.example/", preferences: []).json(explain: false)["matched"] == .null)
     }
 }
+
+/// The fast paths of normalization give what the full rules give.
+struct NormalizationFastPathTests {
+    @Test func plainPathsAndHostsAgreeWithTheFullRules() throws {
+        var g = ExperienceIndexTests.Generator(state: 7)
+        let pathAlphabet: [String] = ["/", "a", "B", ".", "..", "-", "~", "%41", "%2f", "*", ":", "@", "\\", "é", " "]
+        let hostAlphabet: [String] = ["a", "z", "0", "9", "-", ".", "xn--", "A", "é", "_"]
+        for _ in 0..<5000 {
+            let raw = (0..<g.next(10)).map { _ in pathAlphabet[g.next(pathAlphabet.count)] }.joined()
+            let bytes = ArraySlice(Array(("/" + raw).utf8))
+            if let fast = NormalizedURL.plainPath(bytes) {
+                let full = NormalizedURL.removeDotSegments(try NormalizedURL.normalizePercent(bytes, allowed: NormalizedURL.isPathByte))
+                var trimmed = full
+                while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+                #expect(fast == trimmed, "\("/" + raw)")
+            }
+            let host = (0..<(1 + g.next(12))).map { _ in hostAlphabet[g.next(hostAlphabet.count)] }.joined()
+            if DomainName.isNormalLDH(host) {
+                #expect(DomainName.isNormalLDH(host) == ((try? DomainName.normalize(host + ".")) == host), "\(host)")
+            }
+        }
+    }
+}
