@@ -198,6 +198,7 @@ public final class ClipAPI: @unchecked Sendable {
                     registry.actor = "token:\(token.id)"
                 }
                 if access == .token && principal == nil { throw Problem.unauthorized("this route needs Authorization: Bearer TOKEN") }
+                defer { if request.method != "GET" && request.method != "HEAD" { pool.index.noteLocalWrite() } }
                 return try handler(self, Context(request: request, parameters: parameters, query: query, principal: principal, registry: registry))
             }
         } catch let problem as Problem {

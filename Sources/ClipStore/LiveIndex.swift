@@ -1,4 +1,5 @@
 import ClipCore
+import Dispatch
 import Foundation
 import SQLiteDB
 
@@ -12,6 +13,10 @@ import SQLiteDB
 /// default fallbacks and forgets the cached AASA files. A large batch (an import) or a change log
 /// that no longer continues the one seen (a restore) rebuilds everything. A read after a
 /// committed write therefore sees it.
+///
+/// Asking SQLite costs a shared-memory lock (an `fcntl`), so it is asked at most once a
+/// millisecond, and at once after a write this process made (`noteLocalWrite`): a write through
+/// the API is seen by the next read; a write by another process within a millisecond.
 public final class LiveIndex: @unchecked Sendable {
     public struct AASAFile: Sendable {
         public let bytes: [UInt8]
@@ -31,9 +36,14 @@ public final class LiveIndex: @unchecked Sendable {
     private var lastChange: (id: Int64, at: String) = (0, "")
     private var aasaFiles: [String: AASAFile?] = [:]
     private var negativeEntries = 0
+    private var lastCheck: UInt64 = 0
+    private var localWrite = true
+    /// How stale a write by another process may be seen (default 1 ms; 0 asks on every read).
+    private let checkIntervalNanoseconds: UInt64
 
     /// Opens its own connection and builds the index.
-    public init(path: String) throws(RegistryError) {
+    public init(path: String, checkIntervalNanoseconds: UInt64 = 1_000_000) throws(RegistryError) {
+        self.checkIntervalNanoseconds = checkIntervalNanoseconds
         registry = try Registry(path: path, actor: "index")
         lock.lock()
         defer { lock.unlock() }
@@ -76,9 +86,21 @@ public final class LiveIndex: @unchecked Sendable {
         return file
     }
 
+    /// Called after this process committed a write (the API's writes), so that the next read
+    /// asks the database instead of waiting for the next periodic check.
+    public func noteLocalWrite() {
+        lock.lock()
+        localWrite = true
+        lock.unlock()
+    }
+
     // MARK: Keeping in step
 
     private func refreshLocked() throws(RegistryError) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard localWrite || now &- lastCheck >= checkIntervalNanoseconds else { return }
+        localWrite = false
+        lastCheck = now
         try registry.guarded {
             let version = try registry.db.query("PRAGMA data_version").first!.int("data_version")
             guard Int64(version) != dataVersion else { return }

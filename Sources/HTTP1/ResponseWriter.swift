@@ -13,17 +13,24 @@ public enum ResponseWriter {
     /// The bytes of `response`. `includeBody` is false for HEAD (the Content-Length still
     /// describes the GET body, RFC 9110 §9.3.2). Invalid header fields are dropped.
     public static func serialize(_ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, extraHeaders: [(String, String)] = []) -> [UInt8] {
-        var head = "HTTP/1.1 \(response.status) \(HTTPStatus.reason(response.status))\r\n"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160 + response.body.count)
+        bytes.append(contentsOf: "HTTP/1.1 \(response.status) \(HTTPStatus.reason(response.status))\r\n".utf8)
         for (name, value) in response.headers.fields + extraHeaders
         where isValidFieldName(name) && isValidFieldValue(value) && !name.caseInsensitiveEquals("Content-Length") && !name.caseInsensitiveEquals("Connection") {
-            head += "\(name): \(value)\r\n"
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: value.utf8)
+            bytes.append(0x0D)
+            bytes.append(0x0A)
         }
         let bodyAllowed = response.status >= 200 && response.status != 204 && response.status != 304
-        if bodyAllowed { head += "Content-Length: \(response.body.count)\r\n" }
-        if !keepAlive { head += "Connection: close\r\n" }
-        head += "\r\n"
-        var bytes = Array(head.utf8)
-        if includeBody && bodyAllowed { bytes += response.body }
+        if bodyAllowed { bytes.append(contentsOf: "Content-Length: \(response.body.count)\r\n".utf8) }
+        if !keepAlive { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
+        bytes.append(0x0D)
+        bytes.append(0x0A)
+        if includeBody && bodyAllowed { bytes.append(contentsOf: response.body) }
         return bytes
     }
 }

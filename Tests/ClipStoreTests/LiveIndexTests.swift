@@ -5,6 +5,7 @@ import Testing
 @testable import ClipStore
 
 /// The server's read model follows every committed write, from any connection (issue #4).
+/// The index checks on every read here; the server checks at most once a millisecond.
 struct LiveIndexTests {
     func winner(_ index: LiveIndex, _ url: String) throws -> String? {
         if case .advanced(let e, _) = try index.resolve(url, preferences: []).match { return e.url.canonical }
@@ -14,7 +15,7 @@ struct LiveIndexTests {
     @Test func followsCreatesUpdatesRemovalsAndStatusFromAnotherConnection() throws {
         let path = temporaryDatabasePath()
         let writer = try Registry(path: path)
-        let index = try LiveIndex(path: path)
+        let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
         #expect(try winner(index, "https://shop.example/store/1/menu") == nil)
         let store = try writer.register(try experienceJSON("https://shop.example/store", clip: "ABCDE12345.com.shop.app.Clip")).experience
         #expect(try winner(index, "https://shop.example/store/1/menu") == "https://shop.example/store")
@@ -33,7 +34,7 @@ struct LiveIndexTests {
     @Test func defaultFallbacksAndCachedAASAFollowCatalogChanges() throws {
         let path = temporaryDatabasePath()
         let writer = try Registry(path: path)
-        let index = try LiveIndex(path: path)
+        let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
         _ = try writer.register(try experienceJSON("https://shop.example/order", clip: "ABCDE12345.com.shop.app.Clip"))
         let before = try #require(try index.aasa(host: "shop.example"))
         #expect(try index.aasa(host: "other.example") == nil)
@@ -50,10 +51,20 @@ struct LiveIndexTests {
         }
     }
 
+    @Test func aLocalWriteIsSeenAtOnceAndOthersWithinTheInterval() throws {
+        let path = temporaryDatabasePath()
+        let writer = try Registry(path: path)
+        let index = try LiveIndex(path: path, checkIntervalNanoseconds: 3_600_000_000_000)
+        _ = try writer.register(try experienceJSON("https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip"))
+        #expect(try winner(index, "https://shop.example/a") == nil, "an hour-long interval: not asked yet")
+        index.noteLocalWrite()
+        #expect(try winner(index, "https://shop.example/a") == "https://shop.example/a")
+    }
+
     @Test func aLargeImportAndARestoreRebuildIt() throws {
         let path = temporaryDatabasePath()
         let writer = try Registry(path: path)
-        let index = try LiveIndex(path: path)
+        let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
         _ = try writer.register(try experienceJSON("https://shop.example/only", clip: "ABCDE12345.com.shop.app.Clip"))
         let backup = path + ".backup"
         try writer.backup(to: backup)
