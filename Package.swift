@@ -15,12 +15,13 @@ let package = Package(
     targets: [
         // System SQLite (Debian: libsqlite3-dev). The only C dependency.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLinuxIO"),
 
         // Generic layers: know nothing about App Clips.
         .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "StrictJSON", swiftSettings: strict),
         .target(name: "ArgParse", swiftSettings: strict),
-        .target(name: "HTTP1", swiftSettings: strict),
+        .target(name: "HTTP1", dependencies: ["CLinuxIO"], swiftSettings: strict),
 
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
         .target(name: "ClipCore", dependencies: ["StrictJSON"], swiftSettings: strict),

@@ -1,24 +1,59 @@
+import CLinuxIO
 import Dispatch
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Answers one request. Called on the connection's thread; may block (SQLite is synchronous).
+/// Answers one request. Called on one of the server's worker threads; may block (SQLite is
+/// synchronous), which holds that worker only.
 public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
 
-/// A generic HTTP/1.1 server on BSD sockets: one thread per connection up to a cap, keep-alive
-/// with one request in flight (pipelined requests are answered in order), deadlines for the
-/// head, the body and idle time, and a graceful stop. It knows nothing about what it serves.
+/// A generic HTTP/1.1 server on an epoll event loop: a few worker threads share one epoll set, so
+/// any number of connections (up to a cap) costs no thread each, and a ready connection is read,
+/// answered and re-armed by whichever worker takes its event (`EPOLLONESHOT`: one worker at a
+/// time per connection). Keep-alive with one request in flight (pipelined requests are answered
+/// in order), deadlines for the head, the body and idle time (a sweeper enforces them), and a
+/// graceful stop. It knows nothing about what it serves.
 public final class HTTPServer: @unchecked Sendable {
     public struct Configuration: Sendable {
         public var host = "127.0.0.1"
         public var port = 0
         public var limits = HTTPLimits()
+        /// Worker threads: handlers that block (a database write) hold one each, so a few more
+        /// than cores keep reads flowing meanwhile.
+        public var workers = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
         public init(host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits()) {
             self.host = host
             self.port = port
             self.limits = limits
+        }
+    }
+
+    /// One accepted connection. Its fields are touched only by the worker that owns it
+    /// (`busy`), or by the sweeper after taking it from the table under the lock.
+    final class Connection {
+        let socket: ConnectionSocket
+        let id: UInt64
+        let address: String
+        var buffer: [UInt8] = []
+        /// Monotonic seconds: since when the connection waits for a request (idle), or since the
+        /// first byte of an incomplete head, or since its head completed and the body is awaited.
+        var since: Double
+        var headPending = false
+        var awaitingBody = false
+        var sentContinue = false
+        /// A worker owns it now; the sweeper leaves it alone.
+        var busy = false
+        /// An event came while a worker owned it: that worker serves it again before letting go.
+        var pendingEvent = false
+        var closed = false
+
+        init(socket: ConnectionSocket, id: UInt64, address: String, now: Double) {
+            self.socket = socket
+            self.id = id
+            self.address = address
+            since = now
         }
     }
 
@@ -27,12 +62,16 @@ public final class HTTPServer: @unchecked Sendable {
     /// Called once per request with (request, response, seconds) for logs and metrics.
     let observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     private var listener: ListeningSocket?
+    private var epoll: Int32 = -1
+    private var wakeup: Int32 = -1
     private let lock = NSLock()
-    private var activeConnections = 0
+    private var connections: [UInt64: Connection] = [:]
+    private var nextID: UInt64 = 2
     private var stopping = false
-    private let drained = DispatchSemaphore(value: 0)
-    private var acceptThread: Thread?
-    private let acceptDone = DispatchSemaphore(value: 0)
+    private var threads: [Thread] = []
+    private let finished = DispatchGroup()
+    static let listenerID: UInt64 = 0
+    static let wakeupID: UInt64 = 1
 
     public init(configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil, handler: @escaping HTTPHandler) {
         self.configuration = configuration
@@ -40,167 +79,315 @@ public final class HTTPServer: @unchecked Sendable {
         self.observer = observer
     }
 
-    /// Binds and starts accepting; returns the bound port (useful with port 0).
+    /// Binds and starts the workers and the sweeper; returns the bound port (useful with port 0).
     @discardableResult
     public func start() throws -> Int {
         // A write to a closed peer must be an error, never a process-ending signal.
         signal(SIGPIPE, SIG_IGN)
         let listener = try ListeningSocket(host: configuration.host, port: configuration.port)
+        listener.setNonBlocking()
         self.listener = listener
-        let thread = Thread { [self] in acceptLoop(listener) }
-        thread.name = "http-accept"
-        thread.start()
-        acceptThread = thread
+        epoll = try syscall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        wakeup = try syscall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
+        try register(listener.fd, id: Self.listenerID, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
+        try register(wakeup, id: Self.wakeupID, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
+        for i in 0..<max(1, configuration.workers) {
+            startThread("http-worker-\(i)") { [self] in workerLoop() }
+        }
+        startThread("http-sweeper") { [self] in sweeperLoop() }
         return listener.port
+    }
+
+    private func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        finished.enter()
+        let thread = Thread { [finished] in
+            body()
+            finished.leave()
+        }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+        threads.append(thread)
     }
 
     public var port: Int { listener?.port ?? 0 }
 
-    public var connectionCount: Int { lock.withLock { activeConnections } }
+    public var connectionCount: Int { lock.withLock { connections.count } }
 
     private var isStopping: Bool { lock.withLock { stopping } }
 
-    private func acceptLoop(_ listener: ListeningSocket) {
-        defer { acceptDone.signal() }
-        while !isStopping {
-            let accepted: (fd: Int32, address: String)?
-            do { accepted = try listener.accept(timeoutMilliseconds: 100) } catch { continue }
-            guard let (fd, address) = accepted else { continue }
-            let admitted = lock.withLock { () -> Bool in
-                guard activeConnections < configuration.limits.maxConnections, !stopping else { return false }
-                activeConnections += 1
-                return true
-            }
-            let socket = ConnectionSocket(fd: fd)
-            socket.setNonBlockingWrites()
-            guard admitted else {
-                // Over the cap: a clean refusal, never a crash or a silent hang.
-                let response = HTTPResponse(status: 503, headers: HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")]), body: Array("too many connections\n".utf8))
-                try? socket.write(ResponseWriter.serialize(response, includeBody: true, keepAlive: false), timeoutSeconds: 1)
-                socket.close()
-                continue
-            }
-            let thread = Thread { [self] in
-                serve(socket, address: address)
-                socket.close()
-                lock.withLock {
-                    activeConnections -= 1
-                    if stopping && activeConnections == 0 { drained.signal() }
-                }
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
+    private func register(_ fd: Int32, id: UInt64, events: UInt32, operation: Int32) throws(SocketError) {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = id
+        try syscall("epoll_ctl") { epoll_ctl(epoll, operation, fd, &event) }
     }
 
     /// Stops accepting, lets in-flight requests finish (up to `drainSeconds`), closes idle
     /// keep-alive connections, and returns when all are closed or the time is up.
     /// A second call returns at once.
     public func stop(drainSeconds: Double = 10) {
-        let (first, waitForDrain) = lock.withLock { () -> (Bool, Bool) in
-            guard !stopping else { return (false, false) }
+        let first = lock.withLock { () -> Bool in
+            guard !stopping else { return false }
             stopping = true
-            return (true, activeConnections > 0)
+            return true
         }
-        guard first else { return }
-        if acceptThread != nil { acceptDone.wait() }
-        listener?.close()
-        if waitForDrain { _ = drained.wait(timeout: .now() + drainSeconds) }
+        guard first, let listener else { return }
+        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, listener.fd, nil)
+        listener.close()
+        let deadline = monotonicSeconds() + drainSeconds
+        while monotonicSeconds() < deadline {
+            closeIdleConnections()
+            if connectionCount == 0 { break }
+            usleep(20_000)
+        }
+        // Wake every worker (the eventfd stays readable) and let them exit; then close the rest.
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeup, &one, 8)
+        _ = finished.wait(timeout: .now() + max(0.5, deadline - monotonicSeconds()))
+        let rest = lock.withLock { () -> [Connection] in
+            let all = connections.values.filter { !$0.busy }
+            for c in all { c.closed = true }
+            connections.removeAll()
+            return all
+        }
+        for c in rest { c.socket.close() }
     }
 
-    // MARK: One connection
+    // MARK: Workers
 
-    private func serve(_ socket: ConnectionSocket, address: String) {
-        let limits = configuration.limits
-        var buffer: [UInt8] = []
-        var waitingSince = monotonicSeconds()
+    private func workerLoop() {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
         while true {
-            // RFC 9112 §2.2: ignore empty lines before a request line.
-            while buffer.count >= 2, buffer[0] == 0x0D, buffer[1] == 0x0A { buffer.removeFirst(2) }
-            // 1. The head: idle timeout until its first byte, then the head deadline.
-            guard let (head, headLength) = readHead(socket, &buffer, idleSince: waitingSince, address: address) else { return }
-            buffer.removeFirst(headLength)
-
-            // 2. The body, exactly Content-Length bytes (the rest stays for the next request).
-            if head.expectsContinue && buffer.count < head.contentLength {
-                do { try socket.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), timeoutSeconds: limits.writeTimeoutSeconds) } catch { return }
-            }
-            let bodyDeadline = monotonicSeconds() + limits.bodyDeadlineSeconds
-            while buffer.count < head.contentLength {
-                let result: ConnectionSocket.ReadResult
-                do { result = try socket.read(into: &buffer, deadline: bodyDeadline, chunk: min(256 * 1024, max(16 * 1024, head.contentLength - buffer.count))) } catch { return }
-                switch result {
-                case .closed: return
-                case .data: continue
-                case .timeout:
-                    fail(socket, RequestError(408, "the request body did not arrive within \(Int(limits.bodyDeadlineSeconds)) s"), address: address)
-                    return
+            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), 500) }
+            if count < 0 && errno != EINTR { return }
+            for i in 0..<max(0, Int(count)) {
+                switch events[i].data.u64 {
+                case Self.listenerID: acceptAll()
+                case Self.wakeupID: return
+                case let id: if let connection = take(id) { serve(connection) }
                 }
             }
-            let body = Array(buffer[0..<head.contentLength])
-            buffer.removeFirst(head.contentLength)
+            if isStopping && connectionCount == 0 { return }
+        }
+    }
 
-            // 3. Answer.
+    /// The connection with `id`, now owned by this worker; nil when gone or owned elsewhere.
+    private func take(_ id: UInt64) -> Connection? {
+        lock.withLock {
+            guard let c = connections[id], !c.closed else { return nil }
+            if c.busy {
+                c.pendingEvent = true
+                return nil
+            }
+            c.busy = true
+            return c
+        }
+    }
+
+    private func acceptAll() {
+        guard let listener else { return }
+        while true {
+            let accepted: (fd: Int32, address: String)?
+            do { accepted = try listener.acceptNow() } catch { return }
+            guard let (fd, address) = accepted else { return }
+            let socket = ConnectionSocket(fd: fd)
+            socket.setNonBlockingWrites()
+            let connection = lock.withLock { () -> Connection? in
+                guard connections.count < configuration.limits.maxConnections, !stopping else { return nil }
+                let c = Connection(socket: socket, id: nextID, address: address, now: monotonicSeconds())
+                nextID += 1
+                connections[c.id] = c
+                return c
+            }
+            guard let connection else {
+                // Over the cap: a clean refusal, never a crash or a silent hang.
+                let response = HTTPResponse(status: 503, headers: HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")]), body: Array("too many connections\n".utf8))
+                try? socket.write(ResponseWriter.serialize(response, includeBody: true, keepAlive: false), timeoutSeconds: 1)
+                socket.close()
+                continue
+            }
+            do { try register(fd, id: connection.id, events: Self.connectionEvents, operation: EPOLL_CTL_ADD) } catch { close(connection) }
+        }
+    }
+
+    static let connectionEvents = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue
+
+    /// Serves the connection until it is re-armed with no event pending, or closed.
+    private func serve(_ c: Connection) {
+        while serveOnce(c) {
+            let again = lock.withLock { () -> Bool in
+                if c.pendingEvent {
+                    c.pendingEvent = false
+                    return true
+                }
+                c.busy = false
+                return false
+            }
+            if !again { return }
+        }
+    }
+
+    /// Reads what arrived and answers every complete request. True when the connection was
+    /// re-armed (and is still owned), false when it was closed.
+    private func serveOnce(_ c: Connection) -> Bool {
+        let limits = configuration.limits
+        var peerClosed = false
+        switch c.socket.readAvailable(into: &c.buffer, chunk: c.awaitingBody ? 256 * 1024 : 16 * 1024) {
+        case .data: break
+        case .closed: peerClosed = true
+        case .timeout: break  // nothing there after all (a spurious wake-up)
+        }
+        while true {
+            // RFC 9112 §2.2: ignore empty lines before a request line.
+            if !c.awaitingBody {
+                var skip = 0
+                while c.buffer.count >= skip + 2, c.buffer[skip] == 0x0D, c.buffer[skip + 1] == 0x0A { skip += 2 }
+                if skip > 0 { c.buffer.removeFirst(skip) }
+            }
+            guard !c.buffer.isEmpty else { break }
+            let outcome = c.buffer.withUnsafeBytes { raw in Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits) } }
+            let head: RequestHead, headLength: Int
+            switch outcome {
+            case .failure(let error):
+                fail(c, error)
+                return false
+            case .success(.incomplete):
+                // The head deadline runs from its first byte.
+                if !c.headPending {
+                    c.headPending = true
+                    c.since = monotonicSeconds()
+                }
+                return rearmOrClose(c, peerClosed: peerClosed, partial: true)
+            case .success(.complete(let h, let length)):
+                head = h
+                headLength = length
+                c.headPending = false
+            }
+            // The body: exactly Content-Length bytes (the rest stays for the next request).
+            if c.buffer.count - headLength < head.contentLength {
+                if !c.awaitingBody {
+                    c.awaitingBody = true
+                    c.since = monotonicSeconds()
+                }
+                if head.expectsContinue && !c.sentContinue {
+                    c.sentContinue = true
+                    do { try c.socket.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), timeoutSeconds: limits.writeTimeoutSeconds) } catch {
+                        close(c)
+                        return false
+                    }
+                }
+                return rearmOrClose(c, peerClosed: peerClosed, partial: true)
+            }
+            let body = Array(c.buffer[headLength..<(headLength + head.contentLength)])
+            c.buffer.removeFirst(headLength + head.contentLength)
+            c.awaitingBody = false
+            c.sentContinue = false
+
             var request = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers, body: body)
-            request.remoteAddress = address
+            request.remoteAddress = c.address
             let started = monotonicSeconds()
             let response = handler(request)
             let keepAlive = head.keepAlive && !isStopping && !response.headers.contains("Connection", token: "close")
             let bytes = ResponseWriter.serialize(response, includeBody: head.method != "HEAD", keepAlive: keepAlive)
             let written: Bool
             do {
-                try socket.write(bytes, timeoutSeconds: limits.writeTimeoutSeconds)
+                try c.socket.write(bytes, timeoutSeconds: limits.writeTimeoutSeconds)
                 written = true
             } catch { written = false }
             observer?(request, response, monotonicSeconds() - started)
-            guard written, keepAlive else { return }
-            waitingSince = monotonicSeconds()
+            guard written, keepAlive else {
+                close(c)
+                return false
+            }
+            c.since = monotonicSeconds()
         }
+        return rearmOrClose(c, peerClosed: peerClosed, partial: false)
     }
 
-    /// Reads until a complete request head is buffered. nil when the connection should end
-    /// (closed by the peer, idle too long, stopping, or an error already answered).
-    private func readHead(_ socket: ConnectionSocket, _ buffer: inout [UInt8], idleSince: Double, address: String) -> (RequestHead, Int)? {
-        let limits = configuration.limits
-        var deadline = buffer.isEmpty ? idleSince + limits.idleTimeoutSeconds : monotonicSeconds() + limits.headDeadlineSeconds
-        while true {
-            let outcome = buffer.withUnsafeBytes { raw in Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits) } }
-            switch outcome {
-            case .success(.complete(let head, let length)): return (head, length)
-            case .success(.incomplete): break
-            case .failure(let error):
-                fail(socket, error, address: address)
-                return nil
-            }
-            if isStopping && buffer.isEmpty { return nil }
-            let wasEmpty = buffer.isEmpty
-            let result: ConnectionSocket.ReadResult
-            do { result = try socket.read(into: &buffer, deadline: min(deadline, monotonicSeconds() + 0.25)) } catch { return nil }
-            switch result {
-            case .closed: return nil
-            case .data:
-                if wasEmpty && !buffer.isEmpty { deadline = monotonicSeconds() + limits.headDeadlineSeconds }
-            case .timeout:
-                guard monotonicSeconds() >= deadline else { continue }
-                if buffer.isEmpty { return nil }  // an idle keep-alive connection: close quietly
-                fail(socket, RequestError(408, "the request head did not arrive within \(Int(limits.headDeadlineSeconds)) s"), address: address)
-                return nil
-            }
+    /// Hands the connection back to epoll (still owned: `serve` lets go), or closes it when the
+    /// peer is gone (a partial request from a peer that closed its side can never complete).
+    private func rearmOrClose(_ c: Connection, peerClosed: Bool, partial: Bool) -> Bool {
+        if peerClosed || (isStopping && !partial && c.buffer.isEmpty) {
+            close(c)
+            return false
         }
+        do { try register(c.socket.fd, id: c.id, events: Self.connectionEvents, operation: EPOLL_CTL_MOD) } catch {
+            close(c)
+            return false
+        }
+        return true
+    }
+
+    /// Closes a connection this worker (or the sweeper) owns.
+    private func close(_ c: Connection) {
+        lock.withLock {
+            c.closed = true
+            connections[c.id] = nil
+        }
+        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, c.socket.fd, nil)
+        c.socket.close()
     }
 
     /// Answers a framing error and ends the connection (its remaining bytes cannot be trusted).
-    private func fail(_ socket: ConnectionSocket, _ error: RequestError, address: String) {
+    private func fail(_ c: Connection, _ error: RequestError) {
         let body = Array(JSONText.problem(status: error.status, detail: error.message).utf8)
         let response = HTTPResponse(status: error.status, contentType: "application/problem+json", body: body)
-        try? socket.write(ResponseWriter.serialize(response, includeBody: true, keepAlive: false), timeoutSeconds: 2)
+        try? c.socket.write(ResponseWriter.serialize(response, includeBody: true, keepAlive: false), timeoutSeconds: 2)
         var request = HTTPRequest(method: "-", target: "-")
-        request.remoteAddress = address
+        request.remoteAddress = c.address
         observer?(request, response, 0)
         // Half-close and drain briefly, so the client reads the answer instead of a reset.
-        shutdown(socket.fd, Int32(SHUT_WR))
+        shutdown(c.socket.fd, Int32(SHUT_WR))
         var sink: [UInt8] = []
-        _ = try? socket.read(into: &sink, deadline: monotonicSeconds() + 0.05)
+        _ = try? c.socket.read(into: &sink, deadline: monotonicSeconds() + 0.05)
+        close(c)
+    }
+
+    // MARK: Deadlines
+
+    /// Every 50 ms: closes idle keep-alive connections past the idle timeout, and answers 408 to
+    /// requests whose head or body is late (slowloris, RFC 9110 §15.5.9).
+    private func sweeperLoop() {
+        let limits = configuration.limits
+        while true {
+            usleep(50_000)
+            if isStopping && connectionCount == 0 { return }
+            let now = monotonicSeconds()
+            let expired = lock.withLock { () -> [Connection] in
+                var taken: [Connection] = []
+                for c in connections.values where !c.busy && !c.closed {
+                    let limit = c.awaitingBody ? limits.bodyDeadlineSeconds : c.headPending ? limits.headDeadlineSeconds : limits.idleTimeoutSeconds
+                    if now - c.since >= limit {
+                        c.busy = true
+                        taken.append(c)
+                    }
+                }
+                return taken
+            }
+            for c in expired {
+                if !c.headPending && !c.awaitingBody {
+                    close(c)  // an idle keep-alive connection: close quietly
+                } else if c.awaitingBody {
+                    fail(c, RequestError(408, "the request body did not arrive within \(Int(limits.bodyDeadlineSeconds)) s"))
+                } else {
+                    fail(c, RequestError(408, "the request head did not arrive within \(Int(limits.headDeadlineSeconds)) s"))
+                }
+            }
+        }
+    }
+
+    /// While stopping: closes connections with no request under way.
+    private func closeIdleConnections() {
+        let idle = lock.withLock { () -> [Connection] in
+            var taken: [Connection] = []
+            for c in connections.values where !c.busy && !c.closed && !c.headPending && !c.awaitingBody {
+                c.busy = true
+                taken.append(c)
+            }
+            return taken
+        }
+        for c in idle { close(c) }
     }
 }
 

@@ -74,6 +74,34 @@ final class ListeningSocket: @unchecked Sendable {
         return (client, "\(host):\(UInt16(bigEndian: address.sin_port))")
     }
 
+    func setNonBlocking() {
+        let flags = fcntl(fd, F_GETFL, 0)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    /// Accepts a waiting connection of a non-blocking listener; nil when none is waiting.
+    func acceptNow() throws(SocketError) -> (fd: Int32, address: String)? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let client = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
+        }
+        if client == -1 {
+            if [EAGAIN, EWOULDBLOCK, ECONNABORTED, EINTR, EMFILE, ENFILE, EPROTO].contains(errno) { return nil }
+            throw SocketError(call: "accept", errno: errno)
+        }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        return (client, Self.describe(address))
+    }
+
+    static func describe(_ address: sockaddr_in) -> String {
+        var address = address
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        inet_ntop(AF_INET, &address.sin_addr, &text, socklen_t(INET_ADDRSTRLEN))
+        let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return "\(host):\(UInt16(bigEndian: address.sin_port))"
+    }
+
     func close() { _ = Glibc.close(fd) }
 }
 
@@ -103,6 +131,21 @@ struct ConnectionSocket {
         if count == 0 { return .closed }
         buffer.append(contentsOf: temporary[0..<count])
         return .data(count)
+    }
+
+    /// One non-blocking read of what has arrived: `.timeout` when nothing has.
+    func readAvailable(into buffer: inout [UInt8], chunk: Int) -> ReadResult {
+        var code: Int32 = 0
+        let received = withUnsafeTemporaryAllocation(byteCount: chunk, alignment: 1) { scratch in
+            let n = recv(fd, scratch.baseAddress, chunk, 0)
+            code = errno
+            if n > 0 { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<n])) }
+            return n
+        }
+        if received > 0 { return .data(received) }
+        if received == 0 { return .closed }
+        if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { return .timeout }
+        return .closed  // ECONNRESET and other errors end the connection
     }
 
     /// Writes all of `bytes`; MSG_NOSIGNAL so a closed peer is an error, not SIGPIPE.
