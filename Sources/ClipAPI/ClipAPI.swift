@@ -119,6 +119,18 @@ public final class ClipAPI: @unchecked Sendable {
         }
     }
 
+    /// Requests answered from memory, without blocking: the served AASA, resolve without an
+    /// explanation, and liveness. The server runs these on its event loop and the rest on its
+    /// blocking pool (issue #4: reads never wait behind a write).
+    public func answersFromMemory(_ request: HTTPRequest) -> Bool {
+        guard request.method == "GET" || request.method == "HEAD" else { return false }
+        switch request.path {
+        case "/.well-known/apple-app-site-association", "/apple-app-site-association", "/healthz": return true
+        case "/v1/resolve": return !(request.query?.contains("explain") ?? false)
+        default: return false
+        }
+    }
+
     /// The server's handler.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = monotonicSeconds()

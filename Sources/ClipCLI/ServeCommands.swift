@@ -31,6 +31,7 @@ extension Context {
         let server = HTTPServer(
             configuration: .init(host: String(listen[..<colon]), port: port, limits: limits),
             observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },
+            inline: { api.answersFromMemory($0) },
             handler: { api.handle($0) })
         let bound: Int
         do { bound = try server.start() } catch {

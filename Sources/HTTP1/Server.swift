@@ -20,9 +20,12 @@ public final class HTTPServer: @unchecked Sendable {
         public var host = "127.0.0.1"
         public var port = 0
         public var limits = HTTPLimits()
-        /// Worker threads: handlers that block (a database write) hold one each, so a few more
-        /// than cores keep reads flowing meanwhile.
-        public var workers = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+        /// Event-loop threads: one per CPU this process may run on. They parse, run the handlers
+        /// that `inline` names (which must not block), and write.
+        public var eventThreads = max(1, cpusAvailable())
+        /// Threads for every other handler (which may block, on a database write say), so that a
+        /// slow request never holds up the event loop.
+        public var blockingThreads = 8
         public init(host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits()) {
             self.host = host
             self.port = port
@@ -32,7 +35,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// One accepted connection. Its fields are touched only by the worker that owns it
     /// (`busy`), or by the sweeper after taking it from the table under the lock.
-    final class Connection {
+    final class Connection: @unchecked Sendable {
         let socket: ConnectionSocket
         let id: UInt64
         let address: String
@@ -41,6 +44,7 @@ public final class HTTPServer: @unchecked Sendable {
         /// first byte of an incomplete head, or since its head completed and the body is awaited.
         var since: Double
         var headPending = false
+        var peerClosed = false
         var awaitingBody = false
         var sentContinue = false
         /// A worker owns it now; the sweeper leaves it alone.
@@ -59,6 +63,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     public let configuration: Configuration
     let handler: HTTPHandler
+    /// Which requests the handler answers without blocking (from memory): those run on the event
+    /// loop; the rest go to the blocking pool. nil: every request goes to the pool.
+    let inline: (@Sendable (HTTPRequest) -> Bool)?
+    private var pool: BlockingPool?
     /// Called once per request with (request, response, seconds) for logs and metrics.
     let observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     private var listener: ListeningSocket?
@@ -73,10 +81,12 @@ public final class HTTPServer: @unchecked Sendable {
     static let listenerID: UInt64 = 0
     static let wakeupID: UInt64 = 1
 
-    public init(configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil, handler: @escaping HTTPHandler) {
+    public init(configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil,
+                inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
         self.observer = observer
+        self.inline = inline
     }
 
     /// Binds and starts the workers and the sweeper; returns the bound port (useful with port 0).
@@ -91,8 +101,13 @@ public final class HTTPServer: @unchecked Sendable {
         wakeup = try syscall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
         try register(listener.fd, id: Self.listenerID, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
         try register(wakeup, id: Self.wakeupID, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
-        for i in 0..<max(1, configuration.workers) {
-            startThread("http-worker-\(i)") { [self] in workerLoop() }
+        for i in 0..<max(1, configuration.eventThreads) {
+            startThread("http-event-\(i)") { [self] in workerLoop() }
+        }
+        let pool = BlockingPool()
+        self.pool = pool
+        for i in 0..<max(1, configuration.blockingThreads) {
+            startThread("http-blocking-\(i)") { pool.run() }
         }
         startThread("http-sweeper") { [self] in sweeperLoop() }
         return listener.port
@@ -144,6 +159,7 @@ public final class HTTPServer: @unchecked Sendable {
         // Wake every worker (the eventfd stays readable) and let them exit; then close the rest.
         var one: UInt64 = 1
         _ = Glibc.write(wakeup, &one, 8)
+        pool?.stop()
         _ = finished.wait(timeout: .now() + max(0.5, deadline - monotonicSeconds()))
         let rest = lock.withLock { () -> [Connection] in
             let all = connections.values.filter { !$0.busy }
@@ -213,30 +229,39 @@ public final class HTTPServer: @unchecked Sendable {
 
     static let connectionEvents = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue
 
-    /// Serves the connection until it is re-armed with no event pending, or closed.
-    private func serve(_ c: Connection) {
-        while serveOnce(c) {
-            let again = lock.withLock { () -> Bool in
-                if c.pendingEvent {
-                    c.pendingEvent = false
-                    return true
+    enum Step { case rearmed, closed, handedOff }
+
+    /// Serves the connection until it is re-armed with no event pending, closed, or handed to the
+    /// blocking pool (which calls this again once it has answered). The caller owns `c`.
+    private func serve(_ c: Connection, read: Bool = true) {
+        var read = read
+        while true {
+            switch step(c, read: read) {
+            case .closed, .handedOff: return
+            case .rearmed:
+                let again = lock.withLock { () -> Bool in
+                    if c.pendingEvent {
+                        c.pendingEvent = false
+                        return true
+                    }
+                    c.busy = false
+                    return false
                 }
-                c.busy = false
-                return false
+                if !again { return }
+                read = true
             }
-            if !again { return }
         }
     }
 
-    /// Reads what arrived and answers every complete request. True when the connection was
-    /// re-armed (and is still owned), false when it was closed.
-    private func serveOnce(_ c: Connection) -> Bool {
+    /// Reads what arrived (when `read`) and answers every complete request in the buffer.
+    private func step(_ c: Connection, read: Bool) -> Step {
         let limits = configuration.limits
-        var peerClosed = false
-        switch c.socket.readAvailable(into: &c.buffer, chunk: c.awaitingBody ? 256 * 1024 : 16 * 1024) {
-        case .data: break
-        case .closed: peerClosed = true
-        case .timeout: break  // nothing there after all (a spurious wake-up)
+        if read {
+            switch c.socket.readAvailable(into: &c.buffer, chunk: c.awaitingBody ? 256 * 1024 : 16 * 1024) {
+            case .data: break
+            case .closed: c.peerClosed = true
+            case .timeout: break  // nothing there after all (a spurious wake-up)
+            }
         }
         while true {
             // RFC 9112 §2.2: ignore empty lines before a request line.
@@ -251,14 +276,14 @@ public final class HTTPServer: @unchecked Sendable {
             switch outcome {
             case .failure(let error):
                 fail(c, error)
-                return false
+                return .closed
             case .success(.incomplete):
                 // The head deadline runs from its first byte.
                 if !c.headPending {
                     c.headPending = true
                     c.since = monotonicSeconds()
                 }
-                return rearmOrClose(c, peerClosed: peerClosed, partial: true)
+                return rearmOrClose(c, partial: true)
             case .success(.complete(let h, let length)):
                 head = h
                 headLength = length
@@ -274,49 +299,63 @@ public final class HTTPServer: @unchecked Sendable {
                     c.sentContinue = true
                     do { try c.socket.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), timeoutSeconds: limits.writeTimeoutSeconds) } catch {
                         close(c)
-                        return false
+                        return .closed
                     }
                 }
-                return rearmOrClose(c, peerClosed: peerClosed, partial: true)
+                return rearmOrClose(c, partial: true)
             }
             let body = Array(c.buffer[headLength..<(headLength + head.contentLength)])
             c.buffer.removeFirst(headLength + head.contentLength)
             c.awaitingBody = false
             c.sentContinue = false
 
-            var request = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers, body: body)
-            request.remoteAddress = c.address
-            let started = monotonicSeconds()
-            let response = handler(request)
-            let keepAlive = head.keepAlive && !isStopping && !response.headers.contains("Connection", token: "close")
-            let bytes = ResponseWriter.serialize(response, includeBody: head.method != "HEAD", keepAlive: keepAlive)
-            let written: Bool
-            do {
-                try c.socket.write(bytes, timeoutSeconds: limits.writeTimeoutSeconds)
-                written = true
-            } catch { written = false }
-            observer?(request, response, monotonicSeconds() - started)
-            guard written, keepAlive else {
-                close(c)
-                return false
+            var incoming = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers, body: body)
+            incoming.remoteAddress = c.address
+            let request = incoming
+            if let inline, inline(request) {
+                guard respond(c, request, head) else { return .closed }
+            } else if let pool {
+                pool.submit { [self] in
+                    if respond(c, request, head) { serve(c, read: false) }
+                }
+                return .handedOff
             }
-            c.since = monotonicSeconds()
         }
-        return rearmOrClose(c, peerClosed: peerClosed, partial: false)
+        return rearmOrClose(c, partial: false)
+    }
+
+    /// Runs the handler and writes its answer; false when the connection was closed.
+    private func respond(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead) -> Bool {
+        let started = monotonicSeconds()
+        let response = handler(request)
+        let keepAlive = head.keepAlive && !isStopping && !response.headers.contains("Connection", token: "close")
+        let bytes = ResponseWriter.serialize(response, includeBody: head.method != "HEAD", keepAlive: keepAlive)
+        let written: Bool
+        do {
+            try c.socket.write(bytes, timeoutSeconds: configuration.limits.writeTimeoutSeconds)
+            written = true
+        } catch { written = false }
+        observer?(request, response, monotonicSeconds() - started)
+        guard written, keepAlive else {
+            close(c)
+            return false
+        }
+        c.since = monotonicSeconds()
+        return true
     }
 
     /// Hands the connection back to epoll (still owned: `serve` lets go), or closes it when the
     /// peer is gone (a partial request from a peer that closed its side can never complete).
-    private func rearmOrClose(_ c: Connection, peerClosed: Bool, partial: Bool) -> Bool {
-        if peerClosed || (isStopping && !partial && c.buffer.isEmpty) {
+    private func rearmOrClose(_ c: Connection, partial: Bool) -> Step {
+        if c.peerClosed || (isStopping && !partial && c.buffer.isEmpty) {
             close(c)
-            return false
+            return .closed
         }
         do { try register(c.socket.fd, id: c.id, events: Self.connectionEvents, operation: EPOLL_CTL_MOD) } catch {
             close(c)
-            return false
+            return .closed
         }
-        return true
+        return .rearmed
     }
 
     /// Closes a connection this worker (or the sweeper) owns.
@@ -409,4 +448,52 @@ enum JSONText {
         }
         return out
     }
+}
+
+/// Threads that run handlers which may block, in the order they were submitted.
+final class BlockingPool: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [@Sendable () -> Void] = []
+    private var head = 0
+    private var stopped = false
+
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// A pool thread's loop: returns once stopped and every submitted job has run.
+    func run() {
+        while true {
+            condition.lock()
+            while head == jobs.count && !stopped { condition.wait() }
+            guard head < jobs.count else {
+                condition.unlock()
+                return
+            }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            condition.unlock()
+            job()
+        }
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// CPUs this process may run on (its affinity mask: `taskset -c 1` gives 1).
+func cpusAvailable() -> Int {
+    let count = Int(clinuxio_cpus_available())
+    return count > 0 ? count : ProcessInfo.processInfo.activeProcessorCount
 }

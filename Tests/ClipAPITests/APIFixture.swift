@@ -37,7 +37,7 @@ final class APIFixture: @unchecked Sendable {
         let pool = try RegistryPool(path: path)
         let sink = logLines
         let api = ClipAPI(pool: pool, log: { sink.append($0) })
-        server = HTTPServer(configuration: .init(limits: limits), handler: { api.handle($0) })
+        server = HTTPServer(configuration: .init(limits: limits), inline: { api.answersFromMemory($0) }, handler: { api.handle($0) })
         port = try server.start()
     }
 
