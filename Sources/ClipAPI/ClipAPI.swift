@@ -126,8 +126,18 @@ public final class ClipAPI: @unchecked Sendable {
         guard request.method == "GET" || request.method == "HEAD" else { return false }
         switch request.path {
         case "/.well-known/apple-app-site-association", "/apple-app-site-association", "/healthz": return true
-        case "/v1/resolve": return !(request.query?.contains("explain") ?? false)
+        case "/v1/resolve": return !Self.query(request.query, names: "explain")
         default: return false
+        }
+    }
+
+    /// Whether a raw query has an item named `name` (as sent, not decoded: a client spelling it
+    /// with escapes only sends the request to the blocking pool, which answers it the same).
+    static func query(_ query: Substring?, names name: String) -> Bool {
+        guard let query else { return false }
+        let wanted = Array(name.utf8)
+        return query.utf8.split(separator: UInt8(ascii: "&")).contains { item in
+            item.starts(with: wanted) && (item.count == wanted.count || item[item.index(item.startIndex, offsetBy: wanted.count)] == UInt8(ascii: "="))
         }
     }
 

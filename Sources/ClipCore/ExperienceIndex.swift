@@ -79,7 +79,7 @@ public struct ExperienceIndex: Sendable {
                 }
             }
             guard path != "/" else { return nil }
-            let slash = path.lastIndex(of: "/")!
+            let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))!
             path = slash == path.startIndex ? "/" : path[..<slash]
         }
     }

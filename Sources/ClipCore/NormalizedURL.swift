@@ -30,10 +30,13 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
 
     /// The canonical text: query items sorted and de-duplicated, since a registered query is a
     /// set of required items (design §3.2). This is the identity of a registered URL.
-    public var canonical: String {
+    public let canonical: String
+
+    static func canonicalText(host: String, path: String, queryItems: [QueryItem]) -> String {
         var s = "https://" + host + path
-        let items = Array(Set(queryItems)).sorted()
-        if !items.isEmpty { s += "?" + items.map(\.text).joined(separator: "&") }
+        guard !queryItems.isEmpty else { return s }
+        let items = queryItems.count == 1 ? queryItems : Array(Set(queryItems)).sorted()
+        s += "?" + items.map(\.text).joined(separator: "&")
         return s
     }
 
@@ -151,6 +154,7 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
             index = queryEnd
         }
         queryItems = items
+        canonical = Self.canonicalText(host: host, path: path, queryItems: items)
         hadFragment = index < bytes.count
         if hadFragment && !allowFragment { throw .fragmentNotAllowed }
         // Percent-encoding can triple the length: the normalized form must fit the limit too,

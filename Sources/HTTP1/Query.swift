@@ -4,8 +4,11 @@ public enum QueryString {
     public static func parse(_ query: Substring?) -> [(name: String, value: String)]? {
         guard let query, !query.isEmpty else { return [] }
         var result: [(name: String, value: String)] = []
-        for pair in query.split(separator: "&") where !pair.isEmpty {
-            let (rawName, rawValue) = pair.firstIndex(of: "=").map { (pair[..<$0], pair[pair.index(after: $0)...]) } ?? (pair, "")
+        // Over UTF-8: "&" and "=" are ASCII, so no grapheme breaking is needed to find them.
+        for pair in query.utf8.split(separator: UInt8(ascii: "&")) where !pair.isEmpty {
+            let equals = pair.firstIndex(of: UInt8(ascii: "="))
+            let rawName = Substring(equals.map { pair[..<$0] } ?? pair[...])
+            let rawValue = equals.map { Substring(pair[pair.index(after: $0)...]) } ?? ""
             guard let name = decode(rawName), let value = decode(rawValue) else { return nil }
             result.append((name, value))
         }
