@@ -135,10 +135,19 @@ public final class ClipAPI: @unchecked Sendable {
     /// with escapes only sends the request to the blocking pool, which answers it the same).
     static func query(_ query: Substring?, names name: String) -> Bool {
         guard let query else { return false }
-        let wanted = Array(name.utf8)
-        return query.utf8.split(separator: UInt8(ascii: "&")).contains { item in
-            item.starts(with: wanted) && (item.count == wanted.count || item[item.index(item.startIndex, offsetBy: wanted.count)] == UInt8(ascii: "="))
+        let wanted = name.utf8
+        var atItemStart = true
+        var index = query.utf8.startIndex
+        let end = query.utf8.endIndex
+        while index < end {
+            if atItemStart, query.utf8[index...].starts(with: wanted) {
+                let after = query.utf8.index(index, offsetBy: wanted.count)
+                if after == end || query.utf8[after] == UInt8(ascii: "=") || query.utf8[after] == UInt8(ascii: "&") { return true }
+            }
+            atItemStart = query.utf8[index] == UInt8(ascii: "&")
+            index = query.utf8.index(after: index)
         }
+        return false
     }
 
     /// The server's handler.

@@ -9,8 +9,12 @@
 /// one whose query items are all present is the most specific match. A lookup costs one
 /// dictionary probe per path segment.
 public struct ExperienceIndex: Sendable {
-    /// Per host: path → slots of its experiences, most query items first, then by URL.
-    private var hosts: [String: [String: [Int32]]] = [:]
+    /// Hash of (host, path) → slots of its experiences, most query items first, then by URL.
+    /// Keys are hashes so that a probe needs no String; a candidate's own host and path are
+    /// compared before it is used (hash collisions only cost a comparison).
+    private var byHostPath: [Int: [Int32]] = [:]
+    /// Experiences (any status) per host, for the "no experience on this host" answer.
+    private var hostCounts: [String: Int] = [:]
     private var slots: [AdvancedExperience?] = []
     private var slotOfID: [Int64: Int32] = [:]
     private var freeSlots: [Int32] = []
@@ -36,12 +40,22 @@ public struct ExperienceIndex: Sendable {
         }
         slotOfID[experience.id] = slot
         let url = experience.url
-        var paths = hosts[url.host, default: [:]]
-        var list = paths[url.path, default: []]
+        let key = Self.key(url.host, Substring(url.path))
+        var list = byHostPath[key, default: []]
         let position = list.firstIndex { Self.precedes(experience, slots[Int($0)]!) } ?? list.endIndex
         list.insert(slot, at: position)
-        paths[url.path] = list
-        hosts[url.host] = paths
+        byHostPath[key] = list
+        hostCounts[url.host, default: 0] += 1
+    }
+
+    static func key(_ host: String, _ path: Substring) -> Int {
+        var hasher = Hasher()
+        var host = host
+        host.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(0 as UInt8)
+        var path = path
+        path.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        return hasher.finalize()
     }
 
     public mutating func remove(id: Int64) {
@@ -49,10 +63,13 @@ public struct ExperienceIndex: Sendable {
         slots[Int(slot)] = nil
         freeSlots.append(slot)
         let url = old.url
-        guard var paths = hosts[url.host], var list = paths[url.path] else { return }
-        list.removeAll { $0 == slot }
-        paths[url.path] = list.isEmpty ? nil : list
-        hosts[url.host] = paths.isEmpty ? nil : paths
+        let key = Self.key(url.host, Substring(url.path))
+        if var list = byHostPath[key] {
+            list.removeAll { $0 == slot }
+            byHostPath[key] = list.isEmpty ? nil : list
+        }
+        let remaining = (hostCounts[url.host] ?? 1) - 1
+        hostCounts[url.host] = remaining > 0 ? remaining : nil
     }
 
     public mutating func setFallbacks(_ fallbacks: [String: [DefaultFallback]]) { self.fallbacks = fallbacks }
@@ -65,13 +82,15 @@ public struct ExperienceIndex: Sendable {
 
     /// The most specific active experience covering `url`, if any.
     public func bestMatch(_ url: NormalizedURL) -> AdvancedExperience? {
-        guard let paths = hosts[url.host] else { return nil }
+        guard hostCounts[url.host] != nil else { return nil }
         var path = Substring(url.path)
         var items: Set<NormalizedURL.QueryItem>?
         while true {
-            if let list = paths[String(path)] {
+            if let list = byHostPath[Self.key(url.host, path)] {
                 for slot in list {
-                    guard let candidate = slots[Int(slot)], candidate.status == .active else { continue }
+                    guard let candidate = slots[Int(slot)], candidate.status == .active,
+                        candidate.url.path.utf8.elementsEqual(path.utf8), candidate.url.host == url.host
+                    else { continue }
                     let required = candidate.url.queryItems
                     if required.isEmpty { return candidate }
                     if items == nil { items = Set(url.queryItems) }
@@ -93,7 +112,7 @@ public struct ExperienceIndex: Sendable {
 
     /// The same, for a URL the caller normalized already.
     public func resolve(_ invocationURL: String, url: NormalizedURL, preferences: [Language]) -> Resolution {
-        Resolver.answer(invocationURL, url: url, winner: bestMatch(url), hostHasExperiences: hosts[url.host] != nil,
+        Resolver.answer(invocationURL, url: url, winner: bestMatch(url), hostHasExperiences: hostCounts[url.host] != nil,
                                fallbacks: fallbacks[url.host] ?? [], preferences: preferences)
     }
 }
