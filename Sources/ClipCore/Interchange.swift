@@ -35,11 +35,12 @@ public enum Interchange {
     static func ndjsonLines(_ text: String) -> (lines: [Line], errors: [LineError]) {
         var lines: [Line] = []
         var errors: [LineError] = []
-        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let lineText = raw.hasSuffix("\r") ? raw.dropLast() : raw
-            if lineText.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+        // Over UTF-8: "\n" is ASCII, and "\r\n" is one Character, so splitting Characters would miss it.
+        for (offset, raw) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            let lineText = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw
+            if lineText.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
             do {
-                let value = try JSONParser.parse(String(lineText))
+                let value = try JSONParser.parse(Array(lineText))
                 guard value.objectMembers != nil else {
                     errors.append(LineError(line: offset + 1, errors: [FieldError(field: "(line)", rule: "type", message: "expected a JSON object, got \(value.typeName)")]))
                     continue

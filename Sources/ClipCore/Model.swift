@@ -23,13 +23,16 @@ public enum TextLimits {
     public static func check(_ text: String, field: String, max: Int) -> [FieldError] {
         var errors: [FieldError] = []
         let name = field.split(separator: ".").last.map(String.init) ?? field
-        if text.trimmingCharacters(in: " ").isEmpty {
+        if text.utf8.allSatisfy({ $0 == UInt8(ascii: " ") }) {
             errors.append(FieldError(field: field, rule: "\(name).empty", message: "must not be empty"))
         }
         if text.count > max {
             errors.append(FieldError(field: field, rule: "\(name).length", message: "is \(text.count) characters; the limit is \(max)"))
         }
-        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
+        let hasControl = text.utf8.allSatisfy({ $0 < 0x80 })
+            ? text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+            : text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" })
+        if hasControl {
             errors.append(FieldError(field: field, rule: "\(name).control", message: "must be one line without control characters"))
         }
         return errors
@@ -50,7 +53,11 @@ public enum TextLimits {
 
 extension String {
     func trimmingCharacters(in set: Character) -> String {
-        String(drop { $0 == set }.reversed().drop { $0 == set }.reversed())
+        guard let ascii = set.asciiValue else { return String(drop { $0 == set }.reversed().drop { $0 == set }.reversed()) }
+        let bytes = utf8
+        guard let first = bytes.firstIndex(where: { $0 != ascii }) else { return "" }
+        let last = bytes.lastIndex(where: { $0 != ascii })!
+        return String(self[first...last])
     }
 }
 

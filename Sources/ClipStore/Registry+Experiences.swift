@@ -135,20 +135,28 @@ extension Registry {
         do { return try ExperienceJSON.decode(json, base: base) } catch { throw RegistryError.from(error) }
     }
 
-    /// Inserts inside the caller's write transaction.
-    func insert(_ draft: AdvancedExperience) throws -> (AdvancedExperience, [String]) {
-        var notes = try ensureClip(draft.clip)
-        notes += try ensureDomain(clip: draft.clip, host: draft.url.host)
-        try checkUnique(draft.url, except: nil)
+    /// Inserts inside the caller's write transaction. `ensured` names clips ("clip") and
+    /// associations ("clip host") known to exist in this transaction already (an import's
+    /// earlier lines), which skips their lookups.
+    func insert(_ draft: AdvancedExperience, ensured: Set<String> = []) throws -> (AdvancedExperience, [String]) {
+        let clipKnown = ensured.contains(draft.clip.rawValue)
+        var notes = clipKnown ? [] : try ensureClip(draft.clip)
+        if !ensured.contains(draft.clip.rawValue + " " + draft.url.host) { notes += try ensureDomain(clip: draft.clip, host: draft.url.host) }
         try checkImage(draft.headerImage)
         let t = timestamp()
-        try db.execute("""
-            INSERT INTO advanced_experience(clip_bundle_id, url, host, action, default_language, is_powered_by, business_category,
-                header_image_sha256, place, status, version, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
-            """, [.text(draft.clip.bundleID.rawValue), .text(draft.url.canonical), .text(draft.url.host), .text(draft.action.rawValue),
-                  .text(draft.defaultLanguage.rawValue), .bool(draft.isPoweredBy), .text(draft.businessCategory?.rawValue),
-                  .text(draft.headerImage), .text(draft.place.map { JSONWriter.string($0) }), .text(draft.status.rawValue), .text(t), .text(t)])
+        do {
+            try db.execute("""
+                INSERT INTO advanced_experience(clip_bundle_id, url, host, action, default_language, is_powered_by, business_category,
+                    header_image_sha256, place, status, version, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+                """, [.text(draft.clip.bundleID.rawValue), .text(draft.url.canonical), .text(draft.url.host), .text(draft.action.rawValue),
+                      .text(draft.defaultLanguage.rawValue), .bool(draft.isPoweredBy), .text(draft.businessCategory?.rawValue),
+                      .text(draft.headerImage), .text(draft.place.map { JSONWriter.string($0) }), .text(draft.status.rawValue), .text(t), .text(t)])
+        } catch let error as SQLiteError where error.isUniqueViolation {
+            // The partial unique index on url (not removed) refused it: say which experience has it.
+            try checkUnique(draft.url, except: nil)
+            throw error
+        }
         let id = db.lastInsertRowID
         try insertLocalizations(id, draft.localizations)
         var saved = draft
@@ -156,7 +164,7 @@ extension Registry {
         saved.version = 1
         saved.createdAt = t
         saved.updatedAt = t
-        saved.clip = try storedClip(draft.clip.bundleID)
+        saved.clip = clipKnown ? draft.clip : try storedClip(draft.clip.bundleID)
         try recordChange(entity: "experience", id: String(id), action: "create", before: nil, after: ExperienceJSON.full(saved))
         return (saved, notes)
     }
