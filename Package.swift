@@ -49,6 +49,7 @@ let package = Package(
         // clipctl's commands as a library (wiring and presentation), and the thin executable.
         .target(name: "ClipCLI", dependencies: ["ClipCore", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON"], swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
+        .executableTarget(name: "clip-bench", dependencies: ["CLinuxIO", "ClipCore", "ClipStore"], swiftSettings: strict),
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),

@@ -1,7 +1,9 @@
 #ifndef CLINUXIO_SHIM_H
 #define CLINUXIO_SHIM_H
-// Linux readiness notification for the HTTP server's event loop; glibc has no Swift module for
-// these headers. Nothing to link: the calls are in libc.
+// Linux interfaces the Glibc module does not bring: epoll and eventfd for the HTTP server's event
+// loop, the CPU affinity count, and the heap's bytes in use (for clip-bench). Nothing to link:
+// the calls are in libc.
+#include <malloc.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -17,5 +19,10 @@ static inline int clinuxio_cpus_available(void) {
     int count = 0;
     for (unsigned i = 0; i < sizeof(mask) / sizeof(mask[0]); i++) count += __builtin_popcountl(mask[i]);
     return count;
+}
+
+// Bytes the allocator has handed out and not taken back (mallinfo2, glibc 2.33).
+static inline size_t clinuxio_heap_bytes_in_use(void) {
+    return mallinfo2().uordblks;
 }
 #endif

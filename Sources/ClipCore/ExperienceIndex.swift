@@ -48,14 +48,21 @@ public struct ExperienceIndex: Sendable {
         hostCounts[url.host, default: 0] += 1
     }
 
+    /// FNV-1a (64-bit) over host, a 0 byte, and path: computed for every prefix of a path in one
+    /// pass (`prefixKeys`), so a lookup hashes its URL once, however many probes it makes.
+    static let fnvOffset: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let fnvPrime: UInt64 = 0x0000_0100_0000_01b3
+
     static func key(_ host: String, _ path: Substring) -> Int {
-        var hasher = Hasher()
-        var host = host
-        host.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        hasher.combine(0 as UInt8)
-        var path = path
-        path.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        return hasher.finalize()
+        var h = hostHash(host)
+        for b in path.utf8 { h = (h ^ UInt64(b)) &* fnvPrime }
+        return Int(bitPattern: UInt(h))
+    }
+
+    static func hostHash(_ host: String) -> UInt64 {
+        var h = fnvOffset
+        for b in host.utf8 { h = (h ^ UInt64(b)) &* fnvPrime }
+        return (h ^ 0) &* fnvPrime
     }
 
     public mutating func remove(id: Int64) {
@@ -83,24 +90,33 @@ public struct ExperienceIndex: Sendable {
     /// The most specific active experience covering `url`, if any.
     public func bestMatch(_ url: NormalizedURL) -> AdvancedExperience? {
         guard hostCounts[url.host] != nil else { return nil }
-        var path = Substring(url.path)
-        var items: Set<NormalizedURL.QueryItem>?
-        while true {
-            if let list = byHostPath[Self.key(url.host, path)] {
-                for slot in list {
-                    guard let candidate = slots[Int(slot)], candidate.status == .active,
-                        candidate.url.path.utf8.elementsEqual(path.utf8), candidate.url.host == url.host
-                    else { continue }
-                    let required = candidate.url.queryItems
-                    if required.isEmpty { return candidate }
-                    if items == nil { items = Set(url.queryItems) }
-                    if required.allSatisfy({ items!.contains($0) }) { return candidate }
-                }
-            }
-            guard path != "/" else { return nil }
-            let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))!
-            path = slash == path.startIndex ? "/" : path[..<slash]
+        // The keys of the path's segment prefixes, in one pass: "/a/b" gives "/a" then "/a/b".
+        var probes: [(key: Int, length: Int)] = []
+        var h = Self.hostHash(url.host)
+        var length = 0
+        for b in url.path.utf8 {
+            if b == UInt8(ascii: "/") && length > 0 { probes.append((Int(bitPattern: UInt(h)), length)) }
+            h = (h ^ UInt64(b)) &* Self.fnvPrime
+            length += 1
         }
+        probes.append((Int(bitPattern: UInt(h)), length))
+        probes.reverse()  // longest first (design §3.2 rule 4)
+        if url.path != "/" { probes.append((Self.key(url.host, "/"), 1)) }
+        var items: Set<NormalizedURL.QueryItem>?
+        for (key, length) in probes {
+            guard let list = byHostPath[key] else { continue }
+            for slot in list {
+                // A hash names a key; the candidate's own host and path prefix confirm it.
+                guard let candidate = slots[Int(slot)], candidate.status == .active, candidate.url.path.utf8.count == length,
+                    candidate.url.host == url.host, url.path.utf8.starts(with: candidate.url.path.utf8)
+                else { continue }
+                let required = candidate.url.queryItems
+                if required.isEmpty { return candidate }
+                if items == nil { items = Set(url.queryItems) }
+                if required.allSatisfy({ items!.contains($0) }) { return candidate }
+            }
+        }
+        return nil
     }
 
     /// The answer `Resolver.resolve` gives, without the candidate explanation.

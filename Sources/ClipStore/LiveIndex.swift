@@ -52,6 +52,10 @@ public final class LiveIndex: @unchecked Sendable {
 
     public var count: Int { lock.withLock { index.count } }
 
+    /// The index as it is now (a copy-on-write value: later changes do not reach it), for
+    /// measuring lookups without the lock (clip-bench).
+    public func snapshot() -> ExperienceIndex { lock.withLock { index } }
+
     /// Resolves from memory, after catching up with the database.
     public func resolve(_ invocationURL: String, preferences: [Language]) throws(RegistryError) -> Resolution {
         let url: NormalizedURL

@@ -1,0 +1,91 @@
+import CLinuxIO
+import ClipCore
+import ClipStore
+import Foundation
+
+/// In-process measurements for issue #4 (run by scripts/bench, never by the tests):
+///
+///     clip-bench DATABASE REQUESTS [--seconds S]
+///
+/// Builds the server's read model from DATABASE (the start-up work), then resolves the URLs of
+/// REQUESTS (one a line, as gen-dataset.py writes them) round and round for S seconds (default 3)
+/// and prints one line of key=value pairs: build time, lookups, median ns per lookup over batches
+/// of 1,000 (normalization and index probes, as a request does), the same for whole answers
+/// (the Resolution the API renders), memory, and the bytes allocated per lookup.
+@main
+struct ClipBench {
+    static func main() throws {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        var seconds = 3.0
+        if let i = arguments.firstIndex(of: "--seconds"), i + 1 < arguments.count, let s = Double(arguments[i + 1]) {
+            seconds = s
+            arguments.removeSubrange(i...(i + 1))
+        }
+        guard arguments.count == 2 else {
+            FileHandle.standardError.write(Data("usage: clip-bench DATABASE REQUESTS [--seconds S]\n".utf8))
+            exit(64)
+        }
+        let requests = try String(contentsOfFile: arguments[1], encoding: .utf8).split(separator: "\n").map(String.init)
+        guard !requests.isEmpty else { exit(65) }
+
+        let started = now()
+        let index = try LiveIndex(path: arguments[0])
+        let buildSeconds = now() - started
+        let snapshot = index.snapshot()
+        let urls = requests.compactMap { try? NormalizedURL($0) }
+
+        // Lookups: what the server does per request before rendering.
+        var matched = 0
+        let lookupNs = measure(seconds: seconds / 2, count: requests.count) { i in
+            if let url = try? NormalizedURL(requests[i]), snapshot.bestMatch(url) != nil { matched += 1 }
+        }
+        // Probes alone, on URLs normalized beforehand.
+        let probeNs = measure(seconds: seconds / 4, count: urls.count) { i in
+            if snapshot.bestMatch(urls[i]) != nil { matched += 1 }
+        }
+        // Whole answers (normalization, probes, the Resolution with its language choice).
+        let answerNs = measure(seconds: seconds / 4, count: requests.count) { i in
+            if snapshot.resolve(requests[i], preferences: []).match != nil { matched += 1 }
+        }
+        let before = mallocBytes()
+        for i in 0..<min(10_000, urls.count) { _ = snapshot.bestMatch(urls[i]) }
+        let allocatedPerProbe = Double(mallocBytes() - before) / Double(min(10_000, urls.count))
+        print("experiences=\(index.count) build_s=\(format(buildSeconds)) lookup_ns=\(Int(lookupNs)) probe_ns=\(Int(probeNs)) answer_ns=\(Int(answerNs)) "
+            + "bytes_allocated_per_probe=\(format(allocatedPerProbe)) rss_mib=\(memory("VmRSS")) peak_rss_mib=\(memory("VmHWM")) matched=\(matched > 0)")
+    }
+
+    /// Median over batches of 1,000 calls of the nanoseconds per call.
+    static func measure(seconds: Double, count: Int, _ body: (Int) -> Void) -> Double {
+        var perCall: [Double] = []
+        var i = 0
+        let end = now() + seconds
+        repeat {
+            let start = now()
+            for _ in 0..<1_000 {
+                body(i)
+                i = i + 1 == count ? 0 : i + 1
+            }
+            perCall.append((now() - start) * 1e9 / 1_000)
+        } while now() < end
+        perCall.sort()
+        return perCall[perCall.count / 2]
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func format(_ x: Double) -> String { String(format: "%.2f", x) }
+
+    /// mallinfo2's bytes in use (glibc), to see whether a lookup allocates.
+    static func mallocBytes() -> Int { Int(clinuxio_heap_bytes_in_use()) }
+
+    static func memory(_ field: String) -> String {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+        let kib = Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        return String(format: "%.0f", kib / 1024)
+    }
+}
