@@ -23,6 +23,13 @@ public struct ExperienceIndex: Sendable {
 
     public init() {}
 
+    /// An empty index with room for `capacity` experiences (no rehashing while loading).
+    public init(capacity: Int) {
+        slots.reserveCapacity(capacity)
+        slotOfID.reserveCapacity(capacity)
+        byHostPath.reserveCapacity(capacity)
+    }
+
     public var count: Int { slotOfID.count }
 
     public func experience(id: Int64) -> AdvancedExperience? { slotOfID[id].flatMap { slots[Int($0)] } }

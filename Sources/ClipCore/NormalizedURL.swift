@@ -17,8 +17,12 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
         public var matchKey: String { "\(name)=\(value ?? "")" }
         public var text: String { value.map { "\(name)=\($0)" } ?? name }
         public static func < (a: QueryItem, b: QueryItem) -> Bool { a.text < b.text }
-        public static func == (a: QueryItem, b: QueryItem) -> Bool { a.matchKey == b.matchKey }
-        public func hash(into hasher: inout Hasher) { hasher.combine(matchKey) }
+        // `matchKey` equality without building it: a missing value matches an empty one.
+        public static func == (a: QueryItem, b: QueryItem) -> Bool { a.name == b.name && (a.value ?? "") == (b.value ?? "") }
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+            hasher.combine(value ?? "")
+        }
     }
 
     public let host: String
@@ -88,6 +92,46 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
 
     /// Longer URLs are refused (a generous bound; browsers and CDNs vary around 8 KiB).
     public static let maxLength = 4096
+
+    /// A URL already in canonical form, as the registry stores it: split, not normalized again
+    /// (loading a million of them must be quick). Anything else takes the full rules.
+    public init(canonical text: String) throws(Problem) {
+        let bytes = text.utf8
+        guard text.hasPrefix("https://"), !bytes.contains(UInt8(ascii: "#")) else {
+            try self.init(text, allowFragment: false)
+            return
+        }
+        let rest = bytes.dropFirst(8)
+        let hostEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
+        let queryStart = rest[hostEnd...].firstIndex(of: UInt8(ascii: "?"))
+        let hostText = String(Substring(rest[..<hostEnd]))
+        let pathText = String(Substring(rest[hostEnd..<(queryStart ?? rest.endIndex)]))
+        var items: [QueryItem] = []
+        if let queryStart {
+            for item in rest[rest.index(after: queryStart)...].split(separator: UInt8(ascii: "&")) {
+                if let eq = item.firstIndex(of: UInt8(ascii: "=")) {
+                    items.append(QueryItem(name: String(Substring(item[..<eq])), value: String(Substring(item[item.index(after: eq)...]))))
+                } else {
+                    items.append(QueryItem(name: String(Substring(item)), value: nil))
+                }
+            }
+        }
+        let path = pathText.isEmpty ? "/" : pathText
+        // Trust, but check: what was split must put together to the same text.
+        guard !hostText.isEmpty, Self.canonicalText(host: hostText, path: path, queryItems: items) == text else {
+            try self.init(text, allowFragment: false)
+            return
+        }
+        self.init(host: hostText, path: path, queryItems: items, canonical: text)
+    }
+
+    private init(host: String, path: String, queryItems: [QueryItem], canonical: String) {
+        self.host = host
+        self.path = path
+        self.queryItems = queryItems
+        self.canonical = canonical
+        hadFragment = false
+    }
 
     /// Normalizes `string`. With `allowFragment == false` (registration) a fragment is refused.
     public init(_ string: String, allowFragment: Bool = true) throws(Problem) {
