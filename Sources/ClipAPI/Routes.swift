@@ -145,6 +145,9 @@ extension ClipAPI {
         let resolution = explain
             ? try c.registry.resolve(url, language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
             : try pool.index.resolve(url, preferences: try Registry.preferences(language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"]))
+        if !explain, let bytes = pool.index.answerBytes(resolution) {
+            return HTTPResponse(status: 200, contentType: "application/json", body: bytes)
+        }
         let answer = resolution.json(explain: explain)
         guard resolution.match != nil else {
             var extra = answer.objectMembers ?? []

@@ -140,28 +140,47 @@ public enum Resolver {
 }
 
 extension Resolution {
+    /// The `experience` member of an advanced match: the card in `language`.
+    public static func experienceJSON(_ e: AdvancedExperience, language: Language) -> JSONValue {
+        let card = e.localizations[language] ?? e.defaultCard
+        return .object([
+            "id": .integer(e.id),
+            "url": .string(e.url.canonical),
+            "clip": .string(e.clip.rawValue),
+            "action": .string(e.action.rawValue),
+            "language": .string(language.rawValue),
+            "title": .string(card.title),
+            "subtitle": .string(card.subtitle),
+            "category": e.businessCategory.map { .string($0.rawValue) },
+            "poweredBy": .bool(e.isPoweredBy),
+            "headerImage": e.headerImage.map(JSONValue.string),
+            "place": e.place,
+            "version": .integer(Int64(e.version)),
+        ])
+    }
+
+    /// The same bytes as `JSONWriter.bytes(json(explain: false))` for an advanced match with no
+    /// notes, from the experience member already rendered (`experienceJSON`): the server keeps
+    /// those, so that answering costs one string escape and a copy.
+    public static func advancedAnswerBytes(invocationURL: String, renderedExperience: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(renderedExperience.count + invocationURL.utf8.count + 64)
+        out.append(contentsOf: #"{"matched":"advanced","invocationURL":"#.utf8)
+        JSONWriter.write(.string(invocationURL), into: &out)
+        out.append(contentsOf: #","experience":"#.utf8)
+        out.append(contentsOf: renderedExperience)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
     /// The answer of design §4.2, for `clipctl resolve --json` and `GET /v1/resolve` alike.
     public func json(explain: Bool) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = []
         switch match {
         case .advanced(let e, let language):
-            let card = e.localizations[language] ?? e.defaultCard
             members.append((key: "matched", value: "advanced"))
             members.append((key: "invocationURL", value: .string(invocationURL)))
-            members.append((key: "experience", value: .object([
-                "id": .integer(e.id),
-                "url": .string(e.url.canonical),
-                "clip": .string(e.clip.rawValue),
-                "action": .string(e.action.rawValue),
-                "language": .string(language.rawValue),
-                "title": .string(card.title),
-                "subtitle": .string(card.subtitle),
-                "category": e.businessCategory.map { .string($0.rawValue) },
-                "poweredBy": .bool(e.isPoweredBy),
-                "headerImage": e.headerImage.map(JSONValue.string),
-                "place": e.place,
-                "version": .integer(Int64(e.version)),
-            ])))
+            members.append((key: "experience", value: Self.experienceJSON(e, language: language)))
         case .defaultExperience(let fallback, let locale):
             let localization = locale.flatMap { fallback.experience.localizations[$0] }
             members.append((key: "matched", value: "default"))

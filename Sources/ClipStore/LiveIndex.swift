@@ -37,6 +37,7 @@ public final class LiveIndex: @unchecked Sendable {
     private var lastChange: (id: Int64, at: String) = (0, "")
     private var aasaFiles: [String: AASAFile?] = [:]
     private var negativeEntries = 0
+    private var renderedExperiences: [RenderedKey: [UInt8]] = [:]
     private var lastCheck: UInt64 = 0
     private var localWrite = true
     /// How stale a write by another process may be seen (default 1 ms; 0 asks on every read).
@@ -66,6 +67,34 @@ public final class LiveIndex: @unchecked Sendable {
         try refreshLocked()
         return index.resolve(invocationURL, url: url, preferences: preferences)
     }
+
+    /// The answer's bytes when `resolution` is an advanced match without notes (the common
+    /// case), from rendered experience members kept per (id, version, language); nil otherwise.
+    /// The cache is bounded: full, it starts over.
+    public func answerBytes(_ resolution: Resolution) -> [UInt8]? {
+        guard case .advanced(let e, let language) = resolution.match, resolution.notes.isEmpty else { return nil }
+        let key = RenderedKey(id: e.id, version: e.version, language: language)
+        lock.lock()
+        var rendered = renderedExperiences[key]
+        lock.unlock()
+        if rendered == nil {
+            let bytes = JSONWriter.bytes(Resolution.experienceJSON(e, language: language))
+            rendered = bytes
+            lock.lock()
+            if renderedExperiences.count >= Self.maxRendered { renderedExperiences.removeAll(keepingCapacity: true) }
+            renderedExperiences[key] = bytes
+            lock.unlock()
+        }
+        return Resolution.advancedAnswerBytes(invocationURL: resolution.invocationURL, renderedExperience: rendered!)
+    }
+
+    struct RenderedKey: Hashable {
+        let id: Int64
+        let version: Int
+        let language: Language
+    }
+    /// Rendered experience members kept at most (about 300 bytes each).
+    static let maxRendered = 200_000
 
     /// The AASA of `host` (already normalized) from the cache, generated on a miss; nil when the
     /// host has none.

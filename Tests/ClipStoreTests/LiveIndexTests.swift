@@ -51,6 +51,22 @@ struct LiveIndexTests {
         }
     }
 
+    @Test func renderedAnswersAreTheAnswersBytesAndFollowUpdates() throws {
+        let path = temporaryDatabasePath()
+        let writer = try Registry(path: path)
+        let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
+        let e = try writer.register(try experienceJSON("https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip",
+                                                       extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#)).experience
+        for (url, preferences) in [("https://shop.example/a/b?x=1", [Language]()), ("https://shop.example/a", [.FR]), ("https://shop.example/a/\u{2028}", [.FR])] {
+            let resolution = try index.resolve(url, preferences: preferences)
+            #expect(index.answerBytes(resolution) == JSONWriter.bytes(resolution.json(explain: false)), "\(url)")
+        }
+        _ = try writer.update(String(e.id), with: try JSONParser.parse(#"{"title":"Changed"}"#))
+        let after = try index.resolve("https://shop.example/a", preferences: [])
+        #expect(String(decoding: index.answerBytes(after) ?? [], as: UTF8.self).contains(#""title":"Changed""#))
+        #expect(index.answerBytes(try index.resolve("https://elsewhere.example/", preferences: [])) == nil)
+    }
+
     @Test func aLocalWriteIsSeenAtOnceAndOthersWithinTheInterval() throws {
         let path = temporaryDatabasePath()
         let writer = try Registry(path: path)
