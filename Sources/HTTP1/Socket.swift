@@ -51,29 +51,6 @@ final class ListeningSocket: @unchecked Sendable {
         self.port = Int(UInt16(bigEndian: bound.sin_port))
     }
 
-    /// Waits up to `timeoutMilliseconds` for a connection; nil on timeout.
-    func accept(timeoutMilliseconds: Int32) throws(SocketError) -> (fd: Int32, address: String)? {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = try syscall("poll") { poll(&pfd, 1, timeoutMilliseconds) }
-        guard ready > 0 else { return nil }
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let client = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
-        }
-        if client == -1 {
-            // The peer gave up between poll and accept, or we are out of descriptors: try again later.
-            if [EAGAIN, EWOULDBLOCK, ECONNABORTED, EINTR, EMFILE, ENFILE, EPROTO].contains(errno) { return nil }
-            throw SocketError(call: "accept", errno: errno)
-        }
-        // Close-on-exec (accept4 is not visible to Swift here; this server never forks meanwhile).
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-        inet_ntop(AF_INET, &address.sin_addr, &text, socklen_t(INET_ADDRSTRLEN))
-        let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (client, "\(host):\(UInt16(bigEndian: address.sin_port))")
-    }
-
     func setNonBlocking() {
         let flags = fcntl(fd, F_GETFL, 0)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
@@ -87,9 +64,11 @@ final class ListeningSocket: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
         }
         if client == -1 {
+            // None waiting, the peer gave up, or out of descriptors: try again at the next event.
             if [EAGAIN, EWOULDBLOCK, ECONNABORTED, EINTR, EMFILE, ENFILE, EPROTO].contains(errno) { return nil }
             throw SocketError(call: "accept", errno: errno)
         }
+        // Close-on-exec (accept4 is not visible to Swift here; this server never forks meanwhile).
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         return (client, Self.describe(address))
     }
