@@ -11,7 +11,7 @@ import Foundation
 /// REQUESTS (one a line, as gen-dataset.py writes them) round and round for S seconds (default 3)
 /// and prints one line of key=value pairs: build time, lookups, median ns per lookup over batches
 /// of 1,000 (normalization and index probes, as a request does), the same for whole answers
-/// (the Resolution the API renders), memory, and the bytes allocated per lookup.
+/// (the Resolution the API renders), memory, and the heap bytes a lookup leaves behind.
 @main
 struct ClipBench {
     static func main() throws {
@@ -49,9 +49,9 @@ struct ClipBench {
         }
         let before = mallocBytes()
         for i in 0..<min(10_000, urls.count) { _ = snapshot.bestMatch(urls[i]) }
-        let allocatedPerProbe = Double(mallocBytes() - before) / Double(min(10_000, urls.count))
+        let retainedPerProbe = Double(mallocBytes() - before) / Double(min(10_000, urls.count))
         print("experiences=\(index.count) build_s=\(format(buildSeconds)) lookup_ns=\(Int(lookupNs)) probe_ns=\(Int(probeNs)) answer_ns=\(Int(answerNs)) "
-            + "bytes_allocated_per_probe=\(format(allocatedPerProbe)) rss_mib=\(memory("VmRSS")) peak_rss_mib=\(memory("VmHWM")) matched=\(matched > 0)")
+            + "bytes_retained_per_probe=\(format(retainedPerProbe)) rss_mib=\(memory("VmRSS")) peak_rss_mib=\(memory("VmHWM")) matched=\(matched > 0)")
     }
 
     /// Median over batches of 1,000 calls of the nanoseconds per call.
@@ -79,7 +79,7 @@ struct ClipBench {
 
     static func format(_ x: Double) -> String { String(format: "%.2f", x) }
 
-    /// mallinfo2's bytes in use (glibc), to see whether a lookup allocates.
+    /// mallinfo2's bytes in use (glibc), to see whether lookups keep memory.
     static func mallocBytes() -> Int { Int(clinuxio_heap_bytes_in_use()) }
 
     static func memory(_ field: String) -> String {
