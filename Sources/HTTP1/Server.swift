@@ -160,7 +160,7 @@ public final class HTTPServer: @unchecked Sendable {
         var one: UInt64 = 1
         _ = Glibc.write(wakeup, &one, 8)
         pool?.stop()
-        _ = finished.wait(timeout: .now() + max(0.5, deadline - monotonicSeconds()))
+        let exited = finished.wait(timeout: .now() + max(0.5, deadline - monotonicSeconds())) == .success
         let rest = lock.withLock { () -> [Connection] in
             let all = connections.values.filter { !$0.busy }
             for c in all { c.closed = true }
@@ -168,6 +168,10 @@ public final class HTTPServer: @unchecked Sendable {
             return all
         }
         for c in rest { c.socket.close() }
+        if exited {
+            Glibc.close(epoll)
+            Glibc.close(wakeup)
+        }
     }
 
     // MARK: Workers
@@ -313,10 +317,14 @@ public final class HTTPServer: @unchecked Sendable {
             incoming.remoteAddress = c.address
             let request = incoming
             if let inline, inline(request) {
-                guard respond(c, request, head) else { return .closed }
+                switch respond(c, request, head, onEventLoop: true) {
+                case .closed: return .closed
+                case .handedOff: return .handedOff
+                case .rearmed: continue
+                }
             } else if let pool {
                 pool.submit { [self] in
-                    if respond(c, request, head) { serve(c, read: false) }
+                    if respond(c, request, head, onEventLoop: false) == .rearmed { serve(c, read: false) }
                 }
                 return .handedOff
             }
@@ -325,23 +333,43 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Runs the handler and writes its answer; false when the connection was closed.
-    private func respond(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead) -> Bool {
+    /// Runs the handler and writes its answer. `.rearmed` here means "written, go on with the
+    /// connection"; `.closed` that it was closed. On the event loop a write that would block (a
+    /// client not reading its answers) is finished on the blocking pool instead (`.handedOff`),
+    /// so one slow reader never stalls the loop.
+    private func respond(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead, onEventLoop: Bool) -> Step {
         let started = monotonicSeconds()
         let response = handler(request)
         let keepAlive = head.keepAlive && !isStopping && !response.headers.contains("Connection", token: "close")
         let bytes = ResponseWriter.serialize(response, includeBody: head.method != "HEAD", keepAlive: keepAlive)
-        let written: Bool
-        do {
-            try c.socket.write(bytes, timeoutSeconds: configuration.limits.writeTimeoutSeconds)
-            written = true
-        } catch { written = false }
+        if onEventLoop, let pool {
+            switch c.socket.writeAvailable(bytes) {
+            case .some(let sent) where sent == bytes.count: break
+            case .some(let sent):
+                pool.submit { [self] in
+                    let rest = Array(bytes[sent...])
+                    if finish(c, request, response, started, written: (try? c.socket.write(rest, timeoutSeconds: configuration.limits.writeTimeoutSeconds)) != nil,
+                              keepAlive: keepAlive) == .rearmed {
+                        serve(c, read: false)
+                    }
+                }
+                return .handedOff
+            case .none: return finish(c, request, response, started, written: false, keepAlive: keepAlive)
+            }
+            return finish(c, request, response, started, written: true, keepAlive: keepAlive)
+        }
+        let written = (try? c.socket.write(bytes, timeoutSeconds: configuration.limits.writeTimeoutSeconds)) != nil
+        return finish(c, request, response, started, written: written, keepAlive: keepAlive)
+    }
+
+    private func finish(_ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse, _ started: Double, written: Bool, keepAlive: Bool) -> Step {
         observer?(request, response, monotonicSeconds() - started)
         guard written, keepAlive else {
             close(c)
-            return false
+            return .closed
         }
         c.since = monotonicSeconds()
-        return true
+        return .rearmed
     }
 
     /// Hands the connection back to epoll (still owned: `serve` lets go), or closes it when the
@@ -376,10 +404,14 @@ public final class HTTPServer: @unchecked Sendable {
         var request = HTTPRequest(method: "-", target: "-")
         request.remoteAddress = c.address
         observer?(request, response, 0)
-        // Half-close and drain briefly, so the client reads the answer instead of a reset.
+        // Half-close and drain what has arrived, so the client reads the answer instead of a
+        // reset (without waiting: this may run on the event loop).
         shutdown(c.socket.fd, Int32(SHUT_WR))
         var sink: [UInt8] = []
-        _ = try? c.socket.read(into: &sink, deadline: monotonicSeconds() + 0.05)
+        for _ in 0..<4 {
+            guard case .data = c.socket.readAvailable(into: &sink, chunk: 64 * 1024) else { break }
+            sink.removeAll(keepingCapacity: true)
+        }
         close(c)
     }
 

@@ -127,6 +127,23 @@ struct ConnectionSocket {
         return .closed  // ECONNRESET and other errors end the connection
     }
 
+    /// Writes what the socket takes now without waiting: the count written (less than
+    /// `bytes.count` when the send buffer is full), or nil when the connection failed.
+    func writeAvailable(_ bytes: [UInt8]) -> Int? {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { raw in send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent > 0 {
+                offset += sent
+                continue
+            }
+            if sent < 0 && errno == EINTR { continue }
+            if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return offset }
+            return nil
+        }
+        return offset
+    }
+
     /// Writes all of `bytes`; MSG_NOSIGNAL so a closed peer is an error, not SIGPIPE.
     func write(_ bytes: [UInt8], timeoutSeconds: Double) throws(SocketError) {
         var offset = 0

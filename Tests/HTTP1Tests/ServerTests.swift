@@ -10,8 +10,10 @@ final class TestServer {
     let server: HTTPServer
     let port: Int
 
-    init(limits: HTTPLimits = HTTPLimits(), handler: HTTPHandler? = nil) throws {
-        server = HTTPServer(configuration: .init(limits: limits), handler: handler ?? { request in
+    init(limits: HTTPLimits = HTTPLimits(), eventThreads: Int? = nil, inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: HTTPHandler? = nil) throws {
+        var configuration = HTTPServer.Configuration(limits: limits)
+        if let eventThreads { configuration.eventThreads = eventThreads }
+        server = HTTPServer(configuration: configuration, inline: inline, handler: handler ?? { request in
             if request.target == "/slow" { Thread.sleep(forTimeInterval: 0.5) }
             return HTTPResponse(status: 200, contentType: "text/plain", body: Array("\(request.method) \(request.target) \(request.body.count)".utf8))
         })
@@ -32,6 +34,30 @@ final class TestServer {
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
             #expect(String(decoding: data, as: UTF8.self) == "POST /hello?i=\(i) 2000")
         }
+    }
+
+    @Test func aClientThatDoesNotReadNeverStallsTheEventLoop() throws {
+        // One event thread answering inline: a blocking write there would stall every client.
+        let big = [UInt8](repeating: UInt8(ascii: "x"), count: 256 * 1024)
+        let t = try TestServer(eventThreads: 1, inline: { _ in true }, handler: { request in
+            HTTPResponse(status: 200, contentType: "text/plain", body: request.target == "/big" ? big : Array("small".utf8))
+        })
+        let hog = try RawClient(port: t.port)
+        hog.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 64))  // 16 MiB it never reads
+        Thread.sleep(forTimeInterval: 0.3)
+        let other = try RawClient(port: t.port)
+        other.send("GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let answer = other.readAll(seconds: 5)
+        #expect(statusLine(answer) == "HTTP/1.1 200 OK")
+        #expect(body(answer) == "small")
+    }
+
+    @Test func inlineAndPooledRequestsOnOneConnectionStayInOrder() throws {
+        let t = try TestServer(eventThreads: 1, inline: { $0.target.hasPrefix("/fast") })
+        let client = try RawClient(port: t.port)
+        client.send("GET /fast1 HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let responses = client.readResponses(3)
+        #expect(responses.map(body) == ["GET /fast1 0", "GET /slow 0", "GET /fast2 0"])
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
