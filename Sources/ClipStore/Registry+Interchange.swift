@@ -70,22 +70,22 @@ extension Registry {
     static func decodeInParallel(_ lines: [Interchange.Line]) -> [Result<(AdvancedExperience, [FieldError]), ValidationFailure>] {
         let chunks = lines.count < 2_000 ? 1 : ProcessInfo.processInfo.activeProcessorCount
         let size = (lines.count + chunks - 1) / max(chunks, 1)
-        let results = UnsafeMutableBufferPointer<Result<(AdvancedExperience, [FieldError]), ValidationFailure>?>.allocate(capacity: lines.count)
-        results.initialize(repeating: nil)
-        defer { results.deallocate() }
-        let output = UncheckedBuffer(results)
+        let decoded = DecodedChunks(count: chunks)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            for i in (chunk * size)..<min(lines.count, (chunk + 1) * size) {
-                output.buffer[i] = Result { () throws(ValidationFailure) in try ExperienceJSON.decode(lines[i].object) }
-            }
+            let range = (chunk * size)..<min(lines.count, (chunk + 1) * size)
+            decoded.set(chunk, range.map { i in Result { () throws(ValidationFailure) in try ExperienceJSON.decode(lines[i].object) } })
         }
-        return results.map { $0! }
+        return decoded.joined()
     }
 
-    /// Each concurrent chunk writes its own disjoint range of the buffer.
-    struct UncheckedBuffer<T>: @unchecked Sendable {
-        let buffer: UnsafeMutableBufferPointer<T>
-        init(_ buffer: UnsafeMutableBufferPointer<T>) { self.buffer = buffer }
+    /// The chunks' results, each stored once by its own worker.
+    final class DecodedChunks: @unchecked Sendable {
+        typealias Decoded = Result<(AdvancedExperience, [FieldError]), ValidationFailure>
+        private let lock = NSLock()
+        private var chunks: [[Decoded]]
+        init(count: Int) { chunks = Array(repeating: [], count: count) }
+        func set(_ chunk: Int, _ results: [Decoded]) { lock.withLock { chunks[chunk] = results } }
+        func joined() -> [Decoded] { lock.withLock { chunks.flatMap { $0 } } }
     }
 
     static func lineErrors(_ error: any Error) -> [FieldError] {
