@@ -56,7 +56,7 @@ public struct ExperienceIndex: Sendable {
     }
 
     /// FNV-1a (64-bit) over host, a 0 byte, and path: computed for every prefix of a path in one
-    /// pass (`prefixKeys`), so a lookup hashes its URL once, however many probes it makes.
+    /// pass (`bestMatch`), so a lookup hashes its URL once, however many probes it makes.
     static let fnvOffset: UInt64 = 0xcbf2_9ce4_8422_2325
     static let fnvPrime: UInt64 = 0x0000_0100_0000_01b3
 
