@@ -29,9 +29,15 @@ public enum Doctor {
         public let content: AASAContent
         /// The bytes, or the size error when the file would exceed 128 KB.
         public let bytes: Result<[UInt8], AASAGenerator.TooLarge>
+        /// The bytes parsed back, once (null when they could not be made).
+        let document: JSONValue
+        /// `appclips.apps` as the bytes say.
+        let listedClips: Set<String>
         public init(content: AASAContent) {
             self.content = content
             bytes = Result { () throws(AASAGenerator.TooLarge) in try AASAGenerator.bytes(content) }
+            document = (try? bytes.get()).flatMap { try? JSONParser.parse($0) } ?? .null
+            listedClips = Set(document["appclips"]?["apps"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         }
     }
 
@@ -73,8 +79,8 @@ public enum Doctor {
                 add(.error, "host-not-associated", e.url.host,
                     "experiences of \(e.clip.rawValue) are on \(e.url.host), which is not associated with the clip: iOS will not launch it there",
                     fix: "clipctl domain add \(e.clip.rawValue) \(e.url.host)")
-            } else if let file = filesByHost[e.url.host], case .success(let bytes) = file.bytes,
-                !appClipIDs(bytes).contains(e.clip.rawValue), reportedPairs.insert(pair).inserted {
+            } else if let file = filesByHost[e.url.host], case .success = file.bytes,
+                !file.listedClips.contains(e.clip.rawValue), reportedPairs.insert(pair).inserted {
                 add(.error, "aasa-missing-clip", e.url.host,
                     "the AASA of \(e.url.host) does not list \(e.clip.rawValue) in appclips.apps, so neither the experience nor the banner works there",
                     fix: "clipctl domain add \(e.clip.rawValue) \(e.url.host)")
@@ -148,7 +154,7 @@ public enum Doctor {
                     add(d.severity == .error ? .error : .warning, "aasa-lint", host, "\(d.code) \(d.path.isEmpty ? "(file)" : d.path): \(d.message)")
                 }
                 if !file.content.generated.isEmpty {
-                    for miss in ExperienceApplinks.verify(parsed(bytes), host: host, file.content.generated) {
+                    for miss in ExperienceApplinks.verify(file.document, host: host, file.content.generated) {
                         add(.error, "applinks-miss", miss.url, "the generated applinks do not give it to \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)",
                             fix: "change the app's own rules (clipctl applinks set \(host) --app \(miss.app.bundleID.rawValue) …) so that none excludes it first")
                     }
@@ -166,12 +172,6 @@ public enum Doctor {
             if a.code != b.code { return a.code < b.code }
             return a.subject < b.subject
         }
-    }
-
-    static func parsed(_ bytes: [UInt8]) -> JSONValue { (try? JSONParser.parse(bytes)) ?? .null }
-
-    static func appClipIDs(_ bytes: [UInt8]) -> Set<String> {
-        Set(parsed(bytes)["appclips"]?["apps"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 }
 

@@ -41,24 +41,23 @@ public enum StaticSite {
 
     /// Every file, in path order; `index.json` lists the others.
     public static func files(aasa: [(host: String, bytes: [UInt8])], banners: [Banner], nginx: NginxOptions) -> [File] {
-        var files: [File] = []
-        for (host, bytes) in aasa.sorted(by: { $0.host < $1.host }) {
-            files.append(File(path: "\(host)/\(wellKnown)", bytes: bytes))
-        }
-        for banner in banners.sorted(by: { ($0.url.host, $0.experienceID) < ($1.url.host, $1.experienceID) }) {
+        let hosts = aasa.map(\.host).sorted()
+        var files = aasa.map { File(path: "\($0.host)/\(wellKnown)", bytes: $0.bytes) }
+        for banner in banners {
             let html = "<!-- Smart App Banner for \(SmartBanner.htmlEscape(banner.url.canonical)) -->\n\(banner.metaTag)\n"
             files.append(File(path: "\(banner.url.host)/banners/\(banner.experienceID).html", bytes: Array(html.utf8)))
         }
-        files.append(File(path: nginxName, bytes: Array(nginxConfiguration(hosts: aasa.map(\.host).sorted(), options: nginx).utf8)))
+        files.append(File(path: nginxName, bytes: Array(nginxConfiguration(hosts: hosts, options: nginx).utf8)))
         files.sort { $0.path < $1.path }
         let index: JSONValue = .object([
             "files": .array(files.map { f in
                 .object(["path": .string(f.path), "bytes": .integer(Int64(f.bytes.count)), "sha256": .string(SHA256.hexDigest(f.bytes))])
             }),
-            "hosts": .array(aasa.map(\.host).sorted().map(JSONValue.string)),
+            "hosts": .array(hosts.map(JSONValue.string)),
         ])
-        files.append(File(path: indexName, bytes: JSONWriter.bytes(index, pretty: true) + [0x0A]))
-        files.sort { $0.path < $1.path }
+        // index.json sorts between the host folders and nginx.conf.sample.
+        let indexFile = File(path: indexName, bytes: JSONWriter.bytes(index, pretty: true) + [0x0A])
+        files.insert(indexFile, at: files.firstIndex { $0.path > indexName } ?? files.endIndex)
         return files
     }
 

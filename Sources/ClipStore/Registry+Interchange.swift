@@ -40,8 +40,11 @@ extension Registry {
         let valid = drafts
         let known = lineErrors
         // One transaction for the whole file: its pages stay in the page cache (up to 256 MiB)
-        // instead of spilling to the WAL before the commit (pragma cache_size).
+        // instead of spilling to the WAL before the commit (pragma cache_size). Only for the
+        // import: a server's pooled connection must not keep that much afterwards.
+        let previousCacheSize = (try? db.query("PRAGMA cache_size").first?.int("cache_size")) ?? -2000
         try? db.execute("PRAGMA cache_size = -262144")
+        defer { try? db.execute("PRAGMA cache_size = \(previousCacheSize)") }
         return try write {
             var errors = known
             var notes: [String] = []

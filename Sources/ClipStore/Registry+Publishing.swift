@@ -210,12 +210,17 @@ extension Registry {
     }
 
     public func removeApplinks(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+        try removeHostEntry(table: "applinks_details", entity: "applinks", host: rawHost, app: bundleID)
+    }
+
+    /// Deletes the (host, app) row of `table` and records it; notFound when there is none.
+    func removeHostEntry(table: StaticString, entity: String, host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
         let host = try Self.normalizeHost(rawHost)
         try write {
-            guard try db.execute("DELETE FROM applinks_details WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]) > 0 else {
-                throw RegistryError.notFound("applinks of \(bundleID.rawValue) on \(host)")
+            guard try db.execute("DELETE FROM \(table) WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]) > 0 else {
+                throw RegistryError.notFound("\(entity) of \(bundleID.rawValue) on \(host)")
             }
-            try recordChange(entity: "applinks", id: "\(host) \(bundleID.rawValue)", action: "remove", before: nil, after: nil)
+            try recordChange(entity: entity, id: "\(host) \(bundleID.rawValue)", action: "remove", before: nil, after: nil)
         }
     }
 
@@ -282,13 +287,7 @@ extension Registry {
     }
 
     public func removeWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
-        let host = try Self.normalizeHost(rawHost)
-        try write {
-            guard try db.execute("DELETE FROM webcredentials WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]) > 0 else {
-                throw RegistryError.notFound("webcredentials of \(bundleID.rawValue) on \(host)")
-            }
-            try recordChange(entity: "webcredentials", id: "\(host) \(bundleID.rawValue)", action: "remove", before: nil, after: nil)
-        }
+        try removeHostEntry(table: "webcredentials", entity: "webcredentials", host: rawHost, app: bundleID)
     }
 
     /// Inside a write: refuses a change that would make the host's AASA exceed 128 KB or fail

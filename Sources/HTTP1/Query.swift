@@ -32,22 +32,5 @@ public enum QueryString {
     }
 
     /// "+" is a space, "%XX" a byte; nil for a malformed escape, invalid UTF-8 or NUL.
-    static func decode(_ s: Substring) -> String? {
-        let utf8 = s.utf8
-        if !utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") || $0 == 0 }) { return String(s) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var iterator = utf8.makeIterator()
-        while let b = iterator.next() {
-            switch b {
-            case UInt8(ascii: "+"): bytes.append(0x20)
-            case UInt8(ascii: "%"):
-                guard let h = iterator.next().flatMap(Router.hex), let l = iterator.next().flatMap(Router.hex) else { return nil }
-                bytes.append(h << 4 | l)
-            default: bytes.append(b)
-            }
-        }
-        guard !bytes.contains(0) else { return nil }
-        return String(validating: bytes, as: UTF8.self)
-    }
+    static func decode(_ s: Substring) -> String? { Router.percentDecode(s, plusIsSpace: true) }
 }

@@ -83,17 +83,21 @@ public final class Router: @unchecked Sendable {
         return .methodNotAllowed(allow: allowed.sorted())
     }
 
-    /// Percent-decodes one path segment; nil for a malformed escape, invalid UTF-8 or NUL.
-    static func percentDecode(_ segment: Substring) -> String? {
-        guard segment.contains("%") else { return String(segment) }
+    /// Percent-decodes one path segment, or a query name or value with `plusIsSpace` (WHATWG URL
+    /// §5.1); nil for a malformed escape, invalid UTF-8 or NUL.
+    static func percentDecode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == 0 || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else { return String(text) }
         var bytes: [UInt8] = []
-        var iterator = segment.utf8.makeIterator()
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
         while let b = iterator.next() {
-            if b == UInt8(ascii: "%") {
+            switch b {
+            case UInt8(ascii: "%"):
                 guard let h = iterator.next().flatMap(hex), let l = iterator.next().flatMap(hex) else { return nil }
                 bytes.append(h << 4 | l)
-            } else {
-                bytes.append(b)
+            case UInt8(ascii: "+") where plusIsSpace: bytes.append(0x20)
+            default: bytes.append(b)
             }
         }
         guard !bytes.contains(0), let s = String(validating: bytes, as: UTF8.self) else { return nil }

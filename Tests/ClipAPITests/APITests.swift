@@ -306,3 +306,18 @@ import Testing
         #expect(try f.call("GET", "/healthz").status == 200)
     }
 }
+
+/// Which requests the server answers on its event loop (from memory).
+struct InlineRoutingTests {
+    @Test func onlyMemoryReadsRunOnTheEventLoop() throws {
+        let api = ClipAPI(pool: try RegistryPool(path: try APIFixture().path), log: { _ in })
+        func inline(_ method: String, _ target: String) -> Bool { api.answersFromMemory(HTTPRequest(method: method, target: target)) }
+        #expect(inline("GET", "/v1/resolve?url=x"))
+        #expect(inline("HEAD", "/.well-known/apple-app-site-association"))
+        #expect(inline("GET", "/v1/resolve?url=x&explained=1"))
+        #expect(!inline("GET", "/v1/resolve?url=x&explain=true"))
+        #expect(!inline("GET", "/v1/resolve?explain&url=x"))
+        #expect(!inline("POST", "/v1/resolve?url=x"))
+        #expect(!inline("GET", "/v1/experiences"))
+    }
+}

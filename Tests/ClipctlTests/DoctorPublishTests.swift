@@ -71,6 +71,8 @@ import Testing
         let narrowed = try clipctl("doctor", "--host", "h2.example")
         #expect(narrowed.code == 0 && !narrowed.out.contains("shop.example/order"))
         #expect(try clipctl("doctor", "--server", "http://127.0.0.1:9").code == 64)
+        let badHost = try clipctl("doctor", "--host", "not a host")
+        #expect(badHost.code == 65 && badHost.err.contains("host"), "\(badHost.err)")
     }
 
     @Test func publishWritesDeterministicFilesAndReplacesOnlyItsOwnDirectory() throws {
@@ -108,6 +110,9 @@ import Testing
         #expect(refused.code == 65 && refused.err.contains("was not written by clipctl publish"))
         #expect(try clipctl.read("mine/notes.txt") == "keep me")
         #expect(try clipctl("publish", "site", "--nginx-listen", "80; include /etc/passwd").code == 64)
+        try clipctl.write("plain.txt", "a file")
+        #expect(try clipctl("publish", "plain.txt").code == 65)
+        #expect(try clipctl.read("plain.txt") == "a file")
     }
 
     @Test(.enabled(if: DoctorPublishTests.nginx != nil || ProcessInfo.processInfo.environment["CLIP_REQUIRE_NGINX"] == "1"))

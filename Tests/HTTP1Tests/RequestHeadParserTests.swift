@@ -107,6 +107,11 @@ struct RequestHeadParserTests {
     @Test func queryStrings() {
         #expect(QueryString.parse("url=https%3A%2F%2Fa.example%2Fx%3Fy%3D1&explain=true&q=a+b")?.map { "\($0.name)=\($0.value)" } == ["url=https://a.example/x?y=1", "explain=true", "q=a b"])
         #expect(QueryString.parse("a=%zz") == nil)
+        #expect(QueryString.parse("a=%00") == nil)
+        #expect(QueryString.parse("a=%C3") == nil, "invalid UTF-8")
+        #expect(QueryString.parse("a=%2B+b")?.first?.value == "+ b")
+        // In a path segment "+" is itself, not a space.
+        #expect(Router.percentDecode("a+b%20c") == "a+b c")
         #expect(QueryString.encodeComponent("a b/é?&=~._-Z9") == "a%20b%2F%C3%A9%3F%26%3D~._-Z9")
         #expect(QueryString.parse(Substring("x=" + QueryString.encodeComponent("https://a.example/?q=1&r=+")))?.first?.value == "https://a.example/?q=1&r=+")
     }
