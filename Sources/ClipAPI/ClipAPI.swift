@@ -230,7 +230,12 @@ public final class ClipAPI: @unchecked Sendable {
                 }
                 if access == .token && principal == nil { throw Problem.unauthorized("this route needs Authorization: Bearer TOKEN") }
                 defer { if request.method != "GET" && request.method != "HEAD" { pool.index.noteLocalWrite() } }
-                return try handler(self, Context(request: request, parameters: parameters, query: query, principal: principal, registry: registry))
+                do {
+                    return try handler(self, Context(request: request, parameters: parameters, query: query, principal: principal, registry: registry))
+                } catch RegistryError.hostRefused(let refusal) where principal?.team == nil {
+                    // Administrators learn who holds the host; teams never do (Problem.init).
+                    throw Problem.forbidden(refusal.description)
+                }
             }
         } catch let problem as Problem {
             return problem.response

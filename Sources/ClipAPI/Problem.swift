@@ -27,7 +27,7 @@ struct Problem: Error {
             let unknown = errors.contains { $0.rule == "unknown" || $0.rule == "readOnly" }
             self.init(status: unknown ? 400 : 422, detail: unknown ? "the request has fields that are unknown or read-only" : "the request has invalid values", errors: errors)
         case .invalidImport(let lines):
-            self.init(status: 422, detail: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
+            self.init(status: error.isHostRefusal ? 403 : 422, detail: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
                       errors: lines.flatMap { line in line.errors.map { FieldError(field: "line \(line.line): \($0.field)", rule: $0.rule, message: $0.message) } })
         case .notFound(let what): self.init(status: 404, detail: "not found: \(what)")
         case .conflict(let message, let existing):
@@ -36,6 +36,8 @@ struct Problem: Error {
         case .unprocessable(let message): self.init(status: 422, detail: message)
         case .busy: self.init(status: 503, detail: error.description, headers: [("Retry-After", "1")])
         case .storage(let message): self.init(status: 500, detail: "storage failure: \(message)")
+        // Never names who holds the host: ClipAPI.run tells administrators (issue #10).
+        case .hostRefused(let refusal): self.init(status: 403, detail: refusal.teamMessage)
         }
     }
 

@@ -124,23 +124,22 @@ extension ClipAPI {
             try c.registry.removeApplinks(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
             return noContent()
         }
+        // Host-wide settings: an administrator or the host's owner (HostOwnership, in the store).
         add("PUT", "/v1/domains/{host}/applinks-settings", .token) { api, c in
-            try c.requireAdmin()
             let reader = FieldReader(try c.jsonBody())
             let defaults = reader.object("defaults")
             let variables = reader.object("substitutionVariables")
             let errors = reader.finish()
             guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
-            try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables)
+            try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables, by: try c.caller.team)
             return json(.object(["defaults": defaults ?? .null, "substitutionVariables": variables ?? .null]))
         }
         add("PUT", "/v1/domains/{host}/applinks-generation", .token) { api, c in
-            try c.requireAdmin()
             let reader = FieldReader(try c.jsonBody())
             let enabled = reader.bool("fromExperiences", required: true)
             let errors = reader.finish()
             guard errors.isEmpty, let enabled else { throw Problem(RegistryError.invalid(errors)) }
-            let unmatched = try c.registry.setApplinksFromExperiences(host: c.parameter("host"), enabled)
+            let unmatched = try c.registry.setApplinksFromExperiences(host: c.parameter("host"), enabled, by: try c.caller.team)
             return json(.object(["host": .string(try Registry.normalizeHost(c.parameter("host"))), "fromExperiences": .bool(enabled),
                                  "unmatched": .array(unmatched.map(\.json))]))
         }
@@ -152,6 +151,53 @@ extension ClipAPI {
             try c.registry.removeWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
             return noContent()
         }
+    }
+
+    /// Who holds each host (HostOwnership): administrators see and assign every host; a team sees
+    /// the hosts it holds, and only its own entry of each.
+    func registerHostRoutes() {
+        add("GET", "/v1/domains", .token) { api, c in
+            let team = try c.caller.team
+            return json(.object(["items": .array(try c.registry.hostOwnerships(team: team).map { api.ownershipJSON($0, for: team) })]))
+        }
+        add("GET", "/v1/domains/{host}", .token) { api, c in
+            let team = try c.caller.team
+            guard let ownership = try c.registry.hostOwnerships(host: c.parameter("host"), team: team).first else {
+                throw Problem.notFound("not found: host \(c.parameter("host")) (no team holds it\(team == nil ? "" : ", or it is not your team's"))")
+            }
+            return json(api.ownershipJSON(ownership, for: team))
+        }
+        add("PUT", "/v1/domains/{host}/owner", .token) { api, c in
+            try c.requireAdmin()
+            let reader = FieldReader(try c.jsonBody())
+            var team: TeamID?
+            if let t = reader.string("team", required: true) { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+            let errors = reader.finish()
+            guard errors.isEmpty, let team else { throw Problem(RegistryError.invalid(errors)) }
+            let (ownership, notes) = try c.registry.claimHost(c.parameter("host"), team: team)
+            return json(api.ownershipJSON(ownership, for: nil, notes: notes))
+        }
+        add("PUT", "/v1/domains/{host}/teams/{team}", .token) { api, c in
+            try c.requireAdmin()
+            let team: TeamID
+            do throws(ValidationFailure) { team = try TeamID(c.parameter("team"), field: "team") } catch { throw Problem(RegistryError.invalid(error.errors)) }
+            let (ownership, notes) = try c.registry.shareHost(c.parameter("host"), team: team)
+            return json(api.ownershipJSON(ownership, for: nil, notes: notes), status: notes.isEmpty ? 200 : 201)
+        }
+        add("DELETE", "/v1/domains/{host}/teams/{team}", .token) { api, c in
+            try c.requireAdmin()
+            let team: TeamID
+            do { team = try TeamID(c.parameter("team"), field: "team") } catch { throw Problem.notFound("not found: team \(c.parameter("team"))") }
+            try c.registry.unshareHost(c.parameter("host"), team: team)
+            return noContent()
+        }
+    }
+
+    func ownershipJSON(_ ownership: HostOwnership, for team: TeamID?, notes: [String] = []) -> JSONValue {
+        let visible = team.map { own in HostOwnership(host: ownership.host, holders: ownership.holders.filter { $0.team == own }) } ?? ownership
+        guard case .object(var members) = visible.json else { return visible.json }
+        if !notes.isEmpty { members.append((key: "notes", value: .array(notes.map(JSONValue.string)))) }
+        return .object(members)
     }
 
     func visibleApp(_ c: Context) throws -> App {

@@ -36,6 +36,7 @@ extension ClipAPI {
 
         // Apps, clips, domains, default experiences, applinks.
         registerCatalogRoutes()
+        registerHostRoutes()
 
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in

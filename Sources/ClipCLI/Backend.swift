@@ -26,6 +26,10 @@ protocol Backend {
     func addDomain(clip: String, host: String) throws -> [String]
     func removeDomain(clip: String, host: String) throws
     func domains(host: String?) throws -> [(host: String, clip: String)]
+    /// Who holds each host (HostOwnership's JSON), or one host.
+    func hostOwnerships(host: String?) throws -> [JSONValue]
+    /// claim, share or unshare `host` for `team`: the ownership afterwards, with notes.
+    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> JSONValue
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String])
     func defaultExperience(clip: String) throws -> JSONValue
     func removeDefault(clip: String) throws
@@ -40,6 +44,8 @@ protocol Backend {
     func tokens() throws -> [JSONValue]
     func revokeToken(id: Int64) throws -> JSONValue
 }
+
+enum HostAssignment: String { case claim, share, unshare }
 
 /// The local SQLite database.
 struct LocalBackend: Backend {
@@ -116,6 +122,19 @@ struct LocalBackend: Backend {
     func addDomain(clip: String, host: String) throws -> [String] { try registry.addDomain(clip: clip, host: host) }
     func removeDomain(clip: String, host: String) throws { try registry.removeDomain(clip: clip, host: host) }
     func domains(host: String?) throws -> [(host: String, clip: String)] { try registry.domains(host: host).map { ($0.host, $0.clip.rawValue) } }
+    func hostOwnerships(host: String?) throws -> [JSONValue] { try registry.hostOwnerships(host: host).map(\.json) }
+
+    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> JSONValue {
+        let (ownership, notes): (HostOwnership, [String])
+        switch change {
+        case .claim: (ownership, notes) = try registry.claimHost(host, team: team)
+        case .share: (ownership, notes) = try registry.shareHost(host, team: team)
+        case .unshare: (ownership, notes) = (try registry.unshareHost(host, team: team), ["team \(team.rawValue) no longer shares \(host)"])
+        }
+        guard case .object(var members) = ownership.json else { return ownership.json }
+        members.append((key: "notes", value: .array(notes.map(JSONValue.string))))
+        return .object(members)
+    }
 
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String]) {
         let (d, notes) = try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)

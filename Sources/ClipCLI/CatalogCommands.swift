@@ -86,6 +86,30 @@ extension Context {
         for d in domains { print("\(d.host)  \(d.clip)") }
     }
 
+    /// `domain claim|share|unshare HOST --team T` (administrators: the API refuses team tokens).
+    func domainAssign(_ change: HostAssignment) throws {
+        let teamText = try requiredValue("team")
+        let team = try parse { () throws(ValidationFailure) in try TeamID(teamText, field: "team") }
+        let ownership = try backend().assignHost(change, host: parsed.positional(0)!, team: team)
+        if json { printJSON(ownership); return }
+        let notes = strings(ownership["notes"])
+        print(notes.isEmpty ? "nothing to change" : notes.joined(separator: "\n"))
+        printOwnership(ownership)
+    }
+
+    func domainOwners() throws {
+        let owners = try backend().hostOwnerships(host: parsed.value("host"))
+        if json { printJSON(.array(owners)); return }
+        owners.forEach(printOwnership)
+    }
+
+    func printOwnership(_ ownership: JSONValue) {
+        let teams = (ownership["teams"]?.arrayValue ?? []).map { t in
+            "\(text(t["team"])) (\(text(t["role"]))\(t["origin"]?.stringValue == "migration" ? ", unconfirmed" : ""))"
+        }
+        print("\(text(ownership["host"]))  \(teams.isEmpty ? "free" : teams.joined(separator: ", "))")
+    }
+
     func defaultSet() throws {
         let reference = parsed.positional(0)!
         let clip = try parse { () throws(ValidationFailure) in try AppID(reference) }

@@ -82,7 +82,8 @@ struct RemoteBackend: Backend {
             let message = detail.hasPrefix("nothing imported") || errors.isEmpty ? detail : "invalid input"
             throw CommandFailure(code: ExitCode.invalidInput, message: message, fieldErrors: errors)
         case 409: throw CommandFailure(code: ExitCode.invalidInput, message: detail)
-        case 401, 403: throw CommandFailure(code: ExitCode.failure, message: "\(detail) (check --token or CLIP_TOKEN)")
+        case 401: throw CommandFailure(code: ExitCode.failure, message: "\(detail) (check --token or CLIP_TOKEN)")
+        case 403: throw CommandFailure(code: ExitCode.failure, message: detail, fieldErrors: errors)
         default: throw CommandFailure(code: ExitCode.failure, message: detail)
         }
     }
@@ -251,6 +252,28 @@ struct RemoteBackend: Backend {
 
     func defaultExperience(clip: String) throws -> JSONValue { try call("GET", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(clip)))/default-experience") }
     func removeDefault(clip: String) throws { _ = try call("DELETE", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(clip)))/default-experience") }
+
+    func hostOwnerships(host: String?) throws -> [JSONValue] {
+        guard let host else { return try call("GET", "/v1/domains")["items"]?.arrayValue ?? [] }
+        let answer = try send("GET", "/v1/domains/\(QueryString.encodeComponent(host))")
+        return answer.status == 404 ? [] : [try checked(answer).json]
+    }
+
+    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> JSONValue {
+        let path = "/v1/domains/\(QueryString.encodeComponent(host))"
+        switch change {
+        case .claim: return try call("PUT", path + "/owner", json: .object(["team": .string(team.rawValue)]))
+        case .share: return try call("PUT", path + "/teams/\(team.rawValue)")
+        case .unshare:
+            _ = try call("DELETE", path + "/teams/\(team.rawValue)")
+            var after = try hostOwnerships(host: host).first ?? .object(["host": .string(host), "owner": .null, "teams": .array([])])
+            if case .object(var members) = after {
+                members.append((key: "notes", value: .array([.string("team \(team.rawValue) no longer shares \(host)")])))
+                after = .object(members)
+            }
+            return after
+        }
+    }
 
     func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue {
         try call("PUT", "/v1/domains/\(QueryString.encodeComponent(host))/applinks/\(QueryString.encodeComponent(app.rawValue))", json: .object([

@@ -48,12 +48,15 @@ public enum Doctor {
         /// Experiences that are not removed.
         public var experiences: [AdvancedExperience]
         public var hosts: [HostFile]
-        public init(apps: [App], clips: [Clip], defaults: [DefaultExperience], experiences: [AdvancedExperience], hosts: [HostFile]) {
+        /// Who holds each host that more than one team holds.
+        public var sharedHosts: [HostOwnership]
+        public init(apps: [App], clips: [Clip], defaults: [DefaultExperience], experiences: [AdvancedExperience], hosts: [HostFile], sharedHosts: [HostOwnership] = []) {
             self.apps = apps
             self.clips = clips
             self.defaults = defaults
             self.experiences = experiences
             self.hosts = hosts
+            self.sharedHosts = sharedHosts
         }
     }
 
@@ -165,6 +168,22 @@ public enum Doctor {
                 add(.info, "banner-clip-choice", host,
                     "\(clips.count) clips are associated with \(host): a page that matches none of their experiences needs the clip named for its banner",
                     fix: "clipctl banner URL --clip CLIP")
+            }
+        }
+        // Hosts several teams hold (HostOwnership): each of them can change what the host's AASA
+        // lists and which experience answers its URLs.
+        for ownership in s.sharedHosts.sorted(by: { $0.host < $1.host }) where ownership.isCrossTeam {
+            let host = ownership.host
+            let teams = ownership.holders.map { "\($0.team.rawValue) (\($0.role.rawValue))" }.joined(separator: ", ")
+            let unconfirmed = ownership.holders.filter { $0.origin == .migration }.map(\.team)
+            if unconfirmed.isEmpty {
+                add(.info, "cross-team-host", host, "\(host) is shared by teams \(teams), as an administrator decided",
+                    fix: Shell.command(["clipctl", "domain", "unshare", host, "--team", "TEAMID"]))
+            } else {
+                add(.warning, "cross-team-host", host,
+                    "\(host) was used by teams \(teams) before hosts belonged to teams; they still share it until an administrator confirms it or gives it to one team",
+                    fix: unconfirmed.map { Shell.command(["clipctl", "domain", "share", host, "--team", $0.rawValue]) }.joined(separator: "; ")
+                        + " (to confirm), or remove the other teams' objects and " + Shell.command(["clipctl", "domain", "claim", host, "--team", "TEAMID"]))
             }
         }
         return out.sorted { a, b in

@@ -45,14 +45,17 @@ extension Registry {
         return notes
     }
 
-    /// Makes sure `host` is associated with `clip`; returns a note when it was not.
+    /// Makes sure `host` is associated with `clip`, which its team must hold (HostOwnership);
+    /// returns a note for each thing that was not so.
     func ensureDomain(clip: AppID, host: String) throws -> [String] {
+        var notes = try hold(host, for: clip.team)
         guard try db.query("SELECT 1 FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(clip.bundleID.rawValue), .text(host)]).isEmpty
-        else { return [] }
+        else { return notes }
         try db.execute("INSERT INTO domain_association(clip_bundle_id, host, created_at) VALUES (?, ?, ?)",
                        [.text(clip.bundleID.rawValue), .text(host), .text(timestamp())])
         try recordChange(entity: "domain", id: "\(clip.rawValue) \(host)", action: "create", before: nil, after: ["clip": .string(clip.rawValue), "host": .string(host)])
-        return ["associated \(host) with clip \(clip.rawValue) (its AASA now lists the clip)"]
+        notes.append("associated \(host) with clip \(clip.rawValue) (its AASA now lists the clip)")
+        return notes
     }
 
     /// The clip's App ID as stored (its team comes from its app), or notFound.

@@ -20,7 +20,9 @@ extension Registry {
                 let apps = try self.apps().filter { appBundles.contains($0.bundleID) }
                 let defaults = try clips.compactMap { try loadDefaultExperience($0.appID) }
                 let files = try hosts.compactMap { try configuredContent($0) }.map(Doctor.HostFile.init)
-                return Doctor.Snapshot(apps: apps, clips: clips, defaults: defaults, experiences: experiences, hosts: files)
+                let shared = try db.query("SELECT host FROM host_team WHERE ?1 IS NULL OR host = ?1 GROUP BY host HAVING count(*) > 1", [.text(host)])
+                    .map { try loadOwnership(try $0.string("host")) }
+                return Doctor.Snapshot(apps: apps, clips: clips, defaults: defaults, experiences: experiences, hosts: files, sharedHosts: shared)
             }
         }
     }

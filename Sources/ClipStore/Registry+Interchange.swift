@@ -97,6 +97,8 @@ extension Registry {
         case RegistryError.invalid(let errors): errors
         case RegistryError.conflict(let message, let existing?): [FieldError(field: "url", rule: "duplicate", message: message + " (experience \(existing))")]
         case RegistryError.conflict(let message, nil): [FieldError(field: "clip", rule: "conflict", message: message)]
+        // An import may come from a team token: the line says the host is taken, not by whom.
+        case RegistryError.hostRefused(let refusal): [FieldError(field: "url", rule: HostOwnership.Refusal.rule, message: refusal.teamMessage)]
         case let registry as RegistryError: [FieldError(field: "(line)", rule: "invalid", message: registry.description)]
         default: [FieldError(field: "(line)", rule: "invalid", message: "\(error)")]
         }

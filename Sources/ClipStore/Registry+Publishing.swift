@@ -189,6 +189,7 @@ extension Registry {
         let host = try Self.normalizeHost(rawHost)
         return try write {
             let app = try self.app(bundleID)
+            _ = try hold(host, for: app.team)
             let settings = try applinksSettings(host)
             var errors = ApplinksValidator.validateComponents(components, variables: ApplinksValidator.variableNames(settings.substitutionVariables))
             if let defaults { errors += ApplinksValidator.validateDefaults(defaults) }
@@ -226,13 +227,15 @@ extension Registry {
 
     /// Sets host-wide `defaults` and `substitutionVariables`; refused when a stored rule would
     /// then name an undefined variable, or the file would break a rule of the lint.
-    public func setApplinksSettings(host rawHost: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws(RegistryError) {
+    /// `team` is the team asking (nil: an administrator); only the host's owner may.
+    public func setApplinksSettings(host rawHost: String, defaults: JSONValue?, substitutionVariables: JSONValue?, by team: TeamID? = nil) throws(RegistryError) {
         let host = try Self.normalizeHost(rawHost)
         var errors: [FieldError] = []
         if let defaults { errors += ApplinksValidator.validateDefaults(defaults) }
         if let substitutionVariables { errors += ApplinksValidator.validateSubstitutionVariables(substitutionVariables) }
         guard errors.isEmpty else { throw RegistryError.invalid(errors) }
         try write {
+            try govern(host, by: team)
             let variables = ApplinksValidator.variableNames(substitutionVariables)
             for row in try db.query("SELECT app_bundle_id, components FROM applinks_details WHERE host = ?", [.text(host)]) {
                 let app = try row.string("app_bundle_id")
@@ -253,9 +256,10 @@ extension Registry {
     /// Returns the experience URLs the generated components fail to open (an earlier `exclude`
     /// rule of the same app, say), checked with the evaluator; empty when off.
     @discardableResult
-    public func setApplinksFromExperiences(host rawHost: String, _ enabled: Bool) throws(RegistryError) -> [ExperienceApplinks.Miss] {
+    public func setApplinksFromExperiences(host rawHost: String, _ enabled: Bool, by team: TeamID? = nil) throws(RegistryError) -> [ExperienceApplinks.Miss] {
         let host = try Self.normalizeHost(rawHost)
         return try write {
+            try govern(host, by: team)
             try db.execute("""
                 INSERT INTO applinks_host(host, from_experiences, updated_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3
@@ -280,7 +284,7 @@ extension Registry {
     public func addWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
         let host = try Self.normalizeHost(rawHost)
         try write {
-            _ = try self.app(bundleID)
+            _ = try hold(host, for: try self.app(bundleID).team)
             try db.execute("INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)", [.text(host), .text(bundleID.rawValue), .text(timestamp())])
             try recordChange(entity: "webcredentials", id: "\(host) \(bundleID.rawValue)", action: "create", before: nil, after: nil)
         }

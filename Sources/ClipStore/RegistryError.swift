@@ -20,6 +20,8 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     case busy
     /// The database file cannot be opened, is not a database, or the disk failed (exit 1).
     case storage(String)
+    /// A team's write on a host another team holds (HTTP 403, exit 1; HostOwnership).
+    case hostRefused(HostOwnership.Refusal)
 
     public var description: String {
         switch self {
@@ -31,6 +33,17 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
         case .unprocessable(let message): message
         case .busy: "the database is busy (locked by another writer); retry shortly"
         case .storage(let message): message
+        case .hostRefused(let refusal): refusal.description
+        }
+    }
+
+    /// A refusal rather than bad input: a write on a host another team holds, directly or in a
+    /// line of an import (HTTP 403, exit 1).
+    public var isHostRefusal: Bool {
+        switch self {
+        case .hostRefused: true
+        case .invalidImport(let lines): lines.contains { $0.errors.contains { $0.rule == HostOwnership.Refusal.rule } }
+        default: false
         }
     }
 

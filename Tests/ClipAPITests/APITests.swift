@@ -156,8 +156,14 @@ import Testing
             ("GET", "/v1/clips/com.a.app.Clip/default-experience", nil, [401, 404, 200, 200]),
             ("PUT", "/v1/domains/a.example/applinks/com.a.app", #"{"components":[{"/":"/store/*"}]}"#, [401, 404, 200, 200]),
             ("PUT", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 200, 200]),
-            ("PUT", "/v1/domains/a.example/applinks-settings", #"{"defaults":{"caseSensitive":false}}"#, [401, 403, 403, 200]),
-            ("PUT", "/v1/domains/a.example/applinks-generation", #"{"fromExperiences":true}"#, [401, 403, 403, 200]),
+            // Host-wide settings: the host's owner (team A) or an administrator; team B is refused for the host.
+            ("PUT", "/v1/domains/a.example/applinks-settings", #"{"defaults":{"caseSensitive":false}}"#, [401, 403, 200, 200]),
+            ("PUT", "/v1/domains/a.example/applinks-generation", #"{"fromExperiences":true}"#, [401, 403, 200, 200]),
+            ("GET", "/v1/domains", nil, [401, 200, 200, 200]),
+            ("GET", "/v1/domains/a.example", nil, [401, 404, 200, 200]),
+            ("PUT", "/v1/domains/a.example/owner", #"{"team":"ABCDE12345"}"#, [401, 403, 403, 200]),
+            ("PUT", "/v1/domains/a.example/teams/FGHIJ67890", nil, [401, 403, 403, 201]),
+            ("DELETE", "/v1/domains/a.example/teams/FGHIJ67890", nil, [401, 403, 403, 204]),
             ("GET", "/v1/changes", nil, [401, 403, 403, 200]),
             ("POST", "/v1/experiences", #"{"url":"https://a.example/new","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#, [401, 403, 201, 409]),
             ("DELETE", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 204, 404]),
@@ -193,6 +199,7 @@ import Testing
                 .replacingOccurrences(of: "/1", with: "/{id}").replacingOccurrences(of: "/4", with: "/{id}")
                 .replacingOccurrences(of: "com.a.app.Clip", with: "{bundleId}").replacingOccurrences(of: "com.a.app", with: "{bundleId}")
                 .replacingOccurrences(of: "www.a.example", with: "{host}").replacingOccurrences(of: "/a.example/", with: "/{host}/")
+                .replacingOccurrences(of: "/FGHIJ67890", with: "/{team}").replacingOccurrences(of: "/domains/a.example", with: "/domains/{host}")
         })
         let protected = Set(ClipAPI(pool: pool, log: { _ in }).protectedRoutes.map { "\($0.method) \($0.template)" })
         #expect(protected.subtracting(covered).sorted() == [], "token routes missing from the isolation matrix")
@@ -215,7 +222,7 @@ import Testing
         let r = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://c.example/menu","clip":"KLMNO13579.com.c.app.Clip","title":"Menu","subtitle":"Order"}"#)
         #expect(r.status == 201)
         #expect(r.headers["Location"] == "/v1/experiences/3" && r.headers["ETag"] == "\"e3-v1\"")
-        #expect(try f.jsonOf(r)["notes"]?.arrayValue?.count == 4)
+        #expect(try f.jsonOf(r)["notes"]?.arrayValue?.count == 5)
         let get = try f.call("GET", "/v1/experiences/3", token: f.admin)
         #expect(get.headers["ETag"] == "\"e3-v1\"" && f.parsed(get)["url"] == "https://c.example/menu")
     }

@@ -42,6 +42,7 @@ struct RegistryTests {
         #expect(first.experience.id == 1 && first.experience.version == 1)
         #expect(first.notes == [
             "created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)", "created clip ABCDE12345.com.example.bikes.Clip",
+            "host bikesrental.example now belongs to team ABCDE12345",
             "associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)",
         ])
         let second = try registry.register(try experienceJSON("https://bikesrental.example/return"))
@@ -77,7 +78,7 @@ struct RegistryTests {
         #expect(try registry.experience("1").defaultCard.title == "City bikes")
         // Moving to a new host associates it.
         let moved = try registry.update("1", with: ["url": "https://bikes.example/rent"])
-        #expect(moved.notes == ["associated bikes.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)"])
+        #expect(moved.notes == ["host bikes.example now belongs to team ABCDE12345", "associated bikes.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)"])
     }
 
     @Test func deactivationRemovalAndResolution() throws {
@@ -192,7 +193,7 @@ struct RegistryTests {
         _ = try registry.setStatus("1", .deactivated)
         let changes = try registry.changes()
         #expect(changes.map { "\($0["action"]!.stringValue!) \($0["entity"]!.stringValue!)" } == [
-            "create team", "create app", "create clip", "create domain", "create experience", "deactivate experience",
+            "create team", "create app", "create clip", "claim host", "create domain", "create experience", "deactivate experience",
         ])
         #expect(changes.last?["before"]?["status"] == "ACTIVE" && changes.last?["after"]?["status"] == "DEACTIVATED")
         #expect(changes.allSatisfy { $0["actor"] == "tester" })

@@ -95,6 +95,7 @@ struct ClipctlProcessTests {
               created team ABCDE12345
               created app com.example.bikes (team ABCDE12345)
               created clip ABCDE12345.com.example.bikes.Clip
+              host bikesrental.example now belongs to team ABCDE12345
               associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)
 
             """)

@@ -1,0 +1,108 @@
+import ClipAPI
+import ClipCore
+import ClipStore
+import HTTP1
+import SQLiteDB
+import StrictJSON
+import Testing
+
+/// Every table's rows, with the one column a refused request may still touch (a token's
+/// last_used_at, minute resolution) left out: a refused operation must change nothing else.
+func tableDump(_ path: String) throws -> [String] {
+    let db = try Connection(path: path)
+    defer { db.close() }
+    var lines: [String] = []
+    for table in try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map({ try $0.string("name") }) {
+        let query = table == "api_token" ? "SELECT id, name, team_id, secret_sha256, created_at, revoked_at FROM api_token" : "SELECT * FROM \(table)"
+        for row in try db.query(query) { lines.append("\(table): \(row.values)") }
+    }
+    return lines
+}
+
+/// A hostile tenant (issue #10): team B (FGHIJ67890) goes after a.example, which team A
+/// (ABCDE12345) uses, through every write path; so does an administrator acting for team B.
+@Suite(.serialized) struct HostileTenantTests {
+    @Test func anotherTeamCannotTakeAHostThroughAnyWritePath() throws {
+        let f = try APIFixture()
+        let aasaBefore = try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example")]).body
+        let before = try tableDump(f.path)
+        let ndjson = #"{"url":"https://a.example/","clip":"FGHIJ67890.com.b.app.Clip","title":"Mine","subtitle":"Now"}"#
+        // (method, path, body, content type): each is team B's own object placed on team A's host.
+        let attacks: [(String, String, String?, String)] = [
+            ("POST", "/v1/experiences", ndjson, "application/json"),
+            ("POST", "/v1/experiences", #"{"url":"https://A.EXAMPLE.:443/","clip":"FGHIJ67890.com.b.app.Clip","title":"Mine","subtitle":"Now"}"#, "application/json"),
+            ("PUT", "/v1/clips/com.b.app.Clip/domains/a.example", nil, "application/json"),
+            ("PUT", "/v1/clips/com.b.app.Clip/domains/A.Example.", nil, "application/json"),
+            ("PATCH", "/v1/experiences/2", #"{"url":"https://a.example/"}"#, "application/json"),
+            ("PUT", "/v1/domains/a.example/applinks/com.b.app", #"{"components":[{"/":"*"}]}"#, "application/json"),
+            ("PUT", "/v1/domains/a.example/webcredentials/com.b.app", nil, "application/json"),
+            ("PUT", "/v1/domains/a.example/applinks-settings", #"{"defaults":{"caseSensitive":false}}"#, "application/json"),
+            ("PUT", "/v1/domains/a.example/applinks-generation", #"{"fromExperiences":true}"#, "application/json"),
+            ("POST", "/v1/experiences/import", ndjson, "application/x-ndjson"),
+        ]
+        for (method, path, body, type) in attacks {
+            for (who, token) in [("team B", f.teamB), ("admin", f.admin)] {
+                // An administrator may change host-wide settings: those are not a team's object.
+                if who == "admin" && path.hasSuffix("-settings") || who == "admin" && path.hasSuffix("-generation") { continue }
+                for attempt in 1...2 {  // the same request twice: refused both times
+                    let r = try f.call(method, path, token: token, headers: [("Content-Type", type)], json: body ?? "")
+                    #expect(r.status == 403, "\(method) \(path) as \(who), attempt \(attempt): \(r.status) \(r.text)")
+                    // Only an administrator learns which team holds the host.
+                    #expect(r.text.contains("ABCDE12345") == (who == "admin" && !path.hasSuffix("/import")), "\(method) \(path) as \(who): \(r.text)")
+                    #expect(try tableDump(f.path) == before, "\(method) \(path) as \(who) changed the database")
+                }
+            }
+        }
+        // The victim's AASA and answers are untouched.
+        #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example")]).body == aasaBefore)
+        #expect(f.parsed(try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store/1"))"))["experience"]?["clip"] == "ABCDE12345.com.a.app.Clip")
+        // The refused import says which line and why, with the line as its own member.
+        let refusedImport = try f.call("POST", "/v1/experiences/import", token: f.teamB, headers: [("Content-Type", "application/x-ndjson")], json: ndjson)
+        #expect(f.parsed(refusedImport)["errors"]?.arrayValue?.first?["rule"] == "host.owner")
+    }
+
+    @Test func anAdministratorSharesAHostAndThenBothTeamsMayUseIt() throws {
+        let f = try APIFixture()
+        let share = try f.call("PUT", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin)
+        #expect(share.status == 201 && f.parsed(share)["teams"]?.arrayValue?.count == 2)
+        #expect(try f.call("PUT", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin).status == 200)  // again: no change
+        let created = try f.call("POST", "/v1/experiences", token: f.teamB, json: #"{"url":"https://a.example/b","clip":"FGHIJ67890.com.b.app.Clip","title":"B","subtitle":"Shared"}"#)
+        #expect(created.status == 201, "\(created.text)")
+        // A sharer does not govern the host; the owner does.
+        #expect(try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.teamB, json: #"{"fromExperiences":true}"#).status == 403)
+        #expect(try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.teamA, json: #"{"fromExperiences":true}"#).status == 200)
+        // Each team sees its own entry only.
+        let seenByB = f.parsed(try f.call("GET", "/v1/domains/a.example", token: f.teamB))
+        #expect(seenByB["teams"]?.arrayValue?.map { $0["team"] } == ["FGHIJ67890"] && seenByB["owner"] == .null)
+        // Unsharing waits until team B's objects are gone.
+        #expect(try f.call("DELETE", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin).status == 409)
+        guard case .integer(let id)? = f.parsed(created)["id"] else { Issue.record("no id: \(created.text)"); return }
+        #expect(try f.call("DELETE", "/v1/experiences/\(id)", token: f.teamB).status == 204)
+        #expect(try f.call("DELETE", "/v1/clips/com.b.app.Clip/domains/a.example", token: f.teamB).status == 204)
+        #expect(try f.call("DELETE", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin).status == 204)
+        #expect(try f.call("PUT", "/v1/clips/com.b.app.Clip/domains/a.example", token: f.teamB).status == 403)
+    }
+
+    /// Stale preconditions, retries and missing tokens on team A's own objects: each refusal
+    /// leaves the database as it was.
+    @Test func staleRetriedAndUnauthenticatedWritesChangeNothing() throws {
+        let f = try APIFixture()
+        #expect(try f.call("PATCH", "/v1/experiences/1", token: f.teamA, headers: [("If-Match", "\"e1-v1\"")], json: #"{"subtitle":"First"}"#).status == 200)
+        let before = try tableDump(f.path)
+        let refused: [(String, String, String?, [(String, String)], String?, Int)] = [
+            ("PATCH", "/v1/experiences/1", f.teamA, [("If-Match", "\"e1-v1\"")], #"{"subtitle":"Stale"}"#, 412),
+            ("DELETE", "/v1/experiences/1", f.teamA, [("If-Match", "\"e1-v1\"")], nil, 412),
+            ("PATCH", "/v1/apps/com.a.app", f.teamA, [("If-Match", "\"a-v9\"")], #"{"name":"Stale"}"#, 412),
+            ("PATCH", "/v1/experiences/1", nil, [], #"{"subtitle":"Anonymous"}"#, 401),
+            ("PATCH", "/v1/experiences/1", "clip_1_" + String(repeating: "0", count: 64), [], #"{"subtitle":"Forged"}"#, 401),
+            ("POST", "/v1/experiences", f.teamA, [], #"{"url":"https://a.example/store","clip":"ABCDE12345.com.a.app.Clip","title":"Again","subtitle":"Twice"}"#, 409),
+            ("PATCH", "/v1/experiences/1", f.teamB, [], #"{"subtitle":"Other team"}"#, 404),
+            ("DELETE", "/v1/clips/com.a.app.Clip", f.teamB, [], nil, 404),
+        ]
+        for (method, path, token, headers, body, status) in refused {
+            let r = try f.call(method, path, token: token, headers: headers, json: body)
+            #expect(r.status == status, "\(method) \(path): \(r.status) \(r.text)")
+            #expect(try tableDump(f.path) == before, "\(method) \(path) changed the database")
+        }
+    }
+}
