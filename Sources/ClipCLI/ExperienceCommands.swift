@@ -13,8 +13,10 @@ extension Context {
             if let v = parsed.value(option) { members.append((key: key, value: .string(v))) }
         }
         let localizations = parsed.all("localization")
-        if !localizations.isEmpty {
-            var cards: [(key: String, value: JSONValue)] = []
+        let removed = parsed.all("remove-localization")
+        if !localizations.isEmpty || !removed.isEmpty {
+            // A merge patch (ExperienceJSON.decode): the languages named change, the others stay.
+            var cards: [(key: String, value: JSONValue)] = removed.map { (key: $0.uppercased(), value: .null) }
             for spec in localizations {
                 guard let eq = spec.firstIndex(of: "="), let bar = spec[eq...].firstIndex(of: "|") else {
                     throw CommandFailure.usage("--localization takes LANG=TITLE|SUBTITLE, such as \"FR=Louer un vélo|Dès maintenant\"")

@@ -16,7 +16,7 @@ public enum Commands {
         .option("action", value: "VERB", help: "OPEN, VIEW or PLAY (default OPEN)"),
         .option("language", value: "LANG", help: "default language, one of Apple's 32 codes such as EN, FR (default EN)"),
         .option("category", value: "CATEGORY", help: "business category, such as FOOD_AND_DRINK"),
-        .option("localization", value: "LANG=TITLE|SUBTITLE", help: "card text in another language", repeatable: true),
+        .option("localization", value: "LANG=TITLE|SUBTITLE", help: "card text in another language (update: only the languages given change)", repeatable: true),
         .option("place", value: "JSON|@FILE", help: "place object (apple-spec §2.4)"),
         .option("image", value: "FILE", help: "header image: PNG or JPEG, 3:2 (1800×1200), no transparency"),
     ]
@@ -38,7 +38,8 @@ public enum Commands {
             CommandSpec("show", summary: "show one experience", positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")]),
             CommandSpec("update", summary: "change fields of an experience", positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")],
                         options: [.option("url", value: "URL", help: "new URL"), .option("clip", value: "CLIP", help: "move to another clip")]
-                            + experienceFields + [.flag("powered-by", help: "set isPoweredBy"), .flag("not-powered-by", help: "clear isPoweredBy"),
+                            + experienceFields + [.option("remove-localization", value: "LANG", help: "remove the card of a language (not the default one)", repeatable: true),
+                                                  .flag("powered-by", help: "set isPoweredBy"), .flag("not-powered-by", help: "clear isPoweredBy"),
                                                   .flag("no-category", help: "clear the category"), .flag("no-place", help: "clear the place")]),
             CommandSpec("deactivate", summary: "stop an experience from matching", positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
             CommandSpec("activate", summary: "let a deactivated experience match again", positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),

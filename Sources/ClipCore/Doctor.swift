@@ -81,12 +81,12 @@ public enum Doctor {
                 // apple-spec §2.5: the host needs appclips:<host> and an AASA listing the clip.
                 add(.error, "host-not-associated", e.url.host,
                     "experiences of \(e.clip.rawValue) are on \(e.url.host), which is not associated with the clip: iOS will not launch it there",
-                    fix: "clipctl domain add \(e.clip.rawValue) \(e.url.host)")
+                    fix: Shell.command(["clipctl", "domain", "add", e.clip.rawValue, e.url.host]))
             } else if let file = filesByHost[e.url.host], case .success = file.bytes,
                 !file.listedClips.contains(e.clip.rawValue), reportedPairs.insert(pair).inserted {
                 add(.error, "aasa-missing-clip", e.url.host,
                     "the AASA of \(e.url.host) does not list \(e.clip.rawValue) in appclips.apps, so neither the experience nor the banner works there",
-                    fix: "clipctl domain add \(e.clip.rawValue) \(e.url.host)")
+                    fix: Shell.command(["clipctl", "domain", "add", e.clip.rawValue, e.url.host]))
             }
             let codeProblems = AppClipCode.problems(e.url)
             if !codeProblems.isEmpty {
@@ -94,13 +94,19 @@ public enum Doctor {
                     fix: "register a URL with a host of a–z, '.' and '-' and a path of a–z A–Z 0–9 /#?=%-._,+;:& (apple-spec §3.4), or invoke it by NFC, QR or Safari only")
             }
             for (language, card) in e.localizations.sorted(by: { $0.key < $1.key }) {
+                // The fix is the command that sets the text as it is now: shorten it, then run it.
+                func edit(_ part: String, _ text: String) -> String {
+                    language == e.defaultLanguage
+                        ? Shell.command(["clipctl", "update", String(e.id), "--\(part)", text])
+                        : Shell.command(["clipctl", "update", String(e.id), "--localization", "\(language.rawValue)=\(card.title)|\(card.subtitle)"])
+                }
                 if card.title.count > TextLimits.titleAdvised {
                     add(.warning, "title-length", url, "the \(language.rawValue) title is \(card.title.count) characters; older guidance (WWDC20) advises at most \(TextLimits.titleAdvised), so it may be truncated",
-                        fix: "shorten it with clipctl update \(e.id) --localization \(language.rawValue)=TITLE|SUBTITLE")
+                        fix: edit("title", card.title))
                 }
                 if card.subtitle.count > TextLimits.subtitleAdvised {
                     add(.warning, "subtitle-length", url, "the \(language.rawValue) subtitle is \(card.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
-                        fix: "shorten it with clipctl update \(e.id) --localization \(language.rawValue)=TITLE|SUBTITLE")
+                        fix: edit("subtitle", card.subtitle))
                 }
             }
         }
@@ -115,7 +121,7 @@ public enum Doctor {
                 let examples = lacking.prefix(3).joined(separator: ", ") + (lacking.count > 3 ? ", …" : "")
                 add(.warning, "localization-set", clip.rawValue,
                     "\(lacking.count) of the clip's \(experiences.count) experiences have no \(language.rawValue) card while the others do (\(examples)): people reading \(language.rawValue) see the default language there",
-                    fix: "add it with clipctl update ID --localization \(language.rawValue)=TITLE|SUBTITLE")
+                    fix: lacking.map { Shell.command(["clipctl", "update", $0, "--localization", "\(language.rawValue)=TITLE|SUBTITLE"]) }.joined(separator: "; "))
             }
         }
 
@@ -125,20 +131,20 @@ public enum Doctor {
             if let d = defaultsByClip[clip.appID] {
                 for (locale, l) in d.localizations.sorted(by: { $0.key < $1.key }) where l.subtitle.count > TextLimits.subtitleAdvised {
                     add(.warning, "subtitle-length", clip.appID.rawValue, "the \(locale) subtitle of the default experience is \(l.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
-                        fix: "clipctl default set \(clip.appID.rawValue) --subtitle \(locale)=TEXT")
+                        fix: Shell.command(["clipctl", "default", "set", clip.appID.rawValue] + d.localizations.sorted(by: { $0.key < $1.key }).flatMap { ["--subtitle", "\($0.key)=\($0.value.subtitle)"] }))
                 }
             } else {
                 // apple-spec §1.2: every App Clip has a default experience in App Store Connect.
                 add(.warning, "no-default-experience", clip.appID.rawValue,
                     "has no default experience: invocations that match no advanced experience find nothing, and App Store Connect requires one",
-                    fix: "clipctl default set \(clip.appID.rawValue) --subtitle en-US=TEXT")
+                    fix: Shell.command(["clipctl", "default", "set", clip.appID.rawValue, "--subtitle", "en-US=TEXT"]))
             }
         }
         for app in s.apps.sorted(by: { $0.bundleID < $1.bundleID }) where app.appStoreID == nil {
             // apple-spec §5: app-id is the banner's link to the App Store.
             add(.warning, "no-app-store-id", app.bundleID.rawValue,
                 "has no App Store ID, so its Smart App Banners carry no app-id",
-                fix: "clipctl app set \(app.bundleID.rawValue) --team \(app.team.rawValue) --app-store-id N")
+                fix: Shell.command(["clipctl", "app", "set", app.bundleID.rawValue, "--team", app.team.rawValue, "--app-store-id", "N"]))
         }
 
         // Hosts: size, lint, banner choice, generated applinks.
@@ -167,7 +173,7 @@ public enum Doctor {
             if clips.count > 1 {
                 add(.info, "banner-clip-choice", host,
                     "\(clips.count) clips are associated with \(host): a page that matches none of their experiences needs the clip named for its banner",
-                    fix: "clipctl banner URL --clip CLIP")
+                    fix: Shell.command(["clipctl", "banner", "https://\(host)/PAGE", "--clip", "CLIP"]))
             }
         }
         // Hosts several teams hold (HostOwnership): each of them can change what the host's AASA

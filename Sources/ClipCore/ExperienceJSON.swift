@@ -83,23 +83,39 @@ public enum ExperienceJSON {
             if let p = place { reader.add(PlaceValidator.validate(p, field: "place")) }
         }
 
-        // Localizations: `localizations` plus the top-level title/subtitle for `language`.
+        // Localizations merge per language, as a JSON Merge Patch (RFC 7396) of `base`'s: a member
+        // sets or patches that language's card, `null` removes it, and `"localizations": null`
+        // removes every language but the default one, whose card is `title` and `subtitle`.
         var localizations = base?.localizations ?? [:]
         if reader.has("localizations") {
-            localizations = [:]
-            if let object = reader.object("localizations") {
-                for (key, value) in object.objectMembers ?? [] {
-                    let field = "localizations.\(key)"
-                    guard let lang = Language(rawValue: key) else {
-                        reader.add([FieldError(field: field, rule: "language.enum", message: "\"\(key.truncatedForMessage)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", "))")])
-                        continue
-                    }
-                    let card = FieldReader(value, path: field)
-                    let title = card.string("title", required: true)
-                    let subtitle = card.string("subtitle", required: true)
-                    reader.add(card.finish())
-                    if let title, let subtitle { localizations[lang] = CardText(title: title, subtitle: subtitle) }
+            let patch = reader.object("localizations")
+            if patch == nil && reader.raw("localizations")?.isNull == true {
+                localizations = localizations.filter { $0.key == language }
+            }
+            for (key, value) in patch?.objectMembers ?? [] {
+                let field = "localizations.\(key)"
+                guard let lang = Language(rawValue: key) else {
+                    reader.add([FieldError(field: field, rule: "language.enum", message: "\"\(key.truncatedForMessage)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", "))")])
+                    continue
                 }
+                guard lang != language else {
+                    reader.add([FieldError(field: field, rule: "localizations.defaultLanguage",
+                                           message: "\(key) is the default language: give its card as title and subtitle, or change language first")])
+                    continue
+                }
+                if value.isNull {
+                    localizations[lang] = nil
+                    continue
+                }
+                let existing = localizations[lang]
+                let card = FieldReader(value, path: field)
+                for part in ["title", "subtitle"] where existing != nil && card.raw(part)?.isNull == true {
+                    card.fail(part, "required", "cannot be removed: remove the whole \(key) card with \"\(key)\": null")
+                }
+                let title = card.string("title", required: existing == nil)
+                let subtitle = card.string("subtitle", required: existing == nil)
+                reader.add(card.finish())
+                if let t = title ?? existing?.title, let s = subtitle ?? existing?.subtitle { localizations[lang] = CardText(title: t, subtitle: s) }
             }
         }
         let title = reader.string("title")

@@ -216,10 +216,22 @@ extension Registry {
             }
             try checkUnique(updated.url, except: before.id)
             try checkImage(updated.headerImage)
-            let saved = try save(updated, before: before, action: "update")
+            // A write that changes nothing makes no version and no change record (issue #10).
+            guard updated != before else { return Written(experience: before, notes: notes, warnings: warnings) }
+            let saved = try save(updated, before: before, action: Self.changeAction(before, updated))
             try checkGeneratedApplinks(hosts: [saved.url.host])
             return Written(experience: saved, notes: notes, warnings: warnings)
         }
+    }
+
+    /// The change record's action: a change of status alone is an activation or deactivation,
+    /// whether it came from `activate`/`deactivate` or a PATCH of `status` (so local and remote
+    /// clipctl record the same).
+    static func changeAction(_ before: AdvancedExperience, _ after: AdvancedExperience) -> String {
+        var statusOnly = before
+        statusOnly.status = after.status
+        guard statusOnly == after, before.status != after.status else { return "update" }
+        return after.status == .active ? "activate" : "deactivate"
     }
 
     /// Writes `draft` over `before` with version + 1, and records the change.
@@ -255,7 +267,7 @@ extension Registry {
             guard before.status != status else { return before }
             var draft = before
             draft.status = status
-            let saved = try save(draft, before: before, action: status == .active ? "activate" : "deactivate")
+            let saved = try save(draft, before: before, action: Self.changeAction(before, draft))
             if status == .active { try checkGeneratedApplinks(hosts: [saved.url.host]) }
             return saved
         }

@@ -50,8 +50,11 @@ struct ExperienceJSONTests {
     }
 
     @Test func localizationsAndDefaultLanguage() throws {
-        let e = try decode(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","language":"FR","localizations":{"FR":{"title":"Vélo","subtitle":"Louer"},"EN":{"title":"Bike","subtitle":"Rent"}}}"#)
+        let e = try decode(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","language":"FR","title":"Vélo","subtitle":"Louer","localizations":{"EN":{"title":"Bike","subtitle":"Rent"}}}"#)
         #expect(e.defaultLanguage == .FR && e.localizations.count == 2)
+        // A card for the default language inside `localizations` is refused, not dropped.
+        #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"T","subtitle":"S","localizations":{"EN":{"title":"Bike","subtitle":"Rent"}}}"#)
+            == ["localizations.EN localizations.defaultLanguage"])
         #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","language":"DE","localizations":{"FR":{"title":"Vélo","subtitle":"Louer"}}}"#) == ["title required"])
         #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"t","subtitle":"s","localizations":{"QQ":{"title":"x","subtitle":"y"},"FR":{"title":"x"}}}"#)
             .sorted() == ["localizations.FR.subtitle required", "localizations.QQ language.enum"])
@@ -62,6 +65,24 @@ struct ExperienceJSONTests {
         let updated = try decode(#"{"title":"New","category":null}"#, base: base)
         #expect(updated.url == base.url && updated.localizations[.EN] == CardText(title: "New", subtitle: "S") && updated.businessCategory == nil)
         #expect(try decode("{}", base: base) == base)
+    }
+
+    /// Changing one language changes one language (RFC 7396 merge of `localizations`).
+    @Test func localizationsMergePerLanguage() throws {
+        let base = try decode(#"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.Clip","title":"T","subtitle":"S","localizations":{"FR":{"title":"Vélo","subtitle":"Louer"},"DE":{"title":"Rad","subtitle":"Mieten"}}}"#)
+        let french = try decode(#"{"localizations":{"FR":{"title":"Nouveau","subtitle":"Louer vite"}}}"#, base: base)
+        #expect(french.localizations == [.EN: CardText(title: "T", subtitle: "S"), .FR: CardText(title: "Nouveau", subtitle: "Louer vite"), .DE: CardText(title: "Rad", subtitle: "Mieten")])
+        let titleOnly = try decode(#"{"localizations":{"DE":{"title":"Fahrrad"}}}"#, base: base)
+        #expect(titleOnly.localizations[.DE] == CardText(title: "Fahrrad", subtitle: "Mieten") && titleOnly.localizations.count == 3)
+        let withoutFrench = try decode(#"{"localizations":{"FR":null}}"#, base: base)
+        #expect(withoutFrench.localizations.keys.sorted() == [.DE, .EN])
+        #expect(try decode(#"{"localizations":null}"#, base: base).localizations.keys.sorted() == [.EN])
+        let italian = try decode(#"{"localizations":{"IT":{"title":"Bici","subtitle":"Noleggio"}}}"#, base: base)
+        #expect(italian.localizations.count == 4)
+        // A new language needs both halves; a half of an existing card cannot be removed alone.
+        #expect(throws: ValidationFailure.self) { try ExperienceJSON.decode(try JSONParser.parse(#"{"localizations":{"IT":{"title":"Bici"}}}"#), base: base) }
+        #expect(throws: ValidationFailure.self) { try ExperienceJSON.decode(try JSONParser.parse(#"{"localizations":{"FR":{"title":null}}}"#), base: base) }
+        #expect(throws: ValidationFailure.self) { try ExperienceJSON.decode(try JSONParser.parse(#"{"localizations":{"EN":{"title":"x","subtitle":"y"}}}"#), base: base) }
     }
 
     @Test func placeValidation() throws {

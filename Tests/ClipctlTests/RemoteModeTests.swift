@@ -68,6 +68,11 @@ final class ServeProcess {
             ["update", "1", "--title", String(repeating: "x", count: 31)],
             ["remove", "2"], ["list", "--json"],
             ["import", "-"],
+            // One language changes one language; no-op writes make no version (issue #10).
+            ["update", "3", "--localization", "DE=Bright Egg|Unser Flaggschiff"], ["show", "3", "--json"],
+            ["update", "3", "--remove-localization", "FR"], ["show", "3"],
+            ["update", "3", "--localization", "EN=Bright Egg|Flagship"],
+            ["deactivate", "4"], ["activate", "4"], ["activate", "4"], ["update", "4", "--title", "Order"], ["show", "4", "--json"],
         ]
         let importInput = "{\"url\":\"https://new.example/a\",\"clip\":\"ABCDE12345.com.example.bikes.Clip\",\"title\":\"A\"}\n"
         for args in commands {
@@ -77,6 +82,16 @@ final class ServeProcess {
             #expect(Self.withoutTimes(a.out) == Self.withoutTimes(b.out), "\(args)")
             #expect(a.err == b.err, "\(args)")
         }
+        // The same change records, action for action, with or without a server between.
+        func history(_ c: Clipctl) throws -> [String] {
+            let records = try JSONParser.parse(Array(try c.run(["changes", "--json", "--limit", "1000"]).out.utf8)).arrayValue ?? []
+            return records.compactMap { r in
+                r["entity"] == "token" ? nil : "\(r["action"]?.stringValue ?? "") \(r["entity"]?.stringValue ?? "") \(r["entityId"]?.stringValue ?? "")"
+            }
+        }
+        #expect(try history(local) == history(remote))
+        let recent = try history(local).suffix(4)
+        #expect(recent == ["remove experience 2", "update experience 3", "update experience 3", "activate experience 4"], "\(recent)")
         #expect(server.stop() == 0, "SIGTERM stops the server gracefully")
     }
 
