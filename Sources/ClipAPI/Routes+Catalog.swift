@@ -126,13 +126,14 @@ extension ClipAPI {
         }
         // Host-wide settings: an administrator or the host's owner (HostOwnership, in the store).
         add("PUT", "/v1/domains/{host}/applinks-settings", .token) { api, c in
+            // A merge (RFC 7396): an absent member keeps its value, null clears it.
             let reader = FieldReader(try c.jsonBody())
-            let defaults = reader.object("defaults")
-            let variables = reader.object("substitutionVariables")
+            let defaults: JSONValue? = reader.has("defaults") ? reader.object("defaults") ?? .null : nil
+            let variables: JSONValue? = reader.has("substitutionVariables") ? reader.object("substitutionVariables") ?? .null : nil
             let errors = reader.finish()
             guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
-            try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables, by: try c.caller.team)
-            return json(.object(["defaults": defaults ?? .null, "substitutionVariables": variables ?? .null]))
+            let stored = try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables, by: try c.caller.team)
+            return json(.object(["defaults": stored.defaults ?? .null, "substitutionVariables": stored.substitutionVariables ?? .null]))
         }
         add("PUT", "/v1/domains/{host}/applinks-generation", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())

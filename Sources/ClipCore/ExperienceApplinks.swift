@@ -61,15 +61,17 @@ public enum ExperienceApplinks {
     }
 
     /// Merges generated components into `details`: after the components of the app's own entry
-    /// when it has one (its rules, exclusions included, keep precedence), else as a new entry at
-    /// the end. `hostDefaults` is `applinks.defaults`, for the percent-encoding cascade.
+    /// when it has one (its rules, exclusions included, keep precedence), leaving out those it
+    /// already has (it would decide first, so a repeat only spends bytes of the 128 KB), else as
+    /// a new entry at the end. `hostDefaults` is `applinks.defaults`, for the percent-encoding
+    /// cascade.
     public static func merge(_ generated: [AppLinks], into details: [ApplinksDetails], hostDefaults: JSONValue?) -> [ApplinksDetails] {
         var result = details
         for links in generated where !links.urls.isEmpty {
             if let i = result.firstIndex(where: { $0.app == links.app }) {
                 let percentEncoded = result[i].defaults?["percentEncoded"]?.boolValue ?? hostDefaults?["percentEncoded"]?.boolValue ?? true
                 let existing = result[i].components.arrayValue ?? []
-                result[i].components = .array(existing + components(links.urls, percentEncoded: percentEncoded))
+                result[i].components = .array(existing + components(links.urls, percentEncoded: percentEncoded).filter { !existing.contains($0) })
             } else {
                 let percentEncoded = hostDefaults?["percentEncoded"]?.boolValue ?? true
                 result.append(ApplinksDetails(app: links.app, components: .array(components(links.urls, percentEncoded: percentEncoded))))

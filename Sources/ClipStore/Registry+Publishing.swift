@@ -225,18 +225,27 @@ extension Registry {
         }
     }
 
-    /// Sets host-wide `defaults` and `substitutionVariables`; refused when a stored rule would
-    /// then name an undefined variable, or the file would break a rule of the lint.
-    /// `team` is the team asking (nil: an administrator); only the host's owner may.
-    public func setApplinksSettings(host rawHost: String, defaults: JSONValue?, substitutionVariables: JSONValue?, by team: TeamID? = nil) throws(RegistryError) {
+    /// Changes host-wide `defaults` and `substitutionVariables`, each on its own: nil keeps the
+    /// stored value, JSON `null` clears it (a merge, like PATCH: changing one never clears the
+    /// other). Refused when a stored rule would then name an undefined variable, or the file would
+    /// break a rule of the lint. `team` is the team asking (nil: an administrator); only the
+    /// host's owner may. Returns the settings as stored.
+    @discardableResult
+    public func setApplinksSettings(host rawHost: String, defaults: JSONValue?, substitutionVariables: JSONValue?, by team: TeamID? = nil) throws(RegistryError) -> ApplinksHostSettings {
         let host = try Self.normalizeHost(rawHost)
         var errors: [FieldError] = []
-        if let defaults { errors += ApplinksValidator.validateDefaults(defaults) }
-        if let substitutionVariables { errors += ApplinksValidator.validateSubstitutionVariables(substitutionVariables) }
+        if let defaults, !defaults.isNull { errors += ApplinksValidator.validateDefaults(defaults) }
+        if let substitutionVariables, !substitutionVariables.isNull { errors += ApplinksValidator.validateSubstitutionVariables(substitutionVariables) }
         guard errors.isEmpty else { throw RegistryError.invalid(errors) }
-        try write {
+        return try write {
             try govern(host, by: team)
-            let variables = ApplinksValidator.variableNames(substitutionVariables)
+            let before = try applinksSettings(host)
+            var after = before
+            // (JSONValue is nil-literal-expressible: spell out Optional.none, not `nil`.)
+            if let defaults { after.defaults = defaults.isNull ? .none : .some(defaults) }
+            if let substitutionVariables { after.substitutionVariables = substitutionVariables.isNull ? .none : .some(substitutionVariables) }
+            guard after != before else { return before }
+            let variables = ApplinksValidator.variableNames(after.substitutionVariables)
             for row in try db.query("SELECT app_bundle_id, components FROM applinks_details WHERE host = ?", [.text(host)]) {
                 let app = try row.string("app_bundle_id")
                 let problems = ApplinksValidator.validateComponents(try JSONParser.parse(try row.string("components")), field: "applinks of \(app)", variables: variables)
@@ -245,10 +254,12 @@ extension Registry {
             try db.execute("""
                 INSERT INTO applinks_host(host, defaults, substitution_variables, updated_at) VALUES (?1, ?2, ?3, ?4)
                 ON CONFLICT(host) DO UPDATE SET defaults = ?2, substitution_variables = ?3, updated_at = ?4
-                """, [.text(host), .text(defaults.map { JSONWriter.string($0) }), .text(substitutionVariables.map { JSONWriter.string($0) }), .text(timestamp())])
-            try recordChange(entity: "applinks-settings", id: host, action: "update", before: nil,
-                             after: ["defaults": defaults ?? .null, "substitutionVariables": substitutionVariables ?? .null])
+                """, [.text(host), .text(after.defaults.map { JSONWriter.string($0) }), .text(after.substitutionVariables.map { JSONWriter.string($0) }), .text(timestamp())])
+            try recordChange(entity: "applinks-settings", id: host, action: "update",
+                             before: ["defaults": before.defaults ?? .null, "substitutionVariables": before.substitutionVariables ?? .null],
+                             after: ["defaults": after.defaults ?? .null, "substitutionVariables": after.substitutionVariables ?? .null])
             try checkSize(host)
+            return after
         }
     }
 

@@ -43,6 +43,17 @@ struct ExperienceApplinksTests {
         #expect(misses.first?.result == AASAEvaluator.Result(decision: .exclude, rule: "details[0].components[0]"))
     }
 
+    @Test func aComponentTheAppAlreadyStoresIsNotRepeated() throws {
+        let registered = try urls(["https://shop.example/store/12", "https://shop.example/rent?id=4"])
+        // The app stores one generated component already, with its members in another order.
+        let content = AASAContent(host: "shop.example", clips: [],
+                                  details: [ApplinksDetails(app: app, components: [["?": ["id": "4"], "/": "/rent/*"], ["/": "/admin/*", "exclude": true]])],
+                                  generated: [.init(app: app, urls: registered)])
+        let components = AASAGenerator.document(content)["applinks"]?["details"]?.arrayValue?.first?["components"]?.arrayValue ?? []
+        #expect(JSONWriter.string(.array(components)) == #"[{"?":{"id":"4"},"/":"/rent/*"},{"/":"/admin/*","exclude":true},{"/":"/store/12/*"}]"#)
+        #expect(ExperienceApplinks.verify(AASAGenerator.document(content), host: "shop.example", [.init(app: app, urls: registered)]).isEmpty)
+    }
+
     @Test func escapesStayMatchableWhenTheCascadeDecodes() throws {
         let registered = try urls(["https://shop.example/caf%C3%A9"])
         let content = AASAContent(host: "shop.example", clips: [], settings: ApplinksHostSettings(defaults: ["percentEncoded": false]),
