@@ -255,6 +255,24 @@ import Testing
         #expect(try f.call("GET", "/v1/experiences/1", token: f.admin).status == 404)
     }
 
+    /// RFC 9110 §13.1.1: the condition holds when any listed tag, in any If-Match field, matches
+    /// strongly; a weak tag never does.
+    @Test func ifMatchHoldsWhenAnyListedTagMatches() throws {
+        let f = try APIFixture()
+        func patch(_ ifMatch: [String], _ subtitle: String) throws -> Int {
+            try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: ifMatch.map { ("If-Match", $0) }, json: #"{"subtitle":"\#(subtitle)"}"#).status
+        }
+        #expect(try patch(["\"e1-v7\", \"e1-v1\""], "one") == 200)          // now v2
+        #expect(try patch(["\"e1-v9\"", "\"e1-v2\""], "two") == 200)         // two fields; now v3
+        #expect(try patch(["\"e1-v1,e1-v3\", \"e1-v3\""], "three") == 200)  // a comma inside a tag; now v4
+        #expect(try patch(["W/\"e1-v4\""], "weak") == 412)
+        #expect(try patch(["W/\"e1-v4\", \"e1-v1\""], "weak") == 412)
+        #expect(try patch(["\"e1-v1\", \"e1-v2\""], "stale") == 412)
+        #expect(try patch(["\"e1-v4"], "malformed") == 412)
+        #expect(try f.jsonOf(try f.call("GET", "/v1/experiences/1", token: f.admin))["version"] == 4)
+        #expect(try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v3\""), ("If-Match", "\"e1-v4\"")]).status == 204)
+    }
+
     @Test func cursorPaginationVisitsEveryItemOnce() throws {
         let f = try APIFixture()
         for i in 0..<5 {
