@@ -53,7 +53,12 @@ import Testing
         #expect(head.status == 200 && head.headers["Content-Length"] == String(r.body.count))
         #expect(try f.call("GET", "/apple-app-site-association", headers: [("Host", "a.example")]).text == r.text)
         #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "unknown.example")]).status == 404)
-        #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "not a host")]).status == 404)
+        #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "not a host")]).status == 400)
+        #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example:abc")]).status == 400)
+        // RFC 9112 §3.2.2: an absolute-form target's host wins over Host.
+        let absolute = try f.call("GET", "https://a.example/.well-known/apple-app-site-association", headers: [("Host", "b.example")])
+        #expect(absolute.status == 200 && absolute.text == r.text)
+        #expect(try f.call("GET", "http://b.example:8080/apple-app-site-association", headers: [("Host", "a.example")]).text != r.text)
         #expect(try f.call("GET", "/v1/domains/a.example/aasa").text == r.text)
     }
 
