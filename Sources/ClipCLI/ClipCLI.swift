@@ -75,7 +75,13 @@ public enum ClipCLI {
             }
             let usage = help.split(separator: "\n").first { $0.hasPrefix("USAGE:") } ?? ""
             let name = (["clipctl"] + error.path).joined(separator: " ")
-            io.err("clipctl: \(error.description)\n\(usage)\nSee '\(name) --help'.\n")
+            // The arguments did not parse, so `--json` is looked for among them as written
+            // (before a `--` that ends the options): a usage error is then JSON like any other.
+            if arguments.prefix(while: { $0 != "--" }).contains("--json") {
+                report(CommandFailure.usage("\(error.description) (see '\(name) --help')"), json: true, io: io)
+            } else {
+                io.err("clipctl: \(error.description)\n\(usage)\nSee '\(name) --help'.\n")
+            }
             return ExitCode.usage
         }
         let json = parsed.flag("json")
