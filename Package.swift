@@ -36,7 +36,7 @@ let package = Package(
             plugins: ["EmbedMigrations"]),
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
-        .target(name: "ClipAPI", dependencies: ["ClipCore", "ClipStore", "HTTP1", "StrictJSON"], swiftSettings: strict),
+        .target(name: "ClipAPI", dependencies: ["ClipCore", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON"], swiftSettings: strict),
 
         // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.
         .target(name: "ClipCommands", dependencies: ["ArgParse"], swiftSettings: strict),
@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
-        .testTarget(name: "ClipAPITests", dependencies: ["ClipAPI", "ClipStore", "ClipCore", "HTTP1", "StrictJSON"], swiftSettings: strict),
+        .testTarget(name: "ClipAPITests", dependencies: ["ClipAPI", "ClipStore", "ClipCore", "HTTP1", "SQLiteDB", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "StrictJSON"], swiftSettings: strict),

@@ -203,6 +203,17 @@ public final class ClipAPI: @unchecked Sendable {
         ])))
     }
 
+    /// The server's drain window ended with `count` requests in flight (`HTTPServer.atDrainDeadline`):
+    /// their database work is interrupted, so they roll back and answer 503 (each then gets its
+    /// request line with that status), and the cut-off is logged.
+    public func drainDeadlineReached(inFlight count: Int) {
+        log(JSONWriter.string(.object([
+            "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+            "level": "warning", "msg": "drain deadline: interrupting requests in flight", "inFlight": .integer(Int64(count)),
+        ])))
+        pool.interruptWork()
+    }
+
     /// A client's X-Request-Id when it is safe to echo (1–128 of [A-Za-z0-9._-]), else a new one.
     static func requestID(_ given: String?) -> String {
         if let given, (1...128).contains(given.utf8.count),

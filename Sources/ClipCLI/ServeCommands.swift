@@ -36,6 +36,7 @@ extension Context {
             observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },
             inline: { api.answersFromMemory($0) },
             handler: { api.handle($0) })
+        server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }
         let bound: Int
         do { bound = try server.start() } catch {
             throw CommandFailure(code: ExitCode.failure, message: "cannot listen on \(listen): \(error)")
@@ -55,7 +56,7 @@ extension Context {
         }
         stopped.wait()
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
-        server.stop(drainSeconds: 10)
+        server.stop()
         sources.forEach { $0.cancel() }
     }
 
