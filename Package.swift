@@ -36,7 +36,7 @@ let package = Package(
             plugins: ["EmbedMigrations"]),
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
-        .target(name: "ClipAPI", dependencies: ["ClipCore", "ClipStore", "HTTP1", "StrictJSON"], swiftSettings: strict),
+        .target(name: "ClipAPI", dependencies: ["ClipCore", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON"], swiftSettings: strict),
 
         // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.
         .target(name: "ClipCommands", dependencies: ["ArgParse"], swiftSettings: strict),

@@ -65,17 +65,24 @@ struct Context {
         if try caller.team != nil { throw Problem.forbidden("this route needs an admin token") }
     }
 
-    /// `If-Match` (RFC 9110 §13.1.1) against our ETags `"<kind>-v<version>"`: nil when absent or
-    /// "*"; the version named otherwise; 412 when it names none of ours.
-    func expectedVersion(kind: String) throws -> Int? {
-        guard let header = request.headers["If-Match"]?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if header == "*" { return nil }
-        for candidate in header.split(separator: ",") {
-            let tag = candidate.trimmingCharacters(in: .whitespaces)
-            let prefix = "\"\(kind)-v"
-            if tag.hasPrefix(prefix), tag.hasSuffix("\""), let version = Int(tag.dropFirst(prefix.count).dropLast()) { return version }
+    /// `If-Match` (RFC 9110 §13.1.1) against our ETags `"<kind>-v<version>"`, every `If-Match`
+    /// field and every tag in them, compared strongly (weak tags never match): nil when absent or
+    /// "*"; `current` (the version the handler read) when any tag names it; otherwise a version
+    /// named, which the store's check then refuses (412); 412 when no tag names one of ours.
+    func expectedVersion(kind: String, current: Int?) throws -> Int? {
+        guard let condition = request.headers.entityTagCondition("If-Match") else { return nil }
+        guard case .tags(let tags) = condition else { return nil }
+        let prefix = "\(kind)-v"
+        let versions = tags.compactMap { tag -> Int? in
+            guard !tag.isWeak, tag.opaque.hasPrefix(prefix) else { return nil }
+            return Int(tag.opaque.dropFirst(prefix.count))
         }
-        throw Problem(status: 412, detail: "If-Match \(header) names no version of this resource; read it again and retry")
+        if let current, versions.contains(current) { return current }
+        guard let named = versions.first else {
+            let header = request.headers.all("If-Match").joined(separator: ", ").prefix(200)
+            throw Problem(status: 412, detail: "If-Match \(header) names no version of this resource; read it again and retry")
+        }
+        return named
     }
 }
 
@@ -194,6 +201,17 @@ public final class ClipAPI: @unchecked Sendable {
             "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
             "level": "warning", "msg": "refused", "status": .integer(Int64(response.status)), "remote": .string(request.remoteAddress),
         ])))
+    }
+
+    /// The server's drain window ended with `count` requests in flight (`HTTPServer.atDrainDeadline`):
+    /// their database work is interrupted, so they roll back and answer 503 (each then gets its
+    /// request line with that status), and the cut-off is logged.
+    public func drainDeadlineReached(inFlight count: Int) {
+        log(JSONWriter.string(.object([
+            "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+            "level": "warning", "msg": "drain deadline: interrupting requests in flight", "inFlight": .integer(Int64(count)),
+        ])))
+        pool.interruptWork()
     }
 
     /// A client's X-Request-Id when it is safe to echo (1–128 of [A-Za-z0-9._-]), else a new one.

@@ -2,7 +2,9 @@ import Foundation
 
 /// Prometheus text-format metrics (exposition format 0.0.4): requests by route template, method
 /// and status; a latency histogram by route template. Raw URLs are never labels (cardinality
-/// and privacy: swift-style §1.5).
+/// and privacy: swift-style §1.5). Every label takes a bounded set of values whatever a client
+/// sends: route templates plus `unmatched` and `refused`, the methods below plus `other`, and
+/// statuses 100–599 (an anonymous client must not grow `/metrics` or the process).
 final class Metrics: @unchecked Sendable {
     private let lock = NSLock()
     private struct RequestKey: Hashable {
@@ -17,7 +19,7 @@ final class Metrics: @unchecked Sendable {
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
     func record(route: String, method: String, status: Int, seconds: Double) {
-        let key = RequestKey(route: route, method: method, status: status)
+        let key = RequestKey(route: route, method: Self.methodLabel(method), status: (100...599).contains(status) ? status : 0)
         lock.withLock {
             requests[key, default: 0] += 1
             var buckets = latencyBuckets[route] ?? [Int](repeating: 0, count: Self.bounds.count)
@@ -25,6 +27,23 @@ final class Metrics: @unchecked Sendable {
             latencyBuckets[route] = buckets
             latencySum[route, default: 0] += seconds
             latencyCount[route, default: 0] += 1
+        }
+    }
+
+    /// The method label: the RFC 9110 §9 methods and PATCH (RFC 5789) as themselves, anything else `other`.
+    static func methodLabel(_ method: String) -> String {
+        switch method {
+        case "GET": "GET"
+        case "HEAD": "HEAD"
+        case "POST": "POST"
+        case "PUT": "PUT"
+        case "PATCH": "PATCH"
+        case "DELETE": "DELETE"
+        case "OPTIONS": "OPTIONS"
+        case "CONNECT": "CONNECT"
+        case "TRACE": "TRACE"
+        case "-": "-"
+        default: "other"
         }
     }
 

@@ -34,7 +34,7 @@ struct Problem: Error {
             self.init(status: 409, detail: message, extra: existing.map { [(key: "existing", value: .string("/v1/experiences/\($0)"))] } ?? [])
         case .versionMismatch: self.init(status: 412, detail: error.description)
         case .unprocessable(let message): self.init(status: 422, detail: message)
-        case .busy: self.init(status: 503, detail: error.description, headers: [("Retry-After", "1")])
+        case .busy, .interrupted: self.init(status: 503, detail: error.description, headers: [("Retry-After", "1")])
         case .storage(let message): self.init(status: 500, detail: "storage failure: \(message)")
         // Never names who holds the host: ClipAPI.run tells administrators (issue #10).
         case .hostRefused(let refusal): self.init(status: 403, detail: refusal.teamMessage)

@@ -40,7 +40,7 @@ extension ClipAPI {
             let name = reader.string("name")
             let errors = reader.finish()
             guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
-            if let expected = try c.expectedVersion(kind: "a"), expected != app.version {
+            if let expected = try c.expectedVersion(kind: "a", current: app.version), expected != app.version {
                 throw Problem(RegistryError.versionMismatch(expected: expected, actual: app.version))
             }
             let (saved, _) = try c.registry.saveApp(app.bundleID, team: app.team, appStoreID: appStoreID, name: name)
@@ -96,8 +96,9 @@ extension ClipAPI {
             }
             let errors = reader.finish()
             guard errors.isEmpty, let action else { throw Problem(RegistryError.invalid(errors)) }
-            let existed = (try? c.registry.defaultExperience(clip: clip.appID.rawValue)) != nil
-            let (d, _) = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: try c.expectedVersion(kind: "d"))
+            let existing = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
+            let existed = existing != nil
+            let (d, _) = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: try c.expectedVersion(kind: "d", current: existing?.version))
             return json(c.registry.defaultExperienceJSON(d), status: existed ? 200 : 201, headers: [("ETag", etag("d", d.version))])
         }
         add("DELETE", "/v1/clips/{bundleId}/default-experience", .token) { api, c in

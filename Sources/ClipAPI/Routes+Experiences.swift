@@ -69,13 +69,13 @@ extension ClipAPI {
         let current = try visibleExperience(c)
         let body = try c.jsonBody()
         if let clip = body["clip"]?.stringValue, let id = try? AppID(clip) { try c.checkWritable(team: id.team) }
-        let written = try c.registry.update(String(current.id), with: body, expectedVersion: try c.expectedVersion(kind: "e\(current.id)"))
+        let written = try c.registry.update(String(current.id), with: body, expectedVersion: try c.expectedVersion(kind: "e\(current.id)", current: current.version))
         return experienceResponse(written.experience, notes: written.notes, warnings: written.warnings)
     }
 
     func deleteExperience(_ c: Context) throws -> HTTPResponse {
         let current = try visibleExperience(c)
-        _ = try c.registry.remove(String(current.id), expectedVersion: try c.expectedVersion(kind: "e\(current.id)"))
+        _ = try c.registry.remove(String(current.id), expectedVersion: try c.expectedVersion(kind: "e\(current.id)", current: current.version))
         return noContent()
     }
 

@@ -56,7 +56,7 @@ struct CommandFailure: Error {
             self.init(code: error.isHostRefusal ? ExitCode.failure : ExitCode.invalidInput, message: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
                       fieldErrors: lines.flatMap { line in line.errors.map { FieldError(field: "line \(line.line): \($0.field)", rule: $0.rule, message: $0.message) } })
         case .conflict(let message, _): self.init(code: ExitCode.invalidInput, message: message)
-        case .notFound, .versionMismatch, .busy, .storage, .unprocessable, .hostRefused: self.init(code: ExitCode.failure, message: error.description)
+        case .notFound, .versionMismatch, .busy, .interrupted, .storage, .unprocessable, .hostRefused: self.init(code: ExitCode.failure, message: error.description)
         }
     }
 }
@@ -75,7 +75,13 @@ public enum ClipCLI {
             }
             let usage = help.split(separator: "\n").first { $0.hasPrefix("USAGE:") } ?? ""
             let name = (["clipctl"] + error.path).joined(separator: " ")
-            io.err("clipctl: \(error.description)\n\(usage)\nSee '\(name) --help'.\n")
+            // The arguments did not parse, so `--json` is looked for among them as written
+            // (before a `--` that ends the options): a usage error is then JSON like any other.
+            if arguments.prefix(while: { $0 != "--" }).contains("--json") {
+                report(CommandFailure.usage("\(error.description) (see '\(name) --help')"), json: true, io: io)
+            } else {
+                io.err("clipctl: \(error.description)\n\(usage)\nSee '\(name) --help'.\n")
+            }
             return ExitCode.usage
         }
         let json = parsed.flag("json")

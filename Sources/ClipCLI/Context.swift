@@ -21,14 +21,24 @@ final class Context {
     /// Design §4.1: `--db PATH`, env `CLIP_DB`, default `./clips.db`.
     var databasePath: String { parsed.value("db") ?? environment["CLIP_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "clips.db" }
 
-    /// `--server URL` or env `CLIP_SERVER`: commands go to that server's API instead.
-    var remoteServer: String? { parsed.value("server") ?? environment["CLIP_SERVER"].flatMap { $0.isEmpty ? nil : $0 } }
+    /// `--server URL` or env `CLIP_SERVER`: commands go to that server's API instead. An explicit
+    /// `--db` wins over `CLIP_SERVER` (an option over the environment); `--server` with `--db` is a usage error.
+    var remoteServer: String? {
+        if let server = parsed.value("server") { return server }
+        guard parsed.value("db") == nil else { return nil }
+        return environment["CLIP_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     /// The local database, or the server named by `--server` (design §4.1: the same commands, the same output).
     func backend() throws -> any Backend {
         if let server = remoteServer {
             if parsed.value("db") != nil { throw CommandFailure.usage("--db and --server exclude each other") }
-            return try RemoteBackend(server: server, token: parsed.value("token") ?? environment["CLIP_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+            var timeout = 30.0
+            if let text = environment["CLIP_TIMEOUT"], !text.isEmpty {
+                guard let seconds = Double(text), seconds > 0 else { throw CommandFailure.usage("CLIP_TIMEOUT takes a number of seconds") }
+                timeout = seconds
+            }
+            return try RemoteBackend(server: server, token: parsed.value("token") ?? environment["CLIP_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }, timeoutSeconds: timeout)
         }
         return LocalBackend(registry: try registry())
     }

@@ -13,8 +13,11 @@ import FoundationNetworking
 struct RemoteBackend: Backend {
     let base: String
     let token: String?
+    /// Seconds to connect and between bytes of the answer (`CLIP_TIMEOUT`, default 30); then exit 69.
+    let timeoutSeconds: Double
 
-    init(server: String, token: String?) throws {
+    init(server: String, token: String?, timeoutSeconds: Double = 30) throws {
+        self.timeoutSeconds = timeoutSeconds
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             throw CommandFailure.usage("--server takes a URL such as http://127.0.0.1:8080 or https://registry.example")
         }
@@ -43,7 +46,7 @@ struct RemoteBackend: Backend {
         // URLComponents leaves "+" and "&"-free values alone; encode what a form decoder would misread.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         guard let url = components.url else { throw CommandFailure.usage("cannot build a URL for \(path)") }
-        var request = URLRequest(url: url, timeoutInterval: 120)
+        var request = URLRequest(url: url, timeoutInterval: timeoutSeconds)
         request.httpMethod = method
         request.setValue(accept, forHTTPHeaderField: "Accept")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -53,7 +56,10 @@ struct RemoteBackend: Backend {
         }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, error in
+        // swift-corelibs-foundation takes the idle timeout from the session's configuration.
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeoutSeconds
+        URLSession(configuration: configuration).dataTask(with: request) { data, response, error in
             box.data = data
             box.response = response as? HTTPURLResponse
             box.error = error
@@ -61,7 +67,7 @@ struct RemoteBackend: Backend {
         }.resume()
         done.wait()
         guard let response = box.response else {
-            throw CommandFailure(code: ExitCode.unavailable, message: "cannot reach the server at \(base): \(box.error?.localizedDescription ?? "no answer")")
+            throw CommandFailure(code: ExitCode.unavailable, message: "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(box.error?.localizedDescription ?? "no answer")")
         }
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }

@@ -12,8 +12,15 @@ extension Context {
     func serve() throws {
         if remoteServer != nil { throw CommandFailure.usage("serve runs on a local database; --server and CLIP_SERVER do not apply") }
         let listen = parsed.value("listen") ?? "127.0.0.1:8080"
+        // HOST:PORT, with an IPv6 literal in brackets (RFC 3986 §3.2.2): [::1]:8080; a name such as localhost is resolved.
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
-            throw CommandFailure.usage("--listen takes HOST:PORT, such as 127.0.0.1:8080")
+            throw CommandFailure.usage("--listen takes HOST:PORT, such as 127.0.0.1:8080, localhost:8080 or [::1]:8080")
+        }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        } else if host.contains(":") {
+            throw CommandFailure.usage("--listen: put an IPv6 address in brackets, such as [::1]:8080")
         }
         var limits = HTTPLimits()
         if let n = parsed.value("max-connections") {
@@ -24,7 +31,7 @@ extension Context {
             guard let v = Int(n), v > 0 else { throw CommandFailure.usage("--max-body-bytes takes a positive number") }
             limits.maxBodyBytes = v
         }
-        let configuration = HTTPServer.Configuration(host: String(listen[..<colon]), port: port, limits: limits)
+        let configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.
         let pool = try RegistryPool(path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads)
@@ -36,6 +43,7 @@ extension Context {
             observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },
             inline: { api.answersFromMemory($0) },
             handler: { api.handle($0) })
+        server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }
         let bound: Int
         do { bound = try server.start() } catch {
             throw CommandFailure(code: ExitCode.failure, message: "cannot listen on \(listen): \(error)")
@@ -55,7 +63,7 @@ extension Context {
         }
         stopped.wait()
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
-        server.stop(drainSeconds: 10)
+        server.stop()
         sources.forEach { $0.cancel() }
     }
 

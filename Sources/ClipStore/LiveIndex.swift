@@ -27,16 +27,16 @@ public final class LiveIndex: @unchecked Sendable {
 
     /// More new change records than this rebuild the index instead of replaying them.
     public static let replayLimit = 2_000
-    /// Unknown hosts remembered as having no AASA, at most (a client cannot grow the cache unbounded).
-    static let maxNegativeEntries = 10_000
 
     private let registry: Registry
     private let lock = NSLock()
     private var index = ExperienceIndex()
     private var dataVersion: Int64 = -1
     private var lastChange: (id: Int64, at: String) = (0, "")
+    /// Hosts with a clip, applinks or webcredentials: the only ones whose AASA is generated and
+    /// cached, so that the cache is bounded by the registry, not by the `Host` values clients send.
+    private var aasaHosts: Set<String> = []
     private var aasaFiles: [String: AASAFile?] = [:]
-    private var negativeEntries = 0
     private var renderedExperiences: [RenderedKey: [UInt8]] = [:]
     private var lastCheck: UInt64 = 0
     private var localWrite = true
@@ -53,6 +53,9 @@ public final class LiveIndex: @unchecked Sendable {
     }
 
     public var count: Int { lock.withLock { index.count } }
+
+    /// Hosts whose AASA answer is cached (for tests: bounded by the registry's hosts).
+    var cachedAASACount: Int { lock.withLock { aasaFiles.count } }
 
     /// The index as it is now (a copy-on-write value: later changes do not reach it), for
     /// measuring lookups without the lock (clip-bench).
@@ -102,6 +105,7 @@ public final class LiveIndex: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         try refreshLocked()
+        guard aasaHosts.contains(host) else { return nil }
         if let cached = aasaFiles[host] { return cached }
         let file: AASAFile?
         do {
@@ -111,10 +115,6 @@ public final class LiveIndex: @unchecked Sendable {
             file = nil
         } catch .invalid {
             file = nil
-        }
-        if file == nil {
-            guard negativeEntries < Self.maxNegativeEntries else { return nil }
-            negativeEntries += 1
         }
         aasaFiles[host] = .some(file)
         return file
@@ -159,7 +159,7 @@ public final class LiveIndex: @unchecked Sendable {
         fresh.setFallbacks(try allFallbacks())
         index = fresh
         aasaFiles = [:]
-        negativeEntries = 0
+        aasaHosts = try registry.hostsWithAASA()
         try rememberLastChange()
     }
 
@@ -184,7 +184,7 @@ public final class LiveIndex: @unchecked Sendable {
         if othersChanged {
             index.setFallbacks(try allFallbacks())
             aasaFiles = [:]
-            negativeEntries = 0
+            aasaHosts = try registry.hostsWithAASA()
         }
     }
 
@@ -238,7 +238,7 @@ public final class LiveIndex: @unchecked Sendable {
     }
 
     private func forgetAASA(_ host: String) {
-        if case .some(.none) = aasaFiles.removeValue(forKey: host) { negativeEntries -= 1 }
+        aasaFiles.removeValue(forKey: host)
     }
 
     private func rememberLastChange() throws {

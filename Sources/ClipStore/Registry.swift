@@ -14,12 +14,15 @@ public final class Registry {
 
     /// Opens (creating if needed) and migrates the database at `path`.
     /// A file that is not a database, or a database that is not ours, is refused untouched.
-    public init(path: String, actor: String = "local", now: @escaping () -> Date = Date.init) throws(RegistryError) {
+    /// `stop`, when given, ends this registry's database work early once raised (a server's drain deadline).
+    public init(path: String, actor: String = "local", now: @escaping () -> Date = Date.init, stop: StopSignal? = nil) throws(RegistryError) {
         self.path = path
         self.actor = actor
         self.now = now
         do {
-            db = try Connection(path: path)
+            var options = Connection.Options()
+            options.stop = stop
+            db = try Connection(path: path, options: options)
         } catch {
             throw RegistryError.from(error as? SQLiteError ?? SQLiteError(extendedCode: 1, message: "\(error)"), path: path)
         }

@@ -18,6 +18,8 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     case unprocessable(String)
     /// The database is locked by another writer (HTTP 503 + Retry-After).
     case busy
+    /// The work was stopped (a server's drain deadline) and its transaction rolled back (HTTP 503).
+    case interrupted
     /// The database file cannot be opened, is not a database, or the disk failed (exit 1).
     case storage(String)
     /// A team's write on a host another team holds (HTTP 403, exit 1; HostOwnership).
@@ -32,6 +34,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
         case .versionMismatch(let expected, let actual): "the resource is at version \(actual), not \(expected): read it again and retry"
         case .unprocessable(let message): message
         case .busy: "the database is busy (locked by another writer); retry shortly"
+        case .interrupted: "the server is stopping: this request was interrupted and nothing was written; retry"
         case .storage(let message): message
         case .hostRefused(let refusal): refusal.description
         }
@@ -52,6 +55,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     /// Maps a SQLite error once, at the store boundary.
     static func from(_ error: SQLiteError, path: String) -> RegistryError {
         if error.isBusy { return .busy }
+        if error.isInterrupted { return .interrupted }
         if error.isNotADatabase { return .storage("\(path) is not a Clip Registry database (\(error.message))") }
         if error.isAccessProblem { return .storage("cannot open or write \(path): \(error.message)") }
         return .storage("database error: \(error.message)")

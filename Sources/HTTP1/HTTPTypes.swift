@@ -133,3 +133,46 @@ public enum HTTPStatus {
         }
     }
 }
+
+/// An entity tag (RFC 9110 §8.8.3): `"opaque"` or weak `W/"opaque"`.
+public struct EntityTag: Equatable, Sendable {
+    /// The tag between its quotes.
+    public let opaque: Substring
+    public let isWeak: Bool
+}
+
+/// The value of `If-Match` or `If-None-Match` (RFC 9110 §13.1.1, §13.1.2).
+public enum EntityTagCondition: Equatable, Sendable {
+    /// `*`: any current representation.
+    case any
+    /// The listed tags; empty when the value is not a well-formed list (so it matches nothing).
+    case tags([EntityTag])
+}
+
+extension HTTPHeaders {
+    /// Every field named `name` as one list (RFC 9110 §5.3: repeated fields combine with commas),
+    /// read as `*` or `#entity-tag`; nil when there is no such field.
+    public func entityTagCondition(_ name: String) -> EntityTagCondition? {
+        let values = all(name)
+        guard !values.isEmpty else { return nil }
+        let combined = values.joined(separator: ",")
+        if combined.trimmingOWS() == "*" { return .any }
+        var tags: [EntityTag] = []
+        var rest = Substring(combined)
+        while true {
+            // #rule: empty elements and OWS around commas are allowed (RFC 9110 §5.6.1).
+            while let first = rest.first, first == " " || first == "\t" || first == "," { rest.removeFirst() }
+            if rest.isEmpty { return .tags(tags) }
+            let isWeak = rest.hasPrefix("W/")
+            if isWeak { rest.removeFirst(2) }
+            // entity-tag = [ weak ] DQUOTE *etagc DQUOTE; etagc = %x21 / %x23-7E / obs-text (a comma may be inside).
+            guard rest.first == "\"", let close = rest.dropFirst().firstIndex(of: "\"") else { return .tags([]) }
+            let opaque = rest[rest.index(after: rest.startIndex)..<close]
+            guard opaque.utf8.allSatisfy({ $0 == 0x21 || ($0 >= 0x23 && $0 != 0x7F) }) else { return .tags([]) }
+            tags.append(EntityTag(opaque: opaque, isWeak: isWeak))
+            rest = rest[rest.index(after: close)...]
+            while let first = rest.first, first == " " || first == "\t" { rest.removeFirst() }
+            guard rest.isEmpty || rest.first == "," else { return .tags([]) }
+        }
+    }
+}

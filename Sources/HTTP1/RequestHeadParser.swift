@@ -79,14 +79,24 @@ public enum RequestHeadParser {
         guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
             throw RequestError(400, "the request target holds a byte that is not visible ASCII")
         }
-        var target = String(decoding: targetBytes, as: UTF8.self)
-        if target.hasPrefix("http://") || target.hasPrefix("https://") {
-            // absolute-form (§3.2.2): keep the path and query.
-            let afterScheme = target.index(target.firstIndex(of: ":")!, offsetBy: 3)
-            target = target[afterScheme...].firstIndex(where: { $0 == "/" || $0 == "?" }).map { String(target[$0...]) } ?? "/"
-            if target.hasPrefix("?") { target = "/" + target }
-        } else if !target.hasPrefix("/") && !(target == "*") {
-            throw RequestError(400, "the request target must start with /")
+        var target: String
+        var targetAuthority: String?
+        if let authorityStart = Self.absoluteFormAuthorityStart(targetBytes) {
+            // absolute-form (§3.2.2): its authority replaces Host; the path and query are the target.
+            let rest = targetBytes[authorityStart...]
+            let authorityEnd = rest.firstIndex(where: { $0 == 0x2F || $0 == 0x3F }) ?? rest.endIndex
+            let authority = targetBytes[authorityStart..<authorityEnd]
+            // RFC 9110 §4.2.1: an http(s) URI with an empty host is invalid; §4.2.4: no userinfo.
+            guard !authority.isEmpty, !authority.contains(0x40), Self.isValidHost(authority) else {
+                throw RequestError(400, "the request target's authority is not a valid host[:port]")
+            }
+            targetAuthority = String(decoding: authority, as: UTF8.self)
+            target = String(decoding: targetBytes[authorityEnd...], as: UTF8.self)
+            if !target.hasPrefix("/") { target = "/" + target }
+        } else if targetBytes.first == 0x2F || (targetBytes.count == 1 && targetBytes.first == 0x2A) {
+            target = String(decoding: targetBytes, as: UTF8.self)
+        } else {
+            throw RequestError(400, "the request target must start with / (or be an http or https absolute URI)")
         }
         let versionBytes = Array(line[(sp2 + 1)...])
         let version: HTTPVersion
@@ -124,6 +134,10 @@ public enum RequestHeadParser {
         let hosts = headers.all("Host")
         if version == .http11 && hosts.count != 1 { throw RequestError(400, "an HTTP/1.1 request needs exactly one Host header") }
         if hosts.count > 1 { throw RequestError(400, "more than one Host header") }
+        if let host = hosts.first, !host.isEmpty, !host.utf8.withContiguousStorageIfAvailable({ Self.isValidHost($0[...]) })! {
+            throw RequestError(400, "the Host header is not a valid host[:port]")
+        }
+        if let targetAuthority { headers.set("Host", targetAuthority) }
 
         // Body framing (RFC 9112 §6).
         let transferEncodings = headers.all("Transfer-Encoding")
@@ -156,6 +170,54 @@ public enum RequestHeadParser {
             contentLength: contentLength, expectsContinue: expectsContinue, keepAlive: keepAlive)
         return .complete(head, headLength: headEnd)
     }
+
+    /// Where the authority of an `http://` or `https://` target starts (scheme case-insensitive,
+    /// RFC 3986 §3.1); nil for any other form.
+    static func absoluteFormAuthorityStart(_ target: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        var i = target.startIndex
+        for letter in "http".utf8 {
+            guard i < target.endIndex, target[i] | 0x20 == letter else { return nil }
+            i += 1
+        }
+        if i < target.endIndex, target[i] | 0x20 == UInt8(ascii: "s") { i += 1 }
+        guard target.endIndex - i >= 3, target[i] == 0x3A, target[i + 1] == 0x2F, target[i + 2] == 0x2F else { return nil }
+        return i + 3
+    }
+
+    /// Host = uri-host [ ":" port ] (RFC 9110 §7.2), with uri-host an IP-literal in brackets or
+    /// a reg-name / IPv4address (RFC 3986 §3.2.2: unreserved, pct-encoded, sub-delims) and port
+    /// digits up to 65535 (an empty port is allowed by the grammar, RFC 3986 §3.2.3).
+    static func isValidHost<C: Collection<UInt8>>(_ host: C) -> Bool where C.Index == Int {
+        var i = host.startIndex
+        let end = host.endIndex
+        if i < end, host[i] == 0x5B {  // "[" IPv6address / IPvFuture "]"
+            guard let close = host[i...].firstIndex(of: 0x5D), close > i + 1 else { return false }
+            guard host[(i + 1)..<close].allSatisfy({ isHexDigit($0) || $0 == 0x3A || $0 == 0x2E || $0 == 0x76 || $0 == 0x56 }) else { return false }
+            i = close + 1
+        } else {
+            while i < end, host[i] != 0x3A {
+                let b = host[i]
+                if b == 0x25 {  // pct-encoded
+                    guard i + 2 < end, isHexDigit(host[i + 1]), isHexDigit(host[i + 2]) else { return false }
+                    i += 3
+                    continue
+                }
+                switch b {
+                case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: break  // unreserved
+                case 0x21, 0x24, 0x26...0x2C, 0x3B, 0x3D: break  // sub-delims
+                default: return false
+                }
+                i += 1
+            }
+            guard i > host.startIndex else { return false }
+        }
+        guard i < end else { return true }
+        guard host[i] == 0x3A else { return false }
+        let port = host[(i + 1)...]
+        return port.count <= 5 && port.allSatisfy(isDigit) && (port.isEmpty || Int(String(decoding: port, as: UTF8.self))! <= 65535)
+    }
+
+    @inline(__always) static func isHexDigit(_ b: UInt8) -> Bool { isDigit(b) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x66) }
 
     // RFC 9110 §5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
     @inline(__always) static func isTokenChar(_ b: UInt8) -> Bool {

@@ -26,6 +26,8 @@ public final class HTTPServer: @unchecked Sendable {
         /// Threads for every other handler (which may block, on a database write say), so that a
         /// slow request never holds up the event loop.
         public var blockingThreads = 8
+        /// How long `stop` lets requests under way finish before `atDrainDeadline` interrupts them.
+        public var drainSeconds: Double = 10
         public init(host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits()) {
             self.host = host
             self.port = port
@@ -75,6 +77,12 @@ public final class HTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: [UInt64: Connection] = [:]
     private var nextID: UInt64 = 2
+    /// Requests read in full whose answer is not yet written (or given up).
+    private var inFlight = 0
+    /// Called by `stop` when the drain window ends with requests still in flight (their count):
+    /// the application makes their handlers end early (interrupting their database work, say).
+    /// Set before `start`.
+    public var atDrainDeadline: (@Sendable (Int) -> Void)?
     private var stopping = false
     private var threads: [Thread] = []
     private let finished = DispatchGroup()
@@ -138,10 +146,16 @@ public final class HTTPServer: @unchecked Sendable {
         try syscall("epoll_ctl") { epoll_ctl(epoll, operation, fd, &event) }
     }
 
-    /// Stops accepting, lets in-flight requests finish (up to `drainSeconds`), closes idle
-    /// keep-alive connections, and returns when all are closed or the time is up.
+    /// Stops accepting, lets in-flight requests finish (up to `drainSeconds`, by default the
+    /// configuration's), closes idle keep-alive connections, and returns when all are closed.
     /// A second call returns at once.
-    public func stop(drainSeconds: Double = 10) {
+    ///
+    /// A shutdown never lies: a request whose handler started is always answered before this
+    /// returns (the process may exit right after). Cutting a handler off at the deadline instead
+    /// could leave work committed whose answer is never written (an import, say). So at the
+    /// deadline `atDrainDeadline` asks the application to end the handlers early (their
+    /// transactions roll back and they answer 503), and this waits for those answers.
+    public func stop(drainSeconds: Double? = nil) {
         let first = lock.withLock { () -> Bool in
             guard !stopping else { return false }
             stopping = true
@@ -150,11 +164,19 @@ public final class HTTPServer: @unchecked Sendable {
         guard first, let listener else { return }
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, listener.fd, nil)
         listener.close()
-        let deadline = monotonicSeconds() + drainSeconds
+        let deadline = monotonicSeconds() + (drainSeconds ?? configuration.drainSeconds)
         while monotonicSeconds() < deadline {
             closeIdleConnections()
             if connectionCount == 0 { break }
             usleep(20_000)
+        }
+        let cutOff = lock.withLock { inFlight }
+        if cutOff > 0 {
+            atDrainDeadline?(cutOff)
+            while lock.withLock({ inFlight }) > 0 {
+                closeIdleConnections()
+                usleep(5_000)
+            }
         }
         // Wake every worker (the eventfd stays readable) and let them exit; then close the rest.
         var one: UInt64 = 1
@@ -313,6 +335,7 @@ public final class HTTPServer: @unchecked Sendable {
             c.awaitingBody = false
             c.sentContinue = false
 
+            lock.withLock { inFlight += 1 }  // until `finish`
             var incoming = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers, body: body)
             incoming.remoteAddress = c.address
             let request = incoming
@@ -364,6 +387,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func finish(_ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse, _ started: Double, written: Bool, keepAlive: Bool) -> Step {
         observer?(request, response, monotonicSeconds() - started)
+        lock.withLock { inFlight -= 1 }
         guard written, keepAlive else {
             close(c)
             return .closed

@@ -26,29 +26,33 @@ final class ListeningSocket: @unchecked Sendable {
     let fd: Int32
     let port: Int
 
+    /// Binds `host` (an IPv4 or IPv6 literal, or a name such as localhost: its first address
+    /// from getaddrinfo) and `port` (0: any free port).
     init(host: String, port: Int, backlog: Int32 = 1024) throws(SocketError) {
-        let fd = try syscall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let info = found else {
+            throw SocketError(call: "getaddrinfo(\(host))", errno: EINVAL)
+        }
+        defer { freeaddrinfo(found) }
+        let fd = try syscall("socket") { socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-            Glibc.close(fd)
-            throw SocketError(call: "inet_pton(\(host))", errno: EINVAL)
-        }
         do {
-            try syscall("bind") { withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } }
+            try syscall("bind") { bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) }
             try syscall("listen") { listen(fd, backlog) }
         } catch {
             Glibc.close(fd)
             throw error
         }
-        var bound = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var bound = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         self.fd = fd
-        self.port = Int(UInt16(bigEndian: bound.sin_port))
+        self.port = Int(Self.numeric(bound, length).port) ?? 0
     }
 
     func setNonBlocking() {
@@ -58,8 +62,8 @@ final class ListeningSocket: @unchecked Sendable {
 
     /// Accepts a waiting connection of a non-blocking listener; nil when none is waiting.
     func acceptNow() throws(SocketError) -> (fd: Int32, address: String)? {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let client = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
         }
@@ -70,15 +74,22 @@ final class ListeningSocket: @unchecked Sendable {
         }
         // Close-on-exec (accept4 is not visible to Swift here; this server never forks meanwhile).
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        return (client, Self.describe(address))
+        let (host, port) = Self.numeric(address, length)
+        return (client, address.ss_family == sa_family_t(AF_INET6) ? "[\(host)]:\(port)" : "\(host):\(port)")
     }
 
-    static func describe(_ address: sockaddr_in) -> String {
+    /// The numeric host and port of an address (getnameinfo, NI_NUMERICHOST | NI_NUMERICSERV).
+    static func numeric(_ address: sockaddr_storage, _ length: socklen_t) -> (host: String, port: String) {
         var address = address
-        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-        inet_ntop(AF_INET, &address.sin_addr, &text, socklen_t(INET_ADDRSTRLEN))
-        let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return "\(host):\(UInt16(bigEndian: address.sin_port))"
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, length, &host, socklen_t(host.count), &service, socklen_t(service.count), NI_NUMERICHOST | NI_NUMERICSERV)
+            }
+        }
+        let text = { (c: [CChar]) in String(decoding: c.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return (text(host), text(service))
     }
 
     func close() { _ = Glibc.close(fd) }

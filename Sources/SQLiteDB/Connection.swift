@@ -15,6 +15,8 @@ public final class Connection {
         public var busyTimeoutMilliseconds: Int32 = 5_000
         /// WAL journal for file databases (readers never block the writer).
         public var walJournal = true
+        /// When raised, this connection's work stops (see `StopSignal`).
+        public var stop: StopSignal?
         public init() {}
     }
 
@@ -22,6 +24,9 @@ public final class Connection {
     public let path: String
     private var statementCache: [String: Statement] = [:]
     private var isClosed = false
+    /// The stop signal and the handlers' context, kept alive as long as the handle.
+    private var stop: StopSignal?
+    private var stopContext: UnsafeMutablePointer<csqlite_stop_context>?
 
     public init(path: String, options: Options = Options()) throws {
         var db: OpaquePointer?
@@ -43,13 +48,23 @@ public final class Connection {
             statementCache.removeAll()
             sqlite3_close_v2(db)
             isClosed = true
+            stopContext?.deallocate()
+            stopContext = nil
             throw error
         }
     }
 
     private func setUp(_ options: Options) throws {
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        if let stop = options.stop {
+            let context = UnsafeMutablePointer<csqlite_stop_context>.allocate(capacity: 1)
+            context.initialize(to: csqlite_stop_context(stop: stop.flag, timeout_ms: options.busyTimeoutMilliseconds))
+            self.stop = stop
+            stopContext = context
+            csqlite_stop_when_raised(handle, context)
+        } else {
+            sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        }
         csqlite_disable_double_quoted_strings(handle)
         csqlite_enable_defensive(handle)
         // Fail early on a file that is not a database ("file is not a database", SQLITE_NOTADB),
@@ -73,6 +88,8 @@ public final class Connection {
         isClosed = true
         statementCache.removeAll()
         sqlite3_close_v2(handle)
+        stopContext?.deallocate()
+        stopContext = nil
     }
 
     func error(_ rc: Int32, sql: String?) -> SQLiteError {

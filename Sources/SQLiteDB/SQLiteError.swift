@@ -22,6 +22,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// The database is locked by another connection (SQLITE_BUSY or SQLITE_LOCKED, any extension).
     public var isBusy: Bool { resultCode == SQLITE_BUSY || resultCode == SQLITE_LOCKED }
+    /// The statement was interrupted (a raised `StopSignal`); a transaction it was in rolled back.
+    public var isInterrupted: Bool { resultCode == SQLITE_INTERRUPT }
     /// A UNIQUE or PRIMARY KEY constraint failed.
     public var isUniqueViolation: Bool {
         extendedCode == ExtendedCode.constraintUnique || extendedCode == ExtendedCode.constraintPrimaryKey

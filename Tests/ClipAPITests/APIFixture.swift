@@ -23,7 +23,7 @@ final class APIFixture: @unchecked Sendable {
         var all: [String] { lock.withLock { lines } }
     }
 
-    init(limits: HTTPLimits = HTTPLimits()) throws {
+    init(limits: HTTPLimits = HTTPLimits(), drainSeconds: Double = 10) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipapi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         path = dir.appendingPathComponent("clips.db").path
@@ -37,7 +37,10 @@ final class APIFixture: @unchecked Sendable {
         let pool = try RegistryPool(path: path)
         let sink = logLines
         let api = ClipAPI(pool: pool, log: { sink.append($0) })
-        server = HTTPServer(configuration: .init(limits: limits), inline: { api.answersFromMemory($0) }, handler: { api.handle($0) })
+        var configuration = HTTPServer.Configuration(limits: limits)
+        configuration.drainSeconds = drainSeconds
+        server = HTTPServer(configuration: configuration, inline: { api.answersFromMemory($0) }, handler: { api.handle($0) })
+        server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }
         port = try server.start()
     }
 

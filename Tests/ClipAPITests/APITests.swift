@@ -53,7 +53,12 @@ import Testing
         #expect(head.status == 200 && head.headers["Content-Length"] == String(r.body.count))
         #expect(try f.call("GET", "/apple-app-site-association", headers: [("Host", "a.example")]).text == r.text)
         #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "unknown.example")]).status == 404)
-        #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "not a host")]).status == 404)
+        #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "not a host")]).status == 400)
+        #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example:abc")]).status == 400)
+        // RFC 9112 §3.2.2: an absolute-form target's host wins over Host.
+        let absolute = try f.call("GET", "https://a.example/.well-known/apple-app-site-association", headers: [("Host", "b.example")])
+        #expect(absolute.status == 200 && absolute.text == r.text)
+        #expect(try f.call("GET", "http://b.example:8080/apple-app-site-association", headers: [("Host", "a.example")]).text != r.text)
         #expect(try f.call("GET", "/v1/domains/a.example/aasa").text == r.text)
     }
 
@@ -263,6 +268,24 @@ import Testing
         #expect(try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")]).status == 412)
         #expect(try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v2\"")]).status == 204)
         #expect(try f.call("GET", "/v1/experiences/1", token: f.admin).status == 404)
+    }
+
+    /// RFC 9110 §13.1.1: the condition holds when any listed tag, in any If-Match field, matches
+    /// strongly; a weak tag never does.
+    @Test func ifMatchHoldsWhenAnyListedTagMatches() throws {
+        let f = try APIFixture()
+        func patch(_ ifMatch: [String], _ subtitle: String) throws -> Int {
+            try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: ifMatch.map { ("If-Match", $0) }, json: #"{"subtitle":"\#(subtitle)"}"#).status
+        }
+        #expect(try patch(["\"e1-v7\", \"e1-v1\""], "one") == 200)          // now v2
+        #expect(try patch(["\"e1-v9\"", "\"e1-v2\""], "two") == 200)         // two fields; now v3
+        #expect(try patch(["\"e1-v1,e1-v3\", \"e1-v3\""], "three") == 200)  // a comma inside a tag; now v4
+        #expect(try patch(["W/\"e1-v4\""], "weak") == 412)
+        #expect(try patch(["W/\"e1-v4\", \"e1-v1\""], "weak") == 412)
+        #expect(try patch(["\"e1-v1\", \"e1-v2\""], "stale") == 412)
+        #expect(try patch(["\"e1-v4"], "malformed") == 412)
+        #expect(try f.jsonOf(try f.call("GET", "/v1/experiences/1", token: f.admin))["version"] == 4)
+        #expect(try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v3\""), ("If-Match", "\"e1-v4\"")]).status == 204)
     }
 
     @Test func cursorPaginationVisitsEveryItemOnce() throws {

@@ -92,4 +92,17 @@ struct LiveIndexTests {
         #expect(try winner(index, "https://shop.example/s/7/x") == nil)
         #expect(index.count == 1)
     }
+
+    @Test func unknownHostsAreNotCached() throws {
+        let path = temporaryDatabasePath()
+        let writer = try Registry(path: path)
+        let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
+        _ = try writer.register(try experienceJSON("https://shop.example/order", clip: "ABCDE12345.com.shop.app.Clip"))
+        #expect(try index.aasa(host: "shop.example") != nil)
+        for i in 0..<3_000 { #expect(try index.aasa(host: "h\(i).example") == nil) }
+        #expect(index.cachedAASACount == 1)
+        // A host configured later is served at once.
+        _ = try writer.addDomain(clip: "ABCDE12345.com.shop.app.Clip", host: "h7.example")
+        #expect(try index.aasa(host: "h7.example") != nil)
+    }
 }

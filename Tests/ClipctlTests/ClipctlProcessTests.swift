@@ -255,6 +255,19 @@ struct ClipctlProcessTests {
         #expect(try JSONParser.parse(invalid.err)["errors"]?.arrayValue?.first?["rule"] == "url.scheme")
     }
 
+    /// With --json, a usage error is JSON on stderr too, shaped like every other JSON error.
+    @Test func jsonUsageErrors() throws {
+        let clipctl = try Clipctl()
+        for arguments in [["list", "--json", "--no-such-option"], ["--json", "show"], ["--json", "frobnicate"], ["resolve", "--json", "--language"]] {
+            let r = try clipctl.run(arguments)
+            #expect(r.code == 64, "\(arguments)")
+            let error = try JSONParser.parse(r.err)
+            #expect(error["exitCode"] == 64 && error["error"]?.stringValue?.isEmpty == false, "\(arguments): \(r.err)")
+        }
+        let plain = try clipctl("list", "--no-such-option")
+        #expect(plain.code == 64 && plain.err.hasPrefix("clipctl: "))
+    }
+
     @Test func lifecycleCommands() throws {
         let clipctl = try Clipctl()
         try clipctl.registerExampleBusinesses()

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import StrictJSON
 import Testing
 
@@ -9,10 +12,10 @@ final class ServeProcess {
     let port: Int
     let clipctl: Clipctl
 
-    init(_ clipctl: Clipctl, database: String) throws {
+    init(_ clipctl: Clipctl, database: String, listen: String = "127.0.0.1:0") throws {
         self.clipctl = clipctl
         process.executableURL = Clipctl.binary
-        process.arguments = ["--db", database, "serve", "--listen", "127.0.0.1:0", "--quiet"]
+        process.arguments = ["--db", database, "serve", "--listen", listen, "--quiet"]
         process.currentDirectoryURL = clipctl.directory
         let out = Pipe()
         process.standardOutput = out
@@ -115,5 +118,65 @@ final class ServeProcess {
         #expect(try clipctl("resolve", "https://a.example/").code == 1, "public routes need no token")
         #expect(try clipctl("--server", "ftp://x", "list").code == 64)
         _ = server.stop()
+    }
+
+    /// --listen takes a name (resolved) or a bracketed IPv6 literal.
+    @Test func listenOnLocalhostAndIPv6() throws {
+        let clipctl = try Clipctl()
+        let token = try clipctl("--db", "s.db", "token", "create", "--admin", "--name", "t").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let named = try ServeProcess(clipctl, database: clipctl.file("s.db"), listen: "localhost:0")
+        let r = try clipctl("--server", "http://localhost:\(named.port)", "--token", token, "list", "--json")
+        #expect(r.code == 0 && r.out == "[]\n", "\(r.err)")
+        #expect(named.stop() == 0)
+        // IPv6 loopback, over a raw socket.
+        let v6 = try ServeProcess(clipctl, database: clipctl.file("s.db"), listen: "[::1]:0")
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        // Never wait forever on the answer: the test fails instead of hanging the suite.
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = in_port_t(UInt16(v6.port).bigEndian)
+        inet_pton(AF_INET6, "::1", &address.sin6_addr)
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+        #expect(connected == 0)
+        let request = Array("GET /healthz HTTP/1.1\r\nHost: [::1]\r\nConnection: close\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_WAITALL)) }
+        #expect(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).hasPrefix("HTTP/1.1 200 OK"))
+        #expect(v6.stop() == 0)
+        let bare = try clipctl("serve", "--listen", "::1:8080")
+        #expect(bare.code == 64 && bare.err.contains("brackets"))
+    }
+
+    /// A server that accepts and never answers: clipctl gives up after CLIP_TIMEOUT, exit 69.
+    @Test func aSilentServerTimesOutWithExit69() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        listen(fd, 8)  // the kernel completes connections; nobody ever answers
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        var clipctl = try Clipctl()
+        clipctl.environment["CLIP_TIMEOUT"] = "1"
+        let r = try clipctl("--server", "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))", "list")
+        #expect(r.code == 69, "\(r.err)")
+        #expect(r.err.contains("cannot reach the server"))
+    }
+
+    /// An explicit --db wins over CLIP_SERVER; an explicit --server with --db is a usage error.
+    @Test func explicitDBOverridesClipServer() throws {
+        var clipctl = try Clipctl()
+        clipctl.environment["CLIP_SERVER"] = "http://127.0.0.1:9"
+        let local = try clipctl("--db", "mine.db", "list")
+        #expect(local.code == 0, "\(local.err)")
+        #expect(try clipctl("list").code == 69)
+        #expect(try clipctl("--db", "mine.db", "--server", "http://127.0.0.1:9", "list").code == 64)
     }
 }

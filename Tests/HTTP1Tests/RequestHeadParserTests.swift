@@ -32,6 +32,51 @@ struct RequestHeadParserTests {
         #expect(try head("GET https://a.example HTTP/1.1\r\nHost: a.example\r\n\r\n").target == "/")
     }
 
+    /// RFC 9112 §3.2.2: an absolute-form target's authority replaces Host.
+    @Test func absoluteFormAuthorityWinsOverHost() throws {
+        let h = try head("GET https://shop.example/.well-known/apple-app-site-association HTTP/1.1\r\nHost: other.example\r\n\r\n")
+        #expect(h.target == "/.well-known/apple-app-site-association")
+        #expect(h.headers.all("Host") == ["shop.example"])
+        #expect(try head("GET HTTP://Shop.example:8443?q=1 HTTP/1.1\r\nHost: x\r\n\r\n").headers["Host"] == "Shop.example:8443")
+        #expect(try head("GET HTTP://Shop.example:8443?q=1 HTTP/1.1\r\nHost: x\r\n\r\n").target == "/?q=1")
+        #expect(try head("GET http://[::1]:8080/x HTTP/1.0\r\n\r\n").headers["Host"] == "[::1]:8080")
+    }
+
+    /// RFC 9112 §3.2: HTTP/1.0 may omit Host; HTTP/1.1 may not; a Host must be uri-host [":" port].
+    @Test func hostRules() throws {
+        #expect(try head("GET / HTTP/1.0\r\n\r\n").headers["Host"] == nil)
+        for good in ["shop.example", "shop.example:443", "shop.example:", "127.0.0.1:8080", "[::1]:8080", "[2001:db8::1]", "xn--caf-dma.example", "a%41.example", ""] {
+            #expect(try head("GET / HTTP/1.1\r\nHost: \(good)\r\n\r\n").headers["Host"] == good, "\(good)")
+        }
+    }
+
+    @Test(arguments: [
+        "GET / HTTP/1.1\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: shop.example:abc\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: shop.example:99999\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: shop.example:1:2\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: caf\u{e9}.example\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: user@shop.example\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: shop.example/x\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: :80\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: %zz\r\n\r\n",
+        "GET / HTTP/1.0\r\nHost: a:b\r\n\r\n",
+        "GET http:///x HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET http://user@shop.example/x HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET http://shop.example:x/ HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET ftp://shop.example/ HTTP/1.1\r\nHost: a\r\n\r\n",
+    ])
+    func badHostsAndTargetsAre400(_ request: String) throws {
+        do {
+            _ = try parse(request)
+            Issue.record("accepted: \(request.debugDescription)")
+        } catch {
+            #expect(error.status == 400, "\(request.debugDescription)")
+        }
+    }
+
     @Test func incompleteUntilTheBlankLine() throws {
         guard case .incomplete = try parse("GET / HTTP/1.1\r\nHost: a\r\n") else { Issue.record("expected incomplete"); return }
     }

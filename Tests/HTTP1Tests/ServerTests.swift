@@ -99,6 +99,10 @@ final class TestServer {
         "obs-fold": ("GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n", "HTTP/1.1 400 Bad Request"),
         "too large body": ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8388609\r\n\r\n", "HTTP/1.1 413 Content Too Large"),
         "invalid UTF-8 in path": ("GET /\u{FF} HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+        "Host with a bad port": ("GET / HTTP/1.1\r\nHost: shop.example:abc\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+        "Host with raw non-ASCII": ("GET / HTTP/1.1\r\nHost: caf\u{E9}.example\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+        "HTTP/1.1 without Host": ("GET / HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+        "absolute-form with userinfo": ("GET http://u@x/ HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 400 Bad Request"),
     ]
 
     @Test(arguments: Array(hostile.keys).sorted())
@@ -115,6 +119,15 @@ final class TestServer {
         let next = try RawClient(port: t.port)
         next.send("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(next.readResponses(1).first.map(body) == "GET /next 0")
+    }
+
+    /// RFC 9112 §3.2: HTTP/1.0 may omit Host.
+    @Test func http10WithoutHostIsAnswered() throws {
+        let t = try TestServer()
+        let client = try RawClient(port: t.port)
+        client.send("GET /old HTTP/1.0\r\n\r\n")
+        let answer = client.readAll()
+        #expect(statusLine(answer) == "HTTP/1.1 200 OK" && body(answer) == "GET /old 0")
     }
 
     @Test func slowHeadGets408AndIdleConnectionsClose() throws {

@@ -1,0 +1,49 @@
+import ClipAPI
+import ClipCore
+import ClipStore
+import Dispatch
+import Foundation
+import HTTP1
+import SQLiteDB
+import Testing
+
+/// A shutdown never lies: a request whose handler started is answered before `stop` returns
+/// (after which the process may exit), and one cut off at the drain deadline rolls back.
+struct ShutdownTests {
+    final class Answer: @unchecked Sendable {
+        var response: HTTPClient.Response?
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    @Test func anImportOutlastingTheDrainWindowIsRolledBackAndAnswered503() throws {
+        let f = try APIFixture(drainSeconds: 0.2)
+        // Another writer holds the write lock, so the import is still under way at the deadline.
+        let blocker = try Connection(path: f.path)
+        try blocker.execute("BEGIN IMMEDIATE")
+        let lines = (0..<3).map { #"{"url":"https://a.example/new/\#($0)","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"# }
+        let answer = Answer()
+        let port = f.port, admin = f.admin
+        Thread.detachNewThread {
+            answer.response = try? HTTPClient.send(port: port, method: "POST", target: "/v1/experiences/import",
+                                                   headers: [("Authorization", "Bearer \(admin)"), ("Content-Type", "application/x-ndjson")],
+                                                   body: Array(lines.joined(separator: "\n").utf8), timeoutSeconds: 20)
+            answer.done.signal()
+        }
+        usleep(300_000)  // let the import reach the lock
+        f.server.stop()
+        // The process could exit now: the answer must already be written.
+        let answeredInTime = answer.done.wait(timeout: .now() + 1) == .success
+        try blocker.execute("ROLLBACK")
+        if !answeredInTime { _ = answer.done.wait(timeout: .now() + 10) }
+        #expect(answeredInTime, "no answer when stop returned")
+        #expect(answer.response?.status == 503)
+        #expect(answer.response?.headers["Retry-After"] == "1")
+        // Nothing of the import was written.
+        let registry = try Registry(path: f.path)
+        var exported = 0
+        try registry.export(format: .ndjson) { _ in exported += 1 }
+        #expect(exported == 2)
+        #expect(f.logLines.all.contains { $0.contains("drain deadline") && $0.contains(#""inFlight":1"#) })
+        #expect(f.logLines.all.contains { $0.contains(#""route":"/v1/experiences/import""#) && $0.contains(#""status":503"#) })
+    }
+}
