@@ -36,6 +36,9 @@ struct Problem: Error {
         case .unprocessable(let message): self.init(status: 422, detail: message)
         case .busy: self.init(status: 503, detail: error.description, headers: [("Retry-After", "1")])
         case .storage(let message): self.init(status: 500, detail: "storage failure: \(message)")
+        // RFC 9110 §15.6.4: the server cannot handle the request at present; no Retry-After,
+        // since the database stays read-only until an operator changes it.
+        case .readOnly(let message): self.init(status: 503, detail: message)
         }
     }
 

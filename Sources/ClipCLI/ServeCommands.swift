@@ -69,9 +69,14 @@ extension Context {
     func restore() throws {
         if remoteServer != nil { throw CommandFailure.usage("restore runs on a local database; --server does not apply") }
         let path = parsed.positional(0)!
-        let migrated = try registry().restore(from: path)
-        if json { printJSON(.object(["restored": .string(path), "migrated": .array(migrated.map(JSONValue.string))])); return }
+        // Not registry(): the database replaced need not open (or migrate) as a registry.
+        let report = try Registry.restore(database: databasePath, from: path, actor: "clipctl:\(environment["USER"] ?? "local")")
+        if json {
+            printJSON(.object(["restored": .string(path), "migrated": .array(report.migrated.map(JSONValue.string)), "replaced": .string(report.replacedCopy)]))
+            return
+        }
         print("restored \(databasePath) from \(path)")
-        printNotes(migrated.map { "applied migration \($0)" })
+        print("  the content replaced is kept in \(report.replacedCopy) (restore it to undo; delete it when no longer needed)")
+        printNotes(report.migrated.map { "applied migration \($0)" })
     }
 }

@@ -20,6 +20,9 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     case busy
     /// The database file cannot be opened, is not a database, or the disk failed (exit 1).
     case storage(String)
+    /// A write to a database that can only be read (file or directory permissions, a read-only
+    /// mount) (HTTP 503, exit 1): reads still work.
+    case readOnly(String)
 
     public var description: String {
         switch self {
@@ -31,6 +34,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
         case .unprocessable(let message): message
         case .busy: "the database is busy (locked by another writer); retry shortly"
         case .storage(let message): message
+        case .readOnly(let message): message
         }
     }
 
@@ -39,6 +43,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     /// Maps a SQLite error once, at the store boundary.
     static func from(_ error: SQLiteError, path: String) -> RegistryError {
         if error.isBusy { return .busy }
+        if error.isReadOnly { return .readOnly("the database \(path) is read-only (\(error.message)): reads work, writes are refused") }
         if error.isNotADatabase { return .storage("\(path) is not a Clip Registry database (\(error.message))") }
         if error.isAccessProblem { return .storage("cannot open or write \(path): \(error.message)") }
         return .storage("database error: \(error.message)")
