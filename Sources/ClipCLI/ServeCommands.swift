@@ -41,6 +41,9 @@ extension Context {
             throw CommandFailure(code: ExitCode.failure, message: "cannot listen on \(listen): \(error)")
         }
         api.connectionCount = { server.connectionCount }
+        if (try? pool.with(actor: "api") { $0.isReadOnly }) == true {
+            io.err("{\"level\":\"warn\",\"msg\":\(JSONWriter.string(.string("the database \(databasePath) is read-only: serving reads; writes answer 503")))}\n")
+        }
         print("serving \(databasePath) on http://\(listen[..<colon]):\(bound)")
 
         // Graceful stop (design §5): stop accepting, finish in-flight requests, close.
