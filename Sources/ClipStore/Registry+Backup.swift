@@ -31,7 +31,12 @@ extension Registry {
             throw RegistryError.storage("cannot back up \(self.path) to \(path): \(sqliteMessage(error))")
         }
         let check: [String]
-        do { check = try destination.integrityCheck() } catch {
+        do {
+            // The copied header says WAL, as the live file does; a backup is one self-contained
+            // file, so it gets a rollback journal (opening it then leaves no -wal or -shm beside it).
+            _ = try destination.query("PRAGMA journal_mode = DELETE")
+            check = try destination.integrityCheck()
+        } catch {
             throw RegistryError.storage("cannot check the backup \(path): \(sqliteMessage(error))")
         }
         guard check == ["ok"] else {
@@ -124,6 +129,7 @@ extension Registry {
                 let reader = try Connection(path: livePath, options: readOnly)
                 defer { reader.close() }
                 try reader.backup(into: replaced)
+                _ = try replaced.query("PRAGMA journal_mode = DELETE")  // self-contained, as a backup is
                 replaced.close()
                 try DurableFiles.syncDirectory(DurableFiles.directory(of: replacedPath))
             }
