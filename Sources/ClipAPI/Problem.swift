@@ -38,6 +38,9 @@ struct Problem: Error {
         case .storage(let message): self.init(status: 500, detail: "storage failure: \(message)")
         // Never names who holds the host: ClipAPI.run tells administrators (issue #10).
         case .hostRefused(let refusal): self.init(status: 403, detail: refusal.teamMessage)
+        // RFC 9110 §15.6.4: the server cannot handle the request at present; no Retry-After,
+        // since the database stays read-only until an operator changes it.
+        case .readOnly(let message): self.init(status: 503, detail: message)
         }
     }
 

@@ -56,7 +56,7 @@ struct CommandFailure: Error {
             self.init(code: error.isHostRefusal ? ExitCode.failure : ExitCode.invalidInput, message: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
                       fieldErrors: lines.flatMap { line in line.errors.map { FieldError(field: "line \(line.line): \($0.field)", rule: $0.rule, message: $0.message) } })
         case .conflict(let message, _): self.init(code: ExitCode.invalidInput, message: message)
-        case .notFound, .versionMismatch, .busy, .interrupted, .storage, .unprocessable, .hostRefused: self.init(code: ExitCode.failure, message: error.description)
+        case .notFound, .versionMismatch, .busy, .interrupted, .storage, .unprocessable, .hostRefused, .readOnly: self.init(code: ExitCode.failure, message: error.description)
         }
     }
 }

@@ -49,6 +49,9 @@ extension Context {
             throw CommandFailure(code: ExitCode.failure, message: "cannot listen on \(listen): \(error)")
         }
         api.connectionCount = { server.connectionCount }
+        if (try? pool.with(actor: "api") { $0.isReadOnly }) == true {
+            io.err("{\"level\":\"warn\",\"msg\":\(JSONWriter.string(.string("the database \(databasePath) is read-only: serving reads; writes answer 503")))}\n")
+        }
         print("serving \(databasePath) on http://\(listen[..<colon]):\(bound)")
 
         // Graceful stop (design §5): stop accepting, finish in-flight requests, close.
@@ -77,9 +80,14 @@ extension Context {
     func restore() throws {
         if remoteServer != nil { throw CommandFailure.usage("restore runs on a local database; --server does not apply") }
         let path = parsed.positional(0)!
-        let migrated = try registry().restore(from: path)
-        if json { printJSON(.object(["restored": .string(path), "migrated": .array(migrated.map(JSONValue.string))])); return }
+        // Not registry(): the database replaced need not open (or migrate) as a registry.
+        let report = try Registry.restore(database: databasePath, from: path, actor: "clipctl:\(environment["USER"] ?? "local")")
+        if json {
+            printJSON(.object(["restored": .string(path), "migrated": .array(report.migrated.map(JSONValue.string)), "replaced": .string(report.replacedCopy)]))
+            return
+        }
         print("restored \(databasePath) from \(path)")
-        printNotes(migrated.map { "applied migration \($0)" })
+        print("  the content replaced is kept in \(report.replacedCopy) (restore it to undo; delete it when no longer needed)")
+        printNotes(report.migrated.map { "applied migration \($0)" })
     }
 }

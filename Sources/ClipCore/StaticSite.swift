@@ -36,6 +36,9 @@ public enum StaticSite {
     }
 
     public static let indexName = "index.json"
+    /// The marker in `index.json` that says this tool wrote the directory; nothing else is ours.
+    public static let indexFormat = "clip-registry-publish"
+    public static let indexFormatVersion: Int64 = 1
     public static let nginxName = "nginx.conf.sample"
     static let wellKnown = ".well-known/apple-app-site-association"
 
@@ -50,6 +53,8 @@ public enum StaticSite {
         files.append(File(path: nginxName, bytes: Array(nginxConfiguration(hosts: hosts, options: nginx).utf8)))
         files.sort { $0.path < $1.path }
         let index: JSONValue = .object([
+            "format": .string(indexFormat),
+            "formatVersion": .integer(indexFormatVersion),
             "files": .array(files.map { f in
                 .object(["path": .string(f.path), "bytes": .integer(Int64(f.bytes.count)), "sha256": .string(SHA256.hexDigest(f.bytes))])
             }),
@@ -103,5 +108,99 @@ public enum StaticSite {
             ]
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: Replacing an earlier publish
+
+    /// What is in a directory about to be replaced, by path relative to it ("/"-separated).
+    public enum Entry: Sendable, Equatable {
+        case directory
+        case file(sha256: String)
+        /// A symbolic link, socket, device…: never something publish wrote.
+        case other
+    }
+
+    /// What a publish changes in DIR, by relative path, each list sorted.
+    public struct Changes: Sendable, Equatable {
+        public var added: [String] = []
+        public var changed: [String] = []
+        public var removed: [String] = []
+        public var unchanged: [String] = []
+    }
+
+    /// Why DIR cannot be replaced: every entry publish did not write, with the reason.
+    public struct Refusal: Error, Sendable, Equatable {
+        public let reason: String
+        public let foreign: [(path: String, why: String)]
+        public static func == (a: Refusal, b: Refusal) -> Bool {
+            a.reason == b.reason && a.foreign.map(\.path) == b.foreign.map(\.path) && a.foreign.map(\.why) == b.foreign.map(\.why)
+        }
+    }
+
+    /// The files an earlier publish listed in its `index.json` (path → SHA-256), or nil when the
+    /// bytes are not an index this version writes (the format marker and version).
+    public static func listedFiles(index bytes: [UInt8]) -> [String: String]? {
+        guard let index = try? JSONParser.parse(bytes), index["format"]?.stringValue == indexFormat,
+              index["formatVersion"] == .integer(indexFormatVersion), let entries = index["files"]?.arrayValue else { return nil }
+        var listed: [String: String] = [:]
+        for entry in entries {
+            guard let path = entry["path"]?.stringValue, let sha = entry["sha256"]?.stringValue, path != indexName else { return nil }
+            listed[path] = sha
+        }
+        return listed
+    }
+
+    /// Whether a publish of `files` may replace a directory holding `existing` (nil: no such
+    /// directory), and what it changes. Publish replaces the directory as a whole, so it never
+    /// deletes what it did not write: the directory must be absent, empty, or exactly an earlier
+    /// publish, that is, an `index.json` of this format, the files it lists with the SHA-256 it
+    /// lists (one edited since is somebody's now), and the folders they need. Anything else is
+    /// refused with the list of what is foreign, and nothing is touched.
+    public static func changes(replacing existing: [String: Entry]?, with files: [File],
+                               readIndex: () -> [UInt8]?) -> Result<Changes, Refusal> {
+        var old: [String: String] = [:]
+        if let existing, !existing.isEmpty {
+            guard case .file(let indexSHA)? = existing[indexName], let bytes = readIndex(), let listed = listedFiles(index: bytes) else {
+                return .failure(Refusal(
+                    reason: "it is not empty and was not written by clipctl publish (no \(indexName) with \"format\": \"\(indexFormat)\", \"formatVersion\": \(indexFormatVersion))",
+                    // Every file, and every folder with nothing in it (the others show through their content).
+                    foreign: existing.keys.sorted().compactMap { path in
+                        if existing[path] == .directory && existing.keys.contains(where: { $0.hasPrefix(path + "/") }) { return nil }
+                        return (path, path == indexName ? "not an index clipctl publish wrote" : "not listed in an index")
+                    }))
+            }
+            let folders = Set(listed.keys.flatMap { path in
+                let parts = path.split(separator: "/")
+                return (1..<max(parts.count, 1)).map { parts.prefix($0).joined(separator: "/") }
+            })
+            var foreign: [(path: String, why: String)] = []
+            for (path, entry) in existing.sorted(by: { $0.key < $1.key }) where path != indexName {
+                switch entry {
+                case .directory where folders.contains(path): continue
+                case .directory: foreign.append((path, "a folder publish did not make"))
+                case .file(let sha) where listed[path] == sha: continue
+                case .file where listed[path] != nil: foreign.append((path, "changed since it was published"))
+                case .file: foreign.append((path, "not listed in \(indexName)"))
+                case .other: foreign.append((path, "not a regular file"))
+                }
+            }
+            guard foreign.isEmpty else {
+                return .failure(Refusal(reason: "it holds files clipctl publish did not write (or that changed since)", foreign: foreign))
+            }
+            for (path, sha) in listed {
+                if case .file(let onDisk)? = existing[path], onDisk == sha { old[path] = sha }
+            }
+            old[indexName] = indexSHA
+        }
+        var changes = Changes()
+        for file in files {
+            switch old.removeValue(forKey: file.path) {
+            case nil: changes.added.append(file.path)
+            case let sha? where sha == SHA256.hexDigest(file.bytes): changes.unchanged.append(file.path)
+            case _?: changes.changed.append(file.path)
+            }
+        }
+        changes.removed = old.keys.sorted()
+        return .success(changes)
     }
 }

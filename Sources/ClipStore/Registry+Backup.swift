@@ -5,60 +5,210 @@ import StrictJSON
 /// Backups and restores of the whole registry (SQLite's online backup API).
 extension Registry {
     /// Writes a consistent snapshot to `path` (a new file; an existing one is refused), checked
-    /// with `PRAGMA integrity_check`. Safe while a server and other writers run.
+    /// with `PRAGMA integrity_check`. Safe while a server and other writers run. The snapshot is
+    /// written under a temporary name beside `path` and linked into place only when complete and
+    /// synced, so a failed or interrupted backup leaves no file that looks whole.
     public func backup(to path: String) throws(RegistryError) {
-        guard !FileManager.default.fileExists(atPath: path) else {
+        let sqliteMessage = Self.sqliteMessage
+        if let why = DurableFiles.missingDirectory(for: path) { throw RegistryError.storage("cannot write \(path): \(why)") }
+        guard !DurableFiles.exists(path) else {
             throw RegistryError.conflict("\(path) already exists; choose a new file for the backup")
         }
-        let temporary = path + ".partial"
-        try guarded {
-            try? FileManager.default.removeItem(atPath: temporary)
-            var options = Connection.Options()
-            options.walJournal = false
-            let destination = try Connection(path: temporary, options: options)
-            do {
-                try db.backup(into: destination)
-                let check = try destination.integrityCheck()
-                guard check == ["ok"] else { throw RegistryError.storage("the backup failed its integrity check: \(check.prefix(3).joined(separator: "; "))") }
-                destination.close()
-                // Renamed into place only when complete, so a failed backup leaves no file that looks whole.
-                try FileManager.default.moveItem(atPath: temporary, toPath: path)
-            } catch {
-                destination.close()
-                try? FileManager.default.removeItem(atPath: temporary)
-                throw error
-            }
+        let temporary: String
+        do { temporary = try DurableFiles.createUnique(prefix: path + ".partial-") } catch {
+            throw RegistryError.storage("cannot write \(path): \(error)")
+        }
+        defer { DurableFiles.removeDatabaseFile(temporary) }
+        var options = Connection.Options()
+        options.walJournal = false
+        let destination: Connection
+        do { destination = try Connection(path: temporary, options: options) } catch {
+            throw RegistryError.storage("cannot write \(path): \(sqliteMessage(error))")
+        }
+        defer { destination.close() }
+        do { try db.backup(into: destination) } catch {
+            if (error as? SQLiteError)?.isBusy == true { throw RegistryError.busy }
+            throw RegistryError.storage("cannot back up \(self.path) to \(path): \(sqliteMessage(error))")
+        }
+        let check: [String]
+        do {
+            // The copied header says WAL, as the live file does; a backup is one self-contained
+            // file, so it gets a rollback journal (opening it then leaves no -wal or -shm beside it).
+            _ = try destination.query("PRAGMA journal_mode = DELETE")
+            check = try destination.integrityCheck()
+        } catch {
+            throw RegistryError.storage("cannot check the backup \(path): \(sqliteMessage(error))")
+        }
+        guard check == ["ok"] else {
+            throw RegistryError.storage("the backup \(path) failed its integrity check: \(check.prefix(3).joined(separator: "; "))")
+        }
+        // synchronous=FULL: the commit that ended the copy synced the file; now its name.
+        destination.close()
+        do { try DurableFiles.publish(temporary, as: path) } catch {
+            if DurableFiles.exists(path) { throw RegistryError.conflict("\(path) already exists; choose a new file for the backup") }
+            throw RegistryError.storage("cannot write \(path): \(error)")
         }
     }
 
-    /// Replaces the registry's content with the backup at `path`, after checking that it is a
-    /// sound Clip Registry database no newer than this binary. Returns the migrations applied to
-    /// bring an older backup up to date. Running servers see the restored data at their next request.
-    public func restore(from path: String) throws(RegistryError) -> [String] {
-        guard FileManager.default.fileExists(atPath: path) else { throw RegistryError.notFound("backup file \(path)") }
-        return try guarded {
-            var options = Connection.Options()
-            options.readOnly = true
-            options.create = false
+    /// What a restore did.
+    public struct RestoreReport: Sendable, Equatable {
+        /// The migrations applied to bring an older backup up to date.
+        public let migrated: [String]
+        /// Where the content the restore replaced is kept (a database file beside the live one).
+        public let replacedCopy: String
+    }
+
+    /// Replaces the registry's content with the backup at `path` (see `restore(database:from:)`).
+    public func restore(from path: String) throws(RegistryError) -> RestoreReport {
+        try Self.restore(into: db, livePath: self.path, from: path, actor: actor, at: timestamp())
+    }
+
+    /// Replaces the content of the database at `database` with the backup at `path`, without
+    /// migrating (or needing to open as a registry) the database it replaces: a restore is how a
+    /// database that no longer opens is repaired. The database must be ours or empty.
+    public static func restore(database: String, from path: String, actor: String, now: () -> Date = Date.init) throws(RegistryError) -> RestoreReport {
+        let live: Connection
+        do { live = try Connection(path: database) } catch {
+            throw RegistryError.from(error as? SQLiteError ?? SQLiteError(extendedCode: 1, message: "\(error)"), path: database)
+        }
+        defer { live.close() }
+        do {
+            let tables = try live.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.string("name") }
+            if !tables.isEmpty && !tables.contains("schema_migrations") {
+                throw RegistryError.storage("\(database) is an SQLite database but not a Clip Registry database (it has tables \(tables.prefix(5).joined(separator: ", "))); refusing to replace it")
+            }
+        } catch let error as RegistryError { throw error } catch {
+            throw RegistryError.from(error as? SQLiteError ?? SQLiteError(extendedCode: 1, message: "\(error)"), path: database)
+        }
+        let at = now().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        return try restore(into: live, livePath: database, from: path, actor: actor, at: at)
+    }
+
+    /// The restore itself. Nothing is written to the live database until the backup has passed
+    /// every check on a private copy (`checkedCopy`) and that copy is migrated; the copy then
+    /// replaces the live content in one write transaction of the live connection (the online
+    /// backup API), so a running server sees the restored data at its next request. Under that
+    /// transaction's write lock, before any page is written, the content being replaced is
+    /// copied beside the database and synced, and kept: the restore can be undone by restoring it.
+    static func restore(into live: Connection, livePath: String, from path: String, actor: String, at: String) throws(RegistryError) -> RestoreReport {
+        guard DurableFiles.exists(path) else { throw RegistryError.notFound("backup file \(path)") }
+        guard !DurableFiles.sameFile(path, livePath) else {
+            throw RegistryError.storage("\(path) is the database itself; name a file written by clipctl backup")
+        }
+        guard !live.isReadOnly else {
+            throw RegistryError.readOnly("the database \(livePath) is read-only: nothing was restored")
+        }
+        let copyPath: String
+        do { copyPath = try DurableFiles.createUnique(prefix: livePath + ".restoring-") } catch {
+            throw RegistryError.storage("cannot restore into \(livePath): \(error)")
+        }
+        defer { DurableFiles.removeDatabaseFile(copyPath) }
+        let (copy, migrated) = try checkedCopy(of: path, at: copyPath)
+        defer { copy.close() }
+
+        do {
+            let replacedPath = try DurableFiles.createNew("\(livePath).replaced-\(fileStamp(at))")
+            _ = try copy.write {
+                try copy.execute("INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, 'registry', 'main', 'restore', NULL, ?)",
+                                 [.text(at), .text(actor), .text(JSONWriter.string(.object(["from": .string(path), "replaced": .string(replacedPath)])))])
+            }
+            // The backup API cannot change a WAL database's page size: give the copy the live one's.
+            let pageSize = try live.query("PRAGMA page_size").first!.int("page_size")
+            if try copy.query("PRAGMA page_size").first!.int("page_size") != pageSize {
+                try copy.execute("PRAGMA page_size = \(pageSize)")
+                try copy.executeScript("VACUUM")
+            }
+            try live.replaceContents(with: copy) {
+                var options = Connection.Options()
+                options.walJournal = false
+                let replaced = try Connection(path: replacedPath, options: options)
+                defer { replaced.close() }
+                var readOnly = Connection.Options()
+                readOnly.readOnly = true
+                readOnly.create = false
+                let reader = try Connection(path: livePath, options: readOnly)
+                defer { reader.close() }
+                try reader.backup(into: replaced)
+                _ = try replaced.query("PRAGMA journal_mode = DELETE")  // self-contained, as a backup is
+                replaced.close()
+                try DurableFiles.syncDirectory(DurableFiles.directory(of: replacedPath))
+            }
+            return RestoreReport(migrated: migrated, replacedCopy: replacedPath)
+        } catch let error as SQLiteError {
+            throw RegistryError.from(error, path: livePath)
+        } catch {
+            throw RegistryError.storage("cannot restore into \(livePath): \(error)")
+        }
+    }
+
+    /// A private copy of the backup at `path`, checked and migrated, or an error naming `path`.
+    /// The copy must be a sound SQLite database (`integrity_check`, `foreign_key_check`) made
+    /// by this application's migrations: a history that is the first k embedded migrations with
+    /// none missing, and exactly the tables and columns those k make (`Migrator.verify`).
+    static func checkedCopy(of path: String, at copyPath: String) throws(RegistryError) -> (Connection, [String]) {
+        var readOnly = Connection.Options()
+        readOnly.readOnly = true
+        readOnly.create = false
+        var plain = Connection.Options()
+        plain.walJournal = false
+        let copy: Connection
+        do {
             let source: Connection
-            do { source = try Connection(path: path, options: options) } catch let error as SQLiteError {
-                throw RegistryError.storage("\(path) is not a readable SQLite database (\(error.message))")
+            do { source = try Connection(path: path, options: readOnly) } catch {
+                throw RegistryError.storage("\(path) is not a readable SQLite database (\(sqliteMessage(error)))")
             }
             defer { source.close() }
-            let check = try source.integrityCheck()
-            guard check == ["ok"] else { throw RegistryError.storage("\(path) fails its integrity check: \(check.prefix(3).joined(separator: "; "))") }
-            let tables = try source.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
-            guard !tables.isEmpty else { throw RegistryError.storage("\(path) is not a Clip Registry database") }
-            let known = Set(Schema.migrations.map(\.name))
-            let applied = try Schema.migrator.appliedNames(source)
-            let unknown = applied.subtracting(known)
-            guard unknown.isEmpty else {
-                throw RegistryError.storage("\(path) was written by a newer version (unknown migrations: \(unknown.sorted().joined(separator: ", ")))")
+            copy = try Connection(path: copyPath, options: plain)
+            do { try source.backup(into: copy) } catch {
+                throw RegistryError.storage("\(path) cannot be read as an SQLite database (\(sqliteMessage(error)))")
             }
-            try source.backup(into: db)
-            let migrated = try Schema.migrator.migrate(db)
-            try recordChange(entity: "registry", id: "main", action: "restore", before: nil, after: .object(["from": .string(path)]))
-            return migrated
+        } catch let error as RegistryError { throw error } catch {
+            throw RegistryError.storage("cannot copy \(path): \(error)")
         }
+        do {
+            let check = try copy.integrityCheck()
+            guard check == ["ok"] else { throw RegistryError.storage("\(path) fails its integrity check: \(check.prefix(3).joined(separator: "; "))") }
+            let tables = try copy.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.string("name") }
+            guard !tables.isEmpty else { throw RegistryError.storage("\(path) is an empty database, not a Clip Registry backup") }
+            guard tables.contains("schema_migrations") else {
+                throw RegistryError.storage("\(path) is not a Clip Registry database (it has tables \(tables.prefix(5).joined(separator: ", ")))")
+            }
+            do {
+                try Schema.migrator.verify(copy)
+            } catch let error as Migrator.MigratorError {
+                switch error {
+                case .unknownMigrations(let names):
+                    throw RegistryError.storage("\(path) was written by a newer version (unknown migrations: \(names.joined(separator: ", ")))")
+                case .foreignHistory:
+                    throw RegistryError.storage("\(path) is not a Clip Registry database: \(error)")
+                default:
+                    throw RegistryError.storage("\(path) is not a consistent Clip Registry backup: \(error)")
+                }
+            }
+            let orphans = try copy.foreignKeyCheck()
+            guard orphans.isEmpty else {
+                throw RegistryError.storage("\(path) has \(orphans.count) row(s) whose references are missing (foreign_key_check: \(orphans.prefix(3).joined(separator: "; ")))")
+            }
+            let migrated: [String]
+            do { migrated = try Schema.migrator.migrate(copy) } catch {
+                throw RegistryError.storage("\(path) could not be migrated to this version: \(error)")
+            }
+            try Schema.migrator.verify(copy)
+            return (copy, migrated)
+        } catch let error as RegistryError {
+            copy.close()
+            throw error
+        } catch {
+            copy.close()
+            throw RegistryError.storage("\(path) cannot be checked: \(error)")
+        }
+    }
+
+    static func sqliteMessage(_ error: any Error) -> String { (error as? SQLiteError)?.message ?? "\(error)" }
+
+    /// 2026-11-22T10:15:00.123Z → 20261122T101500Z, for file names.
+    static func fileStamp(_ timestamp: String) -> String {
+        let digits = timestamp.prefix(19).filter { $0.isNumber || $0 == "T" }
+        return digits + "Z"
     }
 }

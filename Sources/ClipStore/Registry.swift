@@ -33,6 +33,8 @@ public final class Registry {
             }
             do {
                 try Schema.migrator.migrate(db)
+            } catch Migrator.MigratorError.readOnly(let pending) {
+                throw RegistryError.readOnly("the database \(path) is read-only and needs migrations \(pending.joined(separator: ", ")); open it once with write access (or with a newer copy of it)")
             } catch let error as Migrator.MigratorError {
                 throw RegistryError.storage("\(path): \(error)")
             }
@@ -40,6 +42,10 @@ public final class Registry {
     }
 
     public func close() { db.close() }
+
+    /// True when the database can only be read (see `Connection.isReadOnly`): writes are refused
+    /// with `RegistryError.readOnly`.
+    public var isReadOnly: Bool { db.isReadOnly }
 
     /// Runs `body`, mapping every error to a `RegistryError` once.
     func guarded<T>(_ body: () throws -> T) throws(RegistryError) -> T {

@@ -24,6 +24,9 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     case storage(String)
     /// A team's write on a host another team holds (HTTP 403, exit 1; HostOwnership).
     case hostRefused(HostOwnership.Refusal)
+    /// A write to a database that can only be read (file or directory permissions, a read-only
+    /// mount) (HTTP 503, exit 1): reads still work.
+    case readOnly(String)
 
     public var description: String {
         switch self {
@@ -37,6 +40,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
         case .interrupted: "the server is stopping: this request was interrupted and nothing was written; retry"
         case .storage(let message): message
         case .hostRefused(let refusal): refusal.description
+        case .readOnly(let message): message
         }
     }
 
@@ -56,6 +60,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     static func from(_ error: SQLiteError, path: String) -> RegistryError {
         if error.isBusy { return .busy }
         if error.isInterrupted { return .interrupted }
+        if error.isReadOnly { return .readOnly("the database \(path) is read-only (\(error.message)): reads work, writes are refused") }
         if error.isNotADatabase { return .storage("\(path) is not a Clip Registry database (\(error.message))") }
         if error.isAccessProblem { return .storage("cannot open or write \(path): \(error.message)") }
         return .storage("database error: \(error.message)")

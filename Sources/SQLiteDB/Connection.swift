@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// One SQLite connection, set up the way this project wants every connection:
 /// extended result codes, foreign keys on, double-quoted string literals off, defensive mode,
@@ -20,7 +21,7 @@ public final class Connection {
         public init() {}
     }
 
-    let handle: OpaquePointer
+    private(set) var handle: OpaquePointer
     public let path: String
     private var statementCache: [String: Statement] = [:]
     private var isClosed = false
@@ -29,30 +30,75 @@ public final class Connection {
     private var stopContext: UnsafeMutablePointer<csqlite_stop_context>?
 
     public init(path: String, options: Options = Options()) throws {
-        var db: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if options.create && !options.readOnly { flags |= SQLITE_OPEN_CREATE }
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        self.path = path
+        handle = try Self.open(path, flags: flags)
+        do {
+            try setUp(options)
+        } catch let error as SQLiteError where error.resultCode == SQLITE_CANTOPEN && Self.canOpenImmutable(path, readOnly: sqlite3_db_readonly(handle, "main") == 1) {
+            // A WAL database SQLite could only open read-only, whose -shm it can neither open nor
+            // create: a read-only directory or mount. https://sqlite.org/wal.html#readonly: such a
+            // file can still be read when opened as immutable, which is sound only while nothing
+            // writes it; no -wal file beside it means no connection is writing in WAL mode.
+            closeAfterFailedSetUp()
+            handle = try Self.open("file:\(Self.uriPath(path))?immutable=1", flags: SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
+            isClosed = false
+            do { try setUp(options) } catch {
+                closeAfterFailedSetUp()
+                throw error
+            }
+        } catch {
+            closeAfterFailedSetUp()
+            throw error
+        }
+    }
+
+    private static func open(_ name: String, flags: Int32) throws -> OpaquePointer {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             // https://sqlite.org/c3ref/open.html: a handle is returned even on failure; release it.
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
             sqlite3_close_v2(db)
             throw SQLiteError(extendedCode: rc, message: message)
         }
-        self.handle = db
-        self.path = path
-        do {
-            try setUp(options)
-        } catch {
-            statementCache.removeAll()
-            sqlite3_close_v2(db)
-            isClosed = true
-            stopContext?.deallocate()
-            stopContext = nil
-            throw error
-        }
+        return db
     }
+
+    private func closeAfterFailedSetUp() {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+        isClosed = true
+        stopContext?.deallocate()
+        stopContext = nil
+        stop = nil
+    }
+
+    private static func canOpenImmutable(_ path: String, readOnly: Bool) -> Bool {
+        guard readOnly, path != ":memory:", !path.isEmpty, !path.hasPrefix("file:") else { return false }
+        var info = stat()
+        return stat(path + "-wal", &info) != 0 || info.st_size == 0
+    }
+
+    /// A path as the path of a `file:` URI (https://sqlite.org/uri.html: `%`, `?` and `#` escaped).
+    private static func uriPath(_ path: String) -> String {
+        var escaped = ""
+        for c in path.unicodeScalars {
+            switch c {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.unicodeScalars.append(c)
+            }
+        }
+        return escaped
+    }
+
+    /// True when the database cannot be written through this connection: opened read-only, or
+    /// a file SQLite could only open for reading (permissions, a read-only mount, `chattr +i`).
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     private func setUp(_ options: Options) throws {
         sqlite3_extended_result_codes(handle, 1)
@@ -71,7 +117,7 @@ public final class Connection {
         // rather than at the first real query.
         _ = try query("SELECT count(*) FROM sqlite_master")
         try execute("PRAGMA foreign_keys = ON")
-        if options.walJournal && !options.readOnly && path != ":memory:" && !path.isEmpty {
+        if options.walJournal && !isReadOnly && path != ":memory:" && !path.isEmpty {
             let mode = try query("PRAGMA journal_mode = WAL").first?.values.first
             guard mode == .text("wal") else {
                 throw SQLiteError(extendedCode: SQLITE_ERROR, message: "could not switch \(path) to WAL journal mode")

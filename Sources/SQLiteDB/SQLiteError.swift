@@ -41,6 +41,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         public static let constraintDatatype: Int32 = 3091
         public static let busySnapshot: Int32 = 517
     }
+    /// A write to a database opened read-only or stored read-only (SQLITE_READONLY, any extension).
+    public var isReadOnly: Bool { resultCode == SQLITE_READONLY }
     /// The file is not a database, or is damaged (SQLITE_NOTADB, SQLITE_CORRUPT).
     public var isNotADatabase: Bool { resultCode == SQLITE_NOTADB || resultCode == SQLITE_CORRUPT }
     /// The file cannot be opened or written (SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_IOERR).

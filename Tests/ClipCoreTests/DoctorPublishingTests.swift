@@ -162,4 +162,39 @@ struct StaticSiteTests {
         #expect(nginx.contains("listen 443 ssl;") && nginx.contains("ssl_certificate_key"))
         #expect(nginx.contains("default_type application/json;"))
     }
+
+    @Test func onlyAnEarlierPublishOfThisFormatIsReplacedAndTheChangesAreExact() throws {
+        let aasa: [(host: String, bytes: [UInt8])] = [("a.example", Array("{}".utf8))]
+        let files = StaticSite.files(aasa: aasa, banners: [], nginx: .init(root: "/srv"))
+        let index = files.first { $0.path == StaticSite.indexName }!.bytes
+        let listed = try #require(StaticSite.listedFiles(index: index))
+        #expect(listed.keys.sorted() == ["a.example/.well-known/apple-app-site-association", "nginx.conf.sample"])
+        #expect(StaticSite.listedFiles(index: Array(#"{"files":[],"hosts":[]}"#.utf8)) == nil, "no format marker")
+        #expect(StaticSite.listedFiles(index: Array(#"{"format":"clip-registry-publish","formatVersion":2,"files":[]}"#.utf8)) == nil)
+
+        var onDisk: [String: StaticSite.Entry] = ["a.example": .directory, "a.example/.well-known": .directory]
+        for file in files { onDisk[file.path] = .file(sha256: SHA256.hexDigest(file.bytes)) }
+        func changes(_ existing: [String: StaticSite.Entry]?, _ new: [StaticSite.File] = files, index: [UInt8]? = index) -> Result<StaticSite.Changes, StaticSite.Refusal> {
+            StaticSite.changes(replacing: existing, with: new) { index }
+        }
+        #expect(try changes(nil).get().added == files.map(\.path))
+        #expect(try changes([:]).get().added.count == 3)
+        #expect(try changes(onDisk).get() == StaticSite.Changes(unchanged: files.map(\.path)))
+
+        let next = StaticSite.files(aasa: [("b.example", Array("{}".utf8))], banners: [], nginx: .init(root: "/srv"))
+        let replaced = try changes(onDisk, next).get()
+        #expect(replaced.added == ["b.example/.well-known/apple-app-site-association"] && replaced.removed == ["a.example/.well-known/apple-app-site-association"])
+        #expect(replaced.changed == ["index.json", "nginx.conf.sample"])
+
+        var foreign = onDisk
+        foreign["cert.pem"] = .file(sha256: "00")
+        foreign["nginx.conf.sample"] = .file(sha256: "11")
+        foreign["a.example/link"] = .other
+        foreign["empty"] = .directory
+        guard case .failure(let refusal) = changes(foreign) else { Issue.record("accepted"); return }
+        #expect(refusal.foreign.map(\.path) == ["a.example/link", "cert.pem", "empty", "nginx.conf.sample"])
+        #expect(refusal.foreign.map(\.why) == ["not a regular file", "not listed in index.json", "a folder publish did not make", "changed since it was published"])
+        guard case .failure(let unmarked) = changes(onDisk, index: Array(#"{"files":[]}"#.utf8)) else { Issue.record("accepted"); return }
+        #expect(unmarked.foreign.map(\.path) == ["a.example/.well-known/apple-app-site-association", "index.json", "nginx.conf.sample"])
+    }
 }

@@ -39,7 +39,7 @@ struct BackupTests {
         let snapshotExport = try export(snapshot)
         let reader = try Registry(path: path)
         #expect(try reader.experiences().count == 400)
-        #expect(try registry.restore(from: backupPath) == [])
+        #expect(try registry.restore(from: backupPath).migrated == [])
         #expect(try export(reader) == snapshotExport)
         #expect(try Connection(path: path).query("PRAGMA journal_mode").first?.values.first == .text("wal"))
         #expect(try registry.changes(since: 0, limit: 10_000).last?["action"] == "restore")
@@ -67,5 +67,157 @@ struct BackupTests {
         n.close()
         #expect { try registry.restore(from: newer) } throws: { "\($0)".contains("newer version") }
         #expect(try registry.experiences().count == 1, "nothing was changed by the refused restores")
+    }
+
+    /// The live database's files and every table: what a refused restore must leave as it was.
+    func liveState(_ path: String) throws -> [String] {
+        let files = ["", "-wal"].map { suffix in
+            "\(suffix): \(FileManager.default.contents(atPath: path + suffix).map { SHA256.hexDigest([UInt8]($0)) } ?? "absent")"
+        }
+        return files + (try snapshot(path))
+    }
+
+    /// Files beside the database other than it, its -wal and -shm.
+    func leftovers(_ path: String) throws -> [String] {
+        let name = (path as NSString).lastPathComponent
+        return try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
+            .filter { $0.hasPrefix(name) && ![name, name + "-wal", name + "-shm"].contains($0) }
+    }
+
+    /// A backup of `registry` changed with SQL, in a folder of its own.
+    func alteredBackup(_ registry: Registry, _ sql: String...) throws -> String {
+        let path = temporaryDatabasePath()
+        try registry.backup(to: path)
+        let db = try Connection(path: path)
+        try db.execute("PRAGMA foreign_keys = OFF")
+        for statement in sql { try db.executeScript(statement) }
+        db.close()
+        return path
+    }
+
+    @Test func aRefusedRestoreLeavesTheLiveFileByteIdenticalAndNamesTheBackup() throws {
+        let livePath = temporaryDatabasePath()
+        let registry = try Registry(path: livePath)
+        _ = try registry.register(try experienceJSON("https://shop.example/a"))
+        _ = try registry.register(try experienceJSON("https://shop.example/b"))
+        let good = temporaryDatabasePath()
+        try registry.backup(to: good)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
+
+        var candidates: [(name: String, path: String, says: String)] = []
+        func file(_ name: String, _ data: Data) throws -> String {
+            let path = temporaryDatabasePath()
+            try data.write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        candidates.append(("zero-byte file", try file("zero", Data()), "is an empty database"))
+        candidates.append(("JSON file", try file("json", Data(#"{"experiences":[]}"#.utf8)), "not a readable SQLite database"))
+        candidates.append(("truncated copy", try file("truncated", bytes.prefix(bytes.count / 2)), "malformed"))
+        candidates.append(("one migration row deleted (a gap)", try alteredBackup(registry, "DELETE FROM schema_migrations WHERE name = '0002_api_tokens'"),
+                           "0002_api_tokens not recorded"))
+        let last = Schema.migrations.last!.name
+        candidates.append(("the last migration row deleted", try alteredBackup(registry, "DELETE FROM schema_migrations WHERE name = '\(last)'"),
+                           "its tables are not those its recorded migrations make"))
+        candidates.append(("newer schema version", try alteredBackup(registry, "INSERT INTO schema_migrations(name) VALUES ('9999_future')"), "newer version"))
+        candidates.append(("an extra column", try alteredBackup(registry, "ALTER TABLE team ADD COLUMN nickname TEXT"), "unexpected"))
+        candidates.append(("a dangling reference", try alteredBackup(registry, "DELETE FROM team"), "references are missing"))
+        // Another application's database that happens to keep a schema_migrations table.
+        let foreign = temporaryDatabasePath()
+        let other = try Connection(path: foreign)
+        try other.executeScript("""
+            CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT '');
+            INSERT INTO schema_migrations(name) VALUES ('20240101_create_users');
+            CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT);
+            INSERT INTO users(email) VALUES ('a@example.com');
+            """)
+        other.close()
+        candidates.append(("another application's database", foreign, "is not a Clip Registry database"))
+        // A schema-only copy (`sqlite3 clips.db .schema | sqlite3 copy.db`): every table, no rows.
+        let schemaOnly = temporaryDatabasePath()
+        let source = try Connection(path: good)
+        let statements = try source.query("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid").map { try $0.string("sql") }
+        source.close()
+        let target = try Connection(path: schemaOnly)
+        for sql in statements { try target.executeScript(sql) }
+        target.close()
+        candidates.append(("schema-only copy", schemaOnly, "its tables are not those its recorded migrations make"))
+        candidates.append(("the database itself", livePath, "is the database itself"))
+
+        let reader = try Registry(path: livePath)
+        let before = try liveState(livePath)
+        for candidate in candidates {
+            #expect(throws: RegistryError.self, "\(candidate.name)") { _ = try registry.restore(from: candidate.path) }
+            do { _ = try registry.restore(from: candidate.path) } catch {
+                #expect("\(error)".contains(candidate.path) && "\(error)".contains(candidate.says), "\(candidate.name): \(error)")
+                if candidate.path != livePath { #expect(!"\(error)".contains(livePath), "\(candidate.name) names the backup, not the database: \(error)") }
+            }
+            #expect(try liveState(livePath) == before, "\(candidate.name) changed the database")
+            #expect(try leftovers(livePath) == [], "\(candidate.name) left files beside the database")
+        }
+        // Every command still works, and the good backup restores.
+        #expect(try reader.experiences().count == 2)
+        #expect(try Registry(path: livePath).experiences().count == 2)
+        _ = try registry.register(try experienceJSON("https://shop.example/c"))
+        #expect(try registry.restore(from: good).migrated == [])
+        #expect(try reader.experiences().map(\.url.path) == ["/a", "/b"])
+    }
+
+    @Test func aRestoreKeepsTheReplacedDatabaseAndRepairsOneThatNoLongerOpens() throws {
+        let livePath = temporaryDatabasePath()
+        let registry = try Registry(path: livePath)
+        _ = try registry.register(try experienceJSON("https://shop.example/a"))
+        let good = temporaryDatabasePath()
+        try registry.backup(to: good)
+        _ = try registry.register(try experienceJSON("https://shop.example/b"))
+        let server = try Registry(path: livePath)
+        #expect(try server.experiences().count == 2)
+
+        let report = try registry.restore(from: good)
+        #expect(try server.experiences().map(\.url.path) == ["/a"], "a connection opened before sees the restored data")
+        #expect(report.replacedCopy.hasPrefix(livePath + ".replaced-"))
+        #expect(try Registry(path: report.replacedCopy).experiences().count == 2, "the replaced content is kept")
+        let record = try registry.changes(since: 0, limit: 1000).last
+        #expect(record?["action"] == "restore" && record?["after"]?["from"]?.stringValue == good)
+        // Undo: restoring the replaced copy brings the replaced content back.
+        _ = try registry.restore(from: report.replacedCopy)
+        #expect(try server.experiences().count == 2)
+
+        // A database a newer version migrated does not open, but a restore still repairs it.
+        registry.close()
+        server.close()
+        let db = try Connection(path: livePath)
+        try db.execute("INSERT INTO schema_migrations(name) VALUES ('9999_future')")
+        db.close()
+        #expect(throws: RegistryError.self) { try Registry(path: livePath) }
+        let repaired = try Registry.restore(database: livePath, from: good, actor: "test")
+        #expect(repaired.migrated == [] && FileManager.default.fileExists(atPath: repaired.replacedCopy))
+        #expect(try Registry(path: livePath).experiences().count == 1)
+
+        // Another application's database is not replaced.
+        let foreign = temporaryDatabasePath()
+        let other = try Connection(path: foreign)
+        try other.execute("CREATE TABLE notes (x TEXT)")
+        other.close()
+        #expect { _ = try Registry.restore(database: foreign, from: good, actor: "test") } throws: { "\($0)".contains("refusing to replace it") }
+        #expect(try snapshot(foreign) == [])
+    }
+
+    @Test func backupErrorsNameTheBackupAndNeverTakeOverAFile() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://shop.example/a"))
+        let missing = "/nonexistent-\(UUID().uuidString)/y.db"
+        #expect { try registry.backup(to: missing) } throws: {
+            "\($0)" == "cannot write \(missing): directory \((missing as NSString).deletingLastPathComponent) does not exist"
+        }
+        // A file that happens to have the temporary name of an earlier version is not touched.
+        let path = temporaryDatabasePath()
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: path + ".partial"))
+        try registry.backup(to: path)
+        #expect(try String(contentsOfFile: path + ".partial", encoding: .utf8) == "keep me")
+        #expect(try Registry(path: path).experiences().count == 1)
+        #expect(try leftovers(path) == ["clips.db.partial"])
+        // The same command twice: the second is refused and the first backup is intact.
+        #expect { try registry.backup(to: path) } throws: { "\($0)".contains("\(path) already exists") }
+        #expect(try Registry(path: path).experiences().count == 1)
     }
 }

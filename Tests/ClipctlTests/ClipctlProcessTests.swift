@@ -332,8 +332,26 @@ struct ClipctlProcessTests {
         let bad = try clipctl("restore", "notes.txt")
         #expect(bad.code == 1 && bad.err.contains("not a readable SQLite database"))
         #expect(try clipctl("restore", "missing.db").code == 1)
-        #expect(try clipctl("restore", "snapshot.db").code == 0)
+        // A backup missing a migration row is refused by name, and the database is untouched.
+        #expect(try clipctl("backup", "gap.db").code == 0)
+        let sqlite = Process()  // Python's sqlite3 module (the crash test needs it too)
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        sqlite.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"DELETE FROM schema_migrations WHERE name = '0002_api_tokens'\"); c.commit()", clipctl.file("gap.db")]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        try #require(sqlite.terminationStatus == 0)
+        let live = try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db")))
+        let state = try clipctl.state()
+        let gap = try clipctl("restore", "gap.db")
+        #expect(gap.code == 1 && gap.err == "clipctl: gap.db is not a consistent Clip Registry backup: its migration history is inconsistent: 0002_api_tokens not recorded, though 0004_host_ownership is\n", "\(gap.err)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db"))) == live && (try clipctl.state()) == state)
+        let restored = try clipctl("restore", "snapshot.db")
+        #expect(restored.code == 0)
+        let replaced = try #require(try FileManager.default.contentsOfDirectory(atPath: clipctl.directory.path).first { $0.hasPrefix("clips.db.replaced-") })
+        #expect(restored.out == "restored clips.db from snapshot.db\n  the content replaced is kept in clips.db.replaced-\(replaced.dropFirst("clips.db.replaced-".count)) (restore it to undo; delete it when no longer needed)\n")
         #expect(try clipctl("export").out == before, "the restore brings back the snapshot exactly")
+        let missingDirectory = try clipctl("backup", "nowhere/x.db")
+        #expect(missingDirectory.code == 1 && missingDirectory.err == "clipctl: cannot write nowhere/x.db: directory nowhere does not exist\n")
         #expect(try clipctl("--server", "http://127.0.0.1:1", "backup", "x.db").code == 64, "backup is local only")
     }
 

@@ -115,6 +115,72 @@ import Testing
         #expect(try clipctl.read("plain.txt") == "a file")
     }
 
+    @Test func publishNeverDeletesWhatItDidNotWriteNorTheDatabase() throws {
+        let clipctl = try Clipctl()
+        try registerShop(clipctl)
+        let first = try clipctl("publish", "site")
+        try #require(first.code == 0, "\(first.err)")
+        #expect(first.out.contains("  added:   index.json\n") && first.out.hasSuffix("  0 file(s) unchanged\n"), "\(first.out)")
+        let index = try JSONParser.parse(Array(try clipctl.read("site/index.json").utf8))
+        #expect(index["format"] == "clip-registry-publish" && index["formatVersion"] == 1)
+        // The same command twice: nothing changes, and it says so.
+        let again = try clipctl("publish", "site")
+        #expect(again.code == 0 && !again.out.contains("added:") && !again.out.contains("changed:") && again.out.hasSuffix("  6 file(s) unchanged\n"), "\(again.out)")
+        let site = clipctl.file("site")
+        let published = try Self.tree(site)
+
+        // Files publish did not write, or that changed since, are listed and nothing is touched.
+        try clipctl.write("site/cert.pem", "my certificate")
+        try FileManager.default.createDirectory(atPath: clipctl.file("site/logs"), withIntermediateDirectories: true)
+        try clipctl.write("site/nginx.conf.sample", try clipctl.read("site/nginx.conf.sample") + "# my edit\n")
+        try FileManager.default.createSymbolicLink(atPath: clipctl.file("site/shop.example/latest"), withDestinationPath: "/etc")
+        let edited = try Self.tree(site)
+        let refused = try clipctl("publish", "site")
+        #expect(refused.code == 65)
+        #expect(refused.err.contains("cert.pem (not listed in index.json)") && refused.err.contains("logs (a folder publish did not make)")
+                && refused.err.contains("nginx.conf.sample (changed since it was published)") && refused.err.contains("shop.example/latest (not a regular file)"), "\(refused.err)")
+        #expect(try Self.tree(site) == edited && FileManager.default.fileExists(atPath: clipctl.file("site/logs")))
+        try FileManager.default.removeItem(atPath: clipctl.file("site/cert.pem"))
+        try FileManager.default.removeItem(atPath: clipctl.file("site/logs"))
+        try FileManager.default.removeItem(atPath: clipctl.file("site/shop.example/latest"))
+        try clipctl.write("site/nginx.conf.sample", String(decoding: published["nginx.conf.sample"]!, as: UTF8.self))
+
+        // What changed is listed, on stdout and in --json.
+        try #require(try clipctl("remove", "https://shop.example/order").code == 0)
+        let changed = try clipctl("--json", "publish", "site")
+        let report = try JSONParser.parse(changed.out)
+        #expect(report["added"] == [] && report["changed"] == ["index.json"] && report["removed"] == ["shop.example/banners/1.html"] && report["unchanged"] == 4, "\(changed.out)")
+
+        // Any index.json is not enough: only ours (the format of an earlier version included).
+        try FileManager.default.createDirectory(atPath: clipctl.file("theirs"), withIntermediateDirectories: true)
+        try clipctl.write("theirs/index.json", #"{"files":[],"hosts":[]}"#)
+        try clipctl.write("theirs/page.html", "<p>hi</p>")
+        let theirs = try clipctl("publish", "theirs")
+        #expect(theirs.code == 65 && theirs.err.contains("was not written by clipctl publish") && theirs.err.contains("page.html"), "\(theirs.err)")
+        #expect(try clipctl.read("theirs/page.html") == "<p>hi</p>")
+
+        // A symbolic link to a published folder publishes into it; the link stays.
+        try FileManager.default.createSymbolicLink(atPath: clipctl.file("current"), withDestinationPath: "site")
+        let linked = try clipctl("publish", "current")
+        #expect(linked.code == 0 && linked.out.contains("to \(site)\n"), "\(linked.out) \(linked.err)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: clipctl.file("current")) == "site")
+
+        // Never the database's folder or one above it, however it is named.
+        let database = try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db")))
+        let state = try clipctl.state()
+        try FileManager.default.createSymbolicLink(atPath: clipctl.file("here"), withDestinationPath: clipctl.directory.path)
+        try FileManager.default.createDirectory(atPath: clipctl.file("sub"), withIntermediateDirectories: true)
+        for dir in [".", "..", "here", clipctl.directory.path, "sub/.."] {
+            let r = try clipctl("publish", dir)
+            #expect(r.code == 65 && r.err.contains("holds the database clips.db"), "publish \(dir): \(r.err)")
+        }
+        var elsewhere = clipctl
+        elsewhere.environment["CLIP_DB"] = clipctl.file("sub/other.db")
+        #expect(try elsewhere("publish", "sub").err.contains("holds the database"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db"))) == database && (try clipctl.state()) == state)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: clipctl.directory.path).filter { $0.contains("publishing") } == [])
+    }
+
     @Test(.enabled(if: DoctorPublishTests.nginx != nil || ProcessInfo.processInfo.environment["CLIP_REQUIRE_NGINX"] == "1"))
     func nginxServesThePublishedDirectoryWithTheSampleConfiguration() throws {
         let nginx = try #require(Self.nginx, "nginx is required (scripts/setup installs nginx-light)")

@@ -123,4 +123,58 @@ struct MigratorTests {
         let older = Migrator(migrations: [migrations[1]])
         #expect(throws: Migrator.MigratorError.unknownMigrations(["0002_b"])) { try older.migrate(db) }
     }
+
+    @Test func verifyAcceptsAPrefixOfTheHistoryWithItsExactSchemaOnly() throws {
+        let migrator = Migrator(migrations: migrations)
+        let older = try Connection(path: temporaryDatabasePath())
+        try Migrator(migrations: [migrations[1]]).migrate(older)
+        #expect(try migrator.verify(older) == 1)
+        try older.execute("ALTER TABLE a ADD COLUMN z TEXT")
+        #expect { try migrator.verify(older) } throws: { "\($0)".contains("unexpected column a.z") }
+
+        let gap = try Connection(path: temporaryDatabasePath())
+        try migrator.migrate(gap)
+        try gap.execute("DELETE FROM schema_migrations WHERE name = '0001_a'")
+        #expect { try migrator.verify(gap) } throws: { "\($0)".contains("0001_a not recorded, though 0002_b is") }
+        let foreign = try Connection(path: temporaryDatabasePath())
+        try foreign.executeScript("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY); INSERT INTO schema_migrations VALUES ('init');")
+        #expect(throws: Migrator.MigratorError.foreignHistory(["init"])) { try migrator.verify(foreign) }
+    }
+
+    @Test func anUpToDateReadOnlyDatabaseOpensAndAnOutOfDateOneIsRefused() throws {
+        let path = temporaryDatabasePath()
+        try Migrator(migrations: [migrations[1]]).migrate(try Connection(path: path))
+        var options = Connection.Options()
+        options.readOnly = true
+        let readOnly = try Connection(path: path, options: options)
+        #expect(readOnly.isReadOnly)
+        #expect(try Migrator(migrations: [migrations[1]]).migrate(readOnly) == [])
+        #expect(throws: Migrator.MigratorError.readOnly(pending: ["0002_b"])) { try Migrator(migrations: migrations).migrate(readOnly) }
+    }
+}
+
+struct ReplaceContentsTests {
+    @Test func holdsTheWriteLockBeforeWritingAndOthersSeeOldThenNew() throws {
+        let path = temporaryDatabasePath()
+        let live = try Connection(path: path)
+        try live.executeScript("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
+        let sourcePath = temporaryDatabasePath()
+        let source = try Connection(path: sourcePath)
+        try source.executeScript("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (2);")
+        var options = Connection.Options()
+        options.busyTimeoutMilliseconds = 0
+        let other = try Connection(path: path, options: options)
+        var seen: [SQLValue]?
+        try live.replaceContents(with: source) { () throws -> Void in
+            // Another writer is locked out, and a reader still sees the content being replaced.
+            #expect { try other.execute("BEGIN IMMEDIATE") } throws: { ($0 as? SQLiteError)?.isBusy == true }
+            seen = try other.query("SELECT x FROM t").first?.values
+        }
+        #expect(seen == [.integer(1)])
+        #expect(try other.query("SELECT x FROM t").first?.values == [.integer(2)])
+
+        struct Stop: Error {}
+        #expect(throws: Stop.self) { try live.replaceContents(with: try Connection(path: temporaryDatabasePath())) { throw Stop() } }
+        #expect(try other.query("SELECT x FROM t").first?.values == [.integer(2)], "nothing written when beforeWriting throws")
+    }
 }

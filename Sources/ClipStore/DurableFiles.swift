@@ -1,0 +1,92 @@
+import Foundation
+import Glibc
+
+/// The file-system steps that make a new file or a rename survive a crash, and names that never
+/// take over somebody's file. fsync(2) on a file does not make its directory entry durable: the
+/// directory itself must be synced after a create, link or rename (fsync(2), "NOTES").
+public enum DurableFiles {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The directory holding `path` ("." for a bare name).
+    public static func directory(of path: String) -> String {
+        let parent = (path as NSString).deletingLastPathComponent
+        return parent.isEmpty ? "." : parent
+    }
+
+    /// Why `path`'s directory cannot take a new file, or nil when it can.
+    public static func missingDirectory(for path: String) -> String? {
+        let directory = directory(of: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return "directory \(directory) does not exist" }
+        return isDirectory.boolValue ? nil : "\(directory) is not a directory"
+    }
+
+    /// True when something (a file, a directory, even a dangling symbolic link) is at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// True when `a` and `b` name the same file (device and inode), following symbolic links.
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        var x = stat(), y = stat()
+        return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino
+    }
+
+    /// Creates a new empty file (mode 0600) named `prefix` plus six random characters, with
+    /// O_EXCL semantics (mkstemp(3)), and returns its path.
+    public static func createUnique(prefix: String) throws(Failure) -> String {
+        var template = Array((prefix + "XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw failure("create a file in \(directory(of: prefix))") }
+        close(fd)
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Creates `base`, or `base-2`, `base-3`… when taken (O_CREAT | O_EXCL), and returns the name.
+    public static func createNew(_ base: String) throws(Failure) -> String {
+        for n in 1...1000 {
+            let path = n == 1 ? base : "\(base)-\(n)"
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 {
+                close(fd)
+                return path
+            }
+            guard errno == EEXIST else { throw failure("create \(path)") }
+        }
+        throw Failure(description: "cannot create \(base): too many files of that name")
+    }
+
+    /// Gives the complete file `temporary` the name `path`, failing if `path` exists meanwhile
+    /// (link(2) never replaces), then syncs the directory.
+    public static func publish(_ temporary: String, as path: String) throws(Failure) {
+        if link(temporary, path) != 0 {
+            guard errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP else { throw failure("create \(path)") }
+            // A file system without hard links: rename, after checking nothing took the name.
+            guard !exists(path) else { errno = EEXIST; throw failure("create \(path)") }
+            guard rename(temporary, path) == 0 else { throw failure("rename \(temporary) to \(path)") }
+        } else {
+            unlink(temporary)
+        }
+        try syncDirectory(directory(of: path))
+    }
+
+    /// fsync(2) on a directory, so that the entries created, renamed or removed in it last.
+    public static func syncDirectory(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("open directory \(path)") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 || errno == EINVAL else { throw failure("fsync directory \(path)") }
+    }
+
+    /// Removes a file SQLite wrote, with its journal (a rollback journal left by a crash).
+    public static func removeDatabaseFile(_ path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
+    }
+
+    static func failure(_ what: String) -> Failure {
+        Failure(description: "cannot \(what): \(String(cString: strerror(errno)))")
+    }
+}
