@@ -24,7 +24,7 @@ struct Problem: Error {
         switch error {
         case .invalid(let errors):
             // Unknown fields are a malformed request (400); otherwise invalid values (422).
-            let unknown = errors.contains { $0.rule == "unknown" || $0.rule == "readOnly" }
+            let unknown = errors.contains { $0.isUnknownRequestField }
             self.init(status: unknown ? 400 : 422, detail: unknown ? "the request has fields that are unknown or read-only" : "the request has invalid values", errors: errors)
         case .invalidImport(let lines):
             self.init(status: 422, detail: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",

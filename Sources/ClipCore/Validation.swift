@@ -13,6 +13,13 @@ public struct FieldError: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(field): \(message)" }
 
+    /// True for a member of the request object itself that is unknown or read-only: a malformed
+    /// request rather than an invalid value. An unknown key inside a value (`place.mainAddress.x`,
+    /// `localizations.FR.x`) makes that value invalid, like any other wrong value in it.
+    public var isUnknownRequestField: Bool {
+        (rule == "unknown" || rule == "readOnly") && !field.contains(".") && !field.contains("[")
+    }
+
     /// The same error, reported under a parent field (`localizations.FR.title`).
     public func nested(in parent: String) -> FieldError {
         FieldError(field: parent.isEmpty ? field : "\(parent).\(field)", rule: rule, message: message)
