@@ -62,22 +62,38 @@ public enum TextLimits {
         } else if text.count > max {
             fail("length", "is \(text.count) characters; the limit is \(max)")
         }
-        let scalars = Array(text.unicodeScalars.prefix(maxBytes + 1))
-        if let bad = firstForbidden(scalars) {
-            fail("control", "must be one line without control or invisible formatting characters (U+\(hex(bad)))")
-        }
-        var nonStarters = 0
-        for s in scalars {
-            nonStarters = s.properties.canonicalCombiningClass.rawValue == 0 ? 0 : nonStarters + 1
-            if nonStarters > maxNonStartersInARow {
-                fail("combining", "has more than \(maxNonStartersInARow) combining marks in a row (UAX #15 stream-safe text)")
-                break
+        // One pass; Unicode properties are looked up only from U+0300 on (below it, the controls,
+        // U+00AD and the spaces are known, and every character is a starter).
+        var nonStarters = 0, scanned = 0
+        var needsContext = false
+        var tooManyMarks = false
+        for s in text.unicodeScalars {
+            scanned += 1
+            if scanned > maxBytes { break }
+            if s.value < 0x300 {
+                nonStarters = 0
+                if s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0xAD { needsContext = true }
+                continue
+            }
+            let p = s.properties
+            nonStarters = p.canonicalCombiningClass.rawValue == 0 ? 0 : nonStarters + 1
+            if nonStarters > maxNonStartersInARow { tooManyMarks = true }
+            if p.isDefaultIgnorableCodePoint || p.generalCategory == .control || s == "\u{2028}" || s == "\u{2029}" || p.isNoncharacterCodePoint {
+                needsContext = true
             }
         }
-        if let first = scalars.first, let last = text.unicodeScalars.last, first.properties.isWhitespace || last.properties.isWhitespace {
+        if needsContext, let bad = firstForbidden(Array(text.unicodeScalars.prefix(maxBytes + 1))) {
+            fail("control", "must be one line without control or invisible formatting characters (U+\(hex(bad)))")
+        }
+        if tooManyMarks { fail("combining", "has more than \(maxNonStartersInARow) combining marks in a row (UAX #15 stream-safe text)") }
+        if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last, isSpace(first) || isSpace(last) {
             fail("spaces", "must not begin or end with a space")
         }
         return errors
+    }
+
+    static func isSpace(_ s: Unicode.Scalar) -> Bool {
+        s.value < 0x80 ? s == " " : s.properties.isWhitespace
     }
 
     static func hex(_ s: Unicode.Scalar) -> String {

@@ -35,4 +35,35 @@ import Testing
         #expect(try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: #"{"colour":"red"}"#).status == 400)
         #expect(try f.snapshot() == before)
     }
+
+    @Test func importSkipsAByteOrderMarkAndAcceptsAnEmptyExport() throws {
+        let f = try APIFixture()
+        func post(_ bytes: [UInt8], _ type: String) throws -> HTTPClient.Response {
+            try HTTPClient.send(port: f.port, method: "POST", target: "/v1/experiences/import",
+                                headers: [("Authorization", "Bearer \(f.admin)"), ("Content-Type", type)], body: bytes)
+        }
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let csv = try post(bom + Array("url,clip,title,subtitle\nhttps://a.example/bom,ABCDE12345.com.a.app.Clip,T,S\n".utf8), "text/csv")
+        #expect(csv.status == 200 && f.parsed(csv)["imported"] == 1)
+        let ndjson = try post(bom + Array(#"{"url":"https://a.example/bom2","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#.utf8), "application/x-ndjson")
+        #expect(ndjson.status == 200 && f.parsed(ndjson)["imported"] == 1)
+        let before = try f.snapshot()
+        let header = try post(Array("url,clip,action,language,title,subtitle,category,poweredBy,status,localizations,place,headerImage\r\n".utf8), "text/csv")
+        #expect(header.status == 200 && f.parsed(header)["imported"] == 0)
+        #expect(try post([], "application/x-ndjson").status == 200)
+        let zero = try post([], "text/csv")
+        #expect(zero.status == 422 && f.parsed(zero)["errors"]?.arrayValue?.first?["rule"] == "empty")
+        #expect(try f.snapshot() == before)
+    }
+
+    @Test func spreadsheetSafeExport() throws {
+        let f = try APIFixture()
+        _ = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: #"{"subtitle":"=1+2"}"#)
+        let plain = try f.call("GET", "/v1/experiences/export?format=csv", token: f.admin)
+        #expect(plain.text.contains(",=1+2,"))
+        let safe = try f.call("GET", "/v1/experiences/export?format=csv&spreadsheetSafe=true", token: f.admin)
+        #expect(safe.status == 200 && safe.text.contains(",'=1+2,"))
+        #expect(try f.call("GET", "/v1/experiences/export?spreadsheetSafe=true", token: f.admin).status == 422, "CSV only")
+        #expect(try f.call("GET", "/v1/experiences/export?format=csv&spreadsheetSafe=yes", token: f.admin).status == 422)
+    }
 }

@@ -31,3 +31,35 @@ struct InputHygieneTests {
         _ = try registry.saveApp(app, team: team, appStoreID: nil, name: "")
     }
 }
+
+struct StreamingImportTests {
+    /// The import read in chunks of a few bytes: the same result, every bad line with its number,
+    /// and nothing written unless every line is good.
+    @Test func chunkedImportIsAllOrNothing() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        var lines = (1...20_000).map { #"{"url":"https://s.example/\#($0)","clip":"ABCDE12345.com.s.Clip","title":"T\#($0)","subtitle":"S"}"# }
+        lines[9_999] = #"{"url":"https://s.example/1","clip":"ABCDE12345.com.s.Clip","title":"Dup","subtitle":"S"}"#
+        lines[19_999] = "{oops"
+        func chunks(_ text: String, size: Int) -> () -> ArraySlice<UInt8>? {
+            let bytes = Array(text.utf8)
+            var offset = 0
+            return {
+                guard offset < bytes.count else { return nil }
+                defer { offset += size }
+                return bytes[offset..<min(bytes.count, offset + size)]
+            }
+        }
+        let before = try snapshot(path)
+        #expect { try registry.importExperiences(format: .ndjson, chunks: chunks(lines.joined(separator: "\n"), size: 7)) } throws: { error in
+            guard case .invalidImport(let bad) = error as? RegistryError else { return false }
+            return bad.map(\.line) == [10_000, 20_000] && bad[0].errors.first?.message == "https://s.example/1 is already on line 1"
+        }
+        #expect(try snapshot(path) == before)
+        lines[9_999] = #"{"url":"https://s.example/10000","clip":"ABCDE12345.com.s.Clip","title":"T","subtitle":"S"}"#
+        lines[19_999] = #"{"url":"https://s.example/20000","clip":"ABCDE12345.com.s.Clip","title":"T","subtitle":"S"}"#
+        var progress: [Int] = []
+        let report = try registry.importExperiences(format: .ndjson, chunks: chunks(lines.joined(separator: "\n"), size: 4_099)) { progress.append($0) }
+        #expect(report.imported == 20_000 && progress.last == 20_000 && progress.count > 1)
+    }
+}
