@@ -66,4 +66,14 @@ import Testing
         #expect(try f.call("GET", "/v1/experiences/export?spreadsheetSafe=true", token: f.admin).status == 422, "CSV only")
         #expect(try f.call("GET", "/v1/experiences/export?format=csv&spreadsheetSafe=yes", token: f.admin).status == 422)
     }
+
+    @Test func aClipsParentIsNeverAClipOverHTTP() throws {
+        let f = try APIFixture()
+        let before = try f.snapshot()
+        // com.a.app.Clip is a clip of the fixture.
+        #expect(try f.call("POST", "/v1/clips", token: f.admin, json: #"{"clip":"ABCDE12345.com.a.app.Clip.Sub"}"#).status == 409)
+        #expect(try f.call("POST", "/v1/apps", token: f.admin, json: #"{"bundleId":"com.a.app.Clip","team":"ABCDE12345"}"#).status == 409)
+        #expect(try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/s","clip":"ABCDE12345.com.a.app.Clip.Sub","title":"T","subtitle":"S"}"#).status == 409)
+        #expect(try f.snapshot() == before)
+    }
 }

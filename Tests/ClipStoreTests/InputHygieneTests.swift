@@ -63,3 +63,28 @@ struct StreamingImportTests {
         #expect(report.imported == 20_000 && progress.last == 20_000 && progress.count > 1)
     }
 }
+
+struct ClipParentTests {
+    /// Finding 9: a clip's bundle ID may not make an app of another clip's bundle ID, on any path.
+    @Test func aClipsParentIsNeverAClip() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        _ = try registry.addClip(try AppID("ABCDE12345.com.x.Clip"))
+        let before = try snapshot(path)
+        let sub = "ABCDE12345.com.x.Clip.Sub"
+        #expect(throws: RegistryError.self) { try registry.register(try experienceJSON("https://x.example/", clip: sub)) }
+        #expect(throws: RegistryError.self) { try registry.addClip(try AppID(sub)) }
+        #expect(throws: RegistryError.self) {
+            try registry.importExperiences(#"{"url":"https://x.example/","clip":"\#(sub)","title":"T","subtitle":"S"}"#, format: .ndjson)
+        }
+        #expect(throws: RegistryError.self) { try registry.saveApp(try BundleID("com.x.Clip"), team: try TeamID("ABCDE12345"), appStoreID: nil, name: nil) }
+        #expect(throws: RegistryError.self) { try registry.setDefaultExperience(clip: try AppID(sub), action: .open, localizations: ["en-US": "S"]) }
+        #expect(try snapshot(path) == before)
+        // The other order: once com.y.Clip is an app (a clip's parent), it cannot become a clip.
+        _ = try registry.addClip(try AppID("ABCDE12345.com.y.Clip.Sub"))
+        let after = try snapshot(path)
+        #expect(throws: RegistryError.self) { try registry.addClip(try AppID("ABCDE12345.com.y.Clip")) }
+        #expect(throws: RegistryError.self) { try registry.register(try experienceJSON("https://y.example/", clip: "ABCDE12345.com.y.Clip")) }
+        #expect(try snapshot(path) == after)
+    }
+}
