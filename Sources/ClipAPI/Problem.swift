@@ -24,11 +24,11 @@ struct Problem: Error {
         switch error {
         case .invalid(let errors):
             // Unknown fields are a malformed request (400); otherwise invalid values (422).
-            let unknown = errors.contains { $0.rule == "unknown" || $0.rule == "readOnly" }
+            let unknown = errors.contains { $0.isUnknownRequestField }
             self.init(status: unknown ? 400 : 422, detail: unknown ? "the request has fields that are unknown or read-only" : "the request has invalid values", errors: errors)
         case .invalidImport(let lines):
             self.init(status: error.isHostRefusal ? 403 : 422, detail: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
-                      errors: lines.flatMap { line in line.errors.map { FieldError(field: "line \(line.line): \($0.field)", rule: $0.rule, message: $0.message) } })
+                      errors: lines.flatMap(\.fieldErrors))
         case .notFound(let what): self.init(status: 404, detail: "not found: \(what)")
         case .conflict(let message, let existing):
             self.init(status: 409, detail: message, extra: existing.map { [(key: "existing", value: .string("/v1/experiences/\($0)"))] } ?? [])
@@ -60,7 +60,7 @@ struct Problem: Error {
             (key: "detail", value: .string(detail)),
         ]
         if !errors.isEmpty {
-            members.append((key: "errors", value: .array(errors.map { .object(["field": .string($0.field), "rule": .string($0.rule), "message": .string($0.message)]) })))
+            members.append((key: "errors", value: .array(errors.map(CatalogJSON.fieldError))))
         }
         members += extra
         var response = HTTPResponse(status: status, contentType: "application/problem+json", body: JSONWriter.bytes(.object(members)))

@@ -87,17 +87,27 @@ extension ClipAPI {
         case "text/csv": format = .csv
         default: throw Problem(status: 415, detail: "send application/x-ndjson or text/csv (got \(type.isEmpty ? "no Content-Type" : type))")
         }
-        guard let text = String(validating: c.request.body, as: UTF8.self) else { throw Problem.badRequest("the body is not valid UTF-8") }
+        let body = c.request.body
         if let own = try c.caller.team {
             // A team token may import only its own team's clips: refuse before anything is written.
-            let foreign = Interchange.lines(text, format: format).lines.compactMap { line -> String? in
-                guard let clip = line.object["clip"]?.stringValue, let id = try? AppID(clip), id.team != own else { return nil }
-                return "line \(line.line): clip \(clip)"
+            var reader = Interchange.Reader(format: format)
+            var foreign: [String] = []
+            func scan(_ batch: Interchange.Batch) {
+                for line in batch.lines {
+                    guard let clip = line.object["clip"]?.stringValue, let id = try? AppID(clip), id.team != own else { continue }
+                    foreign.append("line \(line.line): clip \(clip)")
+                }
             }
+            var offset = 0
+            while offset < body.count {
+                let end = min(body.count, offset + Registry.importChunkBytes)
+                scan(reader.feed(body[offset..<end]))
+                offset = end
+            }
+            scan(reader.finish())
             if !foreign.isEmpty { throw Problem.forbidden("a token of team \(own.rawValue) cannot import other teams' clips (\(foreign.prefix(5).joined(separator: "; ")))") }
         }
-        let report = try c.registry.importExperiences(text, format: format)
-        return json(.object(["imported": .integer(Int64(report.imported)), "notes": .array(report.notes.map(JSONValue.string))]))
+        return json(try c.registry.importExperiences(body, format: format).json)
     }
 
     func exportExperiences(_ c: Context) throws -> HTTPResponse {
@@ -107,10 +117,17 @@ extension ClipAPI {
         case "csv": format = .csv
         default: throw Problem(status: 422, detail: "format is ndjson or csv", errors: [FieldError(field: "format", rule: "enum", message: "expected ndjson or csv")])
         }
+        var spreadsheetSafe = false
+        switch c.query("spreadsheetSafe") {
+        case nil, "false": break
+        case "true" where format == .csv: spreadsheetSafe = true
+        case "true": throw Problem(status: 422, detail: "spreadsheetSafe applies to format=csv", errors: [FieldError(field: "spreadsheetSafe", rule: "format", message: "applies to format=csv only")])
+        default: throw Problem(status: 422, detail: "spreadsheetSafe is true or false", errors: [FieldError(field: "spreadsheetSafe", rule: "type", message: "expected true or false")])
+        }
         var filter = Registry.ListFilter()
         filter.team = try c.caller.team
         var text = ""
-        try c.registry.export(format: format, filter: filter) { text += $0 + "\n" }
+        try c.registry.export(format: format, spreadsheetSafe: spreadsheetSafe, filter: filter) { text += $0 + "\n" }
         return HTTPResponse(status: 200, contentType: format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson", body: Array(text.utf8))
     }
 

@@ -14,8 +14,9 @@ protocol Backend {
     func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue
     func aasa(host: String) throws -> [UInt8]
     func banner(url: String, appArgument: String?, clip: String?) throws -> JSONValue
-    func importText(_ text: String, format: Interchange.Format, progress: @escaping (Int, Int) -> Void) throws -> JSONValue
-    func export(format: Interchange.Format, emit: (String) throws -> Void) throws
+    /// Imports the bytes `chunks` gives (one chunk per call, nil at the end); `progress(lines)`.
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> JSONValue
+    func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
     func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String])
     func apps(team: TeamID?) throws -> [JSONValue]
     func app(_ bundle: BundleID) throws -> JSONValue
@@ -93,15 +94,13 @@ struct LocalBackend: Backend {
         ])
     }
 
-    func importText(_ text: String, format: Interchange.Format, progress: @escaping (Int, Int) -> Void) throws -> JSONValue {
-        let report = try registry.importExperiences(text, format: format, progress: progress)
-        return .object([
-            "imported": .integer(Int64(report.imported)), "notes": .array(report.notes.map(JSONValue.string)),
-            "warnings": .array(report.warnings.flatMap { w in w.errors.map { CatalogJSON.fieldError(FieldError(field: "line \(w.line): \($0.field)", rule: $0.rule, message: $0.message)) } }),
-        ])
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> JSONValue {
+        try registry.importExperiences(format: format, chunks: chunks, progress: progress).json
     }
 
-    func export(format: Interchange.Format, emit: (String) throws -> Void) throws { try registry.export(format: format, emit: emit) }
+    func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws {
+        try registry.export(format: format, spreadsheetSafe: spreadsheetSafe, emit: emit)
+    }
 
     func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String]) {
         let (app, notes) = try registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)

@@ -54,7 +54,7 @@ struct CommandFailure: Error {
         case .invalid(let errors): self.init(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: errors)
         case .invalidImport(let lines):
             self.init(code: error.isHostRefusal ? ExitCode.failure : ExitCode.invalidInput, message: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
-                      fieldErrors: lines.flatMap { line in line.errors.map { FieldError(field: "line \(line.line): \($0.field)", rule: $0.rule, message: $0.message) } })
+                      fieldErrors: lines.flatMap(\.fieldErrors))
         case .conflict(let message, _): self.init(code: ExitCode.invalidInput, message: message)
         case .notFound, .versionMismatch, .busy, .interrupted, .storage, .unprocessable, .hostRefused, .readOnly: self.init(code: ExitCode.failure, message: error.description)
         }
@@ -107,16 +107,12 @@ public enum ClipCLI {
             io.err(JSONWriter.string(.object([
                 "error": .string(failure.message),
                 "exitCode": .integer(Int64(failure.code)),
-                "errors": failure.fieldErrors.isEmpty ? nil : .array(failure.fieldErrors.map(fieldErrorJSON)),
+                "errors": failure.fieldErrors.isEmpty ? nil : .array(failure.fieldErrors.map(CatalogJSON.fieldError)),
             ])) + "\n")
             return
         }
         var text = "clipctl: \(failure.message)\n"
-        for e in failure.fieldErrors { text += "  \(e.field): \(e.message) [\(e.rule)]\n" }
+        for e in failure.fieldErrors { text += "  \(e.description) [\(e.rule)]\n" }
         io.err(text)
-    }
-
-    static func fieldErrorJSON(_ e: FieldError) -> JSONValue {
-        .object(["field": .string(e.field), "rule": .string(e.rule), "message": .string(e.message)])
     }
 }

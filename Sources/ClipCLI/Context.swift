@@ -111,7 +111,7 @@ final class Context {
     static let listedAtMost = 20
 
     func warn(_ warnings: [FieldError]) {
-        for w in warnings.prefix(Self.listedAtMost) { io.err("warning: \(w.field): \(w.message)\n") }
+        for w in warnings.prefix(Self.listedAtMost) { io.err("warning: \(w.description)\n") }
         if warnings.count > Self.listedAtMost { io.err("warning: … and \(warnings.count - Self.listedAtMost) more warnings\n") }
     }
 
@@ -126,10 +126,7 @@ final class Context {
 
     func strings(_ value: JSONValue?) -> [String] { value?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
-    static func fieldError(_ value: JSONValue) -> FieldError? {
-        guard let f = value["field"]?.stringValue, let r = value["rule"]?.stringValue, let m = value["message"]?.stringValue else { return nil }
-        return FieldError(field: f, rule: r, message: m)
-    }
+    static func fieldError(_ value: JSONValue) -> FieldError? { CatalogJSON.fieldError(json: value) }
 
     func printNotes(_ notes: [String]) {
         for n in notes.prefix(Self.listedAtMost) { print("  \(n)") }

@@ -135,32 +135,60 @@ extension Context {
     func importFile() throws {
         let path = parsed.positional(0)!
         let format = try format(for: path)
-        let content = try text(try readFile(path, option: "import"), what: path == "-" ? "standard input" : path)
+        // A file is read in chunks as the import goes (memory bounded by a chunk, not the file);
+        // standard input is read whole.
+        var chunks: () throws -> ArraySlice<UInt8>?
+        var total = 0
+        let read = Counter()
+        if path == "-" {
+            var input: [UInt8]? = io.readStandardInput()
+            total = input?.count ?? 0
+            chunks = { defer { input = nil }; return input.map { read.add($0.count); return $0[...] } }
+        } else {
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw CommandFailure(code: ExitCode.failure, message: "cannot read import file \(path): no such file or not readable")
+            }
+            total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            chunks = {
+                let data = try handle.read(upToCount: Registry.importChunkBytes) ?? Data()
+                read.add(data.count)
+                return data.isEmpty ? nil : ArraySlice(data)
+            }
+        }
         let showProgress = io.standardErrorIsTerminal && !json
         let io = self.io
-        let report = try backend().importText(content, format: format) { done, total in
-            if showProgress { io.err("\rimporting: \(done)/\(total)") }
+        let report = try backend().importFile(format: format, chunks: chunks) { lines in
+            if showProgress { io.err("\rimporting: \(lines) lines, \(total > 0 ? read.value * 100 / total : 100)%") }
         }
         if showProgress { io.err("\n") }
         if json { printJSON(report); return }
         let imported = Int(text(report["imported"])) ?? 0
         warn((report["warnings"]?.arrayValue ?? []).compactMap(Self.fieldError))
+        if case .integer(let more)? = report["warningLinesNotListed"] { io.err("warning: … and warnings on \(more) more lines\n") }
         print("imported \(imported) experience\(imported == 1 ? "" : "s") in one transaction")
         printNotes(strings(report["notes"]))
     }
 
     func export() throws {
         let format = try format(for: nil)
+        let safe = parsed.flag("spreadsheet-safe")
+        if safe && format != .csv { throw CommandFailure.usage("--spreadsheet-safe applies to --format csv") }
         let backend = try backend()
         if let output = parsed.value("output") {
             // Written to a temporary file and renamed, so that a failed export leaves no half file.
             var text = ""
-            try backend.export(format: format) { text += $0 + "\n" }
+            try backend.export(format: format, spreadsheetSafe: safe) { text += $0 + "\n" }
             do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
                 throw CommandFailure(code: ExitCode.failure, message: "cannot write \(output): \(error.localizedDescription)")
             }
             return
         }
-        try backend.export(format: format) { io.out($0 + "\n") }
+        try backend.export(format: format, spreadsheetSafe: safe) { io.out($0 + "\n") }
+    }
+
+    /// Bytes read so far, for the progress line.
+    final class Counter {
+        private(set) var value = 0
+        func add(_ n: Int) { value += n }
     }
 }

@@ -79,10 +79,7 @@ struct RemoteBackend: Backend {
         guard !(200..<300).contains(answer.status) else { return answer }
         let problem = answer.json
         let detail = problem["detail"]?.stringValue ?? "the server answered \(answer.status)"
-        let errors = problem["errors"]?.arrayValue?.compactMap { e -> FieldError? in
-            guard let f = e["field"]?.stringValue, let r = e["rule"]?.stringValue, let m = e["message"]?.stringValue else { return nil }
-            return FieldError(field: f, rule: r, message: m)
-        } ?? []
+        let errors = problem["errors"]?.arrayValue?.compactMap(CatalogJSON.fieldError(json:)) ?? []
         switch answer.status {
         case 400, 413, 415, 422:
             let message = detail.hasPrefix("nothing imported") || errors.isEmpty ? detail : "invalid input"
@@ -169,13 +166,15 @@ struct RemoteBackend: Backend {
         try call("GET", "/v1/banner", query: [("url", url), ("appArgument", appArgument), ("clip", clip)])
     }
 
-    func importText(_ text: String, format: Interchange.Format, progress: @escaping (Int, Int) -> Void) throws -> JSONValue {
-        let answer = try checked(try send("POST", "/v1/experiences/import", body: Data(text.utf8), contentType: format == .csv ? "text/csv" : "application/x-ndjson"))
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> JSONValue {
+        var body = Data()
+        while let chunk = try chunks() { body.append(contentsOf: chunk) }  // one request body
+        let answer = try checked(try send("POST", "/v1/experiences/import", body: body, contentType: format == .csv ? "text/csv" : "application/x-ndjson"))
         return answer.json
     }
 
-    func export(format: Interchange.Format, emit: (String) throws -> Void) throws {
-        let answer = try checked(try send("GET", "/v1/experiences/export", query: [("format", format.rawValue)], accept: "*/*"))
+    func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws {
+        let answer = try checked(try send("GET", "/v1/experiences/export", query: [("format", format.rawValue), ("spreadsheetSafe", spreadsheetSafe ? "true" : nil)], accept: "*/*"))
         for line in String(decoding: answer.body, as: UTF8.self).split(separator: "\n") { try emit(String(line)) }
     }
 

@@ -18,8 +18,19 @@ public enum CatalogJSON {
         ])
     }
 
+    /// `{field, rule, message}`, with `line` first for an error on a line of an import.
     public static func fieldError(_ e: FieldError) -> JSONValue {
-        .object(["field": .string(e.field), "rule": .string(e.rule), "message": .string(e.message)])
+        .object([
+            "line": e.line.map { .integer(Int64($0)) }, "field": .string(e.field), "rule": .string(e.rule), "message": .string(e.message),
+        ])
+    }
+
+    /// The error `fieldError(_:)` wrote, read back (a remote `clipctl` reads the server's).
+    public static func fieldError(json value: JSONValue) -> FieldError? {
+        guard let f = value["field"]?.stringValue, let r = value["rule"]?.stringValue, let m = value["message"]?.stringValue else { return nil }
+        var line: Int?
+        if case .integer(let n)? = value["line"] { line = Int(n) }
+        return FieldError(field: f, rule: r, message: m, line: line)
     }
 
     /// An experience as a write answers it: the full form plus `notes` and `warnings` when any.

@@ -28,9 +28,10 @@ public enum DomainName {
     public static func normalize(_ host: String) throws(Problem) -> String {
         if isNormalLDH(host) { return host }
         if host.hasPrefix("[") { throw .ipAddress }
-        // UTS #46 §2.3: these full stops separate labels like ".".
-        var labels = host.split(omittingEmptySubsequences: false) { $0 == "." || $0 == "\u{3002}" || $0 == "\u{FF0E}" || $0 == "\u{FF61}" }
-            .map(String.init)
+        // UTS #46 §4 step 1 (Map), then step 3 (Break): labels are split after mapping, so the
+        // full stops NFKC maps (U+FF0E → ".", U+FF61 → U+3002) and U+3002 separate labels too.
+        let mapped = host.utf8.allSatisfy({ $0 < 0x80 }) ? host : try map(host)
+        var labels = mapped.split(omittingEmptySubsequences: false) { $0 == "." || $0 == "\u{3002}" }.map(String.init)
         if labels.count > 1, labels.last == "" { labels.removeLast() }  // trailing dot: the root, insignificant
         guard !(labels.count == 1 && labels[0].isEmpty) else { throw .empty }
         var ascii: [String] = []
@@ -44,6 +45,61 @@ public enum DomainName {
         let result = ascii.joined(separator: ".")
         guard result.utf8.count <= 253 else { throw .tooLong }
         return result
+    }
+
+    /// UTS #46 §4 step 1, approximated with what Foundation gives: NFKC and lower-case (NFKC of the
+    /// lower-cased NFKC, so that case mapping and compatibility mapping both settle), which is
+    /// NFKC_Casefold for the common cases (full-width and half-width forms, ligatures, case) and
+    /// keeps the nontransitional deviations ß and ς. The characters IdnaMappingTable marks
+    /// "ignored" (soft hyphen, ZWSP, word joiners, invisible operators, BOM, variation selectors,
+    /// CGJ, Mongolian free variation selectors and vowel separator, Hangul fillers) are removed; U+200C/U+200D stay for the CONTEXTJ check of each label.
+    /// A character whose mapping holds a full stop (U+2488 "⒈" → "1.") is disallowed, not split
+    /// (IdnaMappingTable), except the full stops that are label separators.
+    static func map(_ host: String) throws(Problem) -> String {
+        for s in host.unicodeScalars where s.value >= 0x80 && s.value != 0xFF0E && s.value != 0xFF61 && s.value != 0x3002 {
+            if String(s).precomposedStringWithCompatibilityMapping.utf8.contains(UInt8(ascii: ".")) { throw .invalidCharacter(host) }
+        }
+        let mapped = withoutIgnored(host).precomposedStringWithCompatibilityMapping.lowercased().precomposedStringWithCompatibilityMapping
+        return withoutIgnored(mapped)
+    }
+
+    static func withoutIgnored(_ text: String) -> String {
+        var kept = String.UnicodeScalarView()
+        for s in text.unicodeScalars {
+            switch s.value {
+            case 0xAD, 0x34F, 0x115F, 0x1160, 0x180B...0x180F, 0x200B, 0x2060...0x2064, 0x206A...0x206F, 0xFE00...0xFE0F, 0xFEFF,
+                0x1BCA0...0x1BCA3, 0xE0100...0xE01EF:
+                continue
+            default: kept.append(s)
+            }
+        }
+        return String(kept)
+    }
+
+    /// UTS #46 §4.1 validity of a U-label, with the rules a host name needs (CheckHyphens and
+    /// UseSTD3ASCIIRules on): NFC; no "--" in the third and fourth positions, no hyphen first or
+    /// last; no combining mark first; only letters, combining marks, decimal digits and hyphens
+    /// (an approximation of the IDNA "valid" status: punctuation, symbols and spaces are refused);
+    /// U+200C/U+200D only after a virama (CheckJoiners, RFC 5892 Appendix A.1–A.2). The bidi rule
+    /// (RFC 5893) is not checked.
+    static func checkULabel(_ label: String, original: String) throws(Problem) {
+        guard label == label.precomposedStringWithCanonicalMapping else { throw .invalidCharacter(original) }
+        guard !label.hasPrefix("-"), !label.hasSuffix("-") else { throw .hyphenAtEdge(original) }
+        let scalars = Array(label.unicodeScalars)
+        if scalars.count >= 4, scalars[2] == "-", scalars[3] == "-" { throw .invalidCharacter(original) }
+        if let first = scalars.first, [.nonspacingMark, .spacingMark, .enclosingMark].contains(first.properties.generalCategory) {
+            throw .invalidCharacter(original)
+        }
+        for (i, scalar) in scalars.enumerated() {
+            if scalar == "\u{200C}" || scalar == "\u{200D}" {
+                guard i > 0, scalars[i - 1].properties.canonicalCombiningClass.rawValue == 9 else { throw .invalidCharacter(original) }
+                continue
+            }
+            let p = scalar.properties
+            let allowed = scalar == "-" || (scalar.value < 0x80 ? isAlnum(UInt8(scalar.value)) && !isUpperAlpha(UInt8(scalar.value))
+                : (p.isAlphabetic || [.nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber].contains(p.generalCategory)) && !p.isUppercase)
+            guard allowed else { throw .invalidCharacter(original) }
+        }
     }
 
     /// The common case in one pass: already lower-case letters, digits and hyphens, two or more
@@ -79,27 +135,25 @@ public enum DomainName {
     static func normalizeLabel(_ label: String) throws(Problem) -> String {
         guard !label.isEmpty else { throw .emptyLabel }
         if label.utf8.allSatisfy({ $0 < 0x80 }) {
-            let lower = String(decoding: label.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            let lower = String(decoding: label.utf8.map { isUpperAlpha($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
             try checkLDH(lower, original: label)
             if lower.hasPrefix("xn--") {
-                // An A-label must decode, and re-encode to itself (RFC 5891 §5.4).
+                // An A-label must decode, re-encode to itself (RFC 5891 §5.4), and be a valid
+                // U-label that mapping leaves unchanged (UTS #46 §4 step 4.1, nontransitional).
                 let body = String(lower.dropFirst(4))
                 guard let unicode = try? Punycode.decode(body), !unicode.isEmpty,
                     unicode.unicodeScalars.contains(where: { $0.value >= 0x80 }),
-                    (try? Punycode.encode(unicode)) == body
+                    (try? Punycode.encode(unicode)) == body, (try? map(unicode)) == unicode
                 else { throw .badPunycode(label) }
+                do { try checkULabel(unicode, original: label) } catch { throw .badPunycode(label) }
             }
+            // An ASCII label with "--" in positions 3–4 that is not an A-label stays allowed: such
+            // hosts exist (RFC 5891 §4.2.3.1 reserves the form for U-labels; DNS does not refuse it).
             return lower
         }
-        // A U-label: NFC, lower-case (an approximation of UTS #46 mapping), then Punycode.
-        let mapped = label.precomposedStringWithCanonicalMapping.lowercased()
-        for scalar in mapped.unicodeScalars {
-            let p = scalar.properties
-            let allowed = scalar == "-" || (scalar.value < 0x80 ? isAlnum(UInt8(scalar.value)) : (p.isAlphabetic || p.generalCategory == .nonspacingMark || p.generalCategory == .spacingMark || p.generalCategory == .decimalNumber))
-            guard allowed else { throw .invalidCharacter(label) }
-        }
-        guard !mapped.hasPrefix("-"), !mapped.hasSuffix("-") else { throw .hyphenAtEdge(label) }
-        guard let encoded = try? Punycode.encode(mapped) else { throw .badPunycode(label) }
+        // A U-label (already mapped by `map`): checked, then Punycode.
+        try checkULabel(label, original: label)
+        guard let encoded = try? Punycode.encode(label) else { throw .badPunycode(label) }
         let aLabel = "xn--" + encoded
         guard aLabel.utf8.count <= 63 else { throw .labelTooLong(label) }
         return aLabel

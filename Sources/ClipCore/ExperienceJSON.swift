@@ -171,18 +171,23 @@ public enum PlaceValidator {
     public static func validate(_ place: JSONValue, field: String) -> [FieldError] {
         let r = FieldReader(place, path: field)
         guard place.objectMembers != nil else { return r.errors }
-        _ = r.string("placeId")
-        if let names = r.stringArray("names"), names.isEmpty || names.contains(where: { $0.isEmpty }) {
-            r.fail("names", "place.names", "must hold at least one non-empty name")
+        func text(_ reader: FieldReader, _ key: String, _ value: String?) {
+            if let value { reader.add(TextLimits.check(value, field: reader.fieldPath(key), max: TextLimits.placeTextMax, allowEmpty: true)) }
+        }
+        text(r, "placeId", r.string("placeId"))
+        if let names = r.stringArray("names") {
+            if names.isEmpty || names.contains(where: { $0.isEmpty }) { r.fail("names", "place.names", "must hold at least one non-empty name") }
+            for (i, n) in names.enumerated() { text(r, "names[\(i)]", n) }
         }
         var hasAddress = false
         if let address = r.object("mainAddress") {
             let a = FieldReader(address, path: r.fieldPath("mainAddress"))
             let full = a.string("fullAddress")
+            text(a, "fullAddress", full)
             if let structured = a.object("structuredAddress") {
                 let s = FieldReader(structured, path: a.fieldPath("structuredAddress"))
-                _ = s.stringArray("streetAddress")
-                for key in ["floor", "neighborhood", "locality", "stateProvince", "postalCode", "countryCode"] { _ = s.string(key) }
+                for (i, line) in (s.stringArray("streetAddress") ?? []).enumerated() { text(s, "streetAddress[\(i)]", line) }
+                for key in ["floor", "neighborhood", "locality", "stateProvince", "postalCode", "countryCode"] { text(s, key, s.string(key)) }
                 a.add(s.finish())
                 hasAddress = true
             }
@@ -210,15 +215,17 @@ public enum PlaceValidator {
         _ = r.enumeration("relationship", PlaceRelationship.self)
         if let phone = r.object("phoneNumber") {
             let p = FieldReader(phone, path: r.fieldPath("phoneNumber"))
-            _ = p.string("number")
+            text(p, "number", p.string("number"))
             _ = p.enumeration("type", PhoneNumberType.self)
-            _ = p.string("intent")
+            text(p, "intent", p.string("intent"))
             r.add(p.finish())
         }
-        if let home = r.string("homePage"), (try? NormalizedURL(home)) == nil, !home.hasPrefix("http://") {
+        let homePage = r.string("homePage")
+        text(r, "homePage", homePage)
+        if let home = homePage, (try? NormalizedURL(home)) == nil, !home.hasPrefix("http://") {
             r.fail("homePage", "place.homePage", "must be an absolute http(s) URL")
         }
-        _ = r.stringArray("categories")
+        for (i, c) in (r.stringArray("categories") ?? []).enumerated() { text(r, "categories[\(i)]", c) }
         if !hasAddress && !hasCoordinates {
             r.fail("mainAddress", "place.location", "is required when displayPoint.coordinates is not given")
         }

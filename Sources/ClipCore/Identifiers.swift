@@ -96,6 +96,7 @@ public struct AppStoreID: Hashable, Sendable, CustomStringConvertible {
 
 @inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 @inline(__always) func isUpperAlnum(_ b: UInt8) -> Bool { isDigit(b) || (b >= 0x41 && b <= 0x5A) }
+@inline(__always) func isUpperAlpha(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
 @inline(__always) func isAlpha(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
 @inline(__always) func isAlnum(_ b: UInt8) -> Bool { isDigit(b) || isAlpha(b) }
 

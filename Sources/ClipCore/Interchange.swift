@@ -16,6 +16,8 @@ public enum Interchange {
             self.errors = errors
         }
         public var description: String { "line \(line): " + errors.map(\.description).joined(separator: "; ") }
+        /// The errors, each carrying the line number.
+        public var fieldErrors: [FieldError] { errors.map { $0.on(line: line) } }
     }
 
     /// One decoded line: its number and the JSON object it holds.
@@ -26,54 +28,155 @@ public enum Interchange {
 
     /// Splits `text` into objects, reporting lines that are not valid JSON objects or CSV rows.
     public static func lines(_ text: String, format: Format) -> (lines: [Line], errors: [LineError]) {
-        switch format {
-        case .ndjson: return ndjsonLines(text)
-        case .csv: return csvLines(text)
-        }
+        var reader = Reader(format: format)
+        var all = reader.feed(Array(text.utf8)[...])
+        let last = reader.finish()
+        all.lines += last.lines
+        all.errors += last.errors
+        return (all.lines, all.errors)
     }
 
-    static func ndjsonLines(_ text: String) -> (lines: [Line], errors: [LineError]) {
-        var lines: [Line] = []
-        var errors: [LineError] = []
-        // Over UTF-8: "\n" is ASCII, and "\r\n" is one Character, so splitting Characters would miss it.
-        for (offset, raw) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+    /// What a chunk of input completed: its lines, and the lines that could not be read.
+    public struct Batch: Sendable {
+        public var lines: [Line] = []
+        public var errors: [LineError] = []
+    }
+
+    /// Reads an import in chunks of any size, with memory bounded by the longest line rather
+    /// than the file. A leading UTF-8 byte-order mark (Excel's "CSV UTF-8", Numbers, Google
+    /// Sheets; Unicode §23.8: U+FEFF at the start is a signature, not text) is skipped. In CSV the
+    /// first record is the header; a file that has none (zero bytes, or blank lines only) is
+    /// refused, since every CSV export has one. An NDJSON file without lines is an empty import
+    /// (the export of an empty registry is zero bytes).
+    public struct Reader: Sendable {
+        public let format: Format
+        private var head: [UInt8] = []
+        private var started = false
+        private var pending: [UInt8] = []
+        private var lineNumber = 0
+        private var csv = CSVFormat.Parser()
+        private var header: [String]?
+        private var stopped = false
+
+        public init(format: Format) { self.format = format }
+
+        public mutating func feed(_ chunk: ArraySlice<UInt8>) -> Batch {
+            var batch = Batch()
+            guard !stopped else { return batch }
+            if !started {
+                head += chunk
+                guard head.count >= 3 else { return batch }
+                started = true
+                let bytes = Self.droppingBOM(head)
+                head = []
+                consume(bytes, into: &batch)
+            } else {
+                consume(chunk, into: &batch)
+            }
+            return batch
+        }
+
+        public mutating func finish() -> Batch {
+            var batch = Batch()
+            if !started {
+                started = true
+                consume(Self.droppingBOM(head), into: &batch)
+                head = []
+            }
+            guard !stopped else { return batch }
+            switch format {
+            case .ndjson:
+                if !pending.isEmpty { ndjsonLine(pending[...], into: &batch) }
+                pending = []
+            case .csv:
+                var records: [CSVFormat.Record] = []
+                var failure: CSVFormat.ParseError?
+                do { try csv.finish { records.append($0) } } catch { failure = error }
+                for record in records { csvRecord(record, into: &batch) }
+                if let failure { csvFailed(failure, into: &batch) }
+                if header == nil && !stopped {
+                    batch.errors.append(LineError(line: 1, errors: [FieldError(field: "(file)", rule: "empty", message: "has no header line; a CSV import starts with the column names (\(csvColumns.joined(separator: ",")))")]))
+                }
+            }
+            stopped = true
+            return batch
+        }
+
+        static func droppingBOM(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+            bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+        }
+
+        private mutating func consume(_ chunk: ArraySlice<UInt8>, into batch: inout Batch) {
+            switch format {
+            case .ndjson:
+                var start = chunk.startIndex
+                while let newline = chunk[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    if pending.isEmpty {
+                        ndjsonLine(chunk[start..<newline], into: &batch)
+                    } else {
+                        pending += chunk[start..<newline]
+                        ndjsonLine(pending[...], into: &batch)
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                    start = newline + 1
+                }
+                pending += chunk[start...]
+            case .csv:
+                var records: [CSVFormat.Record] = []
+                var failure: CSVFormat.ParseError?
+                do { try csv.feed(chunk) { records.append($0) } } catch { failure = error }
+                for record in records { csvRecord(record, into: &batch) }
+                if let failure { csvFailed(failure, into: &batch) }
+            }
+        }
+
+        private mutating func ndjsonLine(_ raw: ArraySlice<UInt8>, into batch: inout Batch) {
+            lineNumber += 1
+            let line = lineNumber
             let lineText = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw
-            if lineText.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+            if lineText.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
             do {
                 let value = try JSONParser.parse(Array(lineText))
                 guard value.objectMembers != nil else {
-                    errors.append(LineError(line: offset + 1, errors: [FieldError(field: "(line)", rule: "type", message: "expected a JSON object, got \(value.typeName)")]))
-                    continue
+                    batch.errors.append(LineError(line: line, errors: [FieldError(field: "(line)", rule: "type", message: "expected a JSON object, got \(value.typeName)")]))
+                    return
                 }
-                lines.append(Line(line: offset + 1, object: value))
+                batch.lines.append(Line(line: line, object: value))
             } catch {
-                errors.append(LineError(line: offset + 1, errors: [FieldError(field: "(line)", rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)")]))
+                batch.errors.append(LineError(line: line, errors: [FieldError(field: "(line)", rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)")]))
             }
         }
-        return (lines, errors)
-    }
 
-    static func csvLines(_ text: String) -> (lines: [Line], errors: [LineError]) {
-        let records: [CSVFormat.Record]
-        do { records = try CSVFormat.parse(text) } catch {
-            return ([], [LineError(line: error.line, errors: [FieldError(field: "(line)", rule: "csv", message: error.message)])])
+        /// A CSV syntax error ends the reading: what follows cannot be split reliably.
+        private mutating func csvFailed(_ error: CSVFormat.ParseError, into batch: inout Batch) {
+            batch.errors.append(LineError(line: error.line, errors: [FieldError(field: "(line)", rule: "csv", message: error.message)]))
+            stopped = true
         }
-        guard let header = records.first else { return ([], []) }
-        var errors: [LineError] = []
-        let unknown = header.fields.filter { !csvColumns.contains($0) }
-        if !unknown.isEmpty || Set(header.fields).count != header.fields.count {
-            let problems = unknown.map { FieldError(field: $0, rule: "unknown", message: "is not a known column (known: \(csvColumns.joined(separator: ", ")))") }
-            return ([], [LineError(line: header.line, errors: problems.isEmpty ? [FieldError(field: "(header)", rule: "csv", message: "a column is named twice")] : problems)])
-        }
-        var lines: [Line] = []
-        for record in records.dropFirst() {
-            guard record.fields.count == header.fields.count else {
-                errors.append(LineError(line: record.line, errors: [FieldError(field: "(line)", rule: "csv", message: "has \(record.fields.count) fields; the header has \(header.fields.count)")]))
-                continue
+
+        private mutating func csvRecord(_ record: CSVFormat.Record, into batch: inout Batch) {
+            guard !stopped else { return }
+            guard let header else {
+                let unknown = record.fields.filter { !csvColumns.contains($0) }
+                if !unknown.isEmpty || Set(record.fields).count != record.fields.count {
+                    let problems = unknown.map { FieldError(field: $0, rule: "unknown", message: "is not a known column (known: \(csvColumns.joined(separator: ", ")))") }
+                    batch.errors.append(LineError(line: record.line, errors: problems.isEmpty ? [FieldError(field: "(header)", rule: "csv", message: "a column is named twice")] : problems))
+                    stopped = true
+                } else {
+                    header = record.fields
+                }
+                return
+            }
+            guard record.isValidUTF8 else {
+                batch.errors.append(LineError(line: record.line, errors: [FieldError(field: "(line)", rule: "encoding", message: "is not valid UTF-8")]))
+                return
+            }
+            guard record.fields.count == header.count else {
+                batch.errors.append(LineError(line: record.line, errors: [FieldError(field: "(line)", rule: "csv", message: "has \(record.fields.count) fields; the header has \(header.count)")]))
+                return
             }
             var members: [(key: String, value: JSONValue)] = []
             var problems: [FieldError] = []
-            for (name, cell) in zip(header.fields, record.fields) where !cell.isEmpty {
+            for (name, cell) in zip(header, record.fields) where !cell.isEmpty {
                 switch name {
                 case "poweredBy":
                     switch cell.lowercased() {
@@ -88,9 +191,8 @@ public enum Interchange {
                 default: members.append((key: name, value: .string(cell)))
                 }
             }
-            if problems.isEmpty { lines.append(Line(line: record.line, object: .object(members))) } else { errors.append(LineError(line: record.line, errors: problems)) }
+            if problems.isEmpty { batch.lines.append(Line(line: record.line, object: .object(members))) } else { batch.errors.append(LineError(line: record.line, errors: problems)) }
         }
-        return (lines, errors)
     }
 
     /// The NDJSON line for one experience (no trailing newline).
@@ -98,16 +200,29 @@ public enum Interchange {
 
     public static var csvHeader: String { CSVFormat.format(csvColumns) }
 
-    /// The CSV record for one experience (no trailing newline).
-    public static func csv(_ e: AdvancedExperience) -> String {
+    /// The CSV record for one experience (no trailing newline). With `spreadsheetSafe`, a cell
+    /// a spreadsheet would run as a formula is defused (`spreadsheetSafeCell`).
+    public static func csv(_ e: AdvancedExperience, spreadsheetSafe: Bool = false) -> String {
         let json = ExperienceJSON.portable(e)
         return CSVFormat.format(csvColumns.map { column in
-            switch json[column] {
+            let cell: String = switch json[column] {
             case nil, .null?: ""
             case .string(let s)?: s
             case .bool(let b)?: b ? "true" : "false"
             case let value?: JSONWriter.string(value)
             }
+            return spreadsheetSafe ? spreadsheetSafeCell(cell) : cell
         })
+    }
+
+    /// OWASP "CSV Injection": a cell that begins with `=`, `+`, `-`, `@`, TAB or CR is read as a
+    /// formula by Excel, LibreOffice and Google Sheets; a leading `'` makes it text. Such a file
+    /// is for reading in a spreadsheet: imported again, the `'` stays part of the text.
+    public static func spreadsheetSafeCell(_ cell: String) -> String {
+        guard let first = cell.utf8.first else { return cell }
+        switch first {
+        case UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D: return "'" + cell
+        default: return cell
+        }
     }
 }

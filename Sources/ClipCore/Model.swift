@@ -11,6 +11,8 @@ public struct CardText: Hashable, Sendable {
     }
 }
 
+/// Every stored free text (card titles and subtitles, default-experience subtitles, app names,
+/// token names, the strings of a `place`) is checked here, and only here.
 public enum TextLimits {
     // apple-spec §1.4: hard limits from the HIG and "Configuring App Clip experiences".
     public static let titleMax = 30
@@ -18,24 +20,128 @@ public enum TextLimits {
     // apple-spec §1.4: older guidance (WWDC20 10146), kept as warnings.
     public static let titleAdvised = 18
     public static let subtitleAdvised = 43
+    /// App Store Connect's limit for an app name (our choice to apply it to the stored name).
+    public static let appNameMax = 30
+    /// Our choice for names that are ours alone (API tokens) and for the strings of a `place`.
+    public static let tokenNameMax = 100
+    public static let placeTextMax = 256
 
-    /// Errors for text over the hard limit, empty, or holding control characters.
-    public static func check(_ text: String, field: String, max: Int) -> [FieldError] {
+    /// A limit in user-perceived characters alone lets one base letter carry any number of
+    /// combining marks ("1 character" of 800 KB). So the UTF-8 size is capped too, at this many
+    /// bytes per allowed character: room for every character to be an emoji with a skin-tone
+    /// modifier and a variation selector (4 + 4 + 3 bytes), more than real text needs. The
+    /// UTF-16 length is bounded with it (never more code units than UTF-8 bytes).
+    public static let bytesPerCharacter = 12
+    /// UAX #15 §13 (Stream-Safe Text Format): no more than 30 non-starters in a row.
+    public static let maxNonStartersInARow = 30
+
+    /// Errors for text over the limits, empty (unless `allowEmpty`), with surrounding spaces, or
+    /// holding control or invisible characters. Surrounding spaces are refused, not trimmed: what
+    /// is stored is what the client sent, byte for byte (an export re-imports to the same bytes).
+    public static func check(_ text: String, field: String, max: Int, allowEmpty: Bool = false) -> [FieldError] {
         var errors: [FieldError] = []
-        let name = field.split(separator: ".").last.map(String.init) ?? field
-        if text.utf8.allSatisfy({ $0 == UInt8(ascii: " ") }) {
-            errors.append(FieldError(field: field, rule: "\(name).empty", message: "must not be empty"))
+        let last = field.split(separator: ".").last ?? Substring(field)
+        let name = last.split(separator: "[").first.map(String.init) ?? String(last)
+        func fail(_ rule: String, _ message: String) { errors.append(FieldError(field: field, rule: "\(name).\(rule)", message: message)) }
+        let utf8 = text.utf8
+        if utf8.allSatisfy({ $0 == UInt8(ascii: " ") }) {
+            if !allowEmpty || !utf8.isEmpty { fail("empty", "must not be empty") }
+            return errors
         }
-        if text.count > max {
-            errors.append(FieldError(field: field, rule: "\(name).length", message: "is \(text.count) characters; the limit is \(max)"))
+        let maxBytes = max * bytesPerCharacter
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII: one byte per character (CR LF, the one two-byte character, is refused below).
+            if utf8.count > max { fail("length", "is \(utf8.count) characters; the limit is \(max)") }
+            if utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { fail("control", "must be one line without control characters") }
+            if utf8.first == UInt8(ascii: " ") || utf8.last == UInt8(ascii: " ") { fail("spaces", "must not begin or end with a space") }
+            return errors
         }
-        let hasControl = text.utf8.allSatisfy({ $0 < 0x80 })
-            ? text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
-            : text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" })
-        if hasControl {
-            errors.append(FieldError(field: field, rule: "\(name).control", message: "must be one line without control characters"))
+        if utf8.count > maxBytes {
+            // Counting characters of a huge text is the work the byte cap is there to avoid.
+            fail("length", "is \(utf8.count) bytes in UTF-8; the limit is \(maxBytes) (\(max) characters)")
+        } else if text.count > max {
+            fail("length", "is \(text.count) characters; the limit is \(max)")
+        }
+        // One pass; Unicode properties are looked up only from U+0300 on (below it, the controls,
+        // U+00AD and the spaces are known, and every character is a starter).
+        var nonStarters = 0, scanned = 0
+        var needsContext = false
+        var tooManyMarks = false
+        for s in text.unicodeScalars {
+            scanned += 1
+            if scanned > maxBytes { break }
+            if s.value < 0x300 {
+                nonStarters = 0
+                if s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0xAD { needsContext = true }
+                continue
+            }
+            let p = s.properties
+            nonStarters = p.canonicalCombiningClass.rawValue == 0 ? 0 : nonStarters + 1
+            if nonStarters > maxNonStartersInARow { tooManyMarks = true }
+            if p.isDefaultIgnorableCodePoint || p.generalCategory == .control || s == "\u{2028}" || s == "\u{2029}" || p.isNoncharacterCodePoint {
+                needsContext = true
+            }
+        }
+        if needsContext, let bad = firstForbidden(Array(text.unicodeScalars.prefix(maxBytes + 1))) {
+            fail("control", "must be one line without control or invisible formatting characters (U+\(hex(bad)))")
+        }
+        if tooManyMarks { fail("combining", "has more than \(maxNonStartersInARow) combining marks in a row (UAX #15 stream-safe text)") }
+        if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last, isSpace(first) || isSpace(last) {
+            fail("spaces", "must not begin or end with a space")
         }
         return errors
+    }
+
+    static func isSpace(_ s: Unicode.Scalar) -> Bool {
+        s.value < 0x80 ? s == " " : s.properties.isWhitespace
+    }
+
+    static func hex(_ s: Unicode.Scalar) -> String {
+        let digits = String(s.value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: Swift.max(0, 4 - digits.count)) + digits
+    }
+
+    /// The first scalar that may not be stored: a control character (general category Cc), a
+    /// line or paragraph separator, a noncharacter, or a Default_Ignorable_Code_Point (UAX #44;
+    /// the invisible ones: U+00AD, U+200B–U+200F, the bidi controls U+202A–U+202E and
+    /// U+2066–U+2069, U+2060–U+2064, U+FEFF, U+180E, …), except where a writing system or an
+    /// emoji needs one:
+    /// - U+200C/U+200D after a virama (canonical combining class 9): RFC 5892 Appendix A.1–A.2;
+    /// - U+200D between two emoji (an emoji ZWJ sequence, UTS #51 ED-16);
+    /// - one variation selector right after a visible character (UTS #51 emoji presentation;
+    ///   standardized and ideographic variation sequences, Unicode §23.4);
+    /// - tag characters U+E0020–U+E007F after U+1F3F4 (emoji tag sequences, UTS #51 ED-14a).
+    public static func firstForbidden(_ scalars: [Unicode.Scalar]) -> Unicode.Scalar? {
+        for (i, s) in scalars.enumerated() {
+            let p = s.properties
+            if p.generalCategory == .control || s == "\u{2028}" || s == "\u{2029}" || p.isNoncharacterCodePoint { return s }
+            guard p.isDefaultIgnorableCodePoint else { continue }
+            let previous = i > 0 ? scalars[i - 1] : nil
+            let next = i + 1 < scalars.count ? scalars[i + 1] : nil
+            switch s.value {
+            case 0x200C, 0x200D:
+                if let previous, previous.properties.canonicalCombiningClass.rawValue == 9 { continue }
+                if s.value == 0x200D, let next, next.properties.isEmoji, let base = emojiBase(scalars, before: i), base.properties.isEmoji, base.value > 0x7F { continue }
+                return s
+            case 0xE0020...0xE007F:
+                var j = i - 1
+                while j >= 0, (0xE0020...0xE007E).contains(scalars[j].value) { j -= 1 }
+                if j >= 0, scalars[j].value == 0x1F3F4 { continue }
+                return s
+            default:
+                if p.isVariationSelector, let previous, !previous.properties.isDefaultIgnorableCodePoint,
+                    previous.properties.generalCategory != .control, !previous.properties.isWhitespace { continue }
+                return s
+            }
+        }
+        return nil
+    }
+
+    /// The emoji a ZWJ follows, skipping its modifiers and variation selector.
+    static func emojiBase(_ scalars: [Unicode.Scalar], before index: Int) -> Unicode.Scalar? {
+        var j = index - 1
+        while j >= 0, scalars[j].properties.isEmojiModifier || scalars[j].properties.isVariationSelector { j -= 1 }
+        return j >= 0 ? scalars[j] : nil
     }
 
     /// Warnings for text over the older 18/43 guidance.

@@ -4,18 +4,31 @@ public struct FieldError: Sendable, Equatable, CustomStringConvertible {
     public let field: String
     public let rule: String
     public let message: String
+    /// The 1-based line of an import the error is on; nil elsewhere.
+    public let line: Int?
 
-    public init(field: String, rule: String, message: String) {
+    public init(field: String, rule: String, message: String, line: Int? = nil) {
         self.field = field
         self.rule = rule
         self.message = message
+        self.line = line
     }
 
-    public var description: String { "\(field): \(message)" }
+    public var description: String { (line.map { "line \($0): " } ?? "") + "\(field): \(message)" }
+
+    /// The same error, on line `line` of an import.
+    public func on(line: Int) -> FieldError { FieldError(field: field, rule: rule, message: message, line: line) }
+
+    /// True for a member of the request object itself that is unknown or read-only: a malformed
+    /// request rather than an invalid value. An unknown key inside a value (`place.mainAddress.x`,
+    /// `localizations.FR.x`) makes that value invalid, like any other wrong value in it.
+    public var isUnknownRequestField: Bool {
+        (rule == "unknown" || rule == "readOnly") && !field.contains(".") && !field.contains("[")
+    }
 
     /// The same error, reported under a parent field (`localizations.FR.title`).
     public func nested(in parent: String) -> FieldError {
-        FieldError(field: parent.isEmpty ? field : "\(parent).\(field)", rule: rule, message: message)
+        FieldError(field: parent.isEmpty ? field : "\(parent).\(field)", rule: rule, message: message, line: line)
     }
 }
 

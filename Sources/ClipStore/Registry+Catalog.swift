@@ -114,7 +114,11 @@ extension Registry {
 
     /// Creates the app, or updates its App Store ID and name. Returns the app and notes.
     public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws(RegistryError) -> (App, [String]) {
-        try write {
+        if let name {
+            let problems = TextLimits.check(name, field: "name", max: TextLimits.appNameMax, allowEmpty: true)
+            guard problems.isEmpty else { throw RegistryError.invalid(problems) }
+        }
+        return try write {
             var notes: [String] = []
             if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(team.rawValue)]).isEmpty {
                 try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(team.rawValue), .text(timestamp())])

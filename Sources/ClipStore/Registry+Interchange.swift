@@ -10,35 +10,47 @@ extension Registry {
     public struct ImportReport: Sendable {
         public let imported: Int
         public let notes: [String]
+        /// The warnings of the first `listedWarningLines` lines that have any.
         public let warnings: [Interchange.LineError]
+        /// Lines with warnings beyond those.
+        public let warningLinesNotListed: Int
+
+        /// The answer of `clipctl import --json` and `POST /v1/experiences/import`.
+        public var json: JSONValue {
+            .object([
+                "imported": .integer(Int64(imported)), "notes": .array(notes.map(JSONValue.string)),
+                "warnings": .array(warnings.flatMap(\.fieldErrors).map(CatalogJSON.fieldError)),
+                "warningLinesNotListed": warningLinesNotListed > 0 ? .integer(Int64(warningLinesNotListed)) : nil,
+            ])
+        }
     }
 
-    /// Imports `text`. `progress(done, total)` is called as lines are written.
-    public func importExperiences(_ text: String, format: Interchange.Format, progress: (Int, Int) -> Void = { _, _ in }) throws(RegistryError) -> ImportReport {
-        let (lines, parseErrors) = Interchange.lines(text, format: format)
-        var lineErrors = parseErrors
-        var warnings: [Interchange.LineError] = []
-        var drafts: [(line: Int, experience: AdvancedExperience)] = []
-        var firstLineOfURL: [String: Int] = [:]
-        for (line, decoded) in zip(lines, Self.decodeInParallel(lines)) {
-            do {
-                let (experience, lineWarnings) = try decoded.get()
-                if let first = firstLineOfURL[experience.url.canonical] {
-                    lineErrors.append(.init(line: line.line, errors: [FieldError(field: "url", rule: "duplicate", message: "\(experience.url.canonical) is already on line \(first)")]))
-                    continue
-                }
-                firstLineOfURL[experience.url.canonical] = line.line
-                if !lineWarnings.isEmpty { warnings.append(.init(line: line.line, errors: lineWarnings)) }
-                drafts.append((line.line, experience))
-            } catch {
-                lineErrors.append(.init(line: line.line, errors: error.errors))
-            }
-        }
-        if drafts.isEmpty && lineErrors.isEmpty {
-            throw RegistryError.invalidImport([.init(line: 1, errors: [FieldError(field: "(file)", rule: "empty", message: "holds no experience")])])
-        }
-        let valid = drafts
-        let known = lineErrors
+    /// Imports `text` (already in memory: an HTTP body, a test).
+    public func importExperiences(_ text: String, format: Interchange.Format, progress: (Int) -> Void = { _ in }) throws(RegistryError) -> ImportReport {
+        try importExperiences(Array(text.utf8), format: format, progress: progress)
+    }
+
+    public func importExperiences(_ bytes: [UInt8], format: Interchange.Format, progress: (Int) -> Void = { _ in }) throws(RegistryError) -> ImportReport {
+        var offset = 0
+        return try importExperiences(format: format, chunks: {
+            guard offset < bytes.count else { return nil }
+            let end = min(bytes.count, offset + Self.importChunkBytes)
+            defer { offset = end }
+            return bytes[offset..<end]
+        }, progress: progress)
+    }
+
+    /// Bytes read at a time, and lines decoded (in parallel) then written at a time: memory stays
+    /// bounded by these, not by the file.
+    public static let importChunkBytes = 1 << 20
+    /// Warnings are advice: a file where every line has one keeps only the first lines' in memory.
+    public static let listedWarningLines = 1_000
+    static let importBatchLines = 8_192
+
+    /// Imports the bytes `chunks` gives, one chunk per call until nil, in one transaction: lines
+    /// are decoded and inserted batch by batch as they are read, and unless every line is good
+    /// the transaction rolls back. `progress(lines)` is called after each batch.
+    public func importExperiences(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: (Int) -> Void = { _ in }) throws(RegistryError) -> ImportReport {
         // One transaction for the whole file: its pages stay in the page cache (up to 256 MiB)
         // instead of spilling to the WAL before the commit (pragma cache_size). Only for the
         // import: a server's pooled connection must not keep that much afterwards.
@@ -46,26 +58,63 @@ extension Registry {
         try? db.execute("PRAGMA cache_size = -262144")
         defer { try? db.execute("PRAGMA cache_size = \(previousCacheSize)") }
         return try write {
-            var errors = known
+            var reader = Interchange.Reader(format: format)
+            var errors: [Interchange.LineError] = []
+            var warnings: [Interchange.LineError] = []
+            var warningLinesNotListed = 0
             var notes: [String] = []
+            var firstLineOfURL: [String: Int] = [:]
             // Clips and associations that earlier lines created or found.
             var ensured: Set<String> = []
-            for (index, draft) in valid.enumerated() {
-                // No savepoint per line: once a line fails the whole import rolls back, so what a
-                // failed line left half done only lets the remaining lines be checked as well.
-                do {
-                    let (saved, lineNotes) = try insert(draft.experience, ensured: ensured)
-                    ensured.insert(saved.clip.rawValue)
-                    ensured.insert(saved.clip.rawValue + " " + saved.url.host)
-                    notes += lineNotes
-                } catch {
-                    errors.append(.init(line: draft.line, errors: Self.lineErrors(error)))
+            var hosts: Set<String> = []
+            var imported = 0, seen = 0
+            var pending: [Interchange.Line] = []
+            func writeBatch() {
+                for (line, decoded) in zip(pending, Self.decodeInParallel(pending)) {
+                    let experience: AdvancedExperience
+                    do {
+                        let (e, lineWarnings) = try decoded.get()
+                        experience = e
+                        if !lineWarnings.isEmpty {
+                            if warnings.count < Self.listedWarningLines { warnings.append(.init(line: line.line, errors: lineWarnings)) } else { warningLinesNotListed += 1 }
+                        }
+                    } catch {
+                        errors.append(.init(line: line.line, errors: error.errors))
+                        continue
+                    }
+                    if let first = firstLineOfURL[experience.url.canonical] {
+                        errors.append(.init(line: line.line, errors: [FieldError(field: "url", rule: "duplicate", message: "\(experience.url.canonical) is already on line \(first)")]))
+                        continue
+                    }
+                    firstLineOfURL[experience.url.canonical] = line.line
+                    // No savepoint per line: once a line fails the whole import rolls back, so what a
+                    // failed line left half done only lets the remaining lines be checked as well.
+                    do {
+                        let (saved, lineNotes) = try insert(experience, ensured: ensured)
+                        ensured.insert(saved.clip.rawValue)
+                        ensured.insert(saved.clip.rawValue + " " + saved.url.host)
+                        hosts.insert(saved.url.host)
+                        notes += lineNotes
+                        imported += 1
+                    } catch {
+                        errors.append(.init(line: line.line, errors: Self.lineErrors(error)))
+                    }
                 }
-                if (index + 1) % 1000 == 0 || index + 1 == valid.count { progress(index + 1, valid.count) }
+                seen += pending.count
+                pending.removeAll(keepingCapacity: true)
+                progress(seen)
             }
+            func take(_ batch: Interchange.Batch) {
+                errors += batch.errors
+                pending += batch.lines
+                if pending.count >= Self.importBatchLines { writeBatch() }
+            }
+            while let chunk = try chunks() { take(reader.feed(chunk)) }
+            take(reader.finish())
+            if !pending.isEmpty { writeBatch() }
             guard errors.isEmpty else { throw RegistryError.invalidImport(errors.sorted { $0.line < $1.line }) }
-            try checkGeneratedApplinks(hosts: Set(valid.map(\.experience.url.host)))
-            return ImportReport(imported: valid.count, notes: notes, warnings: warnings)
+            try checkGeneratedApplinks(hosts: hosts)
+            return ImportReport(imported: imported, notes: notes, warnings: warnings, warningLinesNotListed: warningLinesNotListed)
         }
     }
 
@@ -106,10 +155,11 @@ extension Registry {
 
     /// Writes every experience (not removed), ordered by URL, as lines of `format` to `emit`.
     /// The output has no ids or timestamps, so that an import of it exports the same bytes.
-    public func export(format: Interchange.Format, filter: ListFilter = ListFilter(), emit: (String) throws -> Void) throws(RegistryError) {
+    /// With `spreadsheetSafe` (CSV only), cells a spreadsheet would run as formulas are defused.
+    public func export(format: Interchange.Format, spreadsheetSafe: Bool = false, filter: ListFilter = ListFilter(), emit: (String) throws -> Void) throws(RegistryError) {
         if format == .csv { do { try emit(Interchange.csvHeader) } catch { throw RegistryError.storage("\(error)") } }
         try forEachExperience(filter) { e in
-            try emit(format == .csv ? Interchange.csv(e) : Interchange.ndjson(e))
+            try emit(format == .csv ? Interchange.csv(e, spreadsheetSafe: spreadsheetSafe) : Interchange.ndjson(e))
         }
     }
 }

@@ -32,10 +32,9 @@ extension Registry {
 
     /// Creates a token and returns it with its secret, which is shown this once and never stored.
     public func createToken(name: String, team: TeamID?) throws(RegistryError) -> (token: APIToken, secret: String) {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
-            throw RegistryError.invalid([FieldError(field: "name", rule: "name.format", message: "give the token a name of 1 to 100 characters on one line")])
-        }
+        let problems = TextLimits.check(name, field: "name", max: TextLimits.tokenNameMax)
+        guard problems.isEmpty else { throw RegistryError.invalid(problems) }
+        let trimmed = name
         var generator = SystemRandomNumberGenerator()  // getrandom(2): a CSPRNG on Linux
         let random = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let secretPart = random.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()

@@ -3,6 +3,7 @@ import ClipCore
 import ClipStore
 import Foundation
 import HTTP1
+import SQLiteDB
 import StrictJSON
 
 /// A server on 127.0.0.1:0 over a temporary database with two teams:
@@ -55,6 +56,18 @@ final class APIFixture: @unchecked Sendable {
     }
 
     func jsonOf(_ response: HTTPClient.Response) throws -> JSONValue { try JSONParser.parse(response.body) }
+
+    /// A dump of every table (as ClipStoreTests' `snapshot`), to prove a refused request changed
+    /// nothing; a token's `last_used_at` is left out (authentication's bookkeeping, not the request's).
+    func snapshot() throws -> [String] {
+        let db = try Connection(path: path)
+        var lines: [String] = []
+        for table in try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map({ try $0.string("name") }) {
+            let columns = table == "api_token" ? "id, name, team_id, secret_sha256, created_at, revoked_at" : "*"
+            for row in try db.query("SELECT \(columns) FROM \(table)") { lines.append("\(table): \(row.values)") }
+        }
+        return lines
+    }
 
     /// The body as JSON, or null when it is not JSON (for use inside expectations).
     func parsed(_ response: HTTPClient.Response) -> JSONValue { (try? JSONParser.parse(response.body)) ?? .null }

@@ -108,30 +108,37 @@ struct ExperienceJSONTests {
 }
 
 struct HeaderImageTests {
+    /// The IHDR says `width`×`height`; the pixel data is a 3×2 image (nothing here decodes it).
     static func png(width: Int, height: Int, colorType: UInt8, tRNS: Bool = false) -> [UInt8] {
-        func be32(_ n: Int) -> [UInt8] { [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] }
-        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        bytes += be32(13) + Array("IHDR".utf8) + be32(width) + be32(height) + [8, colorType, 0, 0, 0] + [0, 0, 0, 0]
-        if tRNS { bytes += be32(2) + Array("tRNS".utf8) + [0, 0] + [0, 0, 0, 0] }
-        bytes += be32(0) + Array("IDAT".utf8) + [0, 0, 0, 0] + be32(0) + Array("IEND".utf8) + [0, 0, 0, 0]
-        return bytes
+        TestImages.png(width: 3, height: 2, colorType: colorType, tRNS: tRNS, ihdrWidth: width, ihdrHeight: height)
     }
 
-    static func jpeg(width: Int, height: Int) -> [UInt8] {
-        [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x4A, 0x46,  // SOI, APP0 (length 4)
-         0xFF, 0xC0, 0x00, 0x0B, 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 0x01, 0x01, 0x11, 0x00,
-         0xFF, 0xD9]
-    }
+    static func jpeg(width: Int, height: Int) -> [UInt8] { TestImages.jpeg(width: width, height: height) }
 
     @Test func acceptsOpaquePNGAndJPEGAt3by2() throws {
         let png = try HeaderImage(bytes: Self.png(width: 1800, height: 1200, colorType: 2))
         #expect(png.mediaType == .png && png.isAppleSize && png.sha256.count == 64)
+        let small = try HeaderImage(bytes: TestImages.png(width: 30, height: 20))
+        #expect(small.width == 30 && small.height == 20 && !small.isAppleSize)
+        #expect(try HeaderImage(bytes: TestImages.png(width: 3, height: 2, ihdrWidth: 9_999, ihdrHeight: 6_666)).width == 9_999, "at the cap")
         let jpeg = try HeaderImage(bytes: Self.jpeg(width: 3000, height: 2000))
         #expect(jpeg.mediaType == .jpeg && jpeg.width == 3000 && !jpeg.isAppleSize)
     }
 
     @Test(arguments: [
-        (png(width: 1800, height: 1200, colorType: 6), "image.alpha"),
+        (png(width: 30, height: 20, colorType: 6), "image.alpha"),
+        // Finding 2: the image data itself, not only the first bytes.
+        (TestImages.png(width: 30, height: 20, idat: false), "image.format"),
+        (TestImages.png(width: 30, height: 20, iend: false), "image.format"),
+        (TestImages.png(width: 30, height: 20, badCRC: true), "image.format"),
+        (TestImages.png(width: 30, height: 20, trailing: [0]), "image.format"),
+        (TestImages.png(width: 3, height: 2, ihdrWidth: 3_000_000_000, ihdrHeight: 2_000_000_000), "image.format"),
+        (TestImages.png(width: 3, height: 2, ihdrWidth: 30_000, ihdrHeight: 20_000), "image.dimensions"),
+        (TestImages.jpeg(width: 15_000, height: 10_000), "image.dimensions"),
+        (TestImages.jpeg(width: 30, height: 20, sos: false), "image.format"),
+        (TestImages.jpeg(width: 30, height: 20, eoi: false), "image.format"),
+        (TestImages.jpeg(width: 30, height: 0), "image.format"),
+        (Array(TestImages.jpeg(width: 30, height: 20).prefix(12)), "image.format"),
         (png(width: 1800, height: 1200, colorType: 2, tRNS: true), "image.alpha"),
         (png(width: 1200, height: 1200, colorType: 2), "image.aspect"),
         (jpeg(width: 1000, height: 1000), "image.aspect"),

@@ -358,9 +358,18 @@ struct ClipctlProcessTests {
     @Test func headerImageIsValidatedAndStored() throws {
         let clipctl = try Clipctl()
         func be32(_ n: Int) -> [UInt8] { [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] }
+        func crc32(_ bytes: [UInt8]) -> [UInt8] {
+            var c: UInt32 = 0xFFFF_FFFF
+            for b in bytes { c ^= UInt32(b); for _ in 0..<8 { c = (c >> 1) ^ (c & 1 == 1 ? 0xEDB8_8320 : 0) } }
+            return be32(Int(~c))
+        }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] { be32(data.count) + Array(type.utf8) + data + crc32(Array(type.utf8) + data) }
+        // The IHDR's size with a 1-pixel image's data (a zlib stored block: filter 0 and one pixel).
         func png(_ w: Int, _ h: Int, colorType: UInt8) -> Data {
-            Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + Array("IHDR".utf8) + be32(w) + be32(h) + [8, colorType, 0, 0, 0, 0, 0, 0, 0]
-                 + be32(0) + Array("IEND".utf8) + [0, 0, 0, 0])
+            let pixel: [UInt8] = colorType == 6 ? [0, 1, 2, 3, 4] : [0, 1, 2, 3]
+            let zlib: [UInt8] = [0x78, 0x01, 0x01, UInt8(pixel.count), 0, ~UInt8(pixel.count), 0xFF] + pixel + [0, 0, 0, 0]
+            return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", be32(w) + be32(h) + [8, colorType, 0, 0, 0])
+                        + chunk("IDAT", zlib) + chunk("IEND", []))
         }
         try png(1800, 1200, colorType: 2).write(to: URL(fileURLWithPath: clipctl.file("ok.png")))
         try png(1800, 1200, colorType: 6).write(to: URL(fileURLWithPath: clipctl.file("alpha.png")))
@@ -369,6 +378,16 @@ struct ClipctlProcessTests {
         let ok = try clipctl("register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "ok.png", "--json")
         #expect(ok.code == 0)
         #expect(try JSONParser.parse(ok.out)["headerImage"]?.stringValue?.count == 64)
+        // Finding 2: a file that only starts like a PNG is refused (no IDAT, no IEND, a wrong CRC).
+        var truncated = png(1800, 1200, colorType: 2)
+        truncated.removeLast(12)
+        try truncated.write(to: URL(fileURLWithPath: clipctl.file("truncated.png")))
+        let bad = try clipctl("register", "https://c.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "truncated.png")
+        #expect(bad.code == 65 && bad.err.contains("image.format"))
+        try png(30_000, 20_000, colorType: 2).write(to: URL(fileURLWithPath: clipctl.file("huge.png")))
+        let huge = try clipctl("register", "https://c.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "huge.png")
+        #expect(huge.code == 65 && huge.err.contains("image.dimensions"))
+        #expect(try clipctl("list").out.contains("c.example") == false)
         let missing = try clipctl("register", "https://b.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "nope.png")
         #expect(missing.code == 1 && missing.err.contains("cannot read --image file nope.png"))
     }

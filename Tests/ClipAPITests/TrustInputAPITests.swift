@@ -1,0 +1,79 @@
+import ClipAPI
+import ClipCore
+import ClipStore
+import Foundation
+import HTTP1
+import StrictJSON
+import Testing
+
+/// Findings of the hostile-input review, over HTTP; every refusal leaves the database as it was.
+@Suite(.serialized) struct TrustInputAPITests {
+    @Test func hugeOrInvisibleCardTextIsRefused() throws {
+        let f = try APIFixture()
+        let before = try f.snapshot()
+        let zalgo = "a" + String(repeating: "\u{0301}", count: 400_000)
+        let huge = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/z","clip":"ABCDE12345.com.a.app.Clip","title":"\#(zalgo)","subtitle":"S"}"#)
+        #expect(huge.status == 422 && f.parsed(huge)["errors"]?.arrayValue?.first?["rule"] == "title.length")
+        let bidi = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: #"{"title":"Shop \u202Egnp.exe"}"#)
+        #expect(bidi.status == 422 && f.parsed(bidi)["errors"]?.arrayValue?.first?["rule"] == "title.control")
+        let app = try f.call("POST", "/v1/apps", token: f.admin, json: #"{"bundleId":"com.c.app","team":"ABCDE12345","name":"C\u200B"}"#)
+        #expect(app.status == 422 && f.parsed(app)["errors"]?.arrayValue?.first?["rule"] == "name.control")
+        #expect(try f.snapshot() == before)
+    }
+
+    @Test func anInvalidPlaceAloneIsAnInvalidValue() throws {
+        let f = try APIFixture()
+        let before = try f.snapshot()
+        for body in [#"{"place":{"mainAddress":{"fullAddress":"1 Main St","bogus":1}}}"#, #"{"place":{"names":["x"],"colour":"red","mainAddress":{"fullAddress":"x"}}}"#] {
+            let patch = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: body)
+            #expect(patch.status == 422, "\(body)")
+            let post = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/p","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","#
+                + body.dropFirst())
+            #expect(post.status == 422, "\(body)")
+        }
+        // An unknown member of the request itself is still a malformed request.
+        #expect(try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: #"{"colour":"red"}"#).status == 400)
+        #expect(try f.snapshot() == before)
+    }
+
+    @Test func importSkipsAByteOrderMarkAndAcceptsAnEmptyExport() throws {
+        let f = try APIFixture()
+        func post(_ bytes: [UInt8], _ type: String) throws -> HTTPClient.Response {
+            try HTTPClient.send(port: f.port, method: "POST", target: "/v1/experiences/import",
+                                headers: [("Authorization", "Bearer \(f.admin)"), ("Content-Type", type)], body: bytes)
+        }
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let csv = try post(bom + Array("url,clip,title,subtitle\nhttps://a.example/bom,ABCDE12345.com.a.app.Clip,T,S\n".utf8), "text/csv")
+        #expect(csv.status == 200 && f.parsed(csv)["imported"] == 1)
+        let ndjson = try post(bom + Array(#"{"url":"https://a.example/bom2","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#.utf8), "application/x-ndjson")
+        #expect(ndjson.status == 200 && f.parsed(ndjson)["imported"] == 1)
+        let before = try f.snapshot()
+        let header = try post(Array("url,clip,action,language,title,subtitle,category,poweredBy,status,localizations,place,headerImage\r\n".utf8), "text/csv")
+        #expect(header.status == 200 && f.parsed(header)["imported"] == 0)
+        #expect(try post([], "application/x-ndjson").status == 200)
+        let zero = try post([], "text/csv")
+        #expect(zero.status == 422 && f.parsed(zero)["errors"]?.arrayValue?.first?["rule"] == "empty")
+        #expect(try f.snapshot() == before)
+    }
+
+    @Test func spreadsheetSafeExport() throws {
+        let f = try APIFixture()
+        _ = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: #"{"subtitle":"=1+2"}"#)
+        let plain = try f.call("GET", "/v1/experiences/export?format=csv", token: f.admin)
+        #expect(plain.text.contains(",=1+2,"))
+        let safe = try f.call("GET", "/v1/experiences/export?format=csv&spreadsheetSafe=true", token: f.admin)
+        #expect(safe.status == 200 && safe.text.contains(",'=1+2,"))
+        #expect(try f.call("GET", "/v1/experiences/export?spreadsheetSafe=true", token: f.admin).status == 422, "CSV only")
+        #expect(try f.call("GET", "/v1/experiences/export?format=csv&spreadsheetSafe=yes", token: f.admin).status == 422)
+    }
+
+    @Test func aClipsParentIsNeverAClipOverHTTP() throws {
+        let f = try APIFixture()
+        let before = try f.snapshot()
+        // com.a.app.Clip is a clip of the fixture.
+        #expect(try f.call("POST", "/v1/clips", token: f.admin, json: #"{"clip":"ABCDE12345.com.a.app.Clip.Sub"}"#).status == 409)
+        #expect(try f.call("POST", "/v1/apps", token: f.admin, json: #"{"bundleId":"com.a.app.Clip","team":"ABCDE12345"}"#).status == 409)
+        #expect(try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/s","clip":"ABCDE12345.com.a.app.Clip.Sub","title":"T","subtitle":"S"}"#).status == 409)
+        #expect(try f.snapshot() == before)
+    }
+}

@@ -1,0 +1,62 @@
+import StrictJSON
+import Testing
+@testable import ClipCore
+
+/// Finding 1: card text and every stored free text (TextLimits is the one owner).
+struct TextLimitsTests {
+    func rules(_ text: String, max: Int = TextLimits.titleMax, allowEmpty: Bool = false) -> [String] {
+        TextLimits.check(text, field: "title", max: max, allowEmpty: allowEmpty).map(\.rule)
+    }
+
+    @Test func oneLetterWithCombiningMarksIsCappedInBytes() {
+        // 800 KB that Swift counts as one Character.
+        let zalgo = "a" + String(repeating: "\u{0301}", count: 400_000)
+        #expect(zalgo.count == 1)
+        #expect(rules(zalgo).contains("title.length"))
+        // Under the byte cap, more than 30 non-starters in a row are still refused (UAX #15 §13).
+        #expect(rules("a" + String(repeating: "\u{0301}", count: 31)) == ["title.combining"])
+        #expect(rules("Vie\u{0302}\u{0301}t") == [], "ordinary combining marks are fine")
+        // 30 characters of 12 bytes each fit; 30 family emoji (25 bytes each) do not.
+        #expect(rules(String(repeating: "👍🏽", count: 30)) == [])
+        #expect(rules(String(repeating: "👨‍👩‍👧‍👦", count: 30)) == ["title.length"])
+    }
+
+    @Test(arguments: [
+        "\u{200B}", "\u{200C}", "\u{200D}", "\u{200E}", "\u{200F}", "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}",
+        "\u{2060}", "\u{2061}", "\u{2062}", "\u{2063}", "\u{2064}", "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}",
+        "\u{FEFF}", "\u{180E}", "\u{00AD}", "\u{034F}", "\u{061C}", "\u{3164}", "\u{E0041}", "\u{FFFF}", "\u{0085}",
+    ])
+    func invisibleAndBidiControlsAreRefused(_ character: String) {
+        #expect(rules("Rent\(character)a bike") == ["title.control"])
+    }
+
+    @Test func joinersAndSelectorsWhereScriptsAndEmojiNeedThem() {
+        #expect(rules("I ❤️ bikes") == [], "VS16: emoji presentation")
+        #expect(rules("👩🏽‍💻 Code") == [], "ZWJ inside an emoji sequence")
+        #expect(rules("🏴󠁧󠁢󠁳󠁣󠁴󠁿 Scotland") == [], "tag characters of an emoji tag sequence")
+        #expect(rules("क्‍ष") == [], "ZWJ after a virama (RFC 5892 A.2)")
+        #expect(rules("葛\u{E0100}飾") == [], "an ideographic variation sequence")
+        #expect(rules("a\u{200D}b") == ["title.control"], "ZWJ between letters")
+        #expect(rules("\u{FE0F}x") == ["title.control"], "a variation selector with nothing to select")
+        #expect(rules("x\u{E0041}") == ["title.control"], "a tag outside a tag sequence")
+    }
+
+    @Test func surroundingSpacesAreRefusedNotTrimmed() {
+        #expect(rules(" Rent") == ["title.spaces"])
+        #expect(rules("Rent ") == ["title.spaces"])
+        #expect(rules("Rent\u{00A0}") == ["title.spaces"], "no-break space")
+        #expect(rules("\u{3000}貸す") == ["title.spaces"], "ideographic space")
+        #expect(rules("Rent a  bike") == [])
+        #expect(rules("   ") == ["title.empty"])
+        #expect(rules("", allowEmpty: true) == [])
+        #expect(rules(" ", allowEmpty: true) == ["title.empty"])
+    }
+
+    @Test func everyCardFieldGoesThroughTheSameRules() throws {
+        let json = try JSONParser.parse(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"Rent\u202Eekib","subtitle":" Go","localizations":{"FR":{"title":"Louer\u200B","subtitle":"x"}},"place":{"names":["Shop\u2066"],"mainAddress":{"fullAddress":"1 Main St"}}}"#)
+        #expect { try ExperienceJSON.decode(json) } throws: { error in
+            let found = Set((error as? ValidationFailure)?.errors.map { "\($0.field) \($0.rule)" } ?? [])
+            return found == ["title title.control", "subtitle subtitle.spaces", "localizations.FR.title title.control", "place.names[0] names.control"]
+        }
+    }
+}
