@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "ClipAPITests", dependencies: ["ClipAPI", "ClipStore", "ClipCore", "HTTP1", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
-        .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "StrictJSON"], swiftSettings: strict),
+        .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "StrictJSON"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "SQLiteDB"], swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON"], swiftSettings: strict),
     ]
