@@ -19,8 +19,28 @@ public enum AASALinter {
 
     static let services: Set<String> = ["applinks", "appclips", "webcredentials", "activitycontinuation"]
 
-    /// The findings for `bytes`, most severe first, then by path.
+    /// The findings for `bytes`, most severe first, then by path. Before the JSON: an empty file
+    /// (AASA005), a CMS/PKCS#7-signed file (AASA006; its signed JSON payload is linted too) and a
+    /// UTF-8 byte order mark (AASA007) are named for what they are (codes of ours; the corpus's
+    /// diagnostics.md has none for them).
     public static func lint(_ bytes: [UInt8]) -> [Diagnostic] {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            return [Diagnostic(code: "AASA005", severity: .error, path: "", message: bytes.isEmpty ? "the file is empty" : "the file holds only whitespace")]
+        }
+        if let signed = SignedAASA.detect(bytes) {
+            // Apple: "iOS 9 and later … you don't need to sign it" (plain JSON since iOS 9; the
+            // signed form was for iOS 8). Tell the owner, then lint what is inside.
+            let note = "a CMS (PKCS#7) signed file\(signed.pem ? " in PEM" : ""), the iOS 8 form: serve the plain JSON payload instead"
+            guard let payload = signed.payload else {
+                return [Diagnostic(code: "AASA006", severity: .error, path: "", message: "\(note) (no JSON payload found inside)")]
+            }
+            return sorted([Diagnostic(code: "AASA006", severity: .warning, path: "", message: note + "; the payload was linted")] + lint(payload))
+        }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            // RFC 8259 §8.1: implementations "MUST NOT add a byte order mark"; parsers may ignore it.
+            return sorted([Diagnostic(code: "AASA007", severity: .warning, path: "", message: "starts with a UTF-8 byte order mark, which JSON forbids (RFC 8259 §8.1); remove it")]
+                + lint(Array(bytes.dropFirst(3))))
+        }
         if bytes.count > AASAGenerator.maxBytes {
             return [Diagnostic(code: "AASA170", severity: .error, path: "", message: "the file is \(bytes.count) bytes, over Apple's 128 KB limit")]
         }
@@ -175,5 +195,75 @@ public enum AASALinter {
             add("AASA142", .error, path, "$(\(name.truncatedForMessage)) is not defined: the pattern never matches")
         }
         if unterminated { add("AASA151", .error, path, "an unterminated $( in \"\(pattern.truncatedForMessage)\": the pattern never matches") }
+    }
+}
+
+/// Recognizes a CMS (PKCS#7, RFC 5652) SignedData file, DER or PEM, and takes out its
+/// encapsulated content: ContentInfo ::= SEQUENCE { OID 1.2.840.113549.1.7.2, [0] EXPLICIT
+/// SignedData ::= SEQUENCE { version, digestAlgorithms SET, encapContentInfo SEQUENCE
+/// { eContentType OID, [0] EXPLICIT OCTET STRING } … } }.
+enum SignedAASA {
+    struct Found { let pem: Bool; let payload: [UInt8]? }
+    static let signedDataOID: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
+
+    static func detect(_ bytes: [UInt8]) -> Found? {
+        if bytes.first == 0x30, bytes.count > 16, bytes[..<min(bytes.count, 24)].firstRange(of: signedDataOID) != nil {
+            return Found(pem: false, payload: payload(bytes))
+        }
+        let text = String(decoding: bytes.prefix(64), as: UTF8.self)
+        if text.hasPrefix("-----BEGIN PKCS7-----") || text.hasPrefix("-----BEGIN CMS-----") {
+            let body = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("-----") }.joined()
+            guard let der = base64(body) else { return Found(pem: true, payload: nil) }
+            return Found(pem: true, payload: payload(der))
+        }
+        return nil
+    }
+
+    /// One DER element at `i`: (tag, content range, end), or nil when malformed.
+    static func element(_ b: [UInt8], _ i: Int) -> (tag: UInt8, content: Range<Int>, end: Int)? {
+        guard i + 2 <= b.count else { return nil }
+        var length = Int(b[i + 1]), start = i + 2
+        if length & 0x80 != 0 {
+            let n = length & 0x7F
+            guard n >= 1, n <= 4, start + n <= b.count else { return nil }
+            length = b[start..<start + n].reduce(0) { $0 << 8 | Int($1) }
+            start += n
+        }
+        guard start + length <= b.count else { return nil }
+        return (b[i], start..<start + length, start + length)
+    }
+
+    static func payload(_ b: [UInt8]) -> [UInt8]? {
+        guard let info = element(b, 0), info.tag == 0x30,
+              let oid = element(b, info.content.lowerBound), oid.tag == 0x06,
+              let explicit = element(b, oid.end), explicit.tag == 0xA0,
+              let signedData = element(b, explicit.content.lowerBound), signedData.tag == 0x30,
+              let version = element(b, signedData.content.lowerBound), version.tag == 0x02,
+              let digests = element(b, version.end), digests.tag == 0x31,
+              let encap = element(b, digests.end), encap.tag == 0x30,
+              let type = element(b, encap.content.lowerBound), type.tag == 0x06,
+              let content = element(b, type.end), content.tag == 0xA0,
+              let octets = element(b, content.content.lowerBound), octets.tag == 0x04 else { return nil }
+        return Array(b[octets.content])
+    }
+
+    static func base64(_ text: String) -> [UInt8]? {
+        var out: [UInt8] = [], buffer = 0, bits = 0
+        for c in text.utf8 {
+            let v: Int
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = Int(c) - 65
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = Int(c) - 71
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = Int(c) + 4
+            case UInt8(ascii: "+"): v = 62
+            case UInt8(ascii: "/"): v = 63
+            case UInt8(ascii: "="), 0x20, 0x09, 0x0D: continue
+            default: return nil
+            }
+            buffer = buffer << 6 | v
+            bits += 6
+            if bits >= 8 { bits -= 8; out.append(UInt8((buffer >> bits) & 0xFF)) }
+        }
+        return out
     }
 }

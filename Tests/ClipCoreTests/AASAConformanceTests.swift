@@ -3,12 +3,13 @@ import StrictJSON
 import Testing
 @testable import ClipCore
 
-/// Scores the evaluator on ../shared/conformance/aasa/cases.json (checked against Apple's
+/// Scores the evaluator on the vendored conformance corpus, Fixtures/aasa-conformance/cases.json
+/// (a copy of ../shared/conformance/aasa/cases.json; see PROVENANCE.md there; checked against Apple's
 /// swcutil), per feature, with the cases that expect no_match counted separately (a matcher
 /// that never matches passes all of those) and the one `decided` case apart from the oracle ones.
 struct AASAConformanceTests {
-    static let casesURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/conformance/aasa/cases.json")
+    static let casesURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/aasa-conformance/cases.json")
 
     @Test func conformanceCorpus() throws {
         let corpus = try JSONParser.parse([UInt8](try Data(contentsOf: Self.casesURL)), limits: { var l = JSONParser.Limits(); l.maxDepth = 128; return l }())

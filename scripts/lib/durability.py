@@ -1,0 +1,162 @@
+"""The durability workload and its checker, shared by scripts/crash-test, scripts/power-cut and
+scripts/fsync-eio (Python standard library only).
+
+Writers drive `clipctl serve` over HTTP on 127.0.0.1 (creates, updates, deactivations and
+200-line imports) and record every write the server acknowledged (a 2xx); `Workload.check`
+then reads the database file and says what an acknowledged write lost, which import was
+half-applied, and what `PRAGMA integrity_check` says.
+"""
+import http.client, json, random, re, sqlite3, subprocess, threading, time
+
+CLIP = "ABCDE12345.com.example.crash.Clip"
+IMPORT_LINES = 200
+
+
+def create_token(clipctl, db, env=None):
+    return subprocess.run([clipctl, "--db", db, "token", "create", "--admin", "--name", "durability"],
+                          check=True, capture_output=True, text=True, env=env, timeout=60).stdout.strip()
+
+
+def start_server(clipctl, db, prefix=(), env=None, name="durability"):
+    """Starts `clipctl serve` on port 0 (behind `prefix`, e.g. fiu-run) and returns (process, port)."""
+    proc = subprocess.Popen([*prefix, clipctl, "--db", db, "serve", "--listen", "127.0.0.1:0", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    line = proc.stdout.readline()
+    match = re.search(r":(\d+)\s*$", line)
+    if not match:
+        proc.kill()
+        raise SystemExit(f"{name}: the server did not start: {line!r}")
+    return proc, int(match.group(1))
+
+
+class Workload:
+    def __init__(self, token, seed):
+        self.token = token
+        self.seed = seed
+        self.lock = threading.Lock()
+        # url -> {"acked": value or None, "attempts": [values after the acked one]}; value = (subtitle, status)
+        self.state = {}
+        self.imports = {}   # batch -> {"count": n, "acked": bool}
+        self.acked = 0
+        self.statuses = {}  # HTTP status -> count (writes only)
+
+    def request(self, port, method, path, body=None, content_type="application/json"):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        headers = {"Authorization": f"Bearer {self.token}"}
+        if body is not None:
+            headers["Content-Type"] = content_type
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            response = conn.getresponse()
+            data = response.read()
+        finally:
+            conn.close()
+        with self.lock:
+            self.statuses[response.status] = self.statuses.get(response.status, 0) + 1
+        return response.status, data
+
+    def attempt(self, url, value):
+        with self.lock:
+            self.state.setdefault(url, {"acked": None, "attempts": []})["attempts"].append(value)
+
+    def ack(self, url, value):
+        with self.lock:
+            entry = self.state[url]
+            entry["acked"] = value
+            # Only attempts after this acknowledgement may legitimately have replaced it.
+            entry["attempts"] = entry["attempts"][entry["attempts"].index(value) + 1:]
+            self.acked += 1
+
+    def writer(self, port, cycle, index, stop, on_status=None):
+        """Writes until `stop` is set. `on_status(status)` sees every write's answer."""
+        local = random.Random(self.seed * 1000 + cycle * 10 + index)
+        ids = {}
+        n = 0
+        while not stop.is_set():
+            n += 1
+            try:
+                roll = local.random()
+                if roll < 0.45 or not ids:
+                    url = f"https://crash.example/c{cycle}/w{index}/{n}"
+                    value = (f"created {n}", "ACTIVE")
+                    self.attempt(url, value)
+                    body = json.dumps({"url": url, "clip": CLIP, "title": "Crash", "subtitle": value[0]})
+                    status, data = self.request(port, "POST", "/v1/experiences", body)
+                    if status == 201:
+                        ids[url] = json.loads(data)["id"]
+                        self.ack(url, value)
+                elif roll < 0.8:
+                    url = local.choice(list(ids))
+                    with self.lock:
+                        current = self.state[url]["acked"]
+                    value = (f"updated {n}", current[1])
+                    self.attempt(url, value)
+                    status, _ = self.request(port, "PATCH", f"/v1/experiences/{ids[url]}", json.dumps({"subtitle": value[0]}))
+                    if status == 200:
+                        self.ack(url, value)
+                elif roll < 0.97:
+                    url = local.choice(list(ids))
+                    with self.lock:
+                        current = self.state[url]["acked"]
+                    value = (current[0], "DEACTIVATED" if current[1] == "ACTIVE" else "ACTIVE")
+                    self.attempt(url, value)
+                    status, _ = self.request(port, "PATCH", f"/v1/experiences/{ids[url]}", json.dumps({"status": value[1]}))
+                    if status == 200:
+                        self.ack(url, value)
+                else:
+                    batch = f"c{cycle}w{index}n{n}"
+                    lines = "".join(json.dumps({"url": f"https://import.example/{batch}/{i}", "clip": CLIP, "title": "Imported",
+                                                "subtitle": "bulk"}) + "\n" for i in range(IMPORT_LINES))
+                    with self.lock:
+                        self.imports[batch] = {"count": IMPORT_LINES, "acked": False}
+                    status, _ = self.request(port, "POST", "/v1/experiences/import", lines, "application/x-ndjson")
+                    if status == 200:
+                        with self.lock:
+                            self.imports[batch]["acked"] = True
+                if on_status:
+                    on_status(status)
+            except (OSError, http.client.HTTPException):
+                if stop.is_set():
+                    return
+                time.sleep(0.01)
+
+    def run_writers(self, port, cycle, count, stop, on_status=None):
+        threads = [threading.Thread(target=self.writer, args=(port, cycle, i, stop, on_status)) for i in range(count)]
+        for t in threads:
+            t.start()
+        return threads
+
+    def check(self, db):
+        """(integrity, lost, half-applied imports) for the database file at `db`."""
+        conn = sqlite3.connect(db, timeout=30)
+        try:
+            integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
+            rows = conn.execute("""SELECT e.url, l.subtitle, e.status FROM advanced_experience e
+                                   JOIN advanced_experience_localization l ON l.experience_id = e.id AND l.language = e.default_language
+                                   WHERE e.removed_at IS NULL""").fetchall()
+        finally:
+            conn.close()
+        stored = {url: (subtitle, status) for url, subtitle, status in rows}
+        lost = []
+        with self.lock:
+            for url, entry in self.state.items():
+                if entry["acked"] is None:
+                    continue
+                allowed = [entry["acked"]] + entry["attempts"]
+                if stored.get(url) not in allowed:
+                    lost.append((url, entry["acked"], stored.get(url)))
+            per_batch = {}
+            for url in stored:
+                if url.startswith("https://import.example/"):
+                    batch = url.split("/")[3]
+                    per_batch[batch] = per_batch.get(batch, 0) + 1
+            half = []
+            for batch, info in self.imports.items():
+                present = per_batch.get(batch, 0)
+                if present not in (0, info["count"]) or (info["acked"] and present != info["count"]):
+                    half.append((batch, present, info))
+        return integrity, lost, half
+
+    def acked_imports(self):
+        with self.lock:
+            return sum(1 for i in self.imports.values() if i["acked"])
