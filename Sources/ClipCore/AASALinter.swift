@@ -213,7 +213,7 @@ enum SignedAASA {
         let text = String(decoding: bytes.prefix(64), as: UTF8.self)
         if text.hasPrefix("-----BEGIN PKCS7-----") || text.hasPrefix("-----BEGIN CMS-----") {
             let body = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("-----") }.joined()
-            guard let der = base64(body) else { return Found(pem: true, payload: nil) }
+            guard let der = Base64.decode(body, ignoringWhitespace: true) else { return Found(pem: true, payload: nil) }
             return Found(pem: true, payload: payload(der))
         }
         return nil
@@ -247,23 +247,4 @@ enum SignedAASA {
         return Array(b[octets.content])
     }
 
-    static func base64(_ text: String) -> [UInt8]? {
-        var out: [UInt8] = [], buffer = 0, bits = 0
-        for c in text.utf8 {
-            let v: Int
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = Int(c) - 65
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = Int(c) - 71
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = Int(c) + 4
-            case UInt8(ascii: "+"): v = 62
-            case UInt8(ascii: "/"): v = 63
-            case UInt8(ascii: "="), 0x20, 0x09, 0x0D: continue
-            default: return nil
-            }
-            buffer = buffer << 6 | v
-            bits += 6
-            if bits >= 8 { bits -= 8; out.append(UInt8((buffer >> bits) & 0xFF)) }
-        }
-        return out
-    }
 }

@@ -5,10 +5,10 @@ import StrictJSON
 public enum Interchange {
     public enum Format: String, Sendable, CaseIterable { case ndjson, csv }
 
-    public static let csvColumns = ["url", "clip", "action", "language", "title", "subtitle", "category", "poweredBy", "status", "localizations", "place", "headerImage"]
+    public static let csvColumns = ["url", "clip", "action", "language", "title", "subtitle", "category", "poweredBy", "status", "localizations", "place", "headerImage", "headerImageData"]
 
     /// A problem with one line of an import: 1-based line number, and the field errors.
-    public struct LineError: Sendable, Equatable, CustomStringConvertible {
+    public struct LineError: Error, Sendable, Equatable, CustomStringConvertible {
         public let line: Int
         public let errors: [FieldError]
         public init(line: Int, errors: [FieldError]) {
@@ -20,10 +20,40 @@ public enum Interchange {
         public var fieldErrors: [FieldError] { errors.map { $0.on(line: line) } }
     }
 
-    /// One decoded line: its number and the JSON object it holds.
+    /// One decoded line: its number, the JSON object it holds, and the header image it carries.
     public struct Line: Sendable {
         public let line: Int
         public let object: JSONValue
+        /// From `headerImageData`, checked, and named by the object's `headerImage`.
+        public var image: HeaderImage?
+        public init(line: Int, object: JSONValue, image: HeaderImage? = nil) {
+            self.line = line
+            self.object = object
+            self.image = image
+        }
+    }
+
+    /// An export carries its header images (issue #10: an export moves the whole registry): the
+    /// first line (in export order) that names an image also holds its bytes, base 64, in
+    /// `headerImageData`; an import stores them before the batch's experiences. The member is
+    /// the format's, not the experience's: it is taken off the object here.
+    static func carryingImage(_ object: JSONValue, line: Int) -> Result<Line, LineError> {
+        guard case .object(var members) = object, let index = members.firstIndex(where: { $0.key == "headerImageData" }) else {
+            return .success(Line(line: line, object: object))
+        }
+        func fail(_ rule: String, _ message: String) -> Result<Line, LineError> {
+            .failure(LineError(line: line, errors: [FieldError(field: "headerImageData", rule: rule, message: message)]))
+        }
+        let data = members.remove(at: index).value
+        guard let text = data.stringValue, let bytes = Base64.decode(text) else { return fail("type", "expected the image file's bytes in base 64 (RFC 4648 §4)") }
+        let image: HeaderImage
+        do { image = try HeaderImage(bytes: bytes, field: "headerImageData") } catch { return .failure(LineError(line: line, errors: error.errors)) }
+        switch members.first(where: { $0.key == "headerImage" })?.value {
+        case nil: members.append((key: "headerImage", value: .string(image.sha256)))
+        case .string(let named)? where named == image.sha256: break
+        default: return fail("headerImageData.mismatch", "holds the image \(image.sha256), not the one headerImage names")
+        }
+        return .success(Line(line: line, object: .object(members), image: image))
     }
 
     /// Splits `text` into objects, reporting lines that are not valid JSON objects or CSV rows.
@@ -141,7 +171,10 @@ public enum Interchange {
                     batch.errors.append(LineError(line: line, errors: [FieldError(field: "(line)", rule: "type", message: "expected a JSON object, got \(value.typeName)")]))
                     return
                 }
-                batch.lines.append(Line(line: line, object: value))
+                switch Interchange.carryingImage(value, line: line) {
+                case .success(let carried): batch.lines.append(carried)
+                case .failure(let error): batch.errors.append(error)
+                }
             } catch {
                 batch.errors.append(LineError(line: line, errors: [FieldError(field: "(line)", rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)")]))
             }
@@ -191,19 +224,32 @@ public enum Interchange {
                 default: members.append((key: name, value: .string(cell)))
                 }
             }
-            if problems.isEmpty { batch.lines.append(Line(line: record.line, object: .object(members))) } else { batch.errors.append(LineError(line: record.line, errors: problems)) }
+            guard problems.isEmpty else { return batch.errors.append(LineError(line: record.line, errors: problems)) }
+            switch Interchange.carryingImage(JSONValue.object(members), line: record.line) {
+            case .success(let carried): batch.lines.append(carried)
+            case .failure(let error): batch.errors.append(error)
+            }
         }
     }
 
+    /// An experience as a line of an export: its portable form, and `headerImageData` when the
+    /// line carries its image's bytes (`carryingImage`).
+    static func exported(_ e: AdvancedExperience, imageData: [UInt8]?) -> JSONValue {
+        let portable = ExperienceJSON.portable(e)
+        guard let imageData, case .object(var members) = portable else { return portable }
+        members.append((key: "headerImageData", value: .string(Base64.encode(imageData))))
+        return .object(members)
+    }
+
     /// The NDJSON line for one experience (no trailing newline).
-    public static func ndjson(_ e: AdvancedExperience) -> String { JSONWriter.string(ExperienceJSON.portable(e)) }
+    public static func ndjson(_ e: AdvancedExperience, imageData: [UInt8]? = nil) -> String { JSONWriter.string(exported(e, imageData: imageData)) }
 
     public static var csvHeader: String { CSVFormat.format(csvColumns) }
 
     /// The CSV record for one experience (no trailing newline). With `spreadsheetSafe`, a cell
     /// a spreadsheet would run as a formula is defused (`spreadsheetSafeCell`).
-    public static func csv(_ e: AdvancedExperience, spreadsheetSafe: Bool = false) -> String {
-        let json = ExperienceJSON.portable(e)
+    public static func csv(_ e: AdvancedExperience, imageData: [UInt8]? = nil, spreadsheetSafe: Bool = false) -> String {
+        let json = exported(e, imageData: imageData)
         return CSVFormat.format(csvColumns.map { column in
             let cell: String = switch json[column] {
             case nil, .null?: ""

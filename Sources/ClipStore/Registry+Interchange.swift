@@ -70,6 +70,11 @@ extension Registry {
             var imported = 0, seen = 0
             var pending: [Interchange.Line] = []
             func writeBatch() {
+                // The batch's header images first, so a line may name an image a later line carries.
+                for line in pending {
+                    guard let image = line.image else { continue }
+                    do { try storeImage(image) } catch { errors.append(.init(line: line.line, errors: Self.lineErrors(error))) }
+                }
                 for (line, decoded) in zip(pending, Self.decodeInParallel(pending)) {
                     let experience: AdvancedExperience
                     do {
@@ -158,8 +163,12 @@ extension Registry {
     /// With `spreadsheetSafe` (CSV only), cells a spreadsheet would run as formulas are defused.
     public func export(format: Interchange.Format, spreadsheetSafe: Bool = false, filter: ListFilter = ListFilter(), emit: (String) throws -> Void) throws(RegistryError) {
         if format == .csv { do { try emit(Interchange.csvHeader) } catch { throw RegistryError.storage("\(error)") } }
+        // Each header image travels with the first line that names it (Interchange.carryingImage).
+        var carried: Set<String> = []
         try forEachExperience(filter) { e in
-            try emit(format == .csv ? Interchange.csv(e, spreadsheetSafe: spreadsheetSafe) : Interchange.ndjson(e))
+            var imageData: [UInt8]?
+            if let sha = e.headerImage, carried.insert(sha).inserted { imageData = try headerImage(sha).bytes }
+            try emit(format == .csv ? Interchange.csv(e, imageData: imageData, spreadsheetSafe: spreadsheetSafe) : Interchange.ndjson(e, imageData: imageData))
         }
     }
 }

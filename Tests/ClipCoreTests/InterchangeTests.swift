@@ -66,7 +66,7 @@ struct InterchangeTests {
         for cell in ["=1+2", "+33 1 23", "-2", "@SUM(A1)", "\tx", "\rx"] { #expect(Interchange.spreadsheetSafeCell(cell) == "'" + cell) }
         for cell in ["", "Rent", "'quoted", " =x", "1-2"] { #expect(Interchange.spreadsheetSafeCell(cell) == cell) }
         let e = try ExperienceJSON.decode(try JSONParser.parse(#"{"url":"https://a.example/","clip":"ABCDE12345.com.a.Clip","title":"=HYPERLINK(\"x\")","subtitle":"@SUM(1)"}"#)).experience
-        #expect(Interchange.csv(e, spreadsheetSafe: true) == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,EN,"'=HYPERLINK(""x"")",'@SUM(1),,,,,,"#)
-        #expect(Interchange.csv(e) == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,EN,"=HYPERLINK(""x"")",@SUM(1),,,,,,"#)
+        #expect(Interchange.csv(e, spreadsheetSafe: true) == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,EN,"'=HYPERLINK(""x"")",'@SUM(1),,,,,,,"#)
+        #expect(Interchange.csv(e) == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,EN,"=HYPERLINK(""x"")",@SUM(1),,,,,,,"#)
     }
 }

@@ -357,20 +357,7 @@ struct ClipctlProcessTests {
 
     @Test func headerImageIsValidatedAndStored() throws {
         let clipctl = try Clipctl()
-        func be32(_ n: Int) -> [UInt8] { [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] }
-        func crc32(_ bytes: [UInt8]) -> [UInt8] {
-            var c: UInt32 = 0xFFFF_FFFF
-            for b in bytes { c ^= UInt32(b); for _ in 0..<8 { c = (c >> 1) ^ (c & 1 == 1 ? 0xEDB8_8320 : 0) } }
-            return be32(Int(~c))
-        }
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] { be32(data.count) + Array(type.utf8) + data + crc32(Array(type.utf8) + data) }
-        // The IHDR's size with a 1-pixel image's data (a zlib stored block: filter 0 and one pixel).
-        func png(_ w: Int, _ h: Int, colorType: UInt8) -> Data {
-            let pixel: [UInt8] = colorType == 6 ? [0, 1, 2, 3, 4] : [0, 1, 2, 3]
-            let zlib: [UInt8] = [0x78, 0x01, 0x01, UInt8(pixel.count), 0, ~UInt8(pixel.count), 0xFF] + pixel + [0, 0, 0, 0]
-            return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", be32(w) + be32(h) + [8, colorType, 0, 0, 0])
-                        + chunk("IDAT", zlib) + chunk("IEND", []))
-        }
+        func png(_ w: Int, _ h: Int, colorType: UInt8) -> Data { TestPNG.png(w, h, colorType: colorType) }
         try png(1800, 1200, colorType: 2).write(to: URL(fileURLWithPath: clipctl.file("ok.png")))
         try png(1800, 1200, colorType: 6).write(to: URL(fileURLWithPath: clipctl.file("alpha.png")))
         let alpha = try clipctl("register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "alpha.png")

@@ -4,7 +4,7 @@ import Testing
 
 /// Findings of the hostile-input review, through the built `clipctl`.
 struct TrustInputTests {
-    static let header = "url,clip,action,language,title,subtitle,category,poweredBy,status,localizations,place,headerImage\n"
+    static let header = "url,clip,action,language,title,subtitle,category,poweredBy,status,localizations,place,headerImage,headerImageData\n"
 
     @Test func spreadsheetFilesWithAByteOrderMarkImport() throws {
         let clipctl = try Clipctl()
