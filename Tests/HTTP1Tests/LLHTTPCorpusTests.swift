@@ -33,7 +33,7 @@ struct LLHTTPCorpusTests {
 
     enum Reason: String, CaseIterable {
         case transferEncoding = "Transfer-Encoding is answered 501: no chunked request bodies (RFC 9112 §6.1, §7: a server may refuse a coding it does not implement)"
-        case lenient = "llhttp accepts only with a leniency flag on; we apply RFC 9112 strictly (§2.2 CRLF, §5.1 no whitespace before ':', §5.2 obs-fold, §5.5 no controls in values, §2.3 version, §6.3 TE with CL)"
+        case lenient = "llhttp accepts only with a leniency flag on; we apply RFC 9112 strictly (§2.2 CRLF, §5.1 no whitespace before ':', §5.2 obs-fold, §2.3 version, §6.3 TE with CL; RFC 9110 §5.5 no controls in values)"
         case keepAliveOff = "after a request without keep-alive we answer and close; later bytes are never parsed (RFC 9112 §9.6), llhttp reports them as an error"
         case decidedAtHeadEnd = "llhttp rejects mid-head; we judge a head once its blank line arrives, and then reject it too (checked)"
         case proxyForms = "an origin server: CONNECT and authority-form are for proxies (RFC 9112 §3.2.3); answered 400"
