@@ -53,7 +53,7 @@ let package = Package(
 
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
-        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: strict),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ClipAPITests", dependencies: ["ClipAPI", "ClipStore", "ClipCore", "HTTP1", "SQLiteDB", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),

@@ -93,8 +93,12 @@ public enum RequestHeadParser {
             targetAuthority = String(decoding: authority, as: UTF8.self)
             target = String(decoding: targetBytes[authorityEnd...], as: UTF8.self)
             if !target.hasPrefix("/") { target = "/" + target }
-        } else if targetBytes.first == 0x2F || (targetBytes.count == 1 && targetBytes.first == 0x2A) {
+        } else if targetBytes.first == 0x2F {
             target = String(decoding: targetBytes, as: UTF8.self)
+        } else if targetBytes.count == 1 && targetBytes.first == 0x2A {
+            // RFC 9112 §3.2.4: asterisk-form is only for a server-wide OPTIONS request.
+            guard methodBytes.elementsEqual("OPTIONS".utf8) else { throw RequestError(400, "the request target * is only for OPTIONS") }
+            target = "*"
         } else {
             throw RequestError(400, "the request target must start with / (or be an http or https absolute URI)")
         }

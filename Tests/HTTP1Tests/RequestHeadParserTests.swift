@@ -77,6 +77,14 @@ struct RequestHeadParserTests {
         }
     }
 
+    /// RFC 9112 §3.2.4: asterisk-form only for OPTIONS (method names are case-sensitive).
+    @Test func asteriskFormOnlyForOptions() throws {
+        #expect(try head("OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n").target == "*")
+        for method in ["GET", "M-SEARCH", "PRI", "options", "DELETE"] {
+            #expect(throws: RequestError(400, "the request target * is only for OPTIONS")) { try parse("\(method) * HTTP/1.1\r\nHost: a\r\n\r\n") }
+        }
+    }
+
     @Test func incompleteUntilTheBlankLine() throws {
         guard case .incomplete = try parse("GET / HTTP/1.1\r\nHost: a\r\n") else { Issue.record("expected incomplete"); return }
     }
