@@ -34,3 +34,7 @@ SELECT u.host, u.team_id,
        min(u.at)
 FROM uses u JOIN teams_per_host t ON t.host = u.host
 GROUP BY u.host, u.team_id;
+
+-- A team may name a stored header image only when it already uses it (Registry.checkImage):
+-- that lookup, by image, on every write that names one.
+CREATE INDEX advanced_experience_by_image ON advanced_experience(header_image_sha256) WHERE header_image_sha256 IS NOT NULL;

@@ -22,7 +22,12 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: team)
-            if (try? c.registry.app(bundle)) != nil { throw Problem(RegistryError.conflict("app \(bundle.rawValue) already exists; change it with PATCH /v1/apps/\(bundle.rawValue)")) }
+            if let existing = try? c.registry.app(bundle) {
+                // The PATCH hint only where the caller could follow it; another team's app is only "taken".
+                throw Problem(RegistryError.conflict(existing.team == team
+                    ? "app \(bundle.rawValue) already exists; change it with PATCH /v1/apps/\(bundle.rawValue)"
+                    : "app \(bundle.rawValue) is registered to another team than \(team.rawValue)"))
+            }
             let (app, _) = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name)
             return json(CatalogJSON.app(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
         }

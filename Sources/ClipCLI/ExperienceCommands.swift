@@ -25,6 +25,10 @@ extension Context {
                     "title": .string(String(spec[spec.index(after: eq)..<bar])), "subtitle": .string(String(spec[spec.index(after: bar)...])),
                 ])))
             }
+            let named = cards.map(\.key)
+            if let twice = named.first(where: { key in named.filter { $0 == key }.count > 1 }) {
+                throw CommandFailure.usage("\(twice) is named twice by --localization and --remove-localization; name each language once")
+            }
             members.append((key: "localizations", value: .object(cards)))
         }
         if let place = try jsonOption("place") { members.append((key: "place", value: place)) }

@@ -21,11 +21,13 @@ extension Registry {
         if let row = try db.query("SELECT team_id FROM app WHERE bundle_id = ?", [.text(appBundle.rawValue)]).first {
             let team = try row.string("team_id")
             guard team == clip.team.rawValue else {
-                throw RegistryError.conflict("app \(appBundle.rawValue) belongs to team \(team), not \(clip.team.rawValue)")
+                // Bundle IDs are unique across the registry, as in App Store Connect; the answer says
+                // that it is taken, never by which team (a team token reads it too).
+                throw RegistryError.conflict("app \(appBundle.rawValue) is registered to another team than \(clip.team.rawValue)")
             }
         } else {
-            if let row = try db.query("SELECT app_bundle_id FROM clip WHERE bundle_id = ?", [.text(appBundle.rawValue)]).first {
-                throw RegistryError.conflict("\(appBundle.rawValue) is an App Clip of \(try row.string("app_bundle_id")), not a full app")
+            if try !db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(appBundle.rawValue)]).isEmpty {
+                throw RegistryError.conflict("\(appBundle.rawValue) is an App Clip, not a full app")
             }
             let t = timestamp()
             try db.execute("INSERT INTO app(bundle_id, team_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
@@ -71,7 +73,7 @@ extension Registry {
         try guarded {
             if let appID = try? AppID(reference, field: field) {
                 let stored = try storedClip(appID.bundleID)
-                guard stored == appID else { throw RegistryError.notFound("clip \(appID.rawValue) (the clip \(appID.bundleID.rawValue) belongs to team \(stored.team.rawValue))") }
+                guard stored == appID else { throw RegistryError.notFound("clip \(appID.rawValue) (the clip \(appID.bundleID.rawValue) belongs to another team)") }
                 return stored
             }
             return try storedClip(try BundleID(reference, field: field))
@@ -127,7 +129,7 @@ extension Registry {
             let t = timestamp()
             if let row = try db.query("SELECT * FROM app WHERE bundle_id = ?", [.text(bundleID.rawValue)]).first {
                 let before = try readApp(row)
-                guard before.team == team else { throw RegistryError.conflict("app \(bundleID.rawValue) belongs to team \(before.team.rawValue), not \(team.rawValue)") }
+                guard before.team == team else { throw RegistryError.conflict("app \(bundleID.rawValue) is registered to another team than \(team.rawValue)") }
                 var after = before
                 if let appStoreID { after.appStoreID = appStoreID }
                 if let name { after.name = name }

@@ -114,6 +114,7 @@ extension Registry {
     /// Creates the team, app, clip and domain association it implies, and says so in `notes`.
     public func register(_ json: JSONValue, image: [UInt8]? = nil) throws(RegistryError) -> Written {
         var (experience, warnings) = try decode(json, base: nil)
+        var carried: HeaderImage?
         if let image {
             let header: HeaderImage
             do { header = try HeaderImage(bytes: image) } catch { throw RegistryError.from(error) }
@@ -121,11 +122,14 @@ extension Registry {
             if !header.isAppleSize {
                 warnings.append(FieldError(field: "image", rule: "image.size", message: "is \(header.width)×\(header.height); Apple asks for 1800×1200"))
             }
-            try write { try storeImage(header) }
+            carried = header
         }
         let stored = experience
+        let image = carried
         return try write {
-            let (saved, notes) = try insert(stored)
+            // The image is stored in the same transaction: a refused registration leaves nothing.
+            if let image { try storeImage(image) }
+            let (saved, notes) = try insert(stored, imageCarried: image != nil)
             try checkGeneratedApplinks(hosts: [saved.url.host])
             return Written(experience: saved, notes: notes, warnings: warnings)
         }
@@ -138,11 +142,12 @@ extension Registry {
     /// Inserts inside the caller's write transaction. `ensured` names clips ("clip") and
     /// associations ("clip host") known to exist in this transaction already (an import's
     /// earlier lines), which skips their lookups.
-    func insert(_ draft: AdvancedExperience, ensured: Set<String> = []) throws -> (AdvancedExperience, [String]) {
+    /// `imageCarried`: the write brought the header image's bytes (it is stored already).
+    func insert(_ draft: AdvancedExperience, ensured: Set<String> = [], imageCarried: Bool = false) throws -> (AdvancedExperience, [String]) {
         let clipKnown = ensured.contains(draft.clip.rawValue)
         var notes = clipKnown ? [] : try ensureClip(draft.clip)
         if !ensured.contains(draft.clip.rawValue + " " + draft.url.host) { notes += try ensureDomain(clip: draft.clip, host: draft.url.host) }
-        try checkImage(draft.headerImage)
+        try checkImage(draft.headerImage, team: draft.clip.team, carried: imageCarried)
         let t = timestamp()
         do {
             try db.execute("""
@@ -185,11 +190,24 @@ extension Registry {
         }
     }
 
-    func checkImage(_ sha256: String?) throws {
-        guard let sha256 else { return }
-        if try db.query("SELECT 1 FROM header_image WHERE sha256 = ?", [.text(sha256)]).isEmpty {
-            throw ValidationFailure(field: "headerImage", rule: "headerImage.missing", message: "no header image with hash \(sha256) is stored; register it with --image first")
-        }
+    /// Images are stored once by content hash, but a hash is public (every resolve answer shows
+    /// it): naming one proves nothing. So a team's experience may name a stored image only when
+    /// the write brings its bytes (`carried`), or the team already uses it (an experience or a
+    /// default experience of the team's); otherwise the answer is the same as for an image that
+    /// is not stored at all, which tells nothing about other teams' images.
+    func checkImage(_ sha256: String?, team: TeamID, carried: Bool) throws {
+        guard let sha256, !carried else { return }
+        let used = try db.query("""
+            SELECT 1 FROM advanced_experience e JOIN clip c ON c.bundle_id = e.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
+              WHERE e.header_image_sha256 = ?1 AND a.team_id = ?2
+            UNION ALL
+            SELECT 1 FROM default_experience_localization d JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
+              WHERE d.header_image_sha256 = ?1 AND a.team_id = ?2
+            LIMIT 1
+            """, [.text(sha256), .text(team.rawValue)])
+        guard used.isEmpty else { return }
+        throw ValidationFailure(field: "headerImage", rule: "headerImage.missing",
+                                message: "team \(team.rawValue) has no header image with hash \(sha256); give the image file (--image, or headerImageData in an import)")
     }
 
     /// Applies a partial update (absent fields unchanged). With `expectedVersion`, refuses when
@@ -215,7 +233,7 @@ extension Registry {
                 notes += try ensureDomain(clip: updated.clip, host: updated.url.host)
             }
             try checkUnique(updated.url, except: before.id)
-            try checkImage(updated.headerImage)
+            try checkImage(updated.headerImage, team: updated.clip.team, carried: header != nil)
             // A write that changes nothing makes no version and no change record (issue #10).
             guard updated != before else { return Written(experience: before, notes: notes, warnings: warnings) }
             let saved = try save(updated, before: before, action: Self.changeAction(before, updated))

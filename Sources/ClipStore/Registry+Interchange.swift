@@ -67,13 +67,17 @@ extension Registry {
             // Clips and associations that earlier lines created or found.
             var ensured: Set<String> = []
             var hosts: Set<String> = []
+            // "TEAM sha256" of the images the file's lines carry, by the team of their line.
+            var carriedImages: Set<String> = []
             var imported = 0, seen = 0
             var pending: [Interchange.Line] = []
             func writeBatch() {
-                // The batch's header images first, so a line may name an image a later line carries.
+                // The batch's header images first, so a line may name an image a later line of its
+                // team carries (checkImage: bringing the bytes is what lets a team use an image).
                 for line in pending {
                     guard let image = line.image else { continue }
                     do { try storeImage(image) } catch { errors.append(.init(line: line.line, errors: Self.lineErrors(error))) }
+                    if let clip = line.object["clip"]?.stringValue, let id = try? AppID(clip) { carriedImages.insert("\(id.team.rawValue) \(image.sha256)") }
                 }
                 for (line, decoded) in zip(pending, Self.decodeInParallel(pending)) {
                     let experience: AdvancedExperience
@@ -95,7 +99,8 @@ extension Registry {
                     // No savepoint per line: once a line fails the whole import rolls back, so what a
                     // failed line left half done only lets the remaining lines be checked as well.
                     do {
-                        let (saved, lineNotes) = try insert(experience, ensured: ensured)
+                        let carried = experience.headerImage.map { carriedImages.contains("\(experience.clip.team.rawValue) \($0)") } ?? false
+                        let (saved, lineNotes) = try insert(experience, ensured: ensured, imageCarried: carried)
                         ensured.insert(saved.clip.rawValue)
                         ensured.insert(saved.clip.rawValue + " " + saved.url.host)
                         hosts.insert(saved.url.host)
@@ -163,11 +168,12 @@ extension Registry {
     /// With `spreadsheetSafe` (CSV only), cells a spreadsheet would run as formulas are defused.
     public func export(format: Interchange.Format, spreadsheetSafe: Bool = false, filter: ListFilter = ListFilter(), emit: (String) throws -> Void) throws(RegistryError) {
         if format == .csv { do { try emit(Interchange.csvHeader) } catch { throw RegistryError.storage("\(error)") } }
-        // Each header image travels with the first line that names it (Interchange.carryingImage).
+        // Each header image travels with the first line of each team that names it
+        // (Interchange.carryingImage): a team may use an image only when it brings its bytes.
         var carried: Set<String> = []
         try forEachExperience(filter) { e in
             var imageData: [UInt8]?
-            if let sha = e.headerImage, carried.insert(sha).inserted { imageData = try headerImage(sha).bytes }
+            if let sha = e.headerImage, carried.insert("\(e.clip.team.rawValue) \(sha)").inserted { imageData = try headerImage(sha).bytes }
             try emit(format == .csv ? Interchange.csv(e, imageData: imageData, spreadsheetSafe: spreadsheetSafe) : Interchange.ndjson(e, imageData: imageData))
         }
     }

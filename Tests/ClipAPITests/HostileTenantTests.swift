@@ -61,6 +61,26 @@ func tableDump(_ path: String) throws -> [String] {
         #expect(f.parsed(refusedImport)["errors"]?.arrayValue?.first?["rule"] == "host.owner")
     }
 
+    /// Bundle IDs are unique across the registry, so another team's is taken; the answer never
+    /// says which team has it.
+    @Test func refusalsNeverNameAnotherTeam() throws {
+        let f = try APIFixture()
+        let before = try tableDump(f.path)
+        let attempts: [(String, String, String, String)] = [
+            ("POST", "/v1/experiences", #"{"url":"https://b.example/new","clip":"FGHIJ67890.com.a.app.Clip","title":"T","subtitle":"S"}"#, "application/json"),
+            ("POST", "/v1/clips", #"{"clip":"FGHIJ67890.com.a.app.Clip2"}"#, "application/json"),
+            ("POST", "/v1/apps", #"{"bundleId":"com.a.app","team":"FGHIJ67890"}"#, "application/json"),
+            ("POST", "/v1/experiences/import", #"{"url":"https://b.example/n","clip":"FGHIJ67890.com.a.app.Clip","title":"T","subtitle":"S"}"#, "application/x-ndjson"),
+            ("GET", "/v1/experiences?clip=FGHIJ67890.com.a.app.Clip", "", "application/json"),
+        ]
+        for (method, path, body, type) in attempts {
+            let r = try f.call(method, path, token: f.teamB, headers: [("Content-Type", type)], json: method == "GET" ? nil : body)
+            #expect(!r.text.contains("ABCDE12345"), "\(method) \(path): \(r.status) \(r.text)")
+            #expect(!r.text.contains("PATCH"), "\(method) \(path): a hint team B cannot follow: \(r.text)")
+            #expect(try tableDump(f.path) == before)
+        }
+    }
+
     @Test func anAdministratorSharesAHostAndThenBothTeamsMayUseIt() throws {
         let f = try APIFixture()
         let share = try f.call("PUT", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin)

@@ -59,7 +59,7 @@ struct RegistryTests {
         #expect(throws: RegistryError.conflict("https://bikesrental.example/rent is already registered as experience 1", existingID: 1)) {
             try registry.register(try experienceJSON("https://bikesrental.example/rent/?", title: "Other"))
         }
-        #expect(throws: RegistryError.conflict("app com.example.bikes belongs to team ABCDE12345, not ZZZZZ99999")) {
+        #expect(throws: RegistryError.conflict("app com.example.bikes is registered to another team than ZZZZZ99999")) {
             try registry.register(try experienceJSON("https://other.example/", clip: "ZZZZZ99999.com.example.bikes.Clip"))
         }
         #expect { try registry.register(try experienceJSON("https://x.example/", title: String(repeating: "t", count: 31))) } throws: {
