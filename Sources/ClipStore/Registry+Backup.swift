@@ -11,6 +11,15 @@ extension Registry {
     public func backup(to path: String) throws(RegistryError) {
         let sqliteMessage = Self.sqliteMessage
         if let why = DurableFiles.missingDirectory(for: path) { throw RegistryError.storage("cannot write \(path): \(why)") }
+        // SQLite keeps a database's journal beside it under the database's name plus -journal,
+        // -wal or -shm (https://sqlite.org/tempfiles.html) and deletes or replays such a file at
+        // the next open: a backup may not take one of those names (nor the database's own).
+        let target = DurableFiles.resolved(path)
+        for database in Set([DurableFiles.resolved(self.path), DurableFiles.resolved(self.path, followingLink: false)]) {
+            for suffix in ["", "-journal", "-wal", "-shm"] where target == database + suffix {
+                throw RegistryError.conflict("\(path) is \(suffix.isEmpty ? "the database itself" : "the database's \(suffix.dropFirst()) file") (SQLite's name for it); choose another name for the backup")
+            }
+        }
         guard !DurableFiles.exists(path) else {
             throw RegistryError.conflict("\(path) already exists; choose a new file for the backup")
         }
@@ -90,8 +99,9 @@ extension Registry {
     /// every check on a private copy (`checkedCopy`) and that copy is migrated; the copy then
     /// replaces the live content in one write transaction of the live connection (the online
     /// backup API), so a running server sees the restored data at its next request. Under that
-    /// transaction's write lock, before any page is written, the content being replaced is
-    /// copied beside the database and synced, and kept: the restore can be undone by restoring it.
+    /// transaction's write lock, before any page is written, the copy takes the live tokens and
+    /// id counters (`keepInstallationState`) and the content being replaced is copied beside the
+    /// database and synced, and kept: the restore can be undone by restoring it.
     static func restore(into live: Connection, livePath: String, from path: String, actor: String, at: String) throws(RegistryError) -> RestoreReport {
         guard DurableFiles.exists(path) else { throw RegistryError.notFound("backup file \(path)") }
         guard !DurableFiles.sameFile(path, livePath) else {
@@ -186,7 +196,8 @@ extension Registry {
     /// A private copy of the backup at `path`, checked and migrated, or an error naming `path`.
     /// The copy must be a sound SQLite database (`integrity_check`, `foreign_key_check`) made
     /// by this application's migrations: a history that is the first k embedded migrations with
-    /// none missing, and exactly the tables and columns those k make (`Migrator.verify`).
+    /// none missing, and exactly the tables and columns those k make (`Migrator.verify`); once
+    /// migrated, its content must pass `verifyContent`.
     static func checkedCopy(of path: String, at copyPath: String) throws(RegistryError) -> (Connection, [String]) {
         var readOnly = Connection.Options()
         readOnly.readOnly = true

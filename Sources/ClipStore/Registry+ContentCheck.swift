@@ -10,7 +10,13 @@ extension Registry {
     /// sound). The schema is assumed to be this version's (`Migrator.verify`).
     public func verifyContent(limit: Int = 100) throws(RegistryError) -> [String] {
         var problems: [String] = []
-        func note(_ subject: String, _ error: any Error) { note(subject, (error as? RegistryError)?.description ?? "\(error)") }
+        func note(_ subject: String, _ error: any Error) {
+            switch error {
+            case let problem as NormalizedURL.Problem: note(subject, "url: \(problem.message)")
+            case let error as SQLiteError: note(subject, error.message)
+            default: note(subject, "\(error)")
+            }
+        }
         func note(_ subject: String, _ message: String) { if problems.count < limit { problems.append("\(subject): \(message)") } }
         try guarded {
             try db.read {

@@ -310,4 +310,22 @@ struct BackupTests {
         #expect(try reader.experiences().count == 3 && reader.verifyContent() == [])
         #expect(try registry.restore(from: good).migrated == [])
     }
+
+    @Test func aBackupNeverTakesTheDatabasesOwnNames() throws {
+        let livePath = temporaryDatabasePath()
+        let registry = try Registry(path: livePath)
+        _ = try registry.register(try experienceJSON("https://shop.example/a"))
+        let folder = (livePath as NSString).deletingLastPathComponent
+        let link = folder + "-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder)
+        let before = try liveState(livePath)
+        for (target, says) in [(livePath + "-journal", "the database's journal file"), (folder + "/./clips.db-journal", "the database's journal file"),
+                               (link + "/clips.db-journal", "the database's journal file"), (livePath + "-wal", "the database's wal file"),
+                               (livePath + "-shm", "the database's shm file"), (link + "/clips.db", "the database itself")] {
+            #expect { try registry.backup(to: target) } throws: { "\($0)" == "\(target) is \(says) (SQLite's name for it); choose another name for the backup" }
+            #expect(try liveState(livePath) == before && leftovers(livePath) == [], "\(target)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: livePath + "-journal"))
+        #expect(try Registry(path: livePath).experiences().count == 1)
+    }
 }
