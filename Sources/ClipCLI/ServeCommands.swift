@@ -73,6 +73,9 @@ extension Context {
     func backup() throws {
         if remoteServer != nil { throw CommandFailure.usage("backup runs on a local database; --server does not apply") }
         let path = parsed.positional(0)!
+        if path.isEmpty { throw CommandFailure.usage("backup takes the name of the file to create") }
+        // Opening a registry creates a missing database: a mistyped --db would back up an empty one.
+        guard DurableFiles.exists(databasePath) else { throw CommandFailure(code: ExitCode.failure, message: "no database at \(databasePath)") }
         try registry().backup(to: path)
         if json { printJSON(.object(["backup": .string(path)])) } else { print("backed up \(databasePath) to \(path)") }
     }
@@ -80,14 +83,17 @@ extension Context {
     func restore() throws {
         if remoteServer != nil { throw CommandFailure.usage("restore runs on a local database; --server does not apply") }
         let path = parsed.positional(0)!
+        if path.isEmpty { throw CommandFailure.usage("restore takes the name of a file written by clipctl backup") }
         // Not registry(): the database replaced need not open (or migrate) as a registry.
         let report = try Registry.restore(database: databasePath, from: path, actor: "clipctl:\(environment["USER"] ?? "local")")
         if json {
-            printJSON(.object(["restored": .string(path), "migrated": .array(report.migrated.map(JSONValue.string)), "replaced": .string(report.replacedCopy)]))
+            printJSON(.object(["restored": .string(path), "migrated": .array(report.migrated.map(JSONValue.string)), "replaced": .string(report.replacedCopy),
+                               "apiTokensKept": .integer(Int64(report.tokensKept))]))
             return
         }
         print("restored \(databasePath) from \(path)")
         print("  the content replaced is kept in \(report.replacedCopy) (restore it to undo; delete it when no longer needed)")
+        print("  API tokens kept as they are: \(report.tokensKept) (tokens are the installation's, not the backup's)")
         printNotes(report.migrated.map { "applied migration \($0)" })
     }
 }

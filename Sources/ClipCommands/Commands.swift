@@ -149,7 +149,7 @@ public enum Commands {
             CommandSpec("backup", summary: "write a consistent snapshot of the database to a new file (safe while a server runs)",
                         positionals: [PositionalSpec("FILE", help: "the backup file to create")]),
             CommandSpec("restore", summary: "replace the database's content with a backup",
-                        discussion: "The backup is checked and migrated on a private copy first (integrity, foreign keys, migration history, schema); a refused restore changes nothing. The content replaced is kept beside the database as DB.replaced-<time>. A running server sees the restored data at its next request.",
+                        discussion: "The backup is checked and migrated on a private copy first (integrity, foreign keys, migration history, schema); a refused restore changes nothing. The backup's content is checked too (every row read back, the registry's invariants). API tokens stay as they are (they are the installation's, not the backup's), and no id is handed out twice. The content replaced is kept beside the database as DB.replaced-<time>. A running server sees the restored data at its next request.",
                         positionals: [PositionalSpec("FILE", help: "a file written by clipctl backup")]),
             CommandSpec("changes", summary: "list change records",
                         options: [.option("since", value: "ID", help: "only records after this id"), .option("limit", value: "N", help: "at most N records (default 100)")]),

@@ -35,6 +35,19 @@ public enum DurableFiles {
         return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino
     }
 
+    /// `path` as an absolute name with the symbolic links and `.`/`..` of its directory resolved
+    /// (realpath(3)), and of the file too when `followingLink` and it exists: two spellings of
+    /// one name compare equal even when the file does not exist yet.
+    public static func resolved(_ path: String, followingLink: Bool = true) -> String {
+        if followingLink, let full = realpath(path, nil) {
+            defer { free(full) }
+            return String(cString: full)
+        }
+        guard let parent = realpath(directory(of: path), nil) else { return path }
+        defer { free(parent) }
+        return (String(cString: parent) as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+    }
+
     /// Creates a new empty file (mode 0600) named `prefix` plus six random characters, with
     /// O_EXCL semantics (mkstemp(3)), and returns its path.
     public static func createUnique(prefix: String) throws(Failure) -> String {

@@ -11,6 +11,15 @@ extension Registry {
     public func backup(to path: String) throws(RegistryError) {
         let sqliteMessage = Self.sqliteMessage
         if let why = DurableFiles.missingDirectory(for: path) { throw RegistryError.storage("cannot write \(path): \(why)") }
+        // SQLite keeps a database's journal beside it under the database's name plus -journal,
+        // -wal or -shm (https://sqlite.org/tempfiles.html) and deletes or replays such a file at
+        // the next open: a backup may not take one of those names (nor the database's own).
+        let target = DurableFiles.resolved(path)
+        for database in Set([DurableFiles.resolved(self.path), DurableFiles.resolved(self.path, followingLink: false)]) {
+            for suffix in ["", "-journal", "-wal", "-shm"] where target == database + suffix {
+                throw RegistryError.conflict("\(path) is \(suffix.isEmpty ? "the database itself" : "the database's \(suffix.dropFirst()) file") (SQLite's name for it); choose another name for the backup")
+            }
+        }
         guard !DurableFiles.exists(path) else {
             throw RegistryError.conflict("\(path) already exists; choose a new file for the backup")
         }
@@ -56,6 +65,8 @@ extension Registry {
         public let migrated: [String]
         /// Where the content the restore replaced is kept (a database file beside the live one).
         public let replacedCopy: String
+        /// The live database's API tokens, kept as they were (`keepInstallationState`).
+        public let tokensKept: Int
     }
 
     /// Replaces the registry's content with the backup at `path` (see `restore(database:from:)`).
@@ -88,8 +99,9 @@ extension Registry {
     /// every check on a private copy (`checkedCopy`) and that copy is migrated; the copy then
     /// replaces the live content in one write transaction of the live connection (the online
     /// backup API), so a running server sees the restored data at its next request. Under that
-    /// transaction's write lock, before any page is written, the content being replaced is
-    /// copied beside the database and synced, and kept: the restore can be undone by restoring it.
+    /// transaction's write lock, before any page is written, the copy takes the live tokens and
+    /// id counters (`keepInstallationState`) and the content being replaced is copied beside the
+    /// database and synced, and kept: the restore can be undone by restoring it.
     static func restore(into live: Connection, livePath: String, from path: String, actor: String, at: String) throws(RegistryError) -> RestoreReport {
         guard DurableFiles.exists(path) else { throw RegistryError.notFound("backup file \(path)") }
         guard !DurableFiles.sameFile(path, livePath) else {
@@ -108,32 +120,37 @@ extension Registry {
 
         do {
             let replacedPath = try DurableFiles.createNew("\(livePath).replaced-\(fileStamp(at))")
-            _ = try copy.write {
-                try copy.execute("INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, 'registry', 'main', 'restore', NULL, ?)",
-                                 [.text(at), .text(actor), .text(JSONWriter.string(.object(["from": .string(path), "replaced": .string(replacedPath)])))])
-            }
             // The backup API cannot change a WAL database's page size: give the copy the live one's.
             let pageSize = try live.query("PRAGMA page_size").first!.int("page_size")
             if try copy.query("PRAGMA page_size").first!.int("page_size") != pageSize {
                 try copy.execute("PRAGMA page_size = \(pageSize)")
                 try copy.executeScript("VACUUM")
             }
+            var tokensKept = 0
             try live.replaceContents(with: copy) {
-                var options = Connection.Options()
-                options.walJournal = false
-                let replaced = try Connection(path: replacedPath, options: options)
-                defer { replaced.close() }
                 var readOnly = Connection.Options()
                 readOnly.readOnly = true
                 readOnly.create = false
                 let reader = try Connection(path: livePath, options: readOnly)
                 defer { reader.close() }
+                // Under the live write lock, so no token or counter changes before the swap.
+                try copy.write {
+                    tokensKept = try keepInstallationState(of: reader, in: copy)
+                    try copy.execute("INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, 'registry', 'main', 'restore', NULL, ?)",
+                                     [.text(at), .text(actor), .text(JSONWriter.string(.object([
+                                        "from": .string(path), "replaced": .string(replacedPath), "apiTokensKept": .integer(Int64(tokensKept)),
+                                     ])))])
+                }
+                var options = Connection.Options()
+                options.walJournal = false
+                let replaced = try Connection(path: replacedPath, options: options)
+                defer { replaced.close() }
                 try reader.backup(into: replaced)
                 _ = try replaced.query("PRAGMA journal_mode = DELETE")  // self-contained, as a backup is
                 replaced.close()
                 try DurableFiles.syncDirectory(DurableFiles.directory(of: replacedPath))
             }
-            return RestoreReport(migrated: migrated, replacedCopy: replacedPath)
+            return RestoreReport(migrated: migrated, replacedCopy: replacedPath, tokensKept: tokensKept)
         } catch let error as SQLiteError {
             throw RegistryError.from(error, path: livePath)
         } catch {
@@ -141,10 +158,46 @@ extension Registry {
         }
     }
 
+    /// What a restore keeps of the live database in the copy that replaces it (README,
+    /// Reliability): the API tokens are the installation's credentials, not registry content, so
+    /// the live `api_token` rows replace the backup's as they are (a revoked token stays revoked,
+    /// a newer one stays valid), with the `team` row of a token's team the backup lacks; and ids
+    /// are never handed out twice, so every AUTOINCREMENT counter is raised to at least the live
+    /// one (https://sqlite.org/autoinc.html: `sqlite_sequence` is updated with ordinary
+    /// statements), and an ETag or a change-feed position from before the restore never names
+    /// another object. Returns the number of tokens kept. Runs inside a write transaction of `copy`.
+    static func keepInstallationState(of live: Connection, in copy: Connection) throws -> Int {
+        let liveTables = Set(try live.query("SELECT name FROM sqlite_master WHERE type = 'table'").map { try $0.string("name") })
+        let tokens = liveTables.contains("api_token")
+            ? try live.query("SELECT id, name, team_id, secret_sha256, created_at, last_used_at, revoked_at FROM api_token ORDER BY id") : []
+        try copy.execute("DELETE FROM api_token")
+        for token in tokens {
+            if let team = try token.optionalString("team_id"), try copy.query("SELECT 1 FROM team WHERE id = ?", [.text(team)]).isEmpty {
+                guard let row = try live.query("SELECT id, name, created_at FROM team WHERE id = ?", [.text(team)]).first else {
+                    throw RegistryError.storage("the live database's token \(try token.int("id")) names team \(team), which it does not have")
+                }
+                try copy.execute("INSERT INTO team(id, name, created_at) VALUES (?, ?, ?)", Array(row.values))
+            }
+            try copy.execute("INSERT INTO api_token(id, name, team_id, secret_sha256, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             Array(token.values))
+        }
+        guard liveTables.contains("sqlite_sequence") else { return tokens.count }
+        let copyTables = Set(try copy.query("SELECT name FROM sqlite_master WHERE type = 'table'").map { try $0.string("name") })
+        for counter in try live.query("SELECT name, seq FROM sqlite_sequence") {
+            let name = try counter.string("name"), seq = counter.values[1]
+            guard copyTables.contains(name) else { continue }
+            if try copy.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", [seq, .text(name)]) == 0 {
+                try copy.execute("INSERT INTO sqlite_sequence(name, seq) VALUES (?, ?)", [.text(name), seq])
+            }
+        }
+        return tokens.count
+    }
+
     /// A private copy of the backup at `path`, checked and migrated, or an error naming `path`.
     /// The copy must be a sound SQLite database (`integrity_check`, `foreign_key_check`) made
     /// by this application's migrations: a history that is the first k embedded migrations with
-    /// none missing, and exactly the tables and columns those k make (`Migrator.verify`).
+    /// none missing, and exactly the tables and columns those k make (`Migrator.verify`); once
+    /// migrated, its content must pass `verifyContent`.
     static func checkedCopy(of path: String, at copyPath: String) throws(RegistryError) -> (Connection, [String]) {
         var readOnly = Connection.Options()
         readOnly.readOnly = true
@@ -194,6 +247,13 @@ extension Registry {
                 throw RegistryError.storage("\(path) could not be migrated to this version: \(error)")
             }
             try Schema.migrator.verify(copy)
+            let problems: [String]
+            do { problems = try Registry(checking: copy, path: path).verifyContent(limit: 100) } catch {
+                throw RegistryError.storage("\(path) cannot be read as a registry: \(error)")
+            }
+            guard problems.isEmpty else {
+                throw RegistryError.storage("\(path) has content this version cannot use (\(problems.count == 100 ? "100 or more" : String(problems.count)) problem\(problems.count == 1 ? "" : "s"), first: \(problems.prefix(3).joined(separator: "; ")))")
+            }
             return (copy, migrated)
         } catch let error as RegistryError {
             copy.close()

@@ -41,6 +41,15 @@ public final class Registry {
         }
     }
 
+    /// A registry over `connection` as it is, unmigrated: for checking a database before it is
+    /// used (a restore's candidate). `path` names it in errors.
+    init(checking connection: Connection, path: String) {
+        self.db = connection
+        self.path = path
+        self.actor = "check"
+        self.now = Date.init
+    }
+
     public func close() { db.close() }
 
     /// True when the database can only be read (see `Connection.isReadOnly`): writes are refused

@@ -220,4 +220,112 @@ struct BackupTests {
         #expect { try registry.backup(to: path) } throws: { "\($0)".contains("\(path) already exists") }
         #expect(try Registry(path: path).experiences().count == 1)
     }
+
+    @Test func aRestoreKeepsTheLiveTokensAsTheyAre() throws {
+        let livePath = temporaryDatabasePath()
+        let registry = try Registry(path: livePath)
+        _ = try registry.register(try experienceJSON("https://shop.example/a"))
+        let admin = try registry.createToken(name: "ops", team: nil)
+        let leaked = try registry.createToken(name: "leaked", team: try TeamID("ABCDE12345"))
+        let old = temporaryDatabasePath()
+        try registry.backup(to: old)
+        _ = try registry.revokeToken(id: leaked.token.id)
+        // A token of a team the backup does not have: its team row comes with it.
+        let newer = try registry.createToken(name: "ci", team: try TeamID("KLMNO13579"))
+        #expect(try registry.authenticate(admin.secret) != nil)
+        let server = try Registry(path: livePath)
+        let tokens = try server.tokens()
+
+        #expect(try registry.restore(from: old).tokensKept == 3)
+        #expect(try server.tokens() == tokens, "ids, names, teams, revocations and last-used times as they were")
+        #expect(try server.authenticate(leaked.secret) == nil, "a token revoked after the backup stays revoked")
+        #expect(try server.authenticate(newer.secret)?.id == newer.token.id, "a token created after the backup still works")
+        #expect(try server.authenticate(admin.secret)?.id == admin.token.id)
+        #expect(try server.experiences().map(\.url.path) == ["/a"], "the registry content is the backup's")
+        #expect(try server.changes(since: 0, limit: 1000).last?["after"]?["apiTokensKept"] == .integer(3))
+        #expect(try server.createToken(name: "after", team: nil).token.id > newer.token.id)
+    }
+
+    @Test func idsAreNeverReusedAcrossARestore() throws {
+        let livePath = temporaryDatabasePath()
+        let registry = try Registry(path: livePath)
+        let a = try registry.register(try experienceJSON("https://shop.example/a")).experience
+        let old = temporaryDatabasePath()
+        try registry.backup(to: old)
+        let b = try registry.register(try experienceJSON("https://shop.example/b")).experience
+        _ = try registry.update(String(b.id), with: ["subtitle": "Changed"])
+        guard case .integer(let lastChange) = try registry.changes(since: 0, limit: 1000).last?["id"] else { Issue.record("no change id"); return }
+
+        _ = try registry.restore(from: old)
+        let after = try registry.changes(since: lastChange, limit: 10)
+        #expect(after.map { $0["action"] } == ["restore"], "a consumer polling since=\(lastChange) sees the restore")
+        let c = try registry.register(try experienceJSON("https://shop.example/c")).experience
+        #expect(c.id > b.id, "experience \(b.id) was handed out before the restore; the next is \(c.id)")
+        #expect(try registry.changes(since: lastChange, limit: 10).map { $0["entityId"] } == ["main", .string(String(c.id))], "the restore, then the new experience")
+        // A stale ETag of the experience the restore removed names nothing now.
+        #expect(throws: RegistryError.notFound("experience \(b.id)")) { try registry.update(String(b.id), with: ["subtitle": "Stale"], expectedVersion: 2) }
+        #expect(try registry.experience(String(c.id)).defaultCard.subtitle == "Tap to unlock")
+        #expect(try registry.experience(String(a.id)).version == 1)
+    }
+
+    @Test func aRestoreRefusesContentTheRegistryCannotRead() throws {
+        let livePath = temporaryDatabasePath()
+        let registry = try Registry(path: livePath)
+        _ = try registry.register(try experienceJSON("https://shop.example/a"))
+        _ = try registry.register(try experienceJSON("https://shop.example/b"))
+        _ = try registry.register(try experienceJSON("https://cafe.example/menu", clip: "FGHIJ67890.com.cafe.app.Clip"))
+        let good = temporaryDatabasePath()
+        try registry.backup(to: good)
+        let candidates: [(name: String, path: String, says: [String])] = [
+            ("a URL that is no URL", try alteredBackup(registry, "UPDATE advanced_experience SET url = 'ht!tp://??', host = '' WHERE id = 2"),
+             ["experience 2: "]),
+            ("a URL not in canonical form", try alteredBackup(registry, "UPDATE advanced_experience SET url = 'https://SHOP.example:443/a' WHERE id = 1"),
+             ["experience 1: url https://SHOP.example:443/a is not in canonical form (https://shop.example/a)"]),
+            ("a host that is not the URL's", try alteredBackup(registry, "UPDATE advanced_experience SET host = 'cafe.example' WHERE id = 1"),
+             ["experience 1: host cafe.example is not its URL's host shop.example", "experience of ABCDE12345 on cafe.example: the team does not hold the host"]),
+            ("an unknown category", try alteredBackup(registry, "UPDATE advanced_experience SET business_category = 'GAMBLING' WHERE id = 3"),
+             ["experience 3: "]),
+            ("a team on a host it does not hold", try alteredBackup(registry, "DELETE FROM host_team WHERE host = 'cafe.example'"),
+             ["association of FGHIJ67890 on cafe.example: the team does not hold the host", "experience of FGHIJ67890 on cafe.example"]),
+            ("a host not in normalized form", try alteredBackup(registry, "UPDATE domain_association SET host = 'Cafe.Example' WHERE host = 'cafe.example'"),
+             ["domain association on Cafe.Example: the host is not in normalized form"]),
+            ("an app of a malformed team", try alteredBackup(registry, "UPDATE team SET id = 'fghij6789!' WHERE id = 'FGHIJ67890'; UPDATE app SET team_id = 'fghij6789!' WHERE team_id = 'FGHIJ67890'; UPDATE host_team SET team_id = 'fghij6789!' WHERE team_id = 'FGHIJ67890'"),
+             ["app com.cafe.app: "]),
+            ("a change record the registry's JSON parser refuses", try alteredBackup(registry, #"UPDATE change_record SET after = '{"a":1,"a":2}' WHERE id = 1"#),
+             ["change record 1: after is not JSON"]),
+        ]
+        let reader = try Registry(path: livePath)
+        let before = try liveState(livePath)
+        for candidate in candidates {
+            do {
+                _ = try registry.restore(from: candidate.path)
+                Issue.record("\(candidate.name) was restored")
+            } catch {
+                #expect("\(error)".hasPrefix("\(candidate.path) has content this version cannot use"), "\(candidate.name): \(error)")
+                for says in candidate.says { #expect("\(error)".contains(says), "\(candidate.name): \(error)") }
+            }
+            #expect(try liveState(livePath) == before, "\(candidate.name) changed the database")
+            #expect(try leftovers(livePath) == [], "\(candidate.name) left files beside the database")
+        }
+        #expect(try reader.experiences().count == 3 && reader.verifyContent() == [])
+        #expect(try registry.restore(from: good).migrated == [])
+    }
+
+    @Test func aBackupNeverTakesTheDatabasesOwnNames() throws {
+        let livePath = temporaryDatabasePath()
+        let registry = try Registry(path: livePath)
+        _ = try registry.register(try experienceJSON("https://shop.example/a"))
+        let folder = (livePath as NSString).deletingLastPathComponent
+        let link = folder + "-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder)
+        let before = try liveState(livePath)
+        for (target, says) in [(livePath + "-journal", "the database's journal file"), (folder + "/./clips.db-journal", "the database's journal file"),
+                               (link + "/clips.db-journal", "the database's journal file"), (livePath + "-wal", "the database's wal file"),
+                               (livePath + "-shm", "the database's shm file"), (link + "/clips.db", "the database itself")] {
+            #expect { try registry.backup(to: target) } throws: { "\($0)" == "\(target) is \(says) (SQLite's name for it); choose another name for the backup" }
+            #expect(try liveState(livePath) == before && leftovers(livePath) == [], "\(target)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: livePath + "-journal"))
+        #expect(try Registry(path: livePath).experiences().count == 1)
+    }
 }

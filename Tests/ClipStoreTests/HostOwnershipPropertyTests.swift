@@ -20,21 +20,6 @@ struct HostOwnershipPropertyTests {
         }
     }
 
-    /// Team objects on hosts their team does not hold.
-    static func violations(_ path: String) throws -> [String] {
-        let db = try Connection(path: path)
-        defer { db.close() }
-        return try db.query("""
-            WITH uses(kind, host, team_id) AS (
-                SELECT 'association', d.host, a.team_id FROM domain_association d JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
-                UNION ALL SELECT 'experience', e.host, a.team_id FROM advanced_experience e JOIN clip c ON c.bundle_id = e.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id WHERE e.removed_at IS NULL
-                UNION ALL SELECT 'applinks', x.host, a.team_id FROM applinks_details x JOIN app a ON a.bundle_id = x.app_bundle_id
-                UNION ALL SELECT 'webcredentials', w.host, a.team_id FROM webcredentials w JOIN app a ON a.bundle_id = w.app_bundle_id)
-            SELECT DISTINCT kind, host, team_id FROM uses u
-            WHERE NOT EXISTS (SELECT 1 FROM host_team h WHERE h.host = u.host AND h.team_id = u.team_id)
-            """).map { "\(try $0.string("kind")) of \(try $0.string("team_id")) on \(try $0.string("host"))" }
-    }
-
     @Test func noWriteEverPutsATeamsObjectOnAHostItDoesNotHold() throws {
         let steps = Int(ProcessInfo.processInfo.environment["CLIP_HOST_WALK"] ?? "") ?? 600
         let registry = try Registry(path: temporaryDatabasePath())
@@ -79,7 +64,7 @@ struct HostOwnershipPropertyTests {
                 refused += 1
                 #expect(try snapshot(registry.path) == before, "step \(step): refused (\(error)) but changed the database")
             }
-            let found = try Self.violations(registry.path)
+            let found = try registry.hostOwnershipViolations()
             #expect(found.isEmpty, "step \(step): \(found)")
             if !found.isEmpty { break }
         }

@@ -348,11 +348,64 @@ struct ClipctlProcessTests {
         let restored = try clipctl("restore", "snapshot.db")
         #expect(restored.code == 0)
         let replaced = try #require(try FileManager.default.contentsOfDirectory(atPath: clipctl.directory.path).first { $0.hasPrefix("clips.db.replaced-") })
-        #expect(restored.out == "restored clips.db from snapshot.db\n  the content replaced is kept in clips.db.replaced-\(replaced.dropFirst("clips.db.replaced-".count)) (restore it to undo; delete it when no longer needed)\n")
+        #expect(restored.out == "restored clips.db from snapshot.db\n  the content replaced is kept in clips.db.replaced-\(replaced.dropFirst("clips.db.replaced-".count)) (restore it to undo; delete it when no longer needed)\n  API tokens kept as they are: 0 (tokens are the installation's, not the backup's)\n")
         #expect(try clipctl("export").out == before, "the restore brings back the snapshot exactly")
         let missingDirectory = try clipctl("backup", "nowhere/x.db")
         #expect(missingDirectory.code == 1 && missingDirectory.err == "clipctl: cannot write nowhere/x.db: directory nowhere does not exist\n")
         #expect(try clipctl("--server", "http://127.0.0.1:1", "backup", "x.db").code == 64, "backup is local only")
+    }
+
+    /// Runs SQL on a database file with Python's sqlite3 module (as a hostile user would edit a backup).
+    func sqlite(_ path: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()", path, sql]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+    }
+
+    @Test func restoreKeepsTokensAndIdsAndRefusesUnreadableContent() throws {
+        let clipctl = try Clipctl()
+        try clipctl.registerExampleBusinesses()
+        let admin = try clipctl("token", "create", "--admin", "--name", "ops").out.split(separator: "\n")[0]
+        let leaked = try clipctl("token", "create", "--team", "ABCDE12345", "--name", "leaked").out.split(separator: "\n")[0]
+        #expect(try clipctl("backup", "old.db").code == 0)
+        #expect(try clipctl("token", "revoke", "2").code == 0)
+        #expect(try clipctl("token", "create", "--team", "ZZZZZ99999", "--name", "new").code == 0)
+        #expect(try clipctl("register", "https://bikesrental.example/late", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S").out.hasPrefix("registered experience 6:"))
+        let tokens = try clipctl("token", "list").out
+        let restored = try clipctl("restore", "old.db")
+        #expect(restored.code == 0 && restored.out.hasSuffix("  API tokens kept as they are: 3 (tokens are the installation's, not the backup's)\n"), "\(restored)")
+        #expect(try clipctl("token", "list").out == tokens, "token 2 stays revoked, token 3 stays")
+        #expect(try clipctl("register", "https://bikesrental.example/after", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S").out.hasPrefix("registered experience 7:"),
+                "experience 6 was handed out before the restore")
+        #expect(!admin.isEmpty && !leaked.isEmpty)
+
+        // A backup whose content the registry cannot read is refused by name; nothing changes.
+        #expect(try clipctl("backup", "bad.db").code == 0)
+        try sqlite(clipctl.file("bad.db"), "UPDATE advanced_experience SET url = 'ht!tp://??', host = '' WHERE id = 2")
+        let live = try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db")))
+        let state = try clipctl.state()
+        let bad = try clipctl("restore", "bad.db")
+        #expect(bad.code == 1 && bad.err.hasPrefix("clipctl: bad.db has content this version cannot use (2 problems, first: experience 2: url: "), "\(bad.err)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db"))) == live && (try clipctl.state()) == state)
+        #expect(try clipctl("list").code == 0)
+    }
+
+    @Test func backupRefusesMissingDatabasesAndTheDatabasesOwnNames() throws {
+        let clipctl = try Clipctl()
+        try clipctl.registerExampleBusinesses()
+        let journal = try clipctl("backup", "clips.db-journal")
+        #expect(journal.code == 65 && journal.err == "clipctl: clips.db-journal is the database's journal file (SQLite's name for it); choose another name for the backup\n")
+        #expect(try clipctl("--db", "./clips.db", "backup", "clips.db-wal").code == 65)
+        #expect(!FileManager.default.fileExists(atPath: clipctl.file("clips.db-journal")))
+        #expect(try clipctl("list").out.split(separator: "\n").count == 5)
+        let typo = try clipctl("--db", "typo.db", "backup", "x.db")
+        #expect(typo.code == 1 && typo.err == "clipctl: no database at typo.db\n" && typo.out.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: clipctl.file("typo.db")) && !FileManager.default.fileExists(atPath: clipctl.file("x.db")))
+        #expect(try clipctl("backup", "").code == 64)
+        #expect(try clipctl("restore", "").code == 64)
     }
 
     @Test func headerImageIsValidatedAndStored() throws {

@@ -1,0 +1,105 @@
+import ClipCore
+import SQLiteDB
+import StrictJSON
+
+/// What the store takes for granted about its rows, checked in one place: every row reads back
+/// through the store's own readers, and the invariants the readers and the server's read model
+/// rely on hold (README, Reliability: a restore refuses a backup that breaks them).
+extension Registry {
+    /// The content problems found, each naming its row, at most `limit` (empty: the content is
+    /// sound). The schema is assumed to be this version's (`Migrator.verify`).
+    public func verifyContent(limit: Int = 100) throws(RegistryError) -> [String] {
+        var problems: [String] = []
+        func note(_ subject: String, _ error: any Error) {
+            switch error {
+            case let problem as NormalizedURL.Problem: note(subject, "url: \(problem.message)")
+            case let error as SQLiteError: note(subject, error.message)
+            default: note(subject, "\(error)")
+            }
+        }
+        func note(_ subject: String, _ message: String) { if problems.count < limit { problems.append("\(subject): \(message)") } }
+        try guarded {
+            try db.read {
+                // Experiences as every reader sees them (`readExperience`).
+                try db.forEachRow(Self.experienceColumns + " WHERE e.removed_at IS NULL ORDER BY e.id") { row in
+                    do { _ = try readExperience(row) } catch { note("experience \((try? row.int("id")).map(String.init) ?? "?")", error) }
+                }
+                // The read model trusts the stored URL as canonical (`NormalizedURL(canonical:)`)
+                // and every lookup by host uses the host column.
+                try db.forEachRow("SELECT id, url, host FROM advanced_experience WHERE removed_at IS NULL ORDER BY id") { row in
+                    let subject = "experience \(try row.int("id"))"
+                    let url = try row.string("url"), host = try row.string("host")
+                    guard let normalized = try? NormalizedURL(url) else { return }  // reported by readExperience
+                    if normalized.canonical != url { note(subject, "url \(url) is not in canonical form (\(normalized.canonical))") }
+                    if normalized.host != host { note(subject, "host \(host.isEmpty ? "''" : host) is not its URL's host \(normalized.host)") }
+                }
+                try db.forEachRow("SELECT experience_id, language FROM advanced_experience_localization ORDER BY experience_id, language") { row in
+                    let language = try row.string("language")
+                    if Language(rawValue: language) == nil { note("experience \(try row.int("experience_id"))", "localization language \(language) is not a language code") }
+                }
+                for row in try db.query("SELECT * FROM app ORDER BY bundle_id") {
+                    do { _ = try readApp(row) } catch { note("app \(try row.string("bundle_id"))", error) }
+                }
+                for row in try db.query("SELECT c.bundle_id, a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id ORDER BY c.bundle_id") {
+                    let bundle = try row.string("bundle_id")
+                    do {
+                        let clip = AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(bundle))
+                        _ = try loadDefaultExperience(clip)
+                    } catch { note("clip \(bundle)", error) }
+                }
+                for row in try db.query("SELECT * FROM api_token ORDER BY id") {
+                    do { _ = try readToken(row) } catch { note("token \(try row.int("id"))", error) }
+                }
+                // Hosts are stored normalized: every lookup normalizes the host it is given.
+                for row in try db.query("""
+                    SELECT 'domain association' AS kind, host FROM domain_association UNION SELECT 'applinks', host FROM applinks_details
+                    UNION SELECT 'applinks settings', host FROM applinks_host UNION SELECT 'webcredentials', host FROM webcredentials
+                    UNION SELECT 'host holder', host FROM host_team ORDER BY host, kind
+                    """) {
+                    let host = try row.string("host"), kind = try row.string("kind")
+                    do {
+                        if try Self.normalizeHost(host) != host { note("\(kind) on \(host)", "the host is not in normalized form") }
+                    } catch { note("\(kind) on \(host)", error) }
+                }
+                for host in try hostsWithAASA().sorted() where (try? Self.normalizeHost(host)) == host {
+                    do { _ = try configuredContent(host) } catch { note("AASA of \(host)", error) }
+                }
+                for row in try db.query("SELECT DISTINCT host FROM host_team ORDER BY host") {
+                    let host = try row.string("host")
+                    do { _ = try loadOwnership(host) } catch { note("host holders of \(host)", error) }
+                }
+                for violation in try hostOwnershipViolations() { note(violation, "the team does not hold the host (HostOwnership)") }
+                var since: Int64 = 0
+                while true {
+                    let page = try db.query("SELECT id, before, after FROM change_record WHERE id > ? ORDER BY id LIMIT 1000", [.integer(since)])
+                    guard let last = page.last else { break }
+                    since = Int64(try last.int("id"))
+                    for row in page {
+                        for column in ["before", "after"] {
+                            guard let text = try row.optionalString(column) else { continue }
+                            do { _ = try JSONParser.parse(text) } catch { note("change record \(try row.int("id"))", "\(column) is not JSON: \(error)") }
+                        }
+                    }
+                }
+            }
+        }
+        return problems
+    }
+
+    /// Team objects on hosts their team does not hold (the invariant of ClipCore/HostOwnership.swift
+    /// that `hold` enforces on every write), as "kind of TEAM on HOST".
+    public func hostOwnershipViolations() throws(RegistryError) -> [String] {
+        try guarded {
+            try db.query("""
+                WITH uses(kind, host, team_id) AS (
+                    SELECT 'association', d.host, a.team_id FROM domain_association d JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
+                    UNION ALL SELECT 'experience', e.host, a.team_id FROM advanced_experience e JOIN clip c ON c.bundle_id = e.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id WHERE e.removed_at IS NULL
+                    UNION ALL SELECT 'applinks', x.host, a.team_id FROM applinks_details x JOIN app a ON a.bundle_id = x.app_bundle_id
+                    UNION ALL SELECT 'webcredentials', w.host, a.team_id FROM webcredentials w JOIN app a ON a.bundle_id = w.app_bundle_id)
+                SELECT DISTINCT kind, host, team_id FROM uses u
+                WHERE NOT EXISTS (SELECT 1 FROM host_team h WHERE h.host = u.host AND h.team_id = u.team_id)
+                ORDER BY host, kind, team_id
+                """).map { "\(try $0.string("kind")) of \(try $0.string("team_id")) on \(try $0.string("host"))" }
+        }
+    }
+}
