@@ -143,7 +143,10 @@ public final class LiveIndex: @unchecked Sendable {
                 let continues = try lastChange.id == 0
                     || (registry.db.query("SELECT at FROM change_record WHERE id = ?", [.integer(lastChange.id)]).first?.string("at")) == lastChange.at
                 let pending = try registry.db.query("SELECT count(*) AS n FROM change_record WHERE id > ?", [.integer(lastChange.id)]).first!.int("n")
-                if !continues || pending > Self.replayLimit || index.count == 0 && lastChange.id == 0 {
+                // A restore replaced everything, whatever history the backup shares with what we saw.
+                let restored = try !registry.db.query("SELECT 1 FROM change_record WHERE id > ? AND entity = 'registry' AND action = 'restore' LIMIT 1",
+                                                      [.integer(lastChange.id)]).isEmpty
+                if !continues || restored || pending > Self.replayLimit || index.count == 0 && lastChange.id == 0 {
                     try rebuild()
                 } else if pending > 0 {
                     try replay()
