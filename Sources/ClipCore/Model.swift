@@ -35,9 +35,10 @@ public enum TextLimits {
     /// UAX #15 §13 (Stream-Safe Text Format): no more than 30 non-starters in a row.
     public static let maxNonStartersInARow = 30
 
-    /// Errors for text over the limits, empty (unless `allowEmpty`), with surrounding spaces, or
-    /// holding control or invisible characters. Surrounding spaces are refused, not trimmed: what
-    /// is stored is what the client sent, byte for byte (an export re-imports to the same bytes).
+    /// Errors for text over the limits, empty (unless `allowEmpty`) or without a visible
+    /// character, beginning with a combining mark, with surrounding spaces, or holding control,
+    /// invisible or unrenderable characters. Surrounding spaces are refused, not trimmed: what is
+    /// stored is what the client sent, byte for byte (an export re-imports to the same bytes).
     public static func check(_ text: String, field: String, max: Int, allowEmpty: Bool = false) -> [FieldError] {
         var errors: [FieldError] = []
         let last = field.split(separator: ".").last ?? Substring(field)
@@ -51,6 +52,8 @@ public enum TextLimits {
         let maxBytes = max * bytesPerCharacter
         if utf8.allSatisfy({ $0 < 0x80 }) {
             // ASCII: one byte per character (CR LF, the one two-byte character, is refused below).
+            // No Unicode property is looked up here: a text that is not all spaces and has no
+            // control character has a visible character (0x21...0x7E) and begins with no mark.
             if utf8.count > max { fail("length", "is \(utf8.count) characters; the limit is \(max)") }
             if utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { fail("control", "must be one line without control characters") }
             if utf8.first == UInt8(ascii: " ") || utf8.last == UInt8(ascii: " ") { fail("spaces", "must not begin or end with a space") }
@@ -63,37 +66,107 @@ public enum TextLimits {
             fail("length", "is \(text.count) characters; the limit is \(max)")
         }
         // One pass; Unicode properties are looked up only from U+0300 on (below it, the controls,
-        // U+00AD and the spaces are known, and every character is a starter).
+        // U+00AD and the spaces are known, every other character is visible, and every character
+        // is a starter).
         var nonStarters = 0, scanned = 0
         var needsContext = false
         var tooManyMarks = false
+        var sawVisible = false
         for s in text.unicodeScalars {
             scanned += 1
             if scanned > maxBytes { break }
             if s.value < 0x300 {
                 nonStarters = 0
-                if s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0xAD { needsContext = true }
+                if s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0xAD {
+                    needsContext = true
+                } else if s.value != 0x20 && s.value != 0xA0 {
+                    sawVisible = true
+                }
                 continue
             }
             let p = s.properties
             nonStarters = p.canonicalCombiningClass.rawValue == 0 ? 0 : nonStarters + 1
             if nonStarters > maxNonStartersInARow { tooManyMarks = true }
-            if p.isDefaultIgnorableCodePoint || p.generalCategory == .control || s == "\u{2028}" || s == "\u{2029}" || p.isNoncharacterCodePoint {
-                needsContext = true
-            }
+            let category = p.generalCategory
+            if p.isDefaultIgnorableCodePoint || isRefused(s, category) { needsContext = true }
+            if !sawVisible, isVisible(s, p, category) { sawVisible = true }
         }
         if needsContext, let bad = firstForbidden(Array(text.unicodeScalars.prefix(maxBytes + 1))) {
-            fail("control", "must be one line without control or invisible formatting characters (U+\(hex(bad)))")
+            fail("control", "must be one line of visible text without control, invisible formatting or unrenderable characters (U+\(hex(bad)) is \(describe(bad)))")
+        }
+        // A mark that is default-ignorable (a variation selector, U+034F) is refused above already.
+        if let first = text.unicodeScalars.first, first.value >= 0x300, isMark(first.properties.generalCategory),
+            !first.properties.isDefaultIgnorableCodePoint {
+            fail("combining", "must not begin with a combining mark (U+\(hex(first))): it has no base character to combine with")
         }
         if tooManyMarks { fail("combining", "has more than \(maxNonStartersInARow) combining marks in a row (UAX #15 stream-safe text)") }
-        if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last, isSpace(first) || isSpace(last) {
+        if !sawVisible {
+            // Only spaces, blanks and invisible characters: it looks empty, whatever else is wrong.
+            if !allowEmpty || !utf8.isEmpty { fail("empty", "must contain at least one visible character") }
+        } else if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last, isSpace(first) || isSpace(last) {
             fail("spaces", "must not begin or end with a space")
         }
         return errors
     }
 
+    /// A space at either end: White_Space (PropList.txt), or a blank glyph (below) that looks
+    /// like one.
     static func isSpace(_ s: Unicode.Scalar) -> Bool {
-        s.value < 0x80 ? s == " " : s.properties.isWhitespace
+        s.value < 0x80 ? s == " " : s.properties.isWhitespace || isBlankGlyph(s)
+    }
+
+    /// Graphic characters whose glyph is blank by design: U+2800 BRAILLE PATTERN BLANK (the
+    /// Braille cell with no dots, Unicode §21.1: not a space character for Unicode, so neither
+    /// White_Space nor ignorable) and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD (§21.2).
+    static func isBlankGlyph(_ s: Unicode.Scalar) -> Bool { s.value == 0x2800 || s.value == 0x1D159 }
+
+    static func isMark(_ category: Unicode.GeneralCategory) -> Bool {
+        category == .nonspacingMark || category == .spacingMark || category == .enclosingMark
+    }
+
+    /// Characters refused wherever they are (beyond the Default_Ignorable_Code_Points, which
+    /// `firstForbidden` refuses with its exceptions), by General_Category (UAX #44,
+    /// UnicodeData.txt, as the Swift runtime's Unicode tables give it: Unicode 16 in Swift 6.3):
+    /// - Cc controls, Zl/Zp (U+2028/U+2029): a stored text is one line;
+    /// - Cf format characters: invisible by nature. Besides the default-ignorable ones (bidi
+    ///   controls, U+FEFF, …) this is U+FFF9–U+FFFB (interlinear annotation controls), the
+    ///   Egyptian hieroglyph format controls U+13430–U+1343F, and the prepended concatenation
+    ///   marks (Prepended_Concatenation_Mark, PropList.txt: U+0600–U+0605, U+06DD, U+070F,
+    ///   U+0890–U+0891, U+08E2, U+110BD, U+110CD), which span the digits after them in Arabic,
+    ///   Syriac and Kaithi numbers (an Arabic number sign, an end-of-ayah ornament). Our choice
+    ///   is to refuse them too: a card title or subtitle has no use for them, and without the
+    ///   digits they format, or in a font without them, they show as nothing or as a stray box;
+    /// - Co private-use characters (U+E000–U+F8FF, planes 15–16): no meaning outside an agreement
+    ///   that the card's readers are not party to; iOS shows a box or nothing;
+    /// - Cn unassigned code points (noncharacters included) and Cs (never in a Swift string):
+    ///   nothing to render. A character assigned after the runtime's Unicode version is refused
+    ///   until the toolchain knows it;
+    /// - U+FFFC OBJECT REPLACEMENT CHARACTER (So): a placeholder for an embedded object that a
+    ///   plain-text card does not have (Unicode §23.8); it renders as a box.
+    static func isRefused(_ s: Unicode.Scalar, _ category: Unicode.GeneralCategory) -> Bool {
+        switch category {
+        case .control, .format, .privateUse, .unassigned, .surrogate, .lineSeparator, .paragraphSeparator: return true
+        default: return s.value == 0xFFFC
+        }
+    }
+
+    /// A visible character: a graphic base character, one of General_Category L (letters),
+    /// N (numbers), P (punctuation) or S (symbols) (Unicode §2.4 "graphic characters", without
+    /// the marks, which need a base, and Zs, which is White_Space like every Z and Cc space);
+    /// not a Default_Ignorable_Code_Point (DerivedCoreProperties.txt; this removes the Hangul
+    /// fillers U+115F, U+1160, U+3164 and U+FFA0, letters by category that show nothing); not
+    /// a blank glyph (U+2800 BRAILLE PATTERN BLANK, U+1D159); and not U+FFFC, which is refused.
+    static func isVisible(_ s: Unicode.Scalar, _ p: Unicode.Scalar.Properties, _ category: Unicode.GeneralCategory) -> Bool {
+        switch category {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+            .decimalNumber, .letterNumber, .otherNumber,
+            .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+            .finalPunctuation, .otherPunctuation,
+            .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+            return !p.isDefaultIgnorableCodePoint && !isBlankGlyph(s) && s.value != 0xFFFC
+        default:
+            return false
+        }
     }
 
     static func hex(_ s: Unicode.Scalar) -> String {
@@ -101,11 +174,25 @@ public enum TextLimits {
         return String(repeating: "0", count: Swift.max(0, 4 - digits.count)) + digits
     }
 
-    /// The first scalar that may not be stored: a control character (general category Cc), a
-    /// line or paragraph separator, a noncharacter, or a Default_Ignorable_Code_Point (UAX #44;
-    /// the invisible ones: U+00AD, U+200B–U+200F, the bidi controls U+202A–U+202E and
-    /// U+2066–U+2069, U+2060–U+2064, U+FEFF, U+180E, …), except where a writing system or an
-    /// emoji needs one:
+    /// What a refused scalar is, for the message.
+    static func describe(_ s: Unicode.Scalar) -> String {
+        let p = s.properties
+        if p.isNoncharacterCodePoint { return "a noncharacter" }
+        switch p.generalCategory {
+        case .control: return "a control character"
+        case .lineSeparator, .paragraphSeparator: return "a line or paragraph separator"
+        case .privateUse: return "a private-use character"
+        case .unassigned: return "an unassigned code point"
+        case .format: return "an invisible formatting character"
+        default: return s.value == 0xFFFC ? "the object replacement character" : "an invisible character"
+        }
+    }
+
+    /// The first scalar that may not be stored: one that `isRefused` (controls, format
+    /// characters, separators, private use, unassigned and noncharacters, U+FFFC), or a
+    /// Default_Ignorable_Code_Point (UAX #44; the invisible ones: U+00AD, U+200B–U+200F, the
+    /// bidi controls U+202A–U+202E and U+2066–U+2069, U+2060–U+2064, U+FEFF, U+180E, …), except
+    /// where a writing system or an emoji needs one (these are all Cf or default-ignorable Mn):
     /// - U+200C/U+200D after a virama (canonical combining class 9): RFC 5892 Appendix A.1–A.2;
     /// - U+200D between two emoji (an emoji ZWJ sequence, UTS #51 ED-16);
     /// - one variation selector right after a visible character (UTS #51 emoji presentation;
@@ -114,8 +201,8 @@ public enum TextLimits {
     public static func firstForbidden(_ scalars: [Unicode.Scalar]) -> Unicode.Scalar? {
         for (i, s) in scalars.enumerated() {
             let p = s.properties
-            if p.generalCategory == .control || s == "\u{2028}" || s == "\u{2029}" || p.isNoncharacterCodePoint { return s }
-            guard p.isDefaultIgnorableCodePoint else { continue }
+            let category = p.generalCategory
+            guard p.isDefaultIgnorableCodePoint || isRefused(s, category) else { continue }
             let previous = i > 0 ? scalars[i - 1] : nil
             let next = i + 1 < scalars.count ? scalars[i + 1] : nil
             switch s.value {
@@ -130,7 +217,7 @@ public enum TextLimits {
                 return s
             default:
                 if p.isVariationSelector, let previous, !previous.properties.isDefaultIgnorableCodePoint,
-                    previous.properties.generalCategory != .control, !previous.properties.isWhitespace { continue }
+                    !isRefused(previous, previous.properties.generalCategory), !previous.properties.isWhitespace { continue }
                 return s
             }
         }

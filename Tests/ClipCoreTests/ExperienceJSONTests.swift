@@ -108,21 +108,34 @@ struct ExperienceJSONTests {
 }
 
 struct HeaderImageTests {
-    /// The IHDR says `width`×`height`; the pixel data is a 3×2 image (nothing here decodes it).
+    /// A complete `width`×`height` PNG (its IDAT holds every scanline, deflated).
     static func png(width: Int, height: Int, colorType: UInt8, tRNS: Bool = false) -> [UInt8] {
-        TestImages.png(width: 3, height: 2, colorType: colorType, tRNS: tRNS, ihdrWidth: width, ihdrHeight: height)
+        TestImages.png(width: width, height: height, colorType: colorType, tRNS: tRNS)
     }
 
-    static func jpeg(width: Int, height: Int) -> [UInt8] { TestImages.jpeg(width: width, height: height) }
+    static func jpeg(width: Int, height: Int, components: Int = 1) -> [UInt8] { TestImages.jpeg(width: width, height: height, components: components) }
+
+    /// A 30×20 PNG whose zlib header is replaced.
+    static func png(zlibHeader: [UInt8]) -> [UInt8] {
+        let zlib = TestImages.zlibRuns(TestImages.greyRuns(width: 30, height: 20, channels: 3))
+        return TestImages.png(width: 30, height: 20, zlib: zlibHeader + zlib.dropFirst(2))
+    }
 
     @Test func acceptsOpaquePNGAndJPEGAt3by2() throws {
         let png = try HeaderImage(bytes: Self.png(width: 1800, height: 1200, colorType: 2))
         #expect(png.mediaType == .png && png.isAppleSize && png.sha256.count == 64)
         let small = try HeaderImage(bytes: TestImages.png(width: 30, height: 20))
         #expect(small.width == 30 && small.height == 20 && !small.isAppleSize)
-        #expect(try HeaderImage(bytes: TestImages.png(width: 3, height: 2, ihdrWidth: 9_999, ihdrHeight: 6_666)).width == 9_999, "at the cap")
+        #expect(try HeaderImage(bytes: TestImages.png(width: 9_999, height: 6_666)).width == 9_999, "at the cap")
         let jpeg = try HeaderImage(bytes: Self.jpeg(width: 3000, height: 2000))
         #expect(jpeg.mediaType == .jpeg && jpeg.width == 3000 && !jpeg.isAppleSize)
+        #expect(try HeaderImage(bytes: Self.jpeg(width: 3000, height: 2000, components: 3)).mediaType == .jpeg, "YCbCr or RGB")
+        // Stored (uncompressed) blocks, and a zlib header split over two IDAT chunks, are fine.
+        var raw: [UInt8] = []
+        for _ in 0..<20 { raw += [0] + [UInt8](repeating: 0x40, count: 90) }
+        #expect(try HeaderImage(bytes: TestImages.png(width: 30, height: 20, zlib: TestImages.zlibStored(raw))).width == 30)
+        #expect(try HeaderImage(bytes: TestImages.png(width: 30, height: 20, idatChunk: 1)).width == 30)
+        #expect(try HeaderImage(bytes: Self.png(zlibHeader: [0x78, 0xDA])).width == 30, "FLEVEL 3, as zlib's best compression writes")
     }
 
     @Test(arguments: [
@@ -132,6 +145,7 @@ struct HeaderImageTests {
         (TestImages.png(width: 30, height: 20, iend: false), "image.format"),
         (TestImages.png(width: 30, height: 20, badCRC: true), "image.format"),
         (TestImages.png(width: 30, height: 20, trailing: [0]), "image.format"),
+        // The IHDR lies here, about sizes checked before the data.
         (TestImages.png(width: 3, height: 2, ihdrWidth: 3_000_000_000, ihdrHeight: 2_000_000_000), "image.format"),
         (TestImages.png(width: 3, height: 2, ihdrWidth: 30_000, ihdrHeight: 20_000), "image.dimensions"),
         (TestImages.jpeg(width: 15_000, height: 10_000), "image.dimensions"),
@@ -144,8 +158,56 @@ struct HeaderImageTests {
         (jpeg(width: 1000, height: 1000), "image.aspect"),
         (Array("GIF89a....".utf8), "image.format"),
         ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0], "image.format"),
+        // Hostile QA, gap 2: an APNG, CMYK/YCCK and other component counts, a frame header whose
+        // length disagrees with its component count, and zlib headers that are not deflate's.
+        (TestImages.png(width: 30, height: 20, acTL: true), "image.animated"),
+        (jpeg(width: 30, height: 20, components: 4), "image.color"),
+        (jpeg(width: 30, height: 20, components: 2), "image.color"),
+        (Array(jpeg(width: 30, height: 20, components: 3).enumerated().map { $0.offset == 17 ? 1 : $0.element }), "image.format"),  // Nf 1, Lf 17
+        (png(zlibHeader: [0x78, 0x02]), "image.format"),  // FCHECK wrong: 0x7802 is not a multiple of 31
+        (png(zlibHeader: [0x77, 0x85]), "image.format"),  // CM 7 (0x7785 = 31 × 987)
+        (png(zlibHeader: [0x88, 0x1C]), "image.format"),  // CINFO 8: a 64 KiB window (0x881C = 31 × 1,124)
+        (png(zlibHeader: [0x78, 0x3F]), "image.format"),  // FDICT set (0x783F = 31 × 993)
+        (png(zlibHeader: [0x00, 0x00]), "image.format"),  // not zlib at all, though 0 is a multiple of 31
+        (TestImages.png(width: 30, height: 20, zlib: [0x78]), "image.format"),  // no room for a header
     ])
     func refuses(_ bytes: [UInt8], _ rule: String) {
         #expect { try HeaderImage(bytes: bytes) } throws: { ($0 as? ValidationFailure)?.errors.first?.rule == rule }
+    }
+
+    /// Hostile QA, gap 2: a declared size the compressed data cannot hold. Deflate expands at
+    /// most 1,032:1, so 9999×6666 RGB (199,966,668 bytes of scanlines) needs at least 193,767
+    /// bytes of deflate data.
+    @Test func refusesImageDataTooSmallForTheDeclaredSize() throws {
+        let header: [UInt8] = [0x78, 0x01]
+        let tiny = TestImages.png(width: 9_999, height: 6_666, zlib: header + [UInt8](repeating: 0, count: 98))
+        #expect { try HeaderImage(bytes: tiny) } throws: { error in
+            let e = (error as? ValidationFailure)?.errors.first
+            return e?.rule == "image.format" && e?.message.contains("199966668 bytes of scanlines") == true && e?.message.contains("1032:1") == true
+        }
+        // What the registry's tests used to build: one 3×2 image's data under an 1800×1200 IHDR.
+        #expect(throws: ValidationFailure.self) { try HeaderImage(bytes: TestImages.png(width: 3, height: 2, ihdrWidth: 1800, ihdrHeight: 1200)) }
+        // The bound is exact: the real stream minus a few bytes of slack is still accepted, and
+        // one byte under the bound is not.
+        let raw = 199_966_668, needed = (raw + 1031) / 1032 + 6
+        let real = TestImages.zlibRuns(TestImages.greyRuns(width: 9_999, height: 6_666, channels: 3))
+        #expect(real.count >= needed)
+        let atBound = header + [UInt8](repeating: 0, count: needed - 2)
+        #expect(try HeaderImage(bytes: TestImages.png(width: 9_999, height: 6_666, zlib: atBound)).width == 9_999, "the check counts bytes; it does not decode")
+        #expect(throws: ValidationFailure.self) { try HeaderImage(bytes: TestImages.png(width: 9_999, height: 6_666, zlib: Array(atBound.dropLast()))) }
+    }
+
+    /// ISO/IEC 15948 §7.2 and §8.2, worked by hand.
+    @Test func rawSizeOfScanlines() {
+        func raw(_ w: Int, _ h: Int, depth: Int = 8, colorType: UInt8 = 2, interlaced: Bool = false) -> Int {
+            HeaderImage.PNGData(bitDepth: depth, colorType: colorType, interlaced: interlaced, idatBytes: 0).rawSize(width: w, height: h)
+        }
+        #expect(raw(30, 20) == (30 * 3 + 1) * 20)
+        #expect(raw(30, 20, colorType: 6) == (30 * 4 + 1) * 20)
+        #expect(raw(30, 20, depth: 16, colorType: 6) == (30 * 8 + 1) * 20)
+        #expect(raw(10, 1, depth: 1, colorType: 0) == 3, "10 one-bit pixels: 2 bytes and the filter byte")
+        #expect(raw(3, 2, depth: 4, colorType: 3) == 3 * 2, "palette, 4 bits: 12 bits round up to 2 bytes")
+        #expect(raw(8, 8, interlaced: true) == 4 + 4 + 7 + 14 + 26 + 52 + 100, "Adam7: 1×1, 1×1, 2×1, 2×2, 4×2, 4×4, 8×4")
+        #expect(raw(1, 1, interlaced: true) == 4, "only the first pass has a pixel")
     }
 }

@@ -52,6 +52,54 @@ struct TextLimitsTests {
         #expect(rules(" ", allowEmpty: true) == ["title.empty"])
     }
 
+    // Hostile QA, gap 1: text that looks blank, has no base character, or cannot be rendered.
+    @Test(arguments: ["\u{2800}", "\u{2800}\u{2800}", "\u{1D159}", "\u{3000}", "\u{00A0}\u{2003}"])
+    func blankLookingTextIsEmpty(_ text: String) {
+        #expect(rules(text) == ["title.empty"])
+        #expect(rules(text, allowEmpty: true) == ["title.empty"], "allowEmpty allows \"\", not what looks like it")
+    }
+
+    @Test(arguments: ["\u{3164}", "\u{FFA0}", "\u{115F}\u{1160}", "\u{200B}", "\u{FFFC}"])
+    func invisibleOnlyTextIsRefusedAndEmpty(_ text: String) {
+        #expect(rules(text) == ["title.control", "title.empty"])
+    }
+
+    @Test func blanksAtEitherEndAreSpacesAndVisibleTextIsFine() {
+        #expect(rules("\u{2800}Rent") == ["title.spaces"])
+        #expect(rules("Rent\u{2800}") == ["title.spaces"])
+        #expect(rules("⠗⠑⠝⠞ bikes") == [], "Braille with dots is visible")
+        #expect(rules("Café ١٢٣ €5 — ok") == [])
+        #expect(rules("\u{00A0}") == ["title.empty"])
+    }
+
+    @Test(arguments: ["\u{0301}A", "\u{0903}A", "\u{20DD}A", "\u{0301}"])
+    func textBeginningWithACombiningMarkIsRefused(_ text: String) {
+        #expect(rules(text).first == "title.combining")
+        #expect(rules("A\u{0301}") == [])
+    }
+
+    @Test(arguments: [
+        // Interlinear annotation controls and other format characters (Cf) that are not default-ignorable.
+        "\u{FFF9}", "\u{FFFA}", "\u{FFFB}", "\u{13430}", "\u{1343F}",
+        // Prepended concatenation marks (Cf): refused, our choice (see TextLimits.isRefused).
+        "\u{0600}", "\u{0605}", "\u{06DD}", "\u{070F}", "\u{0890}", "\u{08E2}", "\u{110BD}", "\u{110CD}",
+        // The object replacement character, private use (BMP, planes 15 and 16), unassigned.
+        "\u{FFFC}", "\u{E000}", "\u{F8FF}", "\u{F0000}", "\u{10FFFD}", "\u{0378}", "\u{E0080}",
+    ])
+    func formatPrivateUseAndUnassignedAreRefused(_ character: String) {
+        #expect(rules("Rent\(character)a bike") == ["title.control"])
+        #expect(rules("Rent\(character)1") == ["title.control"])
+    }
+
+    @Test func theMessageSaysWhatTheCharacterIs() {
+        let messages = ["\u{E000}": "a private-use character", "\u{0378}": "an unassigned code point", "\u{FFFC}": "the object replacement character",
+                        "\u{FFF9}": "an invisible formatting character", "\u{0085}": "a control character", "\u{FFFF}": "a noncharacter"]
+        for (character, what) in messages {
+            let message = TextLimits.check("x\(character)y", field: "title", max: 30).first?.message ?? ""
+            #expect(message.hasSuffix("is \(what))"), "\(message)")
+        }
+    }
+
     @Test func everyCardFieldGoesThroughTheSameRules() throws {
         let json = try JSONParser.parse(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"Rent\u202Eekib","subtitle":" Go","localizations":{"FR":{"title":"Louer\u200B","subtitle":"x"}},"place":{"names":["Shop\u2066"],"mainAddress":{"fullAddress":"1 Main St"}}}"#)
         #expect { try ExperienceJSON.decode(json) } throws: { error in

@@ -424,7 +424,8 @@ struct ClipctlProcessTests {
         try truncated.write(to: URL(fileURLWithPath: clipctl.file("truncated.png")))
         let bad = try clipctl("register", "https://c.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "truncated.png")
         #expect(bad.code == 65 && bad.err.contains("image.format"))
-        try png(30_000, 20_000, colorType: 2).write(to: URL(fileURLWithPath: clipctl.file("huge.png")))
+        // A 3×2 image's data under an IHDR of 30,000×20,000: the sides are checked before the data.
+        try TestPNG.png(3, 2, colorType: 2, ihdr: (30_000, 20_000)).write(to: URL(fileURLWithPath: clipctl.file("huge.png")))
         let huge = try clipctl("register", "https://c.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "huge.png")
         #expect(huge.code == 65 && huge.err.contains("image.dimensions"))
         #expect(try clipctl("list").out.contains("c.example") == false)
