@@ -15,7 +15,8 @@ extension ClipAPI {
     /// An experience the caller may see, by the `{id}` parameter (other teams' answer 404).
     func visibleExperience(_ c: Context) throws -> AdvancedExperience {
         let id = c.parameter("id")
-        guard let n = Int64(id), n > 0 else { throw Problem.notFound("not found: experience \(id)") }
+        // One spelling per resource: "01" and "+1" are not experience 1.
+        guard let n = Int64(id), n > 0, String(n) == id else { throw Problem.notFound("not found: experience \(id)") }
         let e = try c.registry.experience(String(n))
         try c.checkVisible(team: e.clip.team, "experience \(n)")
         return e

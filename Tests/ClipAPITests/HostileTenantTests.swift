@@ -118,6 +118,8 @@ func tableDump(_ path: String) throws -> [String] {
             ("POST", "/v1/experiences", f.teamA, [], #"{"url":"https://a.example/store","clip":"ABCDE12345.com.a.app.Clip","title":"Again","subtitle":"Twice"}"#, 409),
             ("PATCH", "/v1/experiences/1", f.teamB, [], #"{"subtitle":"Other team"}"#, 404),
             ("DELETE", "/v1/clips/com.a.app.Clip", f.teamB, [], nil, 404),
+            ("PATCH", "/v1/experiences/01", f.teamA, [], #"{"subtitle":"Other spelling"}"#, 404),
+            ("DELETE", "/v1/experiences/+1", f.teamA, [], nil, 404),
         ]
         for (method, path, token, headers, body, status) in refused {
             let r = try f.call(method, path, token: token, headers: headers, json: body)
