@@ -23,11 +23,7 @@ public enum ExperienceApplinks {
     /// where they are placed: patterns are written percent-encoded, so a component holding an
     /// escape says `"percentEncoded": true` when the cascade says false.
     public static func components(_ urls: [NormalizedURL], percentEncoded: Bool = true) -> [JSONValue] {
-        let ordered = Set(urls).sorted { a, b in
-            if a.pathSegmentCount != b.pathSegmentCount { return a.pathSegmentCount > b.pathSegmentCount }
-            if a.queryItems.count != b.queryItems.count { return a.queryItems.count > b.queryItems.count }
-            return a.canonical < b.canonical
-        }
+        let ordered = Set(urls).sorted { NormalizedURL.isMoreSpecific($0, than: $1) }
         return ordered.map { url in
             var members: [(key: String, value: JSONValue)] = [
                 (key: "/", value: .string(url.path == "/" ? "*" : literal(url.path) + "/*"))

@@ -89,10 +89,7 @@ public struct ExperienceIndex: Sendable {
     public mutating func setFallbacks(_ fallbacks: [String: [DefaultFallback]]) { self.fallbacks = fallbacks }
 
     /// Design §3.2 rule 4 among experiences with the same path: more query items, then the URL.
-    static func precedes(_ a: AdvancedExperience, _ b: AdvancedExperience) -> Bool {
-        let qa = Set(a.url.queryItems).count, qb = Set(b.url.queryItems).count
-        return qa != qb ? qa > qb : a.url.canonical < b.url.canonical
-    }
+    static func precedes(_ a: AdvancedExperience, _ b: AdvancedExperience) -> Bool { NormalizedURL.isMoreSpecific(a.url, than: b.url) }
 
     /// The most specific active experience covering `url`, if any.
     public func bestMatch(_ url: NormalizedURL) -> AdvancedExperience? {

@@ -54,6 +54,22 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
     /// Path segments; the root "/" has none.
     public var pathSegmentCount: Int { path == "/" ? 0 : path.utf8.lazy.filter { $0 == UInt8(ascii: "/") }.count }
 
+    /// Query items counted once each: a registered query is a set of required items.
+    public var distinctQueryItemCount: Int { queryItems.count < 2 ? queryItems.count : Set(queryItems).count }
+
+    /// The registry's specificity order, its one definition (README "Resolution", design §3.2
+    /// rule 4): of two registered URLs that both match an invocation, the one with more path
+    /// segments wins, then the one with more distinct query items, then the smaller canonical
+    /// text, so that no answer depends on insertion order. The resolver, the in-memory index and
+    /// the applinks generated from experiences all order by it.
+    public static func isMoreSpecific(_ a: NormalizedURL, than b: NormalizedURL) -> Bool {
+        let sa = a.pathSegmentCount, sb = b.pathSegmentCount
+        if sa != sb { return sa > sb }
+        let qa = a.distinctQueryItemCount, qb = b.distinctQueryItemCount
+        if qa != qb { return qa > qb }
+        return a.canonical < b.canonical
+    }
+
     public enum Problem: Error, Equatable, Sendable {
         case empty, tooLong, notAbsolute, scheme(String), userinfo, port(String), host(DomainName.Problem),
             controlCharacter, badPercentEncoding, fragmentNotAllowed

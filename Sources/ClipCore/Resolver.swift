@@ -53,7 +53,7 @@ public enum Resolver {
         _ invocationURL: String, url: NormalizedURL, candidates: [AdvancedExperience], fallbacks: [DefaultFallback],
         preferences: [Language]
     ) -> Resolution {
-        var matches: [(experience: AdvancedExperience, distinctItems: Int)] = []
+        var matches: [AdvancedExperience] = []
         var reports: [Int64: (CandidateReport.Outcome, String, String?)] = [:]
         let invocationItems = Set(url.queryItems)
         for candidate in candidates {
@@ -74,26 +74,20 @@ public enum Resolver {
                 reports[candidate.id] = (.deactivated, "matches, but is deactivated", nil)
                 continue
             }
-            matches.append((candidate, required.count))
+            matches.append(candidate)
         }
-        // Design §3.2 rule 4: more path segments, then more query items, then the smaller URL.
-        matches.sort { a, b in
-            let sa = a.experience.url.pathSegmentCount, sb = b.experience.url.pathSegmentCount
-            if sa != sb { return sa > sb }
-            if a.distinctItems != b.distinctItems { return a.distinctItems > b.distinctItems }
-            return a.experience.url.canonical < b.experience.url.canonical
-        }
+        matches.sort { NormalizedURL.isMoreSpecific($0.url, than: $1.url) }
         if let winner = matches.first {
-            reports[winner.experience.id] = (.chosen, "most specific match: \(winner.experience.url.pathSegmentCount) path segment(s), \(winner.distinctItems) query item(s)", nil)
+            reports[winner.id] = (.chosen, "most specific match: \(winner.url.pathSegmentCount) path segment(s), \(winner.url.distinctQueryItemCount) query item(s)", nil)
             for loser in matches.dropFirst() {
-                reports[loser.experience.id] = (.lessSpecific, "matches, but \(winner.experience.url.canonical) is more specific", nil)
+                reports[loser.id] = (.lessSpecific, "matches, but \(winner.url.canonical) is more specific", nil)
             }
         }
         let ordered = candidates.sorted { $0.url.canonical < $1.url.canonical }.compactMap { c -> CandidateReport? in
             guard let r = reports[c.id] else { return nil }
             return CandidateReport(id: c.id, url: c.url.canonical, status: c.status, outcome: r.0, detail: r.1, nearMiss: r.2)
         }
-        return answer(invocationURL, url: url, winner: matches.first?.experience, hostHasExperiences: !candidates.isEmpty, fallbacks: fallbacks,
+        return answer(invocationURL, url: url, winner: matches.first, hostHasExperiences: !candidates.isEmpty, fallbacks: fallbacks,
                       preferences: preferences, candidates: ordered)
     }
 

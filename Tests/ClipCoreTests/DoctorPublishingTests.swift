@@ -43,6 +43,18 @@ struct ExperienceApplinksTests {
         #expect(misses.first?.result == AASAEvaluator.Result(decision: .exclude, rule: "details[0].components[0]"))
     }
 
+    /// One specificity order (NormalizedURL.isMoreSpecific): a query item given twice counts once,
+    /// in the generated applinks as in the resolver.
+    @Test func componentsFollowTheResolversOrder() throws {
+        let repeated = try NormalizedURL("https://shop.example/p?a=1&a=1"), two = try NormalizedURL("https://shop.example/p?c=2&b=1")
+        let components = ExperienceApplinks.components([repeated, two])
+        #expect(components.first?["?"] == ["b": "1", "c": "2"])
+        let candidates = [ResolverTests.experience(1, repeated.canonical), ResolverTests.experience(2, two.canonical)]
+        let invocation = try NormalizedURL("https://shop.example/p?a=1&b=1&c=2")
+        let resolution = Resolver.resolve(invocation.canonical, url: invocation, candidates: candidates, fallbacks: [], preferences: [])
+        #expect(resolution.json(explain: false)["experience"]?["url"] == .string(two.canonical))
+    }
+
     @Test func aComponentTheAppAlreadyStoresIsNotRepeated() throws {
         let registered = try urls(["https://shop.example/store/12", "https://shop.example/rent?id=4"])
         // The app stores one generated component already, with its members in another order.
