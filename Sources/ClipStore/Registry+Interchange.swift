@@ -123,7 +123,7 @@ extension Registry {
             take(reader.finish())
             if !pending.isEmpty { writeBatch() }
             guard errors.isEmpty else { throw RegistryError.invalidImport(errors.sorted { $0.line < $1.line }) }
-            try checkGeneratedApplinks(hosts: hosts)
+            try touchGeneratedApplinks(hosts: hosts)
             return ImportReport(imported: imported, notes: notes, warnings: warnings, warningLinesNotListed: warningLinesNotListed)
         }
     }

@@ -181,9 +181,9 @@ extension Registry {
     }
 
     /// Inside an experience write: the AASA of a host that generates applinks from its
-    /// experiences grows with them, so it must still fit and pass the lint.
-    func checkGeneratedApplinks(hosts: Set<String>) throws {
-        for host in hosts.sorted() where try generatesApplinks(host) { try checkSize(host) }
+    /// experiences changes with them (`write` then checks it).
+    func touchGeneratedApplinks(hosts: Set<String>) throws {
+        for host in hosts where try generatesApplinks(host) { touch(host) }
     }
 
     /// Whether `host` opted in to applinks generated from its experiences.
@@ -213,7 +213,7 @@ extension Registry {
             let details = ApplinksDetails(app: app.appID, components: components, defaults: defaults)
             try recordChange(entity: "applinks", id: "\(host) \(bundleID.rawValue)", action: existing == nil ? "create" : "update", before: nil,
                              after: ["components": components, "defaults": defaults ?? .null, "position": .integer(Int64(chosen))])
-            try checkSize(host)
+            touch(host)
             return details
         }
     }
@@ -266,7 +266,7 @@ extension Registry {
             try recordChange(entity: "applinks-settings", id: host, action: "update",
                              before: ["defaults": before.defaults ?? .null, "substitutionVariables": before.substitutionVariables ?? .null],
                              after: ["defaults": after.defaults ?? .null, "substitutionVariables": after.substitutionVariables ?? .null])
-            try checkSize(host)
+            touch(host)
             return after
         }
     }
@@ -284,7 +284,7 @@ extension Registry {
                 ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3
                 """, [.text(host), .int(enabled ? 1 : 0), .text(timestamp())])
             try recordChange(entity: "applinks-generation", id: host, action: "update", before: nil, after: ["fromExperiences": .bool(enabled)])
-            if enabled { try checkSize(host) }
+            if enabled { touch(host) }
             return try generatedApplinksMisses(host)
         }
     }
@@ -304,8 +304,11 @@ extension Registry {
         let host = try Self.normalizeHost(rawHost)
         try write {
             _ = try hold(host, for: try self.app(bundleID).team)
-            try db.execute("INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)", [.text(host), .text(bundleID.rawValue), .text(timestamp())])
+            // Adding it again changes nothing and records nothing.
+            guard try db.execute("INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)",
+                                 [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0 else { return }
             try recordChange(entity: "webcredentials", id: "\(host) \(bundleID.rawValue)", action: "create", before: nil, after: nil)
+            touch(host)
         }
     }
 

@@ -28,3 +28,37 @@ struct ApplinksSettingsTests {
         #expect(cleared == ApplinksHostSettings(defaults: nil, substitutionVariables: variables))
     }
 }
+
+/// Every write that changes a host's AASA is held to the 128 KB limit and the lint, through one
+/// check at the end of the write (issue #10: associations and webcredentials skipped it).
+struct AASALimitOnEveryWriteTests {
+    @Test func anAssociationOrWebcredentialsThatWouldPushTheFileOverTheLimitIsRefused() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://shop.example/store"))
+        let app = try BundleID("com.example.bikes")
+        // Fill the file to 20 bytes under the limit with one long component.
+        func fill(_ padding: Int) throws -> Int {
+            _ = try registry.setApplinks(host: "shop.example", app: app, components: .array([.object([(key: "/", value: .string("/" + String(repeating: "a", count: padding) + "/*"))])]))
+            return try registry.aasa(host: "shop.example").count
+        }
+        let size = try fill(100_000)
+        let target = AASAGenerator.maxBytes - 20
+        #expect(try fill(100_000 + target - size) == target)
+        _ = try registry.addClip(try AppID("ABCDE12345.com.example.bikes.Other"))
+        let before = try snapshot(registry.path)
+        #expect(throws: RegistryError.unprocessable("the AASA file for shop.example would be \(target + 59) bytes, over Apple's limit of 131072 bytes (128 KB)")) {
+            try registry.addWebcredentials(host: "shop.example", app: app)
+        }
+        #expect { _ = try registry.addDomain(clip: "ABCDE12345.com.example.bikes.Other", host: "shop.example") } throws: { error in
+            guard case RegistryError.unprocessable(let message) = error else { return false }
+            return message.contains("131072")
+        }
+        #expect(try snapshot(registry.path) == before)
+        // Adding webcredentials twice records one change.
+        _ = try fill(100)
+        try registry.addWebcredentials(host: "shop.example", app: app)
+        let records = try registry.changes(limit: 1000).count
+        try registry.addWebcredentials(host: "shop.example", app: app)
+        #expect(try registry.changes(limit: 1000).count == records)
+    }
+}
