@@ -91,11 +91,16 @@ extension ClipAPI {
             let reader = FieldReader(try c.jsonBody())
             let action = reader.enumeration("action", Action.self, required: true)
             var localizations: [String: String] = [:]
+            let current = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
             if let object = reader.object("localizations", required: true) {
                 for (locale, value) in object.objectMembers ?? [] {
                     let l = FieldReader(value, path: "localizations.\(locale)")
                     if let subtitle = l.string("subtitle", required: true) { localizations[locale] = subtitle }
-                    _ = l.string("headerImage")
+                    // The API has no image upload: a header image is kept as it is (a GET's answer
+                    // sent back), never set or changed here, and never silently dropped.
+                    if let image = l.string("headerImage"), image != current?.localizations[locale]?.headerImage {
+                        l.fail("headerImage", "headerImage.readOnly", "cannot be set over the API; give the image file with clipctl default set --image")
+                    }
                     reader.add(l.finish())
                 }
             }
@@ -207,19 +212,24 @@ extension ClipAPI {
         return .object(members)
     }
 
+    /// Another team's app or clip, one that does not exist and a malformed name all get the same
+    /// 404, word for word: the answer tells nothing of other teams (README, Tokens and tenants).
     func visibleApp(_ c: Context) throws -> App {
         let raw = c.parameter("bundleId")
-        let bundle: BundleID
-        do { bundle = try BundleID(raw) } catch { throw Problem.notFound("not found: app \(raw)") }
-        let app = try c.registry.app(bundle)
+        let notFound = Problem.notFound("not found: app \(raw)")
+        guard let bundle = try? BundleID(raw) else { throw notFound }
+        let app: App
+        do { app = try c.registry.app(bundle) } catch RegistryError.notFound { throw notFound }
         try c.checkVisible(team: app.team, "app \(raw)")
         return app
     }
 
     func visibleClip(_ c: Context) throws -> Clip {
         let raw = c.parameter("bundleId")
-        guard (try? BundleID(raw)) != nil else { throw Problem.notFound("not found: clip \(raw)") }
-        let clip = try c.registry.clip(raw)
+        let notFound = Problem.notFound("not found: clip \(raw)")
+        guard (try? BundleID(raw)) != nil else { throw notFound }
+        let clip: Clip
+        do { clip = try c.registry.clip(raw) } catch RegistryError.notFound { throw notFound }
         try c.checkVisible(team: clip.appID.team, "clip \(raw)")
         return clip
     }

@@ -181,6 +181,15 @@ extension Registry {
             try copy.execute("INSERT INTO api_token(id, name, team_id, secret_sha256, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                              Array(token.values))
         }
+        // Versions: an ETag is `"<kind>-v<version>"` of one object, so a restored object that the
+        // live database also has takes a version above both, and a client's ETag from before the
+        // restore never matches content it did not read (RFC 9110 §8.8.3: a strong validator
+        // changes whenever the representation does).
+        for (table, key) in [("advanced_experience", "id"), ("app", "bundle_id"), ("default_experience", "clip_bundle_id")] where liveTables.contains(table) {
+            for row in try live.query("SELECT \(key) AS k, version FROM \(table)") {
+                try copy.execute("UPDATE \(table) SET version = max(version, ?) + 1 WHERE \(key) = ?", [row.values[1], row.values[0]])
+            }
+        }
         guard liveTables.contains("sqlite_sequence") else { return tokens.count }
         let copyTables = Set(try copy.query("SELECT name FROM sqlite_master WHERE type = 'table'").map { try $0.string("name") })
         for counter in try live.query("SELECT name, seq FROM sqlite_sequence") {

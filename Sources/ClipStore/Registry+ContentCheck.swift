@@ -22,7 +22,16 @@ extension Registry {
             try db.read {
                 // Experiences as every reader sees them (`readExperience`).
                 try db.forEachRow(Self.experienceColumns + " WHERE e.removed_at IS NULL ORDER BY e.id") { row in
-                    do { _ = try readExperience(row) } catch { note("experience \((try? row.int("id")).map(String.init) ?? "?")", error) }
+                    let subject = "experience \((try? row.int("id")).map(String.init) ?? "?")"
+                    let experience: AdvancedExperience
+                    do { experience = try readExperience(row) } catch { return note(subject, error) }
+                    // What is stored must be what the registry would accept as input (text, place,
+                    // languages): its portable form decodes back, else it could neither be updated
+                    // nor exported and imported again.
+                    do throws(ValidationFailure) { _ = try ExperienceJSON.decode(ExperienceJSON.portable(experience)) } catch {
+                        note(subject, error.errors.map(\.description).joined(separator: "; "))
+                    }
+                    if experience.version < 1 { note(subject, "version \(experience.version) is not a version this registry issues") }
                 }
                 // The read model trusts the stored URL as canonical (`NormalizedURL(canonical:)`)
                 // and every lookup by host uses the host column.
@@ -38,17 +47,31 @@ extension Registry {
                     if Language(rawValue: language) == nil { note("experience \(try row.int("experience_id"))", "localization language \(language) is not a language code") }
                 }
                 for row in try db.query("SELECT * FROM app ORDER BY bundle_id") {
-                    do { _ = try readApp(row) } catch { note("app \(try row.string("bundle_id"))", error) }
+                    let subject = "app \(try row.string("bundle_id"))"
+                    do {
+                        let app = try readApp(row)
+                        for problem in TextLimits.check(app.name, field: "name", max: TextLimits.appNameMax, allowEmpty: true) { note(subject, problem.description) }
+                        if app.version < 1 { note(subject, "version \(app.version) is not a version this registry issues") }
+                    } catch { note(subject, error) }
                 }
                 for row in try db.query("SELECT c.bundle_id, a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id ORDER BY c.bundle_id") {
                     let bundle = try row.string("bundle_id")
                     do {
                         let clip = AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(bundle))
-                        _ = try loadDefaultExperience(clip)
+                        if let d = try loadDefaultExperience(clip) {
+                            for (locale, l) in d.localizations.sorted(by: { $0.key < $1.key }) {
+                                if let e = DefaultExperience.checkLocale(locale, field: "locale") { note("default experience of \(bundle)", e.description) }
+                                for problem in TextLimits.check(l.subtitle, field: "\(locale).subtitle", max: TextLimits.subtitleMax) { note("default experience of \(bundle)", problem.description) }
+                            }
+                            if d.version < 1 { note("default experience of \(bundle)", "version \(d.version) is not a version this registry issues") }
+                        }
                     } catch { note("clip \(bundle)", error) }
                 }
                 for row in try db.query("SELECT * FROM api_token ORDER BY id") {
-                    do { _ = try readToken(row) } catch { note("token \(try row.int("id"))", error) }
+                    do {
+                        let token = try readToken(row)
+                        for problem in TextLimits.check(token.name, field: "name", max: TextLimits.tokenNameMax) { note("token \(token.id)", problem.description) }
+                    } catch { note("token \(try row.int("id"))", error) }
                 }
                 // Hosts are stored normalized: every lookup normalizes the host it is given.
                 for row in try db.query("""

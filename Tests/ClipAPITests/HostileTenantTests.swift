@@ -1,6 +1,7 @@
 import ClipAPI
 import ClipCore
 import ClipStore
+import Foundation
 import HTTP1
 import SQLiteDB
 import StrictJSON
@@ -79,6 +80,34 @@ func tableDump(_ path: String) throws -> [String] {
             #expect(!r.text.contains("PATCH"), "\(method) \(path): a hint team B cannot follow: \(r.text)")
             #expect(try tableDump(f.path) == before)
         }
+    }
+
+    /// Another team's clip or app, one that does not exist, and one under the wrong team prefix
+    /// get the same 404, word for word.
+    @Test func aMissingAndAnotherTeamsObjectLookAlike() throws {
+        let f = try APIFixture()
+        func detail(_ path: String, _ raw: String) throws -> String {
+            let r = try f.call("GET", path, token: f.teamB)
+            #expect(r.status == 404, "\(path)")
+            return (f.parsed(r)["detail"]?.stringValue ?? "").replacingOccurrences(of: raw, with: "X")
+        }
+        let clips = try ["ABCDE12345.com.a.app.Clip", "FGHIJ67890.com.zzz.Clip", "KLMNO13579.com.a.app.Clip", "com.a.app.Clip"].map { try detail("/v1/clips/\($0)", $0) }
+        #expect(Set(clips) == ["not found: clip X"], "\(clips)")
+        let apps = try ["com.a.app", "com.zzz"].map { try detail("/v1/apps/\($0)", $0) }
+        #expect(Set(apps) == ["not found: app X"], "\(apps)")
+    }
+
+    /// The API cannot upload images: a default experience's header image is kept as it is,
+    /// never set or dropped.
+    @Test func aDefaultExperienceImageCannotBeSetOverTheAPI() throws {
+        let f = try APIFixture()
+        let before = try tableDump(f.path)
+        let r = try f.call("PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA,
+                           json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi","headerImage":"\#(String(repeating: "a", count: 64))"}}}"#)
+        #expect(r.status == 422 && f.parsed(r)["errors"]?.arrayValue?.first?["rule"] == "headerImage.readOnly", "\(r.text)")
+        #expect(try tableDump(f.path) == before)
+        // A GET's answer sent back (no image) is accepted.
+        #expect(try f.call("PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA, json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#).status == 201)
     }
 
     @Test func anAdministratorSharesAHostAndThenBothTeamsMayUseIt() throws {

@@ -265,7 +265,23 @@ struct BackupTests {
         // A stale ETag of the experience the restore removed names nothing now.
         #expect(throws: RegistryError.notFound("experience \(b.id)")) { try registry.update(String(b.id), with: ["subtitle": "Stale"], expectedVersion: 2) }
         #expect(try registry.experience(String(c.id)).defaultCard.subtitle == "Tap to unlock")
-        #expect(try registry.experience(String(a.id)).version == 1)
+        // Every object the restore replaced has a new version (versionsRiseAcrossARestore).
+        #expect(try registry.experience(String(a.id)).version == 2)
+    }
+
+    /// ETags name an object's version: after a restore, no version a client saw before it names
+    /// other content (the restored object is above both).
+    @Test func versionsRiseAcrossARestore() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://shop.example/a"))
+        let backup = temporaryDatabasePath()
+        try registry.backup(to: backup)
+        _ = try registry.update("1", with: ["title": "Changed"])  // version 2, seen by a client
+        _ = try registry.restore(from: backup)
+        let restored = try registry.experience("1")
+        #expect(restored.version == 3 && restored.defaultCard.title == "Rent a bike")
+        #expect(throws: RegistryError.versionMismatch(expected: 2, actual: 3)) { try registry.update("1", with: ["subtitle": "Stale"], expectedVersion: 2) }
+        #expect(throws: RegistryError.versionMismatch(expected: 1, actual: 3)) { try registry.update("1", with: ["subtitle": "Stale"], expectedVersion: 1) }
     }
 
     @Test func aRestoreRefusesContentTheRegistryCannotRead() throws {
@@ -293,6 +309,17 @@ struct BackupTests {
              ["app com.cafe.app: "]),
             ("a change record the registry's JSON parser refuses", try alteredBackup(registry, #"UPDATE change_record SET after = '{"a":1,"a":2}' WHERE id = 1"#),
              ["change record 1: after is not JSON"]),
+            // What the registry would refuse as input is refused from a backup too.
+            ("a 100,000-character title", try alteredBackup(registry, "UPDATE advanced_experience_localization SET title = printf('%.100000c', 'x') WHERE experience_id = 1"),
+             ["experience 1: title: is 100000 characters"]),
+            ("a title with a bidi control and NUL", try alteredBackup(registry, "UPDATE advanced_experience_localization SET title = 'A' || char(0x202E) || char(0) || 'evil' WHERE experience_id = 1"),
+             ["experience 1: title"]),
+            ("a place the registry does not know", try alteredBackup(registry, #"UPDATE advanced_experience SET place = '{"bogus":1}' WHERE id = 2"#),
+             ["experience 2: place"]),
+            ("an app name of 9,999 characters", try alteredBackup(registry, "UPDATE app SET name = printf('%.9999c', 'n') WHERE bundle_id = 'com.cafe.app'"),
+             ["app com.cafe.app: name"]),
+            ("a negative version", try alteredBackup(registry, "UPDATE advanced_experience SET version = -5 WHERE id = 3"),
+             ["experience 3: version -5"]),
         ]
         let reader = try Registry(path: livePath)
         let before = try liveState(livePath)
