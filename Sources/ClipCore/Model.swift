@@ -91,8 +91,8 @@ public enum TextLimits {
             if p.isDefaultIgnorableCodePoint || isRefused(s, category) { needsContext = true }
             if !sawVisible, isVisible(s, p, category) { sawVisible = true }
         }
-        if needsContext, let bad = firstForbidden(Array(text.unicodeScalars.prefix(maxBytes + 1))) {
-            fail("control", "must be one line of visible text without control, invisible formatting or unrenderable characters (U+\(hex(bad)) is \(describe(bad)))")
+        if needsContext, let bad = forbidden(Array(text.unicodeScalars.prefix(maxBytes + 1))) {
+            fail("control", "must be one line of visible text without control, invisible formatting or unrenderable characters (U+\(hex(bad.scalar)) is \(bad.why))")
         }
         // A mark that is default-ignorable (a variation selector, U+034F) is refused above already.
         if let first = text.unicodeScalars.first, first.value >= 0x300, isMark(first.properties.generalCategory),
@@ -197,31 +197,58 @@ public enum TextLimits {
     /// - U+200D between two emoji (an emoji ZWJ sequence, UTS #51 ED-16);
     /// - one variation selector right after a visible character (UTS #51 emoji presentation;
     ///   standardized and ideographic variation sequences, Unicode §23.4);
-    /// - tag characters U+E0020–U+E007F after U+1F3F4 (emoji tag sequences, UTS #51 ED-14a).
-    public static func firstForbidden(_ scalars: [Unicode.Scalar]) -> Unicode.Scalar? {
-        for (i, s) in scalars.enumerated() {
+    /// - tag characters only in the three RGI emoji tag sequences (`rgiTagSequenceLength`).
+    public static func firstForbidden(_ scalars: [Unicode.Scalar]) -> Unicode.Scalar? { forbidden(scalars)?.scalar }
+
+    /// `firstForbidden`, with what the scalar is (or which rule it breaks) for the message.
+    static func forbidden(_ scalars: [Unicode.Scalar]) -> (scalar: Unicode.Scalar, why: String)? {
+        var i = 0
+        while i < scalars.count {
+            let s = scalars[i]
+            i += 1
             let p = s.properties
             let category = p.generalCategory
             guard p.isDefaultIgnorableCodePoint || isRefused(s, category) else { continue }
-            let previous = i > 0 ? scalars[i - 1] : nil
-            let next = i + 1 < scalars.count ? scalars[i + 1] : nil
+            let at = i - 1
+            let previous = at > 0 ? scalars[at - 1] : nil
+            let next = i < scalars.count ? scalars[i] : nil
             switch s.value {
             case 0x200C, 0x200D:
                 if let previous, previous.properties.canonicalCombiningClass.rawValue == 9 { continue }
-                if s.value == 0x200D, let next, next.properties.isEmoji, let base = emojiBase(scalars, before: i), base.properties.isEmoji, base.value > 0x7F { continue }
-                return s
-            case 0xE0020...0xE007F:
-                var j = i - 1
-                while j >= 0, (0xE0020...0xE007E).contains(scalars[j].value) { j -= 1 }
-                if j >= 0, scalars[j].value == 0x1F3F4 { continue }
-                return s
+                if s.value == 0x200D, let next, next.properties.isEmoji, let base = emojiBase(scalars, before: at), base.properties.isEmoji, base.value > 0x7F { continue }
+                return (s, describe(s))
+            case 0xE0001, 0xE0020...0xE007F:
+                if let length = rgiTagSequenceLength(scalars, at: at) {
+                    i = at + length
+                    continue
+                }
+                return (s, "a tag character outside the three RGI emoji tag sequences, the flags of England, Scotland and Wales (UTS #51 §2.8)")
             default:
                 if p.isVariationSelector, let previous, !previous.properties.isDefaultIgnorableCodePoint,
                     !isRefused(previous, previous.properties.generalCategory), !previous.properties.isWhitespace { continue }
-                return s
+                return (s, describe(s))
             }
         }
         return nil
+    }
+
+    /// The tags of the RGI emoji tag sequences (emoji-sequences.txt, RGI_Emoji_Tag_Sequence:
+    /// U+1F3F4 WAVING BLACK FLAG, these tags, U+E007F CANCEL TAG): the flags of England,
+    /// Scotland and Wales. UTS #51 §2.8 (ED-14a) allows any tag spec, but only these three are
+    /// recommended for general interchange; any other run of tags is text that no one sees (a
+    /// hidden sentence renders as one black flag), so it is refused.
+    static let rgiTagSpecs: Set<String> = ["gbeng", "gbsct", "gbwls"]
+
+    /// The number of scalars (5 tags and U+E007F) of the RGI emoji tag sequence whose first
+    /// tag is at `index`, right after its U+1F3F4; nil for any other tag character.
+    static func rgiTagSequenceLength(_ scalars: [Unicode.Scalar], at index: Int) -> Int? {
+        guard index > 0, scalars[index - 1].value == 0x1F3F4, index + 6 <= scalars.count, scalars[index + 5].value == 0xE007F else { return nil }
+        var spec = ""
+        for s in scalars[index..<index + 5] {
+            guard (0xE0061...0xE007A).contains(s.value), let letter = Unicode.Scalar(s.value - 0xE0000) else { return nil }
+            spec.unicodeScalars.append(letter)
+        }
+        return rgiTagSpecs.contains(spec) ? 6 : nil
     }
 
     /// The emoji a ZWJ follows, skipping its modifiers and variation selector.
