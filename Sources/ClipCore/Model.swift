@@ -194,6 +194,8 @@ public enum TextLimits {
     /// bidi controls U+202A–U+202E and U+2066–U+2069, U+2060–U+2064, U+FEFF, U+180E, …), except
     /// where a writing system or an emoji needs one (these are all Cf or default-ignorable Mn):
     /// - U+200C/U+200D after a virama (canonical combining class 9): RFC 5892 Appendix A.1–A.2;
+    /// - U+200C between two letters of a cursive-joining script (`isCursiveJoiningContext`):
+    ///   Persian کتاب‌ها, RFC 5892 Appendix A.1;
     /// - U+200D between two emoji (an emoji ZWJ sequence, UTS #51 ED-16);
     /// - one variation selector right after a visible character (UTS #51 emoji presentation;
     ///   standardized and ideographic variation sequences, Unicode §23.4);
@@ -215,6 +217,7 @@ public enum TextLimits {
             switch s.value {
             case 0x200C, 0x200D:
                 if let previous, previous.properties.canonicalCombiningClass.rawValue == 9 { continue }
+                if s.value == 0x200C, isCursiveJoiningContext(scalars, at: at) { continue }
                 if s.value == 0x200D, let next, next.properties.isEmoji, let base = emojiBase(scalars, before: at), base.properties.isEmoji, base.value > 0x7F { continue }
                 return (s, describe(s))
             case 0xE0001, 0xE0020...0xE007F:
@@ -230,6 +233,46 @@ public enum TextLimits {
             }
         }
         return nil
+    }
+
+    /// RFC 5892 Appendix A.1 allows a ZWNJ, besides after a virama, in the context
+    /// `(Joining_Type:{L,D})(Joining_Type:T)*\u200C(Joining_Type:T)*(Joining_Type:{R,D})`
+    /// (Persian می‌خواهم, Urdu, Kurdish). Swift does not expose Joining_Type
+    /// (ArabicShaping.txt), so this approximates it: the nearest scalar on each side that is not
+    /// a nonspacing mark (Mn, which is what joining type T is made of: harakat, …) must be a
+    /// letter of a cursive-joining script (`isCursiveJoiningLetter`). It accepts a little more
+    /// than the RFC (a right-joining letter such as alef before the ZWNJ, where it changes
+    /// nothing) and no ZWNJ in any other script outside a virama.
+    static func isCursiveJoiningContext(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        var before = index - 1
+        while before >= 0, scalars[before].properties.generalCategory == .nonspacingMark { before -= 1 }
+        guard before >= 0, isCursiveJoiningLetter(scalars[before]) else { return false }
+        var after = index + 1
+        while after < scalars.count, scalars[after].properties.generalCategory == .nonspacingMark { after += 1 }
+        return after < scalars.count && isCursiveJoiningLetter(scalars[after])
+    }
+
+    /// A letter (General_Category L*) of the scripts whose letters have joining types D, L or R:
+    /// Arabic (U+0600–U+06FF, U+0750–U+077F, U+0870–U+089F, U+08A0–U+08FF and the presentation
+    /// forms U+FB50–U+FDFF, U+FE70–U+FEFF), Syriac (U+0700–U+074F), N'Ko (U+07C0–U+07FF),
+    /// Mandaic (U+0840–U+085F) and Mongolian (U+1800–U+18AF). Not covered: the other
+    /// cursive-joining scripts (Adlam, Hanifi Rohingya, Manichaean, Psalter Pahlavi, Sogdian,
+    /// Phags-pa, Arabic Extended-C).
+    static func isCursiveJoiningLetter(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x0600...0x06FF, 0x0700...0x074F, 0x0750...0x077F, 0x07C0...0x07FF, 0x0840...0x085F, 0x0870...0x089F,
+            0x08A0...0x08FF, 0x1800...0x18AF, 0xFB50...0xFDFF, 0xFE70...0xFEFF:
+            return isLetter(s.properties.generalCategory)
+        default:
+            return false
+        }
+    }
+
+    static func isLetter(_ category: Unicode.GeneralCategory) -> Bool {
+        switch category {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter: return true
+        default: return false
+        }
     }
 
     /// The tags of the RGI emoji tag sequences (emoji-sequences.txt, RGI_Emoji_Tag_Sequence:

@@ -75,6 +75,33 @@ struct TextLimitsTests {
         #expect(message.contains("RGI emoji tag sequences"), "\(message)")
     }
 
+    // Hostile QA: ZWNJ in a cursive-joining context (RFC 5892 Appendix A.1, the regular
+    // expression on Joining_Type, approximated by the letters of the cursive-joining scripts).
+    @Test(arguments: [
+        "کتاب\u{200C}ها",           // Persian "books"
+        "می\u{200C}خواهم",          // Persian "I want"
+        "نامه\u{200C}های شما",      // Persian "your letters"
+        "ذمہ\u{200C}داری",          // Urdu "responsibility"
+        "کتابِ\u{200C}ها",          // a kasra (Mn, joining type T) before the ZWNJ
+        "ܟܬܒ\u{200C}ܐ",             // Syriac
+    ])
+    func zwnjBetweenLettersOfACursiveScriptIsAccepted(_ text: String) {
+        #expect(rules(text) == [])
+    }
+
+    @Test(arguments: [
+        "a\u{200C}b",               // Latin does not join
+        "کتاب\u{200C}",             // nothing after it
+        "\u{200C}ها",               // nothing before it
+        "کتاب\u{200C}b",            // a Latin letter after it
+        "١\u{200C}ب",               // an Arabic-Indic digit is not a letter
+        "ب\u{200C}\u{200C}ب",       // two in a row
+        "ب \u{200C}ب",              // a space before it
+    ])
+    func zwnjOutsideAJoiningContextIsRefused(_ text: String) {
+        #expect(rules(text).contains("title.control"))
+    }
+
     func hex(_ s: Unicode.Scalar) -> String { String(s.value, radix: 16, uppercase: true) }
 
     @Test func surroundingSpacesAreRefusedNotTrimmed() {
