@@ -194,6 +194,8 @@ public enum TextLimits {
     /// bidi controls U+202A–U+202E and U+2066–U+2069, U+2060–U+2064, U+FEFF, U+180E, …), except
     /// where a writing system or an emoji needs one (these are all Cf or default-ignorable Mn):
     /// - U+200C/U+200D after a virama (canonical combining class 9): RFC 5892 Appendix A.1–A.2;
+    /// - U+200D between a letter and a virama: Bengali র‍্যাব (ra, ZWJ, virama gives the
+    ///   ya-phala form), the Devanagari eyelash ra र‍् (Unicode §12.1), Gurmukhi, Malayalam;
     /// - U+200C between two letters of a cursive-joining script (`isCursiveJoiningContext`):
     ///   Persian کتاب‌ها, RFC 5892 Appendix A.1;
     /// - U+200D between two emoji (an emoji ZWJ sequence, UTS #51 ED-16);
@@ -218,6 +220,7 @@ public enum TextLimits {
             case 0x200C, 0x200D:
                 if let previous, previous.properties.canonicalCombiningClass.rawValue == 9 { continue }
                 if s.value == 0x200C, isCursiveJoiningContext(scalars, at: at) { continue }
+                if s.value == 0x200D, let next, next.properties.canonicalCombiningClass == .virama, isAfterLetter(scalars, at: at) { continue }
                 if s.value == 0x200D, let next, next.properties.isEmoji, let base = emojiBase(scalars, before: at), base.properties.isEmoji, base.value > 0x7F { continue }
                 return (s, describe(s))
             case 0xE0001, 0xE0020...0xE007F:
@@ -233,6 +236,14 @@ public enum TextLimits {
             }
         }
         return nil
+    }
+
+    /// The scalar before `index` is a letter (L*), or a letter and its nuktas (canonical
+    /// combining class 7: U+0930 U+093C, the decomposed ऱ U+0931).
+    static func isAfterLetter(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        var before = index - 1
+        while before >= 0, scalars[before].properties.canonicalCombiningClass == .nukta { before -= 1 }
+        return before >= 0 && isLetter(scalars[before].properties.generalCategory)
     }
 
     /// RFC 5892 Appendix A.1 allows a ZWNJ, besides after a virama, in the context

@@ -102,6 +102,31 @@ struct TextLimitsTests {
         #expect(rules(text).contains("title.control"))
     }
 
+    // Hostile QA: a ZWJ before a virama (after a letter), as well as after one.
+    @Test(arguments: [
+        "র\u{200D}\u{09CD}যাব",                // Bengali র‍্যাব (RAB): ra, ZWJ, virama gives the ya-phala form
+        "র\u{200D}\u{09CD}যাপিড অ্যাকশন",       // Bengali র‍্যাপিড
+        "कार\u{200D}\u{094D}यालय",             // Marathi with the eyelash ra र‍् (Unicode §12.1)
+        "र\u{093C}\u{200D}\u{094D}य",           // the same with a decomposed ऱ (ra + nukta)
+        "അവന്\u{200D}",                        // Malayalam: old-style chillu, ZWJ after a virama
+        "സോഫ്\u{200C}റ്റ്\u{200C}വെയര്\u{200D}",  // Malayalam "software": ZWNJ and ZWJ after viramas
+        "ක්\u{200D}රියාව",                     // Sinhala rakaaraansaya, ZWJ after a virama
+    ])
+    func zwjBeforeOrAfterAViramaIsAccepted(_ text: String) {
+        #expect(rules(text) == [])
+    }
+
+    @Test(arguments: [
+        "\u{200D}\u{094D}य",       // no letter before it
+        "१\u{200D}\u{094D}",       // a digit before it
+        "र \u{200D}\u{094D}",      // a space before it
+        "र\u{200D}य",              // between letters, no virama
+        "र\u{200D}\u{200D}\u{094D}", // two in a row
+    ])
+    func zwjWithoutAViramaIsRefused(_ text: String) {
+        #expect(rules(text).contains("title.control"))
+    }
+
     func hex(_ s: Unicode.Scalar) -> String { String(s.value, radix: 16, uppercase: true) }
 
     @Test func surroundingSpacesAreRefusedNotTrimmed() {
