@@ -199,8 +199,7 @@ public enum TextLimits {
     /// - U+200C between two letters of a cursive-joining script (`isCursiveJoiningContext`):
     ///   Persian کتاب‌ها, RFC 5892 Appendix A.1;
     /// - U+200D between two emoji (an emoji ZWJ sequence, UTS #51 ED-16);
-    /// - one variation selector right after a visible character (UTS #51 emoji presentation;
-    ///   standardized and ideographic variation sequences, Unicode §23.4);
+    /// - one variation selector right after a base it selects a variant of (`selectsAVariant`);
     /// - tag characters only in the three RGI emoji tag sequences (`rgiTagSequenceLength`).
     public static func firstForbidden(_ scalars: [Unicode.Scalar]) -> Unicode.Scalar? { forbidden(scalars)?.scalar }
 
@@ -230,12 +229,38 @@ public enum TextLimits {
                 }
                 return (s, "a tag character outside the three RGI emoji tag sequences, the flags of England, Scotland and Wales (UTS #51 §2.8)")
             default:
-                if p.isVariationSelector, let previous, !previous.properties.isDefaultIgnorableCodePoint,
-                    !isRefused(previous, previous.properties.generalCategory), !previous.properties.isWhitespace { continue }
+                if p.isVariationSelector {
+                    if let previous, selectsAVariant(s, of: previous) { continue }
+                    return (s, "a variation selector after a character it selects no variant of (VS15/VS16 follow an emoji, VS1–VS14 an ideograph or a math symbol, VS17–VS256 an ideograph, the Mongolian ones a Mongolian letter)")
+                }
                 return (s, describe(s))
             }
         }
         return nil
+    }
+
+    /// A variation selector is invisible: after a character that has no variant for it, it only
+    /// makes two texts that look alike differ. So it is accepted only after
+    /// - U+FE0E/U+FE0F (VS15/VS16, text or emoji presentation): a character with the Emoji
+    ///   property (UTS #51 §1.4.3, emoji-variation-sequences.txt; keycaps: #, * and the digits
+    ///   are Emoji, so `#️⃣` is base, VS16, U+20E3);
+    /// - U+FE00–U+FE0D (VS1–VS14, standardized variation sequences, StandardizedVariants.txt):
+    ///   an ideograph (Ideographic: CJK unified and compatibility ideographs) or a math symbol
+    ///   (Sm). Our approximation: StandardizedVariants.txt also has sequences for a few letters
+    ///   (Myanmar, Phags-pa, Manichaean), U+0030 and Egyptian hieroglyphs, refused here;
+    /// - U+E0100–U+E01EF (VS17–VS256, ideographic variation sequences, Unicode §23.4, the IVD):
+    ///   an ideograph, as in 葛󠄀;
+    /// - U+180B–U+180D, U+180F (Mongolian free variation selectors, Unicode §13.5): a Mongolian
+    ///   letter (U+1820–U+18AF, L*).
+    static func selectsAVariant(_ selector: Unicode.Scalar, of base: Unicode.Scalar) -> Bool {
+        let p = base.properties
+        switch selector.value {
+        case 0xFE0E, 0xFE0F: return p.isEmoji
+        case 0xFE00...0xFE0D: return p.isIdeographic || p.generalCategory == .mathSymbol
+        case 0xE0100...0xE01EF: return p.isIdeographic
+        case 0x180B...0x180D, 0x180F: return (0x1820...0x18AF).contains(base.value) && isLetter(p.generalCategory)
+        default: return false
+        }
     }
 
     /// The scalar before `index` is a letter (L*), or a letter and its nuktas (canonical

@@ -127,6 +127,39 @@ struct TextLimitsTests {
         #expect(rules(text).contains("title.control"))
     }
 
+    // Hostile QA: a variation selector only after a base it can select a variant of.
+    @Test(arguments: [
+        "I ❤\u{FE0F} bikes",          // VS16 after an emoji
+        "☺\u{FE0E} text style",        // VS15 after an emoji
+        "#\u{FE0F}\u{20E3} 1\u{FE0F}\u{20E3}", // keycaps: # and digits have the Emoji property
+        "🏳\u{FE0F}\u{200D}🌈 👁\u{FE0F}\u{200D}🗨\u{FE0F}", // VS16 inside emoji ZWJ sequences
+        "葛\u{E0100}飾区",              // Japanese: an ideographic variation sequence (葛󠄀, Adobe-Japan1)
+        "辻\u{E0101}堂",                // another IVS
+        "\u{349E}\u{FE00}",             // a CJK standardized variation sequence
+        "A \u{2268}\u{FE00} B",         // a math symbol (Sm) with VS1 (StandardizedVariants.txt)
+        "ᠠ\u{180B}ᠨ\u{180C}ᠠ\u{180F}",   // Mongolian free variation selectors after letters
+    ])
+    func variationSelectorsAfterTheirBasesAreAccepted(_ text: String) {
+        #expect(rules(text) == [])
+    }
+
+    @Test(arguments: [
+        "a\u{180F}b", "a\u{FE0F}", "a\u{FE0E}b", "a\u{FE00}", "a\u{E0100}", "Rent\u{FE0F} a bike",
+        "ب\u{FE00}",                     // an Arabic letter has no standardized variants
+        "葛\u{FE0F}",                    // an ideograph is not an emoji
+        "❤\u{E0100}",                    // an emoji is not an ideograph
+        "葛\u{180B}",                    // FVS after a non-Mongolian letter
+        "ᠠ\u{FE0F}",                     // a Mongolian letter is not an emoji
+        "᠐\u{180B}",                     // a Mongolian digit (U+1810) is not a letter
+        "❤\u{FE0F}\u{FE0F}",             // two in a row
+        "葛\u{E0100}\u{E0101}",          // two in a row
+    ])
+    func variationSelectorsAfterAnyOtherBaseAreRefused(_ text: String) {
+        #expect(rules(text) == ["title.control"])
+        let message = TextLimits.check(text, field: "title", max: 30).first?.message ?? ""
+        #expect(message.contains("a variation selector after a character it selects no variant of"), "\(message)")
+    }
+
     func hex(_ s: Unicode.Scalar) -> String { String(s.value, radix: 16, uppercase: true) }
 
     @Test func surroundingSpacesAreRefusedNotTrimmed() {
