@@ -91,8 +91,8 @@ public enum TextLimits {
             if p.isDefaultIgnorableCodePoint || isRefused(s, category) { needsContext = true }
             if !sawVisible, isVisible(s, p, category) { sawVisible = true }
         }
-        if needsContext, let bad = firstForbidden(Array(text.unicodeScalars.prefix(maxBytes + 1))) {
-            fail("control", "must be one line of visible text without control, invisible formatting or unrenderable characters (U+\(hex(bad)) is \(describe(bad)))")
+        if needsContext, let bad = forbidden(Array(text.unicodeScalars.prefix(maxBytes + 1))) {
+            fail("control", "must be one line of visible text without control, invisible formatting or unrenderable characters (U+\(hex(bad.scalar)) is \(bad.why))")
         }
         // A mark that is default-ignorable (a variation selector, U+034F) is refused above already.
         if let first = text.unicodeScalars.first, first.value >= 0x300, isMark(first.properties.generalCategory),
@@ -194,34 +194,140 @@ public enum TextLimits {
     /// bidi controls U+202A–U+202E and U+2066–U+2069, U+2060–U+2064, U+FEFF, U+180E, …), except
     /// where a writing system or an emoji needs one (these are all Cf or default-ignorable Mn):
     /// - U+200C/U+200D after a virama (canonical combining class 9): RFC 5892 Appendix A.1–A.2;
+    /// - U+200D between a letter and a virama: Bengali র‍্যাব (ra, ZWJ, virama gives the
+    ///   ya-phala form), the Devanagari eyelash ra र‍् (Unicode §12.1), Gurmukhi, Malayalam;
+    /// - U+200C between two letters of a cursive-joining script (`isCursiveJoiningContext`):
+    ///   Persian کتاب‌ها, RFC 5892 Appendix A.1;
     /// - U+200D between two emoji (an emoji ZWJ sequence, UTS #51 ED-16);
-    /// - one variation selector right after a visible character (UTS #51 emoji presentation;
-    ///   standardized and ideographic variation sequences, Unicode §23.4);
-    /// - tag characters U+E0020–U+E007F after U+1F3F4 (emoji tag sequences, UTS #51 ED-14a).
-    public static func firstForbidden(_ scalars: [Unicode.Scalar]) -> Unicode.Scalar? {
-        for (i, s) in scalars.enumerated() {
+    /// - one variation selector right after a base it selects a variant of (`selectsAVariant`);
+    /// - tag characters only in the three RGI emoji tag sequences (`rgiTagSequenceLength`).
+    public static func firstForbidden(_ scalars: [Unicode.Scalar]) -> Unicode.Scalar? { forbidden(scalars)?.scalar }
+
+    /// `firstForbidden`, with what the scalar is (or which rule it breaks) for the message.
+    static func forbidden(_ scalars: [Unicode.Scalar]) -> (scalar: Unicode.Scalar, why: String)? {
+        var i = 0
+        while i < scalars.count {
+            let s = scalars[i]
+            i += 1
             let p = s.properties
             let category = p.generalCategory
             guard p.isDefaultIgnorableCodePoint || isRefused(s, category) else { continue }
-            let previous = i > 0 ? scalars[i - 1] : nil
-            let next = i + 1 < scalars.count ? scalars[i + 1] : nil
+            let at = i - 1
+            let previous = at > 0 ? scalars[at - 1] : nil
+            let next = i < scalars.count ? scalars[i] : nil
             switch s.value {
             case 0x200C, 0x200D:
                 if let previous, previous.properties.canonicalCombiningClass.rawValue == 9 { continue }
-                if s.value == 0x200D, let next, next.properties.isEmoji, let base = emojiBase(scalars, before: i), base.properties.isEmoji, base.value > 0x7F { continue }
-                return s
-            case 0xE0020...0xE007F:
-                var j = i - 1
-                while j >= 0, (0xE0020...0xE007E).contains(scalars[j].value) { j -= 1 }
-                if j >= 0, scalars[j].value == 0x1F3F4 { continue }
-                return s
+                if s.value == 0x200C, isCursiveJoiningContext(scalars, at: at) { continue }
+                if s.value == 0x200D, let next, next.properties.canonicalCombiningClass == .virama, isAfterLetter(scalars, at: at) { continue }
+                if s.value == 0x200D, let next, next.properties.isEmoji, let base = emojiBase(scalars, before: at), base.properties.isEmoji, base.value > 0x7F { continue }
+                return (s, describe(s))
+            case 0xE0001, 0xE0020...0xE007F:
+                if let length = rgiTagSequenceLength(scalars, at: at) {
+                    i = at + length
+                    continue
+                }
+                return (s, "a tag character outside the three RGI emoji tag sequences, the flags of England, Scotland and Wales (UTS #51 §2.8)")
             default:
-                if p.isVariationSelector, let previous, !previous.properties.isDefaultIgnorableCodePoint,
-                    !isRefused(previous, previous.properties.generalCategory), !previous.properties.isWhitespace { continue }
-                return s
+                if p.isVariationSelector {
+                    if let previous, selectsAVariant(s, of: previous) { continue }
+                    return (s, "a variation selector after a character it selects no variant of (VS15/VS16 follow an emoji, VS1–VS14 an ideograph or a math symbol, VS17–VS256 an ideograph, the Mongolian ones a Mongolian letter)")
+                }
+                return (s, describe(s))
             }
         }
         return nil
+    }
+
+    /// A variation selector is invisible: after a character that has no variant for it, it only
+    /// makes two texts that look alike differ. So it is accepted only after
+    /// - U+FE0E/U+FE0F (VS15/VS16, text or emoji presentation): a character with the Emoji
+    ///   property (UTS #51 §1.4.3, emoji-variation-sequences.txt; keycaps: #, * and the digits
+    ///   are Emoji, so `#️⃣` is base, VS16, U+20E3);
+    /// - U+FE00–U+FE0D (VS1–VS14, standardized variation sequences, StandardizedVariants.txt):
+    ///   an ideograph (Ideographic: CJK unified and compatibility ideographs) or a math symbol
+    ///   (Sm). Our approximation: StandardizedVariants.txt also has sequences for a few letters
+    ///   (Myanmar, Phags-pa, Manichaean), U+0030 and Egyptian hieroglyphs, refused here;
+    /// - U+E0100–U+E01EF (VS17–VS256, ideographic variation sequences, Unicode §23.4, the IVD):
+    ///   an ideograph, as in 葛󠄀;
+    /// - U+180B–U+180D, U+180F (Mongolian free variation selectors, Unicode §13.5): a Mongolian
+    ///   letter (U+1820–U+18AF, L*).
+    static func selectsAVariant(_ selector: Unicode.Scalar, of base: Unicode.Scalar) -> Bool {
+        let p = base.properties
+        switch selector.value {
+        case 0xFE0E, 0xFE0F: return p.isEmoji
+        case 0xFE00...0xFE0D: return p.isIdeographic || p.generalCategory == .mathSymbol
+        case 0xE0100...0xE01EF: return p.isIdeographic
+        case 0x180B...0x180D, 0x180F: return (0x1820...0x18AF).contains(base.value) && isLetter(p.generalCategory)
+        default: return false
+        }
+    }
+
+    /// The scalar before `index` is a letter (L*), or a letter and its nuktas (canonical
+    /// combining class 7: U+0930 U+093C, the decomposed ऱ U+0931).
+    static func isAfterLetter(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        var before = index - 1
+        while before >= 0, scalars[before].properties.canonicalCombiningClass == .nukta { before -= 1 }
+        return before >= 0 && isLetter(scalars[before].properties.generalCategory)
+    }
+
+    /// RFC 5892 Appendix A.1 allows a ZWNJ, besides after a virama, in the context
+    /// `(Joining_Type:{L,D})(Joining_Type:T)*\u200C(Joining_Type:T)*(Joining_Type:{R,D})`
+    /// (Persian می‌خواهم, Urdu, Kurdish). Swift does not expose Joining_Type
+    /// (ArabicShaping.txt), so this approximates it: the nearest scalar on each side that is not
+    /// a nonspacing mark (Mn, which is what joining type T is made of: harakat, …) must be a
+    /// letter of a cursive-joining script (`isCursiveJoiningLetter`). It accepts a little more
+    /// than the RFC (a right-joining letter such as alef before the ZWNJ, where it changes
+    /// nothing) and no ZWNJ in any other script outside a virama.
+    static func isCursiveJoiningContext(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        var before = index - 1
+        while before >= 0, scalars[before].properties.generalCategory == .nonspacingMark { before -= 1 }
+        guard before >= 0, isCursiveJoiningLetter(scalars[before]) else { return false }
+        var after = index + 1
+        while after < scalars.count, scalars[after].properties.generalCategory == .nonspacingMark { after += 1 }
+        return after < scalars.count && isCursiveJoiningLetter(scalars[after])
+    }
+
+    /// A letter (General_Category L*) of the scripts whose letters have joining types D, L or R:
+    /// Arabic (U+0600–U+06FF, U+0750–U+077F, U+0870–U+089F, U+08A0–U+08FF and the presentation
+    /// forms U+FB50–U+FDFF, U+FE70–U+FEFF), Syriac (U+0700–U+074F), N'Ko (U+07C0–U+07FF),
+    /// Mandaic (U+0840–U+085F) and Mongolian (U+1800–U+18AF). Not covered: the other
+    /// cursive-joining scripts (Adlam, Hanifi Rohingya, Manichaean, Psalter Pahlavi, Sogdian,
+    /// Phags-pa, Arabic Extended-C).
+    static func isCursiveJoiningLetter(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x0600...0x06FF, 0x0700...0x074F, 0x0750...0x077F, 0x07C0...0x07FF, 0x0840...0x085F, 0x0870...0x089F,
+            0x08A0...0x08FF, 0x1800...0x18AF, 0xFB50...0xFDFF, 0xFE70...0xFEFF:
+            return isLetter(s.properties.generalCategory)
+        default:
+            return false
+        }
+    }
+
+    static func isLetter(_ category: Unicode.GeneralCategory) -> Bool {
+        switch category {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter: return true
+        default: return false
+        }
+    }
+
+    /// The tags of the RGI emoji tag sequences (emoji-sequences.txt, RGI_Emoji_Tag_Sequence:
+    /// U+1F3F4 WAVING BLACK FLAG, these tags, U+E007F CANCEL TAG): the flags of England,
+    /// Scotland and Wales. UTS #51 §2.8 (ED-14a) allows any tag spec, but only these three are
+    /// recommended for general interchange; any other run of tags is text that no one sees (a
+    /// hidden sentence renders as one black flag), so it is refused.
+    static let rgiTagSpecs: Set<String> = ["gbeng", "gbsct", "gbwls"]
+
+    /// The number of scalars (5 tags and U+E007F) of the RGI emoji tag sequence whose first
+    /// tag is at `index`, right after its U+1F3F4; nil for any other tag character.
+    static func rgiTagSequenceLength(_ scalars: [Unicode.Scalar], at index: Int) -> Int? {
+        guard index > 0, scalars[index - 1].value == 0x1F3F4, index + 6 <= scalars.count, scalars[index + 5].value == 0xE007F else { return nil }
+        var spec = ""
+        for s in scalars[index..<index + 5] {
+            guard (0xE0061...0xE007A).contains(s.value), let letter = Unicode.Scalar(s.value - 0xE0000) else { return nil }
+            spec.unicodeScalars.append(letter)
+        }
+        return rgiTagSpecs.contains(spec) ? 6 : nil
     }
 
     /// The emoji a ZWJ follows, skipping its modifiers and variation selector.
