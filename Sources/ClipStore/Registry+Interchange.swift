@@ -55,8 +55,8 @@ extension Registry {
         // instead of spilling to the WAL before the commit (pragma cache_size). Only for the
         // import: a server's pooled connection must not keep that much afterwards.
         let previousCacheSize = (try? db.query("PRAGMA cache_size").first?.int("cache_size")) ?? -2000
-        try? db.execute("PRAGMA cache_size = -262144")
-        defer { try? db.execute("PRAGMA cache_size = \(previousCacheSize)") }
+        _ = try? db.execute("PRAGMA cache_size = -262144")
+        defer { _ = try? db.execute("PRAGMA cache_size = \(previousCacheSize)") }
         return try write {
             var reader = Interchange.Reader(format: format)
             var errors: [Interchange.LineError] = []

@@ -7,7 +7,7 @@ import Testing
 /// another team over the API while the server runs on the same file.
 @Suite(.serialized) struct HostOwnershipProcessTests {
     @Test func anotherTeamIsRefusedLocallyAndOverTheAPIAndNothingChanges() throws {
-        var clipctl = try Clipctl()
+        let clipctl = try Clipctl()
         try clipctl.registerExampleBusinesses()
         let teamB = try clipctl("token", "create", "--team", "FGHIJ67890", "--name", "brightegg").out.trimmingCharacters(in: .whitespacesAndNewlines)
         let server = try ServeProcess(clipctl, database: clipctl.file("clips.db"))
