@@ -3,6 +3,7 @@ import ClipStore
 import Foundation
 import HTTP1
 import StrictJSON
+import Synchronization
 
 /// Who is calling, from the bearer token.
 enum Principal {
@@ -101,7 +102,12 @@ public final class ClipAPI: @unchecked Sendable {
     /// Whether each request gets a log line (`serve --quiet` turns it off; errors are always logged).
     let logsRequests: Bool
     /// Set by the caller once the server runs, for the connection gauge.
-    public var connectionCount: @Sendable () -> Int = { 0 }
+    /// (Set after the server started, while handlers may already read it: behind a lock.)
+    public var connectionCount: @Sendable () -> Int {
+        get { connectionCountSource.withLock { $0 } }
+        set { connectionCountSource.withLock { $0 = newValue } }
+    }
+    private let connectionCountSource = Mutex<@Sendable () -> Int>({ 0 })
     private var access: [String: Access] = [:]
 
     public init(pool: RegistryPool, logsRequests: Bool = true, log: @escaping @Sendable (String) -> Void) {
