@@ -44,6 +44,18 @@ extension Context {
             inline: { api.answersFromMemory($0) },
             handler: { api.handle($0) })
         server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }
+        // Graceful stop (design §5): stop accepting, finish in-flight requests, close. The handlers
+        // are in place before the server starts and says where it listens: a SIGTERM sent as soon
+        // as the address is printed (a supervisor, a test) must stop it, not be ignored.
+        let stopped = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            sources.append(source)
+        }
         let bound: Int
         do { bound = try server.start() } catch {
             throw CommandFailure(code: ExitCode.failure, message: "cannot listen on \(listen): \(error)")
@@ -54,16 +66,6 @@ extension Context {
         }
         print("serving \(databasePath) on http://\(listen[..<colon]):\(bound)")
 
-        // Graceful stop (design §5): stop accepting, finish in-flight requests, close.
-        let stopped = DispatchSemaphore(value: 0)
-        var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGTERM, SIGINT] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { stopped.signal() }
-            source.resume()
-            sources.append(source)
-        }
         stopped.wait()
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
         server.stop()

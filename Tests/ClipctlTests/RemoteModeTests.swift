@@ -35,10 +35,17 @@ final class ServeProcess {
         self.port = port
     }
 
-    /// SIGTERM: a graceful stop, exit 0.
+    /// SIGTERM: a graceful stop, exit 0. A server still running 20 s later is killed and the
+    /// answer is -1, so a stop that does not happen fails the test instead of hanging the suite.
     func stop() -> Int32 {
         process.terminate()
-        process.waitUntilExit()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
         return process.terminationStatus
     }
 
@@ -118,6 +125,16 @@ final class ServeProcess {
         #expect(try clipctl("resolve", "https://a.example/").code == 1, "public routes need no token")
         #expect(try clipctl("--server", "ftp://x", "list").code == 64)
         _ = server.stop()
+    }
+
+    /// A SIGTERM sent as soon as the server says where it listens stops it (the signal handlers
+    /// are in place before that line; they were installed after it, and such a SIGTERM was lost).
+    @Test func aSIGTERMRightAfterStartStopsTheServer() throws {
+        let clipctl = try Clipctl()
+        for _ in 0..<10 {
+            let server = try ServeProcess(clipctl, database: clipctl.file("s.db"))
+            #expect(server.stop() == 0)
+        }
     }
 
     /// --listen takes a name (resolved) or a bracketed IPv6 literal.
