@@ -4,7 +4,7 @@ import Testing
 @testable import ClipCore
 
 /// Scores the evaluator on the vendored conformance corpus, Fixtures/aasa-conformance/cases.json
-/// (a copy of ../shared/conformance/aasa/cases.json; see PROVENANCE.md there; checked against Apple's
+/// (a copy of the shared conformance corpus, conformance/aasa/cases.json; see PROVENANCE.md there; checked against Apple's
 /// swcutil), per feature, with the cases that expect no_match counted separately (a matcher
 /// that never matches passes all of those) and the one `decided` case apart from the oracle ones.
 struct AASAConformanceTests {
