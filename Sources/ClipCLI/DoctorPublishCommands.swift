@@ -69,19 +69,13 @@ enum PublishedDirectory {
     /// that folder; the link stays), its missing parents created.
     static func resolve(_ argument: String) throws -> String {
         let path = URL(fileURLWithPath: argument).standardizedFileURL.path
-        if DurableFiles.exists(path), let real = realPath(path) { return real }
+        if DurableFiles.exists(path), let real = DurableFiles.realPath(path) { return real }
         let parent = (path as NSString).deletingLastPathComponent
         do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
             throw CommandFailure(code: ExitCode.failure, message: "cannot publish to \(path): cannot create \(parent)")
         }
-        guard let real = realPath(parent) else { throw CommandFailure(code: ExitCode.failure, message: "cannot publish to \(path): cannot resolve \(parent)") }
+        guard let real = DurableFiles.realPath(parent) else { throw CommandFailure(code: ExitCode.failure, message: "cannot publish to \(path): cannot resolve \(parent)") }
         return real == "/" ? "/\((path as NSString).lastPathComponent)" : "\(real)/\((path as NSString).lastPathComponent)"
-    }
-
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// Publish replaces DIR and everything in it: DIR must not be the database's folder or one
@@ -89,8 +83,8 @@ enum PublishedDirectory {
     /// symbolic link points to, so both folders count).
     static func checkNotHoldingDatabase(_ target: String, database: String) throws {
         let given = URL(fileURLWithPath: database).standardizedFileURL.path
-        let folders = [given, realPath(given) ?? given].map { ($0 as NSString).deletingLastPathComponent }
-        for folder in Set(folders + folders.compactMap(realPath)) where folder == target || folder.hasPrefix(target == "/" ? "/" : target + "/") {
+        let folders = [given, DurableFiles.realPath(given) ?? given].map { ($0 as NSString).deletingLastPathComponent }
+        for folder in Set(folders + folders.compactMap(DurableFiles.realPath)) where folder == target || folder.hasPrefix(target == "/" ? "/" : target + "/") {
             throw CommandFailure.invalid("DIR", "publish.target", "\(target) holds the database \(database) (publish replaces the whole directory); choose a directory of its own")
         }
     }
@@ -224,6 +218,6 @@ enum PublishedDirectory {
     }
 
     static func posixFailure(_ what: String) -> CommandFailure {
-        CommandFailure(code: ExitCode.failure, message: "cannot \(what): \(String(cString: strerror(errno)))")
+        CommandFailure(code: ExitCode.failure, message: DurableFiles.failure(what).description)
     }
 }

@@ -39,13 +39,17 @@ public enum DurableFiles {
     /// (realpath(3)), and of the file too when `followingLink` and it exists: two spellings of
     /// one name compare equal even when the file does not exist yet.
     public static func resolved(_ path: String, followingLink: Bool = true) -> String {
-        if followingLink, let full = realpath(path, nil) {
-            defer { free(full) }
-            return String(cString: full)
-        }
-        guard let parent = realpath(directory(of: path), nil) else { return path }
-        defer { free(parent) }
-        return (String(cString: parent) as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+        if followingLink, let full = realPath(path) { return full }
+        guard let parent = realPath(directory(of: path)) else { return path }
+        return (parent as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+    }
+
+    /// realpath(3): the absolute name with every symbolic link, `.` and `..` resolved; nil when
+    /// the file does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Creates a new empty file (mode 0600) named `prefix` plus six random characters, with
@@ -99,7 +103,8 @@ public enum DurableFiles {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
     }
 
-    static func failure(_ what: String) -> Failure {
+    /// "cannot WHAT: <strerror(errno)>".
+    public static func failure(_ what: String) -> Failure {
         Failure(description: "cannot \(what): \(String(cString: strerror(errno)))")
     }
 }

@@ -113,12 +113,7 @@ extension Registry {
     /// that `hold` enforces on every write), as "kind of TEAM on HOST".
     public func hostOwnershipViolations() throws(RegistryError) -> [String] {
         try guarded {
-            try db.query("""
-                WITH uses(kind, host, team_id) AS (
-                    SELECT 'association', d.host, a.team_id FROM domain_association d JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
-                    UNION ALL SELECT 'experience', e.host, a.team_id FROM advanced_experience e JOIN clip c ON c.bundle_id = e.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id WHERE e.removed_at IS NULL
-                    UNION ALL SELECT 'applinks', x.host, a.team_id FROM applinks_details x JOIN app a ON a.bundle_id = x.app_bundle_id
-                    UNION ALL SELECT 'webcredentials', w.host, a.team_id FROM webcredentials w JOIN app a ON a.bundle_id = w.app_bundle_id)
+            try db.query(Self.hostUses + """
                 SELECT DISTINCT kind, host, team_id FROM uses u
                 WHERE NOT EXISTS (SELECT 1 FROM host_team h WHERE h.host = u.host AND h.team_id = u.team_id)
                 ORDER BY host, kind, team_id

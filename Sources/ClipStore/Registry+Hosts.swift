@@ -126,20 +126,19 @@ extension Registry {
         }
     }
 
+    /// Every team object that sits on a host, as `uses(kind, host, team_id)`: what HostOwnership
+    /// governs (an experience not removed, an association, an applinks rule, webcredentials).
+    static let hostUses = """
+        WITH uses(kind, host, team_id) AS (
+            SELECT 'association', d.host, a.team_id FROM domain_association d JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
+            UNION ALL SELECT 'experience', e.host, a.team_id FROM advanced_experience e JOIN clip c ON c.bundle_id = e.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id WHERE e.removed_at IS NULL
+            UNION ALL SELECT 'applinks rule', x.host, a.team_id FROM applinks_details x JOIN app a ON a.bundle_id = x.app_bundle_id
+            UNION ALL SELECT 'webcredentials entry', w.host, a.team_id FROM webcredentials w JOIN app a ON a.bundle_id = w.app_bundle_id)
+        """
+
     /// What `team` has on `host`, counted by kind ("2 experience(s)", …); empty when nothing.
     func objects(of team: TeamID, on host: String) throws -> [String] {
-        let row = try db.query("""
-            SELECT
-              (SELECT count(*) FROM advanced_experience e JOIN clip c ON c.bundle_id = e.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
-                WHERE e.host = ?1 AND e.removed_at IS NULL AND a.team_id = ?2) AS experiences,
-              (SELECT count(*) FROM domain_association d JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
-                WHERE d.host = ?1 AND a.team_id = ?2) AS associations,
-              (SELECT count(*) FROM applinks_details x JOIN app a ON a.bundle_id = x.app_bundle_id WHERE x.host = ?1 AND a.team_id = ?2) AS applinks,
-              (SELECT count(*) FROM webcredentials w JOIN app a ON a.bundle_id = w.app_bundle_id WHERE w.host = ?1 AND a.team_id = ?2) AS webcredentials
-            """, [.text(host), .text(team.rawValue)]).first!
-        return try ["experiences", "associations", "applinks", "webcredentials"].compactMap { kind in
-            let n = try row.int(kind)
-            return n == 0 ? nil : "\(n) \(kind == "applinks" ? "applinks rule" : String(kind.dropLast()))(s)"
-        }
+        try db.query(Self.hostUses + " SELECT kind, count(*) AS n FROM uses WHERE host = ? AND team_id = ? GROUP BY kind ORDER BY kind",
+                     [.text(host), .text(team.rawValue)]).map { "\(try $0.int("n")) \(try $0.string("kind"))(s)" }
     }
 }
