@@ -101,8 +101,8 @@ public final class ClipAPI: @unchecked Sendable {
     let log: @Sendable (String) -> Void
     /// Whether each request gets a log line (`serve --quiet` turns it off; errors are always logged).
     let logsRequests: Bool
-    /// Set by the caller once the server runs, for the connection gauge.
-    /// (Set after the server started, while handlers may already read it: behind a lock.)
+    /// Set by the caller once the server runs, for the connection gauge; handlers may already be
+    /// reading it then, so it sits behind a lock.
     public var connectionCount: @Sendable () -> Int {
         get { connectionCountSource.withLock { $0 } }
         set { connectionCountSource.withLock { $0 = newValue } }
