@@ -84,10 +84,7 @@ extension Registry {
         }
         defer { live.close() }
         do {
-            let tables = try live.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.string("name") }
-            if !tables.isEmpty && !tables.contains("schema_migrations") {
-                throw RegistryError.storage("\(database) is an SQLite database but not a Clip Registry database (it has tables \(tables.prefix(5).joined(separator: ", "))); refusing to replace it")
-            }
+            try refuseForeign(live, path: database, doing: "replace")
         } catch let error as RegistryError { throw error } catch {
             throw RegistryError.from(error as? SQLiteError ?? SQLiteError(extendedCode: 1, message: "\(error)"), path: database)
         }

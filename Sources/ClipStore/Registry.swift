@@ -29,10 +29,7 @@ public final class Registry {
             throw RegistryError.from(error as? SQLiteError ?? SQLiteError(extendedCode: 1, message: "\(error)"), path: path)
         }
         try guarded {
-            let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.string("name") }
-            if !tables.isEmpty && !tables.contains("schema_migrations") {
-                throw RegistryError.storage("\(path) is an SQLite database but not a Clip Registry database (it has tables \(tables.prefix(5).joined(separator: ", "))); refusing to change it")
-            }
+            try Self.refuseForeign(db, path: path, doing: "change")
             do {
                 try Schema.migrator.migrate(db)
             } catch Migrator.MigratorError.readOnly(let pending) {
@@ -53,6 +50,15 @@ public final class Registry {
     }
 
     public func close() { db.close() }
+
+    /// Another application's SQLite database (tables, but no `schema_migrations`) is never
+    /// changed: migrating or replacing it would corrupt somebody else's data.
+    static func refuseForeign(_ connection: Connection, path: String, doing action: String) throws {
+        let tables = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.string("name") }
+        if !tables.isEmpty && !tables.contains("schema_migrations") {
+            throw RegistryError.storage("\(path) is an SQLite database but not a Clip Registry database (it has tables \(tables.prefix(5).joined(separator: ", "))); refusing to \(action) it")
+        }
+    }
 
     /// True when the database can only be read (see `Connection.isReadOnly`): writes are refused
     /// with `RegistryError.readOnly`.
