@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// A failed system call: its name and errno.
-public struct SocketError: Error, CustomStringConvertible, Sendable {
+public struct SocketError: Error, Equatable, CustomStringConvertible, Sendable {
     public let call: String
     public let errno: Int32
     public var description: String { "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
