@@ -178,7 +178,7 @@ extension EventLoop {
     /// Answers a framing error or a 408 and ends the connection (its remaining bytes cannot be trusted).
     func fail(_ c: Connection, _ error: RequestError) {
         c.machine.rejected()
-        let body = Array(JSONText.problem(status: error.status, detail: error.message).utf8)
+        let body = Array(ProblemJSON.problem(status: error.status, detail: error.message).utf8)
         let response = HTTPResponse(status: error.status, contentType: "application/problem+json", body: body)
         try? c.socket.write(ResponseWriter.serialize(response, includeBody: true, keepAlive: false), timeoutSeconds: 2)
         var request = HTTPRequest(method: "-", target: "-")

@@ -1,5 +1,5 @@
 /// Minimal JSON text for the server's own error answers (RFC 9457 problem details).
-enum JSONText {
+enum ProblemJSON {
     static func problem(status: Int, detail: String) -> String {
         "{\"type\":\"about:blank\",\"title\":\"\(escape(HTTPStatus.reason(status)))\",\"status\":\(status),\"detail\":\"\(escape(detail))\"}"
     }
