@@ -62,7 +62,8 @@ final class Metrics: Sendable {
         let (latencyBuckets, latencySum, latencyCount) = (counts.latencyBuckets, counts.latencySum, counts.latencyCount)
         for route in latencyBuckets.keys.sorted() {
             for (i, bound) in Self.bounds.enumerated() {
-                out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(latencyBuckets[route]![i])\n"
+                let count = latencyBuckets[route]![i]
+                out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(count)\n"
             }
             out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(latencyCount[route]!)\n"
             out += "clipregistry_http_request_duration_seconds_sum{route=\"\(route)\"} \(latencySum[route]!)\n"

@@ -64,7 +64,9 @@ extension EventLoop {
                 if skip > 0 { c.buffer.removeFirst(skip) }
             }
             guard !c.buffer.isEmpty else { break }
-            let outcome = c.buffer.withUnsafeBytes { raw in Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits) } }
+            let outcome = c.buffer.withUnsafeBytes { raw in
+                Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits) }
+            }
             let head: RequestHead, headLength: Int
             switch outcome {
             case .failure(let error):
@@ -152,7 +154,8 @@ extension EventLoop {
         return .handedOff
     }
 
-    private func finish(_ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse, _ started: Double, written: Bool, keepAlive: Bool) -> Step {
+    private func finish(_ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse, _ started: Double,
+                        written: Bool, keepAlive: Bool) -> Step {
         observer?(request, response, monotonicSeconds() - started)
         table.withLock { table in
             table.inFlight -= 1

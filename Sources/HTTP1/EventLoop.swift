@@ -189,8 +189,8 @@ final class EventLoop: Sendable {
             }
             guard let connection else {
                 // Over the cap: a clean refusal, never a crash or a silent hang.
-                let response = HTTPResponse(status: 503, headers: HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")]),
-                                            body: Array("too many connections\n".utf8))
+                let headers = HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")])
+                let response = HTTPResponse(status: 503, headers: headers, body: Array("too many connections\n".utf8))
                 try? socket.write(ResponseWriter.serialize(response, includeBody: true, keepAlive: false), timeoutSeconds: 1)
                 socket.close()
                 continue

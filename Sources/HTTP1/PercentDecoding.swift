@@ -5,7 +5,8 @@ enum PercentDecoding {
     /// The decoded text; nil for a malformed escape, invalid UTF-8 or NUL.
     static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
         let utf8 = text.utf8
-        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == 0 || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else { return String(text) }
+        let escaped = utf8.contains { $0 == UInt8(ascii: "%") || $0 == 0 || (plusIsSpace && $0 == UInt8(ascii: "+")) }
+        guard escaped else { return String(text) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var iterator = utf8.makeIterator()

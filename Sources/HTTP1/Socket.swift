@@ -24,7 +24,9 @@ final class ListeningSocket: Sendable {
         let fd = try SystemCall.run("socket") { socket(info.pointee.ai_family, type, 0) }
         do {
             var one: Int32 = 1
-            try SystemCall.run("setsockopt(SO_REUSEADDR)") { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) }
+            try SystemCall.run("setsockopt(SO_REUSEADDR)") {
+                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
             try SystemCall.run("bind") { bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) }
             try SystemCall.run("listen") { listen(fd, backlog) }
         } catch {
@@ -48,7 +50,9 @@ final class ListeningSocket: Sendable {
         let client: Int32?
         do {
             client = try SystemCall.unlessWouldBlock("accept4") {
-                withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { clinuxio_accept4(fd, $0, &length, flags) } }
+                withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { clinuxio_accept4(fd, $0, &length, flags) }
+                }
             }
         } catch where [ECONNABORTED, EMFILE, ENFILE, EPROTO].contains(error.errno) {
             // The peer gave up, or out of descriptors: try again at the next event.
@@ -122,7 +126,8 @@ struct ConnectionSocket: Sendable {
                 var offset = 0
                 while offset < raw.count {
                     let pointer = raw.baseAddress! + offset, count = raw.count - offset
-                    guard let sent = try SystemCall.unlessWouldBlock("send", { send(fd, pointer, count, Int32(MSG_NOSIGNAL)) }) else { break }
+                    let sent = try SystemCall.unlessWouldBlock("send") { send(fd, pointer, count, Int32(MSG_NOSIGNAL)) }
+                    guard let sent else { break }
                     offset += sent
                 }
                 return offset
@@ -155,7 +160,9 @@ struct ConnectionSocket: Sendable {
     /// TCP_NODELAY: an answer goes out as soon as it is written, not after the peer's next ACK.
     func setNoDelay() {
         var one: Int32 = 1
-        _ = try? SystemCall.run("setsockopt(TCP_NODELAY)") { setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) }
+        _ = try? SystemCall.run("setsockopt(TCP_NODELAY)") {
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
     }
 
     /// Half-closes: no more writes; reads go on.

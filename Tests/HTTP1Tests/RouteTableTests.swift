@@ -5,7 +5,9 @@ import Glibc
 @testable import HTTP1
 
 struct RouteTableTests {
-    static func ok(_ text: String) -> Router.Handler { { _, _ in HTTPResponse(status: 200, contentType: "text/plain", body: Array(text.utf8)) } }
+    static func ok(_ text: String) -> Router.Handler {
+        { _, _ in HTTPResponse(status: 200, contentType: "text/plain", body: Array(text.utf8)) }
+    }
 
     func table() -> RouteTable {
         var router = Router()
