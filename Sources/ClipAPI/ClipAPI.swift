@@ -87,8 +87,10 @@ struct Context {
     }
 }
 
-/// The HTTP API of design §4.2 on a `RegistryPool`: routes, authentication, tenancy, problem
-/// details, request ids, one log line per request, metrics.
+/// The HTTP API on a `RegistryPool`: routes, authentication, tenancy, problem details, request
+/// ids, one log line per request, metrics.
+/// `@unchecked Sendable`: `registering` and `access` are written only by `init` (which registers
+/// the routes before the API can be shared) and only read afterwards; every other field is Sendable.
 public final class ClipAPI: @unchecked Sendable {
     enum Access { case open, token }
     /// Handlers get the API as an argument rather than capturing it, so that the router (owned by
@@ -96,7 +98,9 @@ public final class ClipAPI: @unchecked Sendable {
     typealias Handler = @Sendable (ClipAPI, Context) throws -> HTTPResponse
 
     let pool: RegistryPool
-    let router = Router()
+    private var registering = Router()
+    /// Every route, frozen once `init` has registered them; each says whether it answers from memory.
+    public private(set) var routeTable = RouteTable()
     let metrics = Metrics()
     let log: @Sendable (String) -> Void
     /// Whether each request gets a log line (`serve --quiet` turns it off; errors are always logged).
@@ -115,53 +119,31 @@ public final class ClipAPI: @unchecked Sendable {
         self.log = log
         self.logsRequests = logsRequests
         registerRoutes()
+        routeTable = registering.freeze()
+        registering = Router()
     }
 
     /// The (method, template) pairs that need a bearer token.
     public var protectedRoutes: [(method: String, template: String)] {
-        router.routes.filter { access["\($0.method) \($0.template)"] == .token }.map { ($0.method, $0.template) }
+        routeTable.routes.filter { access["\($0.method) \($0.template)"] == .token }.map { ($0.method, $0.template) }
     }
 
     /// Every (method, template) served, for the OpenAPI check.
-    public var routes: [(method: String, template: String)] { router.routes.map { ($0.method, $0.template) } }
+    public var routes: [(method: String, template: String)] { routeTable.routes.map { ($0.method, $0.template) } }
 
-    func add(_ method: String, _ template: String, _ access: Access, _ handler: @escaping Handler) {
+    /// Registers a route (during `init` only). `fromMemory`: whether its handler answers without
+    /// blocking, so the server may run it on its event loop (see `answersFromMemory`).
+    func add(_ method: String, _ template: String, _ access: Access, fromMemory: MemoryAnswer = .never, _ handler: @escaping Handler) {
         self.access["\(method) \(template)"] = access
-        router.add(method, template) { [unowned self] request, parameters in
+        registering.add(method, template, fromMemory: fromMemory) { [unowned self] request, parameters in
             self.run(request, parameters, template: template, access: access, handler)
         }
     }
 
-    /// Requests answered from memory, without blocking: the served AASA, resolve without an
-    /// explanation, and liveness. The server runs these on its event loop and the rest on its
-    /// blocking pool (issue #4: reads never wait behind a write).
-    public func answersFromMemory(_ request: HTTPRequest) -> Bool {
-        guard request.method == "GET" || request.method == "HEAD" else { return false }
-        switch request.path {
-        case "/.well-known/apple-app-site-association", "/apple-app-site-association", "/healthz": return true
-        case "/v1/resolve": return !Self.query(request.query, names: "explain")
-        default: return false
-        }
-    }
-
-    /// Whether a raw query has an item named `name` (as sent, not decoded: a client spelling it
-    /// with escapes only sends the request to the blocking pool, which answers it the same).
-    static func query(_ query: Substring?, names name: String) -> Bool {
-        guard let query else { return false }
-        let wanted = name.utf8
-        var atItemStart = true
-        var index = query.utf8.startIndex
-        let end = query.utf8.endIndex
-        while index < end {
-            if atItemStart, query.utf8[index...].starts(with: wanted) {
-                let after = query.utf8.index(index, offsetBy: wanted.count)
-                if after == end || query.utf8[after] == UInt8(ascii: "=") || query.utf8[after] == UInt8(ascii: "&") { return true }
-            }
-            atItemStart = query.utf8[index] == UInt8(ascii: "&")
-            index = query.utf8.index(after: index)
-        }
-        return false
-    }
+    /// Requests answered from memory, without blocking, as their routes say (the served AASA,
+    /// resolve without an explanation, and liveness). The server runs these on its event loop
+    /// and the rest on its blocking pool, so reads never wait behind a write.
+    public func answersFromMemory(_ request: HTTPRequest) -> Bool { routeTable.answersFromMemory(request) }
 
     /// The server's handler.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -169,7 +151,7 @@ public final class ClipAPI: @unchecked Sendable {
         let requestID = Self.requestID(request.headers["X-Request-Id"])
         var response: HTTPResponse
         var route = "unmatched"
-        switch router.match(method: request.method, path: request.path) {
+        switch routeTable.match(method: request.method, path: request.path) {
         case .found(let matched, let parameters):
             route = matched.template
             response = matched.handler(request, parameters)

@@ -1,32 +1,34 @@
-import Foundation
+import Synchronization
 
 /// Prometheus text-format metrics (exposition format 0.0.4): requests by route template, method
 /// and status; a latency histogram by route template. Raw URLs are never labels (cardinality
 /// and privacy: swift-style §1.5). Every label takes a bounded set of values whatever a client
 /// sends: route templates plus `unmatched` and `refused`, the methods below plus `other`, and
 /// statuses 100–599 (an anonymous client must not grow `/metrics` or the process).
-final class Metrics: @unchecked Sendable {
-    private let lock = NSLock()
+final class Metrics: Sendable {
     private struct RequestKey: Hashable {
         let route: String
         let method: String
         let status: Int
     }
-    private var requests: [RequestKey: Int] = [:]
-    private var latencyBuckets: [String: [Int]] = [:]
-    private var latencySum: [String: Double] = [:]
-    private var latencyCount: [String: Int] = [:]
+    private struct Counts {
+        var requests: [RequestKey: Int] = [:]
+        var latencyBuckets: [String: [Int]] = [:]
+        var latencySum: [String: Double] = [:]
+        var latencyCount: [String: Int] = [:]
+    }
+    private let counts = Mutex(Counts())
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
     func record(route: String, method: String, status: Int, seconds: Double) {
         let key = RequestKey(route: route, method: Self.methodLabel(method), status: (100...599).contains(status) ? status : 0)
-        lock.withLock {
-            requests[key, default: 0] += 1
-            var buckets = latencyBuckets[route] ?? [Int](repeating: 0, count: Self.bounds.count)
+        counts.withLock { counts in
+            counts.requests[key, default: 0] += 1
+            var buckets = counts.latencyBuckets[route] ?? [Int](repeating: 0, count: Self.bounds.count)
             for (i, bound) in Self.bounds.enumerated() where seconds <= bound { buckets[i] += 1 }
-            latencyBuckets[route] = buckets
-            latencySum[route, default: 0] += seconds
-            latencyCount[route, default: 0] += 1
+            counts.latencyBuckets[route] = buckets
+            counts.latencySum[route, default: 0] += seconds
+            counts.latencyCount[route, default: 0] += 1
         }
     }
 
@@ -50,21 +52,22 @@ final class Metrics: @unchecked Sendable {
     func render(experiences: [String: Int], connections: Int) -> String {
         var out = "# HELP clipregistry_http_requests_total HTTP requests answered, by route template, method and status.\n"
         out += "# TYPE clipregistry_http_requests_total counter\n"
-        lock.withLock {
-            let lines = requests.map { key, count in
-                "clipregistry_http_requests_total{route=\"\(key.route)\",method=\"\(key.method)\",status=\"\(key.status)\"} \(count)\n"
+        let counts = counts.withLock { $0 }
+        let lines = counts.requests.map { key, count in
+            "clipregistry_http_requests_total{route=\"\(key.route)\",method=\"\(key.method)\",status=\"\(key.status)\"} \(count)\n"
+        }
+        for line in lines.sorted() { out += line }
+        out += "# HELP clipregistry_http_request_duration_seconds Time to answer a request, by route template.\n"
+        out += "# TYPE clipregistry_http_request_duration_seconds histogram\n"
+        let (latencyBuckets, latencySum, latencyCount) = (counts.latencyBuckets, counts.latencySum, counts.latencyCount)
+        for route in latencyBuckets.keys.sorted() {
+            for (i, bound) in Self.bounds.enumerated() {
+                let count = latencyBuckets[route]![i]
+                out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(count)\n"
             }
-            for line in lines.sorted() { out += line }
-            out += "# HELP clipregistry_http_request_duration_seconds Time to answer a request, by route template.\n"
-            out += "# TYPE clipregistry_http_request_duration_seconds histogram\n"
-            for route in latencyBuckets.keys.sorted() {
-                for (i, bound) in Self.bounds.enumerated() {
-                    out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(latencyBuckets[route]![i])\n"
-                }
-                out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(latencyCount[route]!)\n"
-                out += "clipregistry_http_request_duration_seconds_sum{route=\"\(route)\"} \(latencySum[route]!)\n"
-                out += "clipregistry_http_request_duration_seconds_count{route=\"\(route)\"} \(latencyCount[route]!)\n"
-            }
+            out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(latencyCount[route]!)\n"
+            out += "clipregistry_http_request_duration_seconds_sum{route=\"\(route)\"} \(latencySum[route]!)\n"
+            out += "clipregistry_http_request_duration_seconds_count{route=\"\(route)\"} \(latencyCount[route]!)\n"
         }
         out += "# HELP clipregistry_experiences Advanced experiences (not removed), by status.\n# TYPE clipregistry_experiences gauge\n"
         for (status, count) in experiences.sorted(by: { $0.key < $1.key }) { out += "clipregistry_experiences{status=\"\(status)\"} \(count)\n" }

@@ -1,14 +1,16 @@
 import ClipStore
 import Foundation
 import SQLiteDB
+import Synchronization
 
 /// A few `Registry` connections shared by the server's threads: a request checks one out,
 /// uses it alone, and returns it. SQLite in WAL mode lets readers run beside the one writer.
-public final class RegistryPool: @unchecked Sendable {
+public final class RegistryPool: Sendable {
     private let path: String
-    private let lock = NSLock()
-    private var idle: [Registry] = []
-    private var created = 0
+    /// A connection not checked out. `@unchecked Sendable`: a Registry is not thread-safe, but the
+    /// pool gives each to one request at a time, so it only ever moves between threads whole.
+    private struct Parked: @unchecked Sendable { let registry: Registry }
+    private let idle: Mutex<[Parked]>
     private let capacity: Int
     private let available: DispatchSemaphore
     /// The in-memory read model that resolve and the served AASA use (issue #4).
@@ -21,9 +23,7 @@ public final class RegistryPool: @unchecked Sendable {
         self.path = path
         self.capacity = capacity
         available = DispatchSemaphore(value: capacity)
-        let first = try Registry(path: path, actor: "api", stop: stop)
-        idle.append(first)
-        created = 1
+        idle = Mutex([Parked(registry: try Registry(path: path, actor: "api", stop: stop))])
         index = try LiveIndex(path: path)
     }
 
@@ -34,12 +34,9 @@ public final class RegistryPool: @unchecked Sendable {
     public func with<T>(actor: String, _ body: (Registry) throws -> T) throws -> T {
         available.wait()
         defer { available.signal() }
-        let registry: Registry = try lock.withLock {
-            if let r = idle.popLast() { return r }
-            created += 1
-            return try Registry(path: path, actor: "api", stop: stop)
-        }
-        defer { lock.withLock { idle.append(registry) } }
+        let registry = try idle.withLock { $0.popLast() }?.registry ?? Registry(path: path, actor: "api", stop: stop)
+        let parked = Parked(registry: registry)
+        defer { idle.withLock { $0.append(parked) } }
         registry.actor = actor
         return try body(registry)
     }

@@ -7,7 +7,7 @@ import StrictJSON
 extension ClipAPI {
     func registerRoutes() {
         // Public (design §4.2): no token.
-        add("GET", "/healthz", .open) { _, _ in json(["status": "ok"]) }
+        add("GET", "/healthz", .open, fromMemory: .always) { _, _ in json(["status": "ok"]) }
         add("GET", "/readyz", .open) { api, c in
             c.registry.isReady() ? json(["status": "ready"]) : Problem(status: 503, detail: "the database is not migrated", headers: [("Retry-After", "5")]).response
         }
@@ -16,9 +16,9 @@ extension ClipAPI {
             let text = api.metrics.render(experiences: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }), connections: api.connectionCount())
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
         }
-        add("GET", "/.well-known/apple-app-site-association", .open) { api, c in try api.servedAASA(c) }
-        add("GET", "/apple-app-site-association", .open) { api, c in try api.servedAASA(c) }
-        add("GET", "/v1/resolve", .open) { api, c in try api.resolve(c) }
+        add("GET", "/.well-known/apple-app-site-association", .open, fromMemory: .always) { api, c in try api.servedAASA(c) }
+        add("GET", "/apple-app-site-association", .open, fromMemory: .always) { api, c in try api.servedAASA(c) }
+        add("GET", "/v1/resolve", .open, fromMemory: .unlessQueryNames("explain")) { api, c in try api.resolve(c) }
         add("GET", "/v1/banner", .open) { api, c in try api.banner(c) }
         add("GET", "/v1/aasa/check", .open) { api, c in try api.aasaCheck(c) }
         add("GET", "/v1/domains/{host}/aasa", .open) { api, c in

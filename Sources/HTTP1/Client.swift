@@ -14,13 +14,13 @@ public enum HTTPClient {
 
     public static func send(host: String = "127.0.0.1", port: Int, method: String, target: String, headers: [(String, String)] = [],
                             body: [UInt8] = [], timeoutSeconds: Double = 10) throws(SocketError) -> Response {
-        let fd = try syscall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
-        defer { close(fd) }
+        let fd = try SystemCall.run("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        defer { SystemCall.close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw SocketError(call: "inet_pton(\(host))", errno: EINVAL) }
-        try syscall("connect") { withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } }
+        try SystemCall.run("connect") { withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } }
         var head = "\(method) \(target) HTTP/1.1\r\n"
         var names = Set<String>()
         for (name, value) in headers {

@@ -32,5 +32,24 @@ public enum QueryString {
     }
 
     /// "+" is a space, "%XX" a byte; nil for a malformed escape, invalid UTF-8 or NUL.
-    static func decode(_ s: Substring) -> String? { Router.percentDecode(s, plusIsSpace: true) }
+    static func decode(_ s: Substring) -> String? { PercentDecoding.decode(s, plusIsSpace: true) }
+
+    /// Whether a raw query has an item named `name`, as sent (not decoded): `explain`,
+    /// `explain=1` and `a=1&explain` name it; `explained=1` does not.
+    public static func names(_ name: String, in query: Substring?) -> Bool {
+        guard let query else { return false }
+        let wanted = name.utf8
+        var atItemStart = true
+        var index = query.utf8.startIndex
+        let end = query.utf8.endIndex
+        while index < end {
+            if atItemStart, query.utf8[index...].starts(with: wanted) {
+                let after = query.utf8.index(index, offsetBy: wanted.count)
+                if after == end || query.utf8[after] == UInt8(ascii: "=") || query.utf8[after] == UInt8(ascii: "&") { return true }
+            }
+            atItemStart = query.utf8[index] == UInt8(ascii: "&")
+            index = query.utf8.index(after: index)
+        }
+        return false
+    }
 }

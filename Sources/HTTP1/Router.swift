@@ -4,18 +4,56 @@ public struct RouteParameters: Sendable {
     public subscript(_ name: String) -> String? { values[name] }
 }
 
-/// Method + path template (`/v1/experiences/{id}`) → handler. An unknown path answers 404; a
-/// known path with another method 405 with `Allow` (swift-style §9.11); HEAD is served by the
-/// GET handler when no HEAD route is given. Registering the same method and template twice is a
-/// programming error.
-public final class Router: @unchecked Sendable {
+/// Whether a route's handler answers from memory, without blocking, so that the server may run it
+/// on its event loop rather than on its blocking pool.
+public enum MemoryAnswer: Sendable, Equatable {
+    /// It may block (a database read or write): the blocking pool.
+    case never
+    case always
+    /// From memory unless the query names this item (`explain`, say, which needs the database).
+    case unlessQueryNames(String)
+
+    func holds(for request: HTTPRequest) -> Bool {
+        switch self {
+        case .never: false
+        case .always: true
+        case .unlessQueryNames(let name): !QueryString.names(name, in: request.query)
+        }
+    }
+}
+
+/// Routes being registered: method + path template (`/v1/experiences/{id}`) → handler, then
+/// `freeze()` into the immutable `RouteTable` that serves requests. Registering the same method
+/// and template twice is a programming error.
+public struct Router {
     public typealias Handler = @Sendable (HTTPRequest, RouteParameters) -> HTTPResponse
 
+    private var routes: [RouteTable.Route] = []
+
+    public init() {}
+
+    public mutating func add(_ method: String, _ template: String, fromMemory: MemoryAnswer = .never, _ handler: @escaping Handler) {
+        precondition(!routes.contains { $0.method == method && $0.template == template }, "\(method) \(template) is registered twice")
+        let segments = template.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> RouteTable.Segment in
+            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+        }
+        routes.append(RouteTable.Route(method: method, template: template, segments: Array(segments), fromMemory: fromMemory,
+                                       handler: handler))
+    }
+
+    public func freeze() -> RouteTable { RouteTable(routes) }
+}
+
+/// The routes of a server, immutable. An unknown path answers 404; a known path with another
+/// method 405 with `Allow` (RFC 9110 §15.5.6); HEAD is served by the GET route when no HEAD route
+/// is given (RFC 9110 §9.3.2).
+public struct RouteTable: Sendable {
     public struct Route: Sendable {
         public let method: String
         public let template: String
         let segments: [Segment]
-        public let handler: Handler
+        public let fromMemory: MemoryAnswer
+        public let handler: Router.Handler
     }
 
     enum Segment: Equatable, Sendable {
@@ -30,21 +68,25 @@ public final class Router: @unchecked Sendable {
         case badPath
     }
 
-    public private(set) var routes: [Route] = []
+    public let routes: [Route]
     /// Routes without parameters by path, then method: the common lookup in one probe.
-    private var literalRoutes: [String: [String: Int]] = [:]
+    private let literalRoutes: [String: [String: Int]]
 
-    public init() {}
+    public init() { self.init([]) }
 
-    public func add(_ method: String, _ template: String, _ handler: @escaping Handler) {
-        precondition(!routes.contains { $0.method == method && $0.template == template }, "\(method) \(template) is registered twice")
-        let segments = template.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> Segment in
-            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+    init(_ routes: [Route]) {
+        self.routes = routes
+        var literal: [String: [String: Int]] = [:]
+        for (i, route) in routes.enumerated() where !route.segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
+            literal[route.template, default: [:]][route.method] = i
         }
-        if !segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
-            literalRoutes[template, default: [:]][method] = routes.count
-        }
-        routes.append(Route(method: method, template: template, segments: Array(segments), handler: handler))
+        literalRoutes = literal
+    }
+
+    /// Whether the route `request` matches answers it from memory (false when none matches).
+    public func answersFromMemory(_ request: HTTPRequest) -> Bool {
+        guard case .found(let route, _) = match(method: request.method, path: request.path) else { return false }
+        return route.fromMemory.holds(for: request)
     }
 
     public func match(method: String, path: Substring) -> Match {
@@ -54,7 +96,7 @@ public final class Router: @unchecked Sendable {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var decoded: [String] = []
         for part in parts {
-            guard let value = Self.percentDecode(part) else { return .badPath }
+            guard let value = PercentDecoding.decode(part) else { return .badPath }
             decoded.append(value)
         }
         var allowed: [String] = []
@@ -81,35 +123,5 @@ public final class Router: @unchecked Sendable {
         if allowed.isEmpty { return .notFound }
         if allowed.contains("GET") && !allowed.contains("HEAD") { allowed.append("HEAD") }
         return .methodNotAllowed(allow: allowed.sorted())
-    }
-
-    /// Percent-decodes one path segment, or a query name or value with `plusIsSpace` (WHATWG URL
-    /// §5.1); nil for a malformed escape, invalid UTF-8 or NUL.
-    static func percentDecode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
-        let utf8 = text.utf8
-        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == 0 || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else { return String(text) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var iterator = utf8.makeIterator()
-        while let b = iterator.next() {
-            switch b {
-            case UInt8(ascii: "%"):
-                guard let h = iterator.next().flatMap(hex), let l = iterator.next().flatMap(hex) else { return nil }
-                bytes.append(h << 4 | l)
-            case UInt8(ascii: "+") where plusIsSpace: bytes.append(0x20)
-            default: bytes.append(b)
-            }
-        }
-        guard !bytes.contains(0), let s = String(validating: bytes, as: UTF8.self) else { return nil }
-        return s
-    }
-
-    static func hex(_ b: UInt8) -> UInt8? {
-        switch b {
-        case 0x30...0x39: b - 0x30
-        case 0x41...0x46: b - 0x41 + 10
-        case 0x61...0x66: b - 0x61 + 10
-        default: nil
-        }
     }
 }

@@ -1,28 +1,10 @@
+import CLinuxIO
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// An error of one system call, with its errno.
-public struct SocketError: Error, CustomStringConvertible, Sendable {
-    public let call: String
-    public let errno: Int32
-    public var description: String { "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
-}
-
-/// Runs a system call, retrying on EINTR (swift-style §8.4); a -1 result becomes a SocketError.
-@discardableResult
-func syscall<T: BinaryInteger>(_ name: String, _ body: () -> T) throws(SocketError) -> T {
-    while true {
-        let result = body()
-        if result != -1 { return result }
-        let code = errno
-        if code == EINTR { continue }
-        throw SocketError(call: name, errno: code)
-    }
-}
-
-/// A listening TCP socket on an IPv4 address: close-on-exec, SO_REUSEADDR, port 0 allowed.
-final class ListeningSocket: @unchecked Sendable {
+/// A listening TCP socket: close-on-exec, non-blocking, SO_REUSEADDR, port 0 allowed.
+final class ListeningSocket: Sendable {
     let fd: Int32
     let port: Int
 
@@ -38,42 +20,45 @@ final class ListeningSocket: @unchecked Sendable {
             throw SocketError(call: "getaddrinfo(\(host))", errno: EINVAL)
         }
         defer { freeaddrinfo(found) }
-        let fd = try syscall("socket") { socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        let fd = try SystemCall.run("socket") { socket(info.pointee.ai_family, type, 0) }
         do {
-            try syscall("bind") { bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) }
-            try syscall("listen") { listen(fd, backlog) }
+            var one: Int32 = 1
+            try SystemCall.run("setsockopt(SO_REUSEADDR)") {
+                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
+            try SystemCall.run("bind") { bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) }
+            try SystemCall.run("listen") { listen(fd, backlog) }
         } catch {
-            Glibc.close(fd)
+            SystemCall.close(fd)
             throw error
         }
         var bound = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = try? SystemCall.run("getsockname") {
+            withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        }
         self.fd = fd
         self.port = Int(Self.numeric(bound, length).port) ?? 0
     }
 
-    func setNonBlocking() {
-        let flags = fcntl(fd, F_GETFL, 0)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-    }
-
-    /// Accepts a waiting connection of a non-blocking listener; nil when none is waiting.
+    /// Accepts a waiting connection (close-on-exec, non-blocking); nil when none is waiting.
     func acceptNow() throws(SocketError) -> (fd: Int32, address: String)? {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let client = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
+        let flags = Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        let client: Int32?
+        do {
+            client = try SystemCall.unlessWouldBlock("accept4") {
+                withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { clinuxio_accept4(fd, $0, &length, flags) }
+                }
+            }
+        } catch where [ECONNABORTED, EMFILE, ENFILE, EPROTO].contains(error.errno) {
+            // The peer gave up, or out of descriptors: try again at the next event.
+            return nil
         }
-        if client == -1 {
-            // None waiting, the peer gave up, or out of descriptors: try again at the next event.
-            if [EAGAIN, EWOULDBLOCK, ECONNABORTED, EINTR, EMFILE, ENFILE, EPROTO].contains(errno) { return nil }
-            throw SocketError(call: "accept", errno: errno)
-        }
-        // Close-on-exec (accept4 is not visible to Swift here; this server never forks meanwhile).
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        guard let client else { return nil }
         let (host, port) = Self.numeric(address, length)
         return (client, address.ss_family == sa_family_t(AF_INET6) ? "[\(host)]:\(port)" : "\(host):\(port)")
     }
@@ -92,11 +77,11 @@ final class ListeningSocket: @unchecked Sendable {
         return (text(host), text(service))
     }
 
-    func close() { _ = Glibc.close(fd) }
+    func close() { SystemCall.close(fd) }
 }
 
-/// One accepted connection's descriptor with deadline-aware reads and complete writes.
-struct ConnectionSocket {
+/// One connection's descriptor: reads of what has arrived, and writes that give up at a deadline.
+struct ConnectionSocket: Sendable {
     let fd: Int32
 
     enum ReadResult { case data(Int), closed, timeout }
@@ -106,93 +91,82 @@ struct ConnectionSocket {
         let remaining = deadline - monotonicSeconds()
         guard remaining > 0 else { return .timeout }
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = try syscall("poll") { poll(&pfd, 1, Int32(min(remaining, 3600) * 1000) + 1) }
+        let ready = try SystemCall.run("poll") { poll(&pfd, 1, Int32(min(remaining, 3600) * 1000) + 1) }
         guard ready > 0 else { return .timeout }
-        let start = buffer.count
-        buffer.reserveCapacity(start + chunk)
-        var temporary = [UInt8](repeating: 0, count: chunk)
-        let count = temporary.withUnsafeMutableBytes { raw in recv(fd, raw.baseAddress, chunk, 0) }
-        if count == -1 {
-            let code = errno
-            if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { return .data(0) }
-            if code == ECONNRESET { return .closed }
-            throw SocketError(call: "recv", errno: code)
+        let before = buffer.count
+        switch readAvailable(into: &buffer, chunk: chunk) {
+        case .data(let n): return .data(n)
+        case .closed: return .closed
+        case .timeout: return .data(buffer.count - before)  // woken, but nothing there after all
         }
-        if count == 0 { return .closed }
-        buffer.append(contentsOf: temporary[0..<count])
-        return .data(count)
     }
 
-    /// One non-blocking read of what has arrived: `.timeout` when nothing has.
+    /// One read of what has arrived, without waiting: `.timeout` when nothing has, `.closed` at end
+    /// of file or a failed connection (ECONNRESET and the like).
     func readAvailable(into buffer: inout [UInt8], chunk: Int) -> ReadResult {
-        var code: Int32 = 0
-        let received = withUnsafeTemporaryAllocation(byteCount: chunk, alignment: 1) { scratch in
-            let n = recv(fd, scratch.baseAddress, chunk, 0)
-            code = errno
-            if n > 0 { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<n])) }
-            return n
+        do {
+            let received = try withUnsafeTemporaryAllocation(byteCount: chunk, alignment: 1) { scratch throws(SocketError) in
+                let n = try SystemCall.unlessWouldBlock("recv") { recv(fd, scratch.baseAddress, chunk, 0) }
+                if let n, n > 0 { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<n])) }
+                return n
+            }
+            guard let received else { return .timeout }
+            return received > 0 ? .data(received) : .closed
+        } catch {
+            return .closed
         }
-        if received > 0 { return .data(received) }
-        if received == 0 { return .closed }
-        if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { return .timeout }
-        return .closed  // ECONNRESET and other errors end the connection
     }
 
     /// Writes what the socket takes now without waiting: the count written (less than
-    /// `bytes.count` when the send buffer is full), or nil when the connection failed.
-    func writeAvailable(_ bytes: [UInt8]) -> Int? {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { raw in send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL)) }
-            if sent > 0 {
-                offset += sent
-                continue
+    /// `bytes.count` when the send buffer is full). MSG_NOSIGNAL: a closed peer is an error, never
+    /// SIGPIPE.
+    func writeAvailable(_ bytes: ArraySlice<UInt8>) throws(SocketError) -> Int {
+        let outcome = bytes.withUnsafeBytes { raw in
+            Result { () throws(SocketError) -> Int in
+                var offset = 0
+                while offset < raw.count {
+                    let pointer = raw.baseAddress! + offset, count = raw.count - offset
+                    let sent = try SystemCall.unlessWouldBlock("send") { send(fd, pointer, count, Int32(MSG_NOSIGNAL)) }
+                    guard let sent else { break }
+                    offset += sent
+                }
+                return offset
             }
-            if sent < 0 && errno == EINTR { continue }
-            if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return offset }
-            return nil
         }
-        return offset
+        return try outcome.get()
     }
 
-    /// Writes all of `bytes`; MSG_NOSIGNAL so a closed peer is an error, not SIGPIPE.
+    /// Writes all of `bytes`, waiting for the socket to take them until `deadline` (monotonic
+    /// milliseconds); past it the write fails with ETIMEDOUT.
+    func write(_ bytes: ArraySlice<UInt8>, until deadline: UInt64) throws(SocketError) {
+        var rest = bytes
+        while true {
+            rest = rest.dropFirst(try writeAvailable(rest))
+            if rest.isEmpty { return }
+            let now = monotonicMilliseconds()
+            guard now < deadline else { throw SocketError(call: "send", errno: ETIMEDOUT) }
+            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            try SystemCall.run("poll") { poll(&pfd, 1, Int32(min(deadline - now, 3_600_000))) }
+        }
+    }
+
+    func write(_ bytes: [UInt8], until deadline: UInt64) throws(SocketError) { try write(bytes[...], until: deadline) }
+
+    /// Writes all of `bytes` within `timeoutSeconds`.
     func write(_ bytes: [UInt8], timeoutSeconds: Double) throws(SocketError) {
-        var offset = 0
-        let deadline = monotonicSeconds() + timeoutSeconds
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { raw in send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL)) }
-            if sent >= 0 {
-                offset += sent
-                continue
-            }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN || code == EWOULDBLOCK {
-                let remaining = deadline - monotonicSeconds()
-                guard remaining > 0 else { throw SocketError(call: "send", errno: ETIMEDOUT) }
-                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&pfd, 1, Int32(remaining * 1000) + 1)
-                continue
-            }
-            throw SocketError(call: "send", errno: code)
+        try write(bytes[...], until: monotonicMilliseconds() + milliseconds(timeoutSeconds))
+    }
+
+    /// TCP_NODELAY: an answer goes out as soon as it is written, not after the peer's next ACK.
+    func setNoDelay() {
+        var one: Int32 = 1
+        _ = try? SystemCall.run("setsockopt(TCP_NODELAY)") {
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         }
     }
 
-    /// Makes writes non-blocking, so that a client that stops reading cannot hold a thread
-    /// beyond the write timeout.
-    func setNonBlockingWrites() {
-        let flags = fcntl(fd, F_GETFL, 0)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-    }
+    /// Half-closes: no more writes; reads go on.
+    func shutdownWrites() { _ = try? SystemCall.run("shutdown") { shutdown(fd, Int32(SHUT_WR)) } }
 
-    func close() { _ = Glibc.close(fd) }
-}
-
-/// CLOCK_MONOTONIC in seconds: deadlines never jump with the wall clock.
-@inline(__always) public func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    func close() { SystemCall.close(fd) }
 }

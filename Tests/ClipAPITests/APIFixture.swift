@@ -40,7 +40,7 @@ final class APIFixture: @unchecked Sendable {
         let api = ClipAPI(pool: pool, log: { sink.append($0) })
         var configuration = HTTPServer.Configuration(limits: limits)
         configuration.drainSeconds = drainSeconds
-        server = HTTPServer(configuration: configuration, inline: { api.answersFromMemory($0) }, handler: { api.handle($0) })
+        server = HTTPServer(configuration: configuration, routes: api.routeTable, handler: { api.handle($0) })
         server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }
         port = try server.start()
     }

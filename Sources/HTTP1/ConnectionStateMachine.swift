@@ -1,0 +1,186 @@
+/// The life of one HTTP/1.1 connection as a value: it takes what happened (bytes parsed into a
+/// partial or complete request, an answer started or written, the peer's close, a clock tick) with
+/// the time in monotonic milliseconds, and says what to do. It does no I/O and reads no clock, so
+/// every deadline can be tested with plain numbers; the server's I/O code only carries out its
+/// actions.
+///
+/// Deadlines (all from `HTTPLimits`):
+/// - idle: a new or kept-alive connection with no request byte for `idle` ms is closed quietly;
+/// - head: a request head still incomplete `head` ms after its first byte answers 408 (slowloris,
+///   RFC 9110 §15.5.9);
+/// - body: a body still incomplete `body` ms after its head answers 408;
+/// - write: an answer the client has not taken `write` ms after it started ends the connection.
+/// While a handler runs there is no deadline: a request whose handler started is always answered.
+struct ConnectionStateMachine: Equatable, Sendable {
+    /// The deadlines, in milliseconds.
+    struct Timeouts: Equatable, Sendable {
+        var head: UInt64
+        var body: UInt64
+        var idle: UInt64
+        var write: UInt64
+
+        init(head: UInt64, body: UInt64, idle: UInt64, write: UInt64) {
+            self.head = head
+            self.body = body
+            self.idle = idle
+            self.write = write
+        }
+
+        init(_ limits: HTTPLimits) {
+            self.init(head: milliseconds(limits.headDeadlineSeconds), body: milliseconds(limits.bodyDeadlineSeconds),
+                      idle: milliseconds(limits.idleTimeoutSeconds), write: milliseconds(limits.writeTimeoutSeconds))
+        }
+    }
+
+    enum State: Equatable, Sendable {
+        /// Waiting for the first byte of a request: a new connection or a kept-alive one.
+        case idle(since: UInt64)
+        /// Part of a request head has arrived, the first byte at `since`.
+        case readingHead(since: UInt64)
+        /// The head is complete and the body is awaited since `since`; `continueSent` once the
+        /// interim 100 (Continue) went out (RFC 9110 §10.1.1).
+        case readingBody(since: UInt64, continueSent: Bool)
+        /// A complete request is with its handler.
+        case handling
+        /// Its answer is being written since `since`.
+        case writing(since: UInt64)
+        case closed
+    }
+
+    enum Action: Equatable, Sendable {
+        /// Nothing to do now.
+        case none
+        /// Wait for more bytes (re-arm the descriptor).
+        case read
+        /// Write `HTTP/1.1 100 Continue`, then wait for more bytes.
+        case sendContinue
+        /// Hand the complete request to its handler.
+        case dispatch
+        /// Close without a word: the idle timeout, the peer gone, a stop, a failed write.
+        case close
+        /// Answer this error (408) and close.
+        case fail(RequestError)
+    }
+
+    let timeouts: Timeouts
+    private(set) var state: State
+    /// The peer closed its side: a partial request can never complete.
+    private(set) var peerClosed = false
+
+    init(timeouts: Timeouts, now: UInt64) {
+        self.timeouts = timeouts
+        state = .idle(since: now)
+    }
+
+    /// No request under way: a stop may close the connection.
+    var isIdle: Bool { if case .idle = state { true } else { false } }
+
+    /// Between requests, where empty lines before a request line are skipped (RFC 9112 §2.2).
+    var awaitsRequestLine: Bool {
+        switch state {
+        case .idle, .readingHead: true
+        default: false
+        }
+    }
+
+    var isReadingBody: Bool { if case .readingBody = state { true } else { false } }
+
+    /// When the current deadline passes (monotonic milliseconds), or nil while a handler runs or
+    /// once closed.
+    var deadline: UInt64? {
+        switch state {
+        case .idle(let since): since + timeouts.idle
+        case .readingHead(let since): since + timeouts.head
+        case .readingBody(let since, _): since + timeouts.body
+        case .writing(let since): since + timeouts.write
+        case .handling, .closed: nil
+        }
+    }
+
+    // MARK: Events
+
+    /// The peer closed its side (a read returned end of file).
+    mutating func peerDidClose() { peerClosed = true }
+
+    /// The buffered bytes hold part of a request head: its deadline runs from the first of them.
+    mutating func partialHead(now: UInt64) -> Action {
+        if case .idle = state { state = .readingHead(since: now) }
+        return readMore(stopping: false)
+    }
+
+    /// The head is complete but its body is not: the body deadline runs from the first time this
+    /// is seen; a client that sent `Expect: 100-continue` is told to go on, once.
+    mutating func partialBody(expectsContinue: Bool, now: UInt64) -> Action {
+        if peerClosed { return closed() }
+        switch state {
+        case .readingBody(let since, let continueSent):
+            if expectsContinue && !continueSent {
+                state = .readingBody(since: since, continueSent: true)
+                return .sendContinue
+            }
+            return .read
+        default:
+            state = .readingBody(since: now, continueSent: expectsContinue)
+            return expectsContinue ? .sendContinue : .read
+        }
+    }
+
+    /// A whole request (head and body) is buffered.
+    mutating func requestComplete() -> Action {
+        state = .handling
+        return .dispatch
+    }
+
+    /// The handler answered and its bytes start going out.
+    mutating func writeStarted(now: UInt64) { state = .writing(since: now) }
+
+    /// The answer was written in full (`written`) or the write failed or stalled. A kept-alive
+    /// connection waits for its next request, idle from now.
+    mutating func writeFinished(written: Bool, keepAlive: Bool, now: UInt64) -> Action {
+        guard written, keepAlive else { return closed() }
+        state = .idle(since: now)
+        return .none
+    }
+
+    /// Every complete request in the buffer was handled: wait for more bytes, or close when the
+    /// peer is gone or the server stops and no request is under way.
+    mutating func readMore(stopping: Bool) -> Action {
+        if peerClosed || (stopping && isIdle) { return closed() }
+        return .read
+    }
+
+    /// A framing error was answered: the connection's remaining bytes cannot be trusted.
+    mutating func rejected() { state = .closed }
+
+    /// The clock reached `now`: what to do about a deadline that has passed.
+    mutating func tick(now: UInt64) -> Action {
+        guard let deadline, now >= deadline else { return .none }
+        switch state {
+        case .idle:
+            return closed()
+        case .readingHead:
+            state = .closed
+            return .fail(RequestError(408, "the request head did not arrive within \(Self.text(timeouts.head))"))
+        case .readingBody:
+            state = .closed
+            return .fail(RequestError(408, "the request body did not arrive within \(Self.text(timeouts.body))"))
+        case .writing:
+            return closed()
+        case .handling, .closed:
+            return .none
+        }
+    }
+
+    private mutating func closed() -> Action {
+        state = .closed
+        return .close
+    }
+
+    /// "10 s", or "600 ms" below a second.
+    static func text(_ milliseconds: UInt64) -> String {
+        milliseconds >= 1000 && milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+    }
+}
+
+/// Seconds (a limit) as whole milliseconds.
+func milliseconds(_ seconds: Double) -> UInt64 { UInt64(max(0, (seconds * 1000).rounded())) }

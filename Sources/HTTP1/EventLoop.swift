@@ -1,0 +1,318 @@
+import CLinuxIO
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A started server: a few threads share one epoll set, so any number of connections (up to a
+/// cap) costs no thread each, and a ready connection is read, answered and re-armed by whichever
+/// thread takes its event (`EPOLLONESHOT`: one thread at a time per connection). One timerfd in
+/// the same set fires at the nearest connection deadline; nothing polls.
+final class EventLoop: Sendable {
+    /// A connection in the table, and who owns it.
+    struct Slot {
+        let connection: Connection
+        /// A thread owns the connection now (serving it, or the timer ending it); the others leave it alone.
+        var busy: Bool
+        /// An event came while a thread owned it: that thread serves it again before letting go.
+        var pendingEvent = false
+    }
+
+    struct Table {
+        var slots: [UInt64: Slot] = [:]
+        var nextID = EventLoop.firstConnectionID
+        /// Requests read in full whose answer is not yet written (or given up).
+        var inFlight = 0
+        var stopping = false
+        /// When the timerfd fires next (monotonic milliseconds); nil when disarmed.
+        var timerAt: UInt64?
+    }
+
+    let configuration: HTTPServer.Configuration
+    let timeouts: ConnectionStateMachine.Timeouts
+    let handler: HTTPHandler
+    let inline: (@Sendable (HTTPRequest) -> Bool)?
+    let observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
+    let listener: ListeningSocket
+    let epoll: Int32
+    let wakeup: Int32
+    let timer: Int32
+    let pool: BlockingPool
+    let table = Mutex(Table())
+    /// Signalled while stopping whenever a connection closes or a request finishes.
+    let changed = DispatchSemaphore(value: 0)
+    let finished = DispatchGroup()
+
+    static let listenerID: UInt64 = 0
+    static let wakeupID: UInt64 = 1
+    static let timerID: UInt64 = 2
+    static let firstConnectionID: UInt64 = 3
+    static let connectionEvents = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue
+
+    init(configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler, inline: (@Sendable (HTTPRequest) -> Bool)?,
+         observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?) throws(SocketError) {
+        self.configuration = configuration
+        timeouts = ConnectionStateMachine.Timeouts(configuration.limits)
+        self.handler = handler
+        self.inline = inline
+        self.observer = observer
+        pool = BlockingPool(threads: max(1, configuration.blockingThreads))
+        var opened: [Int32] = []
+        do {
+            listener = try ListeningSocket(host: configuration.host, port: configuration.port)
+            opened.append(listener.fd)
+            epoll = try SystemCall.run("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+            opened.append(epoll)
+            wakeup = try SystemCall.run("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) }
+            opened.append(wakeup)
+            timer = try SystemCall.run("timerfd_create") { timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK)) }
+            opened.append(timer)
+            try Self.register(epoll, listener.fd, id: Self.listenerID, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
+            try Self.register(epoll, wakeup, id: Self.wakeupID, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
+            try Self.register(epoll, timer, id: Self.timerID, events: EPOLLIN.rawValue, operation: EPOLL_CTL_ADD)
+        } catch {
+            opened.forEach(SystemCall.close)
+            throw error
+        }
+    }
+
+    var port: Int { listener.port }
+
+    var connectionCount: Int { table.withLock { $0.slots.count } }
+
+    var isStopping: Bool { table.withLock { $0.stopping } }
+
+    func start() {
+        for i in 0..<max(1, configuration.eventThreads) {
+            startThread("http-event-\(i)") { [self] in workerLoop() }
+        }
+        for i in 0..<max(1, configuration.blockingThreads) {
+            startThread("http-blocking-\(i)") { [pool] in pool.run() }
+        }
+    }
+
+    private func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        finished.enter()
+        let thread = Thread { [finished] in
+            body()
+            finished.leave()
+        }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    static func register(_ epoll: Int32, _ fd: Int32, id: UInt64, events: UInt32, operation: Int32) throws(SocketError) {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = id
+        try SystemCall.run("epoll_ctl") { epoll_ctl(epoll, operation, fd, &event) }
+    }
+
+    func register(_ c: Connection, operation: Int32) throws(SocketError) {
+        try Self.register(epoll, c.socket.fd, id: c.id, events: Self.connectionEvents, operation: operation)
+    }
+
+    func closeDescriptors() {
+        listener.close()
+        [epoll, wakeup, timer].forEach(SystemCall.close)
+    }
+
+    // MARK: Threads
+
+    private func workerLoop() {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while true {
+            let count: Int32
+            do {
+                count = try events.withUnsafeMutableBufferPointer { buffer throws(SocketError) in
+                    try SystemCall.run("epoll_wait") { epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), -1) }
+                }
+            } catch {
+                return
+            }
+            for i in 0..<Int(count) {
+                switch events[i].data.u64 {
+                case Self.listenerID: acceptAll()
+                case Self.wakeupID: return
+                case Self.timerID: timerFired()
+                case let id: if let connection = take(id) { serve(connection) }
+                }
+            }
+        }
+    }
+
+    /// The connection with `id`, now owned by this thread; nil when gone or owned elsewhere.
+    private func take(_ id: UInt64) -> Connection? {
+        table.withLock { table in
+            guard let slot = table.slots[id] else { return nil }
+            if slot.busy {
+                table.slots[id]?.pendingEvent = true
+                return nil
+            }
+            table.slots[id]?.busy = true
+            return slot.connection
+        }
+    }
+
+    enum LetGo { case released, eventPending, close }
+
+    /// Gives up ownership of `c` (re-armed in epoll): its deadline goes to the timer. Unless an
+    /// event came meanwhile (serve it again) or the server stops and `c` is idle (close it).
+    func letGo(_ c: Connection) -> LetGo {
+        table.withLock { table in
+            if table.slots[c.id]?.pendingEvent == true {
+                table.slots[c.id]?.pendingEvent = false
+                return .eventPending
+            }
+            if table.stopping && c.machine.isIdle && c.buffer.isEmpty { return .close }
+            table.slots[c.id]?.busy = false
+            armTimer(&table, at: c.machine.deadline)
+            return .released
+        }
+    }
+
+    private func acceptAll() {
+        while true {
+            guard let (fd, address) = try? listener.acceptNow() else { return }
+            let socket = ConnectionSocket(fd: fd)
+            socket.setNoDelay()
+            let connection = table.withLock { table -> Connection? in
+                guard table.slots.count < configuration.limits.maxConnections, !table.stopping else { return nil }
+                let machine = ConnectionStateMachine(timeouts: timeouts, now: monotonicMilliseconds())
+                let c = Connection(socket: socket, id: table.nextID, address: address, machine: machine)
+                table.nextID += 1
+                table.slots[c.id] = Slot(connection: c, busy: true)
+                return c
+            }
+            guard let connection else {
+                // Over the cap: a clean refusal, never a crash or a silent hang.
+                let headers = HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")])
+                let response = HTTPResponse(status: 503, headers: headers, body: Array("too many connections\n".utf8))
+                try? socket.write(ResponseWriter.serialize(response, includeBody: true, keepAlive: false), timeoutSeconds: 1)
+                socket.close()
+                continue
+            }
+            do { try register(connection, operation: EPOLL_CTL_ADD) } catch {
+                close(connection)
+                continue
+            }
+            switch letGo(connection) {
+            case .released: break
+            case .eventPending: serve(connection)
+            case .close: close(connection)
+            }
+        }
+    }
+
+    // MARK: Deadlines
+
+    /// Arms the timer for `deadline` unless it fires sooner already. Called with the table locked.
+    private func armTimer(_ table: inout Table, at deadline: UInt64?) {
+        guard let deadline, table.timerAt.map({ deadline < $0 }) ?? true else { return }
+        table.timerAt = deadline
+        setTimer(deadline)
+    }
+
+    /// timerfd_settime at an absolute CLOCK_MONOTONIC time (timerfd_create(2)); nil disarms.
+    private func setTimer(_ milliseconds: UInt64?) {
+        var spec = itimerspec()
+        if let milliseconds {
+            // An all-zero time would disarm the timer: a deadline at 0 fires at 1 ns.
+            spec.it_value = timespec(tv_sec: Int(milliseconds / 1000), tv_nsec: max(1, Int(milliseconds % 1000) * 1_000_000))
+        }
+        _ = try? SystemCall.run("timerfd_settime") { timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil) }
+    }
+
+    /// The timer fired: every connection whose deadline has passed is told the time (its state
+    /// machine says whether to answer 408 or close), and the timer is armed for the next one.
+    private func timerFired() {
+        var expirations: UInt64 = 0
+        // Another thread took this expiry, or the timer was re-armed meanwhile: nothing to do.
+        guard (try? SystemCall.unlessWouldBlock("read(timerfd)", { Glibc.read(timer, &expirations, 8) })) != nil else { return }
+        let now = monotonicMilliseconds()
+        let due = table.withLock { table -> [Connection] in
+            var due: [Connection] = []
+            var next: UInt64?
+            for (id, slot) in table.slots where !slot.busy {
+                guard let deadline = slot.connection.machine.deadline else { continue }
+                if deadline <= now {
+                    due.append(slot.connection)
+                    table.slots[id]?.busy = true
+                } else {
+                    next = min(next ?? deadline, deadline)
+                }
+            }
+            table.timerAt = next
+            setTimer(next)
+            return due
+        }
+        for c in due {
+            switch c.machine.tick(now: now) {
+            case .fail(let error): fail(c, error)
+            case .close: close(c)
+            default:
+                switch letGo(c) {
+                case .released: break
+                case .eventPending: serve(c)
+                case .close: close(c)
+                }
+            }
+        }
+    }
+
+    // MARK: Stopping
+
+    /// See `HTTPServer.stop`.
+    func stop(drainMilliseconds: UInt64, atDrainDeadline: (@Sendable (Int) -> Void)?) {
+        let first = table.withLock { table in
+            defer { table.stopping = true }
+            return !table.stopping
+        }
+        guard first else { return }
+        _ = try? SystemCall.run("epoll_ctl") { epoll_ctl(epoll, EPOLL_CTL_DEL, listener.fd, nil) }
+        listener.close()
+        var schedule = DrainSchedule(now: monotonicMilliseconds(), drainMilliseconds: drainMilliseconds)
+        drain: while true {
+            closeIdleConnections()
+            let (connections, inFlight) = table.withLock { ($0.slots.count, $0.inFlight) }
+            let now = monotonicMilliseconds()
+            switch schedule.next(now: now, connections: connections, inFlight: inFlight) {
+            case .finish: break drain
+            case .interrupt(let count): atDrainDeadline?(count)
+            case .wait(let until?): _ = changed.wait(timeout: .now() + .milliseconds(Int(until - now)))
+            case .wait(nil): changed.wait()
+            }
+        }
+        // Wake every thread (the eventfd stays readable) and let them exit; then close the rest.
+        var one: UInt64 = 1
+        _ = try? SystemCall.run("write(eventfd)") { Glibc.write(wakeup, &one, 8) }
+        pool.stop()
+        let left = Double(schedule.deadline) - Double(monotonicMilliseconds())
+        let exited = finished.wait(timeout: .now() + max(0.5, left / 1000)) == .success
+        let rest = table.withLock { table -> [Connection] in
+            let idle = table.slots.values.filter { !$0.busy }.map(\.connection)
+            table.slots.removeAll()
+            return idle
+        }
+        for c in rest { c.socket.close() }
+        if exited {
+            [epoll, wakeup, timer].forEach(SystemCall.close)
+        }
+    }
+
+    /// While stopping: closes connections with no request under way.
+    private func closeIdleConnections() {
+        let idle = table.withLock { table -> [Connection] in
+            var taken: [Connection] = []
+            for (id, slot) in table.slots where !slot.busy && slot.connection.machine.isIdle {
+                table.slots[id]?.busy = true
+                taken.append(slot.connection)
+            }
+            return taken
+        }
+        for c in idle { close(c) }
+    }
+}

@@ -1,0 +1,164 @@
+import Testing
+@testable import HTTP1
+
+/// Every deadline of a connection, on a manual clock in milliseconds: no sockets, no sleeping.
+struct ConnectionStateMachineTests {
+    static let timeouts = ConnectionStateMachine.Timeouts(head: 10_000, body: 30_000, idle: 5_000, write: 20_000)
+
+    func fresh(at now: UInt64 = 1_000) -> ConnectionStateMachine { ConnectionStateMachine(timeouts: Self.timeouts, now: now) }
+
+    @Test func aConnectionThatSendsNothingIsClosedQuietlyAtTheIdleTimeout() {
+        var m = fresh(at: 1_000)
+        #expect(m.deadline == 6_000)
+        #expect(m.tick(now: 5_999) == .none)
+        #expect(m.state == .idle(since: 1_000))
+        #expect(m.tick(now: 6_000) == .close)
+        #expect(m.state == .closed)
+        #expect(m.tick(now: 99_000) == .none, "a closed connection has nothing more to do")
+    }
+
+    @Test func aSlowHeadGets408AtTheHeadDeadlineFromItsFirstByte() {
+        var m = fresh(at: 0)
+        #expect(m.partialHead(now: 2_000) == .read)
+        #expect(m.deadline == 12_000, "the head deadline, not the idle one, from the first byte")
+        #expect(m.tick(now: 11_999) == .none)
+        guard case .fail(let error) = m.tick(now: 12_000) else {
+            Issue.record("expected a 408")
+            return
+        }
+        #expect(error.status == 408 && error.message == "the request head did not arrive within 10 s")
+        #expect(m.state == .closed)
+    }
+
+    /// Slowloris: a byte now and then must not push the head deadline back.
+    @Test func dripFeedingTheHeadDoesNotExtendItsDeadline() {
+        var m = fresh(at: 0)
+        for now in stride(from: UInt64(100), through: 9_900, by: 100) {
+            #expect(m.partialHead(now: now) == .read)
+            #expect(m.tick(now: now) == .none)
+        }
+        #expect(m.deadline == 10_100)
+        #expect(m.tick(now: 10_100) != .none)
+    }
+
+    @Test func aSlowBodyGets408AtTheBodyDeadlineFromItsHead() {
+        var m = fresh(at: 0)
+        #expect(m.partialHead(now: 500) == .read)
+        #expect(m.partialBody(expectsContinue: false, now: 1_000) == .read)
+        #expect(m.deadline == 31_000, "the body deadline runs from the complete head")
+        // More of the body, slowly: the deadline stays.
+        #expect(m.partialBody(expectsContinue: false, now: 20_000) == .read)
+        #expect(m.tick(now: 30_999) == .none)
+        guard case .fail(let error) = m.tick(now: 31_000) else {
+            Issue.record("expected a 408")
+            return
+        }
+        #expect(error.status == 408 && error.message == "the request body did not arrive within 30 s")
+    }
+
+    @Test func expectContinueIsAnsweredOnceHoweverOftenTheHeadIsSeen() {
+        var m = fresh(at: 0)
+        #expect(m.partialBody(expectsContinue: true, now: 10) == .sendContinue)
+        #expect(m.partialBody(expectsContinue: true, now: 20) == .read)
+        #expect(m.partialBody(expectsContinue: true, now: 30) == .read)
+        #expect(m.requestComplete() == .dispatch)
+        // The next request on the connection gets its own 100 Continue.
+        m.writeStarted(now: 40)
+        #expect(m.writeFinished(written: true, keepAlive: true, now: 50) == .none)
+        #expect(m.partialBody(expectsContinue: true, now: 60) == .sendContinue)
+    }
+
+    @Test func noDeadlineWhileTheHandlerRuns() {
+        var m = fresh(at: 0)
+        #expect(m.requestComplete() == .dispatch)
+        #expect(m.deadline == nil)
+        #expect(m.tick(now: 1_000_000) == .none, "a request whose handler started is always answered")
+        #expect(m.state == .handling)
+    }
+
+    @Test func aStalledWriteEndsTheConnectionAtTheWriteDeadline() {
+        var m = fresh(at: 0)
+        _ = m.requestComplete()
+        m.writeStarted(now: 1_000)
+        #expect(m.deadline == 21_000)
+        #expect(m.tick(now: 20_999) == .none)
+        #expect(m.tick(now: 21_000) == .close)
+        #expect(m.state == .closed)
+    }
+
+    @Test func keepAliveRestartsTheIdleTimeoutFromTheAnswer() {
+        var m = fresh(at: 0)
+        _ = m.requestComplete()
+        m.writeStarted(now: 7_000)
+        #expect(m.writeFinished(written: true, keepAlive: true, now: 8_000) == .none)
+        #expect(m.state == .idle(since: 8_000))
+        #expect(m.tick(now: 12_999) == .none, "the idle time before the request does not count")
+        #expect(m.tick(now: 13_000) == .close)
+    }
+
+    @Test func anAnswerWithoutKeepAliveOrAFailedWriteCloses() {
+        var a = fresh()
+        _ = a.requestComplete()
+        a.writeStarted(now: 1_100)
+        #expect(a.writeFinished(written: true, keepAlive: false, now: 1_200) == .close)
+        var b = fresh()
+        _ = b.requestComplete()
+        b.writeStarted(now: 1_100)
+        #expect(b.writeFinished(written: false, keepAlive: true, now: 1_200) == .close)
+        #expect(b.state == .closed)
+    }
+
+    @Test func aPeerThatClosedWithAPartialRequestIsClosed() {
+        var head = fresh()
+        head.peerDidClose()
+        #expect(head.partialHead(now: 1_100) == .close)
+        var body = fresh()
+        body.peerDidClose()
+        #expect(body.partialBody(expectsContinue: true, now: 1_100) == .close, "no 100 Continue to a peer that is gone")
+        var idle = fresh()
+        idle.peerDidClose()
+        #expect(idle.readMore(stopping: false) == .close)
+    }
+
+    @Test func aStopClosesIdleConnectionsButLetsPartialRequestsFinish() {
+        var idle = fresh()
+        #expect(idle.readMore(stopping: false) == .read)
+        #expect(idle.readMore(stopping: true) == .close)
+        var reading = fresh()
+        _ = reading.partialHead(now: 1_100)
+        #expect(reading.readMore(stopping: true) == .read)
+        #expect(reading.deadline == 11_100, "its head deadline still holds")
+    }
+
+    @Test func limitsInSecondsBecomeMilliseconds() {
+        var limits = HTTPLimits()
+        limits.headDeadlineSeconds = 0.6
+        limits.idleTimeoutSeconds = 0.4
+        let t = ConnectionStateMachine.Timeouts(limits)
+        #expect(t == ConnectionStateMachine.Timeouts(head: 600, body: 30_000, idle: 400, write: 30_000))
+        #expect(ConnectionStateMachine.text(600) == "600 ms" && ConnectionStateMachine.text(10_000) == "10 s")
+    }
+}
+
+/// The graceful stop's schedule, on a manual clock.
+struct DrainScheduleTests {
+    @Test func finishesAsSoonAsEveryConnectionIsClosed() {
+        var s = DrainSchedule(now: 1_000, drainMilliseconds: 10_000)
+        #expect(s.next(now: 1_000, connections: 2, inFlight: 1) == .wait(until: 11_000))
+        #expect(s.next(now: 4_000, connections: 0, inFlight: 0) == .finish)
+    }
+
+    @Test func atTheDeadlineRequestsInFlightAreInterruptedOnceThenAwaited() {
+        var s = DrainSchedule(now: 0, drainMilliseconds: 500)
+        #expect(s.next(now: 499, connections: 3, inFlight: 2) == .wait(until: 500))
+        #expect(s.next(now: 500, connections: 3, inFlight: 2) == .interrupt(inFlight: 2))
+        #expect(s.next(now: 600, connections: 3, inFlight: 1) == .wait(until: nil), "no second interruption, no cut-off")
+        #expect(s.next(now: 9_000, connections: 3, inFlight: 1) == .wait(until: nil))
+        #expect(s.next(now: 9_001, connections: 1, inFlight: 0) == .finish)
+    }
+
+    @Test func idleConnectionsLeftAtTheDeadlineNeedNoInterruption() {
+        var s = DrainSchedule(now: 0, drainMilliseconds: 500)
+        #expect(s.next(now: 700, connections: 2, inFlight: 0) == .finish)
+    }
+}
