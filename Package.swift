@@ -60,5 +60,6 @@ let package = Package(
         .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "StrictJSON"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "SQLiteDB"], swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON"], swiftSettings: strict),
+        .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )
