@@ -29,6 +29,12 @@ struct Clipctl {
         let code: Int32
         let out: String
         let err: String
+
+        init(_ output: ProcessRunner.Output) {
+            code = output.code
+            out = String(decoding: output.out, as: UTF8.self)
+            err = String(decoding: output.err, as: UTF8.self)
+        }
     }
 
     @discardableResult
@@ -42,18 +48,7 @@ struct Clipctl {
         process.arguments = arguments
         process.environment = environment
         process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes before waiting, so a large output cannot block the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(code: process.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
+        return Result(try ProcessRunner.run(process, stdin: stdin.map { Data($0.utf8) }))
     }
 
     func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
