@@ -1,4 +1,5 @@
 import StrictJSON
+import TestSupport
 import Testing
 @testable import ClipCore
 
