@@ -164,10 +164,11 @@ final class APIFixture: Sendable {
             (inProcess, live, "GET", "/healthz", [("X-Request-Id", "same")], nil),
             (inProcess, live, "HEAD", "/.well-known/apple-app-site-association", [("Host", "a.example"), ("X-Request-Id", "same")], nil),
             (inProcess, live, "GET", "https://a.example/apple-app-site-association", [("Host", "b.example"), ("X-Request-Id", "same")], nil),
-            (inProcess, live, "GET", "/.well-known/apple-app-site-association", [("Host", "a.example:abc")], nil),  // refused by the head parser
+            // Refused by the head parser:
+            (inProcess, live, "GET", "/.well-known/apple-app-site-association", [("Host", "a.example:abc")], nil),
             (inProcess, live, "GET", "/v1/resolve?url=%zz", [("X-Request-Id", "same")], nil),
             (inProcess, live, "PUT", "/v1/resolve", [("X-Request-Id", "same")], "{}"),
-            (small, smallLive, "POST", "/v1/experiences", [], String(repeating: " ", count: 11)),  // 413 from the head parser
+            (small, smallLive, "POST", "/v1/experiences", [], String(repeating: " ", count: 11)),  // 413, from the head parser
         ]
         for (a, b, method, target, headers, body) in requests {
             let one = try a.call(method, target, headers: headers, json: body), other = try b.call(method, target, headers: headers, json: body)
