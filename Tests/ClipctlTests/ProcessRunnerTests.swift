@@ -47,7 +47,8 @@ struct ProcessRunnerTests {
         guard let output = try runBounded(python(program)) else { return }
         #expect(output.code == 3)
         #expect(output.out == Data(repeating: UInt8(ascii: "o"), count: Self.mebibyte))
-        #expect(output.err == Data(repeating: UInt8(ascii: "e"), count: Self.mebibyte) + Data(repeating: UInt8(ascii: "E"), count: Self.mebibyte))
+        let err = Data(repeating: UInt8(ascii: "e"), count: Self.mebibyte) + Data(repeating: UInt8(ascii: "E"), count: Self.mebibyte)
+        #expect(output.err == err)
     }
 
     @Test func aChildEchoingAMebibyteOfInputFinishes() throws {
