@@ -51,14 +51,17 @@ let package = Package(
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
         .executableTarget(name: "clip-bench", dependencies: ["CLinuxIO", "ClipCore", "ClipStore"], swiftSettings: strict),
 
+        // What more than one test target uses (test images), in one place; no test depends on another.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ClipAPITests", dependencies: ["ClipAPI", "ClipStore", "ClipCore", "HTTP1", "SQLiteDB", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
-        .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "StrictJSON"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "StrictJSON", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "SQLiteDB"], swiftSettings: strict),
-        .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON"], swiftSettings: strict),
+        .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )

@@ -50,55 +50,61 @@ final class Context {
         return registry
     }
 
+    /// The handler of every command path clipctl runs: the runnable commands of `Commands.root`
+    /// (a test checks that the keys are exactly those).
+    static let handlers: [[String]: @Sendable (Context) throws -> Void] = [
+        ["register"]: { try $0.register() },
+        ["list"]: { try $0.list() },
+        ["show"]: { try $0.show() },
+        ["update"]: { try $0.update() },
+        ["deactivate"]: { try $0.setStatus(.deactivated) },
+        ["activate"]: { try $0.setStatus(.active) },
+        ["remove"]: { try $0.remove() },
+        ["resolve"]: { try $0.resolve() },
+        ["aasa"]: { try $0.aasa() },
+        ["aasa", "check"]: { try $0.aasaCheck() },
+        ["aasa", "lint"]: { try $0.aasaLint() },
+        ["banner"]: { try $0.banner() },
+        ["import"]: { try $0.importFile() },
+        ["export"]: { try $0.export() },
+        ["app", "set"]: { try $0.appSet() },
+        ["app", "list"]: { try $0.appList() },
+        ["app", "show"]: { try $0.appShow() },
+        ["clip", "add"]: { try $0.clipAdd() },
+        ["clip", "list"]: { try $0.clipList() },
+        ["clip", "show"]: { try $0.clipShow() },
+        ["clip", "remove"]: { try $0.clipRemove() },
+        ["domain", "add"]: { try $0.domainAdd() },
+        ["domain", "remove"]: { try $0.domainRemove() },
+        ["domain", "list"]: { try $0.domainList() },
+        ["domain", "claim"]: { try $0.domainAssign(.claim) },
+        ["domain", "share"]: { try $0.domainAssign(.share) },
+        ["domain", "unshare"]: { try $0.domainAssign(.unshare) },
+        ["domain", "owners"]: { try $0.domainOwners() },
+        ["default", "set"]: { try $0.defaultSet() },
+        ["default", "show"]: { try $0.defaultShow() },
+        ["default", "remove"]: { try $0.defaultRemove() },
+        ["applinks", "set"]: { try $0.applinksSet() },
+        ["applinks", "remove"]: { try $0.applinksRemove() },
+        ["applinks", "settings"]: { try $0.applinksSettings() },
+        ["applinks", "webcredentials"]: { try $0.webcredentials() },
+        ["applinks", "generate"]: { try $0.applinksGenerate() },
+        ["changes"]: { try $0.changes() },
+        ["doctor"]: { try $0.doctor() },
+        ["publish"]: { try $0.publish() },
+        ["serve"]: { try $0.serve() },
+        ["backup"]: { try $0.backup() },
+        ["restore"]: { try $0.restore() },
+        ["token", "create"]: { try $0.tokenCreate() },
+        ["token", "list"]: { try $0.tokenList() },
+        ["token", "revoke"]: { try $0.tokenRevoke() },
+    ]
+
     func dispatch() throws {
-        switch parsed.path {
-        case ["register"]: try register()
-        case ["list"]: try list()
-        case ["show"]: try show()
-        case ["update"]: try update()
-        case ["deactivate"]: try setStatus(.deactivated)
-        case ["activate"]: try setStatus(.active)
-        case ["remove"]: try remove()
-        case ["resolve"]: try resolve()
-        case ["aasa"]: try aasa()
-        case ["aasa", "check"]: try aasaCheck()
-        case ["aasa", "lint"]: try aasaLint()
-        case ["banner"]: try banner()
-        case ["import"]: try importFile()
-        case ["export"]: try export()
-        case ["app", "set"]: try appSet()
-        case ["app", "list"]: try appList()
-        case ["app", "show"]: try appShow()
-        case ["clip", "add"]: try clipAdd()
-        case ["clip", "list"]: try clipList()
-        case ["clip", "show"]: try clipShow()
-        case ["clip", "remove"]: try clipRemove()
-        case ["domain", "add"]: try domainAdd()
-        case ["domain", "remove"]: try domainRemove()
-        case ["domain", "list"]: try domainList()
-        case ["domain", "claim"]: try domainAssign(.claim)
-        case ["domain", "share"]: try domainAssign(.share)
-        case ["domain", "unshare"]: try domainAssign(.unshare)
-        case ["domain", "owners"]: try domainOwners()
-        case ["default", "set"]: try defaultSet()
-        case ["default", "show"]: try defaultShow()
-        case ["default", "remove"]: try defaultRemove()
-        case ["applinks", "set"]: try applinksSet()
-        case ["applinks", "remove"]: try applinksRemove()
-        case ["applinks", "settings"]: try applinksSettings()
-        case ["applinks", "webcredentials"]: try webcredentials()
-        case ["applinks", "generate"]: try applinksGenerate()
-        case ["changes"]: try changes()
-        case ["doctor"]: try doctor()
-        case ["publish"]: try publish()
-        case ["serve"]: try serve()
-        case ["backup"]: try backup()
-        case ["restore"]: try restore()
-        case ["token", "create"]: try tokenCreate()
-        case ["token", "list"]: try tokenList()
-        case ["token", "revoke"]: try tokenRevoke()
-        default: throw CommandFailure.usage("unknown command \(parsed.path.joined(separator: " "))")
+        guard let handler = Self.handlers[parsed.path] else {
+            throw CommandFailure.usage("unknown command \(parsed.path.joined(separator: " "))")
         }
+        try handler(self)
     }
 
     // MARK: Output helpers

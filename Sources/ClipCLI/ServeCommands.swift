@@ -41,7 +41,7 @@ extension Context {
         let server = HTTPServer(
             configuration: configuration,
             observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },
-            inline: { api.answersFromMemory($0) },
+            routes: api.routeTable,
             handler: { api.handle($0) })
         server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }
         // Graceful stop (design §5): stop accepting, finish in-flight requests, close. The handlers

@@ -7,8 +7,8 @@ import StrictJSON
 import Testing
 
 @Suite(.serialized) struct PublicRouteTests {
-    @Test func healthReadinessAndMetrics() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func healthReadinessAndMetrics(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         #expect(try f.call("GET", "/healthz").status == 200)
         #expect(try f.jsonOf(try f.call("GET", "/readyz"))["status"] == "ready")
         _ = try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store/1"))")
@@ -19,8 +19,8 @@ import Testing
         #expect(metrics.text.contains(#"clipregistry_http_request_duration_seconds_count{route="/v1/resolve"} 1"#))
     }
 
-    @Test func resolveAnswersTheDesignShapeAndHonoursLanguage() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func resolveAnswersTheDesignShapeAndHonoursLanguage(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let r = try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store/12?x=1"))&explain=true", headers: [("Accept-Language", "fr-CA, en;q=0.5")])
         #expect(r.status == 200)
         let answer = try f.jsonOf(r)
@@ -39,8 +39,8 @@ import Testing
         #expect(try f.call("GET", "/v1/resolve?url=%zz").status == 400)
     }
 
-    @Test func servedAASA() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func servedAASA(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let r = try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "A.example:8443")])
         #expect(r.status == 200)
         #expect(r.headers["Content-Type"] == "application/json")
@@ -62,8 +62,8 @@ import Testing
         #expect(try f.call("GET", "/v1/domains/a.example/aasa").text == r.text)
     }
 
-    @Test func aasaCheck() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func aasaCheck(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         #expect(try f.call("PUT", "/v1/domains/a.example/applinks/com.a.app", token: f.admin, json: #"{"components":[{"/":"/store/*"}]}"#).status == 200)
         let r = try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/store/9"))&app=ABCDE12345.com.a.app")
         #expect(f.parsed(r)["decision"] == "match" && f.parsed(r)["rule"] == "details[0].components[0]")
@@ -73,8 +73,8 @@ import Testing
         #expect(try f.call("GET", "/v1/aasa/check?url=\(q("https://nothing.example/"))&app=ABCDE12345.com.a.app").status == 404)
     }
 
-    @Test func applinksGeneratedFromExperiencesChangeTheServedFile() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func applinksGeneratedFromExperiencesChangeTheServedFile(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let aasa = { try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example")]) }
         let before = try aasa()
         let on = try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.admin, json: #"{"fromExperiences":true}"#)
@@ -90,8 +90,8 @@ import Testing
         #expect(try aasa().text == before.text)
     }
 
-    @Test func bannerAsJSONOrHTML() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func bannerAsJSONOrHTML(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let r = try f.call("GET", "/v1/banner?url=\(q("https://a.example/store"))&appArgument=\(q("https://a.example/x?a=1,2"))")
         #expect(try f.jsonOf(r)["metaTag"] == #"<meta name="apple-itunes-app" content="app-argument=https://a.example/x?a=1%2C2, app-clip-bundle-id=com.a.app.Clip, app-clip-display=card">"#)
         let html = try f.call("GET", "/v1/banner?url=\(q("https://a.example/store"))", headers: [("Accept", "text/html,application/json;q=0.9")])
@@ -100,8 +100,8 @@ import Testing
         #expect(try f.call("GET", "/v1/banner?url=\(q("https://elsewhere.example/"))").status == 409)
     }
 
-    @Test func unknownRoutesAndWrongMethods() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func unknownRoutesAndWrongMethods(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         #expect(try f.call("GET", "/v2/nothing").status == 404)
         let wrong = try f.call("PUT", "/v1/resolve?url=x", json: "{}")
         #expect(wrong.status == 405 && wrong.headers["Allow"] == "GET, HEAD")
@@ -110,8 +110,8 @@ import Testing
         #expect(try f.call("GET", "/v1/experiences/%00", token: f.admin).status == 400)
     }
 
-    @Test func requestIDsAreEchoedAndLogsHoldNoSecrets() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func requestIDsAreEchoedAndLogsHoldNoSecrets(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let echoed = try f.call("GET", "/healthz", headers: [("X-Request-Id", "abc-123")])
         #expect(echoed.headers["X-Request-Id"] == "abc-123")
         let replaced = try f.call("GET", "/healthz", headers: [("X-Request-Id", "bad id <script>")])
@@ -125,8 +125,8 @@ import Testing
 }
 
 @Suite(.serialized) struct AuthAndTenancyTests {
-    @Test func writesNeedAValidToken() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func writesNeedAValidToken(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let missing = try f.call("GET", "/v1/experiences")
         #expect(missing.status == 401 && missing.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
         #expect(try f.call("GET", "/v1/experiences", token: "nonsense").status == 401)
@@ -140,15 +140,15 @@ import Testing
         #expect(try f.call("GET", "/v1/experiences", token: secret).status == 401)
     }
 
-    @Test func tokensAreStoredHashedOnly() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func tokensAreStoredHashedOnly(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let database = try String(decoding: Data(contentsOf: URL(fileURLWithPath: f.path)), as: UTF8.self)
         #expect(!database.contains(String(f.admin.suffix(64))))
     }
 
     /// Every object route × {no token, other team, own team, admin} → the exact status.
-    @Test func tenantIsolationMatrix() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func tenantIsolationMatrix(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         // (method, path, body, status for: none, other team, own team, admin); own team = team A.
         let routes: [(String, String, String?, [Int])] = [
             ("GET", "/v1/experiences/1", nil, [401, 404, 200, 200]),
@@ -225,8 +225,8 @@ import Testing
 }
 
 @Suite(.serialized) struct ExperienceRouteTests {
-    @Test func createAnswers201WithLocationAndETag() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func createAnswers201WithLocationAndETag(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let r = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://c.example/menu","clip":"KLMNO13579.com.c.app.Clip","title":"Menu","subtitle":"Order"}"#)
         #expect(r.status == 201)
         #expect(r.headers["Location"] == "/v1/experiences/3" && r.headers["ETag"] == "\"e3-v1\"")
@@ -235,8 +235,8 @@ import Testing
         #expect(get.headers["ETag"] == "\"e3-v1\"" && f.parsed(get)["url"] == "https://c.example/menu")
     }
 
-    @Test func badBodiesGetTheRightStatusAndEveryError() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func badBodiesGetTheRightStatusAndEveryError(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let malformed = try f.call("POST", "/v1/experiences", token: f.admin, json: "{\n  \"url\": ,\n}")
         #expect(malformed.status == 400 && f.parsed(malformed)["detail"]?.stringValue?.contains("line 2, column 10") == true)
         let unknown = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","flavour":"mint"}"#)
@@ -257,8 +257,8 @@ import Testing
         #expect(try f.call("GET", "/v1/experiences/1", token: f.admin).headers["ETag"] == "\"e1-v1\"", "nothing was changed")
     }
 
-    @Test func ifMatchGuardsUpdates() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func ifMatchGuardsUpdates(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let first = try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")], json: #"{"status":"DEACTIVATED"}"#)
         #expect(first.status == 200 && first.headers["ETag"] == "\"e1-v2\"")
         let stale = try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")], json: #"{"status":"ACTIVE"}"#)
@@ -272,8 +272,8 @@ import Testing
 
     /// RFC 9110 §13.1.1: the condition holds when any listed tag, in any If-Match field, matches
     /// strongly; a weak tag never does.
-    @Test func ifMatchHoldsWhenAnyListedTagMatches() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func ifMatchHoldsWhenAnyListedTagMatches(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         func patch(_ ifMatch: [String], _ subtitle: String) throws -> Int {
             try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: ifMatch.map { ("If-Match", $0) }, json: #"{"subtitle":"\#(subtitle)"}"#).status
         }
@@ -288,8 +288,8 @@ import Testing
         #expect(try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v3\""), ("If-Match", "\"e1-v4\"")]).status == 204)
     }
 
-    @Test func cursorPaginationVisitsEveryItemOnce() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func cursorPaginationVisitsEveryItemOnce(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         for i in 0..<5 {
             #expect(try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://p.example/\#(i)","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#).status == 201)
         }
@@ -309,8 +309,8 @@ import Testing
         #expect(try f.call("GET", "/v1/experiences?limit=0", token: f.admin).status == 422)
     }
 
-    @Test func importIsAllOrNothing() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func importIsAllOrNothing(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let bad = "{\"url\":\"https://i.example/1\",\"clip\":\"ABCDE12345.com.a.app.Clip\",\"title\":\"T\",\"subtitle\":\"S\"}\n{\"url\":\"https://i.example/2\"}\n"
         let r = try f.call("POST", "/v1/experiences/import", token: f.admin, headers: [("Content-Type", "application/x-ndjson")], json: bad)
         #expect(r.status == 422)
@@ -323,18 +323,18 @@ import Testing
         #expect(try f.call("POST", "/v1/experiences/import", token: f.admin, json: "{}").status == 415)
     }
 
-    @Test func aWriteByAnotherProcessIsVisibleAtTheNextRequest() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func aWriteByAnotherProcessIsVisibleAtTheNextRequest(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         #expect(try f.call("GET", "/v1/resolve?url=\(q("https://z.example/"))").status == 404)
         let other = try Registry(path: f.path)
         _ = try other.register(try JSONParser.parse(#"{"url":"https://z.example/","clip":"ABCDE12345.com.a.app.Clip","title":"Z","subtitle":"S"}"#))
         #expect(try f.call("GET", "/v1/resolve?url=\(q("https://z.example/x"))").status == 200)
     }
 
-    @Test func oversizedBodiesAre413AndTheServerGoesOn() throws {
+    @Test(arguments: APITransport.allCases) func oversizedBodiesAre413AndTheServerGoesOn(_ transport: APITransport) throws {
         var limits = HTTPLimits()
         limits.maxBodyBytes = 1000
-        let f = try APIFixture(limits: limits)
+        let f = try APIFixture(transport, limits: limits)
         let r = try f.call("POST", "/v1/experiences", token: f.admin, json: String(repeating: " ", count: 2000))
         #expect(r.status == 413)
         #expect(try f.call("GET", "/healthz").status == 200)
@@ -344,7 +344,7 @@ import Testing
 /// Which requests the server answers on its event loop (from memory).
 struct InlineRoutingTests {
     @Test func onlyMemoryReadsRunOnTheEventLoop() throws {
-        let api = ClipAPI(pool: try RegistryPool(path: try APIFixture().path), log: { _ in })
+        let api = ClipAPI(pool: try RegistryPool(path: try APIFixture(.inProcess).path), log: { _ in })
         func inline(_ method: String, _ target: String) -> Bool { api.answersFromMemory(HTTPRequest(method: method, target: target)) }
         #expect(inline("GET", "/v1/resolve?url=x"))
         #expect(inline("HEAD", "/.well-known/apple-app-site-association"))

@@ -8,8 +8,8 @@ import Testing
 struct BoundedMemoryTests {
     func seriesCount(_ metrics: String) -> Int { metrics.split(separator: "\n").filter { !$0.hasPrefix("#") }.count }
 
-    @Test func madeUpMethodsHostsAndPathsAddNoMetricsSeries() throws {
-        let fixture = try APIFixture()
+    @Test(arguments: APITransport.allCases) func madeUpMethodsHostsAndPathsAddNoMetricsSeries(_ transport: APITransport) throws {
+        let fixture = try APIFixture(transport)
         func hostileRequests(_ range: Range<Int>) throws {
             for i in range {
                 try fixture.call("M\(i)X", "/v1/resolve")

@@ -7,8 +7,8 @@ import Testing
 /// The hostile-input catalogue at the API level (the framing attacks are in HTTP1Tests): each
 /// gets its exact answer, and the server answers the next well-formed request.
 @Suite(.serialized) struct HostileInputTests {
-    @Test func catalogue() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func catalogue(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let cases: [(String, String, String?, [(String, String)], Int)] = [
             ("dot-dot path", "/v1/experiences/%2e%2e", nil, [], 404),
             ("dot-dot in host parameter", "/v1/domains/%2e%2e/aasa", nil, [], 422),
@@ -25,9 +25,9 @@ import Testing
             #expect(try f.call("GET", "/healthz").status == 200, "\(name): the server goes on")
         }
         // Invalid UTF-8 inside a JSON body.
-        let raw = try HTTPClient.send(port: f.port, method: "POST", target: "/v1/experiences",
-                                      headers: [("Authorization", "Bearer \(f.admin)"), ("Content-Type", "application/json")],
-                                      body: Array(#"{"url":"https://a.example/"#.utf8) + [0xFF, 0xFE] + Array(#"","clip":"x"}"#.utf8))
+        let raw = try f.client.send("POST", "/v1/experiences",
+                                    headers: [("Authorization", "Bearer \(f.admin)"), ("Content-Type", "application/json")],
+                                    body: Array(#"{"url":"https://a.example/"#.utf8) + [0xFF, 0xFE] + Array(#"","clip":"x"}"#.utf8))
         #expect(raw.status == 400 && f.parsed(raw)["detail"]?.stringValue?.contains("invalid UTF-8") == true)
         // A huge but well-formed JSON document within the body limit: every field error, no crash.
         let manyFields = "{" + (0..<5000).map { "\"f\($0)\":\($0)" }.joined(separator: ",") + "}"
@@ -38,8 +38,8 @@ import Testing
         #expect(try f.call("GET", "/v1/changes?since=-5", token: f.admin).status == 422)
     }
 
-    @Test func storedTextComesBackEscapedNeverAsMarkupOrHeaders() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func storedTextComesBackEscapedNeverAsMarkupOrHeaders(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let evil = #"<script>\"x\"</script>"#
         let r = try f.call("POST", "/v1/experiences", token: f.admin,
                            json: #"{"url":"https://a.example/evil","clip":"ABCDE12345.com.a.app.Clip","title":"\#(evil)","subtitle":"plain"}"#)

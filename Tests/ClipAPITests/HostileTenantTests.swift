@@ -23,8 +23,8 @@ func tableDump(_ path: String) throws -> [String] {
 /// A hostile tenant (issue #10): team B (FGHIJ67890) goes after a.example, which team A
 /// (ABCDE12345) uses, through every write path; so does an administrator acting for team B.
 @Suite(.serialized) struct HostileTenantTests {
-    @Test func anotherTeamCannotTakeAHostThroughAnyWritePath() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func anotherTeamCannotTakeAHostThroughAnyWritePath(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let aasaBefore = try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example")]).body
         let before = try tableDump(f.path)
         let ndjson = #"{"url":"https://a.example/","clip":"FGHIJ67890.com.b.app.Clip","title":"Mine","subtitle":"Now"}"#
@@ -64,8 +64,8 @@ func tableDump(_ path: String) throws -> [String] {
 
     /// Bundle IDs are unique across the registry, so another team's is taken; the answer never
     /// says which team has it.
-    @Test func refusalsNeverNameAnotherTeam() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func refusalsNeverNameAnotherTeam(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let before = try tableDump(f.path)
         let attempts: [(String, String, String, String)] = [
             ("POST", "/v1/experiences", #"{"url":"https://b.example/new","clip":"FGHIJ67890.com.a.app.Clip","title":"T","subtitle":"S"}"#, "application/json"),
@@ -84,8 +84,8 @@ func tableDump(_ path: String) throws -> [String] {
 
     /// Another team's clip or app, one that does not exist, and one under the wrong team prefix
     /// get the same 404, word for word.
-    @Test func aMissingAndAnotherTeamsObjectLookAlike() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func aMissingAndAnotherTeamsObjectLookAlike(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         func detail(_ path: String, _ raw: String) throws -> String {
             let r = try f.call("GET", path, token: f.teamB)
             #expect(r.status == 404, "\(path)")
@@ -99,8 +99,8 @@ func tableDump(_ path: String) throws -> [String] {
 
     /// The API cannot upload images: a default experience's header image is kept as it is,
     /// never set or dropped.
-    @Test func aDefaultExperienceImageCannotBeSetOverTheAPI() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func aDefaultExperienceImageCannotBeSetOverTheAPI(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let before = try tableDump(f.path)
         let r = try f.call("PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA,
                            json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi","headerImage":"\#(String(repeating: "a", count: 64))"}}}"#)
@@ -110,8 +110,8 @@ func tableDump(_ path: String) throws -> [String] {
         #expect(try f.call("PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA, json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#).status == 201)
     }
 
-    @Test func anAdministratorSharesAHostAndThenBothTeamsMayUseIt() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func anAdministratorSharesAHostAndThenBothTeamsMayUseIt(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let share = try f.call("PUT", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin)
         #expect(share.status == 201 && f.parsed(share)["teams"]?.arrayValue?.count == 2)
         #expect(try f.call("PUT", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin).status == 200)  // again: no change
@@ -134,8 +134,8 @@ func tableDump(_ path: String) throws -> [String] {
 
     /// Stale preconditions, retries and missing tokens on team A's own objects: each refusal
     /// leaves the database as it was.
-    @Test func staleRetriedAndUnauthenticatedWritesChangeNothing() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func staleRetriedAndUnauthenticatedWritesChangeNothing(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         #expect(try f.call("PATCH", "/v1/experiences/1", token: f.teamA, headers: [("If-Match", "\"e1-v1\"")], json: #"{"subtitle":"First"}"#).status == 200)
         let before = try tableDump(f.path)
         let refused: [(String, String, String?, [(String, String)], String?, Int)] = [

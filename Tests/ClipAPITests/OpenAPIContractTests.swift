@@ -31,7 +31,7 @@ struct OpenAPIContractTests {
     }
 
     @Test func specAndRouterAgree() throws {
-        let f = try APIFixture()
+        let f = try APIFixture(.inProcess)
         let pool = try RegistryPool(path: f.path)
         let api = ClipAPI(pool: pool, log: { _ in })
         let served = Set(api.routes.map { "\($0.method) \($0.template)" })

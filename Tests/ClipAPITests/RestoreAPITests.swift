@@ -6,8 +6,9 @@ import Testing
 
 /// A restore under a running server: its answers after the restore (README, Reliability).
 struct RestoreAPITests {
-    @Test func afterARestoreRevokedTokensStayRevokedAndStaleETagsNameNothing() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases)
+    func afterARestoreRevokedTokensStayRevokedAndStaleETagsNameNothing(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let registry = try Registry(path: f.path)
         let old = f.path + ".old"
         try registry.backup(to: old)

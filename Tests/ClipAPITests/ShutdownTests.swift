@@ -8,7 +8,8 @@ import SQLiteDB
 import Testing
 
 /// A shutdown never lies: a request whose handler started is answered before `stop` returns
-/// (after which the process may exit), and one cut off at the drain deadline rolls back.
+/// (after which the process may exit), and one cut off at the drain deadline rolls back. Live
+/// only: it is about the server (its drain window), not the API.
 struct ShutdownTests {
     final class Answer: @unchecked Sendable {
         var response: HTTPClient.Response?
@@ -16,21 +17,21 @@ struct ShutdownTests {
     }
 
     @Test func anImportOutlastingTheDrainWindowIsRolledBackAndAnswered503() throws {
-        let f = try APIFixture(drainSeconds: 0.2)
+        let f = try APIFixture(.live, drainSeconds: 0.2)
         // Another writer holds the write lock, so the import is still under way at the deadline.
         let blocker = try Connection(path: f.path)
         try blocker.execute("BEGIN IMMEDIATE")
         let lines = (0..<3).map { #"{"url":"https://a.example/new/\#($0)","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"# }
         let answer = Answer()
-        let port = f.port, admin = f.admin
+        let client = f.client, admin = f.admin
         Thread.detachNewThread {
-            answer.response = try? HTTPClient.send(port: port, method: "POST", target: "/v1/experiences/import",
-                                                   headers: [("Authorization", "Bearer \(admin)"), ("Content-Type", "application/x-ndjson")],
-                                                   body: Array(lines.joined(separator: "\n").utf8), timeoutSeconds: 20)
+            answer.response = try? client.send("POST", "/v1/experiences/import",
+                                               headers: [("Authorization", "Bearer \(admin)"), ("Content-Type", "application/x-ndjson")],
+                                               body: Array(lines.joined(separator: "\n").utf8), timeoutSeconds: 20)
             answer.done.signal()
         }
         usleep(300_000)  // let the import reach the lock
-        f.server.stop()
+        try #require(f.server).stop()
         // The process could exit now: the answer must already be written.
         let answeredInTime = answer.done.wait(timeout: .now() + 1) == .success
         try blocker.execute("ROLLBACK")

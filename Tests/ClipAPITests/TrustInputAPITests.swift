@@ -8,8 +8,8 @@ import Testing
 
 /// Findings of the hostile-input review, over HTTP; every refusal leaves the database as it was.
 @Suite(.serialized) struct TrustInputAPITests {
-    @Test func hugeOrInvisibleCardTextIsRefused() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func hugeOrInvisibleCardTextIsRefused(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let before = try f.snapshot()
         let zalgo = "a" + String(repeating: "\u{0301}", count: 400_000)
         let huge = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/z","clip":"ABCDE12345.com.a.app.Clip","title":"\#(zalgo)","subtitle":"S"}"#)
@@ -21,8 +21,8 @@ import Testing
         #expect(try f.snapshot() == before)
     }
 
-    @Test func anInvalidPlaceAloneIsAnInvalidValue() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func anInvalidPlaceAloneIsAnInvalidValue(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let before = try f.snapshot()
         for body in [#"{"place":{"mainAddress":{"fullAddress":"1 Main St","bogus":1}}}"#, #"{"place":{"names":["x"],"colour":"red","mainAddress":{"fullAddress":"x"}}}"#] {
             let patch = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: body)
@@ -36,11 +36,10 @@ import Testing
         #expect(try f.snapshot() == before)
     }
 
-    @Test func importSkipsAByteOrderMarkAndAcceptsAnEmptyExport() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func importSkipsAByteOrderMarkAndAcceptsAnEmptyExport(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         func post(_ bytes: [UInt8], _ type: String) throws -> HTTPClient.Response {
-            try HTTPClient.send(port: f.port, method: "POST", target: "/v1/experiences/import",
-                                headers: [("Authorization", "Bearer \(f.admin)"), ("Content-Type", type)], body: bytes)
+            try f.client.send("POST", "/v1/experiences/import", headers: [("Authorization", "Bearer \(f.admin)"), ("Content-Type", type)], body: bytes)
         }
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         let csv = try post(bom + Array("url,clip,title,subtitle\nhttps://a.example/bom,ABCDE12345.com.a.app.Clip,T,S\n".utf8), "text/csv")
@@ -56,8 +55,8 @@ import Testing
         #expect(try f.snapshot() == before)
     }
 
-    @Test func spreadsheetSafeExport() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func spreadsheetSafeExport(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         _ = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: #"{"subtitle":"=1+2"}"#)
         let plain = try f.call("GET", "/v1/experiences/export?format=csv", token: f.admin)
         #expect(plain.text.contains(",=1+2,"))
@@ -67,8 +66,8 @@ import Testing
         #expect(try f.call("GET", "/v1/experiences/export?format=csv&spreadsheetSafe=yes", token: f.admin).status == 422)
     }
 
-    @Test func aClipsParentIsNeverAClipOverHTTP() throws {
-        let f = try APIFixture()
+    @Test(arguments: APITransport.allCases) func aClipsParentIsNeverAClipOverHTTP(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
         let before = try f.snapshot()
         // com.a.app.Clip is a clip of the fixture.
         #expect(try f.call("POST", "/v1/clips", token: f.admin, json: #"{"clip":"ABCDE12345.com.a.app.Clip.Sub"}"#).status == 409)

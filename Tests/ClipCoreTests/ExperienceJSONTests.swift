@@ -1,4 +1,5 @@
 import StrictJSON
+import TestSupport
 import Testing
 @testable import ClipCore
 
@@ -163,7 +164,8 @@ struct HeaderImageTests {
         (TestImages.png(width: 30, height: 20, acTL: true), "image.animated"),
         (jpeg(width: 30, height: 20, components: 4), "image.color"),
         (jpeg(width: 30, height: 20, components: 2), "image.color"),
-        (Array(jpeg(width: 30, height: 20, components: 3).enumerated().map { $0.offset == 17 ? 1 : $0.element }), "image.format"),  // Nf 1, Lf 17
+        // Nf 1, Lf 17:
+        (Array(jpeg(width: 30, height: 20, components: 3).enumerated().map { $0.offset == 17 ? 1 : $0.element }), "image.format"),
         (png(zlibHeader: [0x78, 0x02]), "image.format"),  // FCHECK wrong: 0x7802 is not a multiple of 31
         (png(zlibHeader: [0x77, 0x85]), "image.format"),  // CM 7 (0x7785 = 31 × 987)
         (png(zlibHeader: [0x88, 0x1C]), "image.format"),  // CINFO 8: a 64 KiB window (0x881C = 31 × 1,124)

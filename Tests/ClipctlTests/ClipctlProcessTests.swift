@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 
 /// Runs the built `clipctl` binary as a process, as a user would, and checks stdout, stderr
@@ -29,6 +30,12 @@ struct Clipctl {
         let code: Int32
         let out: String
         let err: String
+
+        init(_ output: ProcessRunner.Output) {
+            code = output.code
+            out = String(decoding: output.out, as: UTF8.self)
+            err = String(decoding: output.err, as: UTF8.self)
+        }
     }
 
     @discardableResult
@@ -42,18 +49,7 @@ struct Clipctl {
         process.arguments = arguments
         process.environment = environment
         process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // Read both pipes before waiting, so a large output cannot block the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(code: process.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
+        return Result(try ProcessRunner.run(process, stdin: stdin.map { Data($0.utf8) }))
     }
 
     func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
@@ -410,7 +406,7 @@ struct ClipctlProcessTests {
 
     @Test func headerImageIsValidatedAndStored() throws {
         let clipctl = try Clipctl()
-        func png(_ w: Int, _ h: Int, colorType: UInt8) -> Data { TestPNG.png(w, h, colorType: colorType) }
+        func png(_ w: Int, _ h: Int, colorType: UInt8) -> Data { Data(TestImages.png(width: w, height: h, colorType: colorType)) }
         try png(1800, 1200, colorType: 2).write(to: URL(fileURLWithPath: clipctl.file("ok.png")))
         try png(1800, 1200, colorType: 6).write(to: URL(fileURLWithPath: clipctl.file("alpha.png")))
         let alpha = try clipctl("register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "alpha.png")
@@ -425,7 +421,7 @@ struct ClipctlProcessTests {
         let bad = try clipctl("register", "https://c.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "truncated.png")
         #expect(bad.code == 65 && bad.err.contains("image.format"))
         // A 3×2 image's data under an IHDR of 30,000×20,000: the sides are checked before the data.
-        try TestPNG.png(3, 2, colorType: 2, ihdr: (30_000, 20_000)).write(to: URL(fileURLWithPath: clipctl.file("huge.png")))
+        try Data(TestImages.png(width: 3, height: 2, ihdrWidth: 30_000, ihdrHeight: 20_000)).write(to: URL(fileURLWithPath: clipctl.file("huge.png")))
         let huge = try clipctl("register", "https://c.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "huge.png")
         #expect(huge.code == 65 && huge.err.contains("image.dimensions"))
         #expect(try clipctl("list").out.contains("c.example") == false)

@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 
 /// An export moves the whole registry, header images included (issue #10): export, then import
@@ -7,8 +8,8 @@ import Testing
 @Suite(.serialized) struct ExportImagesTests {
     @Test func anExportWithHeaderImagesImportsIntoAFreshDatabase() throws {
         let clipctl = try Clipctl()
-        try TestPNG.png(1800, 1200, colorType: 2, seed: 1).write(to: URL(fileURLWithPath: clipctl.file("one.png")))
-        try TestPNG.png(1800, 1200, colorType: 2, seed: 2).write(to: URL(fileURLWithPath: clipctl.file("two.png")))
+        try Data(TestImages.png(width: 1800, height: 1200, grey: 1)).write(to: URL(fileURLWithPath: clipctl.file("one.png")))
+        try Data(TestImages.png(width: 1800, height: 1200, grey: 2)).write(to: URL(fileURLWithPath: clipctl.file("two.png")))
         for (url, image) in [("https://a.example/b", "one.png"), ("https://a.example/a", "one.png"), ("https://a.example/c", "two.png")] {
             let r = try clipctl("register", url, "--clip", "ABCDE12345.com.a.app.Clip", "--title", "T", "--subtitle", "S", "--image", image)
             #expect(r.code == 0, "\(r.err)")

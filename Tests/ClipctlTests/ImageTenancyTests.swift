@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 
 /// A header image's hash is public (resolve shows it), so naming it proves nothing: another
@@ -19,7 +20,7 @@ import Testing
 
     @Test func anotherTeamCannotUseAnImageByItsHash() throws {
         var clipctl = try Clipctl()
-        try TestPNG.png(1800, 1200, colorType: 2, seed: 7).write(to: URL(fileURLWithPath: clipctl.file("a.png")))
+        try Data(TestImages.png(width: 1800, height: 1200, grey: 7)).write(to: URL(fileURLWithPath: clipctl.file("a.png")))
         let a = try clipctl("register", "https://a.example/", "--clip", "ABCDE12345.com.a.app.Clip", "--title", "A", "--subtitle", "Mine", "--image", "a.png", "--json")
         let sha = try #require(try JSONParser.parse(Array(a.out.utf8))["headerImage"]?.stringValue)
         #expect(try clipctl("register", "https://b.example/", "--clip", "FGHIJ67890.com.b.app.Clip", "--title", "B", "--subtitle", "Theirs").code == 0)
@@ -47,7 +48,7 @@ import Testing
 
     @Test func aRefusedRegistrationStoresNoImage() throws {
         let clipctl = try Clipctl()
-        try TestPNG.png(1800, 1200, colorType: 2, seed: 9).write(to: URL(fileURLWithPath: clipctl.file("b.png")))
+        try Data(TestImages.png(width: 1800, height: 1200, grey: 9)).write(to: URL(fileURLWithPath: clipctl.file("b.png")))
         #expect(try clipctl("register", "https://a.example/", "--clip", "ABCDE12345.com.a.app.Clip", "--title", "A", "--subtitle", "Mine").code == 0)
         let refused = try clipctl("register", "https://a.example/b", "--clip", "FGHIJ67890.com.b.app.Clip", "--title", "B", "--subtitle", "S", "--image", "b.png")
         #expect(refused.code == 1)

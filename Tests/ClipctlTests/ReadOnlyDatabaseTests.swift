@@ -65,16 +65,7 @@ import Testing
     }
 
     func run(_ mechanism: Mechanism, _ clipctl: Clipctl, _ arguments: [String]) throws -> Clipctl.Result {
-        let process = mechanism.process(clipctl, arguments)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return .init(code: process.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
+        Clipctl.Result(try ProcessRunner.run(mechanism.process(clipctl, arguments)))
     }
 
     @Test(.enabled(if: ReadOnlyDatabaseTests.mechanism != nil, "no way to make a folder read-only here: running as root without a usable `unshare -m` and bind mounts"))

@@ -6,7 +6,7 @@ Writers drive `clipctl serve` over HTTP on 127.0.0.1 (creates, updates, deactiva
 then reads the database file and says what an acknowledged write lost, which import was
 half-applied, and what `PRAGMA integrity_check` says.
 """
-import http.client, json, random, re, sqlite3, subprocess, threading, time
+import http.client, json, random, re, select, sqlite3, subprocess, threading, time
 
 CLIP = "ABCDE12345.com.example.crash.Clip"
 IMPORT_LINES = 200
@@ -21,7 +21,9 @@ def start_server(clipctl, db, prefix=(), env=None, name="durability"):
     """Starts `clipctl serve` on port 0 (behind `prefix`, e.g. fiu-run) and returns (process, port)."""
     proc = subprocess.Popen([*prefix, clipctl, "--db", db, "serve", "--listen", "127.0.0.1:0", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-    line = proc.stdout.readline()
+    # The first line names the address; a server that has not printed it in 60 s is stuck.
+    ready, _, _ = select.select([proc.stdout], [], [], 60)
+    line = proc.stdout.readline() if ready else ""
     match = re.search(r":(\d+)\s*$", line)
     if not match:
         proc.kill()

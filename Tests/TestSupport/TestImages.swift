@@ -1,29 +1,30 @@
-/// Real image files for the header-image tests: a PNG encoder with CRC-32 (ISO/IEC 15948
-/// Annex D) whose IDAT is a real zlib stream (RFC 1950) of the image's filtered scanlines, and a
-/// baseline JPEG skeleton. Written here, independently of the code under test.
-enum TestImages {
-    static func be32(_ n: Int) -> [UInt8] { [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] }
+/// Real image files for the header-image tests (ClipCoreTests on the checks, ClipctlTests through
+/// `clipctl --image` and import): a PNG encoder with CRC-32 (ISO/IEC 15948 Annex D) whose IDAT is
+/// a real zlib stream (RFC 1950) of the image's filtered scanlines, and a baseline JPEG skeleton.
+/// Written here, independently of the code under test.
+public enum TestImages {
+    public static func be32(_ n: Int) -> [UInt8] { [UInt8(n >> 24 & 0xFF), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] }
 
-    static let crcTable: [UInt32] = (0..<256).map { n in
+    public static let crcTable: [UInt32] = (0..<256).map { n in
         var c = UInt32(n)
         for _ in 0..<8 { c = (c >> 1) ^ (c & 1 == 1 ? 0xEDB8_8320 : 0) }
         return c
     }
 
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    public static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var c: UInt32 = 0xFFFF_FFFF
         for b in bytes { c = crcTable[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
         return ~c
     }
 
-    static func chunk(_ type: String, _ data: [UInt8], badCRC: Bool = false) -> [UInt8] {
+    public static func chunk(_ type: String, _ data: [UInt8], badCRC: Bool = false) -> [UInt8] {
         let body = Array(type.utf8) + data
         let crc = crc32(body) ^ (badCRC ? 1 : 0)
         return be32(data.count) + body + be32(Int(crc))
     }
 
     /// zlib with stored blocks: no compression, valid for any decoder.
-    static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+    public static func zlibStored(_ data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [0x78, 0x01]
         var i = 0
         repeat {
@@ -37,7 +38,7 @@ enum TestImages {
 
     /// Adler-32 (RFC 1950 §8.2) of `count` repetitions of each byte sequence, without building
     /// the data: for n bytes of value v, a grows by n·v and b by n·a + v·n(n+1)/2.
-    static func adler32(_ parts: [(bytes: [UInt8], count: Int)]) -> UInt32 {
+    public static func adler32(_ parts: [(bytes: [UInt8], count: Int)]) -> UInt32 {
         var a = 1, b = 0
         for (bytes, count) in parts {
             if bytes.count == 1 {
@@ -53,23 +54,24 @@ enum TestImages {
 
     /// Bits packed as deflate wants them (RFC 1951 §3.1.1): from the least significant bit of
     /// each byte; Huffman codes from their most significant bit.
-    struct BitWriter {
-        var bytes: [UInt8] = []
-        var buffer: UInt64 = 0, count = 0
-        mutating func bits(_ value: Int, _ n: Int) {
+    public struct BitWriter {
+        public var bytes: [UInt8] = []
+        public var buffer: UInt64 = 0, count = 0
+        public init() {}
+        public mutating func bits(_ value: Int, _ n: Int) {
             buffer |= UInt64(value) << UInt64(count)
             count += n
             while count >= 8 { bytes.append(UInt8(buffer & 0xFF)); buffer >>= 8; count -= 8 }
         }
-        mutating func code(_ code: (bits: Int, length: Int)) { bits(code.bits, code.length) }
-        mutating func finish() -> [UInt8] {
+        public mutating func code(_ code: (bits: Int, length: Int)) { bits(code.bits, code.length) }
+        public mutating func finish() -> [UInt8] {
             if count > 0 { bytes.append(UInt8(buffer & 0xFF)) }
             return bytes
         }
     }
 
     /// Canonical Huffman codes for code lengths (RFC 1951 §3.2.2), bit-reversed for `BitWriter`.
-    static func huffmanCodes(_ lengths: [Int]) -> [(bits: Int, length: Int)] {
+    public static func huffmanCodes(_ lengths: [Int]) -> [(bits: Int, length: Int)] {
         let maxLength = lengths.max() ?? 0
         var perLength = [Int](repeating: 0, count: maxLength + 1)
         for length in lengths where length > 0 { perLength[length] += 1 }
@@ -97,7 +99,7 @@ enum TestImages {
     /// literals 227–255, end-of-block and length codes 257–284 get 10 (a complete code:
     /// 1/2 + 227/512 + 58/1024 = 1). A long run thus costs 2 bits per 258 bytes, deflate's best.
     /// The code lengths are sent with a code-length code of 1 bit for 9, 2 bits for 10 and 1.
-    static func zlibRuns(_ runs: [(byte: UInt8, count: Int)]) -> [UInt8] {
+    public static func zlibRuns(_ runs: [(byte: UInt8, count: Int)]) -> [UInt8] {
         var literalLengths = [Int](repeating: 9, count: 286)
         for symbol in 227...284 { literalLengths[symbol] = 10 }
         literalLengths[285] = 1
@@ -137,19 +139,20 @@ enum TestImages {
 
     /// The filtered scanlines of a grey image as runs: each row is filter type 0 (None) and then
     /// every sample `grey` (ISO/IEC 15948 §7.2, 8-bit samples).
-    static func greyRuns(width: Int, height: Int, channels: Int, grey: UInt8 = 0x80) -> [(byte: UInt8, count: Int)] {
+    public static func greyRuns(width: Int, height: Int, channels: Int, grey: UInt8 = 0x80) -> [(byte: UInt8, count: Int)] {
         Array(repeating: [(UInt8(0), 1), (grey, width * channels)], count: height).flatMap { $0 }
     }
 
-    /// An RGB (colour type 2) or RGBA (6) PNG of grey pixels with its complete image data.
+    /// An RGB (colour type 2) or RGBA (6) PNG of `grey` pixels with its complete image data (two
+    /// greys make two files of one size that differ).
     /// `ihdrWidth`/`ihdrHeight` make the IHDR lie about the size the data holds (for the rules
     /// checked before the data); `zlib` replaces the IDAT data, split into chunks of `idatChunk`
     /// bytes; `acTL` adds an APNG animation control chunk before the IDAT.
-    static func png(width: Int, height: Int, colorType: UInt8 = 2, tRNS: Bool = false, ihdrWidth: Int? = nil, ihdrHeight: Int? = nil,
+    public static func png(width: Int, height: Int, colorType: UInt8 = 2, grey: UInt8 = 0x80, tRNS: Bool = false, ihdrWidth: Int? = nil, ihdrHeight: Int? = nil,
                     idat: Bool = true, iend: Bool = true, badCRC: Bool = false, trailing: [UInt8] = [],
                     zlib: [UInt8]? = nil, idatChunk: Int? = nil, acTL: Bool = false) -> [UInt8] {
         let channels = colorType == 6 ? 4 : 3
-        let data = zlib ?? zlibRuns(greyRuns(width: width, height: height, channels: channels))
+        let data = zlib ?? zlibRuns(greyRuns(width: width, height: height, channels: channels, grey: grey))
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         bytes += chunk("IHDR", be32(ihdrWidth ?? width) + be32(ihdrHeight ?? height) + [8, colorType, 0, 0, 0])
         if tRNS { bytes += chunk("tRNS", [0, 0, 0, 0, 0, 0]) }
@@ -166,7 +169,7 @@ enum TestImages {
 
     /// SOI, APP0, SOF0 (8-bit, `components` components), DHT-free skeleton scan (SOS + a few
     /// entropy bytes, one stuffed 0xFF 0x00 and a restart marker), EOI.
-    static func jpeg(width: Int, height: Int, components: Int = 1, sos: Bool = true, eoi: Bool = true) -> [UInt8] {
+    public static func jpeg(width: Int, height: Int, components: Int = 1, sos: Bool = true, eoi: Bool = true) -> [UInt8] {
         var b: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x4A, 0x46]
         b += [0xFF, 0xC0, 0x00, UInt8(8 + 3 * components), 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), UInt8(components)]
         for c in 0..<components { b += [UInt8(c + 1), 0x11, 0x00] }

@@ -1,0 +1,42 @@
+import ArgParse
+@testable import ClipCLI
+import ClipCommands
+import Testing
+
+/// Every command of clipctl's grammar has a handler, and every handler a command: a new leaf
+/// without a handler (it would answer "unknown command") or a handler the parser can never reach
+/// fails here rather than in a user's hands.
+struct CommandDispatchTests {
+    /// The command paths the parser can return: a command with no subcommands, or one that also
+    /// takes arguments of its own (`aasa HOST` beside `aasa check`).
+    static func runnablePaths(_ command: CommandSpec, _ path: [String] = []) -> [[String]] {
+        let own = command.subcommands.isEmpty || !command.positionals.isEmpty ? [path] : []
+        return own + command.subcommands.flatMap { runnablePaths($0, path + [$0.name]) }
+    }
+
+    @Test func everyCommandPathHasAHandlerAndEveryHandlerACommand() {
+        let commands = Set(Self.runnablePaths(Commands.root))
+        let handled = Set(Context.handlers.keys)
+        #expect(commands.count > 40)
+        #expect(commands.subtracting(handled).map { $0.joined(separator: " ") }.sorted() == [], "commands without a handler")
+        #expect(handled.subtracting(commands).map { $0.joined(separator: " ") }.sorted() == [], "handlers of no command")
+    }
+
+    /// `runnablePaths` agrees with the parser: each path parses (given its required arguments),
+    /// and each command with subcommands that is not in the list asks for one.
+    @Test func runnablePathsAreWhatTheParserReturns() throws {
+        func visit(_ command: CommandSpec, _ path: [String]) throws {
+            let arguments = path + command.positionals.filter { !$0.optional }.map { _ in "x" }
+            if Self.runnablePaths(Commands.root).contains(path) {
+                let parsed = try ArgumentParser.parse(arguments, root: Commands.root, globals: Commands.globals)
+                #expect(parsed.path == path)
+            } else {
+                #expect(throws: ArgParseError.missingCommand(path: path)) {
+                    try ArgumentParser.parse(path, root: Commands.root, globals: Commands.globals)
+                }
+            }
+            for sub in command.subcommands { try visit(sub, path + [sub.name]) }
+        }
+        try visit(Commands.root, [])
+    }
+}
