@@ -22,8 +22,9 @@ public enum ExperienceApplinks {
     /// The components for `urls`, most specific first. `percentEncoded` is the setting in force
     /// where they are placed: patterns are written percent-encoded, so a component holding an
     /// escape says `"percentEncoded": true` when the cascade says false.
+    /// A URL that `isExpressible` refuses gets no component (`verify` then reports it).
     public static func components(_ urls: [NormalizedURL], percentEncoded: Bool = true) -> [JSONValue] {
-        let ordered = Set(urls).sorted { NormalizedURL.isMoreSpecific($0, than: $1) }
+        let ordered = Set(urls).filter(isExpressible).sorted { NormalizedURL.isMoreSpecific($0, than: $1) }
         return ordered.map { url in
             var members: [(key: String, value: JSONValue)] = [
                 (key: "/", value: .string(url.path == "/" ? "*" : literal(url.path) + "/*"))
@@ -31,10 +32,10 @@ public enum ExperienceApplinks {
             if !url.queryItems.isEmpty {
                 var items: [(key: String, value: JSONValue)] = []
                 for item in url.queryItems.sorted(by: { $0.name < $1.name }) where !items.contains(where: { $0.key == item.name }) {
-                    // Every occurrence of a named item must match its pattern (apple-spec §4.5), so a
-                    // name given twice with different values is left unconstrained ("*").
+                    // Every occurrence of a named item must match its pattern, so a name given twice
+                    // with different values is only required to be there ("?*": one character or more).
                     let values = Set(url.queryItems.filter { $0.name == item.name }.map { $0.value ?? "" })
-                    let pattern = values.count == 1 && item.value != nil ? literal(item.value!) : "*"
+                    let pattern = values.count == 1 ? literal(values.first!) : "?*"
                     items.append((key: item.name, value: .string(pattern)))
                 }
                 members.append((key: "?", value: .object(items)))
@@ -42,6 +43,15 @@ public enum ExperienceApplinks {
             if !percentEncoded && url.canonical.contains("%") { members.append((key: "percentEncoded", value: true)) }
             return .object(members)
         }
+    }
+
+    /// Whether a component can require what `url` requires. A query dictionary reads a missing
+    /// item as present and empty (Apple's "Supporting associated domains", query item
+    /// components; the conformance corpus's semantics.md), so an item required with an empty or
+    /// no value ("?flag", "?flag=") cannot be told from its absence: its component would open the
+    /// app on every URL under the path, on the whole host for "/". Such a URL gets none.
+    public static func isExpressible(_ url: NormalizedURL) -> Bool {
+        url.queryItems.allSatisfy { !($0.value ?? "").isEmpty }
     }
 
     /// Text as a pattern: "$(" would start a substitution variable and there is no escape, so

@@ -51,25 +51,6 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
     public static func == (a: NormalizedURL, b: NormalizedURL) -> Bool { a.canonical == b.canonical }
     public func hash(into hasher: inout Hasher) { hasher.combine(canonical) }
 
-    /// Path segments; the root "/" has none.
-    public var pathSegmentCount: Int { path == "/" ? 0 : path.utf8.lazy.filter { $0 == UInt8(ascii: "/") }.count }
-
-    /// Query items counted once each: a registered query is a set of required items.
-    public var distinctQueryItemCount: Int { queryItems.count < 2 ? queryItems.count : Set(queryItems).count }
-
-    /// The registry's specificity order, its one definition (README "Resolution", design §3.2
-    /// rule 4): of two registered URLs that both match an invocation, the one with more path
-    /// segments wins, then the one with more distinct query items, then the smaller canonical
-    /// text, so that no answer depends on insertion order. The resolver, the in-memory index and
-    /// the applinks generated from experiences all order by it.
-    public static func isMoreSpecific(_ a: NormalizedURL, than b: NormalizedURL) -> Bool {
-        let sa = a.pathSegmentCount, sb = b.pathSegmentCount
-        if sa != sb { return sa > sb }
-        let qa = a.distinctQueryItemCount, qb = b.distinctQueryItemCount
-        if qa != qb { return qa > qb }
-        return a.canonical < b.canonical
-    }
-
     public enum Problem: Error, Equatable, Sendable {
         case empty, tooLong, notAbsolute, scheme(String), userinfo, port(String), host(DomainName.Problem),
             controlCharacter, badPercentEncoding, fragmentNotAllowed
@@ -331,19 +312,5 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
             }
         }
         return "/" + output.joined(separator: "/")
-    }
-
-    /// Design §3.2 rule 2: a registered path P covers Q when Q = P, or Q starts with P followed
-    /// by "/" (segment-aware: "/store" covers "/store/12" but not "/stores"). "/" covers all.
-    public func pathCovers(_ other: NormalizedURL) -> Bool {
-        if path == "/" || path == other.path { return true }
-        guard other.path.utf8.count > path.utf8.count, other.path.hasPrefix(path) else { return false }
-        return other.path.utf8[other.path.utf8.index(other.path.utf8.startIndex, offsetBy: path.utf8.count)] == UInt8(ascii: "/")
-    }
-
-    /// True when `path` is a character prefix of `other.path` but not on a segment boundary:
-    /// the "near miss" a character-prefix reading would match (design §3.2 rule 7).
-    public func isCharacterPrefixNearMiss(of other: NormalizedURL) -> Bool {
-        path != "/" && other.path.hasPrefix(path) && !pathCovers(other)
     }
 }

@@ -64,12 +64,13 @@ public enum Resolver {
                 reports[candidate.id] = (.pathMismatch, "path \(candidate.url.path) does not cover \(url.path)", nearMiss)
                 continue
             }
-            let required = Set(candidate.url.queryItems)
-            let missing = required.subtracting(invocationItems).sorted()
+            let missing = candidate.url.missingQueryItems(invocationItems)
             guard missing.isEmpty else {
                 reports[candidate.id] = (.queryMismatch, "missing query item\(missing.count == 1 ? "" : "s") \(missing.map(\.text).joined(separator: ", "))", nil)
                 continue
             }
+            // What is left of the match rule (`NormalizedURL.matches`); the candidates share the host.
+            assert(candidate.url.matches(url, invocationItems: invocationItems))
             guard candidate.status == .active else {
                 reports[candidate.id] = (.deactivated, "matches, but is deactivated", nil)
                 continue
