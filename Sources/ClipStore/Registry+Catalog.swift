@@ -118,7 +118,7 @@ extension Registry {
     /// Creates the app, or updates its App Store ID and name. Returns the app and notes.
     public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws(RegistryError) -> (App, [String]) {
         if let name {
-            let problems = TextLimits.check(name, field: "name", max: TextLimits.appNameMax, allowEmpty: true)
+            let problems = TextLimits.checkAppName(name)
             guard problems.isEmpty else { throw RegistryError.invalid(problems) }
         }
         return try write {
@@ -235,17 +235,9 @@ extension Registry {
         }
     }
 
-    /// A host as an association names it: exact FQDN, no wildcard, port, path (design §2).
+    /// A host as an association names it (`AssociationHost`).
     public static func normalizeHost(_ host: String, field: String = "host") throws(RegistryError) -> String {
-        if host.hasPrefix("*.") {
-            throw RegistryError.invalid([FieldError(field: field, rule: "host.wildcard", message: "App Clip associations name exact hosts; wildcards are not allowed (apple-spec §4.6)")])
-        }
-        if host.contains(where: { $0 == "/" || $0 == ":" || $0 == "?" || $0 == "#" || $0 == "@" }) {
-            throw RegistryError.invalid([FieldError(field: field, rule: "host.format", message: "give a host name only, such as shop.example: no scheme, port or path")])
-        }
-        do { return try DomainName.normalize(host) } catch {
-            throw RegistryError.invalid([FieldError(field: field, rule: "url.host", message: error.message)])
-        }
+        do { return try AssociationHost.normalize(host, field: field) } catch { throw RegistryError.from(error) }
     }
 
     // MARK: Default experiences
@@ -284,11 +276,7 @@ extension Registry {
     /// localization given.
     public func setDefaultExperience(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil, expectedVersion: Int? = nil) throws(RegistryError) -> (DefaultExperience, [String]) {
         var errors = ErrorCollector()
-        if localizations.isEmpty { errors.add("localizations", "required", "give at least one locale with its subtitle (apple-spec §1.4: at least one localization)") }
-        for (locale, subtitle) in localizations.sorted(by: { $0.key < $1.key }) {
-            if let e = DefaultExperience.checkLocale(locale, field: "localizations.\(locale)") { errors.add(e) }
-            errors.add(contentsOf: TextLimits.check(subtitle, field: "localizations.\(locale).subtitle", max: TextLimits.subtitleMax))
-        }
+        errors.add(contentsOf: DefaultExperience.check(localizations: localizations))
         let headerImage = image.flatMap { bytes in errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: bytes) } }
         do { try errors.throwIfAny() } catch { throw RegistryError.from(error) }
         return try write {

@@ -22,19 +22,9 @@ extension Registry {
         }
     }
 
-    /// Card languages in order of preference: `language` (explicit) first, then `acceptLanguage`;
-    /// an explicit language that names none of the 32 is an input error.
+    /// Card languages in order of preference (`LanguagePreferences`).
     public static func preferences(language: String?, acceptLanguage: String?) throws(RegistryError) -> [Language] {
-        var preferences: [Language] = []
-        if let language {
-            guard let l = Language(tag: language) else {
-                throw RegistryError.invalid([FieldError(field: "language", rule: "language.enum",
-                    message: "\"\(language)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (a tag such as fr-CA is accepted)")])
-            }
-            preferences.append(l)
-        }
-        if let acceptLanguage { preferences += AcceptLanguage.languages(acceptLanguage) }
-        return preferences
+        do { return try LanguagePreferences.list(language: language, acceptLanguage: acceptLanguage) } catch { throw RegistryError.from(error) }
     }
 
     func defaultFallbacks(host: String) throws -> [DefaultFallback] {
@@ -127,22 +117,15 @@ extension Registry {
         return try guarded {
             let associated = try domains(host: url.host).map(\.clip)
             var notes: [String] = []
-            var experienceID: Int64?
-            let clip: AppID
-            if let chosen {
-                guard associated.contains(chosen) else {
-                    throw RegistryError.conflict("\(url.host) is not associated with clip \(chosen.rawValue): Safari would not show its banner there; associate it first (clipctl domain add \(chosen.rawValue) \(url.host))")
-                }
-                clip = chosen
-            } else if case .advanced(let e, _) = resolution.match, associated.contains(e.clip) {
-                clip = e.clip
-                experienceID = e.id
-            } else if associated.count == 1 {
-                clip = associated[0]
-            } else if associated.isEmpty {
-                throw RegistryError.conflict("\(url.host) is not associated with any clip: Safari would not show an App Clip banner there; register an experience on it or associate a clip (clipctl domain add CLIP \(url.host))")
-            } else {
-                throw RegistryError.invalid([FieldError(field: "clip", rule: "required", message: "\(url.host) is associated with \(associated.count) clips (\(associated.map(\.rawValue).joined(separator: ", "))); choose one")])
+            var resolved: AdvancedExperience?
+            if case .advanced(let e, _) = resolution.match { resolved = e }
+            let clip: AppID, experienceID: Int64?
+            do throws(SmartBanner.ClipChoiceProblem) {
+                (clip, experienceID) = try SmartBanner.chooseClip(host: url.host, associated: associated, requested: chosen, resolved: resolved)
+            } catch {
+                // Naming one of several clips is missing input; the others are states to change first.
+                guard case .ambiguous = error else { throw RegistryError.conflict(error.message) }
+                throw RegistryError.invalid([FieldError(field: "clip", rule: "required", message: error.message)])
             }
             guard let appBundle = clip.bundleID.parent else { throw RegistryError.notFound("app of clip \(clip.rawValue)") }
             let app = try self.app(appBundle)
