@@ -56,7 +56,6 @@ extension Registry {
         try db.execute("INSERT INTO domain_association(clip_bundle_id, host, created_at) VALUES (?, ?, ?)",
                        [.text(clip.bundleID.rawValue), .text(host), .text(timestamp())])
         try recordChange(entity: "domain", id: "\(clip.rawValue) \(host)", action: "create", before: nil, after: ["clip": .string(clip.rawValue), "host": .string(host)])
-        touch(host)
         notes.append("associated \(host) with clip \(clip.rawValue) (its AASA now lists the clip)")
         return notes
     }

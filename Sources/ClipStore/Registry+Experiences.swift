@@ -130,7 +130,6 @@ extension Registry {
             // The image is stored in the same transaction: a refused registration leaves nothing.
             if let image { try storeImage(image) }
             let (saved, notes) = try insert(stored, imageCarried: image != nil)
-            try touchGeneratedApplinks(hosts: [saved.url.host])
             return Written(experience: saved, notes: notes, warnings: warnings)
         }
     }
@@ -237,7 +236,6 @@ extension Registry {
             // A write that changes nothing makes no version and no change record (issue #10).
             guard updated != before else { return Written(experience: before, notes: notes, warnings: warnings) }
             let saved = try save(updated, before: before, action: Self.changeAction(before, updated))
-            try touchGeneratedApplinks(hosts: [saved.url.host])
             return Written(experience: saved, notes: notes, warnings: warnings)
         }
     }
@@ -286,7 +284,6 @@ extension Registry {
             var draft = before
             draft.status = status
             let saved = try save(draft, before: before, action: Self.changeAction(before, draft))
-            if status == .active { try touchGeneratedApplinks(hosts: [saved.url.host]) }
             return saved
         }
     }

@@ -163,17 +163,6 @@ extension Registry {
         return byApp.keys.sorted().map { ExperienceApplinks.AppLinks(app: $0, urls: byApp[$0]!) }
     }
 
-    /// Inside an experience write: the AASA of a host that generates applinks from its
-    /// experiences changes with them (`write` then checks it).
-    func touchGeneratedApplinks(hosts: Set<String>) throws {
-        for host in hosts where try generatesApplinks(host) { touch(host) }
-    }
-
-    /// Whether `host` opted in to applinks generated from its experiences.
-    func generatesApplinks(_ host: String) throws -> Bool {
-        try db.query("SELECT 1 AS x FROM applinks_host WHERE host = ? AND from_experiences = 1", [.text(host)]).first != nil
-    }
-
     /// Sets the `applinks` details of `app` on `host` (components, optional defaults), validated
     /// against the host's substitution variables. `position` orders entries (first match wins).
     public func setApplinks(host rawHost: String, app bundleID: BundleID, components: JSONValue, defaults: JSONValue? = nil, position: Int? = nil) throws(RegistryError) -> ApplinksDetails {
@@ -196,7 +185,6 @@ extension Registry {
             let details = ApplinksDetails(app: app.appID, components: components, defaults: defaults)
             try recordChange(entity: "applinks", id: "\(host) \(bundleID.rawValue)", action: existing == nil ? "create" : "update", before: nil,
                              after: ["components": components, "defaults": defaults ?? .null, "position": .integer(Int64(chosen))])
-            touch(host)
             return details
         }
     }
@@ -249,7 +237,6 @@ extension Registry {
             try recordChange(entity: "applinks-settings", id: host, action: "update",
                              before: ["defaults": before.defaults ?? .null, "substitutionVariables": before.substitutionVariables ?? .null],
                              after: ["defaults": after.defaults ?? .null, "substitutionVariables": after.substitutionVariables ?? .null])
-            touch(host)
             return after
         }
     }
@@ -267,7 +254,6 @@ extension Registry {
                 ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3
                 """, [.text(host), .int(enabled ? 1 : 0), .text(timestamp())])
             try recordChange(entity: "applinks-generation", id: host, action: "update", before: nil, after: ["fromExperiences": .bool(enabled)])
-            if enabled { touch(host) }
             return try generatedApplinksMisses(host)
         }
     }
@@ -291,23 +277,10 @@ extension Registry {
             guard try db.execute("INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)",
                                  [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0 else { return }
             try recordChange(entity: "webcredentials", id: "\(host) \(bundleID.rawValue)", action: "create", before: nil, after: nil)
-            touch(host)
         }
     }
 
     public func removeWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
         try removeHostEntry(table: "webcredentials", entity: "webcredentials", host: rawHost, app: bundleID)
-    }
-
-    /// Inside a write: refuses a change that would make the host's AASA exceed 128 KB or fail
-    /// the lint with an error (issue #6: the registry lints every AASA it generates).
-    func checkSize(_ host: String) throws {
-        guard let content = try configuredContent(host) else { return }
-        let bytes: [UInt8]
-        do { bytes = try AASAGenerator.bytes(content) } catch { throw RegistryError.unprocessable(error.description) }
-        let errors = AASALinter.lint(bytes).filter { $0.severity == .error }
-        guard errors.isEmpty else {
-            throw RegistryError.unprocessable("the AASA of \(host) would fail the lint: " + errors.map(\.description).joined(separator: "; "))
-        }
     }
 }
