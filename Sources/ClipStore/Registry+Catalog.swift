@@ -15,7 +15,7 @@ extension Registry {
         var notes: [String] = []
         if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(clip.team.rawValue)]).isEmpty {
             try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(clip.team.rawValue), .text(timestamp())])
-            try recordChange(entity: "team", id: clip.team.rawValue, action: "create", before: nil, after: ["id": .string(clip.team.rawValue)])
+            try recordChange(entity: .team, id: clip.team.rawValue, action: .create, before: nil, after: ["id": .string(clip.team.rawValue)])
             notes.append("created team \(clip.team.rawValue)")
         }
         if let row = try db.query("SELECT team_id FROM app WHERE bundle_id = ?", [.text(appBundle.rawValue)]).first {
@@ -32,7 +32,7 @@ extension Registry {
             let t = timestamp()
             try db.execute("INSERT INTO app(bundle_id, team_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
                            [.text(appBundle.rawValue), .text(clip.team.rawValue), .text(t), .text(t)])
-            try recordChange(entity: "app", id: appBundle.rawValue, action: "create", before: nil, after: appJSON(App(bundleID: appBundle, team: clip.team)))
+            try recordChange(entity: .app, id: appBundle.rawValue, action: .create, before: nil, after: appJSON(App(bundleID: appBundle, team: clip.team)))
             notes.append("created app \(appBundle.rawValue) (team \(clip.team.rawValue))")
         }
         if try db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty {
@@ -41,7 +41,7 @@ extension Registry {
             }
             try db.execute("INSERT INTO clip(bundle_id, app_bundle_id, created_at) VALUES (?, ?, ?)",
                            [.text(clip.bundleID.rawValue), .text(appBundle.rawValue), .text(timestamp())])
-            try recordChange(entity: "clip", id: clip.rawValue, action: "create", before: nil, after: ["clip": .string(clip.rawValue)])
+            try recordChange(entity: .clip, id: clip.rawValue, action: .create, before: nil, after: ["clip": .string(clip.rawValue)])
             notes.append("created clip \(clip.rawValue)")
         }
         return notes
@@ -55,7 +55,7 @@ extension Registry {
         else { return notes }
         try db.execute("INSERT INTO domain_association(clip_bundle_id, host, created_at) VALUES (?, ?, ?)",
                        [.text(clip.bundleID.rawValue), .text(host), .text(timestamp())])
-        try recordChange(entity: "domain", id: "\(clip.rawValue) \(host)", action: "create", before: nil, after: ["clip": .string(clip.rawValue), "host": .string(host)])
+        try recordChange(entity: .domain, id: "\(clip.rawValue) \(host)", action: .create, before: nil, after: ["clip": .string(clip.rawValue), "host": .string(host)])
         notes.append("associated \(host) with clip \(clip.rawValue) (its AASA now lists the clip)")
         return notes
     }
@@ -137,7 +137,7 @@ extension Registry {
                     after.version += 1
                     try db.execute("UPDATE app SET app_store_id = ?, name = ?, version = ?, updated_at = ? WHERE bundle_id = ?",
                                    [.text(after.appStoreID?.rawValue), .text(after.name), .int(after.version), .text(t), .text(bundleID.rawValue)])
-                    try recordChange(entity: "app", id: bundleID.rawValue, action: "update", before: appJSON(before), after: appJSON(after))
+                    try recordChange(entity: .app, id: bundleID.rawValue, action: .update, before: appJSON(before), after: appJSON(after))
                     notes.append("updated app \(bundleID.rawValue)")
                 }
                 return (after, notes)
@@ -148,7 +148,7 @@ extension Registry {
             let app = App(bundleID: bundleID, team: team, appStoreID: appStoreID ?? nil, name: name ?? "")
             try db.execute("INSERT INTO app(bundle_id, team_id, app_store_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                            [.text(bundleID.rawValue), .text(team.rawValue), .text(app.appStoreID?.rawValue), .text(app.name), .text(t), .text(t)])
-            try recordChange(entity: "app", id: bundleID.rawValue, action: "create", before: nil, after: appJSON(app))
+            try recordChange(entity: .app, id: bundleID.rawValue, action: .create, before: nil, after: appJSON(app))
             notes.append("created app \(bundleID.rawValue)")
             return (app, notes)
         }
@@ -193,7 +193,7 @@ extension Registry {
             // Removed experiences keep their history in change records; drop their rows to free the clip.
             try db.execute("DELETE FROM advanced_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
             try db.execute("DELETE FROM clip WHERE bundle_id = ?", [.text(id.bundleID.rawValue)])
-            try recordChange(entity: "clip", id: id.rawValue, action: "remove", before: ["clip": .string(id.rawValue)], after: nil)
+            try recordChange(entity: .clip, id: id.rawValue, action: .remove, before: ["clip": .string(id.rawValue)], after: nil)
         }
     }
 
@@ -216,7 +216,7 @@ extension Registry {
             guard try db.execute("DELETE FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(id.bundleID.rawValue), .text(host)]) > 0 else {
                 throw RegistryError.notFound("association of \(host) with clip \(id.rawValue)")
             }
-            try recordChange(entity: "domain", id: "\(id.rawValue) \(host)", action: "remove", before: ["clip": .string(id.rawValue), "host": .string(host)], after: nil)
+            try recordChange(entity: .domain, id: "\(id.rawValue) \(host)", action: .remove, before: ["clip": .string(id.rawValue), "host": .string(host)], after: nil)
         }
     }
 
@@ -298,7 +298,7 @@ extension Registry {
                                [.text(clip.bundleID.rawValue), .text(locale), .text(subtitle), .text(headerImage?.sha256 ?? keep)])
             }
             let after = try loadDefaultExperience(clip)!
-            try recordChange(entity: "default-experience", id: clip.rawValue, action: before == nil ? "create" : "update",
+            try recordChange(entity: .defaultExperience, id: clip.rawValue, action: before == nil ? .create : .update,
                              before: before.map(defaultExperienceJSON), after: defaultExperienceJSON(after))
             notes.append(before == nil ? "created the default experience of \(clip.rawValue)" : "updated the default experience of \(clip.rawValue)")
             return (after, notes)
@@ -310,7 +310,7 @@ extension Registry {
         try write {
             guard let before = try loadDefaultExperience(id) else { throw RegistryError.notFound("default experience of clip \(id.rawValue)") }
             try db.execute("DELETE FROM default_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
-            try recordChange(entity: "default-experience", id: id.rawValue, action: "remove", before: defaultExperienceJSON(before), after: nil)
+            try recordChange(entity: .defaultExperience, id: id.rawValue, action: .remove, before: defaultExperienceJSON(before), after: nil)
         }
     }
 

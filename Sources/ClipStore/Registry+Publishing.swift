@@ -183,24 +183,24 @@ extension Registry {
                 """, [.text(host), .text(bundleID.rawValue), .int(chosen), .text(JSONWriter.string(components)),
                       .text(defaults.map { JSONWriter.string($0) }), .text(timestamp())])
             let details = ApplinksDetails(app: app.appID, components: components, defaults: defaults)
-            try recordChange(entity: "applinks", id: "\(host) \(bundleID.rawValue)", action: existing == nil ? "create" : "update", before: nil,
+            try recordChange(entity: .applinks, id: "\(host) \(bundleID.rawValue)", action: existing == nil ? .create : .update, before: nil,
                              after: ["components": components, "defaults": defaults ?? .null, "position": .integer(Int64(chosen))])
             return details
         }
     }
 
     public func removeApplinks(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
-        try removeHostEntry(table: "applinks_details", entity: "applinks", host: rawHost, app: bundleID)
+        try removeHostEntry(table: "applinks_details", entity: .applinks, host: rawHost, app: bundleID)
     }
 
     /// Deletes the (host, app) row of `table` and records it; notFound when there is none.
-    func removeHostEntry(table: StaticString, entity: String, host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+    func removeHostEntry(table: StaticString, entity: ChangeEntity, host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
         let host = try Self.normalizeHost(rawHost)
         try write {
             guard try db.execute("DELETE FROM \(table) WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]) > 0 else {
-                throw RegistryError.notFound("\(entity) of \(bundleID.rawValue) on \(host)")
+                throw RegistryError.notFound("\(entity.rawValue) of \(bundleID.rawValue) on \(host)")
             }
-            try recordChange(entity: entity, id: "\(host) \(bundleID.rawValue)", action: "remove", before: nil, after: nil)
+            try recordChange(entity: entity, id: "\(host) \(bundleID.rawValue)", action: .remove, before: nil, after: nil)
         }
     }
 
@@ -234,7 +234,7 @@ extension Registry {
                 INSERT INTO applinks_host(host, defaults, substitution_variables, updated_at) VALUES (?1, ?2, ?3, ?4)
                 ON CONFLICT(host) DO UPDATE SET defaults = ?2, substitution_variables = ?3, updated_at = ?4
                 """, [.text(host), .text(after.defaults.map { JSONWriter.string($0) }), .text(after.substitutionVariables.map { JSONWriter.string($0) }), .text(timestamp())])
-            try recordChange(entity: "applinks-settings", id: host, action: "update",
+            try recordChange(entity: .applinksSettings, id: host, action: .update,
                              before: ["defaults": before.defaults ?? .null, "substitutionVariables": before.substitutionVariables ?? .null],
                              after: ["defaults": after.defaults ?? .null, "substitutionVariables": after.substitutionVariables ?? .null])
             return after
@@ -253,7 +253,7 @@ extension Registry {
                 INSERT INTO applinks_host(host, from_experiences, updated_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3
                 """, [.text(host), .int(enabled ? 1 : 0), .text(timestamp())])
-            try recordChange(entity: "applinks-generation", id: host, action: "update", before: nil, after: ["fromExperiences": .bool(enabled)])
+            try recordChange(entity: .applinksGeneration, id: host, action: .update, before: nil, after: ["fromExperiences": .bool(enabled)])
             return try generatedApplinksMisses(host)
         }
     }
@@ -276,11 +276,11 @@ extension Registry {
             // Adding it again changes nothing and records nothing.
             guard try db.execute("INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)",
                                  [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0 else { return }
-            try recordChange(entity: "webcredentials", id: "\(host) \(bundleID.rawValue)", action: "create", before: nil, after: nil)
+            try recordChange(entity: .webcredentials, id: "\(host) \(bundleID.rawValue)", action: .create, before: nil, after: nil)
         }
     }
 
     public func removeWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
-        try removeHostEntry(table: "webcredentials", entity: "webcredentials", host: rawHost, app: bundleID)
+        try removeHostEntry(table: "webcredentials", entity: .webcredentials, host: rawHost, app: bundleID)
     }
 }

@@ -48,7 +48,7 @@ extension Registry {
             let secret = "clip_\(id)_\(secretPart)"
             try db.execute("UPDATE api_token SET secret_sha256 = ? WHERE id = ?", [.text(SHA256.hexDigest(Array(secret.utf8))), .integer(id)])
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
-            try recordChange(entity: "token", id: String(id), action: "create", before: nil, after: token.json)
+            try recordChange(entity: .token, id: String(id), action: .create, before: nil, after: token.json)
             return (token, secret)
         }
     }
@@ -97,7 +97,7 @@ extension Registry {
                 throw RegistryError.notFound("active token \(id)")
             }
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
-            try recordChange(entity: "token", id: String(id), action: "revoke", before: nil, after: token.json)
+            try recordChange(entity: .token, id: String(id), action: .revoke, before: nil, after: token.json)
             return token
         }
     }

@@ -100,10 +100,10 @@ public final class Registry {
     }
 
     /// Appends a change record (design §2: when, who, what entity, before/after).
-    func recordChange(entity: String, id: String, action: String, before: JSONValue?, after: JSONValue?) throws {
+    func recordChange(entity: ChangeEntity, id: String, action: ChangeAction, before: JSONValue?, after: JSONValue?) throws {
         try db.execute(
             "INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [.text(timestamp()), .text(actor), .text(entity), .text(id), .text(action),
+            [.text(timestamp()), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue),
              .text(before.map { JSONWriter.string($0) }), .text(after.map { JSONWriter.string($0) })])
     }
 
