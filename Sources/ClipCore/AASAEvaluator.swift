@@ -156,8 +156,8 @@ public enum AASAEvaluator {
         let utf8 = Array(text.utf8)
         var i = 0
         while i < utf8.count {
-            if utf8[i] == UInt8(ascii: "%"), i + 2 < utf8.count, let h = NormalizedURL.hexValue(utf8[i + 1]), let l = NormalizedURL.hexValue(utf8[i + 2]) {
-                bytes.append(h << 4 | l)
+            if let decoded = PercentEncoding.escapedByte(utf8, at: i) {
+                bytes.append(decoded)
                 i += 3
             } else {
                 bytes.append(utf8[i])

@@ -228,17 +228,6 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
         (isPathByte(b) || b == UInt8(ascii: "?")) && b != UInt8(ascii: "&") && b != UInt8(ascii: "=")
     }
 
-    static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
-    static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case 0x30...0x39: b - 0x30
-        case 0x41...0x46: b - 0x41 + 10
-        case 0x61...0x66: b - 0x61 + 10
-        default: nil
-        }
-    }
-
     /// RFC 3986 §6.2.2.1–2: percent-encodings of unreserved characters are decoded, others get
     /// upper-case hex; a byte that may not appear raw (space, non-ASCII, '"', '<', …) is encoded.
     static func normalizePercent(_ bytes: ArraySlice<UInt8>, allowed: (UInt8) -> Bool) throws(Problem) -> String {
@@ -250,21 +239,18 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
         while i < bytes.endIndex {
             let b = bytes[i]
             if b == UInt8(ascii: "%") {
-                guard i + 2 < bytes.endIndex,
-                    let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2])
-                else { throw .badPercentEncoding }
-                let decoded = hi << 4 | lo
+                guard let decoded = PercentEncoding.escapedByte(bytes, at: i) else { throw .badPercentEncoding }
                 if isUnreserved(decoded) {
                     out.append(decoded)
                 } else {
-                    out.append(contentsOf: [UInt8(ascii: "%"), hexDigits[Int(hi)], hexDigits[Int(lo)]])
+                    PercentEncoding.appendEscape(decoded, to: &out)
                 }
                 i += 3
             } else if allowed(b) {
                 out.append(b)
                 i += 1
             } else {
-                out.append(contentsOf: [UInt8(ascii: "%"), hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]])
+                PercentEncoding.appendEscape(b, to: &out)
                 i += 1
             }
         }

@@ -38,7 +38,7 @@ public enum SmartBanner {
             if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: ",") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<")
                 || b == UInt8(ascii: ">") || b == UInt8(ascii: "'") || b == UInt8(ascii: "`") || b == UInt8(ascii: "\\")
             {
-                out += [UInt8(ascii: "%"), NormalizedURL.hexDigits[Int(b >> 4)], NormalizedURL.hexDigits[Int(b & 0xF)]]
+                PercentEncoding.appendEscape(b, to: &out)
             } else {
                 out.append(b)
             }

@@ -85,7 +85,7 @@ struct AASALimitOnEveryWriteTests {
         }
         #expect(try snapshot(registry.path) == small)
         // A refused write leaves nothing noted for the next one, which passes.
-        try registry.write { try registry.db.execute("UPDATE applinks_details SET position = 1") }
+        _ = try registry.write { try registry.db.execute("UPDATE applinks_details SET position = 1") }
     }
 
     /// Experiences are part of the AASA of a host that generates applinks from them: every way
