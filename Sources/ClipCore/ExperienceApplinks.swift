@@ -1,13 +1,14 @@
 import StrictJSON
 
 /// `applinks` components for a full app generated from its clips' advanced experiences, so that
-/// the installed app opens the links its App Clip is invoked with (design §3.3, issue #6).
+/// the installed app opens the links its App Clip is invoked with (docs/apple-formats.md).
 ///
-/// One component per experience URL, most specific first (the resolver's order, design §3.2
-/// rule 4). The registered URL is a prefix (design §3.2 rule 2), so its path becomes
-/// `"<path>/*"`, which also matches the path itself (conformance semantics.md, "a pattern ending
-/// in /* also matches the path without that segment"), and its query items become a query
-/// dictionary, which ignores items it does not name (apple-spec §4.5).
+/// One component per experience URL, in the resolver's order (`NormalizedURL.isMoreSpecific`),
+/// matching what the registered URL matches (`NormalizedURL.matches`; a test compares them on
+/// generated data). The registered URL is a prefix, so its path becomes `"<path>/*"`, which also
+/// matches the path itself (conformance semantics.md, "a pattern ending in /* also matches the
+/// path without that segment"), and its query items become a query dictionary, which ignores
+/// items it does not name (Apple's "Supporting associated domains").
 public enum ExperienceApplinks {
     /// The experience URLs whose links one app should open.
     public struct AppLinks: Sendable, Equatable {

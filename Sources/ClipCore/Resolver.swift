@@ -41,7 +41,9 @@ public struct Resolution: Sendable, Equatable {
     public let notes: [String]
 }
 
-/// Invocation URL → experience, by design §3.2. Pure: the caller supplies the candidates.
+/// Invocation URL → experience: of the candidates that `NormalizedURL.matches`, the active one
+/// that `NormalizedURL.isMoreSpecific` puts first (docs/rules.md). Pure: the caller supplies the
+/// candidates.
 public enum Resolver {
     /// - Parameters:
     ///   - invocationURL: the URL as given.
