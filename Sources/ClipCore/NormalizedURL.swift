@@ -39,7 +39,13 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
     static func canonicalText(host: String, path: String, queryItems: [QueryItem]) -> String {
         var s = "https://" + host + path
         guard !queryItems.isEmpty else { return s }
-        let items = queryItems.count == 1 ? queryItems : Array(Set(queryItems)).sorted()
+        // Sorted, then the first by text of equal items ("flag" before "flag="), so that the
+        // order they came in makes no difference.
+        var items = queryItems
+        if items.count > 1 {
+            var seen = Set<QueryItem>()
+            items = items.sorted().filter { seen.insert($0).inserted }
+        }
         s += "?" + items.map(\.text).joined(separator: "&")
         return s
     }
