@@ -1,4 +1,4 @@
-import Foundation  // Locale.isoRegionCodes / isoLanguageCodes for $(region) and $(lang) (no I/O)
+import Foundation  // Locale.Region.isoRegions / LanguageCode.isoLanguageCodes for $(region) and $(lang) (no I/O)
 import StrictJSON
 
 /// Decides whether an AASA file's `applinks` give a URL to an app, with Apple's semantics
@@ -156,8 +156,8 @@ public enum AASAEvaluator {
         let utf8 = Array(text.utf8)
         var i = 0
         while i < utf8.count {
-            if utf8[i] == UInt8(ascii: "%"), i + 2 < utf8.count, let h = NormalizedURL.hexValue(utf8[i + 1]), let l = NormalizedURL.hexValue(utf8[i + 2]) {
-                bytes.append(h << 4 | l)
+            if let decoded = PercentEncoding.escapedByte(utf8, at: i) {
+                bytes.append(decoded)
                 i += 3
             } else {
                 bytes.append(utf8[i])
@@ -202,8 +202,9 @@ public enum AASAEvaluator {
         case "alnum": return upper + lower + digits
         case "digit": return digits
         case "xdigit": return digits + ["A", "B", "C", "D", "E", "F", "a", "b", "c", "d", "e", "f"]
-        case "region": return Locale.isoRegionCodes
-        case "lang": return Locale.isoLanguageCodes
+        // The same lists, in the same order, as the deprecated Locale.isoRegionCodes / isoLanguageCodes.
+        case "region": return Locale.Region.isoRegions.map(\.identifier)
+        case "lang": return Locale.LanguageCode.isoLanguageCodes.map(\.identifier)
         default: return nil
         }
     }

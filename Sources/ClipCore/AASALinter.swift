@@ -3,12 +3,6 @@ import StrictJSON
 /// Lints an AASA file: each problem with a stable code, a severity, a location and a message.
 /// Codes follow the conformance corpus's diagnostics.md (AASA###), so that CI can check codes.
 public enum AASALinter {
-    public enum Severity: String, Sendable, Comparable {
-        case error, warning, info
-        var rank: Int { self == .error ? 0 : self == .warning ? 1 : 2 }
-        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
-    }
-
     public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         public let code: String
         public let severity: Severity

@@ -4,12 +4,6 @@ import StrictJSON
 /// code, a subject, what is wrong and how to fix it (`clipctl doctor`, issue #6). Pure: the caller
 /// supplies a snapshot.
 public enum Doctor {
-    public enum Severity: String, Sendable, Comparable {
-        case error, warning, info
-        var rank: Int { self == .error ? 0 : self == .warning ? 1 : 2 }
-        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
-    }
-
     public struct Finding: Sendable, Equatable {
         public let severity: Severity
         public let code: String

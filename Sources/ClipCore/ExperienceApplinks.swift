@@ -1,13 +1,14 @@
 import StrictJSON
 
 /// `applinks` components for a full app generated from its clips' advanced experiences, so that
-/// the installed app opens the links its App Clip is invoked with (design §3.3, issue #6).
+/// the installed app opens the links its App Clip is invoked with (docs/apple-formats.md).
 ///
-/// One component per experience URL, most specific first (the resolver's order, design §3.2
-/// rule 4). The registered URL is a prefix (design §3.2 rule 2), so its path becomes
-/// `"<path>/*"`, which also matches the path itself (conformance semantics.md, "a pattern ending
-/// in /* also matches the path without that segment"), and its query items become a query
-/// dictionary, which ignores items it does not name (apple-spec §4.5).
+/// One component per experience URL, in the resolver's order (`NormalizedURL.isMoreSpecific`),
+/// matching what the registered URL matches (`NormalizedURL.matches`; a test compares them on
+/// generated data). The registered URL is a prefix, so its path becomes `"<path>/*"`, which also
+/// matches the path itself (conformance semantics.md, "a pattern ending in /* also matches the
+/// path without that segment"), and its query items become a query dictionary, which ignores
+/// items it does not name (Apple's "Supporting associated domains").
 public enum ExperienceApplinks {
     /// The experience URLs whose links one app should open.
     public struct AppLinks: Sendable, Equatable {
@@ -22,8 +23,9 @@ public enum ExperienceApplinks {
     /// The components for `urls`, most specific first. `percentEncoded` is the setting in force
     /// where they are placed: patterns are written percent-encoded, so a component holding an
     /// escape says `"percentEncoded": true` when the cascade says false.
+    /// A URL that `isExpressible` refuses gets no component (`verify` then reports it).
     public static func components(_ urls: [NormalizedURL], percentEncoded: Bool = true) -> [JSONValue] {
-        let ordered = Set(urls).sorted { NormalizedURL.isMoreSpecific($0, than: $1) }
+        let ordered = Set(urls).filter(isExpressible).sorted { NormalizedURL.isMoreSpecific($0, than: $1) }
         return ordered.map { url in
             var members: [(key: String, value: JSONValue)] = [
                 (key: "/", value: .string(url.path == "/" ? "*" : literal(url.path) + "/*"))
@@ -31,10 +33,10 @@ public enum ExperienceApplinks {
             if !url.queryItems.isEmpty {
                 var items: [(key: String, value: JSONValue)] = []
                 for item in url.queryItems.sorted(by: { $0.name < $1.name }) where !items.contains(where: { $0.key == item.name }) {
-                    // Every occurrence of a named item must match its pattern (apple-spec §4.5), so a
-                    // name given twice with different values is left unconstrained ("*").
+                    // Every occurrence of a named item must match its pattern, so a name given twice
+                    // with different values is only required to be there ("?*": one character or more).
                     let values = Set(url.queryItems.filter { $0.name == item.name }.map { $0.value ?? "" })
-                    let pattern = values.count == 1 && item.value != nil ? literal(item.value!) : "*"
+                    let pattern = values.count == 1 ? literal(values.first!) : "?*"
                     items.append((key: item.name, value: .string(pattern)))
                 }
                 members.append((key: "?", value: .object(items)))
@@ -42,6 +44,15 @@ public enum ExperienceApplinks {
             if !percentEncoded && url.canonical.contains("%") { members.append((key: "percentEncoded", value: true)) }
             return .object(members)
         }
+    }
+
+    /// Whether a component can require what `url` requires. A query dictionary reads a missing
+    /// item as present and empty (Apple's "Supporting associated domains", query item
+    /// components; the conformance corpus's semantics.md), so an item required with an empty or
+    /// no value ("?flag", "?flag=") cannot be told from its absence: its component would open the
+    /// app on every URL under the path, on the whole host for "/". Such a URL gets none.
+    public static func isExpressible(_ url: NormalizedURL) -> Bool {
+        url.queryItems.allSatisfy { !($0.value ?? "").isEmpty }
     }
 
     /// Text as a pattern: "$(" would start a substitution variable and there is no escape, so

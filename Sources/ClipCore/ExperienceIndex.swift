@@ -1,13 +1,13 @@
 /// Every non-removed advanced experience and every host's default fallbacks, in memory, for
-/// resolving without the database (issue #4). Gives the same answers as `Resolver` (a test
-/// compares them on generated data) at a cost that does not grow with the registry.
+/// resolving without the database. Gives the same answers as `Resolver` (a test compares them on
+/// generated data) at a cost that does not grow with the registry.
 ///
 /// Registered URLs are keyed by host and path. A registered path covers an invocation path when
-/// it equals it or is a prefix ending at a "/" (design §3.2 rule 2), so the candidates of an
-/// invocation are exactly those under its path's segment prefixes: probing them from the longest
-/// down, each key's experiences ordered by more query items then URL (rule 4), the first active
-/// one whose query items are all present is the most specific match. A lookup costs one
-/// dictionary probe per path segment.
+/// it equals it or is a prefix ending at a "/" (`NormalizedURL.pathCovers`), so the candidates of
+/// an invocation are exactly those under its path's segment prefixes: probing them from the
+/// longest down, each key's experiences in the specificity order (`NormalizedURL.isMoreSpecific`),
+/// the first active one that `matches` is the most specific match. A lookup costs one dictionary
+/// probe per path segment.
 public struct ExperienceIndex: Sendable {
     /// Hash of (host, path) → slots of its experiences, most query items first, then by URL.
     /// Keys are hashes so that a probe needs no String; a candidate's own host and path are
@@ -88,7 +88,7 @@ public struct ExperienceIndex: Sendable {
 
     public mutating func setFallbacks(_ fallbacks: [String: [DefaultFallback]]) { self.fallbacks = fallbacks }
 
-    /// Design §3.2 rule 4 among experiences with the same path: more query items, then the URL.
+    /// The specificity order (`NormalizedURL.isMoreSpecific`) among experiences with the same path.
     static func precedes(_ a: AdvancedExperience, _ b: AdvancedExperience) -> Bool { NormalizedURL.isMoreSpecific(a.url, than: b.url) }
 
     /// The most specific active experience covering `url`, if any.
@@ -104,20 +104,17 @@ public struct ExperienceIndex: Sendable {
             length += 1
         }
         probes.append((Int(bitPattern: UInt(h)), length))
-        probes.reverse()  // longest first (design §3.2 rule 4)
+        probes.reverse()  // longest first: more path segments are more specific
         if url.path != "/" { probes.append((Self.key(url.host, "/"), 1)) }
-        var items: Set<NormalizedURL.QueryItem>?
+        let items = Set(url.queryItems)
         for (key, length) in probes {
             guard let list = byHostPath[key] else { continue }
             for slot in list {
-                // A hash names a key; the candidate's own host and path prefix confirm it.
+                // A hash names a key; the match rule itself decides (a collision costs a comparison).
                 guard let candidate = slots[Int(slot)], candidate.status == .active, candidate.url.path.utf8.count == length,
-                    candidate.url.host == url.host, url.path.utf8.starts(with: candidate.url.path.utf8)
+                    candidate.url.matches(url, invocationItems: items)
                 else { continue }
-                let required = candidate.url.queryItems
-                if required.isEmpty { return candidate }
-                if items == nil { items = Set(url.queryItems) }
-                if required.allSatisfy({ items!.contains($0) }) { return candidate }
+                return candidate
             }
         }
         return nil

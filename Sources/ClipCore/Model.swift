@@ -26,6 +26,16 @@ public enum TextLimits {
     public static let tokenNameMax = 100
     public static let placeTextMax = 256
 
+    /// An app's name: may be empty (an app not named yet), at most `appNameMax`.
+    public static func checkAppName(_ name: String, field: String = "name") -> [FieldError] {
+        check(name, field: field, max: appNameMax, allowEmpty: true)
+    }
+
+    /// An API token's name: required, at most `tokenNameMax`.
+    public static func checkTokenName(_ name: String, field: String = "name") -> [FieldError] {
+        check(name, field: field, max: tokenNameMax)
+    }
+
     /// A limit in user-perceived characters alone lets one base letter carry any number of
     /// combining marks ("1 character" of 800 KB). So the UTF-8 size is capped too, at this many
     /// bytes per allowed character: room for every character to be an emoji with a skin-tone
@@ -417,6 +427,27 @@ public struct DefaultExperience: Sendable, Equatable {
         self.action = action
         self.localizations = localizations
         self.version = version
+    }
+
+    /// The content of a default experience as it is set: at least one localization (App Store
+    /// Connect asks for one), each keyed by a locale (`checkLocale`) with a subtitle within the
+    /// card's limit (`TextLimits.subtitleMax`). Errors in locale order, every one at once.
+    public static func check(localizations: [String: String]) -> [FieldError] {
+        var errors: [FieldError] = []
+        if localizations.isEmpty {
+            errors.append(FieldError(field: "localizations", rule: "required",
+                                     message: "give at least one locale with its subtitle (apple-spec §1.4: at least one localization)"))
+        }
+        for (locale, subtitle) in localizations.sorted(by: { $0.key < $1.key }) {
+            if let e = checkLocale(locale, field: "localizations.\(locale)") { errors.append(e) }
+            errors += checkSubtitle(subtitle, field: "localizations.\(locale).subtitle")
+        }
+        return errors
+    }
+
+    /// A default experience's subtitle: the card's subtitle limit.
+    public static func checkSubtitle(_ subtitle: String, field: String) -> [FieldError] {
+        TextLimits.check(subtitle, field: field, max: TextLimits.subtitleMax)
     }
 
     /// A locale tag as App Store Connect spells them: a 2–3 letter language, then subtags.

@@ -39,7 +39,13 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
     static func canonicalText(host: String, path: String, queryItems: [QueryItem]) -> String {
         var s = "https://" + host + path
         guard !queryItems.isEmpty else { return s }
-        let items = queryItems.count == 1 ? queryItems : Array(Set(queryItems)).sorted()
+        // Sorted, then the first by text of equal items ("flag" before "flag="), so that the
+        // order they came in makes no difference.
+        var items = queryItems
+        if items.count > 1 {
+            var seen = Set<QueryItem>()
+            items = items.sorted().filter { seen.insert($0).inserted }
+        }
         s += "?" + items.map(\.text).joined(separator: "&")
         return s
     }
@@ -50,25 +56,6 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
     /// fragment, make no difference to matching.
     public static func == (a: NormalizedURL, b: NormalizedURL) -> Bool { a.canonical == b.canonical }
     public func hash(into hasher: inout Hasher) { hasher.combine(canonical) }
-
-    /// Path segments; the root "/" has none.
-    public var pathSegmentCount: Int { path == "/" ? 0 : path.utf8.lazy.filter { $0 == UInt8(ascii: "/") }.count }
-
-    /// Query items counted once each: a registered query is a set of required items.
-    public var distinctQueryItemCount: Int { queryItems.count < 2 ? queryItems.count : Set(queryItems).count }
-
-    /// The registry's specificity order, its one definition (README "Resolution", design §3.2
-    /// rule 4): of two registered URLs that both match an invocation, the one with more path
-    /// segments wins, then the one with more distinct query items, then the smaller canonical
-    /// text, so that no answer depends on insertion order. The resolver, the in-memory index and
-    /// the applinks generated from experiences all order by it.
-    public static func isMoreSpecific(_ a: NormalizedURL, than b: NormalizedURL) -> Bool {
-        let sa = a.pathSegmentCount, sb = b.pathSegmentCount
-        if sa != sb { return sa > sb }
-        let qa = a.distinctQueryItemCount, qb = b.distinctQueryItemCount
-        if qa != qb { return qa > qb }
-        return a.canonical < b.canonical
-    }
 
     public enum Problem: Error, Equatable, Sendable {
         case empty, tooLong, notAbsolute, scheme(String), userinfo, port(String), host(DomainName.Problem),
@@ -247,17 +234,6 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
         (isPathByte(b) || b == UInt8(ascii: "?")) && b != UInt8(ascii: "&") && b != UInt8(ascii: "=")
     }
 
-    static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
-    static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case 0x30...0x39: b - 0x30
-        case 0x41...0x46: b - 0x41 + 10
-        case 0x61...0x66: b - 0x61 + 10
-        default: nil
-        }
-    }
-
     /// RFC 3986 §6.2.2.1–2: percent-encodings of unreserved characters are decoded, others get
     /// upper-case hex; a byte that may not appear raw (space, non-ASCII, '"', '<', …) is encoded.
     static func normalizePercent(_ bytes: ArraySlice<UInt8>, allowed: (UInt8) -> Bool) throws(Problem) -> String {
@@ -269,21 +245,18 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
         while i < bytes.endIndex {
             let b = bytes[i]
             if b == UInt8(ascii: "%") {
-                guard i + 2 < bytes.endIndex,
-                    let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2])
-                else { throw .badPercentEncoding }
-                let decoded = hi << 4 | lo
+                guard let decoded = PercentEncoding.escapedByte(bytes, at: i) else { throw .badPercentEncoding }
                 if isUnreserved(decoded) {
                     out.append(decoded)
                 } else {
-                    out.append(contentsOf: [UInt8(ascii: "%"), hexDigits[Int(hi)], hexDigits[Int(lo)]])
+                    PercentEncoding.appendEscape(decoded, to: &out)
                 }
                 i += 3
             } else if allowed(b) {
                 out.append(b)
                 i += 1
             } else {
-                out.append(contentsOf: [UInt8(ascii: "%"), hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]])
+                PercentEncoding.appendEscape(b, to: &out)
                 i += 1
             }
         }
@@ -331,19 +304,5 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
             }
         }
         return "/" + output.joined(separator: "/")
-    }
-
-    /// Design §3.2 rule 2: a registered path P covers Q when Q = P, or Q starts with P followed
-    /// by "/" (segment-aware: "/store" covers "/store/12" but not "/stores"). "/" covers all.
-    public func pathCovers(_ other: NormalizedURL) -> Bool {
-        if path == "/" || path == other.path { return true }
-        guard other.path.utf8.count > path.utf8.count, other.path.hasPrefix(path) else { return false }
-        return other.path.utf8[other.path.utf8.index(other.path.utf8.startIndex, offsetBy: path.utf8.count)] == UInt8(ascii: "/")
-    }
-
-    /// True when `path` is a character prefix of `other.path` but not on a segment boundary:
-    /// the "near miss" a character-prefix reading would match (design §3.2 rule 7).
-    public func isCharacterPrefixNearMiss(of other: NormalizedURL) -> Bool {
-        path != "/" && other.path.hasPrefix(path) && !pathCovers(other)
     }
 }

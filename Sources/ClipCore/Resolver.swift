@@ -41,7 +41,9 @@ public struct Resolution: Sendable, Equatable {
     public let notes: [String]
 }
 
-/// Invocation URL → experience, by design §3.2. Pure: the caller supplies the candidates.
+/// Invocation URL → experience: of the candidates that `NormalizedURL.matches`, the active one
+/// that `NormalizedURL.isMoreSpecific` puts first (docs/rules.md). Pure: the caller supplies the
+/// candidates.
 public enum Resolver {
     /// - Parameters:
     ///   - invocationURL: the URL as given.
@@ -64,12 +66,13 @@ public enum Resolver {
                 reports[candidate.id] = (.pathMismatch, "path \(candidate.url.path) does not cover \(url.path)", nearMiss)
                 continue
             }
-            let required = Set(candidate.url.queryItems)
-            let missing = required.subtracting(invocationItems).sorted()
+            let missing = candidate.url.missingQueryItems(invocationItems)
             guard missing.isEmpty else {
                 reports[candidate.id] = (.queryMismatch, "missing query item\(missing.count == 1 ? "" : "s") \(missing.map(\.text).joined(separator: ", "))", nil)
                 continue
             }
+            // What is left of the match rule (`NormalizedURL.matches`); the candidates share the host.
+            assert(candidate.url.matches(url, invocationItems: invocationItems))
             guard candidate.status == .active else {
                 reports[candidate.id] = (.deactivated, "matches, but is deactivated", nil)
                 continue

@@ -38,7 +38,7 @@ public enum SmartBanner {
             if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: ",") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<")
                 || b == UInt8(ascii: ">") || b == UInt8(ascii: "'") || b == UInt8(ascii: "`") || b == UInt8(ascii: "\\")
             {
-                out += [UInt8(ascii: "%"), NormalizedURL.hexDigits[Int(b >> 4)], NormalizedURL.hexDigits[Int(b & 0xF)]]
+                PercentEncoding.appendEscape(b, to: &out)
             } else {
                 out.append(b)
             }
@@ -61,5 +61,46 @@ public enum SmartBanner {
             }
         }
         return out
+    }
+}
+
+extension SmartBanner {
+    /// Why no clip can be named for a page's banner.
+    public enum ClipChoiceProblem: Error, Equatable, Sendable {
+        /// The clip asked for is not associated with the page's host.
+        case notAssociated(AppID, host: String)
+        case noClip(host: String)
+        /// Several clips are associated with the host and none was asked for or resolved.
+        case ambiguous(host: String, clips: [AppID])
+
+        public var message: String {
+            switch self {
+            case .notAssociated(let clip, let host):
+                "\(host) is not associated with clip \(clip.rawValue): Safari would not show its banner there; associate it first (clipctl domain add \(clip.rawValue) \(host))"
+            case .noClip(let host):
+                "\(host) is not associated with any clip: Safari would not show an App Clip banner there; register an experience on it or associate a clip (clipctl domain add CLIP \(host))"
+            case .ambiguous(let host, let clips):
+                "\(host) is associated with \(clips.count) clips (\(clips.map(\.rawValue).joined(separator: ", "))); choose one"
+            }
+        }
+    }
+
+    /// The clip a page's banner names: the one asked for, else the clip of the advanced
+    /// experience the page resolves to, else the only clip associated with the page's host. The
+    /// clip must be associated with the host: Safari shows an App Clip's banner only on a domain
+    /// in its `appclips` associated domains ("Supporting associated domains" and "Promoting
+    /// apps with Smart App Banners" in Apple's documentation). `experienceID` is the resolved
+    /// experience's when it decided.
+    public static func chooseClip(host: String, associated: [AppID], requested: AppID?, resolved: AdvancedExperience?)
+        throws(ClipChoiceProblem) -> (clip: AppID, experienceID: Int64?)
+    {
+        if let requested {
+            guard associated.contains(requested) else { throw .notAssociated(requested, host: host) }
+            return (requested, nil)
+        }
+        if let resolved, associated.contains(resolved.clip) { return (resolved.clip, resolved.id) }
+        if associated.count == 1 { return (associated[0], nil) }
+        if associated.isEmpty { throw .noClip(host: host) }
+        throw .ambiguous(host: host, clips: associated)
     }
 }

@@ -1,10 +1,10 @@
 import ClipCore
 import Dispatch
-import Foundation
 import SQLiteDB
 import StrictJSON
+import Synchronization
 
-/// The server's read model (issue #4): an `ExperienceIndex` of the whole registry and each
+/// The server's read model: an `ExperienceIndex` of the whole registry and each
 /// host's AASA bytes, kept in step with the database so that reads never touch the disk.
 ///
 /// Every read first asks SQLite whether anything committed since (`PRAGMA data_version`, which
@@ -18,7 +18,7 @@ import StrictJSON
 /// Asking SQLite costs a shared-memory lock (an `fcntl`), so it is asked at most once a
 /// millisecond, and at once after a write this process made (`noteLocalWrite`): a write through
 /// the API is seen by the next read; a write by another process within a millisecond.
-public final class LiveIndex: @unchecked Sendable {
+public final class LiveIndex: Sendable {
     public struct AASAFile: Sendable {
         public let bytes: [UInt8]
         /// A strong validator: the first 128 bits of the bytes' SHA-256, quoted (RFC 9110 §8.8.3).
@@ -28,47 +28,36 @@ public final class LiveIndex: @unchecked Sendable {
     /// More new change records than this rebuild the index instead of replaying them.
     public static let replayLimit = 2_000
 
-    private let registry: Registry
-    private let lock = NSLock()
-    private var index = ExperienceIndex()
-    private var dataVersion: Int64 = -1
-    private var lastChange: (id: Int64, at: String) = (0, "")
-    /// Hosts with a clip, applinks or webcredentials: the only ones whose AASA is generated and
-    /// cached, so that the cache is bounded by the registry, not by the `Host` values clients send.
-    private var aasaHosts: Set<String> = []
-    private var aasaFiles: [String: AASAFile?] = [:]
-    private var renderedExperiences: [RenderedKey: [UInt8]] = [:]
-    private var lastCheck: UInt64 = 0
-    private var localWrite = true
-    /// How stale a write by another process may be seen (default 1 ms; 0 asks on every read).
-    private let checkIntervalNanoseconds: UInt64
+    /// Everything a read or a catch-up changes, behind one lock (the registry's connection too:
+    /// one thread at a time uses it).
+    private let state: Mutex<State>
+    /// Rendered experience members, behind their own lock: rendering happens outside it.
+    private let renderedExperiences = Mutex<[RenderedKey: [UInt8]]>([:])
 
     /// Opens its own connection and builds the index.
     public init(path: String, checkIntervalNanoseconds: UInt64 = 1_000_000) throws(RegistryError) {
-        self.checkIntervalNanoseconds = checkIntervalNanoseconds
-        registry = try Registry(path: path, actor: "index")
-        lock.lock()
-        defer { lock.unlock() }
-        try refreshLocked()
+        var initial = State(registry: try Registry(path: path, actor: "index"), checkIntervalNanoseconds: checkIntervalNanoseconds)
+        try initial.refresh()
+        state = Mutex(initial)
     }
 
-    public var count: Int { lock.withLock { index.count } }
+    public var count: Int { state.withLock { $0.index.count } }
 
     /// Hosts whose AASA answer is cached (for tests: bounded by the registry's hosts).
-    var cachedAASACount: Int { lock.withLock { aasaFiles.count } }
+    var cachedAASACount: Int { state.withLock { $0.aasaFiles.count } }
 
     /// The index as it is now (a copy-on-write value: later changes do not reach it), for
     /// measuring lookups without the lock (clip-bench).
-    public func snapshot() -> ExperienceIndex { lock.withLock { index } }
+    public func snapshot() -> ExperienceIndex { state.withLock { $0.index } }
 
     /// Resolves from memory, after catching up with the database.
     public func resolve(_ invocationURL: String, preferences: [Language]) throws(RegistryError) -> Resolution {
         let url: NormalizedURL
         do { url = try NormalizedURL(invocationURL) } catch { return Resolver.unresolvable(invocationURL, problem: error) }
-        lock.lock()
-        defer { lock.unlock() }
-        try refreshLocked()
-        return index.resolve(invocationURL, url: url, preferences: preferences)
+        return try state.withLock { (s) throws(RegistryError) -> Resolution in
+            try s.refresh()
+            return s.index.resolve(invocationURL, url: url, preferences: preferences)
+        }
     }
 
     /// The answer's bytes when `resolution` is an advanced match without notes (the common
@@ -77,18 +66,15 @@ public final class LiveIndex: @unchecked Sendable {
     public func answerBytes(_ resolution: Resolution) -> [UInt8]? {
         guard case .advanced(let e, let language) = resolution.match, resolution.notes.isEmpty else { return nil }
         let key = RenderedKey(id: e.id, version: e.version, language: language)
-        lock.lock()
-        var rendered = renderedExperiences[key]
-        lock.unlock()
-        if rendered == nil {
+        let rendered = renderedExperiences.withLock { $0[key] } ?? {
             let bytes = JSONWriter.bytes(Resolution.experienceJSON(e, language: language))
-            rendered = bytes
-            lock.lock()
-            if renderedExperiences.count >= Self.maxRendered { renderedExperiences.removeAll(keepingCapacity: true) }
-            renderedExperiences[key] = bytes
-            lock.unlock()
-        }
-        return Resolution.advancedAnswerBytes(invocationURL: resolution.invocationURL, renderedExperience: rendered!)
+            renderedExperiences.withLock { cache in
+                if cache.count >= Self.maxRendered { cache.removeAll(keepingCapacity: true) }
+                cache[key] = bytes
+            }
+            return bytes
+        }()
+        return Resolution.advancedAnswerBytes(invocationURL: resolution.invocationURL, renderedExperience: rendered)
     }
 
     struct RenderedKey: Hashable {
@@ -102,163 +88,187 @@ public final class LiveIndex: @unchecked Sendable {
     /// The AASA of `host` (already normalized) from the cache, generated on a miss; nil when the
     /// host has none.
     public func aasa(host: String) throws(RegistryError) -> AASAFile? {
-        lock.lock()
-        defer { lock.unlock() }
-        try refreshLocked()
-        guard aasaHosts.contains(host) else { return nil }
-        if let cached = aasaFiles[host] { return cached }
-        let file: AASAFile?
-        do {
-            let bytes = try registry.aasa(host: host)
-            file = AASAFile(bytes: bytes, etag: "\"" + SHA256.hexDigest(bytes).prefix(32) + "\"")
-        } catch .notFound {
-            file = nil
-        } catch .invalid {
-            file = nil
+        try state.withLock { (s) throws(RegistryError) -> AASAFile? in
+            try s.refresh()
+            guard s.aasaHosts.contains(host) else { return nil }
+            if let cached = s.aasaFiles[host] { return cached }
+            let file: AASAFile?
+            do throws(RegistryError) {
+                let bytes = try s.registry.aasa(host: host)
+                file = AASAFile(bytes: bytes, etag: "\"" + SHA256.hexDigest(bytes).prefix(32) + "\"")
+            } catch .notFound {
+                file = nil
+            } catch .invalid {
+                file = nil
+            }
+            s.aasaFiles[host] = .some(file)
+            return file
         }
-        aasaFiles[host] = .some(file)
-        return file
     }
 
     /// Called after this process committed a write (the API's writes), so that the next read
     /// asks the database instead of waiting for the next periodic check.
     public func noteLocalWrite() {
-        lock.lock()
-        localWrite = true
-        lock.unlock()
+        state.withLock { $0.localWrite = true }
     }
+}
 
+extension LiveIndex {
     // MARK: Keeping in step
 
-    private func refreshLocked() throws(RegistryError) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard localWrite || now &- lastCheck >= checkIntervalNanoseconds else { return }
-        localWrite = false
-        lastCheck = now
-        try registry.guarded {
-            let version = try registry.db.query("PRAGMA data_version").first!.int("data_version")
-            guard Int64(version) != dataVersion else { return }
-            dataVersion = Int64(version)
-            try registry.db.read {
-                let continues = try lastChange.id == 0
-                    || (registry.db.query("SELECT at FROM change_record WHERE id = ?", [.integer(lastChange.id)]).first?.string("at")) == lastChange.at
-                let pending = try registry.db.query("SELECT count(*) AS n FROM change_record WHERE id > ?", [.integer(lastChange.id)]).first!.int("n")
-                // A restore replaced everything, whatever history the backup shares with what we saw.
-                let restored = try !registry.db.query("SELECT 1 FROM change_record WHERE id > ? AND entity = 'registry' AND action = 'restore' LIMIT 1",
-                                                      [.integer(lastChange.id)]).isEmpty
-                if !continues || restored || pending > Self.replayLimit || index.count == 0 && lastChange.id == 0 {
-                    try rebuild()
-                } else if pending > 0 {
-                    try replay()
+    struct State {
+        let registry: Registry
+        /// How stale a write by another process may be seen (default 1 ms; 0 asks on every read).
+        let checkIntervalNanoseconds: UInt64
+        var index = ExperienceIndex()
+        var dataVersion: Int64 = -1
+        var lastChange: (id: Int64, at: String) = (0, "")
+        /// Hosts with a clip, applinks or webcredentials: the only ones whose AASA is generated and
+        /// cached, so that the cache is bounded by the registry, not by the `Host` values clients send.
+        var aasaHosts: Set<String> = []
+        var aasaFiles: [String: AASAFile?] = [:]
+        var lastCheck: UInt64 = 0
+        var localWrite = true
+
+        init(registry: Registry, checkIntervalNanoseconds: UInt64) {
+            self.registry = registry
+            self.checkIntervalNanoseconds = checkIntervalNanoseconds
+        }
+
+        mutating func refresh() throws(RegistryError) {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard localWrite || now &- lastCheck >= checkIntervalNanoseconds else { return }
+            localWrite = false
+            lastCheck = now
+            let registry = registry
+            try registry.guarded {
+                let version = try registry.db.query("PRAGMA data_version").first!.int("data_version")
+                guard Int64(version) != dataVersion else { return }
+                dataVersion = Int64(version)
+                try registry.db.read {
+                    let continues = try lastChange.id == 0
+                        || (registry.db.query("SELECT at FROM change_record WHERE id = ?", [.integer(lastChange.id)]).first?.string("at")) == lastChange.at
+                    let pending = try registry.db.query("SELECT count(*) AS n FROM change_record WHERE id > ?", [.integer(lastChange.id)]).first!.int("n")
+                    // A restore replaced everything, whatever history the backup shares with what we saw.
+                    let restored = try !registry.db.query("SELECT 1 FROM change_record WHERE id > ? AND entity = ? AND action = ? LIMIT 1",
+                                                          [.integer(lastChange.id), .text(ChangeEntity.registry.rawValue),
+                                                           .text(ChangeAction.restore.rawValue)]).isEmpty
+                    if !continues || restored || pending > LiveIndex.replayLimit || index.count == 0 && lastChange.id == 0 {
+                        try rebuild()
+                    } else if pending > 0 {
+                        try replay()
+                    }
                 }
             }
         }
-    }
 
-    private func rebuild() throws {
-        let all = try loadAll()
-        var fresh = ExperienceIndex(capacity: all.count)
-        for experience in all { fresh.upsert(experience) }
-        fresh.setFallbacks(try allFallbacks())
-        index = fresh
-        aasaFiles = [:]
-        aasaHosts = try registry.hostsWithAASA()
-        try rememberLastChange()
-    }
-
-    private func replay() throws {
-        var othersChanged = false
-        for row in try registry.db.query("SELECT id, at, entity, entity_id FROM change_record WHERE id > ? ORDER BY id", [.integer(lastChange.id)]) {
-            lastChange = (Int64(try row.int("id")), try row.string("at"))
-            guard try row.string("entity") == "experience", let id = Int64(try row.string("entity_id")) else {
-                othersChanged = true
-                continue
-            }
-            let before = index.experience(id: id)
-            if let now = try registry.loadExperience(id: id) {
-                index.upsert(now)
-                forgetAASA(now.url.host)
-            } else {
-                index.remove(id: id)
-            }
-            // Hosts that generate applinks from experiences change with them.
-            if let before { forgetAASA(before.url.host) }
-        }
-        if othersChanged {
-            index.setFallbacks(try allFallbacks())
+        mutating func rebuild() throws {
+            let all = try loadAll()
+            var fresh = ExperienceIndex(capacity: all.count)
+            for experience in all { fresh.upsert(experience) }
+            fresh.setFallbacks(try allFallbacks())
+            index = fresh
             aasaFiles = [:]
             aasaHosts = try registry.hostsWithAASA()
+            try rememberLastChange()
         }
-    }
 
-    /// Every experience that is not removed, read in two ordered scans (rows, then their
-    /// localizations) with positional columns and URLs trusted as stored: the start-up cost of a
-    /// million. Clip IDs are shared between experiences; timestamps are left out (no answer
-    /// served from the index shows them).
-    private func loadAll() throws -> [AdvancedExperience] {
-        var experiences: [AdvancedExperience] = []
-        experiences.reserveCapacity(try registry.db.query("SELECT count(*) AS n FROM advanced_experience WHERE removed_at IS NULL").first!.int("n"))
-        // The clips' App IDs, once each (a clip's team is its app's).
-        var clips: [String: AppID] = [:]
-        for row in try registry.db.query("SELECT c.bundle_id, a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id") {
-            let bundle = try row.string("bundle_id")
-            clips[bundle] = AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(bundle))
+        /// Applies the change records after `lastChange`: an experience's is reloaded on its own;
+        /// any other (or one this version does not know) rebuilds the fallbacks and the AASA cache.
+        mutating func replay() throws {
+            var othersChanged = false
+            for row in try registry.db.query("SELECT id, at, entity, entity_id FROM change_record WHERE id > ? ORDER BY id", [.integer(lastChange.id)]) {
+                lastChange = (Int64(try row.int("id")), try row.string("at"))
+                guard ChangeEntity(rawValue: try row.string("entity")) == .experience, let id = Int64(try row.string("entity_id")) else {
+                    othersChanged = true
+                    continue
+                }
+                let before = index.experience(id: id)
+                if let now = try registry.loadExperience(id: id) {
+                    index.upsert(now)
+                    forgetAASA(now.url.host)
+                } else {
+                    index.remove(id: id)
+                }
+                // Hosts that generate applinks from experiences change with them.
+                if let before { forgetAASA(before.url.host) }
+            }
+            if othersChanged {
+                index.setFallbacks(try allFallbacks())
+                aasaFiles = [:]
+                aasaHosts = try registry.hostsWithAASA()
+            }
         }
-        try registry.db.forEachRow("""
-            SELECT id, url, clip_bundle_id, action, default_language, is_powered_by, business_category,
-                   header_image_sha256, place, status, version
-            FROM advanced_experience WHERE removed_at IS NULL ORDER BY id
-            """) { row in
-            let v = row.values
-            guard case .integer(let id) = v[0], case .text(let url) = v[1], case .text(let bundle) = v[2],
-                case .text(let action) = v[3], case .text(let language) = v[4], case .integer(let poweredBy) = v[5],
-                case .text(let status) = v[9], case .integer(let version) = v[10], let clip = clips[bundle]
-            else { throw RegistryError.storage("advanced_experience has a row of unexpected column types or an unknown clip") }
-            var category: BusinessCategory?
-            if case .text(let c) = v[6] { category = try BusinessCategory.parse(c, field: "category") }
-            var image: String?
-            if case .text(let i) = v[7] { image = i }
-            var place: JSONValue?
-            if case .text(let p) = v[8] { place = try JSONParser.parse(p) }
-            experiences.append(AdvancedExperience(
-                id: id, url: try NormalizedURL(canonical: url), clip: clip, action: try Action.parse(action, field: "action"),
-                defaultLanguage: try Language.parse(language, field: "language"), isPoweredBy: poweredBy != 0, businessCategory: category,
-                localizations: [:], headerImage: image, place: place, status: try ExperienceStatus.parse(status, field: "status"),
-                version: Int(version)))
-        }
-        // Both scans are ordered by experience id: a merge.
-        var position = 0
-        try registry.db.forEachRow("SELECT experience_id, language, title, subtitle FROM advanced_experience_localization ORDER BY experience_id") { row in
-            let v = row.values
-            guard case .integer(let id) = v[0], case .text(let code) = v[1], case .text(let title) = v[2], case .text(let subtitle) = v[3],
-                let language = Language(rawValue: code)
-            else { return }
-            while position < experiences.count && experiences[position].id < id { position += 1 }
-            guard position < experiences.count, experiences[position].id == id else { return }
-            experiences[position].localizations[language] = CardText(title: title, subtitle: subtitle)
-        }
-        return experiences
-    }
 
-    private func forgetAASA(_ host: String) {
-        aasaFiles.removeValue(forKey: host)
-    }
-
-    private func rememberLastChange() throws {
-        if let row = try registry.db.query("SELECT id, at FROM change_record ORDER BY id DESC LIMIT 1").first {
-            lastChange = (Int64(try row.int("id")), try row.string("at"))
-        } else {
-            lastChange = (0, "")
+        /// Every experience that is not removed, read in two ordered scans (rows, then their
+        /// localizations) with positional columns and URLs trusted as stored: the start-up cost of a
+        /// million. Clip IDs are shared between experiences; timestamps are left out (no answer
+        /// served from the index shows them).
+        func loadAll() throws -> [AdvancedExperience] {
+            var experiences: [AdvancedExperience] = []
+            experiences.reserveCapacity(try registry.db.query("SELECT count(*) AS n FROM advanced_experience WHERE removed_at IS NULL").first!.int("n"))
+            // The clips' App IDs, once each (a clip's team is its app's).
+            var clips: [String: AppID] = [:]
+            for row in try registry.db.query("SELECT c.bundle_id, a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id") {
+                let bundle = try row.string("bundle_id")
+                clips[bundle] = AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(bundle))
+            }
+            try registry.db.forEachRow("""
+                SELECT id, url, clip_bundle_id, action, default_language, is_powered_by, business_category,
+                       header_image_sha256, place, status, version
+                FROM advanced_experience WHERE removed_at IS NULL ORDER BY id
+                """) { row in
+                let v = row.values
+                guard case .integer(let id) = v[0], case .text(let url) = v[1], case .text(let bundle) = v[2],
+                    case .text(let action) = v[3], case .text(let language) = v[4], case .integer(let poweredBy) = v[5],
+                    case .text(let status) = v[9], case .integer(let version) = v[10], let clip = clips[bundle]
+                else { throw RegistryError.storage("advanced_experience has a row of unexpected column types or an unknown clip") }
+                var category: BusinessCategory?
+                if case .text(let c) = v[6] { category = try BusinessCategory.parse(c, field: "category") }
+                var image: String?
+                if case .text(let i) = v[7] { image = i }
+                var place: JSONValue?
+                if case .text(let p) = v[8] { place = try JSONParser.parse(p) }
+                experiences.append(AdvancedExperience(
+                    id: id, url: try NormalizedURL(canonical: url), clip: clip, action: try Action.parse(action, field: "action"),
+                    defaultLanguage: try Language.parse(language, field: "language"), isPoweredBy: poweredBy != 0, businessCategory: category,
+                    localizations: [:], headerImage: image, place: place, status: try ExperienceStatus.parse(status, field: "status"),
+                    version: Int(version)))
+            }
+            // Both scans are ordered by experience id: a merge.
+            var position = 0
+            try registry.db.forEachRow("SELECT experience_id, language, title, subtitle FROM advanced_experience_localization ORDER BY experience_id") { row in
+                let v = row.values
+                guard case .integer(let id) = v[0], case .text(let code) = v[1], case .text(let title) = v[2], case .text(let subtitle) = v[3],
+                    let language = Language(rawValue: code)
+                else { return }
+                while position < experiences.count && experiences[position].id < id { position += 1 }
+                guard position < experiences.count, experiences[position].id == id else { return }
+                experiences[position].localizations[language] = CardText(title: title, subtitle: subtitle)
+            }
+            return experiences
         }
-    }
 
-    private func allFallbacks() throws -> [String: [DefaultFallback]] {
-        var result: [String: [DefaultFallback]] = [:]
-        for row in try registry.db.query("SELECT DISTINCT host FROM domain_association") {
-            let host = try row.string("host")
-            let fallbacks = try registry.defaultFallbacks(host: host)
-            if !fallbacks.isEmpty { result[host] = fallbacks }
+        mutating func forgetAASA(_ host: String) {
+            aasaFiles.removeValue(forKey: host)
         }
-        return result
+
+        mutating func rememberLastChange() throws {
+            if let row = try registry.db.query("SELECT id, at FROM change_record ORDER BY id DESC LIMIT 1").first {
+                lastChange = (Int64(try row.int("id")), try row.string("at"))
+            } else {
+                lastChange = (0, "")
+            }
+        }
+
+        func allFallbacks() throws -> [String: [DefaultFallback]] {
+            var result: [String: [DefaultFallback]] = [:]
+            for row in try registry.db.query("SELECT DISTINCT host FROM domain_association") {
+                let host = try row.string("host")
+                let fallbacks = try registry.defaultFallbacks(host: host)
+                if !fallbacks.isEmpty { result[host] = fallbacks }
+            }
+            return result
+        }
     }
 }

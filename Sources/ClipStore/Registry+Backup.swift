@@ -133,8 +133,8 @@ extension Registry {
                 // Under the live write lock, so no token or counter changes before the swap.
                 try copy.write {
                     tokensKept = try keepInstallationState(of: reader, in: copy)
-                    try copy.execute("INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, 'registry', 'main', 'restore', NULL, ?)",
-                                     [.text(at), .text(actor), .text(JSONWriter.string(.object([
+                    try copy.execute("INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, ?, 'main', ?, NULL, ?)",
+                                     [.text(at), .text(actor), .text(ChangeEntity.registry.rawValue), .text(ChangeAction.restore.rawValue), .text(JSONWriter.string(.object([
                                         "from": .string(path), "replaced": .string(replacedPath), "apiTokensKept": .integer(Int64(tokensKept)),
                                      ])))])
                 }

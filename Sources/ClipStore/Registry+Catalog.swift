@@ -15,7 +15,7 @@ extension Registry {
         var notes: [String] = []
         if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(clip.team.rawValue)]).isEmpty {
             try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(clip.team.rawValue), .text(timestamp())])
-            try recordChange(entity: "team", id: clip.team.rawValue, action: "create", before: nil, after: ["id": .string(clip.team.rawValue)])
+            try recordChange(entity: .team, id: clip.team.rawValue, action: .create, before: nil, after: ["id": .string(clip.team.rawValue)])
             notes.append("created team \(clip.team.rawValue)")
         }
         if let row = try db.query("SELECT team_id FROM app WHERE bundle_id = ?", [.text(appBundle.rawValue)]).first {
@@ -32,7 +32,7 @@ extension Registry {
             let t = timestamp()
             try db.execute("INSERT INTO app(bundle_id, team_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
                            [.text(appBundle.rawValue), .text(clip.team.rawValue), .text(t), .text(t)])
-            try recordChange(entity: "app", id: appBundle.rawValue, action: "create", before: nil, after: appJSON(App(bundleID: appBundle, team: clip.team)))
+            try recordChange(entity: .app, id: appBundle.rawValue, action: .create, before: nil, after: appJSON(App(bundleID: appBundle, team: clip.team)))
             notes.append("created app \(appBundle.rawValue) (team \(clip.team.rawValue))")
         }
         if try db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty {
@@ -41,7 +41,7 @@ extension Registry {
             }
             try db.execute("INSERT INTO clip(bundle_id, app_bundle_id, created_at) VALUES (?, ?, ?)",
                            [.text(clip.bundleID.rawValue), .text(appBundle.rawValue), .text(timestamp())])
-            try recordChange(entity: "clip", id: clip.rawValue, action: "create", before: nil, after: ["clip": .string(clip.rawValue)])
+            try recordChange(entity: .clip, id: clip.rawValue, action: .create, before: nil, after: ["clip": .string(clip.rawValue)])
             notes.append("created clip \(clip.rawValue)")
         }
         return notes
@@ -55,8 +55,7 @@ extension Registry {
         else { return notes }
         try db.execute("INSERT INTO domain_association(clip_bundle_id, host, created_at) VALUES (?, ?, ?)",
                        [.text(clip.bundleID.rawValue), .text(host), .text(timestamp())])
-        try recordChange(entity: "domain", id: "\(clip.rawValue) \(host)", action: "create", before: nil, after: ["clip": .string(clip.rawValue), "host": .string(host)])
-        touch(host)
+        try recordChange(entity: .domain, id: "\(clip.rawValue) \(host)", action: .create, before: nil, after: ["clip": .string(clip.rawValue), "host": .string(host)])
         notes.append("associated \(host) with clip \(clip.rawValue) (its AASA now lists the clip)")
         return notes
     }
@@ -118,7 +117,7 @@ extension Registry {
     /// Creates the app, or updates its App Store ID and name. Returns the app and notes.
     public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws(RegistryError) -> (App, [String]) {
         if let name {
-            let problems = TextLimits.check(name, field: "name", max: TextLimits.appNameMax, allowEmpty: true)
+            let problems = TextLimits.checkAppName(name)
             guard problems.isEmpty else { throw RegistryError.invalid(problems) }
         }
         return try write {
@@ -138,7 +137,7 @@ extension Registry {
                     after.version += 1
                     try db.execute("UPDATE app SET app_store_id = ?, name = ?, version = ?, updated_at = ? WHERE bundle_id = ?",
                                    [.text(after.appStoreID?.rawValue), .text(after.name), .int(after.version), .text(t), .text(bundleID.rawValue)])
-                    try recordChange(entity: "app", id: bundleID.rawValue, action: "update", before: appJSON(before), after: appJSON(after))
+                    try recordChange(entity: .app, id: bundleID.rawValue, action: .update, before: appJSON(before), after: appJSON(after))
                     notes.append("updated app \(bundleID.rawValue)")
                 }
                 return (after, notes)
@@ -149,7 +148,7 @@ extension Registry {
             let app = App(bundleID: bundleID, team: team, appStoreID: appStoreID ?? nil, name: name ?? "")
             try db.execute("INSERT INTO app(bundle_id, team_id, app_store_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                            [.text(bundleID.rawValue), .text(team.rawValue), .text(app.appStoreID?.rawValue), .text(app.name), .text(t), .text(t)])
-            try recordChange(entity: "app", id: bundleID.rawValue, action: "create", before: nil, after: appJSON(app))
+            try recordChange(entity: .app, id: bundleID.rawValue, action: .create, before: nil, after: appJSON(app))
             notes.append("created app \(bundleID.rawValue)")
             return (app, notes)
         }
@@ -194,7 +193,7 @@ extension Registry {
             // Removed experiences keep their history in change records; drop their rows to free the clip.
             try db.execute("DELETE FROM advanced_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
             try db.execute("DELETE FROM clip WHERE bundle_id = ?", [.text(id.bundleID.rawValue)])
-            try recordChange(entity: "clip", id: id.rawValue, action: "remove", before: ["clip": .string(id.rawValue)], after: nil)
+            try recordChange(entity: .clip, id: id.rawValue, action: .remove, before: ["clip": .string(id.rawValue)], after: nil)
         }
     }
 
@@ -217,7 +216,7 @@ extension Registry {
             guard try db.execute("DELETE FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(id.bundleID.rawValue), .text(host)]) > 0 else {
                 throw RegistryError.notFound("association of \(host) with clip \(id.rawValue)")
             }
-            try recordChange(entity: "domain", id: "\(id.rawValue) \(host)", action: "remove", before: ["clip": .string(id.rawValue), "host": .string(host)], after: nil)
+            try recordChange(entity: .domain, id: "\(id.rawValue) \(host)", action: .remove, before: ["clip": .string(id.rawValue), "host": .string(host)], after: nil)
         }
     }
 
@@ -235,17 +234,9 @@ extension Registry {
         }
     }
 
-    /// A host as an association names it: exact FQDN, no wildcard, port, path (design §2).
+    /// A host as an association names it (`AssociationHost`).
     public static func normalizeHost(_ host: String, field: String = "host") throws(RegistryError) -> String {
-        if host.hasPrefix("*.") {
-            throw RegistryError.invalid([FieldError(field: field, rule: "host.wildcard", message: "App Clip associations name exact hosts; wildcards are not allowed (apple-spec §4.6)")])
-        }
-        if host.contains(where: { $0 == "/" || $0 == ":" || $0 == "?" || $0 == "#" || $0 == "@" }) {
-            throw RegistryError.invalid([FieldError(field: field, rule: "host.format", message: "give a host name only, such as shop.example: no scheme, port or path")])
-        }
-        do { return try DomainName.normalize(host) } catch {
-            throw RegistryError.invalid([FieldError(field: field, rule: "url.host", message: error.message)])
-        }
+        do { return try AssociationHost.normalize(host, field: field) } catch { throw RegistryError.from(error) }
     }
 
     // MARK: Default experiences
@@ -284,11 +275,7 @@ extension Registry {
     /// localization given.
     public func setDefaultExperience(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil, expectedVersion: Int? = nil) throws(RegistryError) -> (DefaultExperience, [String]) {
         var errors = ErrorCollector()
-        if localizations.isEmpty { errors.add("localizations", "required", "give at least one locale with its subtitle (apple-spec §1.4: at least one localization)") }
-        for (locale, subtitle) in localizations.sorted(by: { $0.key < $1.key }) {
-            if let e = DefaultExperience.checkLocale(locale, field: "localizations.\(locale)") { errors.add(e) }
-            errors.add(contentsOf: TextLimits.check(subtitle, field: "localizations.\(locale).subtitle", max: TextLimits.subtitleMax))
-        }
+        errors.add(contentsOf: DefaultExperience.check(localizations: localizations))
         let headerImage = image.flatMap { bytes in errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: bytes) } }
         do { try errors.throwIfAny() } catch { throw RegistryError.from(error) }
         return try write {
@@ -311,7 +298,7 @@ extension Registry {
                                [.text(clip.bundleID.rawValue), .text(locale), .text(subtitle), .text(headerImage?.sha256 ?? keep)])
             }
             let after = try loadDefaultExperience(clip)!
-            try recordChange(entity: "default-experience", id: clip.rawValue, action: before == nil ? "create" : "update",
+            try recordChange(entity: .defaultExperience, id: clip.rawValue, action: before == nil ? .create : .update,
                              before: before.map(defaultExperienceJSON), after: defaultExperienceJSON(after))
             notes.append(before == nil ? "created the default experience of \(clip.rawValue)" : "updated the default experience of \(clip.rawValue)")
             return (after, notes)
@@ -323,7 +310,7 @@ extension Registry {
         try write {
             guard let before = try loadDefaultExperience(id) else { throw RegistryError.notFound("default experience of clip \(id.rawValue)") }
             try db.execute("DELETE FROM default_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
-            try recordChange(entity: "default-experience", id: id.rawValue, action: "remove", before: defaultExperienceJSON(before), after: nil)
+            try recordChange(entity: .defaultExperience, id: id.rawValue, action: .remove, before: defaultExperienceJSON(before), after: nil)
         }
     }
 

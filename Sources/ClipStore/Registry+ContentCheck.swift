@@ -50,7 +50,7 @@ extension Registry {
                     let subject = "app \(try row.string("bundle_id"))"
                     do {
                         let app = try readApp(row)
-                        for problem in TextLimits.check(app.name, field: "name", max: TextLimits.appNameMax, allowEmpty: true) { note(subject, problem.description) }
+                        for problem in TextLimits.checkAppName(app.name) { note(subject, problem.description) }
                         if app.version < 1 { note(subject, "version \(app.version) is not a version this registry issues") }
                     } catch { note(subject, error) }
                 }
@@ -61,7 +61,7 @@ extension Registry {
                         if let d = try loadDefaultExperience(clip) {
                             for (locale, l) in d.localizations.sorted(by: { $0.key < $1.key }) {
                                 if let e = DefaultExperience.checkLocale(locale, field: "locale") { note("default experience of \(bundle)", e.description) }
-                                for problem in TextLimits.check(l.subtitle, field: "\(locale).subtitle", max: TextLimits.subtitleMax) { note("default experience of \(bundle)", problem.description) }
+                                for problem in DefaultExperience.checkSubtitle(l.subtitle, field: "\(locale).subtitle") { note("default experience of \(bundle)", problem.description) }
                             }
                             if d.version < 1 { note("default experience of \(bundle)", "version \(d.version) is not a version this registry issues") }
                         }
@@ -70,7 +70,7 @@ extension Registry {
                 for row in try db.query("SELECT * FROM api_token ORDER BY id") {
                     do {
                         let token = try readToken(row)
-                        for problem in TextLimits.check(token.name, field: "name", max: TextLimits.tokenNameMax) { note("token \(token.id)", problem.description) }
+                        for problem in TextLimits.checkTokenName(token.name) { note("token \(token.id)", problem.description) }
                     } catch { note("token \(try row.int("id"))", error) }
                 }
                 // Hosts are stored normalized: every lookup normalizes the host it is given.
@@ -85,7 +85,8 @@ extension Registry {
                     } catch { note("\(kind) on \(host)", error) }
                 }
                 for host in try hostsWithAASA().sorted() where (try? Self.normalizeHost(host)) == host {
-                    do { _ = try configuredContent(host) } catch { note("AASA of \(host)", error) }
+                    // It reads back, within 128 KB and passing the lint: the invariant every write keeps.
+                    do { try checkAASA(host) } catch { note("AASA of \(host)", error) }
                 }
                 for row in try db.query("SELECT DISTINCT host FROM host_team ORDER BY host") {
                     let host = try row.string("host")

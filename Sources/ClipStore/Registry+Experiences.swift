@@ -130,7 +130,6 @@ extension Registry {
             // The image is stored in the same transaction: a refused registration leaves nothing.
             if let image { try storeImage(image) }
             let (saved, notes) = try insert(stored, imageCarried: image != nil)
-            try touchGeneratedApplinks(hosts: [saved.url.host])
             return Written(experience: saved, notes: notes, warnings: warnings)
         }
     }
@@ -170,7 +169,7 @@ extension Registry {
         saved.createdAt = t
         saved.updatedAt = t
         saved.clip = clipKnown ? draft.clip : try storedClip(draft.clip.bundleID)
-        try recordChange(entity: "experience", id: String(id), action: "create", before: nil, after: ExperienceJSON.full(saved))
+        try recordChange(entity: .experience, id: String(id), action: .create, before: nil, after: ExperienceJSON.full(saved))
         return (saved, notes)
     }
 
@@ -237,7 +236,6 @@ extension Registry {
             // A write that changes nothing makes no version and no change record (issue #10).
             guard updated != before else { return Written(experience: before, notes: notes, warnings: warnings) }
             let saved = try save(updated, before: before, action: Self.changeAction(before, updated))
-            try touchGeneratedApplinks(hosts: [saved.url.host])
             return Written(experience: saved, notes: notes, warnings: warnings)
         }
     }
@@ -245,15 +243,15 @@ extension Registry {
     /// The change record's action: a change of status alone is an activation or deactivation,
     /// whether it came from `activate`/`deactivate` or a PATCH of `status` (so local and remote
     /// clipctl record the same).
-    static func changeAction(_ before: AdvancedExperience, _ after: AdvancedExperience) -> String {
+    static func changeAction(_ before: AdvancedExperience, _ after: AdvancedExperience) -> ChangeAction {
         var statusOnly = before
         statusOnly.status = after.status
-        guard statusOnly == after, before.status != after.status else { return "update" }
-        return after.status == .active ? "activate" : "deactivate"
+        guard statusOnly == after, before.status != after.status else { return .update }
+        return after.status == .active ? .activate : .deactivate
     }
 
     /// Writes `draft` over `before` with version + 1, and records the change.
-    func save(_ draft: AdvancedExperience, before: AdvancedExperience, action: String) throws -> AdvancedExperience {
+    func save(_ draft: AdvancedExperience, before: AdvancedExperience, action: ChangeAction) throws -> AdvancedExperience {
         var saved = draft
         saved.version = before.version + 1
         saved.updatedAt = timestamp()
@@ -270,7 +268,7 @@ extension Registry {
             try insertLocalizations(saved.id, saved.localizations)
         }
         saved.clip = try storedClip(saved.clip.bundleID)
-        try recordChange(entity: "experience", id: String(saved.id), action: action, before: ExperienceJSON.full(before), after: ExperienceJSON.full(saved))
+        try recordChange(entity: .experience, id: String(saved.id), action: action, before: ExperienceJSON.full(before), after: ExperienceJSON.full(saved))
         return saved
     }
 
@@ -286,7 +284,6 @@ extension Registry {
             var draft = before
             draft.status = status
             let saved = try save(draft, before: before, action: Self.changeAction(before, draft))
-            if status == .active { try touchGeneratedApplinks(hosts: [saved.url.host]) }
             return saved
         }
     }
@@ -302,7 +299,7 @@ extension Registry {
             }
             let t = timestamp()
             try db.execute("UPDATE advanced_experience SET removed_at = ?, version = version + 1, updated_at = ? WHERE id = ?", [.text(t), .text(t), .integer(before.id)])
-            try recordChange(entity: "experience", id: String(before.id), action: "remove", before: ExperienceJSON.full(before), after: nil)
+            try recordChange(entity: .experience, id: String(before.id), action: .remove, before: ExperienceJSON.full(before), after: nil)
             return before
         }
     }

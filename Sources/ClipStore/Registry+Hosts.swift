@@ -35,7 +35,7 @@ extension Registry {
     private func insertHolder(_ host: String, _ team: TeamID, role: HostOwnership.Role, origin: HostOwnership.Origin) throws {
         try db.execute("INSERT INTO host_team(host, team_id, role, origin, created_at) VALUES (?, ?, ?, ?, ?)",
                        [.text(host), .text(team.rawValue), .text(role.rawValue), .text(origin.rawValue), .text(timestamp())])
-        try recordChange(entity: "host", id: host, action: origin == .share ? "share" : "claim", before: nil,
+        try recordChange(entity: .host, id: host, action: origin == .share ? .share : .claim, before: nil,
                          after: ["team": .string(team.rawValue), "role": .string(role.rawValue), "origin": .string(origin.rawValue)])
     }
 
@@ -69,7 +69,7 @@ extension Registry {
                     throw RegistryError.conflict("team \(previous.rawValue) still has \(uses.joined(separator: ", ")) on \(host); remove them first, or share the host with both teams (clipctl domain share \(host) --team \(team.rawValue))")
                 }
                 try db.execute("DELETE FROM host_team WHERE host = ? AND team_id = ?", [.text(host), .text(previous.rawValue)])
-                try recordChange(entity: "host", id: host, action: "release", before: ["team": .string(previous.rawValue), "role": "owner"], after: nil)
+                try recordChange(entity: .host, id: host, action: .release, before: ["team": .string(previous.rawValue), "role": "owner"], after: nil)
                 notes.append("team \(previous.rawValue) no longer holds \(host)")
             }
             try db.execute("DELETE FROM host_team WHERE host = ? AND team_id = ?", [.text(host), .text(team.rawValue)])
@@ -90,7 +90,7 @@ extension Registry {
             if let held = before.holders.first(where: { $0.team == team }) {
                 guard held.origin == .migration else { return (before, []) }
                 try db.execute("UPDATE host_team SET origin = 'share' WHERE host = ? AND team_id = ?", [.text(host), .text(team.rawValue)])
-                try recordChange(entity: "host", id: host, action: "share", before: ["team": .string(team.rawValue), "origin": "migration"],
+                try recordChange(entity: .host, id: host, action: .share, before: ["team": .string(team.rawValue), "origin": "migration"],
                                  after: ["team": .string(team.rawValue), "origin": "share"])
                 return (try loadOwnership(host), ["confirmed that team \(team.rawValue) shares \(host)"])
             }
@@ -115,7 +115,7 @@ extension Registry {
             let uses = try objects(of: team, on: host)
             guard uses.isEmpty else { throw RegistryError.conflict("team \(team.rawValue) still has \(uses.joined(separator: ", ")) on \(host); remove them first") }
             try db.execute("DELETE FROM host_team WHERE host = ? AND team_id = ?", [.text(host), .text(team.rawValue)])
-            try recordChange(entity: "host", id: host, action: "unshare", before: ["team": .string(team.rawValue), "role": "shared"], after: nil)
+            try recordChange(entity: .host, id: host, action: .unshare, before: ["team": .string(team.rawValue), "role": "shared"], after: nil)
             return try loadOwnership(host)
         }
     }

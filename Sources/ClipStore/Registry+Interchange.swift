@@ -66,7 +66,6 @@ extension Registry {
             var firstLineOfURL: [String: Int] = [:]
             // Clips and associations that earlier lines created or found.
             var ensured: Set<String> = []
-            var hosts: Set<String> = []
             // "TEAM sha256" of the images the file's lines carry, by the team of their line.
             var carriedImages: Set<String> = []
             var imported = 0, seen = 0
@@ -103,7 +102,6 @@ extension Registry {
                         let (saved, lineNotes) = try insert(experience, ensured: ensured, imageCarried: carried)
                         ensured.insert(saved.clip.rawValue)
                         ensured.insert(saved.clip.rawValue + " " + saved.url.host)
-                        hosts.insert(saved.url.host)
                         notes += lineNotes
                         imported += 1
                     } catch {
@@ -123,7 +121,6 @@ extension Registry {
             take(reader.finish())
             if !pending.isEmpty { writeBatch() }
             guard errors.isEmpty else { throw RegistryError.invalidImport(errors.sorted { $0.line < $1.line }) }
-            try touchGeneratedApplinks(hosts: hosts)
             return ImportReport(imported: imported, notes: notes, warnings: warnings, warningLinesNotListed: warningLinesNotListed)
         }
     }

@@ -32,9 +32,8 @@ extension Registry {
 
     /// Creates a token and returns it with its secret, which is shown this once and never stored.
     public func createToken(name: String, team: TeamID?) throws(RegistryError) -> (token: APIToken, secret: String) {
-        let problems = TextLimits.check(name, field: "name", max: TextLimits.tokenNameMax)
+        let problems = TextLimits.checkTokenName(name)
         guard problems.isEmpty else { throw RegistryError.invalid(problems) }
-        let trimmed = name
         var generator = SystemRandomNumberGenerator()  // getrandom(2): a CSPRNG on Linux
         let random = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let secretPart = random.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
@@ -44,12 +43,12 @@ extension Registry {
             }
             // The row is inserted with a placeholder hash, then given the hash of the token that names its id.
             try db.execute("INSERT INTO api_token(name, team_id, secret_sha256, created_at) VALUES (?, ?, ?, ?)",
-                           [.text(trimmed), .text(team?.rawValue), .text(SHA256.hexDigest(Array(secretPart.utf8))), .text(timestamp())])
+                           [.text(name), .text(team?.rawValue), .text(SHA256.hexDigest(Array(secretPart.utf8))), .text(timestamp())])
             let id = db.lastInsertRowID
             let secret = "clip_\(id)_\(secretPart)"
             try db.execute("UPDATE api_token SET secret_sha256 = ? WHERE id = ?", [.text(SHA256.hexDigest(Array(secret.utf8))), .integer(id)])
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
-            try recordChange(entity: "token", id: String(id), action: "create", before: nil, after: token.json)
+            try recordChange(entity: .token, id: String(id), action: .create, before: nil, after: token.json)
             return (token, secret)
         }
     }
@@ -98,7 +97,7 @@ extension Registry {
                 throw RegistryError.notFound("active token \(id)")
             }
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
-            try recordChange(entity: "token", id: String(id), action: "revoke", before: nil, after: token.json)
+            try recordChange(entity: .token, id: String(id), action: .revoke, before: nil, after: token.json)
             return token
         }
     }

@@ -10,8 +10,8 @@ public final class Registry {
     public let path: String
     /// Who makes the changes, for change records (a user or token name; never a secret).
     public var actor: String
-    /// Hosts whose AASA the open write transaction changed (`write`, `touch`).
-    var touchedHosts: Set<String> = []
+    /// Whether this connection notes the hosts whose AASA a write changes (`trackAASAChanges`).
+    var tracksAASAChanges = false
     let now: () -> Date
 
     /// Opens (creating if needed) and migrates the database at `path`.
@@ -80,34 +80,30 @@ public final class Registry {
     }
 
     /// A write transaction (BEGIN IMMEDIATE) with errors mapped.
-    /// Ends with one check of every host whose AASA the transaction changed (`touch`): each
-    /// must still be at most 128 KB and pass the lint (README "AASA per host"), whichever write
-    /// changed it; otherwise the whole write rolls back.
+    /// Ends with one check of every host whose AASA the transaction changed: each must still be
+    /// at most 128 KB and pass the lint, whichever write changed it; otherwise the whole write
+    /// rolls back (Registry+AASAInvariant.swift).
     func write<T>(_ body: () throws -> T) throws(RegistryError) -> T {
         try guarded {
             if db.isInsideTransaction { return try body() }
-            touchedHosts = []
-            defer { touchedHosts = [] }
+            try trackAASAChanges()
             return try db.write {
                 let result = try body()
-                for host in touchedHosts.sorted() { try checkSize(host) }
+                try checkTouchedAASA()
                 return result
             }
         }
     }
-
-    /// Inside a write: `host`'s AASA changed, or may have.
-    func touch(_ host: String) { touchedHosts.insert(host) }
 
     func timestamp() -> String {
         now().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// Appends a change record (design §2: when, who, what entity, before/after).
-    func recordChange(entity: String, id: String, action: String, before: JSONValue?, after: JSONValue?) throws {
+    func recordChange(entity: ChangeEntity, id: String, action: ChangeAction, before: JSONValue?, after: JSONValue?) throws {
         try db.execute(
             "INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [.text(timestamp()), .text(actor), .text(entity), .text(id), .text(action),
+            [.text(timestamp()), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue),
              .text(before.map { JSONWriter.string($0) }), .text(after.map { JSONWriter.string($0) })])
     }
 

@@ -55,6 +55,22 @@ struct ExperienceApplinksTests {
         #expect(resolution.json(explain: false)["experience"]?["url"] == .string(two.canonical))
     }
 
+    /// A query dictionary reads a missing item as present and empty, so "?flag" cannot be required:
+    /// its component would have opened the app on every page of the host. It gets none, and
+    /// verification says the app does not open it. A name required with two values must be there.
+    @Test func aRequiredItemWithoutAValueGetsNoComponentRatherThanTheWholeHost() throws {
+        let registered = try urls(["https://shop.example?flag", "https://shop.example/menu?day=", "https://shop.example/p?a=1&a=2"])
+        let content = AASAContent(host: "shop.example", clips: [], generated: [.init(app: app, urls: registered)])
+        let document = AASAGenerator.document(content)
+        func decide(_ url: String) -> AASAEvaluator.Decision { AASAEvaluator.evaluate(document, appID: app.rawValue, url: url).decision }
+        #expect(decide("https://shop.example/about") == .noMatch)
+        #expect(decide("https://shop.example/menu") == .noMatch)
+        #expect(decide("https://shop.example/p") == .noMatch)
+        #expect(decide("https://shop.example/p?a=1&a=2") == .match)
+        #expect(ExperienceApplinks.verify(document, host: "shop.example", [.init(app: app, urls: registered)]).map(\.url)
+                == ["https://shop.example/?flag", "https://shop.example/menu?day="])
+    }
+
     @Test func aComponentTheAppAlreadyStoresIsNotRepeated() throws {
         let registered = try urls(["https://shop.example/store/12", "https://shop.example/rent?id=4"])
         // The app stores one generated component already, with its members in another order.

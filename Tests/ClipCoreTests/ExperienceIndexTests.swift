@@ -3,7 +3,8 @@ import StrictJSON
 import Testing
 @testable import ClipCore
 
-/// The in-memory index must answer exactly as the Resolver over every candidate (issue #4).
+/// The in-memory index, and the applinks generated from experiences, must decide exactly as the
+/// Resolver over every candidate.
 struct ExperienceIndexTests {
     /// A small deterministic generator (SplitMix64), so a failure names a reproducible case.
     struct Generator {
@@ -60,6 +61,45 @@ struct ExperienceIndexTests {
                                                 fallbacks: [], preferences: [])
                 let actual = index.resolve(invocation, preferences: [])
                 #expect(actual.json(explain: false) == expected.json(explain: false), "round \(round): \(invocation)")
+            }
+        }
+    }
+
+    /// The applinks generated from a host's active experiences list them in the resolver's order
+    /// and match what they match: under the AASA's first-match rule, the component that decides an
+    /// invocation URL is the one made from the experience the resolver chooses, and no component
+    /// decides when the resolver finds no match. (Over the URLs a component can express: a
+    /// required "?flag" cannot be, `ExperienceApplinks.isExpressible`.)
+    @Test func generatedApplinksDecideLikeTheResolver() throws {
+        var g = Generator(state: 1234)
+        let app = try AppID("ABCDE12345.com.example.MyApp")
+        for round in 0..<40 {
+            var active: [AdvancedExperience] = []
+            var seen: Set<String> = []
+            let host = ["a.example", "b.example", "c.example"][g.next(3)]
+            for id in 1...Int64(20) {
+                let url = try NormalizedURL(Self.registered(&g))
+                guard url.host == host, seen.insert(url.canonical).inserted else { continue }
+                active.append(ResolverTests.experience(id, url.canonical))
+            }
+            let components = ExperienceApplinks.components(active.map(\.url))
+            active.removeAll { !ExperienceApplinks.isExpressible($0.url) }
+            let ordered = Set(active.map(\.url)).sorted { NormalizedURL.isMoreSpecific($0, than: $1) }
+            #expect(components.count == ordered.count)
+            let document: JSONValue = ["applinks": ["details": [["appIDs": [.string(app.rawValue)], "components": .array(components)]]]]
+            for _ in 0..<60 {
+                var invocation = Self.registered(&g).replacing(#/https://[a-c]\.example/#, with: "https://\(host)")
+                if g.next(2) == 0 { invocation += (invocation.contains("?") ? "&" : "?") + "utm=qr" }
+                let parsed = try NormalizedURL(invocation)
+                let resolution = Resolver.resolve(invocation, url: parsed, candidates: active, fallbacks: [], preferences: [])
+                let decided = AASAEvaluator.evaluate(document, appID: app.rawValue, url: invocation, domain: host)
+                if case .advanced(let winner, _) = resolution.match {
+                    #expect(decided.decision == .match, "round \(round): \(invocation) → \(winner.url)")
+                    #expect(decided.rule == "details[0].components[\(ordered.firstIndex(of: winner.url)!)]",
+                            "round \(round): \(invocation) → \(winner.url), applinks: \(decided.rule)")
+                } else {
+                    #expect(decided.decision == .noMatch, "round \(round): \(invocation) → \(decided.rule)")
+                }
             }
         }
     }

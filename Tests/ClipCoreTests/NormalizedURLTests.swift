@@ -82,6 +82,29 @@ struct NormalizedURLTests {
         #expect(try NormalizedURL("https://shop.example/").pathCovers(try NormalizedURL("https://shop.example/anything/at/all")))
     }
 
+    /// A registered query is a set, and "?flag" requires what "?flag=" does: the canonical text
+    /// (a registration's identity) must not depend on which of the two spellings came first.
+    @Test func canonicalQueryDoesNotDependOnItemOrder() throws {
+        let a = try NormalizedURL("https://shop.example/p?flag&flag=&b=1"), b = try NormalizedURL("https://shop.example/p?b=1&flag=&flag")
+        #expect(a.canonical == b.canonical)
+        #expect(a.canonical == "https://shop.example/p?b=1&flag")
+        #expect(a.distinctQueryItemCount == 2 && b.distinctQueryItemCount == 2)
+        #expect(try NormalizedURL(canonical: a.canonical) == a)
+        // Not adjacent once sorted ("flag%2F" sorts between them): still one.
+        let c = try NormalizedURL("https://shop.example/p?flag=&flag%2F&flag"), d = try NormalizedURL("https://shop.example/p?flag&flag%2F&flag=")
+        #expect(c.canonical == "https://shop.example/p?flag&flag%2F" && d.canonical == c.canonical)
+    }
+
+    /// The match rule on its own: host, segment-aware path, required query items (any order, more allowed).
+    @Test func matchRule() throws {
+        let registered = try NormalizedURL("https://shop.example/store?id=1&zone=b")
+        #expect(registered.matches(try NormalizedURL("https://SHOP.example/store/12?zone=b&utm=qr&id=1")))
+        #expect(!registered.matches(try NormalizedURL("https://shop.example/store/12?zone=b")))
+        #expect(!registered.matches(try NormalizedURL("https://shop.example/stores?id=1&zone=b")))
+        #expect(!registered.matches(try NormalizedURL("https://www.shop.example/store?id=1&zone=b")))
+        #expect(try NormalizedURL("https://shop.example/?flag").matches(try NormalizedURL("https://shop.example/x?flag=")))
+    }
+
     @Test func segmentCounts() throws {
         #expect(try NormalizedURL("https://shop.example").pathSegmentCount == 0)
         #expect(try NormalizedURL("https://shop.example/a").pathSegmentCount == 1)

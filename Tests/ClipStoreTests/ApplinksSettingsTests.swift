@@ -1,4 +1,5 @@
 import ClipCore
+import SQLiteDB
 import StrictJSON
 import Testing
 @testable import ClipStore
@@ -30,7 +31,7 @@ struct ApplinksSettingsTests {
 }
 
 /// Every write that changes a host's AASA is held to the 128 KB limit and the lint, through one
-/// check at the end of the write (issue #10: associations and webcredentials skipped it).
+/// check at the end of the write (associations and webcredentials once skipped it).
 struct AASALimitOnEveryWriteTests {
     @Test func anAssociationOrWebcredentialsThatWouldPushTheFileOverTheLimitIsRefused() throws {
         let registry = try Registry(path: temporaryDatabasePath())
@@ -60,5 +61,52 @@ struct AASALimitOnEveryWriteTests {
         let records = try registry.changes(limit: 1000).count
         try registry.addWebcredentials(host: "shop.example", app: app)
         #expect(try registry.changes(limit: 1000).count == records)
+    }
+
+    /// The check is structural: a write that changes an AASA row without a word about AASA (as a
+    /// new write path would) is checked all the same, and rolled back whole.
+    @Test func aWriteThatSaysNothingAboutTheAASAIsCheckedAllTheSame() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://shop.example/store"))
+        let before = try snapshot(registry.path)
+        let huge = JSONWriter.string(.array([.object([(key: "/", value: .string("/" + String(repeating: "a", count: 140_000)))])]))
+        #expect(throws: RegistryError.self) {
+            try registry.write {
+                try registry.db.execute("INSERT INTO applinks_details(host, app_bundle_id, position, components, updated_at) VALUES (?, ?, 0, ?, 'now')",
+                                        [.text("shop.example"), .text("com.example.bikes"), .text(huge)])
+            }
+        }
+        #expect(try snapshot(registry.path) == before)
+        // The same through an upsert's UPDATE, and a cascade-free UPDATE of the host: checked too.
+        _ = try registry.setApplinks(host: "shop.example", app: try BundleID("com.example.bikes"), components: [["/": "/a/*"]])
+        let small = try snapshot(registry.path)
+        #expect(throws: RegistryError.self) {
+            try registry.write { try registry.db.execute("UPDATE applinks_details SET components = ?", [.text(huge)]) }
+        }
+        #expect(try snapshot(registry.path) == small)
+        // A refused write leaves nothing noted for the next one, which passes.
+        _ = try registry.write { try registry.db.execute("UPDATE applinks_details SET position = 1") }
+    }
+
+    /// Experiences are part of the AASA of a host that generates applinks from them: every way
+    /// they change (register, import, update, activate) is held to the limit.
+    @Test func generatedApplinksAreHeldToTheLimitOnEveryExperienceWrite() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://shop.example/store"))
+        try registry.setApplinksFromExperiences(host: "shop.example", true)
+        let app = try BundleID("com.example.bikes")
+        _ = try registry.setApplinks(host: "shop.example", app: app, components: .array([.object([(key: "/", value: .string("/" + String(repeating: "a", count: 100_000) + "/*"))])]))
+        let size = try registry.aasa(host: "shop.example").count
+        _ = try registry.setApplinks(host: "shop.example", app: app,
+                                     components: .array([.object([(key: "/", value: .string("/" + String(repeating: "a", count: 100_000 + AASAGenerator.maxBytes - 10 - size) + "/*"))])]))
+        #expect(try registry.aasa(host: "shop.example").count == AASAGenerator.maxBytes - 10)
+        let before = try snapshot(registry.path)
+        let long = "https://shop.example/" + String(repeating: "b", count: 40)
+        #expect(throws: RegistryError.self) { _ = try registry.register(try experienceJSON(long)) }
+        #expect(throws: RegistryError.self) {
+            _ = try registry.importExperiences(#"{"url":"\#(long)","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#, format: .ndjson)
+        }
+        #expect(throws: RegistryError.self) { _ = try registry.update("1", with: try JSONParser.parse(#"{"url":"\#(long)"}"#)) }
+        #expect(try snapshot(registry.path) == before)
     }
 }

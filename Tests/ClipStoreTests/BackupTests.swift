@@ -320,6 +320,9 @@ struct BackupTests {
              ["app com.cafe.app: name"]),
             ("a negative version", try alteredBackup(registry, "UPDATE advanced_experience SET version = -5 WHERE id = 3"),
              ["experience 3: version -5"]),
+            // The AASA invariant every write keeps holds for a restored database too.
+            ("an AASA over 128 KB", try alteredBackup(registry, #"INSERT INTO applinks_details(host, app_bundle_id, position, components, updated_at) VALUES ('shop.example', 'com.example.bikes', 0, '[{"/":"' || printf('%.140000c', 'a') || '"}]', 'now')"#),
+             ["AASA of shop.example: ", "over Apple's limit of 131072 bytes"]),
         ]
         let reader = try Registry(path: livePath)
         let before = try liveState(livePath)

@@ -4,7 +4,7 @@ import StrictJSON
 import Testing
 @testable import ClipStore
 
-/// The server's read model follows every committed write, from any connection (issue #4).
+/// The server's read model follows every committed write, from any connection.
 /// The index checks on every read here; the server checks at most once a millisecond.
 struct LiveIndexTests {
     func winner(_ index: LiveIndex, _ url: String) throws -> String? {
@@ -29,6 +29,29 @@ struct LiveIndexTests {
         _ = try writer.remove("https://shop.example/shops")
         #expect(try winner(index, "https://shop.example/shops/2") == nil)
         #expect(index.count == 1)
+    }
+
+    /// The change feed is typed, its stored texts unchanged: every record a tour of the write
+    /// paths leaves reads back as a known entity and action (the read model replays by them).
+    @Test func everyChangeRecordIsAKnownEntityAndAction() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        let e = try registry.register(try experienceJSON("https://shop.example/store", clip: "ABCDE12345.com.shop.app.Clip")).experience
+        _ = try registry.setStatus(String(e.id), .deactivated)
+        _ = try registry.setStatus(String(e.id), .active)
+        _ = try registry.setDefaultExperience(clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view, localizations: ["en-US": "Hi"])
+        _ = try registry.setApplinks(host: "shop.example", app: try BundleID("com.shop.app"), components: [["/": "/a/*"]])
+        try registry.setApplinksSettings(host: "shop.example", defaults: ["caseSensitive": false], substitutionVariables: nil)
+        try registry.setApplinksFromExperiences(host: "shop.example", true)
+        try registry.addWebcredentials(host: "shop.example", app: try BundleID("com.shop.app"))
+        _ = try registry.createToken(name: "ops", team: try TeamID("FGHIJ67890"))
+        _ = try registry.shareHost("shop.example", team: try TeamID("FGHIJ67890"))
+        _ = try registry.remove(String(e.id))
+        let records = try registry.changes(limit: 1000)
+        let pairs = records.map { ($0["entity"]?.stringValue ?? "", $0["action"]?.stringValue ?? "") }
+        #expect(pairs.allSatisfy { ChangeEntity(rawValue: $0.0) != nil && ChangeAction(rawValue: $0.1) != nil }, "\(pairs)")
+        #expect(Set(pairs.map(\.0)) == ["team", "app", "clip", "host", "domain", "experience", "default-experience", "applinks",
+                                        "applinks-settings", "applinks-generation", "webcredentials", "token"])
+        #expect(pairs.filter { $0.0 == "experience" }.map(\.1) == ["create", "deactivate", "activate", "remove"])
     }
 
     @Test func defaultFallbacksAndCachedAASAFollowCatalogChanges() throws {

@@ -2,55 +2,9 @@ import ClipCore
 import SQLiteDB
 import StrictJSON
 
-/// Resolution, AASA files, Smart App Banners, and the applinks/webcredentials they carry.
+/// AASA files: what each host's is made of, and the applinks and webcredentials they carry.
 extension Registry {
-    // MARK: Resolve (design §3.2)
-
-    /// Resolves an invocation URL. `language` (explicit) wins over `acceptLanguage`; an explicit
-    /// language that names none of the 32 is an input error.
-    public func resolve(_ invocationURL: String, language: String? = nil, acceptLanguage: String? = nil) throws(RegistryError) -> Resolution {
-        let preferences = try Self.preferences(language: language, acceptLanguage: acceptLanguage)
-        let url: NormalizedURL
-        do { url = try NormalizedURL(invocationURL) } catch { return Resolver.unresolvable(invocationURL, problem: error) }
-        let preferred = preferences
-        return try guarded {
-            try db.read {
-                let candidates = try db.query(Self.experienceColumns + " WHERE e.host = ? AND e.removed_at IS NULL", [.text(url.host)]).map(readExperience)
-                let fallbacks = try defaultFallbacks(host: url.host)
-                return Resolver.resolve(invocationURL, url: url, candidates: candidates, fallbacks: fallbacks, preferences: preferred)
-            }
-        }
-    }
-
-    /// Card languages in order of preference: `language` (explicit) first, then `acceptLanguage`;
-    /// an explicit language that names none of the 32 is an input error.
-    public static func preferences(language: String?, acceptLanguage: String?) throws(RegistryError) -> [Language] {
-        var preferences: [Language] = []
-        if let language {
-            guard let l = Language(tag: language) else {
-                throw RegistryError.invalid([FieldError(field: "language", rule: "language.enum",
-                    message: "\"\(language)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (a tag such as fr-CA is accepted)")])
-            }
-            preferences.append(l)
-        }
-        if let acceptLanguage { preferences += AcceptLanguage.languages(acceptLanguage) }
-        return preferences
-    }
-
-    func defaultFallbacks(host: String) throws -> [DefaultFallback] {
-        let rows = try db.query("""
-            SELECT d.clip_bundle_id, a.team_id, a.name FROM domain_association d
-            JOIN default_experience x ON x.clip_bundle_id = d.clip_bundle_id
-            JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
-            WHERE d.host = ? ORDER BY d.clip_bundle_id
-            """, [.text(host)])
-        return try rows.compactMap { row in
-            let clip = AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id")))
-            return try loadDefaultExperience(clip).map { DefaultFallback(experience: $0, appName: (try? row.string("name")) ?? "") }
-        }
-    }
-
-    // MARK: AASA (design §3.3)
+    // MARK: AASA
 
     /// Every host that may have an AASA: those with a clip, an applinks rule or webcredentials,
     /// the three things `aasaContent` requires one of (a superset: a row whose app is gone counts).
@@ -105,58 +59,6 @@ extension Registry {
         }
     }
 
-    // MARK: Smart App Banner (design §3.4)
-
-    public struct BannerResult: Sendable {
-        public let banner: SmartBanner.Banner
-        public let clip: AppID
-        public let pageURL: String
-        /// The advanced experience the page resolves to, if any.
-        public let experienceID: Int64?
-        public let notes: [String]
-    }
-
-    /// The banner for a page. The clip is the one the page resolves to, or the only clip
-    /// associated with the page's host, or `clip` when given; a host not associated with the
-    /// clip is refused (apple-spec §5: the banner would not show).
-    public func banner(pageURL: String, appArgument: String? = nil, clip reference: String? = nil) throws(RegistryError) -> BannerResult {
-        let url: NormalizedURL
-        do { url = try NormalizedURL(pageURL) } catch { throw RegistryError.invalid([error.fieldError("url")]) }
-        let chosen = try reference.map { (r) throws(RegistryError) in try clipID(r) }
-        let resolution = try resolve(pageURL)
-        return try guarded {
-            let associated = try domains(host: url.host).map(\.clip)
-            var notes: [String] = []
-            var experienceID: Int64?
-            let clip: AppID
-            if let chosen {
-                guard associated.contains(chosen) else {
-                    throw RegistryError.conflict("\(url.host) is not associated with clip \(chosen.rawValue): Safari would not show its banner there; associate it first (clipctl domain add \(chosen.rawValue) \(url.host))")
-                }
-                clip = chosen
-            } else if case .advanced(let e, _) = resolution.match, associated.contains(e.clip) {
-                clip = e.clip
-                experienceID = e.id
-            } else if associated.count == 1 {
-                clip = associated[0]
-            } else if associated.isEmpty {
-                throw RegistryError.conflict("\(url.host) is not associated with any clip: Safari would not show an App Clip banner there; register an experience on it or associate a clip (clipctl domain add CLIP \(url.host))")
-            } else {
-                throw RegistryError.invalid([FieldError(field: "clip", rule: "required", message: "\(url.host) is associated with \(associated.count) clips (\(associated.map(\.rawValue).joined(separator: ", "))); choose one")])
-            }
-            guard let appBundle = clip.bundleID.parent else { throw RegistryError.notFound("app of clip \(clip.rawValue)") }
-            let app = try self.app(appBundle)
-            if app.appStoreID == nil {
-                notes.append("app \(appBundle.rawValue) has no App Store ID, so the tag has no app-id; set one with clipctl app set \(appBundle.rawValue) --team \(app.team.rawValue) --app-store-id N")
-            }
-            if appArgument != nil {
-                notes.append("app-argument reaches the full app only; App Clips receive the page URL instead (apple-spec §5)")
-            }
-            let banner = try SmartBanner.make(appStoreID: app.appStoreID, clipBundleID: clip.bundleID, appArgument: appArgument)
-            return BannerResult(banner: banner, clip: clip, pageURL: pageURL, experienceID: experienceID, notes: notes)
-        }
-    }
-
     // MARK: applinks and webcredentials
 
     func applinksSettings(_ host: String) throws -> ApplinksHostSettings {
@@ -180,17 +82,6 @@ extension Registry {
         return byApp.keys.sorted().map { ExperienceApplinks.AppLinks(app: $0, urls: byApp[$0]!) }
     }
 
-    /// Inside an experience write: the AASA of a host that generates applinks from its
-    /// experiences changes with them (`write` then checks it).
-    func touchGeneratedApplinks(hosts: Set<String>) throws {
-        for host in hosts where try generatesApplinks(host) { touch(host) }
-    }
-
-    /// Whether `host` opted in to applinks generated from its experiences.
-    func generatesApplinks(_ host: String) throws -> Bool {
-        try db.query("SELECT 1 AS x FROM applinks_host WHERE host = ? AND from_experiences = 1", [.text(host)]).first != nil
-    }
-
     /// Sets the `applinks` details of `app` on `host` (components, optional defaults), validated
     /// against the host's substitution variables. `position` orders entries (first match wins).
     public func setApplinks(host rawHost: String, app bundleID: BundleID, components: JSONValue, defaults: JSONValue? = nil, position: Int? = nil) throws(RegistryError) -> ApplinksDetails {
@@ -211,25 +102,24 @@ extension Registry {
                 """, [.text(host), .text(bundleID.rawValue), .int(chosen), .text(JSONWriter.string(components)),
                       .text(defaults.map { JSONWriter.string($0) }), .text(timestamp())])
             let details = ApplinksDetails(app: app.appID, components: components, defaults: defaults)
-            try recordChange(entity: "applinks", id: "\(host) \(bundleID.rawValue)", action: existing == nil ? "create" : "update", before: nil,
+            try recordChange(entity: .applinks, id: "\(host) \(bundleID.rawValue)", action: existing == nil ? .create : .update, before: nil,
                              after: ["components": components, "defaults": defaults ?? .null, "position": .integer(Int64(chosen))])
-            touch(host)
             return details
         }
     }
 
     public func removeApplinks(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
-        try removeHostEntry(table: "applinks_details", entity: "applinks", host: rawHost, app: bundleID)
+        try removeHostEntry(table: "applinks_details", entity: .applinks, host: rawHost, app: bundleID)
     }
 
     /// Deletes the (host, app) row of `table` and records it; notFound when there is none.
-    func removeHostEntry(table: StaticString, entity: String, host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+    func removeHostEntry(table: StaticString, entity: ChangeEntity, host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
         let host = try Self.normalizeHost(rawHost)
         try write {
             guard try db.execute("DELETE FROM \(table) WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]) > 0 else {
-                throw RegistryError.notFound("\(entity) of \(bundleID.rawValue) on \(host)")
+                throw RegistryError.notFound("\(entity.rawValue) of \(bundleID.rawValue) on \(host)")
             }
-            try recordChange(entity: entity, id: "\(host) \(bundleID.rawValue)", action: "remove", before: nil, after: nil)
+            try recordChange(entity: entity, id: "\(host) \(bundleID.rawValue)", action: .remove, before: nil, after: nil)
         }
     }
 
@@ -263,10 +153,9 @@ extension Registry {
                 INSERT INTO applinks_host(host, defaults, substitution_variables, updated_at) VALUES (?1, ?2, ?3, ?4)
                 ON CONFLICT(host) DO UPDATE SET defaults = ?2, substitution_variables = ?3, updated_at = ?4
                 """, [.text(host), .text(after.defaults.map { JSONWriter.string($0) }), .text(after.substitutionVariables.map { JSONWriter.string($0) }), .text(timestamp())])
-            try recordChange(entity: "applinks-settings", id: host, action: "update",
+            try recordChange(entity: .applinksSettings, id: host, action: .update,
                              before: ["defaults": before.defaults ?? .null, "substitutionVariables": before.substitutionVariables ?? .null],
                              after: ["defaults": after.defaults ?? .null, "substitutionVariables": after.substitutionVariables ?? .null])
-            touch(host)
             return after
         }
     }
@@ -283,8 +172,7 @@ extension Registry {
                 INSERT INTO applinks_host(host, from_experiences, updated_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3
                 """, [.text(host), .int(enabled ? 1 : 0), .text(timestamp())])
-            try recordChange(entity: "applinks-generation", id: host, action: "update", before: nil, after: ["fromExperiences": .bool(enabled)])
-            if enabled { touch(host) }
+            try recordChange(entity: .applinksGeneration, id: host, action: .update, before: nil, after: ["fromExperiences": .bool(enabled)])
             return try generatedApplinksMisses(host)
         }
     }
@@ -307,24 +195,11 @@ extension Registry {
             // Adding it again changes nothing and records nothing.
             guard try db.execute("INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)",
                                  [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0 else { return }
-            try recordChange(entity: "webcredentials", id: "\(host) \(bundleID.rawValue)", action: "create", before: nil, after: nil)
-            touch(host)
+            try recordChange(entity: .webcredentials, id: "\(host) \(bundleID.rawValue)", action: .create, before: nil, after: nil)
         }
     }
 
     public func removeWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
-        try removeHostEntry(table: "webcredentials", entity: "webcredentials", host: rawHost, app: bundleID)
-    }
-
-    /// Inside a write: refuses a change that would make the host's AASA exceed 128 KB or fail
-    /// the lint with an error (issue #6: the registry lints every AASA it generates).
-    func checkSize(_ host: String) throws {
-        guard let content = try configuredContent(host) else { return }
-        let bytes: [UInt8]
-        do { bytes = try AASAGenerator.bytes(content) } catch { throw RegistryError.unprocessable(error.description) }
-        let errors = AASALinter.lint(bytes).filter { $0.severity == .error }
-        guard errors.isEmpty else {
-            throw RegistryError.unprocessable("the AASA of \(host) would fail the lint: " + errors.map(\.description).joined(separator: "; "))
-        }
+        try removeHostEntry(table: "webcredentials", entity: .webcredentials, host: rawHost, app: bundleID)
     }
 }

@@ -24,3 +24,22 @@ public enum AcceptLanguage {
 extension Substring {
     func trimmingCharacters(in set: Character) -> String { String(self).trimmingCharacters(in: set) }
 }
+
+/// The languages a card is wanted in, in order of preference: an explicit `language` first
+/// (a query parameter or `--language`; a tag such as fr-CA names FR), then the request's
+/// `Accept-Language`. An explicit language that names none of the 32 is an input error; an
+/// unusable `Accept-Language` is not (its ranges are skipped).
+public enum LanguagePreferences {
+    public static func list(language: String?, acceptLanguage: String?) throws(ValidationFailure) -> [Language] {
+        var preferences: [Language] = []
+        if let language {
+            guard let l = Language(tag: language) else {
+                throw ValidationFailure(field: "language", rule: "language.enum",
+                    message: "\"\(language)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (a tag such as fr-CA is accepted)")
+            }
+            preferences.append(l)
+        }
+        if let acceptLanguage { preferences += AcceptLanguage.languages(acceptLanguage) }
+        return preferences
+    }
+}

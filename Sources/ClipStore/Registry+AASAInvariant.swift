@@ -1,0 +1,70 @@
+import ClipCore
+import SQLiteDB
+
+/// The AASA invariant: every host's `apple-app-site-association` is at most 128 KB ("the
+/// uncompressed size … must be no greater than 128 KB", Apple's "Supporting associated
+/// domains") and passes the lint with no error, after every write, whichever write changed it.
+///
+/// It holds by construction, not by each write remembering: triggers (TEMP, so per connection
+/// and not part of the schema) note the host of every row an AASA is made of that a write
+/// inserts or updates, in `temp.aasa_touched` (a deletion only takes from a file that passed,
+/// and is not checked, so that removing is never refused); `write`
+/// then checks each noted host once before it commits (`checkAASA`) and rolls the whole write
+/// back if one fails. A new write path, or a new way to change these tables, is checked without
+/// a line of its own. The rows are those `aasaContent` reads: associations (`appclips`), applinks
+/// rules and host settings, webcredentials, and, on a host that generates applinks from its
+/// experiences, the experiences.
+extension Registry {
+    static let aasaTracking: String = {
+        // No UNIQUE constraint: inside a trigger, the conflict clause of the statement that fired
+        // it (an upsert's) would override an OR IGNORE (https://sqlite.org/lang_createtrigger.html).
+        var sql = "CREATE TEMP TABLE IF NOT EXISTS aasa_touched(host TEXT NOT NULL);\n"
+            + "CREATE INDEX IF NOT EXISTS temp.aasa_touched_host ON aasa_touched(host);\n"
+        // (table, the condition under which a row of it is part of its host's AASA)
+        let tables: [(String, (String) -> String)] = [
+            ("domain_association", { _ in "1" }),
+            ("applinks_details", { _ in "1" }),
+            ("applinks_host", { _ in "1" }),
+            ("webcredentials", { _ in "1" }),
+            ("advanced_experience", { row in "EXISTS (SELECT 1 FROM main.applinks_host h WHERE h.host = \(row).host AND h.from_experiences = 1)" }),
+        ]
+        for (table, isPart) in tables {
+            for (event, rows) in [("INSERT", ["NEW"]), ("UPDATE", ["OLD", "NEW"])] {
+                let notes = rows.map { row in
+                    "INSERT INTO aasa_touched(host) SELECT \(row).host WHERE \(isPart(row)) AND NOT EXISTS (SELECT 1 FROM aasa_touched t WHERE t.host = \(row).host);"
+                }.joined(separator: " ")
+                sql += "CREATE TEMP TRIGGER IF NOT EXISTS aasa_\(table)_\(event.lowercased()) AFTER \(event) ON main.\(table) BEGIN \(notes) END;\n"
+            }
+        }
+        return sql
+    }()
+
+    /// Before a write's transaction (a table created inside one that rolls back would be gone):
+    /// installs the tracking on this connection once.
+    func trackAASAChanges() throws {
+        guard !tracksAASAChanges, !db.isInsideTransaction, !db.isReadOnly else { return }
+        try db.executeScript(Self.aasaTracking)
+        tracksAASAChanges = true
+    }
+
+    /// Inside a write, at its end: checks every host whose AASA rows the write changed, and
+    /// forgets them (a rolled-back write forgets them with its rows).
+    func checkTouchedAASA() throws {
+        let hosts = try db.query("SELECT host FROM aasa_touched ORDER BY host").map { try $0.string("host") }
+        guard !hosts.isEmpty else { return }
+        for host in hosts { try checkAASA(host) }
+        try db.execute("DELETE FROM aasa_touched")
+    }
+
+    /// Refuses a change that would make the host's AASA exceed 128 KB or fail the lint with an
+    /// error (the registry lints every AASA it generates).
+    func checkAASA(_ host: String) throws {
+        guard let content = try configuredContent(host) else { return }
+        let bytes: [UInt8]
+        do { bytes = try AASAGenerator.bytes(content) } catch { throw RegistryError.unprocessable(error.description) }
+        let errors = AASALinter.lint(bytes).filter { $0.severity == .error }
+        guard errors.isEmpty else {
+            throw RegistryError.unprocessable("the AASA of \(host) would fail the lint: " + errors.map(\.description).joined(separator: "; "))
+        }
+    }
+}

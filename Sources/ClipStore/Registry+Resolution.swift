@@ -1,0 +1,87 @@
+import ClipCore
+import SQLiteDB
+import StrictJSON
+
+/// Which experience an invocation URL gets, and the Smart App Banner a page shows.
+extension Registry {
+    // MARK: Resolve
+
+    /// Resolves an invocation URL. `language` (explicit) wins over `acceptLanguage`; an explicit
+    /// language that names none of the 32 is an input error.
+    public func resolve(_ invocationURL: String, language: String? = nil, acceptLanguage: String? = nil) throws(RegistryError) -> Resolution {
+        let preferences = try Self.preferences(language: language, acceptLanguage: acceptLanguage)
+        let url: NormalizedURL
+        do { url = try NormalizedURL(invocationURL) } catch { return Resolver.unresolvable(invocationURL, problem: error) }
+        let preferred = preferences
+        return try guarded {
+            try db.read {
+                let candidates = try db.query(Self.experienceColumns + " WHERE e.host = ? AND e.removed_at IS NULL", [.text(url.host)]).map(readExperience)
+                let fallbacks = try defaultFallbacks(host: url.host)
+                return Resolver.resolve(invocationURL, url: url, candidates: candidates, fallbacks: fallbacks, preferences: preferred)
+            }
+        }
+    }
+
+    /// Card languages in order of preference (`LanguagePreferences`).
+    public static func preferences(language: String?, acceptLanguage: String?) throws(RegistryError) -> [Language] {
+        do { return try LanguagePreferences.list(language: language, acceptLanguage: acceptLanguage) } catch { throw RegistryError.from(error) }
+    }
+
+    func defaultFallbacks(host: String) throws -> [DefaultFallback] {
+        let rows = try db.query("""
+            SELECT d.clip_bundle_id, a.team_id, a.name FROM domain_association d
+            JOIN default_experience x ON x.clip_bundle_id = d.clip_bundle_id
+            JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
+            WHERE d.host = ? ORDER BY d.clip_bundle_id
+            """, [.text(host)])
+        return try rows.compactMap { row in
+            let clip = AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id")))
+            return try loadDefaultExperience(clip).map { DefaultFallback(experience: $0, appName: (try? row.string("name")) ?? "") }
+        }
+    }
+
+    // MARK: Smart App Banner
+
+    public struct BannerResult: Sendable {
+        public let banner: SmartBanner.Banner
+        public let clip: AppID
+        public let pageURL: String
+        /// The advanced experience the page resolves to, if any.
+        public let experienceID: Int64?
+        public let notes: [String]
+    }
+
+    /// The banner for a page. The clip is the one the page resolves to, or the only clip
+    /// associated with the page's host, or `clip` when given; a host not associated with the
+    /// clip is refused (apple-spec §5: the banner would not show).
+    public func banner(pageURL: String, appArgument: String? = nil, clip reference: String? = nil) throws(RegistryError) -> BannerResult {
+        let url: NormalizedURL
+        do { url = try NormalizedURL(pageURL) } catch { throw RegistryError.invalid([error.fieldError("url")]) }
+        let chosen = try reference.map { (r) throws(RegistryError) in try clipID(r) }
+        let resolution = try resolve(pageURL)
+        return try guarded {
+            let associated = try domains(host: url.host).map(\.clip)
+            var notes: [String] = []
+            var resolved: AdvancedExperience?
+            if case .advanced(let e, _) = resolution.match { resolved = e }
+            let clip: AppID, experienceID: Int64?
+            do throws(SmartBanner.ClipChoiceProblem) {
+                (clip, experienceID) = try SmartBanner.chooseClip(host: url.host, associated: associated, requested: chosen, resolved: resolved)
+            } catch {
+                // Naming one of several clips is missing input; the others are states to change first.
+                guard case .ambiguous = error else { throw RegistryError.conflict(error.message) }
+                throw RegistryError.invalid([FieldError(field: "clip", rule: "required", message: error.message)])
+            }
+            guard let appBundle = clip.bundleID.parent else { throw RegistryError.notFound("app of clip \(clip.rawValue)") }
+            let app = try self.app(appBundle)
+            if app.appStoreID == nil {
+                notes.append("app \(appBundle.rawValue) has no App Store ID, so the tag has no app-id; set one with clipctl app set \(appBundle.rawValue) --team \(app.team.rawValue) --app-store-id N")
+            }
+            if appArgument != nil {
+                notes.append("app-argument reaches the full app only; App Clips receive the page URL instead (apple-spec §5)")
+            }
+            let banner = try SmartBanner.make(appStoreID: app.appStoreID, clipBundleID: clip.bundleID, appArgument: appArgument)
+            return BannerResult(banner: banner, clip: clip, pageURL: pageURL, experienceID: experienceID, notes: notes)
+        }
+    }
+}
