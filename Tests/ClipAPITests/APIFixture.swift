@@ -62,7 +62,7 @@ struct APIClient: Sendable {
         switch outcome {
         case .failure(let error):
             response = HTTPResponse(status: error.status, contentType: "application/problem+json",
-                                    body: Array(JSONText.problem(status: error.status, detail: error.message).utf8))
+                                    body: Array(ProblemJSON.problem(status: error.status, detail: error.message).utf8))
         case .success(.incomplete):
             preconditionFailure("an in-process request is always complete: \(head)")
         case .success(.complete(let parsed, let headLength)):
