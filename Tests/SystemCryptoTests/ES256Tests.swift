@@ -81,8 +81,6 @@ struct ES256Tests {
             guard signature[0] == 0 || signature[32] == 0 else { continue }
             found += 1
             #expect(key.publicKey.isValidSignature(signature, for: message))
-            // libcrypto's DER form of it is shorter than the usual 70-72 bytes: the zero was dropped there.
-            #expect(try #require(ECDSASignature.derFromRaw(signature)).count < 70)
         }
         #expect(found > 0)
     }
