@@ -54,11 +54,11 @@ public struct ASCCredentials: Sendable, CustomStringConvertible, CustomDebugStri
         var warnings: [String] = []
         let key: P256PrivateKey
         if let path = sources.privateKeyPath {
-            key = try readKeyFile(path, origin: "--private-key", warnings: &warnings)
+            key = try readKeyFile(path, source: "--private-key", warnings: &warnings)
         } else {
             switch (environment["ASC_PRIVATE_KEY_PATH"], environment["ASC_PRIVATE_KEY"]) {
             case (.some, .some): throw .ambiguousKey
-            case (.some(let path), nil): key = try readKeyFile(path, origin: "ASC_PRIVATE_KEY_PATH", warnings: &warnings)
+            case (.some(let path), nil): key = try readKeyFile(path, source: "ASC_PRIVATE_KEY_PATH", warnings: &warnings)
             case (nil, .some(let pem)):
                 // A secret store may keep the PEM on one line with literal \n for its line breaks.
                 let text = pem.contains("\n") ? pem : pem.split(separator: "\\n", omittingEmptySubsequences: false).joined(separator: "\n")
@@ -76,14 +76,16 @@ public struct ASCCredentials: Sendable, CustomStringConvertible, CustomDebugStri
     /// A .p8 is about 250 bytes; anything past this is not one.
     static let maximumKeyFileSize = 64 * 1024
 
-    private static func readKeyFile(_ path: String, origin: String, warnings: inout [String]) throws(ASCCredentialsError) -> P256PrivateKey {
-        let where_ = "\(origin) \(path)"
+    private static func readKeyFile(
+        _ path: String, source: String, warnings: inout [String]
+    ) throws(ASCCredentialsError) -> P256PrivateKey {
+        let origin = "\(source) \(path)"
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .unreadableKeyFile(where_, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw .unreadableKeyFile(origin, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         // The mode of the file read, not of whatever the path names a moment later.
         var status = stat()
-        guard fstat(fd, &status) == 0 else { throw .unreadableKeyFile(where_, reason: String(cString: strerror(errno))) }
+        guard fstat(fd, &status) == 0 else { throw .unreadableKeyFile(origin, reason: String(cString: strerror(errno))) }
         if status.st_mode & S_IFMT == S_IFREG, status.st_mode & (S_IRGRP | S_IROTH) != 0 {
             let mode = String(status.st_mode & 0o777, radix: 8)
             warnings.append("the private key file \(path) can be read by other users (mode \(mode)); restrict it with: chmod 600 \(path)")
@@ -94,16 +96,18 @@ public struct ASCCredentials: Sendable, CustomStringConvertible, CustomDebugStri
             let count = read(fd, &chunk, chunk.count)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .unreadableKeyFile(where_, reason: String(cString: strerror(errno)))
+                throw .unreadableKeyFile(origin, reason: String(cString: strerror(errno)))
             }
             if count == 0 { break }
             bytes += chunk.prefix(count)
-            guard bytes.count <= maximumKeyFileSize else { throw .unreadableKeyFile(where_, reason: "larger than a private key file can be") }
+            guard bytes.count <= maximumKeyFileSize else {
+                throw .unreadableKeyFile(origin, reason: "larger than a private key file can be")
+            }
         }
         do {
             return try P256PrivateKey(pem: String(decoding: bytes, as: UTF8.self))
         } catch {
-            throw .invalidKey(origin: where_, error)
+            throw .invalidKey(origin: origin, error)
         }
     }
 
