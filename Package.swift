@@ -16,12 +16,16 @@ let package = Package(
         // System SQLite (Debian: libsqlite3-dev). The only C dependency.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLinuxIO"),
+        // System OpenSSL libcrypto (Debian: libssl-dev), for signatures and digests only.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Generic layers: know nothing about App Clips.
         .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "StrictJSON", swiftSettings: strict),
         .target(name: "ArgParse", swiftSettings: strict),
         .target(name: "HTTP1", dependencies: ["CLinuxIO"], swiftSettings: strict),
+        // P-256 keys from PKCS#8 PEM, ES256 signatures (R‖S), SHA-256 and MD5 over libcrypto.
+        .target(name: "SystemCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
 
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
         .target(name: "ClipCore", dependencies: ["StrictJSON"], swiftSettings: strict),
@@ -49,6 +53,10 @@ let package = Package(
         // clipctl's commands as a library (wiring and presentation), and the thin executable.
         .target(name: "ClipCLI", dependencies: ["ClipCore", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON"], swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
+        // The App Store Connect API client side: credentials and the ES256 JWT (knows ASC, not the store).
+        .target(name: "AppStoreConnect", dependencies: ["SystemCrypto", "StrictJSON"], swiftSettings: strict),
+        // Prints a JWT for a given key and ids, for scripts/asc-jwt-check's independent verification.
+        .executableTarget(name: "asc-jwt", dependencies: ["AppStoreConnect", "SystemCrypto"], swiftSettings: strict),
         .executableTarget(name: "clip-bench", dependencies: ["CLinuxIO", "ClipCore", "ClipStore"], swiftSettings: strict),
 
         // What more than one test target uses (test images), in one place; no test depends on another.
@@ -61,7 +69,9 @@ let package = Package(
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "StrictJSON", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "SQLiteDB"], swiftSettings: strict),
-        .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto"], swiftSettings: strict),
+        .testTarget(name: "AppStoreConnectTests", dependencies: ["AppStoreConnect", "SystemCrypto", "StrictJSON"], swiftSettings: strict),
+                .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )
