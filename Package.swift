@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "SQLiteDB"], swiftSettings: strict),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto"], swiftSettings: strict),
         .testTarget(name: "AppStoreConnectTests", dependencies: ["AppStoreConnect", "SystemCrypto", "StrictJSON"], swiftSettings: strict),
-                .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )
