@@ -199,6 +199,7 @@ public final class Connection {
     /// transaction can never fail later with SQLITE_BUSY_SNAPSHOT on upgrade from a read.
     /// Commits when `body` returns, rolls back when it throws, and rethrows the first error.
     /// Inside an open transaction, `body` joins it (the outer transaction commits or rolls back).
+    @discardableResult
     public func write<T>(_ body: () throws -> T) throws -> T {
         if isInsideTransaction { return try body() }
         try execute("BEGIN IMMEDIATE")
