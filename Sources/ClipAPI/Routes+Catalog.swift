@@ -28,7 +28,7 @@ extension ClipAPI {
                     ? "app \(bundle.rawValue) already exists; change it with PATCH /v1/apps/\(bundle.rawValue)"
                     : "app \(bundle.rawValue) is registered to another team than \(team.rawValue)"))
             }
-            let (app, _) = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name)
+            let app = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name).value
             return json(CatalogJSON.app(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
         }
         add("GET", "/v1/apps/{bundleId}", .token) { api, c in
@@ -48,7 +48,7 @@ extension ClipAPI {
             if let expected = try c.expectedVersion(kind: "a", current: app.version), expected != app.version {
                 throw Problem(RegistryError.versionMismatch(expected: expected, actual: app.version))
             }
-            let (saved, _) = try c.registry.saveApp(app.bundleID, team: app.team, appStoreID: appStoreID, name: name)
+            let saved = try c.registry.saveApp(app.bundleID, team: app.team, appStoreID: appStoreID, name: name).value
             return json(CatalogJSON.app(saved), headers: [("ETag", etag("a", saved.version))])
         }
 
@@ -63,8 +63,8 @@ extension ClipAPI {
             guard errors.isEmpty, let clip else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: clip.team)
             if (try? c.registry.clip(clip.rawValue)) != nil { throw Problem(RegistryError.conflict("clip \(clip.rawValue) already exists")) }
-            let notes = try c.registry.addClip(clip)
-            return json(CatalogJSON.clip(try c.registry.clip(clip.rawValue), notes: notes), status: 201, headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
+            let added = try c.registry.addClip(clip)
+            return json(CatalogJSON.clip(added.value, notes: added.notes), status: 201, headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
         }
         add("GET", "/v1/clips/{bundleId}", .token) { api, c in json(CatalogJSON.clip(try api.visibleClip(c))) }
         add("DELETE", "/v1/clips/{bundleId}", .token) { api, c in
@@ -73,10 +73,10 @@ extension ClipAPI {
         }
         add("PUT", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
             let clip = try api.visibleClip(c)
-            let notes = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
-            let host = try Registry.normalizeHost(c.parameter("host"))
-            return json(.object(["clip": .string(clip.appID.rawValue), "host": .string(host)]), status: notes.isEmpty ? 200 : 201,
-                        headers: notes.isEmpty ? [] : [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")])
+            let added = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
+            let host = added.value.host
+            return json(.object(["clip": .string(clip.appID.rawValue), "host": .string(host)]), status: added.created ? 201 : 200,
+                        headers: added.created ? [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")] : [])
         }
         add("DELETE", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
             try c.registry.removeDomain(clip: try api.visibleClip(c).appID.rawValue, host: c.parameter("host"))
@@ -108,7 +108,7 @@ extension ClipAPI {
             guard errors.isEmpty, let action else { throw Problem(RegistryError.invalid(errors)) }
             let existing = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
             let existed = existing != nil
-            let (d, _) = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: try c.expectedVersion(kind: "d", current: existing?.version))
+            let d = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: try c.expectedVersion(kind: "d", current: existing?.version)).value
             return json(c.registry.defaultExperienceJSON(d), status: existed ? 200 : 201, headers: [("ETag", etag("d", d.version))])
         }
         add("DELETE", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
@@ -186,15 +186,15 @@ extension ClipAPI {
             if let t = reader.string("team", required: true) { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
             let errors = reader.finish()
             guard errors.isEmpty, let team else { throw Problem(RegistryError.invalid(errors)) }
-            let (ownership, notes) = try c.registry.claimHost(c.parameter("host"), team: team)
-            return json(api.ownershipJSON(ownership, for: nil, notes: notes))
+            let claimed = try c.registry.claimHost(c.parameter("host"), team: team)
+            return json(api.ownershipJSON(claimed.value, for: nil, notes: claimed.notes))
         }
         add("PUT", "/v1/domains/{host}/teams/{team}", .token) { api, c in
             try c.requireAdmin()
             let team: TeamID
             do throws(ValidationFailure) { team = try TeamID(c.parameter("team"), field: "team") } catch { throw Problem(RegistryError.invalid(error.errors)) }
-            let (ownership, notes) = try c.registry.shareHost(c.parameter("host"), team: team)
-            return json(api.ownershipJSON(ownership, for: nil, notes: notes), status: notes.isEmpty ? 200 : 201)
+            let shared = try c.registry.shareHost(c.parameter("host"), team: team)
+            return json(api.ownershipJSON(shared.value, for: nil, notes: shared.notes), status: shared.notes.isEmpty ? 200 : 201)
         }
         add("DELETE", "/v1/domains/{host}/teams/{team}", .token) { api, c in
             try c.requireAdmin()
@@ -205,10 +205,10 @@ extension ClipAPI {
         }
     }
 
-    func ownershipJSON(_ ownership: HostOwnership, for team: TeamID?, notes: [String] = []) -> JSONValue {
+    func ownershipJSON(_ ownership: HostOwnership, for team: TeamID?, notes: [WriteNote] = []) -> JSONValue {
         let visible = team.map { own in HostOwnership(host: ownership.host, holders: ownership.holders.filter { $0.team == own }) } ?? ownership
         guard case .object(var members) = visible.json else { return visible.json }
-        if !notes.isEmpty { members.append((key: "notes", value: .array(notes.map(JSONValue.string)))) }
+        if !notes.isEmpty { members.append((key: "notes", value: CatalogJSON.notes(notes))) }
         return .object(members)
     }
 

@@ -5,7 +5,7 @@ import HTTP1
 import StrictJSON
 
 extension ClipAPI {
-    func experienceResponse(_ e: AdvancedExperience, status: Int = 200, notes: [String] = [], warnings: [FieldError] = []) -> HTTPResponse {
+    func experienceResponse(_ e: AdvancedExperience, status: Int = 200, notes: [WriteNote] = [], warnings: [FieldError] = []) -> HTTPResponse {
         let body = CatalogJSON.written(e, notes: notes, warnings: warnings)
         var headers = [("ETag", etag("e\(e.id)", e.version))]
         if status == 201 { headers.append(("Location", "/v1/experiences/\(e.id)")) }
@@ -61,7 +61,7 @@ extension ClipAPI {
         let body = try c.jsonBody()
         if let clip = body["clip"]?.stringValue, let id = try? AppID(clip) { try c.checkWritable(team: id.team) }
         let written = try c.registry.register(body)
-        return experienceResponse(written.experience, status: 201, notes: written.notes, warnings: written.warnings)
+        return experienceResponse(written.value, status: 201, notes: written.notes, warnings: written.warnings)
     }
 
     func getExperience(_ c: Context) throws -> HTTPResponse { experienceResponse(try visibleExperience(c)) }
@@ -71,7 +71,7 @@ extension ClipAPI {
         let body = try c.jsonBody()
         if let clip = body["clip"]?.stringValue, let id = try? AppID(clip) { try c.checkWritable(team: id.team) }
         let written = try c.registry.update(String(current.id), with: body, expectedVersion: try c.expectedVersion(kind: "e\(current.id)", current: current.version))
-        return experienceResponse(written.experience, notes: written.notes, warnings: written.warnings)
+        return experienceResponse(written.value, notes: written.notes, warnings: written.warnings)
     }
 
     func deleteExperience(_ c: Context) throws -> HTTPResponse {

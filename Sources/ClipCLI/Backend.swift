@@ -54,7 +54,7 @@ struct LocalBackend: Backend {
 
     func register(_ body: JSONValue, image: [UInt8]?) throws -> JSONValue {
         let w = try registry.register(body, image: image)
-        return CatalogJSON.written(w.experience, notes: w.notes, warnings: w.warnings)
+        return CatalogJSON.written(w.value, notes: w.notes, warnings: w.warnings)
     }
 
     func experiences(clip: String?, host: String?, status: String?) throws -> [JSONValue] {
@@ -71,14 +71,14 @@ struct LocalBackend: Backend {
 
     func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> JSONValue {
         let w = try registry.update(reference, with: body, image: image)
-        return CatalogJSON.written(w.experience, notes: w.notes, warnings: w.warnings)
+        return CatalogJSON.written(w.value, notes: w.notes, warnings: w.warnings)
     }
 
     func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> JSONValue {
-        ExperienceJSON.full(try registry.setStatus(reference, status))
+        ExperienceJSON.full(try registry.setStatus(reference, status).value)
     }
 
-    func remove(_ reference: String) throws -> JSONValue { ExperienceJSON.full(try registry.remove(reference)) }
+    func remove(_ reference: String) throws -> JSONValue { ExperienceJSON.full(try registry.remove(reference).value) }
 
     func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue {
         try registry.resolve(url, language: language).json(explain: explain)
@@ -103,41 +103,41 @@ struct LocalBackend: Backend {
     }
 
     func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String]) {
-        let (app, notes) = try registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
-        return (CatalogJSON.app(app), notes)
+        let saved = try registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
+        return (CatalogJSON.app(saved.value), saved.notes.map(\.text))
     }
 
     func apps(team: TeamID?) throws -> [JSONValue] { try registry.apps(team: team).map(CatalogJSON.app) }
     func app(_ bundle: BundleID) throws -> JSONValue { CatalogJSON.app(try registry.app(bundle)) }
 
     func addClip(_ clip: AppID) throws -> JSONValue {
-        let notes = try registry.addClip(clip)
-        return CatalogJSON.clip(try registry.clip(clip.rawValue), notes: notes)
+        let added = try registry.addClip(clip)
+        return CatalogJSON.clip(added.value, notes: added.notes)
     }
 
     func clips(app: BundleID?) throws -> [JSONValue] { try registry.clips(app: app).map { CatalogJSON.clip($0) } }
     func clip(_ reference: String) throws -> JSONValue { CatalogJSON.clip(try registry.clip(reference)) }
     func removeClip(_ reference: String) throws { try registry.removeClip(reference) }
-    func addDomain(clip: String, host: String) throws -> [String] { try registry.addDomain(clip: clip, host: host) }
+    func addDomain(clip: String, host: String) throws -> [String] { try registry.addDomain(clip: clip, host: host).notes.map(\.text) }
     func removeDomain(clip: String, host: String) throws { try registry.removeDomain(clip: clip, host: host) }
     func domains(host: String?) throws -> [(host: String, clip: String)] { try registry.domains(host: host).map { ($0.host, $0.clip.rawValue) } }
     func hostOwnerships(host: String?) throws -> [JSONValue] { try registry.hostOwnerships(host: host).map(\.json) }
 
     func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> JSONValue {
-        let (ownership, notes): (HostOwnership, [String])
+        let outcome: WriteOutcome<HostOwnership>
         switch change {
-        case .claim: (ownership, notes) = try registry.claimHost(host, team: team)
-        case .share: (ownership, notes) = try registry.shareHost(host, team: team)
-        case .unshare: (ownership, notes) = (try registry.unshareHost(host, team: team), ["team \(team.rawValue) no longer shares \(host)"])
+        case .claim: outcome = try registry.claimHost(host, team: team)
+        case .share: outcome = try registry.shareHost(host, team: team)
+        case .unshare: outcome = try registry.unshareHost(host, team: team)
         }
-        guard case .object(var members) = ownership.json else { return ownership.json }
-        members.append((key: "notes", value: .array(notes.map(JSONValue.string))))
+        guard case .object(var members) = outcome.value.json else { return outcome.value.json }
+        members.append((key: "notes", value: CatalogJSON.notes(outcome.notes)))
         return .object(members)
     }
 
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String]) {
-        let (d, notes) = try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
-        return (registry.defaultExperienceJSON(d), notes)
+        let saved = try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
+        return (registry.defaultExperienceJSON(saved.value), saved.notes.map(\.text))
     }
 
     func defaultExperience(clip: String) throws -> JSONValue { registry.defaultExperienceJSON(try registry.defaultExperience(clip: clip)) }

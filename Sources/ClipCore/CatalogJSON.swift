@@ -10,13 +10,16 @@ public enum CatalogJSON {
         ])
     }
 
-    public static func clip(_ clip: Clip, notes: [String]? = nil) -> JSONValue {
+    public static func clip(_ clip: Clip, notes: [WriteNote]? = nil) -> JSONValue {
         .object([
             "clip": .string(clip.appID.rawValue), "bundleId": .string(clip.appID.bundleID.rawValue), "app": .string(clip.appBundleID.rawValue),
             "team": .string(clip.appID.team.rawValue), "hosts": .array(clip.hosts.map(JSONValue.string)),
-            "notes": notes.map { .array($0.map(JSONValue.string)) },
+            "notes": notes.map(Self.notes),
         ])
     }
+
+    /// A write's notes, as their text.
+    public static func notes(_ notes: [WriteNote]) -> JSONValue { .array(notes.map { .string($0.text) }) }
 
     /// `{field, rule, message}`, with `line` first for an error on a line of an import.
     public static func fieldError(_ e: FieldError) -> JSONValue {
@@ -34,9 +37,9 @@ public enum CatalogJSON {
     }
 
     /// An experience as a write answers it: the full form plus `notes` and `warnings` when any.
-    public static func written(_ e: AdvancedExperience, notes: [String], warnings: [FieldError]) -> JSONValue {
+    public static func written(_ e: AdvancedExperience, notes: [WriteNote], warnings: [FieldError]) -> JSONValue {
         guard case .object(var members) = ExperienceJSON.full(e) else { return .null }
-        if !notes.isEmpty { members.append((key: "notes", value: .array(notes.map(JSONValue.string)))) }
+        if !notes.isEmpty { members.append((key: "notes", value: Self.notes(notes))) }
         if !warnings.isEmpty { members.append((key: "warnings", value: .array(warnings.map(fieldError)))) }
         return .object(members)
     }

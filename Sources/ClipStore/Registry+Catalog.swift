@@ -7,16 +7,16 @@ extension Registry {
     // MARK: Implied creation (design §4.1: register "creates the team/app/clip/domain association it implies, and says so")
 
     /// Makes sure the team, app and clip named by `clip` exist; returns a note for each created.
-    func ensureClip(_ clip: AppID) throws -> [String] {
+    func ensureClip(_ clip: AppID) throws -> [WriteNote] {
         guard let appBundle = clip.bundleID.parent else {
             throw ValidationFailure(field: "clip", rule: "clip.bundleId",
                 message: "an App Clip's bundle ID is its app's bundle ID plus one component, such as \(clip.bundleID.rawValue).Clip")
         }
-        var notes: [String] = []
+        var notes: [WriteNote] = []
         if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(clip.team.rawValue)]).isEmpty {
             try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(clip.team.rawValue), .text(timestamp())])
             try recordChange(entity: "team", id: clip.team.rawValue, action: "create", before: nil, after: ["id": .string(clip.team.rawValue)])
-            notes.append("created team \(clip.team.rawValue)")
+            notes.append(.createdTeam(clip.team))
         }
         if let row = try db.query("SELECT team_id FROM app WHERE bundle_id = ?", [.text(appBundle.rawValue)]).first {
             let team = try row.string("team_id")
@@ -33,7 +33,7 @@ extension Registry {
             try db.execute("INSERT INTO app(bundle_id, team_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
                            [.text(appBundle.rawValue), .text(clip.team.rawValue), .text(t), .text(t)])
             try recordChange(entity: "app", id: appBundle.rawValue, action: "create", before: nil, after: appJSON(App(bundleID: appBundle, team: clip.team)))
-            notes.append("created app \(appBundle.rawValue) (team \(clip.team.rawValue))")
+            notes.append(.createdApp(appBundle, team: clip.team))
         }
         if try db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty {
             if !(try db.query("SELECT 1 FROM app WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty) {
@@ -42,14 +42,14 @@ extension Registry {
             try db.execute("INSERT INTO clip(bundle_id, app_bundle_id, created_at) VALUES (?, ?, ?)",
                            [.text(clip.bundleID.rawValue), .text(appBundle.rawValue), .text(timestamp())])
             try recordChange(entity: "clip", id: clip.rawValue, action: "create", before: nil, after: ["clip": .string(clip.rawValue)])
-            notes.append("created clip \(clip.rawValue)")
+            notes.append(.createdClip(clip))
         }
         return notes
     }
 
     /// Makes sure `host` is associated with `clip`, which its team must hold (HostOwnership);
     /// returns a note for each thing that was not so.
-    func ensureDomain(clip: AppID, host: String) throws -> [String] {
+    func ensureDomain(clip: AppID, host: String) throws -> [WriteNote] {
         var notes = try hold(host, for: clip.team)
         guard try db.query("SELECT 1 FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(clip.bundleID.rawValue), .text(host)]).isEmpty
         else { return notes }
@@ -57,7 +57,7 @@ extension Registry {
                        [.text(clip.bundleID.rawValue), .text(host), .text(timestamp())])
         try recordChange(entity: "domain", id: "\(clip.rawValue) \(host)", action: "create", before: nil, after: ["clip": .string(clip.rawValue), "host": .string(host)])
         touch(host)
-        notes.append("associated \(host) with clip \(clip.rawValue) (its AASA now lists the clip)")
+        notes.append(.associated(host: host, clip: clip))
         return notes
     }
 
@@ -115,17 +115,18 @@ extension Registry {
         }
     }
 
-    /// Creates the app, or updates its App Store ID and name. Returns the app and notes.
-    public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws(RegistryError) -> (App, [String]) {
+    /// Creates the app, or updates its App Store ID and name (nil: unchanged). The same save twice
+    /// changes nothing the second time: no version, no change record, no note.
+    public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws(RegistryError) -> WriteOutcome<App> {
         if let name {
             let problems = TextLimits.check(name, field: "name", max: TextLimits.appNameMax, allowEmpty: true)
             guard problems.isEmpty else { throw RegistryError.invalid(problems) }
         }
-        return try write {
-            var notes: [String] = []
+        return try writeOutcome {
+            var notes: [WriteNote] = []
             if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(team.rawValue)]).isEmpty {
                 try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(team.rawValue), .text(timestamp())])
-                notes.append("created team \(team.rawValue)")
+                notes.append(.createdTeam(team))
             }
             let t = timestamp()
             if let row = try db.query("SELECT * FROM app WHERE bundle_id = ?", [.text(bundleID.rawValue)]).first {
@@ -139,9 +140,9 @@ extension Registry {
                     try db.execute("UPDATE app SET app_store_id = ?, name = ?, version = ?, updated_at = ? WHERE bundle_id = ?",
                                    [.text(after.appStoreID?.rawValue), .text(after.name), .int(after.version), .text(t), .text(bundleID.rawValue)])
                     try recordChange(entity: "app", id: bundleID.rawValue, action: "update", before: appJSON(before), after: appJSON(after))
-                    notes.append("updated app \(bundleID.rawValue)")
+                    notes.append(.updatedApp(bundleID))
                 }
-                return (after, notes)
+                return WriteOutcome(after, notes: notes)
             }
             if try !db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(bundleID.rawValue)]).isEmpty {
                 throw RegistryError.conflict("\(bundleID.rawValue) is an App Clip, not a full app")
@@ -150,8 +151,8 @@ extension Registry {
             try db.execute("INSERT INTO app(bundle_id, team_id, app_store_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                            [.text(bundleID.rawValue), .text(team.rawValue), .text(app.appStoreID?.rawValue), .text(app.name), .text(t), .text(t)])
             try recordChange(entity: "app", id: bundleID.rawValue, action: "create", before: nil, after: appJSON(app))
-            notes.append("created app \(bundleID.rawValue)")
-            return (app, notes)
+            notes.append(.createdApp(bundleID, team: nil))
+            return WriteOutcome(app, created: true, notes: notes)
         }
     }
 
@@ -180,9 +181,12 @@ extension Registry {
         return clip
     }
 
-    /// Creates the clip (and its team and app) if needed. Returns notes of what was created.
-    public func addClip(_ clip: AppID) throws(RegistryError) -> [String] {
-        try write { try ensureClip(clip) }
+    /// Creates the clip (and its team and app) if needed; `created` is false when it existed.
+    public func addClip(_ clip: AppID) throws(RegistryError) -> WriteOutcome<Clip> {
+        try writeOutcome {
+            let notes = try ensureClip(clip)
+            return WriteOutcome(try self.clip(clip.rawValue), created: notes.contains(.createdClip(clip)), notes: notes)
+        }
     }
 
     /// Removes a clip with its domain associations and default experience; refused while it has experiences.
@@ -198,11 +202,14 @@ extension Registry {
         }
     }
 
-    /// Associates `host` with the clip. Returns notes (empty when it already was).
-    public func addDomain(clip reference: String, host rawHost: String) throws(RegistryError) -> [String] {
+    /// Associates `host` with the clip; `created` is false when it already was.
+    public func addDomain(clip reference: String, host rawHost: String) throws(RegistryError) -> WriteOutcome<DomainAssociation> {
         let id = try clipID(reference)
         let host = try Self.normalizeHost(rawHost)
-        return try write { try ensureDomain(clip: id, host: host) }
+        return try writeOutcome {
+            let notes = try ensureDomain(clip: id, host: host)
+            return WriteOutcome(DomainAssociation(clip: id, host: host), created: notes.contains(.associated(host: host, clip: id)), notes: notes)
+        }
     }
 
     public func removeDomain(clip reference: String, host rawHost: String) throws(RegistryError) {
@@ -282,7 +289,8 @@ extension Registry {
     /// Creates or replaces the default experience of a clip (creating the clip if implied).
     /// `localizations` maps locale → subtitle; `image` (bytes) becomes the header image of every
     /// localization given.
-    public func setDefaultExperience(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil, expectedVersion: Int? = nil) throws(RegistryError) -> (DefaultExperience, [String]) {
+    public func setDefaultExperience(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil,
+                                     expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
         var errors = ErrorCollector()
         if localizations.isEmpty { errors.add("localizations", "required", "give at least one locale with its subtitle (apple-spec §1.4: at least one localization)") }
         for (locale, subtitle) in localizations.sorted(by: { $0.key < $1.key }) {
@@ -291,7 +299,7 @@ extension Registry {
         }
         let headerImage = image.flatMap { bytes in errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: bytes) } }
         do { try errors.throwIfAny() } catch { throw RegistryError.from(error) }
-        return try write {
+        return try writeOutcome {
             var notes = try ensureClip(clip)
             let before = try loadDefaultExperience(clip)
             if let expectedVersion, let before, before.version != expectedVersion {
@@ -313,8 +321,8 @@ extension Registry {
             let after = try loadDefaultExperience(clip)!
             try recordChange(entity: "default-experience", id: clip.rawValue, action: before == nil ? "create" : "update",
                              before: before.map(defaultExperienceJSON), after: defaultExperienceJSON(after))
-            notes.append(before == nil ? "created the default experience of \(clip.rawValue)" : "updated the default experience of \(clip.rawValue)")
-            return (after, notes)
+            notes.append(before == nil ? .createdDefaultExperience(clip) : .updatedDefaultExperience(clip))
+            return WriteOutcome(after, created: before == nil, notes: notes)
         }
     }
 

@@ -9,7 +9,7 @@ import StrictJSON
 extension Registry {
     public struct ImportReport: Sendable {
         public let imported: Int
-        public let notes: [String]
+        public let notes: [WriteNote]
         /// The warnings of the first `listedWarningLines` lines that have any.
         public let warnings: [Interchange.LineError]
         /// Lines with warnings beyond those.
@@ -18,7 +18,7 @@ extension Registry {
         /// The answer of `clipctl import --json` and `POST /v1/experiences/import`.
         public var json: JSONValue {
             .object([
-                "imported": .integer(Int64(imported)), "notes": .array(notes.map(JSONValue.string)),
+                "imported": .integer(Int64(imported)), "notes": .array(notes.map { .string($0.text) }),
                 "warnings": .array(warnings.flatMap(\.fieldErrors).map(CatalogJSON.fieldError)),
                 "warningLinesNotListed": warningLinesNotListed > 0 ? .integer(Int64(warningLinesNotListed)) : nil,
             ])
@@ -62,7 +62,7 @@ extension Registry {
             var errors: [Interchange.LineError] = []
             var warnings: [Interchange.LineError] = []
             var warningLinesNotListed = 0
-            var notes: [String] = []
+            var notes: [WriteNote] = []
             var firstLineOfURL: [String: Int] = [:]
             // Clips and associations that earlier lines created or found.
             var ensured: Set<String> = []

@@ -96,6 +96,15 @@ public final class Registry {
         }
     }
 
+    /// A write (as `write`) whose outcome names the hosts it touched.
+    func writeOutcome<T>(_ body: () throws -> WriteOutcome<T>) throws(RegistryError) -> WriteOutcome<T> {
+        try write {
+            var outcome = try body()
+            outcome.touchedHosts = touchedHosts.sorted()
+            return outcome
+        }
+    }
+
     /// Inside a write: `host`'s AASA changed, or may have.
     func touch(_ host: String) { touchedHosts.insert(host) }
 

@@ -249,17 +249,17 @@ struct BackupTests {
     @Test func idsAreNeverReusedAcrossARestore() throws {
         let livePath = temporaryDatabasePath()
         let registry = try Registry(path: livePath)
-        let a = try registry.register(try experienceJSON("https://shop.example/a")).experience
+        let a = try registry.register(try experienceJSON("https://shop.example/a")).value
         let old = temporaryDatabasePath()
         try registry.backup(to: old)
-        let b = try registry.register(try experienceJSON("https://shop.example/b")).experience
+        let b = try registry.register(try experienceJSON("https://shop.example/b")).value
         _ = try registry.update(String(b.id), with: ["subtitle": "Changed"])
         guard case .integer(let lastChange) = try registry.changes(since: 0, limit: 1000).last?["id"] else { Issue.record("no change id"); return }
 
         _ = try registry.restore(from: old)
         let after = try registry.changes(since: lastChange, limit: 10)
         #expect(after.map { $0["action"] } == ["restore"], "a consumer polling since=\(lastChange) sees the restore")
-        let c = try registry.register(try experienceJSON("https://shop.example/c")).experience
+        let c = try registry.register(try experienceJSON("https://shop.example/c")).value
         #expect(c.id > b.id, "experience \(b.id) was handed out before the restore; the next is \(c.id)")
         #expect(try registry.changes(since: lastChange, limit: 10).map { $0["entityId"] } == ["main", .string(String(c.id))], "the restore, then the new experience")
         // A stale ETag of the experience the restore removed names nothing now.

@@ -17,7 +17,7 @@ struct LiveIndexTests {
         let writer = try Registry(path: path)
         let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
         #expect(try winner(index, "https://shop.example/store/1/menu") == nil)
-        let store = try writer.register(try experienceJSON("https://shop.example/store", clip: "ABCDE12345.com.shop.app.Clip")).experience
+        let store = try writer.register(try experienceJSON("https://shop.example/store", clip: "ABCDE12345.com.shop.app.Clip")).value
         #expect(try winner(index, "https://shop.example/store/1/menu") == "https://shop.example/store")
         _ = try writer.register(try experienceJSON("https://shop.example/store/1", clip: "ABCDE12345.com.shop.app.Clip"))
         #expect(try winner(index, "https://shop.example/store/1/menu") == "https://shop.example/store/1")
@@ -56,7 +56,7 @@ struct LiveIndexTests {
         let writer = try Registry(path: path)
         let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
         let e = try writer.register(try experienceJSON("https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip",
-                                                       extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#)).experience
+                                                       extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#)).value
         for (url, preferences) in [("https://shop.example/a/b?x=1", [Language]()), ("https://shop.example/a", [.FR]), ("https://shop.example/a/\u{2028}", [.FR])] {
             let resolution = try index.resolve(url, preferences: preferences)
             #expect(index.answerBytes(resolution) == JSONWriter.bytes(resolution.json(explain: false)), "\(url)")

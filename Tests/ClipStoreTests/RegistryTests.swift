@@ -39,8 +39,8 @@ struct RegistryTests {
     @Test func registerCreatesWhatItImpliesAndSaysSo() throws {
         let registry = try Registry(path: temporaryDatabasePath())
         let first = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
-        #expect(first.experience.id == 1 && first.experience.version == 1)
-        #expect(first.notes == [
+        #expect(first.value.id == 1 && first.value.version == 1 && first.created)
+        #expect(first.notes.map(\.text) == [
             "created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)", "created clip ABCDE12345.com.example.bikes.Clip",
             "host bikesrental.example now belongs to team ABCDE12345",
             "associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)",
@@ -73,12 +73,12 @@ struct RegistryTests {
         let registry = try Registry(path: temporaryDatabasePath())
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         let updated = try registry.update("1", with: ["title": "City bikes"], expectedVersion: 1)
-        #expect(updated.experience.version == 2 && updated.experience.defaultCard.title == "City bikes")
+        #expect(updated.value.version == 2 && updated.value.defaultCard.title == "City bikes")
         #expect(throws: RegistryError.versionMismatch(expected: 1, actual: 2)) { try registry.update("1", with: ["title": "Stale"], expectedVersion: 1) }
         #expect(try registry.experience("1").defaultCard.title == "City bikes")
         // Moving to a new host associates it.
         let moved = try registry.update("1", with: ["url": "https://bikes.example/rent"])
-        #expect(moved.notes == ["host bikes.example now belongs to team ABCDE12345", "associated bikes.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)"])
+        #expect(moved.notes.map(\.text) == ["host bikes.example now belongs to team ABCDE12345", "associated bikes.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)"])
     }
 
     @Test func deactivationRemovalAndResolution() throws {
@@ -97,7 +97,7 @@ struct RegistryTests {
         #expect(throws: RegistryError.notFound("experience 2")) { try registry.experience("2") }
         #expect(try winner("https://brighteggcafe.example/store/cupertino") == 1)
         // The URL of a removed experience can be registered again.
-        #expect(try registry.register(try experienceJSON("https://brighteggcafe.example/store/cupertino", clip: "FGHIJ67890.com.brightegg.app.Clip")).experience.id == 3)
+        #expect(try registry.register(try experienceJSON("https://brighteggcafe.example/store/cupertino", clip: "FGHIJ67890.com.brightegg.app.Clip")).value.id == 3)
         #expect(try registry.resolve("http://brighteggcafe.example/store").match == nil)
     }
 
