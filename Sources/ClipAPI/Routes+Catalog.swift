@@ -1,5 +1,6 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import HTTP1
 import StrictJSON
@@ -75,7 +76,7 @@ extension ClipAPI {
             let clip = try api.visibleClip(c)
             let added = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
             let host = added.value.host
-            return json(.object(["clip": .string(clip.appID.rawValue), "host": .string(host)]), status: added.created ? 201 : 200,
+            return json(CatalogJSON.association(added.value), status: added.created ? 201 : 200,
                         headers: added.created ? [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")] : [])
         }
         add("DELETE", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
@@ -84,7 +85,7 @@ extension ClipAPI {
         }
         add("GET", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
             let d = try c.registry.defaultExperience(clip: try api.visibleClip(c).appID.rawValue)
-            return json(c.registry.defaultExperienceJSON(d), headers: [("ETag", etag("d", d.version))])
+            return json(CatalogJSON.defaultExperience(d), headers: [("ETag", etag("d", d.version))])
         }
         add("PUT", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
             let clip = try api.visibleClip(c)
@@ -109,7 +110,7 @@ extension ClipAPI {
             let existing = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
             let existed = existing != nil
             let d = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: try c.expectedVersion(kind: "d", current: existing?.version)).value
-            return json(c.registry.defaultExperienceJSON(d), status: existed ? 200 : 201, headers: [("ETag", etag("d", d.version))])
+            return json(CatalogJSON.defaultExperience(d), status: existed ? 200 : 201, headers: [("ETag", etag("d", d.version))])
         }
         add("DELETE", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
             try c.registry.removeDefaultExperience(clip: try api.visibleClip(c).appID.rawValue)
@@ -129,7 +130,7 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty, let components else { throw Problem(RegistryError.invalid(errors)) }
             let details = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults, position: position)
-            return json(.object(["appIDs": .array([.string(details.app.rawValue)]), "components": details.components, "defaults": details.defaults]))
+            return json(CatalogJSON.applinks(details))
         }
         add("DELETE", "/v1/domains/{host}/applinks/{bundleId}", .token) { api, c in
             try c.registry.removeApplinks(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
@@ -144,7 +145,7 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
             let stored = try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables, by: try c.caller.team)
-            return json(.object(["defaults": stored.defaults ?? .null, "substitutionVariables": stored.substitutionVariables ?? .null]))
+            return json(CatalogJSON.applinksSettings(stored))
         }
         add("PUT", "/v1/domains/{host}/applinks-generation", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
@@ -152,12 +153,12 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty, let enabled else { throw Problem(RegistryError.invalid(errors)) }
             let unmatched = try c.registry.setApplinksFromExperiences(host: c.parameter("host"), enabled, by: try c.caller.team)
-            return json(.object(["host": .string(try Registry.normalizeHost(c.parameter("host"))), "fromExperiences": .bool(enabled),
-                                 "unmatched": .array(unmatched.map(\.json))]))
+            return json(CatalogJSON.applinksGeneration(host: try Registry.normalizeHost(c.parameter("host")), enabled: enabled, unmatched: unmatched))
         }
         add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
-            try c.registry.addWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
-            return json(.object(["host": .string(try Registry.normalizeHost(c.parameter("host"))), "app": .string(c.parameter("bundleId"))]))
+            let app = try api.visibleApp(c).bundleID
+            try c.registry.addWebcredentials(host: c.parameter("host"), app: app)
+            return json(CatalogJSON.webcredentials(host: try Registry.normalizeHost(c.parameter("host")), app: app))
         }
         add("DELETE", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
             try c.registry.removeWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
@@ -207,9 +208,7 @@ extension ClipAPI {
 
     func ownershipJSON(_ ownership: HostOwnership, for team: TeamID?, notes: [WriteNote] = []) -> JSONValue {
         let visible = team.map { own in HostOwnership(host: ownership.host, holders: ownership.holders.filter { $0.team == own }) } ?? ownership
-        guard case .object(var members) = visible.json else { return visible.json }
-        if !notes.isEmpty { members.append((key: "notes", value: CatalogJSON.notes(notes))) }
-        return .object(members)
+        return HostOwnershipJSON.ownership(visible, notes: notes)
     }
 
     /// Another team's app or clip, one that does not exist and a malformed name all get the same

@@ -1,5 +1,6 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import HTTP1
 import StrictJSON
@@ -108,7 +109,7 @@ extension ClipAPI {
             scan(reader.finish())
             if !foreign.isEmpty { throw Problem.forbidden("a token of team \(own.rawValue) cannot import other teams' clips (\(foreign.prefix(5).joined(separator: "; ")))") }
         }
-        return json(try c.registry.importExperiences(body, format: format).json)
+        return json(ImportReportJSON.report(try c.registry.importExperiences(body, format: format)))
     }
 
     func exportExperiences(_ c: Context) throws -> HTTPResponse {

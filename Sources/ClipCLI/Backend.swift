@@ -1,5 +1,6 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import StrictJSON
 
 /// What `clipctl`'s commands need, answered in the JSON forms of the HTTP API, so that the
@@ -87,15 +88,11 @@ struct LocalBackend: Backend {
     func aasa(host: String) throws -> [UInt8] { try registry.aasa(host: host) }
 
     func banner(url: String, appArgument: String?, clip: String?) throws -> JSONValue {
-        let r = try registry.banner(pageURL: url, appArgument: appArgument, clip: clip)
-        return .object([
-            "url": .string(r.pageURL), "clip": .string(r.clip.rawValue), "experience": r.experienceID.map(JSONValue.integer),
-            "content": .string(r.banner.content), "metaTag": .string(r.banner.metaTag), "notes": .array(r.notes.map(JSONValue.string)),
-        ])
+        CatalogJSON.banner(try registry.banner(pageURL: url, appArgument: appArgument, clip: clip))
     }
 
     func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> JSONValue {
-        try registry.importExperiences(format: format, chunks: chunks, progress: progress).json
+        ImportReportJSON.report(try registry.importExperiences(format: format, chunks: chunks, progress: progress))
     }
 
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws {
@@ -121,7 +118,7 @@ struct LocalBackend: Backend {
     func addDomain(clip: String, host: String) throws -> [String] { try registry.addDomain(clip: clip, host: host).notes.map(\.text) }
     func removeDomain(clip: String, host: String) throws { try registry.removeDomain(clip: clip, host: host) }
     func domains(host: String?) throws -> [(host: String, clip: String)] { try registry.domains(host: host).map { ($0.host, $0.clip.rawValue) } }
-    func hostOwnerships(host: String?) throws -> [JSONValue] { try registry.hostOwnerships(host: host).map(\.json) }
+    func hostOwnerships(host: String?) throws -> [JSONValue] { try registry.hostOwnerships(host: host).map { HostOwnershipJSON.ownership($0) } }
 
     func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> JSONValue {
         let outcome: WriteOutcome<HostOwnership>
@@ -130,17 +127,15 @@ struct LocalBackend: Backend {
         case .share: outcome = try registry.shareHost(host, team: team)
         case .unshare: outcome = try registry.unshareHost(host, team: team)
         }
-        guard case .object(var members) = outcome.value.json else { return outcome.value.json }
-        members.append((key: "notes", value: CatalogJSON.notes(outcome.notes)))
-        return .object(members)
+        return HostOwnershipJSON.assigned(outcome)
     }
 
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String]) {
         let saved = try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
-        return (registry.defaultExperienceJSON(saved.value), saved.notes.map(\.text))
+        return (CatalogJSON.defaultExperience(saved.value), saved.notes.map(\.text))
     }
 
-    func defaultExperience(clip: String) throws -> JSONValue { registry.defaultExperienceJSON(try registry.defaultExperience(clip: clip)) }
+    func defaultExperience(clip: String) throws -> JSONValue { CatalogJSON.defaultExperience(try registry.defaultExperience(clip: clip)) }
     func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
 
     func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue {
@@ -155,22 +150,20 @@ struct LocalBackend: Backend {
     }
 
     func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [JSONValue] {
-        try registry.setApplinksFromExperiences(host: host, enabled).map(\.json)
+        try registry.setApplinksFromExperiences(host: host, enabled).map(CatalogJSON.miss)
     }
 
     func webcredentials(add: Bool, host: String, app: BundleID) throws {
         if add { try registry.addWebcredentials(host: host, app: app) } else { try registry.removeWebcredentials(host: host, app: app) }
     }
 
-    func changes(since: Int64, limit: Int) throws -> [JSONValue] { try registry.changes(since: since, limit: limit) }
+    func changes(since: Int64, limit: Int) throws -> [JSONValue] { try registry.changes(since: since, limit: limit).map(ChangeRecordJSON.record) }
 
     func createToken(name: String, team: TeamID?) throws -> JSONValue {
         let (token, secret) = try registry.createToken(name: name, team: team)
-        guard case .object(var members) = token.json else { return .null }
-        members.append((key: "secret", value: .string(secret)))
-        return .object(members)
+        return TokenJSON.created(token, secret: secret)
     }
 
-    func tokens() throws -> [JSONValue] { try registry.tokens().map(\.json) }
-    func revokeToken(id: Int64) throws -> JSONValue { try registry.revokeToken(id: id).json }
+    func tokens() throws -> [JSONValue] { try registry.tokens().map(TokenJSON.token) }
+    func revokeToken(id: Int64) throws -> JSONValue { TokenJSON.token(try registry.revokeToken(id: id)) }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ArgParse
 import ClipCore
 import ClipStore
+import ClipWire
 import StrictJSON
 
 /// app, clip, domain, default, applinks, token.

@@ -2,6 +2,7 @@ import ClipCommands
 import ArgParse
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 
@@ -107,7 +108,7 @@ public enum ClipCLI {
             io.err(JSONWriter.string(.object([
                 "error": .string(failure.message),
                 "exitCode": .integer(Int64(failure.code)),
-                "errors": failure.fieldErrors.isEmpty ? nil : .array(failure.fieldErrors.map(CatalogJSON.fieldError)),
+                "errors": failure.fieldErrors.isEmpty ? nil : .array(failure.fieldErrors.map(ProblemJSON.fieldError)),
             ])) + "\n")
             return
         }

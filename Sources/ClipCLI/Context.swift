@@ -1,6 +1,7 @@
 import ArgParse
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 
@@ -126,7 +127,7 @@ final class Context {
 
     func strings(_ value: JSONValue?) -> [String] { value?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
-    static func fieldError(_ value: JSONValue) -> FieldError? { CatalogJSON.fieldError(json: value) }
+    static func fieldError(_ value: JSONValue) -> FieldError? { ProblemJSON.fieldError(json: value) }
 
     func printNotes(_ notes: [String]) {
         for n in notes.prefix(Self.listedAtMost) { print("  \(n)") }

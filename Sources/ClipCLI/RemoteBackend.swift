@@ -1,5 +1,6 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import Dispatch
 import Foundation
 import HTTP1
@@ -79,7 +80,7 @@ struct RemoteBackend: Backend {
         guard !(200..<300).contains(answer.status) else { return answer }
         let problem = answer.json
         let detail = problem["detail"]?.stringValue ?? "the server answered \(answer.status)"
-        let errors = problem["errors"]?.arrayValue?.compactMap(CatalogJSON.fieldError(json:)) ?? []
+        let errors = problem["errors"]?.arrayValue?.compactMap(ProblemJSON.fieldError(json:)) ?? []
         switch answer.status {
         case 400, 413, 415, 422:
             let message = detail.hasPrefix("nothing imported") || errors.isEmpty ? detail : "invalid input"

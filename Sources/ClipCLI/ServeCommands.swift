@@ -2,6 +2,7 @@ import ArgParse
 import ClipAPI
 import ClipCore
 import ClipStore
+import ClipWire
 import Dispatch
 import Foundation
 import HTTP1

@@ -84,9 +84,6 @@ public enum ExperienceApplinks {
         public var description: String {
             "\(url) would not open \(app.rawValue): \(result.decision.rawValue) by \(result.rule)"
         }
-        public var json: JSONValue {
-            .object(["url": .string(url), "app": .string(app.rawValue), "decision": .string(result.decision.rawValue), "rule": .string(result.rule)])
-        }
     }
 
     /// Checks with the evaluator that every experience URL opens its app under `document`.

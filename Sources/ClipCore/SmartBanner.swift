@@ -63,3 +63,22 @@ public enum SmartBanner {
         return out
     }
 }
+
+/// The banner of one page: the tag, the clip it names, the experience the page resolves to (if
+/// any), and notes on what the tag lacks.
+public struct PageBanner: Sendable, Equatable {
+    public let banner: SmartBanner.Banner
+    public let clip: AppID
+    public let pageURL: String
+    /// The advanced experience the page resolves to, if any.
+    public let experienceID: Int64?
+    public let notes: [String]
+
+    public init(banner: SmartBanner.Banner, clip: AppID, pageURL: String, experienceID: Int64?, notes: [String]) {
+        self.banner = banner
+        self.clip = clip
+        self.pageURL = pageURL
+        self.experienceID = experienceID
+        self.notes = notes
+    }
+}

@@ -1,4 +1,5 @@
 import ClipCore
+import ClipWire
 import SQLiteDB
 import StrictJSON
 
@@ -32,7 +33,7 @@ extension Registry {
             let t = timestamp()
             try db.execute("INSERT INTO app(bundle_id, team_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
                            [.text(appBundle.rawValue), .text(clip.team.rawValue), .text(t), .text(t)])
-            try recordChange(entity: "app", id: appBundle.rawValue, action: "create", before: nil, after: appJSON(App(bundleID: appBundle, team: clip.team)))
+            try recordChange(entity: "app", id: appBundle.rawValue, action: "create", before: nil, after: ChangeRecordJSON.app(App(bundleID: appBundle, team: clip.team)))
             notes.append(.createdApp(appBundle, team: clip.team))
         }
         if try db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty {
@@ -83,17 +84,6 @@ extension Registry {
 
     // MARK: Apps
 
-    func appJSON(_ app: App) -> JSONValue {
-        .object([
-            "bundleId": .string(app.bundleID.rawValue),
-            "team": .string(app.team.rawValue),
-            "appId": .string(app.appID.rawValue),
-            "appStoreId": app.appStoreID.map { .string($0.rawValue) },
-            "name": .string(app.name),
-            "version": .integer(Int64(app.version)),
-        ])
-    }
-
     func readApp(_ row: Row) throws -> App {
         App(bundleID: try BundleID(try row.string("bundle_id")), team: try TeamID(try row.string("team_id")),
             appStoreID: try row.optionalString("app_store_id").map { try AppStoreID($0) }, name: try row.string("name"),
@@ -139,7 +129,7 @@ extension Registry {
                     after.version += 1
                     try db.execute("UPDATE app SET app_store_id = ?, name = ?, version = ?, updated_at = ? WHERE bundle_id = ?",
                                    [.text(after.appStoreID?.rawValue), .text(after.name), .int(after.version), .text(t), .text(bundleID.rawValue)])
-                    try recordChange(entity: "app", id: bundleID.rawValue, action: "update", before: appJSON(before), after: appJSON(after))
+                    try recordChange(entity: "app", id: bundleID.rawValue, action: "update", before: ChangeRecordJSON.app(before), after: ChangeRecordJSON.app(after))
                     notes.append(.updatedApp(bundleID))
                 }
                 return WriteOutcome(after, notes: notes)
@@ -150,7 +140,7 @@ extension Registry {
             let app = App(bundleID: bundleID, team: team, appStoreID: appStoreID ?? nil, name: name ?? "")
             try db.execute("INSERT INTO app(bundle_id, team_id, app_store_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                            [.text(bundleID.rawValue), .text(team.rawValue), .text(app.appStoreID?.rawValue), .text(app.name), .text(t), .text(t)])
-            try recordChange(entity: "app", id: bundleID.rawValue, action: "create", before: nil, after: appJSON(app))
+            try recordChange(entity: "app", id: bundleID.rawValue, action: "create", before: nil, after: ChangeRecordJSON.app(app))
             notes.append(.createdApp(bundleID, team: nil))
             return WriteOutcome(app, created: true, notes: notes)
         }
@@ -257,18 +247,6 @@ extension Registry {
 
     // MARK: Default experiences
 
-    public func defaultExperienceJSON(_ d: DefaultExperience) -> JSONValue {
-        .object([
-            "clip": .string(d.clip.rawValue),
-            "action": .string(d.action.rawValue),
-            "localizations": .object(d.localizations.keys.sorted().map { locale in
-                let l = d.localizations[locale]!
-                return (key: locale, value: .object(["subtitle": .string(l.subtitle), "headerImage": l.headerImage.map(JSONValue.string)]))
-            }),
-            "version": .integer(Int64(d.version)),
-        ])
-    }
-
     func loadDefaultExperience(_ clip: AppID) throws -> DefaultExperience? {
         guard let row = try db.query("SELECT action, version FROM default_experience WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)]).first else { return nil }
         var localizations: [String: DefaultExperience.Localization] = [:]
@@ -320,7 +298,7 @@ extension Registry {
             }
             let after = try loadDefaultExperience(clip)!
             try recordChange(entity: "default-experience", id: clip.rawValue, action: before == nil ? "create" : "update",
-                             before: before.map(defaultExperienceJSON), after: defaultExperienceJSON(after))
+                             before: before.map(CatalogJSON.defaultExperience), after: CatalogJSON.defaultExperience(after))
             notes.append(before == nil ? .createdDefaultExperience(clip) : .updatedDefaultExperience(clip))
             return WriteOutcome(after, created: before == nil, notes: notes)
         }
@@ -331,7 +309,7 @@ extension Registry {
         try write {
             guard let before = try loadDefaultExperience(id) else { throw RegistryError.notFound("default experience of clip \(id.rawValue)") }
             try db.execute("DELETE FROM default_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
-            try recordChange(entity: "default-experience", id: id.rawValue, action: "remove", before: defaultExperienceJSON(before), after: nil)
+            try recordChange(entity: "default-experience", id: id.rawValue, action: "remove", before: CatalogJSON.defaultExperience(before), after: nil)
         }
     }
 

@@ -121,20 +121,14 @@ public final class Registry {
     }
 
     /// The change records after `since`, oldest first.
-    public func changes(since: Int64 = 0, limit: Int = 100) throws(RegistryError) -> [JSONValue] {
+    public func changes(since: Int64 = 0, limit: Int = 100) throws(RegistryError) -> [ChangeRecord] {
         try guarded {
             try db.query("SELECT id, at, actor, entity, entity_id, action, before, after FROM change_record WHERE id > ? ORDER BY id LIMIT ?",
                          [.integer(since), .integer(Int64(limit))]).map { row in
-                .object([
-                    "id": .integer(Int64(try row.int("id"))),
-                    "at": .string(try row.string("at")),
-                    "actor": .string(try row.string("actor")),
-                    "entity": .string(try row.string("entity")),
-                    "entityId": .string(try row.string("entity_id")),
-                    "action": .string(try row.string("action")),
-                    "before": try row.optionalString("before").map { try JSONParser.parse($0) } ?? .null,
-                    "after": try row.optionalString("after").map { try JSONParser.parse($0) } ?? .null,
-                ])
+                ChangeRecord(id: Int64(try row.int("id")), at: try row.string("at"), actor: try row.string("actor"), entity: try row.string("entity"),
+                             entityID: try row.string("entity_id"), action: try row.string("action"),
+                             before: try row.optionalString("before").map { try JSONParser.parse($0) },
+                             after: try row.optionalString("after").map { try JSONParser.parse($0) })
             }
         }
     }

@@ -100,7 +100,7 @@ struct HostOwnershipTests {
         before = try snapshot(registry.path)
         #expect(isHostRefusal { _ = try registry.register(try experienceJSON("https://shop.example/again", clip: self.teamA)) })
         #expect(try snapshot(registry.path) == before)
-        let claims = try registry.changes().filter { $0["entity"] == "host" }.map { $0["action"]?.stringValue ?? "" }
+        let claims = try registry.changes().filter { $0.entity == "host" }.map(\.action)
         #expect(claims == ["claim", "claim", "share", "release", "claim"])
     }
 

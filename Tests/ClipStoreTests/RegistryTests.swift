@@ -192,10 +192,10 @@ struct RegistryTests {
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         _ = try registry.setStatus("1", .deactivated)
         let changes = try registry.changes()
-        #expect(changes.map { "\($0["action"]!.stringValue!) \($0["entity"]!.stringValue!)" } == [
+        #expect(changes.map { "\($0.action) \($0.entity)" } == [
             "create team", "create app", "create clip", "claim host", "create domain", "create experience", "deactivate experience",
         ])
-        #expect(changes.last?["before"]?["status"] == "ACTIVE" && changes.last?["after"]?["status"] == "DEACTIVATED")
-        #expect(changes.allSatisfy { $0["actor"] == "tester" })
+        #expect(changes.last?.before?["status"] == "ACTIVE" && changes.last?.after?["status"] == "DEACTIVATED")
+        #expect(changes.allSatisfy { $0.actor == "tester" })
     }
 }
