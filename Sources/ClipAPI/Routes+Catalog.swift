@@ -32,6 +32,33 @@ extension ClipAPI {
             let app = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name).value
             return json(CatalogJSON.app(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
         }
+        // Create or update (clipctl app set): 201 with Location when created, 200 otherwise; the
+        // same PUT twice changes nothing the second time. Tenancy as POST (a team token writes
+        // its own team's apps; another team's is "registered to another team"); If-Match as
+        // PATCH, and a PUT with If-Match creates nothing (RFC 9110 §13.1.1).
+        add("PUT", "/v1/apps/{bundleId}", .token) { api, c in
+            let raw = c.parameter("bundleId")
+            let reader = FieldReader(try c.jsonBody())
+            var bundle: BundleID?, team: TeamID?
+            do throws(ValidationFailure) { bundle = try BundleID(raw, field: "bundleId") } catch { reader.add(error.errors) }
+            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+            let appStoreID = api.appStoreIDChange(reader)
+            let name = reader.string("name")
+            if team == nil { team = try c.caller.team }
+            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) { reader.fail("team", "required", "is required with an admin token") }
+            let errors = reader.finish()
+            guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
+            try c.checkWritable(team: team)
+            let existing = try? c.registry.app(bundle)
+            if let expected = try c.expectedVersion(kind: "a", current: existing?.version) {
+                guard let existing else { throw Problem(status: 412, detail: "If-Match names a version of app \(bundle.rawValue), which does not exist") }
+                if expected != existing.version { throw Problem(RegistryError.versionMismatch(expected: expected, actual: existing.version)) }
+            }
+            let saved = try c.registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
+            var headers = [("ETag", etag("a", saved.value.version))]
+            if saved.created { headers.append(("Location", "/v1/apps/\(bundle.rawValue)")) }
+            return json(CatalogJSON.savedApp(saved), status: saved.created ? 201 : 200, headers: headers)
+        }
         add("GET", "/v1/apps/{bundleId}", .token) { api, c in
             let app = try api.visibleApp(c)
             return json(CatalogJSON.app(app), headers: [("ETag", etag("a", app.version))])
@@ -39,10 +66,7 @@ extension ClipAPI {
         add("PATCH", "/v1/apps/{bundleId}", .token) { api, c in
             let app = try api.visibleApp(c)
             let reader = FieldReader(try c.jsonBody())
-            var appStoreID: AppStoreID??
-            if reader.has("appStoreId") {
-                if let a = reader.string("appStoreId") { if let id = reader.attempt({ () throws(ValidationFailure) in try AppStoreID(a) }) { appStoreID = .some(id) } } else { appStoreID = .some(nil) }
-            }
+            let appStoreID = api.appStoreIDChange(reader)
             let name = reader.string("name")
             let errors = reader.finish()
             guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
@@ -209,6 +233,13 @@ extension ClipAPI {
     func ownershipJSON(_ ownership: HostOwnership, for team: TeamID?, notes: [WriteNote] = []) -> JSONValue {
         let visible = team.map { own in HostOwnership(host: ownership.host, holders: ownership.holders.filter { $0.team == own }) } ?? ownership
         return HostOwnershipJSON.ownership(visible, notes: notes)
+    }
+
+    /// `appStoreId` of a PATCH or PUT body: absent (nil) leaves it, null clears it.
+    func appStoreIDChange(_ reader: FieldReader) -> AppStoreID?? {
+        guard reader.has("appStoreId") else { return nil }
+        guard let a = reader.string("appStoreId") else { return .some(nil) }
+        return reader.attempt { () throws(ValidationFailure) in try AppStoreID(a) }.map { .some($0) }
     }
 
     /// Another team's app or clip, one that does not exist and a malformed name all get the same

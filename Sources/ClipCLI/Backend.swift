@@ -3,48 +3,53 @@ import ClipStore
 import ClipWire
 import StrictJSON
 
-/// What `clipctl`'s commands need, answered in the JSON forms of the HTTP API, so that the
-/// local database and a remote server (`--server`) print the same output.
+/// What `clipctl`'s commands need, as typed values: the local database and a remote server
+/// (`--server`) answer the same values, and the commands print them with ClipWire's encoders,
+/// so both print the same output.
 protocol Backend {
-    func register(_ body: JSONValue, image: [UInt8]?) throws -> JSONValue
-    func experiences(clip: String?, host: String?, status: String?) throws -> [JSONValue]
-    func experience(_ reference: String) throws -> JSONValue
-    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> JSONValue
-    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> JSONValue
-    func remove(_ reference: String) throws -> JSONValue
+    func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience>
+    func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience]
+    func experience(_ reference: String) throws -> AdvancedExperience
+    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience>
+    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience>
+    /// The experience as it was before its removal.
+    func remove(_ reference: String) throws -> AdvancedExperience
+    /// The resolution in the API's form (Resolution.json), a miss included.
     func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue
     func aasa(host: String) throws -> [UInt8]
-    func banner(url: String, appArgument: String?, clip: String?) throws -> JSONValue
+    func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner
     /// Imports the bytes `chunks` gives (one chunk per call, nil at the end); `progress(lines)`.
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> JSONValue
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> ImportReport
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
-    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String])
-    func apps(team: TeamID?) throws -> [JSONValue]
-    func app(_ bundle: BundleID) throws -> JSONValue
-    func addClip(_ clip: AppID) throws -> JSONValue
-    func clips(app: BundleID?) throws -> [JSONValue]
-    func clip(_ reference: String) throws -> JSONValue
+    /// Creates the app or updates it (nil: unchanged).
+    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App>
+    func apps(team: TeamID?) throws -> [App]
+    func app(_ bundle: BundleID) throws -> App
+    /// Creates the clip (and its team and app) unless it exists.
+    func addClip(_ clip: AppID) throws -> WriteOutcome<Clip>
+    func clips(app: BundleID?) throws -> [Clip]
+    func clip(_ reference: String) throws -> Clip
     func removeClip(_ reference: String) throws
-    func addDomain(clip: String, host: String) throws -> [String]
+    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation>
     func removeDomain(clip: String, host: String) throws
-    func domains(host: String?) throws -> [(host: String, clip: String)]
-    /// Who holds each host (HostOwnership's JSON), or one host.
-    func hostOwnerships(host: String?) throws -> [JSONValue]
+    func domains(host: String?) throws -> [DomainAssociation]
+    /// Who holds each host, or one host.
+    func hostOwnerships(host: String?) throws -> [HostOwnership]
     /// claim, share or unshare `host` for `team`: the ownership afterwards, with notes.
-    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> JSONValue
-    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String])
-    func defaultExperience(clip: String) throws -> JSONValue
+    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> WriteOutcome<HostOwnership>
+    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
+    func defaultExperience(clip: String) throws -> DefaultExperience
     func removeDefault(clip: String) throws
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> ApplinksDetails
     func removeApplinks(host: String, app: BundleID) throws
     func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws
-    /// Returns the experience URLs the generated applinks do not give to their app (url, app, decision, rule).
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [JSONValue]
+    /// The experience URLs the generated applinks do not give to their app.
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [ExperienceApplinks.Miss]
     func webcredentials(add: Bool, host: String, app: BundleID) throws
-    func changes(since: Int64, limit: Int) throws -> [JSONValue]
-    func createToken(name: String, team: TeamID?) throws -> JSONValue
-    func tokens() throws -> [JSONValue]
-    func revokeToken(id: Int64) throws -> JSONValue
+    func changes(since: Int64, limit: Int) throws -> [ChangeRecord]
+    func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String)
+    func tokens() throws -> [APIToken]
+    func revokeToken(id: Int64) throws -> APIToken
 }
 
 enum HostAssignment: String { case claim, share, unshare }
@@ -53,33 +58,29 @@ enum HostAssignment: String { case claim, share, unshare }
 struct LocalBackend: Backend {
     let registry: Registry
 
-    func register(_ body: JSONValue, image: [UInt8]?) throws -> JSONValue {
-        let w = try registry.register(body, image: image)
-        return CatalogJSON.written(w.value, notes: w.notes, warnings: w.warnings)
-    }
+    func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> { try registry.register(body, image: image) }
 
-    func experiences(clip: String?, host: String?, status: String?) throws -> [JSONValue] {
+    func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience] {
         var filter = Registry.ListFilter()
         if let clip { filter.clip = try registry.clipID(clip) }
         if let host { filter.host = try Registry.normalizeHost(host) }
         if let status {
             do { filter.status = try ExperienceStatus.parse(status.uppercased(), field: "status") } catch { throw RegistryError.invalid(error.errors) }
         }
-        return try registry.experiences(filter).map(ExperienceJSON.full)
+        return try registry.experiences(filter)
     }
 
-    func experience(_ reference: String) throws -> JSONValue { ExperienceJSON.full(try registry.experience(reference)) }
+    func experience(_ reference: String) throws -> AdvancedExperience { try registry.experience(reference) }
 
-    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> JSONValue {
-        let w = try registry.update(reference, with: body, image: image)
-        return CatalogJSON.written(w.value, notes: w.notes, warnings: w.warnings)
+    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
+        try registry.update(reference, with: body, image: image)
     }
 
-    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> JSONValue {
-        ExperienceJSON.full(try registry.setStatus(reference, status).value)
+    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience> {
+        try registry.setStatus(reference, status)
     }
 
-    func remove(_ reference: String) throws -> JSONValue { ExperienceJSON.full(try registry.remove(reference).value) }
+    func remove(_ reference: String) throws -> AdvancedExperience { try registry.remove(reference).value }
 
     func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue {
         try registry.resolve(url, language: language).json(explain: explain)
@@ -87,60 +88,52 @@ struct LocalBackend: Backend {
 
     func aasa(host: String) throws -> [UInt8] { try registry.aasa(host: host) }
 
-    func banner(url: String, appArgument: String?, clip: String?) throws -> JSONValue {
-        CatalogJSON.banner(try registry.banner(pageURL: url, appArgument: appArgument, clip: clip))
+    func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner {
+        try registry.banner(pageURL: url, appArgument: appArgument, clip: clip)
     }
 
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> JSONValue {
-        ImportReportJSON.report(try registry.importExperiences(format: format, chunks: chunks, progress: progress))
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> ImportReport {
+        try registry.importExperiences(format: format, chunks: chunks, progress: progress)
     }
 
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws {
         try registry.export(format: format, spreadsheetSafe: spreadsheetSafe, emit: emit)
     }
 
-    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String]) {
-        let saved = try registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
-        return (CatalogJSON.app(saved.value), saved.notes.map(\.text))
+    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App> {
+        try registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
     }
 
-    func apps(team: TeamID?) throws -> [JSONValue] { try registry.apps(team: team).map(CatalogJSON.app) }
-    func app(_ bundle: BundleID) throws -> JSONValue { CatalogJSON.app(try registry.app(bundle)) }
-
-    func addClip(_ clip: AppID) throws -> JSONValue {
-        let added = try registry.addClip(clip)
-        return CatalogJSON.clip(added.value, notes: added.notes)
-    }
-
-    func clips(app: BundleID?) throws -> [JSONValue] { try registry.clips(app: app).map { CatalogJSON.clip($0) } }
-    func clip(_ reference: String) throws -> JSONValue { CatalogJSON.clip(try registry.clip(reference)) }
+    func apps(team: TeamID?) throws -> [App] { try registry.apps(team: team) }
+    func app(_ bundle: BundleID) throws -> App { try registry.app(bundle) }
+    func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> { try registry.addClip(clip) }
+    func clips(app: BundleID?) throws -> [Clip] { try registry.clips(app: app) }
+    func clip(_ reference: String) throws -> Clip { try registry.clip(reference) }
     func removeClip(_ reference: String) throws { try registry.removeClip(reference) }
-    func addDomain(clip: String, host: String) throws -> [String] { try registry.addDomain(clip: clip, host: host).notes.map(\.text) }
+    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation> { try registry.addDomain(clip: clip, host: host) }
     func removeDomain(clip: String, host: String) throws { try registry.removeDomain(clip: clip, host: host) }
-    func domains(host: String?) throws -> [(host: String, clip: String)] { try registry.domains(host: host).map { ($0.host, $0.clip.rawValue) } }
-    func hostOwnerships(host: String?) throws -> [JSONValue] { try registry.hostOwnerships(host: host).map { HostOwnershipJSON.ownership($0) } }
+    func domains(host: String?) throws -> [DomainAssociation] {
+        try registry.domains(host: host).map { DomainAssociation(clip: $0.clip, host: $0.host) }
+    }
+    func hostOwnerships(host: String?) throws -> [HostOwnership] { try registry.hostOwnerships(host: host) }
 
-    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> JSONValue {
-        let outcome: WriteOutcome<HostOwnership>
+    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> WriteOutcome<HostOwnership> {
         switch change {
-        case .claim: outcome = try registry.claimHost(host, team: team)
-        case .share: outcome = try registry.shareHost(host, team: team)
-        case .unshare: outcome = try registry.unshareHost(host, team: team)
+        case .claim: try registry.claimHost(host, team: team)
+        case .share: try registry.shareHost(host, team: team)
+        case .unshare: try registry.unshareHost(host, team: team)
         }
-        return HostOwnershipJSON.assigned(outcome)
     }
 
-    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String]) {
-        let saved = try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
-        return (CatalogJSON.defaultExperience(saved.value), saved.notes.map(\.text))
+    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience> {
+        try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
     }
 
-    func defaultExperience(clip: String) throws -> JSONValue { CatalogJSON.defaultExperience(try registry.defaultExperience(clip: clip)) }
+    func defaultExperience(clip: String) throws -> DefaultExperience { try registry.defaultExperience(clip: clip) }
     func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
 
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue {
-        let d = try registry.setApplinks(host: host, app: app, components: components, defaults: defaults, position: position)
-        return .object(["appIDs": .array([.string(d.app.rawValue)]), "components": d.components, "defaults": d.defaults])
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> ApplinksDetails {
+        try registry.setApplinks(host: host, app: app, components: components, defaults: defaults, position: position)
     }
 
     func removeApplinks(host: String, app: BundleID) throws { try registry.removeApplinks(host: host, app: app) }
@@ -149,21 +142,16 @@ struct LocalBackend: Backend {
         try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables)
     }
 
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [JSONValue] {
-        try registry.setApplinksFromExperiences(host: host, enabled).map(CatalogJSON.miss)
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [ExperienceApplinks.Miss] {
+        try registry.setApplinksFromExperiences(host: host, enabled)
     }
 
     func webcredentials(add: Bool, host: String, app: BundleID) throws {
         if add { try registry.addWebcredentials(host: host, app: app) } else { try registry.removeWebcredentials(host: host, app: app) }
     }
 
-    func changes(since: Int64, limit: Int) throws -> [JSONValue] { try registry.changes(since: since, limit: limit).map(ChangeRecordJSON.record) }
-
-    func createToken(name: String, team: TeamID?) throws -> JSONValue {
-        let (token, secret) = try registry.createToken(name: name, team: team)
-        return TokenJSON.created(token, secret: secret)
-    }
-
-    func tokens() throws -> [JSONValue] { try registry.tokens().map(TokenJSON.token) }
-    func revokeToken(id: Int64) throws -> JSONValue { TokenJSON.token(try registry.revokeToken(id: id)) }
+    func changes(since: Int64, limit: Int) throws -> [ChangeRecord] { try registry.changes(since: since, limit: limit) }
+    func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) { try registry.createToken(name: name, team: team) }
+    func tokens() throws -> [APIToken] { try registry.tokens() }
+    func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id) }
 }

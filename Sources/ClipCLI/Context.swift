@@ -129,6 +129,8 @@ final class Context {
 
     static func fieldError(_ value: JSONValue) -> FieldError? { ProblemJSON.fieldError(json: value) }
 
+    func printNotes(_ notes: [WriteNote]) { printNotes(notes.map(\.text)) }
+
     func printNotes(_ notes: [String]) {
         for n in notes.prefix(Self.listedAtMost) { print("  \(n)") }
         if notes.count > Self.listedAtMost { print("  … and \(notes.count - Self.listedAtMost) more") }

@@ -95,9 +95,9 @@ extension Context {
 
     func banner() throws {
         let answer = try backend().banner(url: parsed.positional(0)!, appArgument: parsed.value("app-argument"), clip: parsed.value("clip"))
-        if json { printJSON(answer); return }
-        print(text(answer["metaTag"]))
-        for note in strings(answer["notes"]) { io.err("note: \(note)\n") }
+        if json { printJSON(CatalogJSON.banner(answer)); return }
+        print(answer.banner.metaTag)
+        for note in answer.notes { io.err("note: \(note)\n") }
     }
 
     func changes() throws {
@@ -111,11 +111,9 @@ extension Context {
         } ?? 100
         let records = try backend().changes(since: since, limit: limit)
         if json {
-            printJSON(.array(records))
+            printJSON(.array(records.map(ChangeRecordJSON.record)))
             return
         }
-        for r in records {
-            print("\(text(r["id"]))  \(text(r["at"]))  \(text(r["actor"]))  \(text(r["action"])) \(text(r["entity"])) \(text(r["entityId"]))")
-        }
+        for r in records { print("\(r.id)  \(r.at)  \(r.actor)  \(r.action) \(r.entity) \(r.entityID)") }
     }
 }

@@ -81,6 +81,11 @@ public enum ExperienceApplinks {
         public let app: AppID
         public let url: String
         public let result: AASAEvaluator.Result
+        public init(app: AppID, url: String, result: AASAEvaluator.Result) {
+            self.app = app
+            self.url = url
+            self.result = result
+        }
         public var description: String {
             "\(url) would not open \(app.rawValue): \(result.decision.rawValue) by \(result.rule)"
         }

@@ -6,6 +6,10 @@ public enum SmartBanner {
         public let content: String
         /// The whole tag, HTML-escaped.
         public let metaTag: String
+        public init(content: String, metaTag: String) {
+            self.content = content
+            self.metaTag = metaTag
+        }
     }
 
     /// - Parameters:

@@ -22,6 +22,15 @@ public enum CatalogJSON {
 
     /// An app saved by `PUT /v1/apps/{bundleId}` (`clipctl app set`): the app, with the notes of
     /// what the save created or changed.
+    /// The body of `PUT /v1/apps/{bundleId}`: the team, and the App Store ID and name when they
+    /// change (`appStoreID` .some(nil) clears the ID; nil leaves it).
+    public static func appChange(team: TeamID, appStoreID: AppStoreID??, name: String?) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [(key: "team", value: .string(team.rawValue))]
+        if let appStoreID { members.append((key: "appStoreId", value: appStoreID.map { .string($0.rawValue) } ?? .null)) }
+        if let name { members.append((key: "name", value: .string(name))) }
+        return .object(members)
+    }
+
     public static func savedApp(_ outcome: WriteOutcome<App>) -> JSONValue {
         withNotes(app(outcome.value), outcome.notes)
     }
@@ -45,6 +54,11 @@ public enum CatalogJSON {
         .object(["clip": .string(a.clip.rawValue), "host": .string(a.host)])
     }
 
+    /// `clipctl domain list --json`'s entry: `{host, clip}`.
+    public static func listedAssociation(_ a: DomainAssociation) -> JSONValue {
+        .object(["host": .string(a.host), "clip": .string(a.clip.rawValue)])
+    }
+
     public static func association(json value: JSONValue) throws(WireError) -> DomainAssociation {
         let r = WireReader(value, "domain association")
         return DomainAssociation(clip: try r.clip("clip"), host: try r.string("host"))
@@ -61,6 +75,14 @@ public enum CatalogJSON {
                 return (key: locale, value: .object(["subtitle": .string(l.subtitle), "headerImage": l.headerImage.map(JSONValue.string)]))
             }),
             "version": .integer(Int64(d.version)),
+        ])
+    }
+
+    /// The body of `PUT /v1/clips/{bundleId}/default-experience`: the action and a subtitle per locale.
+    public static func defaultExperienceChange(action: Action, subtitles: [String: String]) -> JSONValue {
+        .object([
+            "action": .string(action.rawValue),
+            "localizations": .object(subtitles.sorted { $0.key < $1.key }.map { (key: $0.key, value: .object(["subtitle": .string($0.value)])) }),
         ])
     }
 
@@ -96,6 +118,19 @@ public enum CatalogJSON {
         .object(["url": .string(m.url), "app": .string(m.app.rawValue), "decision": .string(m.result.decision.rawValue), "rule": .string(m.result.rule)])
     }
 
+    public static func applinks(json value: JSONValue, host: String) throws(WireError) -> ApplinksDetails {
+        guard let app = value["appIDs"]?.arrayValue?.first?.stringValue, let id = try? AppID(app), let components = value["components"] else {
+            throw WireError("applinks details of \(host): appIDs or components missing")
+        }
+        return ApplinksDetails(app: id, components: components, defaults: value["defaults"].flatMap { $0.isNull ? nil : $0 })
+    }
+
+    public static func miss(json value: JSONValue) throws(WireError) -> ExperienceApplinks.Miss {
+        let r = WireReader(value, "unmatched experience URL")
+        guard let decision = AASAEvaluator.Decision(rawValue: try r.string("decision")) else { throw r.fail("decision") }
+        return ExperienceApplinks.Miss(app: try r.clip("app"), url: try r.string("url"), result: .init(decision: decision, rule: try r.string("rule")))
+    }
+
     public static func webcredentials(host: String, app: BundleID) -> JSONValue {
         .object(["host": .string(host), "app": .string(app.rawValue)])
     }
@@ -107,6 +142,36 @@ public enum CatalogJSON {
             "url": .string(b.pageURL), "clip": .string(b.clip.rawValue), "experience": b.experienceID.map(JSONValue.integer),
             "content": .string(b.banner.content), "metaTag": .string(b.banner.metaTag), "notes": .array(b.notes.map(JSONValue.string)),
         ])
+    }
+
+    public static func banner(json value: JSONValue) throws(WireError) -> PageBanner {
+        let r = WireReader(value, "banner")
+        return PageBanner(banner: SmartBanner.Banner(content: try r.string("content"), metaTag: try r.string("metaTag")), clip: try r.clip("clip"),
+                          pageURL: try r.string("url"), experienceID: try r.optionalInt64("experience"), notes: try r.strings("notes"))
+    }
+
+    // MARK: Experiences (the form is ExperienceJSON's; these read the API's answers back)
+
+    /// An experience in its full form (`ExperienceJSON.full`), read back.
+    public static func experience(json value: JSONValue) throws(WireError) -> AdvancedExperience {
+        guard case .object(let members) = value else { throw WireError("experience: not an object") }
+        let answerOnly = ExperienceJSON.readOnlyFields.union(["notes", "warnings"])
+        var e: AdvancedExperience
+        do { e = try ExperienceJSON.decode(.object(members.filter { !answerOnly.contains($0.key) })).experience } catch {
+            throw WireError("experience: \(error.errors.map(\.description).joined(separator: "; "))")
+        }
+        let r = WireReader(value, "experience")
+        e.id = try r.int64("id")
+        e.version = try r.int("version")
+        e.createdAt = try r.string("createdAt")
+        e.updatedAt = try r.string("updatedAt")
+        return e
+    }
+
+    /// A write's answer (`written`) read back; `created` is the caller's to say (201 or not).
+    public static func written(json value: JSONValue, created: Bool) throws(WireError) -> WriteOutcome<AdvancedExperience> {
+        WriteOutcome(try experience(json: value), created: created, notes: notes(json: value),
+                     warnings: (value["warnings"]?.arrayValue ?? []).compactMap(ProblemJSON.fieldError(json:)))
     }
 
     // MARK: Write results
