@@ -92,6 +92,22 @@ extension ClipAPI {
             return json(CatalogJSON.clip(added.value, notes: added.notes), status: 201, headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
         }
         add("GET", "/v1/clips/{bundleId}", .token) { api, c in json(CatalogJSON.clip(try api.visibleClip(c))) }
+        // Create unless it exists (clipctl clip add and default set over --server): 201 when
+        // created, 200 when it existed; tenancy as POST.
+        add("PUT", "/v1/clips/{bundleId}", .token) { api, c in
+            let reader = FieldReader(try c.jsonBody())
+            var bundle: BundleID?, team: TeamID?
+            do throws(ValidationFailure) { bundle = try BundleID(c.parameter("bundleId"), field: "bundleId") } catch { reader.add(error.errors) }
+            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+            if team == nil { team = try c.caller.team }
+            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) { reader.fail("team", "required", "is required with an admin token") }
+            let errors = reader.finish()
+            guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
+            try c.checkWritable(team: team)
+            let saved = try c.registry.addClip(AppID(team: team, bundleID: bundle))
+            return json(CatalogJSON.clip(saved.value, notes: saved.notes), status: saved.created ? 201 : 200,
+                        headers: saved.created ? [("Location", "/v1/clips/\(bundle.rawValue)")] : [])
+        }
         add("DELETE", "/v1/clips/{bundleId}", .token) { api, c in
             try c.registry.removeClip(try api.visibleClip(c).appID.rawValue)
             return noContent()
@@ -100,7 +116,7 @@ extension ClipAPI {
             let clip = try api.visibleClip(c)
             let added = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
             let host = added.value.host
-            return json(CatalogJSON.association(added.value), status: added.created ? 201 : 200,
+            return json(CatalogJSON.withNotes(CatalogJSON.association(added.value), added.notes), status: added.created ? 201 : 200,
                         headers: added.created ? [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")] : [])
         }
         add("DELETE", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in

@@ -203,10 +203,10 @@ struct RemoteBackend: Backend {
     }
 
     func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> {
-        let answer = try send("POST", "/v1/clips", body: Data(JSONWriter.bytes(["clip": .string(clip.rawValue)])))
-        if answer.status == 409 { return WriteOutcome(try self.clip(clip.rawValue)) }
-        let json = try checked(answer).json
-        return try decode(json) { (v) throws(WireError) in WriteOutcome(try CatalogJSON.clip(json: v), created: true, notes: CatalogJSON.notes(json: v)) }
+        let answer = try call("PUT", "/v1/clips/\(Self.component(clip.bundleID.rawValue))", json: ["team": .string(clip.team.rawValue)])
+        return try decode(answer.json) { (v) throws(WireError) in
+            WriteOutcome(try CatalogJSON.clip(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
+        }
     }
 
     func clips(app: BundleID?) throws -> [Clip] {
@@ -227,9 +227,7 @@ struct RemoteBackend: Backend {
     func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation> {
         let answer = try call("PUT", "/v1/clips/\(Self.clipBundle(clip))/domains/\(Self.component(host))")
         return try decode(answer.json) { (v) throws(WireError) in
-            let association = try CatalogJSON.association(json: v)
-            let created = answer.status == 201
-            return WriteOutcome(association, created: created, notes: created ? [.associated(host: association.host, clip: association.clip)] : [])
+            WriteOutcome(try CatalogJSON.association(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
     }
 

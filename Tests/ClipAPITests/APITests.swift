@@ -199,6 +199,23 @@ import Testing
         #expect(try own.status == 201 && f.jsonOf(own)["team"] == "FGHIJ67890")
     }
 
+    /// PUT /v1/clips/{bundleId}: create unless it exists, the same request twice writes nothing.
+    @Test func clipUpsertCreatesOnceAndKeepsToItsTeam() throws {
+        let f = try APIFixture()
+        let created = try f.call("PUT", "/v1/clips/com.a.app.Second", token: f.teamA, json: "{}")
+        #expect(created.status == 201 && created.headers["Location"] == "/v1/clips/com.a.app.Second", "\(created.text)")
+        #expect(try f.jsonOf(created)["notes"] == ["created clip ABCDE12345.com.a.app.Second"] && f.jsonOf(created)["team"] == "ABCDE12345")
+        let before = try tableDump(f.path)
+        let again = try f.call("PUT", "/v1/clips/com.a.app.Second", token: f.teamA, json: "{}")
+        #expect(try again.status == 200 && again.headers["Location"] == nil && f.jsonOf(again)["notes"] == [])
+        #expect(try tableDump(f.path) == before)
+        // Team B: team A's clip is taken (409), naming team A is refused (403); nothing changes.
+        #expect(try f.call("PUT", "/v1/clips/com.a.app.Second", token: f.teamB, json: "{}").status == 409)
+        #expect(try f.call("PUT", "/v1/clips/com.a.app.Second", token: f.teamB, json: #"{"team":"ABCDE12345"}"#).status == 403)
+        #expect(try f.call("PUT", "/v1/clips/com.a.app.Second", token: f.admin, json: "{}").status == 422)
+        #expect(try tableDump(f.path) == before)
+    }
+
     /// Every object route × {no token, other team, own team, admin} → the exact status.
     @Test func tenantIsolationMatrix() throws {
         let f = try APIFixture()
@@ -210,6 +227,7 @@ import Testing
             ("PATCH", "/v1/apps/com.a.app", #"{"name":"A"}"#, [401, 404, 200, 200]),
             ("PUT", "/v1/apps/com.a.app", #"{"team":"ABCDE12345","name":"A2"}"#, [401, 403, 200, 200]),
             ("GET", "/v1/clips/com.a.app.Clip", nil, [401, 404, 200, 200]),
+            ("PUT", "/v1/clips/com.a.app.Clip", #"{"team":"ABCDE12345"}"#, [401, 403, 200, 200]),
             ("PUT", "/v1/clips/com.a.app.Clip/domains/www.a.example", nil, [401, 404, 201, 200]),
             ("PUT", "/v1/clips/com.a.app.Clip/default-experience", #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#, [401, 404, 201, 200]),
             ("GET", "/v1/clips/com.a.app.Clip/default-experience", nil, [401, 404, 200, 200]),
