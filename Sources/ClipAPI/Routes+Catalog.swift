@@ -9,7 +9,7 @@ import StrictJSON
 extension ClipAPI {
     func registerCatalogRoutes() {
         add("GET", "/v1/apps", .token) { api, c in
-            json(.object(["items": .array(try c.registry.apps(team: try c.caller.team).map(CatalogJSON.app))]))
+            json(ListJSON.items(try c.registry.apps(team: try c.caller.team).map(CatalogJSON.app)))
         }
         add("POST", "/v1/apps", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
@@ -78,7 +78,7 @@ extension ClipAPI {
         }
 
         add("GET", "/v1/clips", .token) { api, c in
-            json(.object(["items": .array(try c.registry.clips(team: try c.caller.team).map { CatalogJSON.clip($0) })]))
+            json(ListJSON.items(try c.registry.clips(team: try c.caller.team).map { CatalogJSON.clip($0) }))
         }
         add("POST", "/v1/clips", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
@@ -211,7 +211,7 @@ extension ClipAPI {
     func registerHostRoutes() {
         add("GET", "/v1/domains", .token) { api, c in
             let team = try c.caller.team
-            return json(.object(["items": .array(try c.registry.hostOwnerships(team: team).map { api.ownershipJSON($0, for: team) })]))
+            return json(ListJSON.items(try c.registry.hostOwnerships(team: team).map { api.ownershipJSON($0, for: team) }))
         }
         add("GET", "/v1/domains/{host}", .token) { api, c in
             let team = try c.caller.team

@@ -29,7 +29,7 @@ extension ClipAPI {
         var errors: [FieldError] = []
         if let clip = c.query("clip") {
             // An unknown clip lists nothing (rather than 404): a filter, not a resource.
-            guard let id = try? c.registry.clipID(clip) else { return json(["items": [], "nextCursor": nil]) }
+            guard let id = try? c.registry.clipID(clip) else { return json(ListJSON.page([], nextCursor: nil)) }
             filter.clip = id
         }
         if let host = c.query("host") { filter.host = try Registry.normalizeHost(host) }
@@ -55,7 +55,7 @@ extension ClipAPI {
             query.append("cursor=\(next)")
             headers.append(("Link", "</v1/experiences?\(query.joined(separator: "&"))>; rel=\"next\""))
         }
-        return json(.object(["items": .array(items.map(ExperienceJSON.full)), "nextCursor": next.map(JSONValue.string) ?? .null]), headers: headers)
+        return json(ListJSON.page(items.map(ExperienceJSON.full), nextCursor: next), headers: headers)
     }
 
     func createExperience(_ c: Context) throws -> HTTPResponse {

@@ -48,11 +48,10 @@ extension ClipAPI {
             } ?? 0
             let limit = try Self.limit(c)
             let records = try c.registry.changes(since: since, limit: limit)
-            let next = records.count == limit ? records.last.map { JSONValue.integer($0.id) } : nil
-            return json(.object(["items": .array(records.map(ChangeRecordJSON.record)), "nextSince": next ?? .null]))
+            return json(ListJSON.changes(records.map(ChangeRecordJSON.record), nextSince: records.count == limit ? records.last?.id : nil))
         }
         add("GET", "/v1/tokens", .token) { api, c in
-            json(.object(["items": .array(try c.registry.tokens(team: try c.caller.team).map(TokenJSON.token))]))
+            json(ListJSON.items(try c.registry.tokens(team: try c.caller.team).map(TokenJSON.token)))
         }
         add("POST", "/v1/tokens", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
@@ -130,7 +129,7 @@ extension ClipAPI {
         }
         let document = try JSONParser.parse(try c.registry.aasa(host: host))
         let result = AASAEvaluator.evaluate(document, appID: app, url: url, domain: host)
-        return json(.object(["url": .string(url), "app": .string(app), "host": .string(host), "decision": .string(result.decision.rawValue), "rule": .string(result.rule)]))
+        return json(AASAJSON.evaluation(url: url, app: app, host: host, result))
     }
 
     // MARK: Resolve and banner

@@ -65,7 +65,7 @@ extension Context {
 
     func clipRemove() throws {
         try backend().removeClip(parsed.positional(0)!)
-        if !json { print("removed clip \(parsed.positional(0)!)") } else { printJSON(.object(["removed": .string(parsed.positional(0)!)])) }
+        if !json { print("removed clip \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed(.string(parsed.positional(0)!))) }
     }
 
     func domainAdd() throws {
@@ -76,7 +76,7 @@ extension Context {
 
     func domainRemove() throws {
         try backend().removeDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
-        if !json { print("removed the association of \(parsed.positional(1)!) with \(parsed.positional(0)!)") } else { printJSON(.object(["removed": true])) }
+        if !json { print("removed the association of \(parsed.positional(1)!) with \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed()) }
     }
 
     func domainList() throws {
@@ -133,7 +133,7 @@ extension Context {
 
     func defaultRemove() throws {
         try backend().removeDefault(clip: parsed.positional(0)!)
-        if !json { print("removed the default experience of \(parsed.positional(0)!)") } else { printJSON(.object(["removed": true])) }
+        if !json { print("removed the default experience of \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed()) }
     }
 
     func appOption() throws -> BundleID {
@@ -155,12 +155,12 @@ extension Context {
 
     func applinksRemove() throws {
         try backend().removeApplinks(host: parsed.positional(0)!, app: try appOption())
-        if !json { print("removed") } else { printJSON(.object(["removed": true])) }
+        if !json { print("removed") } else { printJSON(CommandJSON.removed()) }
     }
 
     func applinksSettings() throws {
         try backend().setApplinksSettings(host: parsed.positional(0)!, defaults: try jsonOption("defaults"), substitutionVariables: try jsonOption("substitution-variables"))
-        if !json { print("applinks settings of \(parsed.positional(0)!) saved") } else { printJSON(.object(["saved": true])) }
+        if !json { print("applinks settings of \(parsed.positional(0)!) saved") } else { printJSON(CommandJSON.saved) }
     }
 
     /// `applinks generate HOST on|off`: prints the experience URLs the app would still not open.
@@ -187,7 +187,7 @@ extension Context {
         let verb = parsed.positional(0)!
         guard verb == "add" || verb == "remove" else { throw CommandFailure.usage("applinks webcredentials takes add or remove") }
         try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
-        if !json { print("webcredentials of \(parsed.positional(1)!) updated") } else { printJSON(.object(["saved": true])) }
+        if !json { print("webcredentials of \(parsed.positional(1)!) updated") } else { printJSON(CommandJSON.saved) }
     }
 
     func tokenCreate() throws {

@@ -105,11 +105,7 @@ public enum ClipCLI {
     static func report(_ failure: CommandFailure, json: Bool, io: CLIIO) {
         guard !failure.message.isEmpty else { return }  // the command already said why
         if json {
-            io.err(JSONWriter.string(.object([
-                "error": .string(failure.message),
-                "exitCode": .integer(Int64(failure.code)),
-                "errors": failure.fieldErrors.isEmpty ? nil : .array(failure.fieldErrors.map(ProblemJSON.fieldError)),
-            ])) + "\n")
+            io.err(JSONWriter.string(CommandJSON.failure(message: failure.message, exitCode: failure.code, errors: failure.fieldErrors)) + "\n")
             return
         }
         var text = "clipctl: \(failure.message)\n"

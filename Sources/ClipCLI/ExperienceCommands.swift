@@ -129,7 +129,7 @@ extension Context {
 
     func remove() throws {
         let e = try backend().remove(parsed.positional(0)!)
-        if json { printJSON(["removed": .integer(e.id), "url": .string(e.url.canonical)]) } else { print("removed experience \(e.id): \(e.url.canonical)") }
+        if json { printJSON(CommandJSON.removed(e)) } else { print("removed experience \(e.id): \(e.url.canonical)") }
     }
 
     func format(for path: String?) throws -> Interchange.Format {

@@ -70,7 +70,7 @@ extension Context {
         }
         let result = AASAEvaluator.evaluate(document, appID: app, url: url, domain: domain)
         if json {
-            printJSON(.object(["url": .string(url), "app": .string(app), "decision": .string(result.decision.rawValue), "rule": .string(result.rule)]))
+            printJSON(AASAJSON.evaluation(url: url, app: app, host: nil, result))
         } else {
             print("\(result.decision.rawValue): \(result.rule)")
         }
@@ -85,7 +85,7 @@ extension Context {
             ? try readFile(target, option: "lint") : try backend().aasa(host: target)
         let findings = AASALinter.lint(bytes)
         if json {
-            printJSON(.array(findings.map { .object(["code": .string($0.code), "severity": .string($0.severity.rawValue), "path": .string($0.path), "message": .string($0.message)]) }))
+            printJSON(AASAJSON.diagnostics(findings))
         } else {
             if findings.isEmpty { print("no problems") }
             for f in findings { print("\(f.severity.rawValue) \(f.code) \(f.path.isEmpty ? "(file)" : f.path): \(f.message)") }

@@ -42,7 +42,8 @@ struct RemoteBackend: Backend {
     }
 
     /// One HTTP exchange, synchronously.
-    func send(_ method: String, _ path: String, query: [(String, String?)] = [], body: Data? = nil, contentType: String = "application/json", accept: String = "application/json") throws -> Answer {
+    func send(_ method: String, _ path: String, query: [(String, String?)] = [], body: Data? = nil, contentType: String = "application/json", accept: String = "application/json",
+              headers extra: [(String, String)] = []) throws -> Answer {
         var components = URLComponents(string: base + path)!
         let items = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         if !items.isEmpty { components.queryItems = items }
@@ -52,6 +53,7 @@ struct RemoteBackend: Backend {
         var request = URLRequest(url: url, timeoutInterval: timeoutSeconds)
         request.httpMethod = method
         request.setValue(accept, forHTTPHeaderField: "Accept")
+        for (name, value) in extra { request.setValue(value, forHTTPHeaderField: name) }
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let body {
             request.httpBody = body
@@ -151,13 +153,14 @@ struct RemoteBackend: Backend {
     }
 
     func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience> {
-        try update(reference, ["status": .string(status.rawValue)], image: nil)
+        try update(reference, RequestJSON.setStatus(status), image: nil)
     }
 
     func remove(_ reference: String) throws -> AdvancedExperience {
         let id = try experienceID(reference)
         let current = try experience(String(id))
-        _ = try call("DELETE", "/v1/experiences/\(id)")
+        // Only the version read: what is printed is what was removed (412 if it changed meanwhile).
+        _ = try checked(try send("DELETE", "/v1/experiences/\(id)", headers: [("If-Match", "\"e\(id)-v\(current.version)\"")]))
         return current
     }
 
@@ -188,7 +191,7 @@ struct RemoteBackend: Backend {
     }
 
     func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App> {
-        let answer = try call("PUT", "/v1/apps/\(Self.component(bundle.rawValue))", json: CatalogJSON.appChange(team: team, appStoreID: appStoreID, name: name))
+        let answer = try call("PUT", "/v1/apps/\(Self.component(bundle.rawValue))", json: RequestJSON.saveApp(team: team, appStoreID: appStoreID, name: name))
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try CatalogJSON.app(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
@@ -203,7 +206,7 @@ struct RemoteBackend: Backend {
     }
 
     func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> {
-        let answer = try call("PUT", "/v1/clips/\(Self.component(clip.bundleID.rawValue))", json: ["team": .string(clip.team.rawValue)])
+        let answer = try call("PUT", "/v1/clips/\(Self.component(clip.bundleID.rawValue))", json: RequestJSON.saveClip(team: clip.team))
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try CatalogJSON.clip(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
@@ -245,7 +248,7 @@ struct RemoteBackend: Backend {
         if image != nil { throw Self.noImages }
         let added = try addClip(clip)
         let answer = try call("PUT", "/v1/clips/\(Self.clipBundle(clip.rawValue))/default-experience",
-                              json: CatalogJSON.defaultExperienceChange(action: action, subtitles: localizations))
+                              json: RequestJSON.setDefaultExperience(action: action, subtitles: localizations))
         let created = answer.status == 201
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try CatalogJSON.defaultExperience(json: v), created: created,
@@ -269,7 +272,7 @@ struct RemoteBackend: Backend {
         let path = "/v1/domains/\(Self.component(host))"
         let answer: Answer
         switch change {
-        case .claim: answer = try call("PUT", path + "/owner", json: ["team": .string(team.rawValue)])
+        case .claim: answer = try call("PUT", path + "/owner", json: RequestJSON.claimHost(team: team))
         case .share: answer = try call("PUT", path + "/teams/\(team.rawValue)")
         case .unshare:
             _ = try call("DELETE", path + "/teams/\(team.rawValue)")
@@ -283,9 +286,7 @@ struct RemoteBackend: Backend {
     }
 
     func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> ApplinksDetails {
-        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))", json: .object([
-            "components": components, "defaults": defaults, "position": position.map { .integer(Int64($0)) },
-        ]))
+        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))", json: RequestJSON.setApplinks(components: components, defaults: defaults, position: position))
         return try decode(answer.json) { (v) throws(WireError) in try CatalogJSON.applinks(json: v, host: host) }
     }
 
@@ -294,12 +295,12 @@ struct RemoteBackend: Backend {
     }
 
     func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [ExperienceApplinks.Miss] {
-        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-generation", json: ["fromExperiences": .bool(enabled)])
+        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-generation", json: RequestJSON.setApplinksGeneration(enabled))
         return try (answer.json["unmatched"]?.arrayValue ?? []).map { try decode($0, CatalogJSON.miss(json:)) }
     }
 
     func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws {
-        _ = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: .object(["defaults": defaults, "substitutionVariables": substitutionVariables]))
+        _ = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: RequestJSON.setApplinksSettings(defaults: defaults, substitutionVariables: substitutionVariables))
     }
 
     func webcredentials(add: Bool, host: String, app: BundleID) throws {
@@ -311,7 +312,7 @@ struct RemoteBackend: Backend {
     }
 
     func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) {
-        try decode(try call("POST", "/v1/tokens", json: .object(["name": .string(name), "team": team.map { .string($0.rawValue) }])).json, TokenJSON.created(json:))
+        try decode(try call("POST", "/v1/tokens", json: RequestJSON.createToken(name: name, team: team)).json, TokenJSON.created(json:))
     }
 
     func tokens() throws -> [APIToken] { try items(try call("GET", "/v1/tokens"), TokenJSON.token(json:)) }

@@ -22,15 +22,6 @@ public enum CatalogJSON {
 
     /// An app saved by `PUT /v1/apps/{bundleId}` (`clipctl app set`): the app, with the notes of
     /// what the save created or changed.
-    /// The body of `PUT /v1/apps/{bundleId}`: the team, and the App Store ID and name when they
-    /// change (`appStoreID` .some(nil) clears the ID; nil leaves it).
-    public static func appChange(team: TeamID, appStoreID: AppStoreID??, name: String?) -> JSONValue {
-        var members: [(key: String, value: JSONValue)] = [(key: "team", value: .string(team.rawValue))]
-        if let appStoreID { members.append((key: "appStoreId", value: appStoreID.map { .string($0.rawValue) } ?? .null)) }
-        if let name { members.append((key: "name", value: .string(name))) }
-        return .object(members)
-    }
-
     public static func savedApp(_ outcome: WriteOutcome<App>) -> JSONValue {
         withNotes(app(outcome.value), outcome.notes)
     }
@@ -75,14 +66,6 @@ public enum CatalogJSON {
                 return (key: locale, value: .object(["subtitle": .string(l.subtitle), "headerImage": l.headerImage.map(JSONValue.string)]))
             }),
             "version": .integer(Int64(d.version)),
-        ])
-    }
-
-    /// The body of `PUT /v1/clips/{bundleId}/default-experience`: the action and a subtitle per locale.
-    public static func defaultExperienceChange(action: Action, subtitles: [String: String]) -> JSONValue {
-        .object([
-            "action": .string(action.rawValue),
-            "localizations": .object(subtitles.sorted { $0.key < $1.key }.map { (key: $0.key, value: .object(["subtitle": .string($0.value)])) }),
         ])
     }
 
