@@ -169,8 +169,8 @@ extension ClipAPI {
             }
             let errors = reader.finish()
             guard errors.isEmpty, let components else { throw Problem(RegistryError.invalid(errors)) }
-            let details = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults, position: position)
-            return json(CatalogJSON.applinks(details))
+            let saved = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults, position: position)
+            return json(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes))
         }
         add("DELETE", "/v1/domains/{host}/applinks/{bundleId}", .token) { api, c in
             try c.registry.removeApplinks(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
@@ -185,7 +185,7 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
             let stored = try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables, by: try c.caller.team)
-            return json(CatalogJSON.applinksSettings(stored))
+            return json(CatalogJSON.withNotes(CatalogJSON.applinksSettings(stored.value), stored.notes))
         }
         add("PUT", "/v1/domains/{host}/applinks-generation", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
@@ -193,7 +193,8 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty, let enabled else { throw Problem(RegistryError.invalid(errors)) }
             let unmatched = try c.registry.setApplinksFromExperiences(host: c.parameter("host"), enabled, by: try c.caller.team)
-            return json(CatalogJSON.applinksGeneration(host: try Registry.normalizeHost(c.parameter("host")), enabled: enabled, unmatched: unmatched))
+            return json(CatalogJSON.applinksGeneration(host: try Registry.normalizeHost(c.parameter("host")), enabled: enabled, unmatched: unmatched.value,
+                                                       notes: unmatched.notes))
         }
         add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
             let app = try api.visibleApp(c).bundleID

@@ -40,11 +40,12 @@ protocol Backend {
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
     func defaultExperience(clip: String) throws -> DefaultExperience
     func removeDefault(clip: String) throws
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> ApplinksDetails
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> WriteOutcome<ApplinksDetails>
     func removeApplinks(host: String, app: BundleID) throws
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws
+    /// The notes of the change (a free host becoming the team's).
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote]
     /// The experience URLs the generated applinks do not give to their app.
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [ExperienceApplinks.Miss]
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]>
     func webcredentials(add: Bool, host: String, app: BundleID) throws
     func changes(since: Int64, limit: Int) throws -> [ChangeRecord]
     func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String)
@@ -132,17 +133,17 @@ struct LocalBackend: Backend {
     func defaultExperience(clip: String) throws -> DefaultExperience { try registry.defaultExperience(clip: clip) }
     func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
 
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> ApplinksDetails {
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> WriteOutcome<ApplinksDetails> {
         try registry.setApplinks(host: host, app: app, components: components, defaults: defaults, position: position)
     }
 
     func removeApplinks(host: String, app: BundleID) throws { try registry.removeApplinks(host: host, app: app) }
 
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws {
-        try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables)
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote] {
+        try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables).notes
     }
 
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [ExperienceApplinks.Miss] {
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]> {
         try registry.setApplinksFromExperiences(host: host, enabled)
     }
 

@@ -148,9 +148,10 @@ extension Context {
             guard let n = Int(v), n >= 0 else { throw CommandFailure.usage("--position takes a whole number") }
             return n
         }
-        let details = try backend().setApplinks(host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"), position: position)
-        if json { printJSON(CatalogJSON.applinks(details)); return }
-        print("applinks of \(details.app.rawValue) on \(parsed.positional(0)!): \(details.components.arrayValue?.count ?? 0) component(s)")
+        let saved = try backend().setApplinks(host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"), position: position)
+        if json { printJSON(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes)); return }
+        print("applinks of \(saved.value.app.rawValue) on \(parsed.positional(0)!): \(saved.value.components.arrayValue?.count ?? 0) component(s)")
+        printNotes(saved.notes)
     }
 
     func applinksRemove() throws {
@@ -159,8 +160,11 @@ extension Context {
     }
 
     func applinksSettings() throws {
-        try backend().setApplinksSettings(host: parsed.positional(0)!, defaults: try jsonOption("defaults"), substitutionVariables: try jsonOption("substitution-variables"))
-        if !json { print("applinks settings of \(parsed.positional(0)!) saved") } else { printJSON(CommandJSON.saved) }
+        let notes = try backend().setApplinksSettings(host: parsed.positional(0)!, defaults: try jsonOption("defaults"),
+                                                      substitutionVariables: try jsonOption("substitution-variables"))
+        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, notes)); return }
+        print("applinks settings of \(parsed.positional(0)!) saved")
+        printNotes(notes)
     }
 
     /// `applinks generate HOST on|off`: prints the experience URLs the app would still not open.
@@ -168,11 +172,13 @@ extension Context {
         let host = parsed.positional(0)!
         let state = parsed.positional(1)!
         guard state == "on" || state == "off" else { throw CommandFailure.usage("applinks generate takes on or off") }
-        let unmatched = try backend().setApplinksFromExperiences(host: host, state == "on")
+        let outcome = try backend().setApplinksFromExperiences(host: host, state == "on")
+        let unmatched = outcome.value
         if json {
-            printJSON(CatalogJSON.applinksGeneration(host: host, enabled: state == "on", unmatched: unmatched))
+            printJSON(CatalogJSON.applinksGeneration(host: host, enabled: state == "on", unmatched: unmatched, notes: outcome.notes))
         } else {
             print("applinks of \(host) \(state == "on" ? "cover its experience URLs" : "no longer generated from experiences")")
+            printNotes(outcome.notes)
             for miss in unmatched {
                 print("  warning: \(miss.url) would not open \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)")
             }

@@ -285,22 +285,24 @@ struct RemoteBackend: Backend {
         }
     }
 
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> ApplinksDetails {
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> WriteOutcome<ApplinksDetails> {
         let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))", json: RequestJSON.setApplinks(components: components, defaults: defaults, position: position))
-        return try decode(answer.json) { (v) throws(WireError) in try CatalogJSON.applinks(json: v, host: host) }
+        return try decode(answer.json) { (v) throws(WireError) in
+            WriteOutcome(try CatalogJSON.applinks(json: v, host: host), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
+        }
     }
 
     func removeApplinks(host: String, app: BundleID) throws {
         _ = try call("DELETE", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))")
     }
 
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [ExperienceApplinks.Miss] {
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]> {
         let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-generation", json: RequestJSON.setApplinksGeneration(enabled))
-        return try (answer.json["unmatched"]?.arrayValue ?? []).map { try decode($0, CatalogJSON.miss(json:)) }
+        return try decode(answer.json, CatalogJSON.applinksGeneration(json:))
     }
 
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws {
-        _ = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: RequestJSON.setApplinksSettings(defaults: defaults, substitutionVariables: substitutionVariables))
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote] {
+        CatalogJSON.notes(json: try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: RequestJSON.setApplinksSettings(defaults: defaults, substitutionVariables: substitutionVariables)).json)
     }
 
     func webcredentials(add: Bool, host: String, app: BundleID) throws {

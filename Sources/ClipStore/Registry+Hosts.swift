@@ -25,11 +25,14 @@ extension Registry {
     }
 
     /// Inside a write: refuses a host-wide change by `team` (nil: an administrator) unless it
-    /// owns the host; a free host becomes the team's.
-    func govern(_ host: String, by team: TeamID?) throws {
+    /// owns the host; a free host becomes the team's. Returns a note when it did.
+    @discardableResult
+    func govern(_ host: String, by team: TeamID?) throws -> [WriteNote] {
         let ownership = try loadOwnership(host)
         do { try ownership.checkGovernance(by: team) } catch { throw RegistryError.hostRefused(error) }
-        if let team, ownership.isFree { try insertHolder(host, team, role: .owner, origin: .firstUse) }
+        guard let team, ownership.isFree else { return [] }
+        try insertHolder(host, team, role: .owner, origin: .firstUse)
+        return [.hostOwned(host: host, team: team)]
     }
 
     private func insertHolder(_ host: String, _ team: TeamID, role: HostOwnership.Role, origin: HostOwnership.Origin) throws {

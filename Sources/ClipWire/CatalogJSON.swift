@@ -93,8 +93,12 @@ public enum CatalogJSON {
 
     /// The answer to turning applinks-from-experiences on or off: the experience URLs the
     /// generated details do not give to their app.
-    public static func applinksGeneration(host: String, enabled: Bool, unmatched: [ExperienceApplinks.Miss]) -> JSONValue {
-        .object(["host": .string(host), "fromExperiences": .bool(enabled), "unmatched": .array(unmatched.map(miss))])
+    public static func applinksGeneration(host: String, enabled: Bool, unmatched: [ExperienceApplinks.Miss], notes: [WriteNote] = []) -> JSONValue {
+        withNotes(.object(["host": .string(host), "fromExperiences": .bool(enabled), "unmatched": .array(unmatched.map(miss))]), notes)
+    }
+
+    public static func applinksGeneration(json value: JSONValue) throws(WireError) -> WriteOutcome<[ExperienceApplinks.Miss]> {
+        WriteOutcome(try (value["unmatched"]?.arrayValue ?? []).map(miss(json:)), notes: notes(json: value))
     }
 
     public static func miss(_ m: ExperienceApplinks.Miss) -> JSONValue {
