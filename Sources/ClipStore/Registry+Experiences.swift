@@ -1,4 +1,5 @@
 import ClipCore
+import ClipWire
 import SQLiteDB
 import StrictJSON
 
