@@ -45,14 +45,20 @@ extension ClipAPI {
             let appStoreID = api.appStoreIDChange(reader)
             let name = reader.string("name")
             if team == nil { team = try c.caller.team }
-            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) { reader.fail("team", "required", "is required with an admin token") }
+            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
+                reader.fail("team", "required", "is required with an admin token")
+            }
             let errors = reader.finish()
             guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: team)
             let existing = try? c.registry.app(bundle)
             if let expected = try c.expectedVersion(kind: "a", current: existing?.version) {
-                guard let existing else { throw Problem(status: 412, detail: "If-Match names a version of app \(bundle.rawValue), which does not exist") }
-                if expected != existing.version { throw Problem(RegistryError.versionMismatch(expected: expected, actual: existing.version)) }
+                guard let existing else {
+                    throw Problem(status: 412, detail: "If-Match names a version of app \(bundle.rawValue), which does not exist")
+                }
+                if expected != existing.version {
+                    throw Problem(RegistryError.versionMismatch(expected: expected, actual: existing.version))
+                }
             }
             let saved = try c.registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
             var headers = [("ETag", etag("a", saved.value.version))]
@@ -89,7 +95,8 @@ extension ClipAPI {
             try c.checkWritable(team: clip.team)
             if (try? c.registry.clip(clip.rawValue)) != nil { throw Problem(RegistryError.conflict("clip \(clip.rawValue) already exists")) }
             let added = try c.registry.addClip(clip)
-            return json(CatalogJSON.clip(added.value, notes: added.notes), status: 201, headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
+            return json(CatalogJSON.clip(added.value, notes: added.notes), status: 201,
+                        headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
         }
         add("GET", "/v1/clips/{bundleId}", .token) { api, c in json(CatalogJSON.clip(try api.visibleClip(c))) }
         // Create unless it exists (clipctl clip add and default set over --server): 201 when
@@ -97,10 +104,14 @@ extension ClipAPI {
         add("PUT", "/v1/clips/{bundleId}", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
             var bundle: BundleID?, team: TeamID?
-            do throws(ValidationFailure) { bundle = try BundleID(c.parameter("bundleId"), field: "bundleId") } catch { reader.add(error.errors) }
+            do throws(ValidationFailure) { bundle = try BundleID(c.parameter("bundleId"), field: "bundleId") } catch {
+                reader.add(error.errors)
+            }
             if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
             if team == nil { team = try c.caller.team }
-            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) { reader.fail("team", "required", "is required with an admin token") }
+            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
+                reader.fail("team", "required", "is required with an admin token")
+            }
             let errors = reader.finish()
             guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: team)
@@ -169,7 +180,8 @@ extension ClipAPI {
             }
             let errors = reader.finish()
             guard errors.isEmpty, let components else { throw Problem(RegistryError.invalid(errors)) }
-            let saved = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults, position: position)
+            let saved = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults,
+                                                   position: position)
             return json(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes))
         }
         add("DELETE", "/v1/domains/{host}/applinks/{bundleId}", .token) { api, c in
@@ -193,8 +205,8 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty, let enabled else { throw Problem(RegistryError.invalid(errors)) }
             let unmatched = try c.registry.setApplinksFromExperiences(host: c.parameter("host"), enabled, by: try c.caller.team)
-            return json(CatalogJSON.applinksGeneration(host: try Registry.normalizeHost(c.parameter("host")), enabled: enabled, unmatched: unmatched.value,
-                                                       notes: unmatched.notes))
+            let host = try Registry.normalizeHost(c.parameter("host"))
+            return json(CatalogJSON.applinksGeneration(host: host, enabled: enabled, unmatched: unmatched.value, notes: unmatched.notes))
         }
         add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
             let app = try api.visibleApp(c).bundleID

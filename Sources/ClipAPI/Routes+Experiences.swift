@@ -6,7 +6,8 @@ import HTTP1
 import StrictJSON
 
 extension ClipAPI {
-    func experienceResponse(_ e: AdvancedExperience, status: Int = 200, notes: [WriteNote] = [], warnings: [FieldError] = []) -> HTTPResponse {
+    func experienceResponse(_ e: AdvancedExperience, status: Int = 200, notes: [WriteNote] = [],
+                            warnings: [FieldError] = []) -> HTTPResponse {
         let body = CatalogJSON.written(e, notes: notes, warnings: warnings)
         var headers = [("ETag", etag("e\(e.id)", e.version))]
         if status == 201 { headers.append(("Location", "/v1/experiences/\(e.id)")) }

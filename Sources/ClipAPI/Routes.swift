@@ -65,7 +65,8 @@ extension ClipAPI {
                 team = own
             }
             let (token, secret) = try c.registry.createToken(name: name, team: team)
-            return json(TokenJSON.created(token, secret: secret), status: 201, headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
+            return json(TokenJSON.created(token, secret: secret), status: 201,
+                        headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
         }
         add("DELETE", "/v1/tokens/{id}", .token) { api, c in
             guard let id = Int64(c.parameter("id")) else { throw Problem.notFound("not found: token \(c.parameter("id"))") }

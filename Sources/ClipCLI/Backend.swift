@@ -19,7 +19,8 @@ protocol Backend {
     func aasa(host: String) throws -> [UInt8]
     func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner
     /// Imports the bytes `chunks` gives (one chunk per call, nil at the end); `progress(lines)`.
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> ImportReport
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
+                    progress: @escaping (Int) -> Void) throws -> ImportReport
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
     /// Creates the app or updates it (nil: unchanged).
     func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App>
@@ -40,7 +41,8 @@ protocol Backend {
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
     func defaultExperience(clip: String) throws -> DefaultExperience
     func removeDefault(clip: String) throws
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> WriteOutcome<ApplinksDetails>
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
+                     position: Int?) throws -> WriteOutcome<ApplinksDetails>
     func removeApplinks(host: String, app: BundleID) throws
     /// The notes of the change (a free host becoming the team's).
     func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote]
@@ -59,14 +61,18 @@ enum HostAssignment: String { case claim, share, unshare }
 struct LocalBackend: Backend {
     let registry: Registry
 
-    func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> { try registry.register(body, image: image) }
+    func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
+        try registry.register(body, image: image)
+    }
 
     func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience] {
         var filter = Registry.ListFilter()
         if let clip { filter.clip = try registry.clipID(clip) }
         if let host { filter.host = try Registry.normalizeHost(host) }
         if let status {
-            do { filter.status = try ExperienceStatus.parse(status.uppercased(), field: "status") } catch { throw RegistryError.invalid(error.errors) }
+            do { filter.status = try ExperienceStatus.parse(status.uppercased(), field: "status") } catch {
+                throw RegistryError.invalid(error.errors)
+            }
         }
         return try registry.experiences(filter)
     }
@@ -93,7 +99,8 @@ struct LocalBackend: Backend {
         try registry.banner(pageURL: url, appArgument: appArgument, clip: clip)
     }
 
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> ImportReport {
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
+                    progress: @escaping (Int) -> Void) throws -> ImportReport {
         try registry.importExperiences(format: format, chunks: chunks, progress: progress)
     }
 
@@ -126,14 +133,16 @@ struct LocalBackend: Backend {
         }
     }
 
-    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience> {
+    func setDefault(clip: AppID, action: Action, localizations: [String: String],
+                    image: [UInt8]?) throws -> WriteOutcome<DefaultExperience> {
         try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
     }
 
     func defaultExperience(clip: String) throws -> DefaultExperience { try registry.defaultExperience(clip: clip) }
     func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
 
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> WriteOutcome<ApplinksDetails> {
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
+                     position: Int?) throws -> WriteOutcome<ApplinksDetails> {
         try registry.setApplinks(host: host, app: app, components: components, defaults: defaults, position: position)
     }
 
@@ -152,7 +161,9 @@ struct LocalBackend: Backend {
     }
 
     func changes(since: Int64, limit: Int) throws -> [ChangeRecord] { try registry.changes(since: since, limit: limit) }
-    func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) { try registry.createToken(name: name, team: team) }
+    func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) {
+        try registry.createToken(name: name, team: team)
+    }
     func tokens() throws -> [APIToken] { try registry.tokens() }
     func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id) }
 }

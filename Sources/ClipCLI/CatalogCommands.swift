@@ -14,7 +14,8 @@ extension Context {
     func printApp(_ app: App) {
         if json { printJSON(CatalogJSON.app(app)); return }
         let name = app.name
-        print("\(app.bundleID.rawValue)  team \(app.team.rawValue)  App Store ID \(app.appStoreID?.rawValue ?? "-")\(name.isEmpty ? "" : "  \"\(name)\"")")
+        let quotedName = name.isEmpty ? "" : "  \"\(name)\""
+        print("\(app.bundleID.rawValue)  team \(app.team.rawValue)  App Store ID \(app.appStoreID?.rawValue ?? "-")\(quotedName)")
     }
 
     func appSet() throws {
@@ -43,7 +44,8 @@ extension Context {
 
     func printClip(_ clip: Clip) {
         if json { printJSON(CatalogJSON.clip(clip)); return }
-        print("\(clip.appID.rawValue)  app \(clip.appBundleID.rawValue)  hosts: \(clip.hosts.isEmpty ? "-" : clip.hosts.joined(separator: ", "))")
+        let hosts = clip.hosts.isEmpty ? "-" : clip.hosts.joined(separator: ", ")
+        print("\(clip.appID.rawValue)  app \(clip.appBundleID.rawValue)  hosts: \(hosts)")
     }
 
     func clipAdd() throws {
@@ -116,7 +118,10 @@ extension Context {
             localizations[String(spec[..<eq])] = String(spec[spec.index(after: eq)...])
         }
         let saved = try backend().setDefault(clip: clip, action: action, localizations: localizations, image: try image())
-        if json { printJSON(["defaultExperience": CatalogJSON.defaultExperience(saved.value), "notes": CatalogJSON.notes(saved.notes)]); return }
+        if json {
+            printJSON(["defaultExperience": CatalogJSON.defaultExperience(saved.value), "notes": CatalogJSON.notes(saved.notes)])
+            return
+        }
         print("default experience of \(clip.rawValue): \(saved.value.action.rawValue), \(saved.value.localizations.count) locale(s)")
         printNotes(saved.notes)
     }
@@ -148,9 +153,11 @@ extension Context {
             guard let n = Int(v), n >= 0 else { throw CommandFailure.usage("--position takes a whole number") }
             return n
         }
-        let saved = try backend().setApplinks(host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"), position: position)
+        let saved = try backend().setApplinks(host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"),
+                                              position: position)
         if json { printJSON(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes)); return }
-        print("applinks of \(saved.value.app.rawValue) on \(parsed.positional(0)!): \(saved.value.components.arrayValue?.count ?? 0) component(s)")
+        let count = saved.value.components.arrayValue?.count ?? 0
+        print("applinks of \(saved.value.app.rawValue) on \(parsed.positional(0)!): \(count) component(s)")
         printNotes(saved.notes)
     }
 

@@ -105,7 +105,8 @@ public enum ClipCLI {
     static func report(_ failure: CommandFailure, json: Bool, io: CLIIO) {
         guard !failure.message.isEmpty else { return }  // the command already said why
         if json {
-            io.err(JSONWriter.string(CommandJSON.failure(message: failure.message, exitCode: failure.code, errors: failure.fieldErrors)) + "\n")
+            let body = CommandJSON.failure(message: failure.message, exitCode: failure.code, errors: failure.fieldErrors)
+            io.err(JSONWriter.string(body) + "\n")
             return
         }
         var text = "clipctl: \(failure.message)\n"

@@ -127,8 +127,6 @@ final class Context {
 
     func strings(_ value: JSONValue?) -> [String] { value?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
-    static func fieldError(_ value: JSONValue) -> FieldError? { ProblemJSON.fieldError(json: value) }
-
     func printNotes(_ notes: [WriteNote]) { printNotes(notes.map(\.text)) }
 
     func printNotes(_ notes: [String]) {

@@ -45,8 +45,8 @@ extension Context {
         let changes = try PublishedDirectory.write(files, to: target)
         let index = files.first { $0.path == StaticSite.indexName }!
         if json {
-            printJSON(CommandJSON.published(directory: target, hosts: publication.aasa.count, banners: publication.banners.count, files: files.count,
-                                            indexSHA256: SHA256.hexDigest(index.bytes), notes: publication.notes, changes: changes))
+            printJSON(CommandJSON.published(directory: target, hosts: publication.aasa.count, banners: publication.banners.count,
+                                            files: files.count, indexSHA256: SHA256.hexDigest(index.bytes), notes: publication.notes, changes: changes))
         } else {
             print("published \(publication.aasa.count) AASA file(s) and \(publication.banners.count) banner snippet(s) to \(target)")
             print("  index:  \(target)/\(StaticSite.indexName) (sha256 \(SHA256.hexDigest(index.bytes)))")

@@ -73,7 +73,8 @@ extension Context {
         for e in experiences {
             let id = String(e.id)
             let status = e.status.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
-            print("\(id)\(String(repeating: " ", count: idWidth - id.count))  \(status)  \(e.url.canonical)  \(e.clip.rawValue)  \"\(e.defaultCard.title)\"")
+            let padding = String(repeating: " ", count: idWidth - id.count)
+            print("\(id)\(padding)  \(status)  \(e.url.canonical)  \(e.clip.rawValue)  \"\(e.defaultCard.title)\"")
         }
     }
 

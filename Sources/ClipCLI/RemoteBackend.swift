@@ -42,8 +42,8 @@ struct RemoteBackend: Backend {
     }
 
     /// One HTTP exchange, synchronously.
-    func send(_ method: String, _ path: String, query: [(String, String?)] = [], body: Data? = nil, contentType: String = "application/json", accept: String = "application/json",
-              headers extra: [(String, String)] = []) throws -> Answer {
+    func send(_ method: String, _ path: String, query: [(String, String?)] = [], body: Data? = nil, contentType: String = "application/json",
+              accept: String = "application/json", headers extra: [(String, String)] = []) throws -> Answer {
         var components = URLComponents(string: base + path)!
         let items = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         if !items.isEmpty { components.queryItems = items }
@@ -106,7 +106,7 @@ struct RemoteBackend: Backend {
 
     /// The `items` of a list answer, each read with `read`.
     func items<T>(_ answer: Answer, _ read: (JSONValue) throws(WireError) -> T) throws -> [T] {
-        try (answer.json["items"]?.arrayValue ?? []).map { try decode($0, read) }
+        try ListJSON.items(json: answer.json).map { try decode($0, read) }
     }
 
     static func component(_ s: String) -> String { QueryString.encodeComponent(s) }
@@ -119,7 +119,9 @@ struct RemoteBackend: Backend {
             throw CommandFailure(code: ExitCode.invalidInput, message: "invalid input",
                                  fieldErrors: [FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(error.message))")])
         }
-        if let match = try experiences(clip: nil, host: url.host, status: nil).first(where: { $0.url.canonical == url.canonical }) { return match.id }
+        if let match = try experiences(clip: nil, host: url.host, status: nil).first(where: { $0.url.canonical == url.canonical }) {
+            return match.id
+        }
         throw CommandFailure(code: ExitCode.failure, message: "not found: experience with URL \(url.canonical)")
     }
 
@@ -137,7 +139,7 @@ struct RemoteBackend: Backend {
         repeat {
             let page = try call("GET", "/v1/experiences", query: [("clip", clip), ("host", host), ("status", status?.uppercased()), ("limit", "1000"), ("cursor", cursor)])
             items += try self.items(page, CatalogJSON.experience(json:))
-            cursor = page.json["nextCursor"]?.stringValue
+            cursor = ListJSON.nextCursor(json: page.json)
         } while cursor != nil
         return items
     }
@@ -175,10 +177,12 @@ struct RemoteBackend: Backend {
     }
 
     func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner {
-        try decode(try call("GET", "/v1/banner", query: [("url", url), ("appArgument", appArgument), ("clip", clip)]).json, CatalogJSON.banner(json:))
+        let answer = try call("GET", "/v1/banner", query: [("url", url), ("appArgument", appArgument), ("clip", clip)])
+        return try decode(answer.json, CatalogJSON.banner(json:))
     }
 
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> ImportReport {
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
+                    progress: @escaping (Int) -> Void) throws -> ImportReport {
         var body = Data()
         while let chunk = try chunks() { body.append(contentsOf: chunk) }  // one request body
         let answer = try checked(try send("POST", "/v1/experiences/import", body: body, contentType: format == .csv ? "text/csv" : "application/x-ndjson"))
@@ -191,7 +195,8 @@ struct RemoteBackend: Backend {
     }
 
     func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App> {
-        let answer = try call("PUT", "/v1/apps/\(Self.component(bundle.rawValue))", json: RequestJSON.saveApp(team: team, appStoreID: appStoreID, name: name))
+        let answer = try call("PUT", "/v1/apps/\(Self.component(bundle.rawValue))",
+                              json: RequestJSON.saveApp(team: team, appStoreID: appStoreID, name: name))
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try CatalogJSON.app(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
@@ -241,10 +246,12 @@ struct RemoteBackend: Backend {
     func domains(host: String?) throws -> [DomainAssociation] {
         let pairs = try clips(app: nil).flatMap { clip in clip.hosts.map { DomainAssociation(clip: clip.appID, host: $0) } }
         let wanted = try host.map { try Registry.normalizeHost($0) }
-        return pairs.filter { wanted == nil || $0.host == wanted }.sorted { ($0.host, $0.clip.bundleID.rawValue) < ($1.host, $1.clip.bundleID.rawValue) }
+        return pairs.filter { wanted == nil || $0.host == wanted }
+            .sorted { ($0.host, $0.clip.bundleID.rawValue) < ($1.host, $1.clip.bundleID.rawValue) }
     }
 
-    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience> {
+    func setDefault(clip: AppID, action: Action, localizations: [String: String],
+                    image: [UInt8]?) throws -> WriteOutcome<DefaultExperience> {
         if image != nil { throw Self.noImages }
         let added = try addClip(clip)
         let answer = try call("PUT", "/v1/clips/\(Self.clipBundle(clip.rawValue))/default-experience",
@@ -285,8 +292,10 @@ struct RemoteBackend: Backend {
         }
     }
 
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> WriteOutcome<ApplinksDetails> {
-        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))", json: RequestJSON.setApplinks(components: components, defaults: defaults, position: position))
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
+                     position: Int?) throws -> WriteOutcome<ApplinksDetails> {
+        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))",
+                              json: RequestJSON.setApplinks(components: components, defaults: defaults, position: position))
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try CatalogJSON.applinks(json: v, host: host), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
@@ -297,12 +306,14 @@ struct RemoteBackend: Backend {
     }
 
     func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]> {
-        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-generation", json: RequestJSON.setApplinksGeneration(enabled))
+        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-generation",
+                              json: RequestJSON.setApplinksGeneration(enabled))
         return try decode(answer.json, CatalogJSON.applinksGeneration(json:))
     }
 
     func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote] {
-        CatalogJSON.notes(json: try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: RequestJSON.setApplinksSettings(defaults: defaults, substitutionVariables: substitutionVariables)).json)
+        let body = RequestJSON.setApplinksSettings(defaults: defaults, substitutionVariables: substitutionVariables)
+        return CatalogJSON.notes(json: try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: body).json)
     }
 
     func webcredentials(add: Bool, host: String, app: BundleID) throws {
@@ -310,7 +321,8 @@ struct RemoteBackend: Backend {
     }
 
     func changes(since: Int64, limit: Int) throws -> [ChangeRecord] {
-        try items(try call("GET", "/v1/changes", query: [("since", String(since)), ("limit", String(min(limit, 1000)))]), ChangeRecordJSON.record(json:))
+        let answer = try call("GET", "/v1/changes", query: [("since", String(since)), ("limit", String(min(limit, 1000)))])
+        return try items(answer, ChangeRecordJSON.record(json:))
     }
 
     func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) {

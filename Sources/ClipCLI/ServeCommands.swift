@@ -90,7 +90,8 @@ extension Context {
         // Not registry(): the database replaced need not open (or migrate) as a registry.
         let report = try Registry.restore(database: databasePath, from: path, actor: "clipctl:\(environment["USER"] ?? "local")")
         if json {
-            printJSON(CommandJSON.restored(from: path, migrated: report.migrated, replacedCopy: report.replacedCopy, tokensKept: report.tokensKept))
+            printJSON(CommandJSON.restored(from: path, migrated: report.migrated, replacedCopy: report.replacedCopy,
+                                           tokensKept: report.tokensKept))
             return
         }
         print("restored \(databasePath) from \(path)")

@@ -12,7 +12,8 @@ public struct ChangeRecord: Sendable, Equatable {
     public let before: JSONValue?
     public let after: JSONValue?
 
-    public init(id: Int64, at: String, actor: String, entity: String, entityID: String, action: String, before: JSONValue?, after: JSONValue?) {
+    public init(id: Int64, at: String, actor: String, entity: String, entityID: String, action: String,
+                before: JSONValue?, after: JSONValue?) {
         self.id = id
         self.at = at
         self.actor = actor

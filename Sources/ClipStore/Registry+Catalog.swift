@@ -107,7 +107,8 @@ extension Registry {
 
     /// Creates the app, or updates its App Store ID and name (nil: unchanged). The same save twice
     /// changes nothing the second time: no version, no change record, no note.
-    public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws(RegistryError) -> WriteOutcome<App> {
+    public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??,
+                        name: String?) throws(RegistryError) -> WriteOutcome<App> {
         if let name {
             let problems = TextLimits.check(name, field: "name", max: TextLimits.appNameMax, allowEmpty: true)
             guard problems.isEmpty else { throw RegistryError.invalid(problems) }
@@ -198,7 +199,8 @@ extension Registry {
         let host = try Self.normalizeHost(rawHost)
         return try writeOutcome {
             let notes = try ensureDomain(clip: id, host: host)
-            return WriteOutcome(DomainAssociation(clip: id, host: host), created: notes.contains(.associated(host: host, clip: id)), notes: notes)
+            let created = notes.contains(.associated(host: host, clip: id))
+            return WriteOutcome(DomainAssociation(clip: id, host: host), created: created, notes: notes)
         }
     }
 

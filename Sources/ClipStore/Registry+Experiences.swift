@@ -137,7 +137,8 @@ extension Registry {
     /// associations ("clip host") known to exist in this transaction already (an import's
     /// earlier lines), which skips their lookups.
     /// `imageCarried`: the write brought the header image's bytes (it is stored already).
-    func insert(_ draft: AdvancedExperience, ensured: Set<String> = [], imageCarried: Bool = false) throws -> (AdvancedExperience, [WriteNote]) {
+    func insert(_ draft: AdvancedExperience, ensured: Set<String> = [],
+                imageCarried: Bool = false) throws -> (AdvancedExperience, [WriteNote]) {
         let clipKnown = ensured.contains(draft.clip.rawValue)
         var notes = clipKnown ? [] : try ensureClip(draft.clip)
         if !ensured.contains(draft.clip.rawValue + " " + draft.url.host) { notes += try ensureDomain(clip: draft.clip, host: draft.url.host) }
@@ -206,7 +207,8 @@ extension Registry {
 
     /// Applies a partial update (absent fields unchanged). With `expectedVersion`, refuses when
     /// the experience changed meanwhile (HTTP If-Match, design §4.2).
-    public func update(_ reference: String, with json: JSONValue, image: [UInt8]? = nil, expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
+    public func update(_ reference: String, with json: JSONValue, image: [UInt8]? = nil,
+                       expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
         var (draft, warnings) = try decode(json, base: current)
         var header: HeaderImage?
@@ -269,7 +271,8 @@ extension Registry {
     }
 
     /// Activates or deactivates an experience. Returns it, unchanged when already in that state.
-    public func setStatus(_ reference: String, _ status: ExperienceStatus, expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
+    public func setStatus(_ reference: String, _ status: ExperienceStatus,
+                          expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
         return try writeOutcome {
             guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }

@@ -125,8 +125,8 @@ public final class Registry {
         try guarded {
             try db.query("SELECT id, at, actor, entity, entity_id, action, before, after FROM change_record WHERE id > ? ORDER BY id LIMIT ?",
                          [.integer(since), .integer(Int64(limit))]).map { row in
-                ChangeRecord(id: Int64(try row.int("id")), at: try row.string("at"), actor: try row.string("actor"), entity: try row.string("entity"),
-                             entityID: try row.string("entity_id"), action: try row.string("action"),
+                ChangeRecord(id: Int64(try row.int("id")), at: try row.string("at"), actor: try row.string("actor"),
+                             entity: try row.string("entity"), entityID: try row.string("entity_id"), action: try row.string("action"),
                              before: try row.optionalString("before").map { try JSONParser.parse($0) },
                              after: try row.optionalString("after").map { try JSONParser.parse($0) })
             }

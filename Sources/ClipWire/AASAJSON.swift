@@ -13,7 +13,9 @@ public enum AASAJSON {
     }
 
     public static func diagnostics(_ findings: [AASALinter.Diagnostic]) -> JSONValue {
-        .array(findings.map { .object(["code": .string($0.code), "severity": .string($0.severity.rawValue), "path": .string($0.path), "message": .string($0.message)]) })
+        .array(findings.map { d in
+            .object(["code": .string(d.code), "severity": .string(d.severity.rawValue), "path": .string(d.path), "message": .string(d.message)])
+        })
     }
 }
 

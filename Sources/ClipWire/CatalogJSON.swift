@@ -10,7 +10,8 @@ public enum CatalogJSON {
     public static func app(_ app: App) -> JSONValue {
         .object([
             "bundleId": .string(app.bundleID.rawValue), "team": .string(app.team.rawValue), "appId": .string(app.appID.rawValue),
-            "appStoreId": app.appStoreID.map { .string($0.rawValue) } ?? .null, "name": .string(app.name), "version": .integer(Int64(app.version)),
+            "appStoreId": app.appStoreID.map { .string($0.rawValue) } ?? .null, "name": .string(app.name),
+            "version": .integer(Int64(app.version)),
         ])
     }
 
@@ -30,7 +31,8 @@ public enum CatalogJSON {
 
     public static func clip(_ clip: Clip, notes: [WriteNote]? = nil) -> JSONValue {
         .object([
-            "clip": .string(clip.appID.rawValue), "bundleId": .string(clip.appID.bundleID.rawValue), "app": .string(clip.appBundleID.rawValue),
+            "clip": .string(clip.appID.rawValue), "bundleId": .string(clip.appID.bundleID.rawValue),
+            "app": .string(clip.appBundleID.rawValue),
             "team": .string(clip.appID.team.rawValue), "hosts": .array(clip.hosts.map(JSONValue.string)),
             "notes": notes.map(Self.notes),
         ])
@@ -93,7 +95,8 @@ public enum CatalogJSON {
 
     /// The answer to turning applinks-from-experiences on or off: the experience URLs the
     /// generated details do not give to their app.
-    public static func applinksGeneration(host: String, enabled: Bool, unmatched: [ExperienceApplinks.Miss], notes: [WriteNote] = []) -> JSONValue {
+    public static func applinksGeneration(host: String, enabled: Bool, unmatched: [ExperienceApplinks.Miss],
+                                          notes: [WriteNote] = []) -> JSONValue {
         withNotes(.object(["host": .string(host), "fromExperiences": .bool(enabled), "unmatched": .array(unmatched.map(miss))]), notes)
     }
 
@@ -102,11 +105,15 @@ public enum CatalogJSON {
     }
 
     public static func miss(_ m: ExperienceApplinks.Miss) -> JSONValue {
-        .object(["url": .string(m.url), "app": .string(m.app.rawValue), "decision": .string(m.result.decision.rawValue), "rule": .string(m.result.rule)])
+        .object([
+            "url": .string(m.url), "app": .string(m.app.rawValue), "decision": .string(m.result.decision.rawValue),
+            "rule": .string(m.result.rule),
+        ])
     }
 
     public static func applinks(json value: JSONValue, host: String) throws(WireError) -> ApplinksDetails {
-        guard let app = value["appIDs"]?.arrayValue?.first?.stringValue, let id = try? AppID(app), let components = value["components"] else {
+        guard let app = value["appIDs"]?.arrayValue?.first?.stringValue, let id = try? AppID(app),
+              let components = value["components"] else {
             throw WireError("applinks details of \(host): appIDs or components missing")
         }
         return ApplinksDetails(app: id, components: components, defaults: value["defaults"].flatMap { $0.isNull ? nil : $0 })
@@ -115,7 +122,8 @@ public enum CatalogJSON {
     public static func miss(json value: JSONValue) throws(WireError) -> ExperienceApplinks.Miss {
         let r = WireReader(value, "unmatched experience URL")
         guard let decision = AASAEvaluator.Decision(rawValue: try r.string("decision")) else { throw r.fail("decision") }
-        return ExperienceApplinks.Miss(app: try r.clip("app"), url: try r.string("url"), result: .init(decision: decision, rule: try r.string("rule")))
+        return ExperienceApplinks.Miss(app: try r.clip("app"), url: try r.string("url"),
+                                       result: .init(decision: decision, rule: try r.string("rule")))
     }
 
     public static func webcredentials(host: String, app: BundleID) -> JSONValue {
@@ -133,8 +141,8 @@ public enum CatalogJSON {
 
     public static func banner(json value: JSONValue) throws(WireError) -> PageBanner {
         let r = WireReader(value, "banner")
-        return PageBanner(banner: SmartBanner.Banner(content: try r.string("content"), metaTag: try r.string("metaTag")), clip: try r.clip("clip"),
-                          pageURL: try r.string("url"), experienceID: try r.optionalInt64("experience"), notes: try r.strings("notes"))
+        return PageBanner(banner: SmartBanner.Banner(content: try r.string("content"), metaTag: try r.string("metaTag")),
+                          clip: try r.clip("clip"), pageURL: try r.string("url"), experienceID: try r.optionalInt64("experience"), notes: try r.strings("notes"))
     }
 
     // MARK: Experiences (the form is ExperienceJSON's; these read the API's answers back)

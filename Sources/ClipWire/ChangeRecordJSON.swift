@@ -15,7 +15,8 @@ public enum ChangeRecordJSON {
         let r = WireReader(value, "change record")
         func object(_ key: String) -> JSONValue? { value[key].flatMap { $0.isNull ? nil : $0 } }
         return ChangeRecord(id: try r.int64("id"), at: try r.string("at"), actor: try r.string("actor"), entity: try r.string("entity"),
-                            entityID: try r.string("entityId"), action: try r.string("action"), before: object("before"), after: object("after"))
+                            entityID: try r.string("entityId"), action: try r.string("action"),
+                            before: object("before"), after: object("after"))
     }
 
     /// An app as a change record keeps it (no `appStoreId` member while it has none, as

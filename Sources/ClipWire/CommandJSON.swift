@@ -8,7 +8,9 @@ public enum CommandJSON {
     public static func removed(_ what: JSONValue = true) -> JSONValue { .object(["removed": what]) }
 
     /// A removed experience: its id and URL.
-    public static func removed(_ e: AdvancedExperience) -> JSONValue { .object(["removed": .integer(e.id), "url": .string(e.url.canonical)]) }
+    public static func removed(_ e: AdvancedExperience) -> JSONValue {
+        .object(["removed": .integer(e.id), "url": .string(e.url.canonical)])
+    }
 
     public static let saved: JSONValue = .object(["saved": true])
 
@@ -21,8 +23,8 @@ public enum CommandJSON {
 
     public static func published(directory: String, hosts: Int, banners: Int, files: Int, indexSHA256: String, notes: [String],
                                  changes: StaticSite.Changes) -> JSONValue {
-        .object(["directory": .string(directory), "hosts": .integer(Int64(hosts)), "banners": .integer(Int64(banners)), "files": .integer(Int64(files)),
-                 "indexSHA256": .string(indexSHA256), "notes": .array(notes.map(JSONValue.string)),
+        .object(["directory": .string(directory), "hosts": .integer(Int64(hosts)), "banners": .integer(Int64(banners)),
+                 "files": .integer(Int64(files)), "indexSHA256": .string(indexSHA256), "notes": .array(notes.map(JSONValue.string)),
                  "added": .array(changes.added.map(JSONValue.string)), "changed": .array(changes.changed.map(JSONValue.string)),
                  "removed": .array(changes.removed.map(JSONValue.string)), "unchanged": .integer(Int64(changes.unchanged.count))])
     }

@@ -27,7 +27,8 @@ public enum HostOwnershipJSON {
         var holders: [HostOwnership.Holder] = []
         for entry in value["teams"]?.arrayValue ?? [] {
             let h = WireReader(entry, "holder")
-            guard let role = HostOwnership.Role(rawValue: try h.string("role")), let origin = HostOwnership.Origin(rawValue: try h.string("origin"))
+            guard let role = HostOwnership.Role(rawValue: try h.string("role")),
+                  let origin = HostOwnership.Origin(rawValue: try h.string("origin"))
             else { throw WireError("host ownership: unknown role or origin") }
             holders.append(.init(team: try h.team("team"), role: role, origin: origin))
         }

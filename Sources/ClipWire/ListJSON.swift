@@ -9,6 +9,12 @@ public enum ListJSON {
         .object(["items": .array(items), "nextCursor": nextCursor.map(JSONValue.string) ?? .null])
     }
 
+    /// The `items` of a list answer (empty when it has none).
+    public static func items(json value: JSONValue) -> [JSONValue] { value["items"]?.arrayValue ?? [] }
+
+    /// The cursor of the next page, nil on the last.
+    public static func nextCursor(json value: JSONValue) -> String? { value["nextCursor"]?.stringValue }
+
     public static func changes(_ items: [JSONValue], nextSince: Int64?) -> JSONValue {
         .object(["items": .array(items), "nextSince": nextSince.map(JSONValue.integer) ?? .null])
     }

@@ -14,7 +14,9 @@ public enum ProblemJSON {
 
     /// The error `fieldError(_:)` wrote, read back (a remote `clipctl` reads the server's).
     public static func fieldError(json value: JSONValue) -> FieldError? {
-        guard let f = value["field"]?.stringValue, let r = value["rule"]?.stringValue, let m = value["message"]?.stringValue else { return nil }
+        guard let f = value["field"]?.stringValue, let r = value["rule"]?.stringValue, let m = value["message"]?.stringValue else {
+            return nil
+        }
         var line: Int?
         if case .integer(let n)? = value["line"] { line = Int(n) }
         return FieldError(field: f, rule: r, message: m, line: line)
@@ -22,7 +24,8 @@ public enum ProblemJSON {
 
     /// The body of a problem answer: `type` (always about:blank), `title` (the status's reason
     /// phrase), `status`, `detail`, the field errors when any, then `extra` members.
-    public static func problem(status: Int, title: String, detail: String, errors: [FieldError], extra: [(key: String, value: JSONValue)]) -> JSONValue {
+    public static func problem(status: Int, title: String, detail: String, errors: [FieldError],
+                               extra: [(key: String, value: JSONValue)]) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             (key: "type", value: "about:blank"),
             (key: "title", value: .string(title)),

@@ -16,7 +16,9 @@ public enum RequestJSON {
     public static func setDefaultExperience(action: Action, subtitles: [String: String]) -> JSONValue {
         .object([
             "action": .string(action.rawValue),
-            "localizations": .object(subtitles.sorted { $0.key < $1.key }.map { (key: $0.key, value: .object(["subtitle": .string($0.value)])) }),
+            "localizations": .object(subtitles.sorted { $0.key < $1.key }.map { locale, subtitle in
+                (key: locale, value: .object(["subtitle": .string(subtitle)]))
+            }),
         ])
     }
 

@@ -173,11 +173,13 @@ import Testing
         #expect(try f.jsonOf(try f.call("GET", "/v1/changes?limit=1000", token: f.admin))["items"]?.arrayValue?.count == changes)
 
         // An update: absent members stay, null clears the App Store ID; a stale If-Match is refused.
-        let cleared = try f.call("PUT", path, token: f.admin, headers: [("If-Match", "\"a-v1\"")], json: #"{"team":"KLMNO12345","appStoreId":null}"#)
+        let v1: [(String, String)] = [("If-Match", "\"a-v1\"")]
+        let cleared = try f.call("PUT", path, token: f.admin, headers: v1, json: #"{"team":"KLMNO12345","appStoreId":null}"#)
         #expect(cleared.status == 200 && cleared.headers["ETag"] == "\"a-v2\"", "\(cleared.text)")
-        #expect(try f.jsonOf(cleared)["appStoreId"] == .null && f.jsonOf(cleared)["name"] == "C" && f.jsonOf(cleared)["notes"] == ["updated app com.c.app"])
+        let clearedApp = try f.jsonOf(cleared)
+        #expect(clearedApp["appStoreId"] == .null && clearedApp["name"] == "C" && clearedApp["notes"] == ["updated app com.c.app"])
         before = try tableDump(f.path)
-        #expect(try f.call("PUT", path, token: f.admin, headers: [("If-Match", "\"a-v1\"")], json: #"{"team":"KLMNO12345","name":"Stale"}"#).status == 412)
+        #expect(try f.call("PUT", path, token: f.admin, headers: v1, json: #"{"team":"KLMNO12345","name":"Stale"}"#).status == 412)
         #expect(try tableDump(f.path) == before)
 
         // An admin must say which team; a malformed bundle ID is a field error.
