@@ -61,6 +61,7 @@ let package = Package(
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "StrictJSON"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "ClipWireTests", dependencies: ["ClipWire", "ClipCore", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB"], swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON"], swiftSettings: strict),
     ]

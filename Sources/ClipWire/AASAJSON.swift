@@ -14,7 +14,9 @@ public enum AASAJSON {
 
     public static func diagnostics(_ findings: [AASALinter.Diagnostic]) -> JSONValue {
         .array(findings.map { d in
-            .object(["code": .string(d.code), "severity": .string(d.severity.rawValue), "path": .string(d.path), "message": .string(d.message)])
+            .object([
+                "code": .string(d.code), "severity": .string(d.severity.rawValue), "path": .string(d.path), "message": .string(d.message),
+            ])
         })
     }
 }

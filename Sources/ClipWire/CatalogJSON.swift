@@ -116,7 +116,9 @@ public enum CatalogJSON {
               let components = value["components"] else {
             throw WireError("applinks details of \(host): appIDs or components missing")
         }
-        return ApplinksDetails(app: id, components: components, defaults: value["defaults"].flatMap { $0.isNull ? nil : $0 })
+        // JSONValue is nil-literal-expressible: spell out Optional.none, not `nil`.
+        let defaults = value["defaults"].flatMap { $0.isNull ? JSONValue?.none : .some($0) }
+        return ApplinksDetails(app: id, components: components, defaults: defaults)
     }
 
     public static func miss(json value: JSONValue) throws(WireError) -> ExperienceApplinks.Miss {
@@ -142,7 +144,8 @@ public enum CatalogJSON {
     public static func banner(json value: JSONValue) throws(WireError) -> PageBanner {
         let r = WireReader(value, "banner")
         return PageBanner(banner: SmartBanner.Banner(content: try r.string("content"), metaTag: try r.string("metaTag")),
-                          clip: try r.clip("clip"), pageURL: try r.string("url"), experienceID: try r.optionalInt64("experience"), notes: try r.strings("notes"))
+                          clip: try r.clip("clip"), pageURL: try r.string("url"), experienceID: try r.optionalInt64("experience"),
+                          notes: try r.strings("notes"))
     }
 
     // MARK: Experiences (the form is ExperienceJSON's; these read the API's answers back)

@@ -13,7 +13,7 @@ public enum ChangeRecordJSON {
 
     public static func record(json value: JSONValue) throws(WireError) -> ChangeRecord {
         let r = WireReader(value, "change record")
-        func object(_ key: String) -> JSONValue? { value[key].flatMap { $0.isNull ? nil : $0 } }
+        func object(_ key: String) -> JSONValue? { value[key].flatMap { $0.isNull ? JSONValue?.none : .some($0) } }
         return ChangeRecord(id: try r.int64("id"), at: try r.string("at"), actor: try r.string("actor"), entity: try r.string("entity"),
                             entityID: try r.string("entityId"), action: try r.string("action"),
                             before: object("before"), after: object("after"))
