@@ -181,15 +181,19 @@ extension Registry {
     }
 
     /// Removes a clip with its domain associations and default experience; refused while it has experiences.
-    public func removeClip(_ reference: String) throws(RegistryError) {
-        let id = try clipID(reference)
-        try write {
+    /// The outcome's value is the clip as it was.
+    @discardableResult
+    public func removeClip(_ reference: String) throws(RegistryError) -> WriteOutcome<Clip> {
+        let removed = try clip(reference)
+        let id = removed.appID
+        return try writeOutcome {
             let count = try db.query("SELECT count(*) AS n FROM advanced_experience WHERE clip_bundle_id = ? AND removed_at IS NULL", [.text(id.bundleID.rawValue)]).first!.int("n")
             guard count == 0 else { throw RegistryError.conflict("clip \(id.rawValue) still has \(count) experience(s); remove them first") }
             // Removed experiences keep their history in change records; drop their rows to free the clip.
             try db.execute("DELETE FROM advanced_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
             try db.execute("DELETE FROM clip WHERE bundle_id = ?", [.text(id.bundleID.rawValue)])
             try recordChange(entity: "clip", id: id.rawValue, action: "remove", before: ["clip": .string(id.rawValue)], after: nil)
+            return WriteOutcome(removed)
         }
     }
 
@@ -204,10 +208,11 @@ extension Registry {
         }
     }
 
-    public func removeDomain(clip reference: String, host rawHost: String) throws(RegistryError) {
+    @discardableResult
+    public func removeDomain(clip reference: String, host rawHost: String) throws(RegistryError) -> WriteOutcome<DomainAssociation> {
         let id = try clipID(reference)
         let host = try Self.normalizeHost(rawHost)
-        try write {
+        return try writeOutcome {
             let count = try db.query("SELECT count(*) AS n FROM advanced_experience WHERE clip_bundle_id = ? AND host = ? AND removed_at IS NULL",
                                      [.text(id.bundleID.rawValue), .text(host)]).first!.int("n")
             guard count == 0 else {
@@ -217,6 +222,7 @@ extension Registry {
                 throw RegistryError.notFound("association of \(host) with clip \(id.rawValue)")
             }
             try recordChange(entity: "domain", id: "\(id.rawValue) \(host)", action: "remove", before: ["clip": .string(id.rawValue), "host": .string(host)], after: nil)
+            return WriteOutcome(DomainAssociation(clip: id, host: host))
         }
     }
 
@@ -306,12 +312,16 @@ extension Registry {
         }
     }
 
-    public func removeDefaultExperience(clip reference: String) throws(RegistryError) {
+    /// The outcome's value is the default experience as it was.
+    @discardableResult
+    public func removeDefaultExperience(clip reference: String) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
         let id = try clipID(reference)
-        try write {
+        return try writeOutcome {
             guard let before = try loadDefaultExperience(id) else { throw RegistryError.notFound("default experience of clip \(id.rawValue)") }
             try db.execute("DELETE FROM default_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
-            try recordChange(entity: "default-experience", id: id.rawValue, action: "remove", before: CatalogJSON.defaultExperience(before), after: nil)
+            try recordChange(entity: "default-experience", id: id.rawValue, action: "remove", before: CatalogJSON.defaultExperience(before),
+                             after: nil)
+            return WriteOutcome(before)
         }
     }
 

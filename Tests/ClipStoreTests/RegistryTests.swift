@@ -187,6 +187,33 @@ struct RegistryTests {
         #expect(try server.resolve("https://bikesrental.example/rent").match != nil)
     }
 
+    /// A removal's outcome is what was removed; the same removal twice is notFound and writes nothing.
+    @Test func removalsAnswerWhatTheyRemoved() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        let clip = try AppID("ABCDE12345.com.example.bikes.Second")
+        let added = try registry.addClip(clip)
+        #expect(added.created && added.notes.map(\.text) == ["created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)",
+                                                                "created clip ABCDE12345.com.example.bikes.Second"])
+        #expect(try registry.addClip(clip).isQuiet)
+        let association = try registry.addDomain(clip: clip.rawValue, host: "Bikes.example")
+        #expect(association.created && association.value == DomainAssociation(clip: clip, host: "bikes.example"))
+        #expect(association.notes == [.hostOwned(host: "bikes.example", team: clip.team), .associated(host: "bikes.example", clip: clip)])
+        #expect(try registry.addDomain(clip: clip.rawValue, host: "bikes.example").isQuiet)
+        let set = try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Bikes"])
+        #expect(set.created && set.notes == [.createdDefaultExperience(clip)])
+        let again = try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Bikes"])
+        #expect(again.notes == [.updatedDefaultExperience(clip)])
+
+        #expect(try registry.removeDefaultExperience(clip: clip.rawValue).value.localizations["en-US"]?.subtitle == "Bikes")
+        #expect(try registry.removeDomain(clip: clip.rawValue, host: "bikes.example").value.host == "bikes.example")
+        let removed = try registry.removeClip(clip.rawValue)
+        #expect(removed.value.appID == clip && removed.value.hosts.isEmpty)
+        let before = try snapshot(registry.path)
+        #expect(throws: RegistryError.self) { try registry.removeClip(clip.rawValue) }
+        #expect(throws: RegistryError.self) { try registry.removeDefaultExperience(clip: clip.rawValue) }
+        #expect(try snapshot(registry.path) == before)
+    }
+
     @Test func changeRecordsTellWhoDidWhat() throws {
         let registry = try Registry(path: temporaryDatabasePath(), actor: "tester")
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
