@@ -159,9 +159,10 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty, let action else { throw Problem(RegistryError.invalid(errors)) }
             let existing = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
-            let existed = existing != nil
-            let d = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: try c.expectedVersion(kind: "d", current: existing?.version)).value
-            return json(CatalogJSON.defaultExperience(d), status: existed ? 200 : 201, headers: [("ETag", etag("d", d.version))])
+            let expected = try c.expectedVersion(kind: "d", current: existing?.version)
+            let saved = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: expected)
+            return json(CatalogJSON.withNotes(CatalogJSON.defaultExperience(saved.value), saved.notes), status: saved.created ? 201 : 200,
+                        headers: [("ETag", etag("d", saved.value.version))])
         }
         add("DELETE", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
             try c.registry.removeDefaultExperience(clip: try api.visibleClip(c).appID.rawValue)

@@ -256,10 +256,8 @@ struct RemoteBackend: Backend {
         let added = try addClip(clip)
         let answer = try call("PUT", "/v1/clips/\(Self.clipBundle(clip.rawValue))/default-experience",
                               json: RequestJSON.setDefaultExperience(action: action, subtitles: localizations))
-        let created = answer.status == 201
         return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(try CatalogJSON.defaultExperience(json: v), created: created,
-                         notes: added.notes + [created ? .createdDefaultExperience(clip) : .updatedDefaultExperience(clip)])
+            WriteOutcome(try CatalogJSON.defaultExperience(json: v), created: answer.status == 201, notes: added.notes + CatalogJSON.notes(json: v))
         }
     }
 
