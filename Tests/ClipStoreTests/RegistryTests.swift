@@ -40,6 +40,7 @@ struct RegistryTests {
         let registry = try Registry(path: temporaryDatabasePath())
         let first = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         #expect(first.value.id == 1 && first.value.version == 1 && first.created)
+        #expect(first.touchedHosts == ["bikesrental.example"], "its AASA now lists the clip")
         #expect(first.notes.map(\.text) == [
             "created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)", "created clip ABCDE12345.com.example.bikes.Clip",
             "host bikesrental.example now belongs to team ABCDE12345",
