@@ -81,17 +81,13 @@ public struct WriteOutcome<Value> {
     public var warnings: [FieldError]
     public var touchedHosts: [String]
 
-    public init(_ value: Value, created: Bool = false, notes: [WriteNote] = [], warnings: [FieldError] = [], touchedHosts: [String] = []) {
+    public init(_ value: Value, created: Bool = false, notes: [WriteNote] = [], warnings: [FieldError] = [],
+                touchedHosts: [String] = []) {
         self.value = value
         self.created = created
         self.notes = notes
         self.warnings = warnings
         self.touchedHosts = touchedHosts
-    }
-
-    /// The same outcome for another value (an answer built from the stored object).
-    public func map<T>(_ transform: (Value) throws -> T) rethrows -> WriteOutcome<T> {
-        WriteOutcome<T>(try transform(value), created: created, notes: notes, warnings: warnings, touchedHosts: touchedHosts)
     }
 
     /// True when the write changed nothing it reports (no creation, no note).
