@@ -211,8 +211,9 @@ extension ClipAPI {
         }
         add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
             let app = try api.visibleApp(c).bundleID
-            try c.registry.addWebcredentials(host: c.parameter("host"), app: app)
-            return json(CatalogJSON.webcredentials(host: try Registry.normalizeHost(c.parameter("host")), app: app))
+            let added = try c.registry.addWebcredentials(host: c.parameter("host"), app: app)
+            let entry = CatalogJSON.webcredentials(host: try Registry.normalizeHost(c.parameter("host")), app: app)
+            return json(CatalogJSON.withNotes(entry, added.notes))
         }
         add("DELETE", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
             try c.registry.removeWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)

@@ -48,7 +48,8 @@ protocol Backend {
     func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote]
     /// The experience URLs the generated applinks do not give to their app.
     func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]>
-    func webcredentials(add: Bool, host: String, app: BundleID) throws
+    /// The notes of an addition (a free host becoming the team's).
+    func webcredentials(add: Bool, host: String, app: BundleID) throws -> [WriteNote]
     func changes(since: Int64, limit: Int) throws -> [ChangeRecord]
     func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String)
     func tokens() throws -> [APIToken]
@@ -156,8 +157,12 @@ struct LocalBackend: Backend {
         try registry.setApplinksFromExperiences(host: host, enabled)
     }
 
-    func webcredentials(add: Bool, host: String, app: BundleID) throws {
-        if add { try registry.addWebcredentials(host: host, app: app) } else { try registry.removeWebcredentials(host: host, app: app) }
+    func webcredentials(add: Bool, host: String, app: BundleID) throws -> [WriteNote] {
+        guard add else {
+            try registry.removeWebcredentials(host: host, app: app)
+            return []
+        }
+        return try registry.addWebcredentials(host: host, app: app).notes
     }
 
     func changes(since: Int64, limit: Int) throws -> [ChangeRecord] { try registry.changes(since: since, limit: limit) }

@@ -199,8 +199,10 @@ extension Context {
         let app = try appOption()
         let verb = parsed.positional(0)!
         guard verb == "add" || verb == "remove" else { throw CommandFailure.usage("applinks webcredentials takes add or remove") }
-        try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
-        if !json { print("webcredentials of \(parsed.positional(1)!) updated") } else { printJSON(CommandJSON.saved) }
+        let notes = try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
+        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, notes)); return }
+        print("webcredentials of \(parsed.positional(1)!) updated")
+        printNotes(notes)
     }
 
     func tokenCreate() throws {

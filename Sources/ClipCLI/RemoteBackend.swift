@@ -314,8 +314,9 @@ struct RemoteBackend: Backend {
         return CatalogJSON.notes(json: try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: body).json)
     }
 
-    func webcredentials(add: Bool, host: String, app: BundleID) throws {
-        _ = try call(add ? "PUT" : "DELETE", "/v1/domains/\(Self.component(host))/webcredentials/\(Self.component(app.rawValue))")
+    func webcredentials(add: Bool, host: String, app: BundleID) throws -> [WriteNote] {
+        let answer = try call(add ? "PUT" : "DELETE", "/v1/domains/\(Self.component(host))/webcredentials/\(Self.component(app.rawValue))")
+        return CatalogJSON.notes(json: answer.json)
     }
 
     func changes(since: Int64, limit: Int) throws -> [ChangeRecord] {

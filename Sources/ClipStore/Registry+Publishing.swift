@@ -298,15 +298,20 @@ extension Registry {
         do { return try aasaContent(host: host) } catch RegistryError.notFound { return nil }
     }
 
-    public func addWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+    /// A free host becomes the app's team's, and the outcome says so.
+    @discardableResult
+    public func addWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) -> WriteOutcome<Void> {
         let host = try Self.normalizeHost(rawHost)
-        try write {
-            _ = try hold(host, for: try self.app(bundleID).team)
+        return try writeOutcome {
+            let notes = try hold(host, for: try self.app(bundleID).team)
             // Adding it again changes nothing and records nothing.
             guard try db.execute("INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)",
-                                 [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0 else { return }
+                                 [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0 else {
+                return WriteOutcome((), notes: notes)
+            }
             try recordChange(entity: "webcredentials", id: "\(host) \(bundleID.rawValue)", action: "create", before: nil, after: nil)
             touch(host)
+            return WriteOutcome((), created: true, notes: notes)
         }
     }
 

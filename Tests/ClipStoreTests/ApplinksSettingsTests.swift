@@ -42,6 +42,9 @@ struct ApplinksSettingsTests {
         let byAdministrator = try registry.setApplinksSettings(host: "free.example", defaults: ["caseSensitive": false], substitutionVariables: nil)
         #expect(byAdministrator.notes.isEmpty)
         #expect(try registry.hostOwnerships(host: "free.example").isEmpty)
+        let credentials = try registry.addWebcredentials(host: "login.shop.example", app: app)
+        #expect(credentials.created && credentials.notes == [.hostOwned(host: "login.shop.example", team: team)])
+        #expect(try registry.addWebcredentials(host: "login.shop.example", app: app).isQuiet)
         let byTeam = try registry.setApplinksFromExperiences(host: "other.example", true, by: team)
         #expect(byTeam.notes == [.hostOwned(host: "other.example", team: team)])
     }

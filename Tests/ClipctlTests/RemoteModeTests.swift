@@ -93,6 +93,8 @@ final class ServeProcess {
             ["applinks", "set", "help.scooters.example", "--app", "com.example.scooters", "--components", #"[{"/":"/help/*"}]"#],
             ["applinks", "set", "help.scooters.example", "--app", "com.example.scooters", "--components", #"[{"/":"/help/*"}]"#, "--json"],
             ["applinks", "generate", "help.scooters.example", "on", "--json"],
+            ["applinks", "webcredentials", "add", "login.scooters.example", "--app", "com.example.scooters"],
+            ["applinks", "webcredentials", "add", "login.scooters.example", "--app", "com.example.scooters", "--json"],
             ["applinks", "settings", "help.scooters.example", "--defaults", #"{"caseSensitive":false}"#],
             ["show", "https://BrightEggCafe.example/store/"], ["show", "99"], ["deactivate", "https://melamela.example/order"], ["list"],
             ["register", "http://x.example", "--clip", "nope", "--title", "", "--subtitle", "s"],
