@@ -1,5 +1,6 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import HTTP1
 import StrictJSON

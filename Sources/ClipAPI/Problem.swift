@@ -1,5 +1,6 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import HTTP1
 import StrictJSON
 
@@ -53,17 +54,8 @@ struct Problem: Error {
     }
 
     var response: HTTPResponse {
-        var members: [(key: String, value: JSONValue)] = [
-            (key: "type", value: "about:blank"),
-            (key: "title", value: .string(HTTPStatus.reason(status))),
-            (key: "status", value: .integer(Int64(status))),
-            (key: "detail", value: .string(detail)),
-        ]
-        if !errors.isEmpty {
-            members.append((key: "errors", value: .array(errors.map(CatalogJSON.fieldError))))
-        }
-        members += extra
-        var response = HTTPResponse(status: status, contentType: "application/problem+json", body: JSONWriter.bytes(.object(members)))
+        let body = ProblemJSON.problem(status: status, title: HTTPStatus.reason(status), detail: detail, errors: errors, extra: extra)
+        var response = HTTPResponse(status: status, contentType: "application/problem+json", body: JSONWriter.bytes(body))
         for (name, value) in headers { response.headers.add(name, value) }
         return response
     }

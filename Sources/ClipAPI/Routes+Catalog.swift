@@ -1,5 +1,6 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import HTTP1
 import StrictJSON
@@ -8,7 +9,7 @@ import StrictJSON
 extension ClipAPI {
     func registerCatalogRoutes() {
         add("GET", "/v1/apps", .token) { api, c in
-            json(.object(["items": .array(try c.registry.apps(team: try c.caller.team).map(CatalogJSON.app))]))
+            json(ListJSON.items(try c.registry.apps(team: try c.caller.team).map(CatalogJSON.app)))
         }
         add("POST", "/v1/apps", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
@@ -28,8 +29,41 @@ extension ClipAPI {
                     ? "app \(bundle.rawValue) already exists; change it with PATCH /v1/apps/\(bundle.rawValue)"
                     : "app \(bundle.rawValue) is registered to another team than \(team.rawValue)"))
             }
-            let (app, _) = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name)
+            let app = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name).value
             return json(CatalogJSON.app(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
+        }
+        // Create or update (clipctl app set): 201 with Location when created, 200 otherwise; the
+        // same PUT twice changes nothing the second time. Tenancy as POST (a team token writes
+        // its own team's apps; another team's is "registered to another team"); If-Match as
+        // PATCH, and a PUT with If-Match creates nothing (RFC 9110 §13.1.1).
+        add("PUT", "/v1/apps/{bundleId}", .token) { api, c in
+            let raw = c.parameter("bundleId")
+            let reader = FieldReader(try c.jsonBody())
+            var bundle: BundleID?, team: TeamID?
+            do throws(ValidationFailure) { bundle = try BundleID(raw, field: "bundleId") } catch { reader.add(error.errors) }
+            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+            let appStoreID = api.appStoreIDChange(reader)
+            let name = reader.string("name")
+            if team == nil { team = try c.caller.team }
+            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
+                reader.fail("team", "required", "is required with an admin token")
+            }
+            let errors = reader.finish()
+            guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
+            try c.checkWritable(team: team)
+            let existing = try? c.registry.app(bundle)
+            if let expected = try c.expectedVersion(kind: "a", current: existing?.version) {
+                guard let existing else {
+                    throw Problem(status: 412, detail: "If-Match names a version of app \(bundle.rawValue), which does not exist")
+                }
+                if expected != existing.version {
+                    throw Problem(RegistryError.versionMismatch(expected: expected, actual: existing.version))
+                }
+            }
+            let saved = try c.registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
+            var headers = [("ETag", etag("a", saved.value.version))]
+            if saved.created { headers.append(("Location", "/v1/apps/\(bundle.rawValue)")) }
+            return json(CatalogJSON.savedApp(saved), status: saved.created ? 201 : 200, headers: headers)
         }
         add("GET", "/v1/apps/{bundleId}", .token) { api, c in
             let app = try api.visibleApp(c)
@@ -38,22 +72,19 @@ extension ClipAPI {
         add("PATCH", "/v1/apps/{bundleId}", .token) { api, c in
             let app = try api.visibleApp(c)
             let reader = FieldReader(try c.jsonBody())
-            var appStoreID: AppStoreID??
-            if reader.has("appStoreId") {
-                if let a = reader.string("appStoreId") { if let id = reader.attempt({ () throws(ValidationFailure) in try AppStoreID(a) }) { appStoreID = .some(id) } } else { appStoreID = .some(nil) }
-            }
+            let appStoreID = api.appStoreIDChange(reader)
             let name = reader.string("name")
             let errors = reader.finish()
             guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
             if let expected = try c.expectedVersion(kind: "a", current: app.version), expected != app.version {
                 throw Problem(RegistryError.versionMismatch(expected: expected, actual: app.version))
             }
-            let (saved, _) = try c.registry.saveApp(app.bundleID, team: app.team, appStoreID: appStoreID, name: name)
+            let saved = try c.registry.saveApp(app.bundleID, team: app.team, appStoreID: appStoreID, name: name).value
             return json(CatalogJSON.app(saved), headers: [("ETag", etag("a", saved.version))])
         }
 
         add("GET", "/v1/clips", .token) { api, c in
-            json(.object(["items": .array(try c.registry.clips(team: try c.caller.team).map { CatalogJSON.clip($0) })]))
+            json(ListJSON.items(try c.registry.clips(team: try c.caller.team).map { CatalogJSON.clip($0) }))
         }
         add("POST", "/v1/clips", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
@@ -63,20 +94,41 @@ extension ClipAPI {
             guard errors.isEmpty, let clip else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: clip.team)
             if (try? c.registry.clip(clip.rawValue)) != nil { throw Problem(RegistryError.conflict("clip \(clip.rawValue) already exists")) }
-            let notes = try c.registry.addClip(clip)
-            return json(CatalogJSON.clip(try c.registry.clip(clip.rawValue), notes: notes), status: 201, headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
+            let added = try c.registry.addClip(clip)
+            return json(CatalogJSON.clip(added.value, notes: added.notes), status: 201,
+                        headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
         }
         add("GET", "/v1/clips/{bundleId}", .token) { api, c in json(CatalogJSON.clip(try api.visibleClip(c))) }
+        // Create unless it exists (clipctl clip add and default set over --server): 201 when
+        // created, 200 when it existed; tenancy as POST.
+        add("PUT", "/v1/clips/{bundleId}", .token) { api, c in
+            let reader = FieldReader(try c.jsonBody())
+            var bundle: BundleID?, team: TeamID?
+            do throws(ValidationFailure) { bundle = try BundleID(c.parameter("bundleId"), field: "bundleId") } catch {
+                reader.add(error.errors)
+            }
+            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+            if team == nil { team = try c.caller.team }
+            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
+                reader.fail("team", "required", "is required with an admin token")
+            }
+            let errors = reader.finish()
+            guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
+            try c.checkWritable(team: team)
+            let saved = try c.registry.addClip(AppID(team: team, bundleID: bundle))
+            return json(CatalogJSON.clip(saved.value, notes: saved.notes), status: saved.created ? 201 : 200,
+                        headers: saved.created ? [("Location", "/v1/clips/\(bundle.rawValue)")] : [])
+        }
         add("DELETE", "/v1/clips/{bundleId}", .token) { api, c in
             try c.registry.removeClip(try api.visibleClip(c).appID.rawValue)
             return noContent()
         }
         add("PUT", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
             let clip = try api.visibleClip(c)
-            let notes = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
-            let host = try Registry.normalizeHost(c.parameter("host"))
-            return json(.object(["clip": .string(clip.appID.rawValue), "host": .string(host)]), status: notes.isEmpty ? 200 : 201,
-                        headers: notes.isEmpty ? [] : [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")])
+            let added = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
+            let host = added.value.host
+            return json(CatalogJSON.withNotes(CatalogJSON.association(added.value), added.notes), status: added.created ? 201 : 200,
+                        headers: added.created ? [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")] : [])
         }
         add("DELETE", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
             try c.registry.removeDomain(clip: try api.visibleClip(c).appID.rawValue, host: c.parameter("host"))
@@ -84,7 +136,7 @@ extension ClipAPI {
         }
         add("GET", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
             let d = try c.registry.defaultExperience(clip: try api.visibleClip(c).appID.rawValue)
-            return json(c.registry.defaultExperienceJSON(d), headers: [("ETag", etag("d", d.version))])
+            return json(CatalogJSON.defaultExperience(d), headers: [("ETag", etag("d", d.version))])
         }
         add("PUT", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
             let clip = try api.visibleClip(c)
@@ -107,9 +159,10 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty, let action else { throw Problem(RegistryError.invalid(errors)) }
             let existing = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
-            let existed = existing != nil
-            let (d, _) = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: try c.expectedVersion(kind: "d", current: existing?.version))
-            return json(c.registry.defaultExperienceJSON(d), status: existed ? 200 : 201, headers: [("ETag", etag("d", d.version))])
+            let expected = try c.expectedVersion(kind: "d", current: existing?.version)
+            let saved = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: expected)
+            return json(CatalogJSON.withNotes(CatalogJSON.defaultExperience(saved.value), saved.notes), status: saved.created ? 201 : 200,
+                        headers: [("ETag", etag("d", saved.value.version))])
         }
         add("DELETE", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
             try c.registry.removeDefaultExperience(clip: try api.visibleClip(c).appID.rawValue)
@@ -128,8 +181,9 @@ extension ClipAPI {
             }
             let errors = reader.finish()
             guard errors.isEmpty, let components else { throw Problem(RegistryError.invalid(errors)) }
-            let details = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults, position: position)
-            return json(.object(["appIDs": .array([.string(details.app.rawValue)]), "components": details.components, "defaults": details.defaults]))
+            let saved = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults,
+                                                   position: position)
+            return json(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes))
         }
         add("DELETE", "/v1/domains/{host}/applinks/{bundleId}", .token) { api, c in
             try c.registry.removeApplinks(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
@@ -144,7 +198,7 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
             let stored = try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables, by: try c.caller.team)
-            return json(.object(["defaults": stored.defaults ?? .null, "substitutionVariables": stored.substitutionVariables ?? .null]))
+            return json(CatalogJSON.withNotes(CatalogJSON.applinksSettings(stored.value), stored.notes))
         }
         add("PUT", "/v1/domains/{host}/applinks-generation", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
@@ -152,12 +206,14 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty, let enabled else { throw Problem(RegistryError.invalid(errors)) }
             let unmatched = try c.registry.setApplinksFromExperiences(host: c.parameter("host"), enabled, by: try c.caller.team)
-            return json(.object(["host": .string(try Registry.normalizeHost(c.parameter("host"))), "fromExperiences": .bool(enabled),
-                                 "unmatched": .array(unmatched.map(\.json))]))
+            let host = try Registry.normalizeHost(c.parameter("host"))
+            return json(CatalogJSON.applinksGeneration(host: host, enabled: enabled, unmatched: unmatched.value, notes: unmatched.notes))
         }
         add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
-            try c.registry.addWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
-            return json(.object(["host": .string(try Registry.normalizeHost(c.parameter("host"))), "app": .string(c.parameter("bundleId"))]))
+            let app = try api.visibleApp(c).bundleID
+            let added = try c.registry.addWebcredentials(host: c.parameter("host"), app: app)
+            let entry = CatalogJSON.webcredentials(host: try Registry.normalizeHost(c.parameter("host")), app: app)
+            return json(CatalogJSON.withNotes(entry, added.notes))
         }
         add("DELETE", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
             try c.registry.removeWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
@@ -170,7 +226,7 @@ extension ClipAPI {
     func registerHostRoutes() {
         add("GET", "/v1/domains", .token) { api, c in
             let team = try c.caller.team
-            return json(.object(["items": .array(try c.registry.hostOwnerships(team: team).map { api.ownershipJSON($0, for: team) })]))
+            return json(ListJSON.items(try c.registry.hostOwnerships(team: team).map { api.ownershipJSON($0, for: team) }))
         }
         add("GET", "/v1/domains/{host}", .token) { api, c in
             let team = try c.caller.team
@@ -186,15 +242,15 @@ extension ClipAPI {
             if let t = reader.string("team", required: true) { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
             let errors = reader.finish()
             guard errors.isEmpty, let team else { throw Problem(RegistryError.invalid(errors)) }
-            let (ownership, notes) = try c.registry.claimHost(c.parameter("host"), team: team)
-            return json(api.ownershipJSON(ownership, for: nil, notes: notes))
+            let claimed = try c.registry.claimHost(c.parameter("host"), team: team)
+            return json(api.ownershipJSON(claimed.value, for: nil, notes: claimed.notes))
         }
         add("PUT", "/v1/domains/{host}/teams/{team}", .token) { api, c in
             try c.requireAdmin()
             let team: TeamID
             do throws(ValidationFailure) { team = try TeamID(c.parameter("team"), field: "team") } catch { throw Problem(RegistryError.invalid(error.errors)) }
-            let (ownership, notes) = try c.registry.shareHost(c.parameter("host"), team: team)
-            return json(api.ownershipJSON(ownership, for: nil, notes: notes), status: notes.isEmpty ? 200 : 201)
+            let shared = try c.registry.shareHost(c.parameter("host"), team: team)
+            return json(api.ownershipJSON(shared.value, for: nil, notes: shared.notes), status: shared.notes.isEmpty ? 200 : 201)
         }
         add("DELETE", "/v1/domains/{host}/teams/{team}", .token) { api, c in
             try c.requireAdmin()
@@ -205,11 +261,16 @@ extension ClipAPI {
         }
     }
 
-    func ownershipJSON(_ ownership: HostOwnership, for team: TeamID?, notes: [String] = []) -> JSONValue {
+    func ownershipJSON(_ ownership: HostOwnership, for team: TeamID?, notes: [WriteNote] = []) -> JSONValue {
         let visible = team.map { own in HostOwnership(host: ownership.host, holders: ownership.holders.filter { $0.team == own }) } ?? ownership
-        guard case .object(var members) = visible.json else { return visible.json }
-        if !notes.isEmpty { members.append((key: "notes", value: .array(notes.map(JSONValue.string)))) }
-        return .object(members)
+        return HostOwnershipJSON.ownership(visible, notes: notes)
+    }
+
+    /// `appStoreId` of a PATCH or PUT body: absent (nil) leaves it, null clears it.
+    func appStoreIDChange(_ reader: FieldReader) -> AppStoreID?? {
+        guard reader.has("appStoreId") else { return nil }
+        guard let a = reader.string("appStoreId") else { return .some(nil) }
+        return reader.attempt { () throws(ValidationFailure) in try AppStoreID(a) }.map { .some($0) }
     }
 
     /// Another team's app or clip, one that does not exist and a malformed name all get the same

@@ -1,11 +1,13 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import HTTP1
 import StrictJSON
 
 extension ClipAPI {
-    func experienceResponse(_ e: AdvancedExperience, status: Int = 200, notes: [String] = [], warnings: [FieldError] = []) -> HTTPResponse {
+    func experienceResponse(_ e: AdvancedExperience, status: Int = 200, notes: [WriteNote] = [],
+                            warnings: [FieldError] = []) -> HTTPResponse {
         let body = CatalogJSON.written(e, notes: notes, warnings: warnings)
         var headers = [("ETag", etag("e\(e.id)", e.version))]
         if status == 201 { headers.append(("Location", "/v1/experiences/\(e.id)")) }
@@ -28,7 +30,7 @@ extension ClipAPI {
         var errors: [FieldError] = []
         if let clip = c.query("clip") {
             // An unknown clip lists nothing (rather than 404): a filter, not a resource.
-            guard let id = try? c.registry.clipID(clip) else { return json(["items": [], "nextCursor": nil]) }
+            guard let id = try? c.registry.clipID(clip) else { return json(ListJSON.page([], nextCursor: nil)) }
             filter.clip = id
         }
         if let host = c.query("host") { filter.host = try Registry.normalizeHost(host) }
@@ -54,14 +56,14 @@ extension ClipAPI {
             query.append("cursor=\(next)")
             headers.append(("Link", "</v1/experiences?\(query.joined(separator: "&"))>; rel=\"next\""))
         }
-        return json(.object(["items": .array(items.map(ExperienceJSON.full)), "nextCursor": next.map(JSONValue.string) ?? .null]), headers: headers)
+        return json(ListJSON.page(items.map(ExperienceJSON.full), nextCursor: next), headers: headers)
     }
 
     func createExperience(_ c: Context) throws -> HTTPResponse {
         let body = try c.jsonBody()
         if let clip = body["clip"]?.stringValue, let id = try? AppID(clip) { try c.checkWritable(team: id.team) }
         let written = try c.registry.register(body)
-        return experienceResponse(written.experience, status: 201, notes: written.notes, warnings: written.warnings)
+        return experienceResponse(written.value, status: 201, notes: written.notes, warnings: written.warnings)
     }
 
     func getExperience(_ c: Context) throws -> HTTPResponse { experienceResponse(try visibleExperience(c)) }
@@ -71,7 +73,7 @@ extension ClipAPI {
         let body = try c.jsonBody()
         if let clip = body["clip"]?.stringValue, let id = try? AppID(clip) { try c.checkWritable(team: id.team) }
         let written = try c.registry.update(String(current.id), with: body, expectedVersion: try c.expectedVersion(kind: "e\(current.id)", current: current.version))
-        return experienceResponse(written.experience, notes: written.notes, warnings: written.warnings)
+        return experienceResponse(written.value, notes: written.notes, warnings: written.warnings)
     }
 
     func deleteExperience(_ c: Context) throws -> HTTPResponse {
@@ -108,7 +110,7 @@ extension ClipAPI {
             scan(reader.finish())
             if !foreign.isEmpty { throw Problem.forbidden("a token of team \(own.rawValue) cannot import other teams' clips (\(foreign.prefix(5).joined(separator: "; ")))") }
         }
-        return json(try c.registry.importExperiences(body, format: format).json)
+        return json(ImportReportJSON.report(try c.registry.importExperiences(body, format: format)))
     }
 
     func exportExperiences(_ c: Context) throws -> HTTPResponse {

@@ -1,5 +1,6 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import HTTP1
 import StrictJSON
@@ -47,11 +48,10 @@ extension ClipAPI {
             } ?? 0
             let limit = try Self.limit(c)
             let records = try c.registry.changes(since: since, limit: limit)
-            let next = records.count == limit ? records.last?["id"] : nil
-            return json(.object(["items": .array(records), "nextSince": next ?? .null]))
+            return json(ListJSON.changes(records.map(ChangeRecordJSON.record), nextSince: records.count == limit ? records.last?.id : nil))
         }
         add("GET", "/v1/tokens", .token) { api, c in
-            json(.object(["items": .array(try c.registry.tokens(team: try c.caller.team).map(\.json))]))
+            json(ListJSON.items(try c.registry.tokens(team: try c.caller.team).map(TokenJSON.token)))
         }
         add("POST", "/v1/tokens", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
@@ -65,9 +65,8 @@ extension ClipAPI {
                 team = own
             }
             let (token, secret) = try c.registry.createToken(name: name, team: team)
-            guard case .object(var members) = token.json else { return json(token.json) }
-            members.append((key: "secret", value: .string(secret)))
-            return json(.object(members), status: 201, headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
+            return json(TokenJSON.created(token, secret: secret), status: 201,
+                        headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
         }
         add("DELETE", "/v1/tokens/{id}", .token) { api, c in
             guard let id = Int64(c.parameter("id")) else { throw Problem.notFound("not found: token \(c.parameter("id"))") }
@@ -131,7 +130,7 @@ extension ClipAPI {
         }
         let document = try JSONParser.parse(try c.registry.aasa(host: host))
         let result = AASAEvaluator.evaluate(document, appID: app, url: url, domain: host)
-        return json(.object(["url": .string(url), "app": .string(app), "host": .string(host), "decision": .string(result.decision.rawValue), "rule": .string(result.rule)]))
+        return json(AASAJSON.evaluation(url: url, app: app, host: host, result))
     }
 
     // MARK: Resolve and banner
@@ -166,10 +165,7 @@ extension ClipAPI {
         if Self.prefersHTML(c.request.headers["Accept"]) {
             return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array((result.banner.metaTag + "\n").utf8))
         }
-        return json(.object([
-            "url": .string(result.pageURL), "clip": .string(result.clip.rawValue), "experience": result.experienceID.map(JSONValue.integer),
-            "content": .string(result.banner.content), "metaTag": .string(result.banner.metaTag), "notes": .array(result.notes.map(JSONValue.string)),
-        ]))
+        return json(CatalogJSON.banner(result))
     }
 
     /// True when `Accept` ranks text/html above application/json (RFC 9110 §12.5.1, q-values).

@@ -1,49 +1,59 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import StrictJSON
 
-/// What `clipctl`'s commands need, answered in the JSON forms of the HTTP API, so that the
-/// local database and a remote server (`--server`) print the same output.
+/// What `clipctl`'s commands need, as typed values: the local database and a remote server
+/// (`--server`) answer the same values, and the commands print them with ClipWire's encoders,
+/// so both print the same output.
 protocol Backend {
-    func register(_ body: JSONValue, image: [UInt8]?) throws -> JSONValue
-    func experiences(clip: String?, host: String?, status: String?) throws -> [JSONValue]
-    func experience(_ reference: String) throws -> JSONValue
-    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> JSONValue
-    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> JSONValue
-    func remove(_ reference: String) throws -> JSONValue
+    func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience>
+    func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience]
+    func experience(_ reference: String) throws -> AdvancedExperience
+    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience>
+    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience>
+    /// The experience as it was before its removal.
+    func remove(_ reference: String) throws -> AdvancedExperience
+    /// The resolution in the API's form (Resolution.json), a miss included.
     func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue
     func aasa(host: String) throws -> [UInt8]
-    func banner(url: String, appArgument: String?, clip: String?) throws -> JSONValue
+    func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner
     /// Imports the bytes `chunks` gives (one chunk per call, nil at the end); `progress(lines)`.
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> JSONValue
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
+                    progress: @escaping (Int) -> Void) throws -> ImportReport
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
-    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String])
-    func apps(team: TeamID?) throws -> [JSONValue]
-    func app(_ bundle: BundleID) throws -> JSONValue
-    func addClip(_ clip: AppID) throws -> JSONValue
-    func clips(app: BundleID?) throws -> [JSONValue]
-    func clip(_ reference: String) throws -> JSONValue
+    /// Creates the app or updates it (nil: unchanged).
+    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App>
+    func apps(team: TeamID?) throws -> [App]
+    func app(_ bundle: BundleID) throws -> App
+    /// Creates the clip (and its team and app) unless it exists.
+    func addClip(_ clip: AppID) throws -> WriteOutcome<Clip>
+    func clips(app: BundleID?) throws -> [Clip]
+    func clip(_ reference: String) throws -> Clip
     func removeClip(_ reference: String) throws
-    func addDomain(clip: String, host: String) throws -> [String]
+    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation>
     func removeDomain(clip: String, host: String) throws
-    func domains(host: String?) throws -> [(host: String, clip: String)]
-    /// Who holds each host (HostOwnership's JSON), or one host.
-    func hostOwnerships(host: String?) throws -> [JSONValue]
+    func domains(host: String?) throws -> [DomainAssociation]
+    /// Who holds each host, or one host.
+    func hostOwnerships(host: String?) throws -> [HostOwnership]
     /// claim, share or unshare `host` for `team`: the ownership afterwards, with notes.
-    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> JSONValue
-    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String])
-    func defaultExperience(clip: String) throws -> JSONValue
+    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> WriteOutcome<HostOwnership>
+    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
+    func defaultExperience(clip: String) throws -> DefaultExperience
     func removeDefault(clip: String) throws
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
+                     position: Int?) throws -> WriteOutcome<ApplinksDetails>
     func removeApplinks(host: String, app: BundleID) throws
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws
-    /// Returns the experience URLs the generated applinks do not give to their app (url, app, decision, rule).
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [JSONValue]
-    func webcredentials(add: Bool, host: String, app: BundleID) throws
-    func changes(since: Int64, limit: Int) throws -> [JSONValue]
-    func createToken(name: String, team: TeamID?) throws -> JSONValue
-    func tokens() throws -> [JSONValue]
-    func revokeToken(id: Int64) throws -> JSONValue
+    /// The notes of the change (a free host becoming the team's).
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote]
+    /// The experience URLs the generated applinks do not give to their app.
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]>
+    /// The notes of an addition (a free host becoming the team's).
+    func webcredentials(add: Bool, host: String, app: BundleID) throws -> [WriteNote]
+    func changes(since: Int64, limit: Int) throws -> [ChangeRecord]
+    func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String)
+    func tokens() throws -> [APIToken]
+    func revokeToken(id: Int64) throws -> APIToken
 }
 
 enum HostAssignment: String { case claim, share, unshare }
@@ -52,33 +62,33 @@ enum HostAssignment: String { case claim, share, unshare }
 struct LocalBackend: Backend {
     let registry: Registry
 
-    func register(_ body: JSONValue, image: [UInt8]?) throws -> JSONValue {
-        let w = try registry.register(body, image: image)
-        return CatalogJSON.written(w.experience, notes: w.notes, warnings: w.warnings)
+    func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
+        try registry.register(body, image: image)
     }
 
-    func experiences(clip: String?, host: String?, status: String?) throws -> [JSONValue] {
+    func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience] {
         var filter = Registry.ListFilter()
         if let clip { filter.clip = try registry.clipID(clip) }
         if let host { filter.host = try Registry.normalizeHost(host) }
         if let status {
-            do { filter.status = try ExperienceStatus.parse(status.uppercased(), field: "status") } catch { throw RegistryError.invalid(error.errors) }
+            do { filter.status = try ExperienceStatus.parse(status.uppercased(), field: "status") } catch {
+                throw RegistryError.invalid(error.errors)
+            }
         }
-        return try registry.experiences(filter).map(ExperienceJSON.full)
+        return try registry.experiences(filter)
     }
 
-    func experience(_ reference: String) throws -> JSONValue { ExperienceJSON.full(try registry.experience(reference)) }
+    func experience(_ reference: String) throws -> AdvancedExperience { try registry.experience(reference) }
 
-    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> JSONValue {
-        let w = try registry.update(reference, with: body, image: image)
-        return CatalogJSON.written(w.experience, notes: w.notes, warnings: w.warnings)
+    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
+        try registry.update(reference, with: body, image: image)
     }
 
-    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> JSONValue {
-        ExperienceJSON.full(try registry.setStatus(reference, status))
+    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience> {
+        try registry.setStatus(reference, status)
     }
 
-    func remove(_ reference: String) throws -> JSONValue { ExperienceJSON.full(try registry.remove(reference)) }
+    func remove(_ reference: String) throws -> AdvancedExperience { try registry.remove(reference).value }
 
     func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue {
         try registry.resolve(url, language: language).json(explain: explain)
@@ -86,91 +96,79 @@ struct LocalBackend: Backend {
 
     func aasa(host: String) throws -> [UInt8] { try registry.aasa(host: host) }
 
-    func banner(url: String, appArgument: String?, clip: String?) throws -> JSONValue {
-        let r = try registry.banner(pageURL: url, appArgument: appArgument, clip: clip)
-        return .object([
-            "url": .string(r.pageURL), "clip": .string(r.clip.rawValue), "experience": r.experienceID.map(JSONValue.integer),
-            "content": .string(r.banner.content), "metaTag": .string(r.banner.metaTag), "notes": .array(r.notes.map(JSONValue.string)),
-        ])
+    func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner {
+        try registry.banner(pageURL: url, appArgument: appArgument, clip: clip)
     }
 
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> JSONValue {
-        try registry.importExperiences(format: format, chunks: chunks, progress: progress).json
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
+                    progress: @escaping (Int) -> Void) throws -> ImportReport {
+        try registry.importExperiences(format: format, chunks: chunks, progress: progress)
     }
 
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws {
         try registry.export(format: format, spreadsheetSafe: spreadsheetSafe, emit: emit)
     }
 
-    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String]) {
-        let (app, notes) = try registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
-        return (CatalogJSON.app(app), notes)
+    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App> {
+        try registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
     }
 
-    func apps(team: TeamID?) throws -> [JSONValue] { try registry.apps(team: team).map(CatalogJSON.app) }
-    func app(_ bundle: BundleID) throws -> JSONValue { CatalogJSON.app(try registry.app(bundle)) }
-
-    func addClip(_ clip: AppID) throws -> JSONValue {
-        let notes = try registry.addClip(clip)
-        return CatalogJSON.clip(try registry.clip(clip.rawValue), notes: notes)
-    }
-
-    func clips(app: BundleID?) throws -> [JSONValue] { try registry.clips(app: app).map { CatalogJSON.clip($0) } }
-    func clip(_ reference: String) throws -> JSONValue { CatalogJSON.clip(try registry.clip(reference)) }
+    func apps(team: TeamID?) throws -> [App] { try registry.apps(team: team) }
+    func app(_ bundle: BundleID) throws -> App { try registry.app(bundle) }
+    func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> { try registry.addClip(clip) }
+    func clips(app: BundleID?) throws -> [Clip] { try registry.clips(app: app) }
+    func clip(_ reference: String) throws -> Clip { try registry.clip(reference) }
     func removeClip(_ reference: String) throws { try registry.removeClip(reference) }
-    func addDomain(clip: String, host: String) throws -> [String] { try registry.addDomain(clip: clip, host: host) }
+    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation> { try registry.addDomain(clip: clip, host: host) }
     func removeDomain(clip: String, host: String) throws { try registry.removeDomain(clip: clip, host: host) }
-    func domains(host: String?) throws -> [(host: String, clip: String)] { try registry.domains(host: host).map { ($0.host, $0.clip.rawValue) } }
-    func hostOwnerships(host: String?) throws -> [JSONValue] { try registry.hostOwnerships(host: host).map(\.json) }
+    func domains(host: String?) throws -> [DomainAssociation] {
+        try registry.domains(host: host).map { DomainAssociation(clip: $0.clip, host: $0.host) }
+    }
+    func hostOwnerships(host: String?) throws -> [HostOwnership] { try registry.hostOwnerships(host: host) }
 
-    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> JSONValue {
-        let (ownership, notes): (HostOwnership, [String])
+    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> WriteOutcome<HostOwnership> {
         switch change {
-        case .claim: (ownership, notes) = try registry.claimHost(host, team: team)
-        case .share: (ownership, notes) = try registry.shareHost(host, team: team)
-        case .unshare: (ownership, notes) = (try registry.unshareHost(host, team: team), ["team \(team.rawValue) no longer shares \(host)"])
+        case .claim: try registry.claimHost(host, team: team)
+        case .share: try registry.shareHost(host, team: team)
+        case .unshare: try registry.unshareHost(host, team: team)
         }
-        guard case .object(var members) = ownership.json else { return ownership.json }
-        members.append((key: "notes", value: .array(notes.map(JSONValue.string))))
-        return .object(members)
     }
 
-    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String]) {
-        let (d, notes) = try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
-        return (registry.defaultExperienceJSON(d), notes)
+    func setDefault(clip: AppID, action: Action, localizations: [String: String],
+                    image: [UInt8]?) throws -> WriteOutcome<DefaultExperience> {
+        try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
     }
 
-    func defaultExperience(clip: String) throws -> JSONValue { registry.defaultExperienceJSON(try registry.defaultExperience(clip: clip)) }
+    func defaultExperience(clip: String) throws -> DefaultExperience { try registry.defaultExperience(clip: clip) }
     func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
 
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue {
-        let d = try registry.setApplinks(host: host, app: app, components: components, defaults: defaults, position: position)
-        return .object(["appIDs": .array([.string(d.app.rawValue)]), "components": d.components, "defaults": d.defaults])
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
+                     position: Int?) throws -> WriteOutcome<ApplinksDetails> {
+        try registry.setApplinks(host: host, app: app, components: components, defaults: defaults, position: position)
     }
 
     func removeApplinks(host: String, app: BundleID) throws { try registry.removeApplinks(host: host, app: app) }
 
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws {
-        try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables)
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote] {
+        try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables).notes
     }
 
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [JSONValue] {
-        try registry.setApplinksFromExperiences(host: host, enabled).map(\.json)
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]> {
+        try registry.setApplinksFromExperiences(host: host, enabled)
     }
 
-    func webcredentials(add: Bool, host: String, app: BundleID) throws {
-        if add { try registry.addWebcredentials(host: host, app: app) } else { try registry.removeWebcredentials(host: host, app: app) }
+    func webcredentials(add: Bool, host: String, app: BundleID) throws -> [WriteNote] {
+        guard add else {
+            try registry.removeWebcredentials(host: host, app: app)
+            return []
+        }
+        return try registry.addWebcredentials(host: host, app: app).notes
     }
 
-    func changes(since: Int64, limit: Int) throws -> [JSONValue] { try registry.changes(since: since, limit: limit) }
-
-    func createToken(name: String, team: TeamID?) throws -> JSONValue {
-        let (token, secret) = try registry.createToken(name: name, team: team)
-        guard case .object(var members) = token.json else { return .null }
-        members.append((key: "secret", value: .string(secret)))
-        return .object(members)
+    func changes(since: Int64, limit: Int) throws -> [ChangeRecord] { try registry.changes(since: since, limit: limit) }
+    func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) {
+        try registry.createToken(name: name, team: team)
     }
-
-    func tokens() throws -> [JSONValue] { try registry.tokens().map(\.json) }
-    func revokeToken(id: Int64) throws -> JSONValue { try registry.revokeToken(id: id).json }
+    func tokens() throws -> [APIToken] { try registry.tokens() }
+    func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id) }
 }

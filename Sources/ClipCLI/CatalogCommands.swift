@@ -2,6 +2,7 @@ import Foundation
 import ArgParse
 import ClipCore
 import ClipStore
+import ClipWire
 import StrictJSON
 
 /// app, clip, domain, default, applinks, token.
@@ -10,10 +11,11 @@ extension Context {
         do { return try body() } catch { throw RegistryError.invalid(error.errors) }
     }
 
-    func printApp(_ app: JSONValue) {
-        if json { printJSON(app); return }
-        let name = text(app["name"])
-        print("\(text(app["bundleId"]))  team \(text(app["team"]))  App Store ID \(app["appStoreId"]?.stringValue ?? "-")\(name.isEmpty ? "" : "  \"\(name)\"")")
+    func printApp(_ app: App) {
+        if json { printJSON(CatalogJSON.app(app)); return }
+        let name = app.name
+        let quotedName = name.isEmpty ? "" : "  \"\(name)\""
+        print("\(app.bundleID.rawValue)  team \(app.team.rawValue)  App Store ID \(app.appStoreID?.rawValue ?? "-")\(quotedName)")
     }
 
     func appSet() throws {
@@ -24,15 +26,15 @@ extension Context {
         var appStoreID: AppStoreID??
         if let id = parsed.value("app-store-id") { appStoreID = .some(try parse { () throws(ValidationFailure) in try AppStoreID(id) }) }
         if parsed.flag("no-app-store-id") { appStoreID = .some(nil) }
-        let (app, notes) = try backend().saveApp(bundle: bundle, team: team, appStoreID: appStoreID, name: parsed.value("name"))
-        printApp(app)
-        if !json { printNotes(notes) }
+        let saved = try backend().saveApp(bundle: bundle, team: team, appStoreID: appStoreID, name: parsed.value("name"))
+        printApp(saved.value)
+        if !json { printNotes(saved.notes) }
     }
 
     func appList() throws {
         let team = try parsed.value("team").map { v in try parse { () throws(ValidationFailure) in try TeamID(v) } }
         let apps = try backend().apps(team: team)
-        if json { printJSON(.array(apps)); return }
+        if json { printJSON(.array(apps.map(CatalogJSON.app))); return }
         apps.forEach(printApp)
     }
 
@@ -40,25 +42,24 @@ extension Context {
         printApp(try backend().app(try parse { () throws(ValidationFailure) in try BundleID(parsed.positional(0)!) }))
     }
 
-    func printClip(_ clip: JSONValue) {
-        if json { printJSON(clip); return }
-        let hosts = strings(clip["hosts"])
-        print("\(text(clip["clip"]))  app \(text(clip["app"]))  hosts: \(hosts.isEmpty ? "-" : hosts.joined(separator: ", "))")
+    func printClip(_ clip: Clip) {
+        if json { printJSON(CatalogJSON.clip(clip)); return }
+        let hosts = clip.hosts.isEmpty ? "-" : clip.hosts.joined(separator: ", ")
+        print("\(clip.appID.rawValue)  app \(clip.appBundleID.rawValue)  hosts: \(hosts)")
     }
 
     func clipAdd() throws {
         let id = try parse { () throws(ValidationFailure) in try AppID(parsed.positional(0)!) }
-        let clip = try backend().addClip(id)
-        if json { printJSON(clip); return }
-        let notes = strings(clip["notes"])
-        print(notes.isEmpty ? "clip \(id.rawValue) already exists" : "clip \(id.rawValue) added")
-        printNotes(notes)
+        let added = try backend().addClip(id)
+        if json { printJSON(CatalogJSON.clip(added.value, notes: added.notes)); return }
+        print(added.created ? "clip \(id.rawValue) added" : "clip \(id.rawValue) already exists")
+        printNotes(added.notes)
     }
 
     func clipList() throws {
         let app = try parsed.value("app").map { v in try parse { () throws(ValidationFailure) in try BundleID(v) } }
         let clips = try backend().clips(app: app)
-        if json { printJSON(.array(clips)); return }
+        if json { printJSON(.array(clips.map { CatalogJSON.clip($0) })); return }
         clips.forEach(printClip)
     }
 
@@ -66,48 +67,45 @@ extension Context {
 
     func clipRemove() throws {
         try backend().removeClip(parsed.positional(0)!)
-        if !json { print("removed clip \(parsed.positional(0)!)") } else { printJSON(.object(["removed": .string(parsed.positional(0)!)])) }
+        if !json { print("removed clip \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed(.string(parsed.positional(0)!))) }
     }
 
     func domainAdd() throws {
-        let notes = try backend().addDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
-        if json { printJSON(.object(["notes": .array(notes.map(JSONValue.string))])); return }
-        print(notes.isEmpty ? "already associated" : notes.joined(separator: "\n"))
+        let added = try backend().addDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
+        if json { printJSON(["notes": CatalogJSON.notes(added.notes)]); return }
+        print(added.notes.isEmpty ? "already associated" : added.notes.map(\.text).joined(separator: "\n"))
     }
 
     func domainRemove() throws {
         try backend().removeDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
-        if !json { print("removed the association of \(parsed.positional(1)!) with \(parsed.positional(0)!)") } else { printJSON(.object(["removed": true])) }
+        if !json { print("removed the association of \(parsed.positional(1)!) with \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed()) }
     }
 
     func domainList() throws {
         let domains = try backend().domains(host: parsed.value("host"))
-        if json { printJSON(.array(domains.map { .object(["host": .string($0.host), "clip": .string($0.clip)]) })); return }
-        for d in domains { print("\(d.host)  \(d.clip)") }
+        if json { printJSON(.array(domains.map(CatalogJSON.listedAssociation))); return }
+        for d in domains { print("\(d.host)  \(d.clip.rawValue)") }
     }
 
     /// `domain claim|share|unshare HOST --team T` (administrators: the API refuses team tokens).
     func domainAssign(_ change: HostAssignment) throws {
         let teamText = try requiredValue("team")
         let team = try parse { () throws(ValidationFailure) in try TeamID(teamText, field: "team") }
-        let ownership = try backend().assignHost(change, host: parsed.positional(0)!, team: team)
-        if json { printJSON(ownership); return }
-        let notes = strings(ownership["notes"])
-        print(notes.isEmpty ? "nothing to change" : notes.joined(separator: "\n"))
-        printOwnership(ownership)
+        let outcome = try backend().assignHost(change, host: parsed.positional(0)!, team: team)
+        if json { printJSON(HostOwnershipJSON.assigned(outcome)); return }
+        print(outcome.notes.isEmpty ? "nothing to change" : outcome.notes.map(\.text).joined(separator: "\n"))
+        printOwnership(outcome.value)
     }
 
     func domainOwners() throws {
         let owners = try backend().hostOwnerships(host: parsed.value("host"))
-        if json { printJSON(.array(owners)); return }
+        if json { printJSON(.array(owners.map { HostOwnershipJSON.ownership($0) })); return }
         owners.forEach(printOwnership)
     }
 
-    func printOwnership(_ ownership: JSONValue) {
-        let teams = (ownership["teams"]?.arrayValue ?? []).map { t in
-            "\(text(t["team"])) (\(text(t["role"]))\(t["origin"]?.stringValue == "migration" ? ", unconfirmed" : ""))"
-        }
-        print("\(text(ownership["host"]))  \(teams.isEmpty ? "free" : teams.joined(separator: ", "))")
+    func printOwnership(_ ownership: HostOwnership) {
+        let teams = ownership.holders.map { h in "\(h.team.rawValue) (\(h.role.rawValue)\(h.origin == .migration ? ", unconfirmed" : ""))" }
+        print("\(ownership.host)  \(teams.isEmpty ? "free" : teams.joined(separator: ", "))")
     }
 
     func defaultSet() throws {
@@ -119,24 +117,28 @@ extension Context {
             guard let eq = spec.firstIndex(of: "=") else { throw CommandFailure.usage("--subtitle takes LOCALE=TEXT, such as \"en-US=Rent a bike\"") }
             localizations[String(spec[..<eq])] = String(spec[spec.index(after: eq)...])
         }
-        let (experience, notes) = try backend().setDefault(clip: clip, action: action, localizations: localizations, image: try image())
-        if json { printJSON(.object(["defaultExperience": experience, "notes": .array(notes.map(JSONValue.string))])); return }
-        print("default experience of \(clip.rawValue): \(text(experience["action"])), \(experience["localizations"]?.objectMembers?.count ?? 0) locale(s)")
-        printNotes(notes)
+        let saved = try backend().setDefault(clip: clip, action: action, localizations: localizations, image: try image())
+        if json {
+            printJSON(["defaultExperience": CatalogJSON.defaultExperience(saved.value), "notes": CatalogJSON.notes(saved.notes)])
+            return
+        }
+        print("default experience of \(clip.rawValue): \(saved.value.action.rawValue), \(saved.value.localizations.count) locale(s)")
+        printNotes(saved.notes)
     }
 
     func defaultShow() throws {
         let d = try backend().defaultExperience(clip: parsed.positional(0)!)
-        if json { printJSON(d); return }
-        print("default experience of \(text(d["clip"])) (version \(text(d["version"]))): \(text(d["action"]))")
-        for (locale, l) in d["localizations"]?.objectMembers ?? [] {
-            print("  \(locale): \(text(l["subtitle"]))\(l["headerImage"].map { "  image \(text($0))" } ?? "")")
+        if json { printJSON(CatalogJSON.defaultExperience(d)); return }
+        print("default experience of \(d.clip.rawValue) (version \(d.version)): \(d.action.rawValue)")
+        for locale in d.localizations.keys.sorted() {
+            let l = d.localizations[locale]!
+            print("  \(locale): \(l.subtitle)\(l.headerImage.map { "  image \($0)" } ?? "")")
         }
     }
 
     func defaultRemove() throws {
         try backend().removeDefault(clip: parsed.positional(0)!)
-        if !json { print("removed the default experience of \(parsed.positional(0)!)") } else { printJSON(.object(["removed": true])) }
+        if !json { print("removed the default experience of \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed()) }
     }
 
     func appOption() throws -> BundleID {
@@ -151,19 +153,25 @@ extension Context {
             guard let n = Int(v), n >= 0 else { throw CommandFailure.usage("--position takes a whole number") }
             return n
         }
-        let details = try backend().setApplinks(host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"), position: position)
-        if json { printJSON(details); return }
-        print("applinks of \(text(details["appIDs"]?.arrayValue?.first)) on \(parsed.positional(0)!): \(details["components"]?.arrayValue?.count ?? 0) component(s)")
+        let saved = try backend().setApplinks(host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"),
+                                              position: position)
+        if json { printJSON(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes)); return }
+        let count = saved.value.components.arrayValue?.count ?? 0
+        print("applinks of \(saved.value.app.rawValue) on \(parsed.positional(0)!): \(count) component(s)")
+        printNotes(saved.notes)
     }
 
     func applinksRemove() throws {
         try backend().removeApplinks(host: parsed.positional(0)!, app: try appOption())
-        if !json { print("removed") } else { printJSON(.object(["removed": true])) }
+        if !json { print("removed") } else { printJSON(CommandJSON.removed()) }
     }
 
     func applinksSettings() throws {
-        try backend().setApplinksSettings(host: parsed.positional(0)!, defaults: try jsonOption("defaults"), substitutionVariables: try jsonOption("substitution-variables"))
-        if !json { print("applinks settings of \(parsed.positional(0)!) saved") } else { printJSON(.object(["saved": true])) }
+        let notes = try backend().setApplinksSettings(host: parsed.positional(0)!, defaults: try jsonOption("defaults"),
+                                                      substitutionVariables: try jsonOption("substitution-variables"))
+        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, notes)); return }
+        print("applinks settings of \(parsed.positional(0)!) saved")
+        printNotes(notes)
     }
 
     /// `applinks generate HOST on|off`: prints the experience URLs the app would still not open.
@@ -171,13 +179,15 @@ extension Context {
         let host = parsed.positional(0)!
         let state = parsed.positional(1)!
         guard state == "on" || state == "off" else { throw CommandFailure.usage("applinks generate takes on or off") }
-        let unmatched = try backend().setApplinksFromExperiences(host: host, state == "on")
+        let outcome = try backend().setApplinksFromExperiences(host: host, state == "on")
+        let unmatched = outcome.value
         if json {
-            printJSON(.object(["host": .string(host), "fromExperiences": .bool(state == "on"), "unmatched": .array(unmatched)]))
+            printJSON(CatalogJSON.applinksGeneration(host: host, enabled: state == "on", unmatched: unmatched, notes: outcome.notes))
         } else {
             print("applinks of \(host) \(state == "on" ? "cover its experience URLs" : "no longer generated from experiences")")
+            printNotes(outcome.notes)
             for miss in unmatched {
-                print("  warning: \(text(miss["url"])) would not open \(text(miss["app"])): \(text(miss["decision"])) by \(text(miss["rule"]))")
+                print("  warning: \(miss.url) would not open \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)")
             }
         }
         if !unmatched.isEmpty {
@@ -189,8 +199,10 @@ extension Context {
         let app = try appOption()
         let verb = parsed.positional(0)!
         guard verb == "add" || verb == "remove" else { throw CommandFailure.usage("applinks webcredentials takes add or remove") }
-        try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
-        if !json { print("webcredentials of \(parsed.positional(1)!) updated") } else { printJSON(.object(["saved": true])) }
+        let notes = try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
+        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, notes)); return }
+        print("webcredentials of \(parsed.positional(1)!) updated")
+        printNotes(notes)
     }
 
     func tokenCreate() throws {
@@ -199,23 +211,24 @@ extension Context {
         guard admin != (teamText != nil) else { throw CommandFailure.usage("give exactly one of --admin or --team TEAMID") }
         let name = try requiredValue("name")
         let team = try teamText.map { t in try parse { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
-        let token = try backend().createToken(name: name, team: team)
-        if json { printJSON(token); return }
-        print(text(token["secret"]))
-        io.err("token \(text(token["id"])) (\(team.map { "team \($0.rawValue)" } ?? "admin")) created; the secret above is shown only once\n")
+        let (token, secret) = try backend().createToken(name: name, team: team)
+        if json { printJSON(TokenJSON.created(token, secret: secret)); return }
+        print(secret)
+        io.err("token \(token.id) (\(team.map { "team \($0.rawValue)" } ?? "admin")) created; the secret above is shown only once\n")
     }
 
     func tokenList() throws {
         let tokens = try backend().tokens()
-        if json { printJSON(.array(tokens)); return }
+        if json { printJSON(.array(tokens.map(TokenJSON.token))); return }
         for t in tokens {
-            print("\(text(t["id"]))  \(text(t["scope"]).padding(toLength: 15, withPad: " ", startingAt: 0))  \(t["revokedAt"] == nil ? "active " : "revoked")  \(text(t["name"]))  last used \(t["lastUsedAt"].map(text) ?? "never")")
+            let scope = (t.team.map { "team:\($0.rawValue)" } ?? "admin").padding(toLength: 15, withPad: " ", startingAt: 0)
+            print("\(t.id)  \(scope)  \(t.revokedAt == nil ? "active " : "revoked")  \(t.name)  last used \(t.lastUsedAt ?? "never")")
         }
     }
 
     func tokenRevoke() throws {
         guard let id = Int64(parsed.positional(0)!) else { throw CommandFailure.usage("a token id is a number") }
         let token = try backend().revokeToken(id: id)
-        if json { printJSON(token) } else { print("revoked token \(id)\(token["name"].map { " (\(text($0)))" } ?? "")") }
+        if json { printJSON(TokenJSON.token(token)) } else { print("revoked token \(id) (\(token.name))") }
     }
 }

@@ -2,6 +2,7 @@ import ClipCommands
 import ArgParse
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 
@@ -104,11 +105,8 @@ public enum ClipCLI {
     static func report(_ failure: CommandFailure, json: Bool, io: CLIIO) {
         guard !failure.message.isEmpty else { return }  // the command already said why
         if json {
-            io.err(JSONWriter.string(.object([
-                "error": .string(failure.message),
-                "exitCode": .integer(Int64(failure.code)),
-                "errors": failure.fieldErrors.isEmpty ? nil : .array(failure.fieldErrors.map(CatalogJSON.fieldError)),
-            ])) + "\n")
+            let body = CommandJSON.failure(message: failure.message, exitCode: failure.code, errors: failure.fieldErrors)
+            io.err(JSONWriter.string(body) + "\n")
             return
         }
         var text = "clipctl: \(failure.message)\n"

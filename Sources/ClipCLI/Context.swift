@@ -1,6 +1,7 @@
 import ArgParse
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 
@@ -132,7 +133,7 @@ final class Context {
 
     func strings(_ value: JSONValue?) -> [String] { value?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
-    static func fieldError(_ value: JSONValue) -> FieldError? { CatalogJSON.fieldError(json: value) }
+    func printNotes(_ notes: [WriteNote]) { printNotes(notes.map(\.text)) }
 
     func printNotes(_ notes: [String]) {
         for n in notes.prefix(Self.listedAtMost) { print("  \(n)") }

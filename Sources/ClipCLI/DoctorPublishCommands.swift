@@ -1,6 +1,7 @@
 import ArgParse
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 
@@ -12,7 +13,7 @@ extension Context {
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.filter { $0.severity == .warning }.count
         if json {
-            printJSON(.object(["errors": .integer(Int64(errors)), "warnings": .integer(Int64(warnings)), "findings": .array(findings.map(\.json))]))
+            printJSON(DoctorJSON.report(findings))
         } else {
             for f in findings {
                 print("\(f.severity.rawValue) \(f.code) \(f.subject): \(f.message)")
@@ -49,11 +50,8 @@ extension Context {
         } catch { throw Self.publishFailure(error) }
         let index = files.first { $0.path == StaticSite.indexName }!
         if json {
-            printJSON(.object(["directory": .string(target), "hosts": .integer(Int64(publication.aasa.count)),
-                               "banners": .integer(Int64(publication.banners.count)), "files": .integer(Int64(files.count)),
-                               "indexSHA256": .string(SHA256.hexDigest(index.bytes)), "notes": .array(publication.notes.map(JSONValue.string)),
-                               "added": .array(changes.added.map(JSONValue.string)), "changed": .array(changes.changed.map(JSONValue.string)),
-                               "removed": .array(changes.removed.map(JSONValue.string)), "unchanged": .integer(Int64(changes.unchanged.count))]))
+            printJSON(CommandJSON.published(directory: target, hosts: publication.aasa.count, banners: publication.banners.count,
+                                            files: files.count, indexSHA256: SHA256.hexDigest(index.bytes), notes: publication.notes, changes: changes))
         } else {
             print("published \(publication.aasa.count) AASA file(s) and \(publication.banners.count) banner snippet(s) to \(target)")
             print("  index:  \(target)/\(StaticSite.indexName) (sha256 \(SHA256.hexDigest(index.bytes)))")

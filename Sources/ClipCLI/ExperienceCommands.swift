@@ -1,6 +1,7 @@
 import ArgParse
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 
@@ -39,10 +40,10 @@ extension Context {
         try parsed.value("image").map { try readFile($0, option: "--image") }
     }
 
-    /// Prints `warnings` and `notes` of a write answer (warnings to stderr).
-    func printWriteExtras(_ answer: JSONValue) {
-        warn((answer["warnings"]?.arrayValue ?? []).compactMap(Self.fieldError))
-        printNotes(strings(answer["notes"]))
+    /// Prints the warnings (to stderr) and notes of a write.
+    func printWriteExtras<T>(_ outcome: WriteOutcome<T>) {
+        warn(outcome.warnings)
+        printNotes(outcome.notes)
     }
 
     func register() throws {
@@ -51,50 +52,54 @@ extension Context {
         var members: [(key: String, value: JSONValue)] = [(key: "url", value: .string(url)), (key: "clip", value: .string(clip))]
         members += try experienceMembers()
         if parsed.flag("powered-by") { members.append((key: "poweredBy", value: true)) }
-        let answer = try backend().register(.object(members), image: try image())
-        if json { printJSON(answer); return }
-        print("registered experience \(text(answer["id"])): \(text(answer["url"])) → \(text(answer["clip"]))")
-        printWriteExtras(answer)
+        let outcome = try backend().register(.object(members), image: try image())
+        if json { printJSON(CatalogJSON.written(outcome)); return }
+        let e = outcome.value
+        print("registered experience \(e.id): \(e.url.canonical) → \(e.clip.rawValue)")
+        printWriteExtras(outcome)
     }
 
     func list() throws {
         let experiences = try backend().experiences(clip: parsed.value("clip"), host: parsed.value("host"), status: parsed.value("status"))
         if json {
-            printJSON(.array(experiences))
+            printJSON(.array(experiences.map(ExperienceJSON.full)))
             return
         }
         guard !experiences.isEmpty else {
             io.err("no experiences\n")
             return
         }
-        let idWidth = experiences.map { text($0["id"]).count }.max() ?? 2
+        let idWidth = experiences.map { String($0.id).count }.max() ?? 2
         for e in experiences {
-            let id = text(e["id"])
-            print("\(id)\(String(repeating: " ", count: idWidth - id.count))  \(text(e["status"]).padding(toLength: 11, withPad: " ", startingAt: 0))  \(text(e["url"]))  \(text(e["clip"]))  \"\(text(e["title"]))\"")
+            let id = String(e.id)
+            let status = e.status.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
+            let padding = String(repeating: " ", count: idWidth - id.count)
+            print("\(id)\(padding)  \(status)  \(e.url.canonical)  \(e.clip.rawValue)  \"\(e.defaultCard.title)\"")
         }
     }
 
-    func printExperience(_ e: JSONValue) {
+    func printExperience(_ e: AdvancedExperience) {
         if json {
-            printJSON(e)
+            printJSON(ExperienceJSON.full(e))
             return
         }
-        print("experience \(text(e["id"])) (version \(text(e["version"])))")
-        print("  url:       \(text(e["url"]))")
-        print("  clip:      \(text(e["clip"]))")
-        print("  status:    \(text(e["status"]))")
-        print("  action:    \(text(e["action"]))")
-        print("  language:  \(text(e["language"]))")
-        print("  card \(text(e["language"])):   \(text(e["title"])) — \(text(e["subtitle"]))")
-        for (language, card) in e["localizations"]?.objectMembers ?? [] {
-            print("  card \(language):   \(text(card["title"])) — \(text(card["subtitle"]))")
+        print("experience \(e.id) (version \(e.version))")
+        print("  url:       \(e.url.canonical)")
+        print("  clip:      \(e.clip.rawValue)")
+        print("  status:    \(e.status.rawValue)")
+        print("  action:    \(e.action.rawValue)")
+        print("  language:  \(e.defaultLanguage.rawValue)")
+        print("  card \(e.defaultLanguage.rawValue):   \(e.defaultCard.title) — \(e.defaultCard.subtitle)")
+        for language in e.localizations.keys.filter({ $0 != e.defaultLanguage }).sorted() {
+            let card = e.localizations[language]!
+            print("  card \(language.rawValue):   \(card.title) — \(card.subtitle)")
         }
-        if let category = e["category"] { print("  category:  \(text(category))") }
-        if e["poweredBy"] == true { print("  powered by: yes") }
-        if let image = e["headerImage"] { print("  image:     \(text(image))") }
-        if let place = e["place"] { print("  place:     \(JSONWriter.string(place))") }
-        print("  created:   \(text(e["createdAt"]))")
-        print("  updated:   \(text(e["updatedAt"]))")
+        if let category = e.businessCategory { print("  category:  \(category.rawValue)") }
+        if e.isPoweredBy { print("  powered by: yes") }
+        if let image = e.headerImage { print("  image:     \(image)") }
+        if let place = e.place { print("  place:     \(JSONWriter.string(place))") }
+        print("  created:   \(e.createdAt)")
+        print("  updated:   \(e.updatedAt)")
     }
 
     func show() throws {
@@ -112,20 +117,20 @@ extension Context {
         if parsed.flag("no-place") { members.append((key: "place", value: .null)) }
         let image = try image()
         guard !members.isEmpty || image != nil else { throw CommandFailure.usage("nothing to update: give at least one field option (see clipctl update --help)") }
-        let answer = try backend().update(parsed.positional(0)!, .object(members), image: image)
-        if json { printJSON(answer); return }
-        print("updated experience \(text(answer["id"])) (version \(text(answer["version"])))")
-        printWriteExtras(answer)
+        let outcome = try backend().update(parsed.positional(0)!, .object(members), image: image)
+        if json { printJSON(CatalogJSON.written(outcome)); return }
+        print("updated experience \(outcome.value.id) (version \(outcome.value.version))")
+        printWriteExtras(outcome)
     }
 
     func setStatus(_ status: ExperienceStatus) throws {
-        let e = try backend().setStatus(parsed.positional(0)!, status)
-        if json { printJSON(e) } else { print("experience \(text(e["id"])) is \(text(e["status"])): \(text(e["url"]))") }
+        let e = try backend().setStatus(parsed.positional(0)!, status).value
+        if json { printJSON(ExperienceJSON.full(e)) } else { print("experience \(e.id) is \(e.status.rawValue): \(e.url.canonical)") }
     }
 
     func remove() throws {
         let e = try backend().remove(parsed.positional(0)!)
-        if json { printJSON(.object(["removed": e["id"] ?? .null, "url": e["url"] ?? .null])) } else { print("removed experience \(text(e["id"])): \(text(e["url"]))") }
+        if json { printJSON(CommandJSON.removed(e)) } else { print("removed experience \(e.id): \(e.url.canonical)") }
     }
 
     func format(for path: String?) throws -> Interchange.Format {
@@ -165,12 +170,12 @@ extension Context {
             if showProgress { io.err("\rimporting: \(lines) lines, \(total > 0 ? read.value * 100 / total : 100)%") }
         }
         if showProgress { io.err("\n") }
-        if json { printJSON(report); return }
-        let imported = Int(text(report["imported"])) ?? 0
-        warn((report["warnings"]?.arrayValue ?? []).compactMap(Self.fieldError))
-        if case .integer(let more)? = report["warningLinesNotListed"] { io.err("warning: … and warnings on \(more) more lines\n") }
+        if json { printJSON(ImportReportJSON.report(report)); return }
+        let imported = report.imported
+        warn(report.warnings.flatMap(\.fieldErrors))
+        if report.warningLinesNotListed > 0 { io.err("warning: … and warnings on \(report.warningLinesNotListed) more lines\n") }
         print("imported \(imported) experience\(imported == 1 ? "" : "s") in one transaction")
-        printNotes(strings(report["notes"]))
+        printNotes(report.notes)
     }
 
     func export() throws {

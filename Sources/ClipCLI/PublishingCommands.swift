@@ -1,6 +1,7 @@
 import ArgParse
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 
@@ -69,7 +70,7 @@ extension Context {
         }
         let result = AASAEvaluator.evaluate(document, appID: app, url: url, domain: domain)
         if json {
-            printJSON(.object(["url": .string(url), "app": .string(app), "decision": .string(result.decision.rawValue), "rule": .string(result.rule)]))
+            printJSON(AASAJSON.evaluation(url: url, app: app, host: nil, result))
         } else {
             print("\(result.decision.rawValue): \(result.rule)")
         }
@@ -84,7 +85,7 @@ extension Context {
             ? try readFile(target, option: "lint") : try backend().aasa(host: target)
         let findings = AASALinter.lint(bytes)
         if json {
-            printJSON(.array(findings.map { .object(["code": .string($0.code), "severity": .string($0.severity.rawValue), "path": .string($0.path), "message": .string($0.message)]) }))
+            printJSON(AASAJSON.diagnostics(findings))
         } else {
             if findings.isEmpty { print("no problems") }
             for f in findings { print("\(f.severity.rawValue) \(f.code) \(f.path.isEmpty ? "(file)" : f.path): \(f.message)") }
@@ -94,9 +95,9 @@ extension Context {
 
     func banner() throws {
         let answer = try backend().banner(url: parsed.positional(0)!, appArgument: parsed.value("app-argument"), clip: parsed.value("clip"))
-        if json { printJSON(answer); return }
-        print(text(answer["metaTag"]))
-        for note in strings(answer["notes"]) { io.err("note: \(note)\n") }
+        if json { printJSON(CatalogJSON.banner(answer)); return }
+        print(answer.banner.metaTag)
+        for note in answer.notes { io.err("note: \(note)\n") }
     }
 
     func changes() throws {
@@ -110,11 +111,9 @@ extension Context {
         } ?? 100
         let records = try backend().changes(since: since, limit: limit)
         if json {
-            printJSON(.array(records))
+            printJSON(.array(records.map(ChangeRecordJSON.record)))
             return
         }
-        for r in records {
-            print("\(text(r["id"]))  \(text(r["at"]))  \(text(r["actor"]))  \(text(r["action"])) \(text(r["entity"])) \(text(r["entityId"]))")
-        }
+        for r in records { print("\(r.id)  \(r.at)  \(r.actor)  \(r.action) \(r.entity) \(r.entityID)") }
     }
 }

@@ -1,9 +1,11 @@
 import ClipCore
 import ClipStore
+import ClipWire
 import Dispatch
 import Foundation
 import HTTP1
 import StrictJSON
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -32,14 +34,16 @@ struct RemoteBackend: Backend {
         var json: JSONValue { (try? JSONParser.parse([UInt8](body))) ?? .null }
     }
 
-    final class Box: @unchecked Sendable {
+    /// What the URLSession callback hands to the waiting caller.
+    struct Exchange: Sendable {
         var data: Data?
         var response: HTTPURLResponse?
         var error: (any Error)?
     }
 
     /// One HTTP exchange, synchronously.
-    func send(_ method: String, _ path: String, query: [(String, String?)] = [], body: Data? = nil, contentType: String = "application/json", accept: String = "application/json") throws -> Answer {
+    func send(_ method: String, _ path: String, query: [(String, String?)] = [], body: Data? = nil, contentType: String = "application/json",
+              accept: String = "application/json", headers extra: [(String, String)] = []) throws -> Answer {
         var components = URLComponents(string: base + path)!
         let items = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         if !items.isEmpty { components.queryItems = items }
@@ -49,37 +53,37 @@ struct RemoteBackend: Backend {
         var request = URLRequest(url: url, timeoutInterval: timeoutSeconds)
         request.httpMethod = method
         request.setValue(accept, forHTTPHeaderField: "Accept")
+        for (name, value) in extra { request.setValue(value, forHTTPHeaderField: name) }
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let body {
             request.httpBody = body
             request.setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
-        let box = Box()
+        let box = Mutex(Exchange())
         let done = DispatchSemaphore(value: 0)
         // swift-corelibs-foundation takes the idle timeout from the session's configuration.
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeoutSeconds
         URLSession(configuration: configuration).dataTask(with: request) { data, response, error in
-            box.data = data
-            box.response = response as? HTTPURLResponse
-            box.error = error
+            box.withLock { $0 = Exchange(data: data, response: response as? HTTPURLResponse, error: error) }
             done.signal()
         }.resume()
         done.wait()
-        guard let response = box.response else {
-            throw CommandFailure(code: ExitCode.unavailable, message: "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(box.error?.localizedDescription ?? "no answer")")
+        let exchange = box.withLock { $0 }
+        guard let response = exchange.response else {
+            throw CommandFailure(code: ExitCode.unavailable, message: "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(exchange.error?.localizedDescription ?? "no answer")")
         }
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
-        return Answer(status: response.statusCode, headers: headers, body: box.data ?? Data())
+        return Answer(status: response.statusCode, headers: headers, body: exchange.data ?? Data())
     }
 
     /// 2xx → the answer; a problem → the failure local mode would give.
     func checked(_ answer: Answer) throws -> Answer {
         guard !(200..<300).contains(answer.status) else { return answer }
-        let problem = answer.json
-        let detail = problem["detail"]?.stringValue ?? "the server answered \(answer.status)"
-        let errors = problem["errors"]?.arrayValue?.compactMap(CatalogJSON.fieldError(json:)) ?? []
+        let problem = ProblemJSON.problem(json: answer.json)
+        let detail = problem.detail ?? "the server answered \(answer.status)"
+        let errors = problem.errors
         switch answer.status {
         case 400, 413, 415, 422:
             let message = detail.hasPrefix("nothing imported") || errors.isEmpty ? detail : "invalid input"
@@ -91,9 +95,21 @@ struct RemoteBackend: Backend {
         }
     }
 
-    func call(_ method: String, _ path: String, query: [(String, String?)] = [], json body: JSONValue? = nil) throws -> JSONValue {
-        try checked(try send(method, path, query: query, body: body.map { Data(JSONWriter.bytes($0)) })).json
+    func call(_ method: String, _ path: String, query: [(String, String?)] = [], json body: JSONValue? = nil) throws -> Answer {
+        try checked(try send(method, path, query: query, body: body.map { Data(JSONWriter.bytes($0)) }))
     }
+
+    /// Reads an answer with one of ClipWire's readers; an answer of another shape fails the command.
+    func decode<T>(_ value: JSONValue, _ read: (JSONValue) throws(WireError) -> T) throws -> T {
+        do { return try read(value) } catch { throw CommandFailure(code: ExitCode.failure, message: "\(error) from \(base)") }
+    }
+
+    /// The `items` of a list answer, each read with `read`.
+    func items<T>(_ answer: Answer, _ read: (JSONValue) throws(WireError) -> T) throws -> [T] {
+        try ListJSON.items(json: answer.json).map { try decode($0, read) }
+    }
+
+    static func component(_ s: String) -> String { QueryString.encodeComponent(s) }
 
     /// An experience id from an id or a registered URL (any spelling).
     func experienceID(_ reference: String) throws -> Int64 {
@@ -103,74 +119,74 @@ struct RemoteBackend: Backend {
             throw CommandFailure(code: ExitCode.invalidInput, message: "invalid input",
                                  fieldErrors: [FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(error.message))")])
         }
-        if let match = try experiences(clip: nil, host: url.host, status: nil).first(where: { $0["url"]?.stringValue == url.canonical }),
-            case .integer(let id)? = match["id"]
-        {
-            return id
+        if let match = try experiences(clip: nil, host: url.host, status: nil).first(where: { $0.url.canonical == url.canonical }) {
+            return match.id
         }
         throw CommandFailure(code: ExitCode.failure, message: "not found: experience with URL \(url.canonical)")
     }
 
-    func register(_ body: JSONValue, image: [UInt8]?) throws -> JSONValue {
-        if image != nil { throw CommandFailure.usage("--image is not available with --server: upload header images with clipctl on the database") }
-        return try call("POST", "/v1/experiences", json: body)
+    static let noImages = CommandFailure.usage("--image is not available with --server: upload header images with clipctl on the database")
+
+    func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
+        if image != nil { throw Self.noImages }
+        let answer = try call("POST", "/v1/experiences", json: body)
+        return try decode(answer.json) { (v) throws(WireError) in try CatalogJSON.written(json: v, created: answer.status == 201) }
     }
 
-    func experiences(clip: String?, host: String?, status: String?) throws -> [JSONValue] {
-        var items: [JSONValue] = []
+    func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience] {
+        var items: [AdvancedExperience] = []
         var cursor: String?
         repeat {
             let page = try call("GET", "/v1/experiences", query: [("clip", clip), ("host", host), ("status", status?.uppercased()), ("limit", "1000"), ("cursor", cursor)])
-            items += page["items"]?.arrayValue ?? []
-            cursor = page["nextCursor"]?.stringValue
+            items += try self.items(page, CatalogJSON.experience(json:))
+            cursor = ListJSON.nextCursor(json: page.json)
         } while cursor != nil
         return items
     }
 
-    func experience(_ reference: String) throws -> JSONValue { try call("GET", "/v1/experiences/\(try experienceID(reference))") }
-
-    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> JSONValue {
-        if image != nil { throw CommandFailure.usage("--image is not available with --server: upload header images with clipctl on the database") }
-        return try call("PATCH", "/v1/experiences/\(try experienceID(reference))", json: body)
+    func experience(_ reference: String) throws -> AdvancedExperience {
+        try decode(try call("GET", "/v1/experiences/\(try experienceID(reference))").json, CatalogJSON.experience(json:))
     }
 
-    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> JSONValue {
-        try call("PATCH", "/v1/experiences/\(try experienceID(reference))", json: ["status": .string(status.rawValue)])
+    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
+        if image != nil { throw Self.noImages }
+        let answer = try call("PATCH", "/v1/experiences/\(try experienceID(reference))", json: body)
+        return try decode(answer.json) { (v) throws(WireError) in try CatalogJSON.written(json: v, created: false) }
     }
 
-    func remove(_ reference: String) throws -> JSONValue {
+    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience> {
+        try update(reference, RequestJSON.setStatus(status), image: nil)
+    }
+
+    func remove(_ reference: String) throws -> AdvancedExperience {
         let id = try experienceID(reference)
-        let current = try call("GET", "/v1/experiences/\(id)")
-        _ = try call("DELETE", "/v1/experiences/\(id)")
+        let current = try experience(String(id))
+        // Only the version read: what is printed is what was removed (412 if it changed meanwhile).
+        _ = try checked(try send("DELETE", "/v1/experiences/\(id)", headers: [("If-Match", "\"e\(id)-v\(current.version)\"")]))
         return current
     }
 
     func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue {
         let answer = try send("GET", "/v1/resolve", query: [("url", url), ("language", language), ("explain", explain ? "true" : nil)])
-        if answer.status == 404, answer.json["invocationURL"] != nil {
-            // No match: the problem carries the resolution's members; rebuild the local answer.
-            var members: [(key: String, value: JSONValue)] = [(key: "matched", value: .null), (key: "invocationURL", value: answer.json["invocationURL"]!)]
-            let detail = answer.json["detail"]?.stringValue ?? ""
-            members.append((key: "reason", value: .string(detail.hasPrefix("no match: ") ? String(detail.dropFirst(10)) : detail)))
-            for key in ["notes", "explanation"] { if let v = answer.json[key] { members.append((key: key, value: v)) } }
-            return .object(members)
-        }
+        if answer.status == 404, let miss = ResolutionJSON.miss(problem: answer.json) { return miss }
         return try checked(answer).json
     }
 
     func aasa(host: String) throws -> [UInt8] {
-        [UInt8](try checked(try send("GET", "/v1/domains/\(QueryString.encodeComponent(host))/aasa")).body)
+        [UInt8](try checked(try send("GET", "/v1/domains/\(Self.component(host))/aasa")).body)
     }
 
-    func banner(url: String, appArgument: String?, clip: String?) throws -> JSONValue {
-        try call("GET", "/v1/banner", query: [("url", url), ("appArgument", appArgument), ("clip", clip)])
+    func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner {
+        let answer = try call("GET", "/v1/banner", query: [("url", url), ("appArgument", appArgument), ("clip", clip)])
+        return try decode(answer.json, CatalogJSON.banner(json:))
     }
 
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: @escaping (Int) -> Void) throws -> JSONValue {
+    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
+                    progress: @escaping (Int) -> Void) throws -> ImportReport {
         var body = Data()
         while let chunk = try chunks() { body.append(contentsOf: chunk) }  // one request body
         let answer = try checked(try send("POST", "/v1/experiences/import", body: body, contentType: format == .csv ? "text/csv" : "application/x-ndjson"))
-        return answer.json
+        return try decode(answer.json, ImportReportJSON.report(json:))
     }
 
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws {
@@ -178,143 +194,146 @@ struct RemoteBackend: Backend {
         for line in String(decoding: answer.body, as: UTF8.self).split(separator: "\n") { try emit(String(line)) }
     }
 
-    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> (app: JSONValue, notes: [String]) {
-        let path = "/v1/apps/\(QueryString.encodeComponent(bundle.rawValue))"
-        let existing = try send("GET", path)
-        if existing.status == 404 {
-            let app = try call("POST", "/v1/apps", json: .object([
-                "bundleId": .string(bundle.rawValue), "team": .string(team.rawValue),
-                "appStoreId": (appStoreID ?? nil).map { .string($0.rawValue) }, "name": name.map(JSONValue.string),
-            ]))
-            return (app, ["created app \(bundle.rawValue)"])
+    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App> {
+        let answer = try call("PUT", "/v1/apps/\(Self.component(bundle.rawValue))",
+                              json: RequestJSON.saveApp(team: team, appStoreID: appStoreID, name: name))
+        return try decode(answer.json) { (v) throws(WireError) in
+            WriteOutcome(try CatalogJSON.app(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
-        let current = try checked(existing).json
-        guard current["team"]?.stringValue == team.rawValue else {
-            throw CommandFailure(code: ExitCode.invalidInput, message: "app \(bundle.rawValue) belongs to team \(current["team"]?.stringValue ?? "?"), not \(team.rawValue)")
+    }
+
+    func apps(team: TeamID?) throws -> [App] {
+        try items(try call("GET", "/v1/apps"), CatalogJSON.app(json:)).filter { team == nil || $0.team == team }
+    }
+
+    func app(_ bundle: BundleID) throws -> App {
+        try decode(try call("GET", "/v1/apps/\(Self.component(bundle.rawValue))").json, CatalogJSON.app(json:))
+    }
+
+    func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> {
+        let answer = try call("PUT", "/v1/clips/\(Self.component(clip.bundleID.rawValue))", json: RequestJSON.saveClip(team: clip.team))
+        return try decode(answer.json) { (v) throws(WireError) in
+            WriteOutcome(try CatalogJSON.clip(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
-        var members: [(key: String, value: JSONValue)] = []
-        if let appStoreID { members.append((key: "appStoreId", value: appStoreID.map { .string($0.rawValue) } ?? .null)) }
-        if let name { members.append((key: "name", value: .string(name))) }
-        let app = try call("PATCH", path, json: .object(members))
-        return (app, app["version"] == current["version"] ? [] : ["updated app \(bundle.rawValue)"])
     }
 
-    func apps(team: TeamID?) throws -> [JSONValue] {
-        let items = try call("GET", "/v1/apps")["items"]?.arrayValue ?? []
-        return items.filter { team == nil || $0["team"]?.stringValue == team?.rawValue }
-    }
-
-    func app(_ bundle: BundleID) throws -> JSONValue { try call("GET", "/v1/apps/\(QueryString.encodeComponent(bundle.rawValue))") }
-
-    func addClip(_ clip: AppID) throws -> JSONValue {
-        let answer = try send("POST", "/v1/clips", body: Data(JSONWriter.bytes(["clip": .string(clip.rawValue)])))
-        if answer.status == 409 { return try call("GET", "/v1/clips/\(QueryString.encodeComponent(clip.bundleID.rawValue))") }
-        return try checked(answer).json
-    }
-
-    func clips(app: BundleID?) throws -> [JSONValue] {
-        (try call("GET", "/v1/clips")["items"]?.arrayValue ?? []).filter { app == nil || $0["app"]?.stringValue == app?.rawValue }
+    func clips(app: BundleID?) throws -> [Clip] {
+        try items(try call("GET", "/v1/clips"), CatalogJSON.clip(json:)).filter { app == nil || $0.appBundleID == app }
     }
 
     /// A clip's bundle ID from `TEAMID.bundle` or a bare bundle ID.
     static func clipBundle(_ reference: String) -> String {
-        (try? AppID(reference)).map(\.bundleID.rawValue) ?? reference
+        component((try? AppID(reference)).map(\.bundleID.rawValue) ?? reference)
     }
 
-    func clip(_ reference: String) throws -> JSONValue { try call("GET", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(reference)))") }
-    func removeClip(_ reference: String) throws { _ = try call("DELETE", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(reference)))") }
+    func clip(_ reference: String) throws -> Clip {
+        try decode(try call("GET", "/v1/clips/\(Self.clipBundle(reference))").json, CatalogJSON.clip(json:))
+    }
 
-    func addDomain(clip: String, host: String) throws -> [String] {
-        let answer = try checked(try send("PUT", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(clip)))/domains/\(QueryString.encodeComponent(host))"))
-        return answer.status == 201 ? ["associated \(answer.json["host"]?.stringValue ?? host) with clip \(answer.json["clip"]?.stringValue ?? clip) (its AASA now lists the clip)"] : []
+    func removeClip(_ reference: String) throws { _ = try call("DELETE", "/v1/clips/\(Self.clipBundle(reference))") }
+
+    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation> {
+        let answer = try call("PUT", "/v1/clips/\(Self.clipBundle(clip))/domains/\(Self.component(host))")
+        return try decode(answer.json) { (v) throws(WireError) in
+            WriteOutcome(try CatalogJSON.association(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
+        }
     }
 
     func removeDomain(clip: String, host: String) throws {
-        _ = try call("DELETE", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(clip)))/domains/\(QueryString.encodeComponent(host))")
+        _ = try call("DELETE", "/v1/clips/\(Self.clipBundle(clip))/domains/\(Self.component(host))")
     }
 
-    func domains(host: String?) throws -> [(host: String, clip: String)] {
-        let pairs = try clips(app: nil).flatMap { clip in
-            (clip["hosts"]?.arrayValue ?? []).compactMap(\.stringValue).map { (host: $0, clip: clip["clip"]?.stringValue ?? "") }
-        }
+    func domains(host: String?) throws -> [DomainAssociation] {
+        let pairs = try clips(app: nil).flatMap { clip in clip.hosts.map { DomainAssociation(clip: clip.appID, host: $0) } }
         let wanted = try host.map { try Registry.normalizeHost($0) }
-        return pairs.filter { wanted == nil || $0.host == wanted }.sorted { ($0.host, $0.clip) < ($1.host, $1.clip) }
+        return pairs.filter { wanted == nil || $0.host == wanted }
+            .sorted { ($0.host, $0.clip.bundleID.rawValue) < ($1.host, $1.clip.bundleID.rawValue) }
     }
 
-    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> (experience: JSONValue, notes: [String]) {
-        if image != nil { throw CommandFailure.usage("--image is not available with --server: upload header images with clipctl on the database") }
-        var notes: [String] = []
-        let created = try addClip(clip)
-        notes += (created["notes"]?.arrayValue ?? []).compactMap(\.stringValue)
-        let path = "/v1/clips/\(QueryString.encodeComponent(clip.bundleID.rawValue))/default-experience"
-        let answer = try checked(try send("PUT", path, body: Data(JSONWriter.bytes(.object([
-            "action": .string(action.rawValue),
-            "localizations": .object(localizations.sorted { $0.key < $1.key }.map { (key: $0.key, value: .object(["subtitle": .string($0.value)])) }),
-        ])))))
-        notes.append(answer.status == 201 ? "created the default experience of \(clip.rawValue)" : "updated the default experience of \(clip.rawValue)")
-        return (answer.json, notes)
+    func setDefault(clip: AppID, action: Action, localizations: [String: String],
+                    image: [UInt8]?) throws -> WriteOutcome<DefaultExperience> {
+        if image != nil { throw Self.noImages }
+        let added = try addClip(clip)
+        let answer = try call("PUT", "/v1/clips/\(Self.clipBundle(clip.rawValue))/default-experience",
+                              json: RequestJSON.setDefaultExperience(action: action, subtitles: localizations))
+        return try decode(answer.json) { (v) throws(WireError) in
+            WriteOutcome(try CatalogJSON.defaultExperience(json: v), created: answer.status == 201, notes: added.notes + CatalogJSON.notes(json: v))
+        }
     }
 
-    func defaultExperience(clip: String) throws -> JSONValue { try call("GET", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(clip)))/default-experience") }
-    func removeDefault(clip: String) throws { _ = try call("DELETE", "/v1/clips/\(QueryString.encodeComponent(Self.clipBundle(clip)))/default-experience") }
-
-    func hostOwnerships(host: String?) throws -> [JSONValue] {
-        guard let host else { return try call("GET", "/v1/domains")["items"]?.arrayValue ?? [] }
-        let answer = try send("GET", "/v1/domains/\(QueryString.encodeComponent(host))")
-        return answer.status == 404 ? [] : [try checked(answer).json]
+    func defaultExperience(clip: String) throws -> DefaultExperience {
+        try decode(try call("GET", "/v1/clips/\(Self.clipBundle(clip))/default-experience").json, CatalogJSON.defaultExperience(json:))
     }
 
-    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> JSONValue {
-        let path = "/v1/domains/\(QueryString.encodeComponent(host))"
+    func removeDefault(clip: String) throws { _ = try call("DELETE", "/v1/clips/\(Self.clipBundle(clip))/default-experience") }
+
+    func hostOwnerships(host: String?) throws -> [HostOwnership] {
+        guard let host else { return try items(try call("GET", "/v1/domains"), HostOwnershipJSON.ownership(json:)) }
+        let answer = try send("GET", "/v1/domains/\(Self.component(host))")
+        return answer.status == 404 ? [] : [try decode(try checked(answer).json, HostOwnershipJSON.ownership(json:))]
+    }
+
+    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> WriteOutcome<HostOwnership> {
+        let path = "/v1/domains/\(Self.component(host))"
+        let answer: Answer
         switch change {
-        case .claim: return try call("PUT", path + "/owner", json: .object(["team": .string(team.rawValue)]))
-        case .share: return try call("PUT", path + "/teams/\(team.rawValue)")
+        case .claim: answer = try call("PUT", path + "/owner", json: RequestJSON.claimHost(team: team))
+        case .share: answer = try call("PUT", path + "/teams/\(team.rawValue)")
         case .unshare:
             _ = try call("DELETE", path + "/teams/\(team.rawValue)")
-            var after = try hostOwnerships(host: host).first ?? .object(["host": .string(host), "owner": .null, "teams": .array([])])
-            if case .object(var members) = after {
-                members.append((key: "notes", value: .array([.string("team \(team.rawValue) no longer shares \(host)")])))
-                after = .object(members)
-            }
-            return after
+            let normalized = try Registry.normalizeHost(host)
+            let after = try hostOwnerships(host: host).first ?? HostOwnership(host: normalized, holders: [])
+            return WriteOutcome(after, notes: [.hostShareEnded(host: normalized, team: team)])
+        }
+        return try decode(answer.json) { (v) throws(WireError) in
+            WriteOutcome(try HostOwnershipJSON.ownership(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
     }
 
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?, position: Int?) throws -> JSONValue {
-        try call("PUT", "/v1/domains/\(QueryString.encodeComponent(host))/applinks/\(QueryString.encodeComponent(app.rawValue))", json: .object([
-            "components": components, "defaults": defaults, "position": position.map { .integer(Int64($0)) },
-        ]))
+    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
+                     position: Int?) throws -> WriteOutcome<ApplinksDetails> {
+        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))",
+                              json: RequestJSON.setApplinks(components: components, defaults: defaults, position: position))
+        return try decode(answer.json) { (v) throws(WireError) in
+            WriteOutcome(try CatalogJSON.applinks(json: v, host: host), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
+        }
     }
 
     func removeApplinks(host: String, app: BundleID) throws {
-        _ = try call("DELETE", "/v1/domains/\(QueryString.encodeComponent(host))/applinks/\(QueryString.encodeComponent(app.rawValue))")
+        _ = try call("DELETE", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))")
     }
 
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> [JSONValue] {
-        try call("PUT", "/v1/domains/\(QueryString.encodeComponent(host))/applinks-generation", json: .object(["fromExperiences": .bool(enabled)]))["unmatched"]?.arrayValue ?? []
+    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]> {
+        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-generation",
+                              json: RequestJSON.setApplinksGeneration(enabled))
+        return try decode(answer.json, CatalogJSON.applinksGeneration(json:))
     }
 
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws {
-        _ = try call("PUT", "/v1/domains/\(QueryString.encodeComponent(host))/applinks-settings", json: .object(["defaults": defaults, "substitutionVariables": substitutionVariables]))
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote] {
+        let body = RequestJSON.setApplinksSettings(defaults: defaults, substitutionVariables: substitutionVariables)
+        return CatalogJSON.notes(json: try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: body).json)
     }
 
-    func webcredentials(add: Bool, host: String, app: BundleID) throws {
-        _ = try call(add ? "PUT" : "DELETE", "/v1/domains/\(QueryString.encodeComponent(host))/webcredentials/\(QueryString.encodeComponent(app.rawValue))")
+    func webcredentials(add: Bool, host: String, app: BundleID) throws -> [WriteNote] {
+        let answer = try call(add ? "PUT" : "DELETE", "/v1/domains/\(Self.component(host))/webcredentials/\(Self.component(app.rawValue))")
+        return CatalogJSON.notes(json: answer.json)
     }
 
-    func changes(since: Int64, limit: Int) throws -> [JSONValue] {
-        try call("GET", "/v1/changes", query: [("since", String(since)), ("limit", String(min(limit, 1000)))])["items"]?.arrayValue ?? []
+    func changes(since: Int64, limit: Int) throws -> [ChangeRecord] {
+        let answer = try call("GET", "/v1/changes", query: [("since", String(since)), ("limit", String(min(limit, 1000)))])
+        return try items(answer, ChangeRecordJSON.record(json:))
     }
 
-    func createToken(name: String, team: TeamID?) throws -> JSONValue {
-        try call("POST", "/v1/tokens", json: .object(["name": .string(name), "team": team.map { .string($0.rawValue) }]))
+    func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) {
+        try decode(try call("POST", "/v1/tokens", json: RequestJSON.createToken(name: name, team: team)).json, TokenJSON.created(json:))
     }
 
-    func tokens() throws -> [JSONValue] { try call("GET", "/v1/tokens")["items"]?.arrayValue ?? [] }
+    func tokens() throws -> [APIToken] { try items(try call("GET", "/v1/tokens"), TokenJSON.token(json:)) }
 
-    func revokeToken(id: Int64) throws -> JSONValue {
-        let token = try tokens().first { $0["id"] == .integer(id) }
+    func revokeToken(id: Int64) throws -> APIToken {
+        let listed = try tokens().first { $0.id == id }
         _ = try call("DELETE", "/v1/tokens/\(id)")
-        return token ?? ["id": .integer(id)]
+        guard let token = listed else { throw CommandFailure(code: ExitCode.failure, message: "not found: token \(id)") }
+        return token
     }
 }

@@ -2,6 +2,7 @@ import ArgParse
 import ClipAPI
 import ClipCore
 import ClipStore
+import ClipWire
 import Dispatch
 import Foundation
 import HTTP1
@@ -79,7 +80,7 @@ extension Context {
         // Opening a registry creates a missing database: a mistyped --db would back up an empty one.
         guard DurableFiles.exists(databasePath) else { throw CommandFailure(code: ExitCode.failure, message: "no database at \(databasePath)") }
         try registry().backup(to: path)
-        if json { printJSON(.object(["backup": .string(path)])) } else { print("backed up \(databasePath) to \(path)") }
+        if json { printJSON(CommandJSON.backup(path)) } else { print("backed up \(databasePath) to \(path)") }
     }
 
     func restore() throws {
@@ -89,8 +90,8 @@ extension Context {
         // Not registry(): the database replaced need not open (or migrate) as a registry.
         let report = try Registry.restore(database: databasePath, from: path, actor: "clipctl:\(environment["USER"] ?? "local")")
         if json {
-            printJSON(.object(["restored": .string(path), "migrated": .array(report.migrated.map(JSONValue.string)), "replaced": .string(report.replacedCopy),
-                               "apiTokensKept": .integer(Int64(report.tokensKept))]))
+            printJSON(CommandJSON.restored(from: path, migrated: report.migrated, replacedCopy: report.replacedCopy,
+                                           tokensKept: report.tokensKept))
             return
         }
         print("restored \(databasePath) from \(path)")

@@ -14,6 +14,10 @@ public enum AASAEvaluator {
         public let decision: Decision
         /// Which rule decided ("details[0].components[2]", "details[1].paths[0]"), or why nothing did.
         public let rule: String
+        public init(decision: Decision, rule: String) {
+            self.decision = decision
+            self.rule = rule
+        }
     }
 
     struct Settings {

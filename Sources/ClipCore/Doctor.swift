@@ -11,11 +11,6 @@ public enum Doctor {
         public let subject: String
         public let message: String
         public let fix: String?
-
-        public var json: JSONValue {
-            .object(["severity": .string(severity.rawValue), "code": .string(code), "subject": .string(subject),
-                     "message": .string(message), "fix": fix.map(JSONValue.string)])
-        }
     }
 
     /// One host's AASA as the registry generates it.

@@ -92,11 +92,13 @@ public enum ExperienceApplinks {
         public let app: AppID
         public let url: String
         public let result: AASAEvaluator.Result
+        public init(app: AppID, url: String, result: AASAEvaluator.Result) {
+            self.app = app
+            self.url = url
+            self.result = result
+        }
         public var description: String {
             "\(url) would not open \(app.rawValue): \(result.decision.rawValue) by \(result.rule)"
-        }
-        public var json: JSONValue {
-            .object(["url": .string(url), "app": .string(app.rawValue), "decision": .string(result.decision.rawValue), "rule": .string(result.rule)])
         }
     }
 

@@ -1,9 +1,9 @@
 import StrictJSON
 
 /// The JSON form of an advanced experience, shared by import/export, `clipctl --json` and the
-/// HTTP API (design §4.1): `url`, `clip`, `action`, `language`, `title`, `subtitle`, `category`,
+/// HTTP API: `url`, `clip`, `action`, `language`, `title`, `subtitle`, `category`,
 /// `poweredBy`, `status`, `localizations`, `place`, `headerImage`; read-only `id`, `version`,
-/// `createdAt`, `updatedAt` on output.
+/// `createdAt`, `updatedAt` on output (the full form, ClipWire's `ExperienceJSON.full`).
 public enum ExperienceJSON {
     public static let readOnlyFields: Set<String> = ["id", "version", "createdAt", "updatedAt"]
 
@@ -29,20 +29,6 @@ public enum ExperienceJSON {
             "place": e.place,
             "headerImage": e.headerImage.map(JSONValue.string),
         ])
-    }
-
-    /// The full form: `id` first, then the portable fields, then version and timestamps.
-    public static func full(_ e: AdvancedExperience) -> JSONValue {
-        guard case .object(let members) = portable(e) else { return .null }
-        var all: [(key: String, value: JSONValue)] = [(key: "id", value: .integer(e.id))]
-        all += members
-        if !members.contains(where: { $0.key == "status" }) { all.append((key: "status", value: .string(e.status.rawValue))) }
-        all += [
-            (key: "version", value: .integer(Int64(e.version))),
-            (key: "createdAt", value: .string(e.createdAt)),
-            (key: "updatedAt", value: .string(e.updatedAt)),
-        ]
-        return .object(all)
     }
 
     /// Decodes and validates an experience. With `base`, the input is a partial update: absent

@@ -113,14 +113,4 @@ public struct HostOwnership: Sendable, Equatable {
         guard let team, !isGoverned(by: team) else { return }
         throw Refusal(host: host, team: team, holders: teams, hostWide: true)
     }
-
-    public var json: JSONValue {
-        .object([
-            "host": .string(host),
-            "owner": owner.map { .string($0.rawValue) } ?? .null,
-            "teams": .array(holders.map { h in
-                .object(["team": .string(h.team.rawValue), "role": .string(h.role.rawValue), "origin": .string(h.origin.rawValue)])
-            }),
-        ])
-    }
 }

@@ -406,6 +406,16 @@ public struct Clip: Sendable, Equatable {
     }
 }
 
+/// A host associated with a clip: the clip is listed in the host's AASA `appclips` entry.
+public struct DomainAssociation: Sendable, Equatable {
+    public var clip: AppID
+    public var host: String
+    public init(clip: AppID, host: String) {
+        self.clip = clip
+        self.host = host
+    }
+}
+
 /// The default experience of a clip: action, and per-locale subtitle and header image
 /// (apple-spec §1.2: no title; the header image belongs to each localization).
 public struct DefaultExperience: Sendable, Equatable {

@@ -6,6 +6,10 @@ public enum SmartBanner {
         public let content: String
         /// The whole tag, HTML-escaped.
         public let metaTag: String
+        public init(content: String, metaTag: String) {
+            self.content = content
+            self.metaTag = metaTag
+        }
     }
 
     /// - Parameters:
@@ -102,5 +106,24 @@ extension SmartBanner {
         if associated.count == 1 { return (associated[0], nil) }
         if associated.isEmpty { throw .noClip(host: host) }
         throw .ambiguous(host: host, clips: associated)
+    }
+}
+
+/// The banner of one page: the tag, the clip it names, the experience the page resolves to (if
+/// any), and notes on what the tag lacks.
+public struct PageBanner: Sendable, Equatable {
+    public let banner: SmartBanner.Banner
+    public let clip: AppID
+    public let pageURL: String
+    /// The advanced experience the page resolves to, if any.
+    public let experienceID: Int64?
+    public let notes: [String]
+
+    public init(banner: SmartBanner.Banner, clip: AppID, pageURL: String, experienceID: Int64?, notes: [String]) {
+        self.banner = banner
+        self.clip = clip
+        self.pageURL = pageURL
+        self.experienceID = experienceID
+        self.notes = notes
     }
 }

@@ -84,11 +84,14 @@ extension Registry {
 
     /// Sets the `applinks` details of `app` on `host` (components, optional defaults), validated
     /// against the host's substitution variables. `position` orders entries (first match wins).
-    public func setApplinks(host rawHost: String, app bundleID: BundleID, components: JSONValue, defaults: JSONValue? = nil, position: Int? = nil) throws(RegistryError) -> ApplinksDetails {
+    /// A free host becomes the app's team's, and the outcome says so.
+    @discardableResult
+    public func setApplinks(host rawHost: String, app bundleID: BundleID, components: JSONValue, defaults: JSONValue? = nil,
+                            position: Int? = nil) throws(RegistryError) -> WriteOutcome<ApplinksDetails> {
         let host = try Self.normalizeHost(rawHost)
-        return try write {
+        return try writeOutcome {
             let app = try self.app(bundleID)
-            _ = try hold(host, for: app.team)
+            let notes = try hold(host, for: app.team)
             let settings = try applinksSettings(host)
             var errors = ApplinksValidator.validateComponents(components, variables: ApplinksValidator.variableNames(settings.substitutionVariables))
             if let defaults { errors += ApplinksValidator.validateDefaults(defaults) }
@@ -104,7 +107,7 @@ extension Registry {
             let details = ApplinksDetails(app: app.appID, components: components, defaults: defaults)
             try recordChange(entity: .applinks, id: "\(host) \(bundleID.rawValue)", action: existing == nil ? .create : .update, before: nil,
                              after: ["components": components, "defaults": defaults ?? .null, "position": .integer(Int64(chosen))])
-            return details
+            return WriteOutcome(details, created: existing == nil, notes: notes)
         }
     }
 
@@ -129,20 +132,21 @@ extension Registry {
     /// break a rule of the lint. `team` is the team asking (nil: an administrator); only the
     /// host's owner may. Returns the settings as stored.
     @discardableResult
-    public func setApplinksSettings(host rawHost: String, defaults: JSONValue?, substitutionVariables: JSONValue?, by team: TeamID? = nil) throws(RegistryError) -> ApplinksHostSettings {
+    public func setApplinksSettings(host rawHost: String, defaults: JSONValue?, substitutionVariables: JSONValue?,
+                                    by team: TeamID? = nil) throws(RegistryError) -> WriteOutcome<ApplinksHostSettings> {
         let host = try Self.normalizeHost(rawHost)
         var errors: [FieldError] = []
         if let defaults, !defaults.isNull { errors += ApplinksValidator.validateDefaults(defaults) }
         if let substitutionVariables, !substitutionVariables.isNull { errors += ApplinksValidator.validateSubstitutionVariables(substitutionVariables) }
         guard errors.isEmpty else { throw RegistryError.invalid(errors) }
-        return try write {
-            try govern(host, by: team)
+        return try writeOutcome {
+            let notes = try govern(host, by: team)
             let before = try applinksSettings(host)
             var after = before
             // (JSONValue is nil-literal-expressible: spell out Optional.none, not `nil`.)
             if let defaults { after.defaults = defaults.isNull ? .none : .some(defaults) }
             if let substitutionVariables { after.substitutionVariables = substitutionVariables.isNull ? .none : .some(substitutionVariables) }
-            guard after != before else { return before }
+            guard after != before else { return WriteOutcome(before, notes: notes) }
             let variables = ApplinksValidator.variableNames(after.substitutionVariables)
             for row in try db.query("SELECT app_bundle_id, components FROM applinks_details WHERE host = ?", [.text(host)]) {
                 let app = try row.string("app_bundle_id")
@@ -156,7 +160,7 @@ extension Registry {
             try recordChange(entity: .applinksSettings, id: host, action: .update,
                              before: ["defaults": before.defaults ?? .null, "substitutionVariables": before.substitutionVariables ?? .null],
                              after: ["defaults": after.defaults ?? .null, "substitutionVariables": after.substitutionVariables ?? .null])
-            return after
+            return WriteOutcome(after, notes: notes)
         }
     }
 
@@ -164,16 +168,17 @@ extension Registry {
     /// Returns the experience URLs the generated components fail to open (an earlier `exclude`
     /// rule of the same app, say), checked with the evaluator; empty when off.
     @discardableResult
-    public func setApplinksFromExperiences(host rawHost: String, _ enabled: Bool, by team: TeamID? = nil) throws(RegistryError) -> [ExperienceApplinks.Miss] {
+    public func setApplinksFromExperiences(host rawHost: String, _ enabled: Bool,
+                                           by team: TeamID? = nil) throws(RegistryError) -> WriteOutcome<[ExperienceApplinks.Miss]> {
         let host = try Self.normalizeHost(rawHost)
-        return try write {
-            try govern(host, by: team)
+        return try writeOutcome {
+            let notes = try govern(host, by: team)
             try db.execute("""
                 INSERT INTO applinks_host(host, from_experiences, updated_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3
                 """, [.text(host), .int(enabled ? 1 : 0), .text(timestamp())])
             try recordChange(entity: .applinksGeneration, id: host, action: .update, before: nil, after: ["fromExperiences": .bool(enabled)])
-            return try generatedApplinksMisses(host)
+            return WriteOutcome(try generatedApplinksMisses(host), notes: notes)
         }
     }
 
@@ -188,14 +193,19 @@ extension Registry {
         do { return try aasaContent(host: host) } catch RegistryError.notFound { return nil }
     }
 
-    public func addWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+    /// A free host becomes the app's team's, and the outcome says so.
+    @discardableResult
+    public func addWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) -> WriteOutcome<Void> {
         let host = try Self.normalizeHost(rawHost)
-        try write {
-            _ = try hold(host, for: try self.app(bundleID).team)
+        return try writeOutcome {
+            let notes = try hold(host, for: try self.app(bundleID).team)
             // Adding it again changes nothing and records nothing.
             guard try db.execute("INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)",
-                                 [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0 else { return }
+                                 [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0 else {
+                return WriteOutcome((), notes: notes)
+            }
             try recordChange(entity: .webcredentials, id: "\(host) \(bundleID.rawValue)", action: .create, before: nil, after: nil)
+            return WriteOutcome((), created: true, notes: notes)
         }
     }
 

@@ -7,18 +7,19 @@ import SQLiteDB
 ///
 /// It holds by construction, not by each write remembering: triggers (TEMP, so per connection
 /// and not part of the schema) note the host of every row an AASA is made of that a write
-/// inserts or updates, in `temp.aasa_touched` (a deletion only takes from a file that passed,
-/// and is not checked, so that removing is never refused); `write`
-/// then checks each noted host once before it commits (`checkAASA`) and rolls the whole write
-/// back if one fails. A new write path, or a new way to change these tables, is checked without
-/// a line of its own. The rows are those `aasaContent` reads: associations (`appclips`), applinks
-/// rules and host settings, webcredentials, and, on a host that generates applinks from its
-/// experiences, the experiences.
+/// inserts, updates or deletes, in `temp.aasa_touched`; `write` then checks each host that a
+/// row was inserted or updated on once before it commits (`checkAASA`) and rolls the whole write
+/// back if one fails. A deletion only takes from a file that passed, and is not checked, so that
+/// removing is never refused; it is noted all the same, because the host's AASA changed
+/// (`aasaChangedHosts`, which write outcomes report). A new write path, or a new way to change
+/// these tables, is checked without a line of its own. The rows are those `aasaContent` reads:
+/// associations (`appclips`), applinks rules and host settings, webcredentials, and, on a host
+/// that generates applinks from its experiences, the experiences.
 extension Registry {
     static let aasaTracking: String = {
         // No UNIQUE constraint: inside a trigger, the conflict clause of the statement that fired
         // it (an upsert's) would override an OR IGNORE (https://sqlite.org/lang_createtrigger.html).
-        var sql = "CREATE TEMP TABLE IF NOT EXISTS aasa_touched(host TEXT NOT NULL);\n"
+        var sql = "CREATE TEMP TABLE IF NOT EXISTS aasa_touched(host TEXT NOT NULL, checked INTEGER NOT NULL);\n"
             + "CREATE INDEX IF NOT EXISTS temp.aasa_touched_host ON aasa_touched(host);\n"
         // (table, the condition under which a row of it is part of its host's AASA)
         let tables: [(String, (String) -> String)] = [
@@ -29,9 +30,11 @@ extension Registry {
             ("advanced_experience", { row in "EXISTS (SELECT 1 FROM main.applinks_host h WHERE h.host = \(row).host AND h.from_experiences = 1)" }),
         ]
         for (table, isPart) in tables {
-            for (event, rows) in [("INSERT", ["NEW"]), ("UPDATE", ["OLD", "NEW"])] {
+            // (event, the rows it changes, whether the host is checked: 1 for rows a file gains)
+            for (event, rows, checked) in [("INSERT", ["NEW"], 1), ("UPDATE", ["OLD", "NEW"], 1), ("DELETE", ["OLD"], 0)] {
                 let notes = rows.map { row in
-                    "INSERT INTO aasa_touched(host) SELECT \(row).host WHERE \(isPart(row)) AND NOT EXISTS (SELECT 1 FROM aasa_touched t WHERE t.host = \(row).host);"
+                    "INSERT INTO aasa_touched(host, checked) SELECT \(row).host, \(checked) WHERE \(isPart(row))"
+                        + " AND NOT EXISTS (SELECT 1 FROM aasa_touched t WHERE t.host = \(row).host AND t.checked >= \(checked));"
                 }.joined(separator: " ")
                 sql += "CREATE TEMP TRIGGER IF NOT EXISTS aasa_\(table)_\(event.lowercased()) AFTER \(event) ON main.\(table) BEGIN \(notes) END;\n"
             }
@@ -50,10 +53,14 @@ extension Registry {
     /// Inside a write, at its end: checks every host whose AASA rows the write changed, and
     /// forgets them (a rolled-back write forgets them with its rows).
     func checkTouchedAASA() throws {
-        let hosts = try db.query("SELECT host FROM aasa_touched ORDER BY host").map { try $0.string("host") }
-        guard !hosts.isEmpty else { return }
+        let hosts = try db.query("SELECT DISTINCT host FROM aasa_touched WHERE checked = 1 ORDER BY host").map { try $0.string("host") }
         for host in hosts { try checkAASA(host) }
         try db.execute("DELETE FROM aasa_touched")
+    }
+
+    /// Inside a write: the hosts whose AASA it has changed so far (added to, changed or taken from).
+    func aasaChangedHosts() throws -> [String] {
+        try db.query("SELECT DISTINCT host FROM aasa_touched ORDER BY host").map { try $0.string("host") }
     }
 
     /// Refuses a change that would make the host's AASA exceed 128 KB or fail the lint with an

@@ -1,3 +1,4 @@
+import ClipCore
 import Foundation
 import SQLiteDB
 import StrictJSON

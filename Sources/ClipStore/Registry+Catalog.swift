@@ -1,4 +1,5 @@
 import ClipCore
+import ClipWire
 import SQLiteDB
 import StrictJSON
 
@@ -7,16 +8,16 @@ extension Registry {
     // MARK: Implied creation (design §4.1: register "creates the team/app/clip/domain association it implies, and says so")
 
     /// Makes sure the team, app and clip named by `clip` exist; returns a note for each created.
-    func ensureClip(_ clip: AppID) throws -> [String] {
+    func ensureClip(_ clip: AppID) throws -> [WriteNote] {
         guard let appBundle = clip.bundleID.parent else {
             throw ValidationFailure(field: "clip", rule: "clip.bundleId",
                 message: "an App Clip's bundle ID is its app's bundle ID plus one component, such as \(clip.bundleID.rawValue).Clip")
         }
-        var notes: [String] = []
+        var notes: [WriteNote] = []
         if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(clip.team.rawValue)]).isEmpty {
             try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(clip.team.rawValue), .text(timestamp())])
             try recordChange(entity: .team, id: clip.team.rawValue, action: .create, before: nil, after: ["id": .string(clip.team.rawValue)])
-            notes.append("created team \(clip.team.rawValue)")
+            notes.append(.createdTeam(clip.team))
         }
         if let row = try db.query("SELECT team_id FROM app WHERE bundle_id = ?", [.text(appBundle.rawValue)]).first {
             let team = try row.string("team_id")
@@ -32,8 +33,8 @@ extension Registry {
             let t = timestamp()
             try db.execute("INSERT INTO app(bundle_id, team_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
                            [.text(appBundle.rawValue), .text(clip.team.rawValue), .text(t), .text(t)])
-            try recordChange(entity: .app, id: appBundle.rawValue, action: .create, before: nil, after: appJSON(App(bundleID: appBundle, team: clip.team)))
-            notes.append("created app \(appBundle.rawValue) (team \(clip.team.rawValue))")
+            try recordChange(entity: .app, id: appBundle.rawValue, action: .create, before: nil, after: ChangeRecordJSON.app(App(bundleID: appBundle, team: clip.team)))
+            notes.append(.createdApp(appBundle, team: clip.team))
         }
         if try db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty {
             if !(try db.query("SELECT 1 FROM app WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty) {
@@ -42,21 +43,21 @@ extension Registry {
             try db.execute("INSERT INTO clip(bundle_id, app_bundle_id, created_at) VALUES (?, ?, ?)",
                            [.text(clip.bundleID.rawValue), .text(appBundle.rawValue), .text(timestamp())])
             try recordChange(entity: .clip, id: clip.rawValue, action: .create, before: nil, after: ["clip": .string(clip.rawValue)])
-            notes.append("created clip \(clip.rawValue)")
+            notes.append(.createdClip(clip))
         }
         return notes
     }
 
     /// Makes sure `host` is associated with `clip`, which its team must hold (HostOwnership);
     /// returns a note for each thing that was not so.
-    func ensureDomain(clip: AppID, host: String) throws -> [String] {
+    func ensureDomain(clip: AppID, host: String) throws -> [WriteNote] {
         var notes = try hold(host, for: clip.team)
         guard try db.query("SELECT 1 FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(clip.bundleID.rawValue), .text(host)]).isEmpty
         else { return notes }
         try db.execute("INSERT INTO domain_association(clip_bundle_id, host, created_at) VALUES (?, ?, ?)",
                        [.text(clip.bundleID.rawValue), .text(host), .text(timestamp())])
         try recordChange(entity: .domain, id: "\(clip.rawValue) \(host)", action: .create, before: nil, after: ["clip": .string(clip.rawValue), "host": .string(host)])
-        notes.append("associated \(host) with clip \(clip.rawValue) (its AASA now lists the clip)")
+        notes.append(.associated(host: host, clip: clip))
         return notes
     }
 
@@ -82,17 +83,6 @@ extension Registry {
 
     // MARK: Apps
 
-    func appJSON(_ app: App) -> JSONValue {
-        .object([
-            "bundleId": .string(app.bundleID.rawValue),
-            "team": .string(app.team.rawValue),
-            "appId": .string(app.appID.rawValue),
-            "appStoreId": app.appStoreID.map { .string($0.rawValue) },
-            "name": .string(app.name),
-            "version": .integer(Int64(app.version)),
-        ])
-    }
-
     func readApp(_ row: Row) throws -> App {
         App(bundleID: try BundleID(try row.string("bundle_id")), team: try TeamID(try row.string("team_id")),
             appStoreID: try row.optionalString("app_store_id").map { try AppStoreID($0) }, name: try row.string("name"),
@@ -114,17 +104,19 @@ extension Registry {
         }
     }
 
-    /// Creates the app, or updates its App Store ID and name. Returns the app and notes.
-    public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws(RegistryError) -> (App, [String]) {
+    /// Creates the app, or updates its App Store ID and name (nil: unchanged). The same save twice
+    /// changes nothing the second time: no version, no change record, no note.
+    public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??,
+                        name: String?) throws(RegistryError) -> WriteOutcome<App> {
         if let name {
             let problems = TextLimits.checkAppName(name)
             guard problems.isEmpty else { throw RegistryError.invalid(problems) }
         }
-        return try write {
-            var notes: [String] = []
+        return try writeOutcome {
+            var notes: [WriteNote] = []
             if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(team.rawValue)]).isEmpty {
                 try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(team.rawValue), .text(timestamp())])
-                notes.append("created team \(team.rawValue)")
+                notes.append(.createdTeam(team))
             }
             let t = timestamp()
             if let row = try db.query("SELECT * FROM app WHERE bundle_id = ?", [.text(bundleID.rawValue)]).first {
@@ -137,10 +129,10 @@ extension Registry {
                     after.version += 1
                     try db.execute("UPDATE app SET app_store_id = ?, name = ?, version = ?, updated_at = ? WHERE bundle_id = ?",
                                    [.text(after.appStoreID?.rawValue), .text(after.name), .int(after.version), .text(t), .text(bundleID.rawValue)])
-                    try recordChange(entity: .app, id: bundleID.rawValue, action: .update, before: appJSON(before), after: appJSON(after))
-                    notes.append("updated app \(bundleID.rawValue)")
+                    try recordChange(entity: .app, id: bundleID.rawValue, action: .update, before: ChangeRecordJSON.app(before), after: ChangeRecordJSON.app(after))
+                    notes.append(.updatedApp(bundleID))
                 }
-                return (after, notes)
+                return WriteOutcome(after, notes: notes)
             }
             if try !db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(bundleID.rawValue)]).isEmpty {
                 throw RegistryError.conflict("\(bundleID.rawValue) is an App Clip, not a full app")
@@ -148,9 +140,9 @@ extension Registry {
             let app = App(bundleID: bundleID, team: team, appStoreID: appStoreID ?? nil, name: name ?? "")
             try db.execute("INSERT INTO app(bundle_id, team_id, app_store_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                            [.text(bundleID.rawValue), .text(team.rawValue), .text(app.appStoreID?.rawValue), .text(app.name), .text(t), .text(t)])
-            try recordChange(entity: .app, id: bundleID.rawValue, action: .create, before: nil, after: appJSON(app))
-            notes.append("created app \(bundleID.rawValue)")
-            return (app, notes)
+            try recordChange(entity: .app, id: bundleID.rawValue, action: .create, before: nil, after: ChangeRecordJSON.app(app))
+            notes.append(.createdApp(bundleID, team: nil))
+            return WriteOutcome(app, created: true, notes: notes)
         }
     }
 
@@ -179,35 +171,47 @@ extension Registry {
         return clip
     }
 
-    /// Creates the clip (and its team and app) if needed. Returns notes of what was created.
-    public func addClip(_ clip: AppID) throws(RegistryError) -> [String] {
-        try write { try ensureClip(clip) }
+    /// Creates the clip (and its team and app) if needed; `created` is false when it existed.
+    public func addClip(_ clip: AppID) throws(RegistryError) -> WriteOutcome<Clip> {
+        try writeOutcome {
+            let notes = try ensureClip(clip)
+            return WriteOutcome(try self.clip(clip.rawValue), created: notes.contains(.createdClip(clip)), notes: notes)
+        }
     }
 
     /// Removes a clip with its domain associations and default experience; refused while it has experiences.
-    public func removeClip(_ reference: String) throws(RegistryError) {
-        let id = try clipID(reference)
-        try write {
+    /// The outcome's value is the clip as it was.
+    @discardableResult
+    public func removeClip(_ reference: String) throws(RegistryError) -> WriteOutcome<Clip> {
+        let removed = try clip(reference)
+        let id = removed.appID
+        return try writeOutcome {
             let count = try db.query("SELECT count(*) AS n FROM advanced_experience WHERE clip_bundle_id = ? AND removed_at IS NULL", [.text(id.bundleID.rawValue)]).first!.int("n")
             guard count == 0 else { throw RegistryError.conflict("clip \(id.rawValue) still has \(count) experience(s); remove them first") }
             // Removed experiences keep their history in change records; drop their rows to free the clip.
             try db.execute("DELETE FROM advanced_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
             try db.execute("DELETE FROM clip WHERE bundle_id = ?", [.text(id.bundleID.rawValue)])
             try recordChange(entity: .clip, id: id.rawValue, action: .remove, before: ["clip": .string(id.rawValue)], after: nil)
+            return WriteOutcome(removed)
         }
     }
 
-    /// Associates `host` with the clip. Returns notes (empty when it already was).
-    public func addDomain(clip reference: String, host rawHost: String) throws(RegistryError) -> [String] {
+    /// Associates `host` with the clip; `created` is false when it already was.
+    public func addDomain(clip reference: String, host rawHost: String) throws(RegistryError) -> WriteOutcome<DomainAssociation> {
         let id = try clipID(reference)
         let host = try Self.normalizeHost(rawHost)
-        return try write { try ensureDomain(clip: id, host: host) }
+        return try writeOutcome {
+            let notes = try ensureDomain(clip: id, host: host)
+            let created = notes.contains(.associated(host: host, clip: id))
+            return WriteOutcome(DomainAssociation(clip: id, host: host), created: created, notes: notes)
+        }
     }
 
-    public func removeDomain(clip reference: String, host rawHost: String) throws(RegistryError) {
+    @discardableResult
+    public func removeDomain(clip reference: String, host rawHost: String) throws(RegistryError) -> WriteOutcome<DomainAssociation> {
         let id = try clipID(reference)
         let host = try Self.normalizeHost(rawHost)
-        try write {
+        return try writeOutcome {
             let count = try db.query("SELECT count(*) AS n FROM advanced_experience WHERE clip_bundle_id = ? AND host = ? AND removed_at IS NULL",
                                      [.text(id.bundleID.rawValue), .text(host)]).first!.int("n")
             guard count == 0 else {
@@ -217,6 +221,7 @@ extension Registry {
                 throw RegistryError.notFound("association of \(host) with clip \(id.rawValue)")
             }
             try recordChange(entity: .domain, id: "\(id.rawValue) \(host)", action: .remove, before: ["clip": .string(id.rawValue), "host": .string(host)], after: nil)
+            return WriteOutcome(DomainAssociation(clip: id, host: host))
         }
     }
 
@@ -241,18 +246,6 @@ extension Registry {
 
     // MARK: Default experiences
 
-    public func defaultExperienceJSON(_ d: DefaultExperience) -> JSONValue {
-        .object([
-            "clip": .string(d.clip.rawValue),
-            "action": .string(d.action.rawValue),
-            "localizations": .object(d.localizations.keys.sorted().map { locale in
-                let l = d.localizations[locale]!
-                return (key: locale, value: .object(["subtitle": .string(l.subtitle), "headerImage": l.headerImage.map(JSONValue.string)]))
-            }),
-            "version": .integer(Int64(d.version)),
-        ])
-    }
-
     func loadDefaultExperience(_ clip: AppID) throws -> DefaultExperience? {
         guard let row = try db.query("SELECT action, version FROM default_experience WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)]).first else { return nil }
         var localizations: [String: DefaultExperience.Localization] = [:]
@@ -273,12 +266,13 @@ extension Registry {
     /// Creates or replaces the default experience of a clip (creating the clip if implied).
     /// `localizations` maps locale → subtitle; `image` (bytes) becomes the header image of every
     /// localization given.
-    public func setDefaultExperience(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil, expectedVersion: Int? = nil) throws(RegistryError) -> (DefaultExperience, [String]) {
+    public func setDefaultExperience(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil,
+                                     expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
         var errors = ErrorCollector()
         errors.add(contentsOf: DefaultExperience.check(localizations: localizations))
         let headerImage = image.flatMap { bytes in errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: bytes) } }
         do { try errors.throwIfAny() } catch { throw RegistryError.from(error) }
-        return try write {
+        return try writeOutcome {
             var notes = try ensureClip(clip)
             let before = try loadDefaultExperience(clip)
             if let expectedVersion, let before, before.version != expectedVersion {
@@ -299,18 +293,22 @@ extension Registry {
             }
             let after = try loadDefaultExperience(clip)!
             try recordChange(entity: .defaultExperience, id: clip.rawValue, action: before == nil ? .create : .update,
-                             before: before.map(defaultExperienceJSON), after: defaultExperienceJSON(after))
-            notes.append(before == nil ? "created the default experience of \(clip.rawValue)" : "updated the default experience of \(clip.rawValue)")
-            return (after, notes)
+                             before: before.map(CatalogJSON.defaultExperience), after: CatalogJSON.defaultExperience(after))
+            notes.append(before == nil ? .createdDefaultExperience(clip) : .updatedDefaultExperience(clip))
+            return WriteOutcome(after, created: before == nil, notes: notes)
         }
     }
 
-    public func removeDefaultExperience(clip reference: String) throws(RegistryError) {
+    /// The outcome's value is the default experience as it was.
+    @discardableResult
+    public func removeDefaultExperience(clip reference: String) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
         let id = try clipID(reference)
-        try write {
+        return try writeOutcome {
             guard let before = try loadDefaultExperience(id) else { throw RegistryError.notFound("default experience of clip \(id.rawValue)") }
             try db.execute("DELETE FROM default_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
-            try recordChange(entity: .defaultExperience, id: id.rawValue, action: .remove, before: defaultExperienceJSON(before), after: nil)
+            try recordChange(entity: .defaultExperience, id: id.rawValue, action: .remove, before: CatalogJSON.defaultExperience(before),
+                             after: nil)
+            return WriteOutcome(before)
         }
     }
 

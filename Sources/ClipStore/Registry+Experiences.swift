@@ -1,4 +1,5 @@
 import ClipCore
+import ClipWire
 import SQLiteDB
 import StrictJSON
 
@@ -103,16 +104,9 @@ extension Registry {
         return result
     }
 
-    /// The result of a write: the experience as stored, notes of what was implied, warnings.
-    public struct Written: Sendable {
-        public let experience: AdvancedExperience
-        public let notes: [String]
-        public let warnings: [FieldError]
-    }
-
     /// Registers an experience from its JSON form (design §4.1), with an optional header image.
     /// Creates the team, app, clip and domain association it implies, and says so in `notes`.
-    public func register(_ json: JSONValue, image: [UInt8]? = nil) throws(RegistryError) -> Written {
+    public func register(_ json: JSONValue, image: [UInt8]? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         var (experience, warnings) = try decode(json, base: nil)
         var carried: HeaderImage?
         if let image {
@@ -126,11 +120,11 @@ extension Registry {
         }
         let stored = experience
         let image = carried
-        return try write {
+        return try writeOutcome {
             // The image is stored in the same transaction: a refused registration leaves nothing.
             if let image { try storeImage(image) }
             let (saved, notes) = try insert(stored, imageCarried: image != nil)
-            return Written(experience: saved, notes: notes, warnings: warnings)
+            return WriteOutcome(saved, created: true, notes: notes, warnings: warnings)
         }
     }
 
@@ -142,7 +136,8 @@ extension Registry {
     /// associations ("clip host") known to exist in this transaction already (an import's
     /// earlier lines), which skips their lookups.
     /// `imageCarried`: the write brought the header image's bytes (it is stored already).
-    func insert(_ draft: AdvancedExperience, ensured: Set<String> = [], imageCarried: Bool = false) throws -> (AdvancedExperience, [String]) {
+    func insert(_ draft: AdvancedExperience, ensured: Set<String> = [],
+                imageCarried: Bool = false) throws -> (AdvancedExperience, [WriteNote]) {
         let clipKnown = ensured.contains(draft.clip.rawValue)
         var notes = clipKnown ? [] : try ensureClip(draft.clip)
         if !ensured.contains(draft.clip.rawValue + " " + draft.url.host) { notes += try ensureDomain(clip: draft.clip, host: draft.url.host) }
@@ -211,7 +206,8 @@ extension Registry {
 
     /// Applies a partial update (absent fields unchanged). With `expectedVersion`, refuses when
     /// the experience changed meanwhile (HTTP If-Match, design §4.2).
-    public func update(_ reference: String, with json: JSONValue, image: [UInt8]? = nil, expectedVersion: Int? = nil) throws(RegistryError) -> Written {
+    public func update(_ reference: String, with json: JSONValue, image: [UInt8]? = nil,
+                       expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
         var (draft, warnings) = try decode(json, base: current)
         var header: HeaderImage?
@@ -220,13 +216,13 @@ extension Registry {
             draft.headerImage = header?.sha256
         }
         let updated = draft
-        return try write {
+        return try writeOutcome {
             guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
             if let expectedVersion, before.version != expectedVersion {
                 throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
             }
             if let header { try storeImage(header) }
-            var notes: [String] = []
+            var notes: [WriteNote] = []
             if updated.clip != before.clip { notes += try ensureClip(updated.clip) }
             if updated.clip != before.clip || updated.url.host != before.url.host {
                 notes += try ensureDomain(clip: updated.clip, host: updated.url.host)
@@ -234,9 +230,9 @@ extension Registry {
             try checkUnique(updated.url, except: before.id)
             try checkImage(updated.headerImage, team: updated.clip.team, carried: header != nil)
             // A write that changes nothing makes no version and no change record (issue #10).
-            guard updated != before else { return Written(experience: before, notes: notes, warnings: warnings) }
+            guard updated != before else { return WriteOutcome(before, notes: notes, warnings: warnings) }
             let saved = try save(updated, before: before, action: Self.changeAction(before, updated))
-            return Written(experience: saved, notes: notes, warnings: warnings)
+            return WriteOutcome(saved, notes: notes, warnings: warnings)
         }
     }
 
@@ -273,26 +269,29 @@ extension Registry {
     }
 
     /// Activates or deactivates an experience. Returns it, unchanged when already in that state.
-    public func setStatus(_ reference: String, _ status: ExperienceStatus, expectedVersion: Int? = nil) throws(RegistryError) -> AdvancedExperience {
+    public func setStatus(_ reference: String, _ status: ExperienceStatus,
+                          expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
-        return try write {
+        return try writeOutcome {
             guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
             if let expectedVersion, before.version != expectedVersion {
                 throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
             }
-            guard before.status != status else { return before }
+            guard before.status != status else { return WriteOutcome(before) }
             var draft = before
             draft.status = status
             let saved = try save(draft, before: before, action: Self.changeAction(before, draft))
-            return saved
+            return WriteOutcome(saved)
         }
     }
 
     /// Soft-deletes an experience (apple-spec §2.2: Apple models deletion as `removed: true`).
     /// Its URL becomes free for a new registration; its history stays in the change records.
-    public func remove(_ reference: String, expectedVersion: Int? = nil) throws(RegistryError) -> AdvancedExperience {
+    /// The outcome's value is the experience as it was before.
+    @discardableResult
+    public func remove(_ reference: String, expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
-        return try write {
+        return try writeOutcome {
             guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
             if let expectedVersion, before.version != expectedVersion {
                 throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
@@ -300,7 +299,7 @@ extension Registry {
             let t = timestamp()
             try db.execute("UPDATE advanced_experience SET removed_at = ?, version = version + 1, updated_at = ? WHERE id = ?", [.text(t), .text(t), .integer(before.id)])
             try recordChange(entity: .experience, id: String(before.id), action: .remove, before: ExperienceJSON.full(before), after: nil)
-            return before
+            return WriteOutcome(before)
         }
     }
 

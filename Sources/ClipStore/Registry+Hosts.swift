@@ -16,20 +16,23 @@ extension Registry {
 
     /// Inside a write: refuses `team`'s object on `host` unless the team holds it; a free host
     /// becomes the team's. Returns a note when it did.
-    func hold(_ host: String, for team: TeamID) throws -> [String] {
+    func hold(_ host: String, for team: TeamID) throws -> [WriteNote] {
         let ownership = try loadOwnership(host)
         do { try ownership.check(team) } catch { throw RegistryError.hostRefused(error) }
         guard ownership.isFree else { return [] }
         try insertHolder(host, team, role: .owner, origin: .firstUse)
-        return ["host \(host) now belongs to team \(team.rawValue)"]
+        return [.hostOwned(host: host, team: team)]
     }
 
     /// Inside a write: refuses a host-wide change by `team` (nil: an administrator) unless it
-    /// owns the host; a free host becomes the team's.
-    func govern(_ host: String, by team: TeamID?) throws {
+    /// owns the host; a free host becomes the team's. Returns a note when it did.
+    @discardableResult
+    func govern(_ host: String, by team: TeamID?) throws -> [WriteNote] {
         let ownership = try loadOwnership(host)
         do { try ownership.checkGovernance(by: team) } catch { throw RegistryError.hostRefused(error) }
-        if let team, ownership.isFree { try insertHolder(host, team, role: .owner, origin: .firstUse) }
+        guard let team, ownership.isFree else { return [] }
+        try insertHolder(host, team, role: .owner, origin: .firstUse)
+        return [.hostOwned(host: host, team: team)]
     }
 
     private func insertHolder(_ host: String, _ team: TeamID, role: HostOwnership.Role, origin: HostOwnership.Origin) throws {
@@ -56,13 +59,13 @@ extension Registry {
     /// Gives `host` to `team` (an administrator's act). The previous owner loses it, which is
     /// refused while it still has objects there (remove them, or share the host with it).
     @discardableResult
-    public func claimHost(_ rawHost: String, team: TeamID) throws(RegistryError) -> (HostOwnership, [String]) {
+    public func claimHost(_ rawHost: String, team: TeamID) throws(RegistryError) -> WriteOutcome<HostOwnership> {
         let host = try Self.normalizeHost(rawHost)
-        return try write {
+        return try writeOutcome {
             try requireTeam(team)
             let before = try loadOwnership(host)
-            if before.owner == team { return (before, []) }
-            var notes: [String] = []
+            if before.owner == team { return WriteOutcome(before) }
+            var notes: [WriteNote] = []
             if let previous = before.owner {
                 let uses = try objects(of: previous, on: host)
                 guard uses.isEmpty else {
@@ -70,41 +73,41 @@ extension Registry {
                 }
                 try db.execute("DELETE FROM host_team WHERE host = ? AND team_id = ?", [.text(host), .text(previous.rawValue)])
                 try recordChange(entity: .host, id: host, action: .release, before: ["team": .string(previous.rawValue), "role": "owner"], after: nil)
-                notes.append("team \(previous.rawValue) no longer holds \(host)")
+                notes.append(.hostReleased(host: host, team: previous))
             }
             try db.execute("DELETE FROM host_team WHERE host = ? AND team_id = ?", [.text(host), .text(team.rawValue)])
             try insertHolder(host, team, role: .owner, origin: .claim)
-            notes.append("host \(host) now belongs to team \(team.rawValue)")
-            return (try loadOwnership(host), notes)
+            notes.append(.hostOwned(host: host, team: team))
+            return WriteOutcome(try loadOwnership(host), notes: notes)
         }
     }
 
     /// Lets `team` share `host` (an administrator's act); confirms a sharing kept from before
     /// ownership existed. A free host is shared without an owner.
     @discardableResult
-    public func shareHost(_ rawHost: String, team: TeamID) throws(RegistryError) -> (HostOwnership, [String]) {
+    public func shareHost(_ rawHost: String, team: TeamID) throws(RegistryError) -> WriteOutcome<HostOwnership> {
         let host = try Self.normalizeHost(rawHost)
-        return try write {
+        return try writeOutcome {
             try requireTeam(team)
             let before = try loadOwnership(host)
             if let held = before.holders.first(where: { $0.team == team }) {
-                guard held.origin == .migration else { return (before, []) }
+                guard held.origin == .migration else { return WriteOutcome(before) }
                 try db.execute("UPDATE host_team SET origin = 'share' WHERE host = ? AND team_id = ?", [.text(host), .text(team.rawValue)])
                 try recordChange(entity: .host, id: host, action: .share, before: ["team": .string(team.rawValue), "origin": "migration"],
                                  after: ["team": .string(team.rawValue), "origin": "share"])
-                return (try loadOwnership(host), ["confirmed that team \(team.rawValue) shares \(host)"])
+                return WriteOutcome(try loadOwnership(host), notes: [.hostShareConfirmed(host: host, team: team)])
             }
             try insertHolder(host, team, role: .shared, origin: .share)
-            return (try loadOwnership(host), ["team \(team.rawValue) now shares \(host)"])
+            return WriteOutcome(try loadOwnership(host), created: true, notes: [.hostShared(host: host, team: team)])
         }
     }
 
     /// Ends `team`'s share of `host` (an administrator's act); refused while it has objects there,
     /// and for the owner (claim the host for another team instead).
     @discardableResult
-    public func unshareHost(_ rawHost: String, team: TeamID) throws(RegistryError) -> HostOwnership {
+    public func unshareHost(_ rawHost: String, team: TeamID) throws(RegistryError) -> WriteOutcome<HostOwnership> {
         let host = try Self.normalizeHost(rawHost)
-        return try write {
+        return try writeOutcome {
             let before = try loadOwnership(host)
             guard let held = before.holders.first(where: { $0.team == team }) else {
                 throw RegistryError.notFound("team \(team.rawValue)'s share of \(host)")
@@ -116,7 +119,7 @@ extension Registry {
             guard uses.isEmpty else { throw RegistryError.conflict("team \(team.rawValue) still has \(uses.joined(separator: ", ")) on \(host); remove them first") }
             try db.execute("DELETE FROM host_team WHERE host = ? AND team_id = ?", [.text(host), .text(team.rawValue)])
             try recordChange(entity: .host, id: host, action: .unshare, before: ["team": .string(team.rawValue), "role": "shared"], after: nil)
-            return try loadOwnership(host)
+            return WriteOutcome(try loadOwnership(host), notes: [.hostShareEnded(host: host, team: team)])
         }
     }
 

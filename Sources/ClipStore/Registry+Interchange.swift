@@ -7,23 +7,7 @@ import StrictJSON
 /// Import and export (design §4.1): NDJSON or CSV, one experience per line; an import is one
 /// transaction: all lines land or none, and every bad line is reported with its number.
 extension Registry {
-    public struct ImportReport: Sendable {
-        public let imported: Int
-        public let notes: [String]
-        /// The warnings of the first `listedWarningLines` lines that have any.
-        public let warnings: [Interchange.LineError]
-        /// Lines with warnings beyond those.
-        public let warningLinesNotListed: Int
-
-        /// The answer of `clipctl import --json` and `POST /v1/experiences/import`.
-        public var json: JSONValue {
-            .object([
-                "imported": .integer(Int64(imported)), "notes": .array(notes.map(JSONValue.string)),
-                "warnings": .array(warnings.flatMap(\.fieldErrors).map(CatalogJSON.fieldError)),
-                "warningLinesNotListed": warningLinesNotListed > 0 ? .integer(Int64(warningLinesNotListed)) : nil,
-            ])
-        }
-    }
+    public typealias ImportReport = ClipCore.ImportReport
 
     /// Imports `text` (already in memory: an HTTP body, a test).
     public func importExperiences(_ text: String, format: Interchange.Format, progress: (Int) -> Void = { _ in }) throws(RegistryError) -> ImportReport {
@@ -62,7 +46,7 @@ extension Registry {
             var errors: [Interchange.LineError] = []
             var warnings: [Interchange.LineError] = []
             var warningLinesNotListed = 0
-            var notes: [String] = []
+            var notes: [WriteNote] = []
             var firstLineOfURL: [String: Int] = [:]
             // Clips and associations that earlier lines created or found.
             var ensured: Set<String> = []

@@ -42,14 +42,7 @@ extension Registry {
 
     // MARK: Smart App Banner
 
-    public struct BannerResult: Sendable {
-        public let banner: SmartBanner.Banner
-        public let clip: AppID
-        public let pageURL: String
-        /// The advanced experience the page resolves to, if any.
-        public let experienceID: Int64?
-        public let notes: [String]
-    }
+    public typealias BannerResult = PageBanner
 
     /// The banner for a page. The clip is the one the page resolves to, or the only clip
     /// associated with the page's host, or `clip` when given; a host not associated with the

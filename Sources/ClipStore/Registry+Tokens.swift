@@ -1,29 +1,14 @@
 import Foundation
 import ClipCore
 import SQLiteDB
+import ClipWire
 import StrictJSON
 
 /// API tokens (design §2, §4.2): admin tokens manage everything; team tokens only their team's
 /// objects. A token is `clip_<id>_<secret>`; only the SHA-256 of the whole token is stored, and
 /// the presented token's hash is compared in constant time with the stored one.
 extension Registry {
-    public struct APIToken: Sendable, Equatable {
-        public let id: Int64
-        public let name: String
-        /// nil for an admin token.
-        public let team: TeamID?
-        public let createdAt: String
-        public let lastUsedAt: String?
-        public let revokedAt: String?
-
-        public var json: JSONValue {
-            .object([
-                "id": .integer(id), "name": .string(name), "scope": .string(team.map { "team:\($0.rawValue)" } ?? "admin"),
-                "team": team.map { .string($0.rawValue) }, "createdAt": .string(createdAt),
-                "lastUsedAt": lastUsedAt.map(JSONValue.string), "revokedAt": revokedAt.map(JSONValue.string),
-            ])
-        }
-    }
+    public typealias APIToken = ClipCore.APIToken
 
     func readToken(_ row: Row) throws -> APIToken {
         APIToken(id: Int64(try row.int("id")), name: try row.string("name"), team: try row.optionalString("team_id").map { try TeamID($0) },
@@ -48,7 +33,7 @@ extension Registry {
             let secret = "clip_\(id)_\(secretPart)"
             try db.execute("UPDATE api_token SET secret_sha256 = ? WHERE id = ?", [.text(SHA256.hexDigest(Array(secret.utf8))), .integer(id)])
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
-            try recordChange(entity: .token, id: String(id), action: .create, before: nil, after: token.json)
+            try recordChange(entity: .token, id: String(id), action: .create, before: nil, after: TokenJSON.token(token))
             return (token, secret)
         }
     }
@@ -97,7 +82,7 @@ extension Registry {
                 throw RegistryError.notFound("active token \(id)")
             }
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
-            try recordChange(entity: .token, id: String(id), action: .revoke, before: nil, after: token.json)
+            try recordChange(entity: .token, id: String(id), action: .revoke, before: nil, after: TokenJSON.token(token))
             return token
         }
     }

@@ -95,6 +95,16 @@ public final class Registry {
         }
     }
 
+    /// A write (as `write`) whose outcome names the hosts whose AASA it changed
+    /// (Registry+AASAInvariant.swift notes them).
+    func writeOutcome<T>(_ body: () throws -> WriteOutcome<T>) throws(RegistryError) -> WriteOutcome<T> {
+        try write {
+            var outcome = try body()
+            outcome.touchedHosts = try aasaChangedHosts()
+            return outcome
+        }
+    }
+
     func timestamp() -> String {
         now().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
@@ -108,20 +118,19 @@ public final class Registry {
     }
 
     /// The change records after `since`, oldest first.
-    public func changes(since: Int64 = 0, limit: Int = 100) throws(RegistryError) -> [JSONValue] {
+    public func changes(since: Int64 = 0, limit: Int = 100) throws(RegistryError) -> [ChangeRecord] {
         try guarded {
             try db.query("SELECT id, at, actor, entity, entity_id, action, before, after FROM change_record WHERE id > ? ORDER BY id LIMIT ?",
                          [.integer(since), .integer(Int64(limit))]).map { row in
-                .object([
-                    "id": .integer(Int64(try row.int("id"))),
-                    "at": .string(try row.string("at")),
-                    "actor": .string(try row.string("actor")),
-                    "entity": .string(try row.string("entity")),
-                    "entityId": .string(try row.string("entity_id")),
-                    "action": .string(try row.string("action")),
-                    "before": try row.optionalString("before").map { try JSONParser.parse($0) } ?? .null,
-                    "after": try row.optionalString("after").map { try JSONParser.parse($0) } ?? .null,
-                ])
+                let id = Int64(try row.int("id"))
+                let entity = try row.string("entity"), action = try row.string("action")
+                guard let kind = ChangeEntity(rawValue: entity), let change = ChangeAction(rawValue: action) else {
+                    throw RegistryError.storage("\(path): change record \(id) has an unknown entity or action (\(entity), \(action))")
+                }
+                return ChangeRecord(id: id, at: try row.string("at"), actor: try row.string("actor"),
+                             entity: kind, entityID: try row.string("entity_id"), action: change,
+                             before: try row.optionalString("before").map { try JSONParser.parse($0) },
+                             after: try row.optionalString("after").map { try JSONParser.parse($0) })
             }
         }
     }

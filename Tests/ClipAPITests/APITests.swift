@@ -146,6 +146,78 @@ import Testing
         #expect(!database.contains(String(f.admin.suffix(64))))
     }
 
+    /// PUT /v1/apps/{bundleId}: create or update in one request (clipctl app set over --server).
+    @Test(arguments: APITransport.allCases) func appUpsertCreatesThenUpdatesAndIsQuietTheSecondTime(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
+        let path = "/v1/apps/com.c.app"
+        let body = #"{"team":"KLMNO12345","appStoreId":"1234567890","name":"C"}"#
+        // With If-Match, a missing app is not created (RFC 9110 §13.1.1).
+        var before = try tableDump(f.path)
+        #expect(try f.call("PUT", path, token: f.admin, headers: [("If-Match", "\"a-v1\"")], json: body).status == 412)
+        #expect(try tableDump(f.path) == before)
+
+        let created = try f.call("PUT", path, token: f.admin, json: body)
+        #expect(created.status == 201, "\(created.text)")
+        #expect(created.headers["Location"] == path && created.headers["ETag"] == "\"a-v1\"")
+        let app = try f.jsonOf(created)
+        #expect(app["team"] == "KLMNO12345" && app["appStoreId"] == "1234567890" && app["name"] == "C" && app["version"] == 1)
+        #expect(app["notes"] == ["created team KLMNO12345", "created app com.c.app"])
+
+        // The same request twice: 200, the same app, no notes, no new version or change record.
+        let changes = try f.jsonOf(try f.call("GET", "/v1/changes?limit=1000", token: f.admin))["items"]?.arrayValue?.count
+        before = try tableDump(f.path)
+        let again = try f.call("PUT", path, token: f.admin, json: body)
+        #expect(again.status == 200 && again.headers["Location"] == nil && again.headers["ETag"] == "\"a-v1\"")
+        #expect(try f.jsonOf(again)["notes"] == nil && f.jsonOf(again)["version"] == 1)
+        #expect(try tableDump(f.path) == before)
+        #expect(try f.jsonOf(try f.call("GET", "/v1/changes?limit=1000", token: f.admin))["items"]?.arrayValue?.count == changes)
+
+        // An update: absent members stay, null clears the App Store ID; a stale If-Match is refused.
+        let v1: [(String, String)] = [("If-Match", "\"a-v1\"")]
+        let cleared = try f.call("PUT", path, token: f.admin, headers: v1, json: #"{"team":"KLMNO12345","appStoreId":null}"#)
+        #expect(cleared.status == 200 && cleared.headers["ETag"] == "\"a-v2\"", "\(cleared.text)")
+        let clearedApp = try f.jsonOf(cleared)
+        #expect(clearedApp["appStoreId"] == .null && clearedApp["name"] == "C" && clearedApp["notes"] == ["updated app com.c.app"])
+        before = try tableDump(f.path)
+        #expect(try f.call("PUT", path, token: f.admin, headers: v1, json: #"{"team":"KLMNO12345","name":"Stale"}"#).status == 412)
+        #expect(try tableDump(f.path) == before)
+
+        // An admin must say which team; a malformed bundle ID is a field error.
+        #expect(try f.call("PUT", "/v1/apps/com.d.app", token: f.admin, json: #"{"name":"D"}"#).status == 422)
+        #expect(try f.call("PUT", "/v1/apps/not_a_bundle", token: f.admin, json: #"{"team":"KLMNO12345"}"#).status == 422)
+        #expect(try tableDump(f.path) == before)
+    }
+
+    /// A team token cannot take or change another team's app by PUT, whatever team it names.
+    @Test(arguments: APITransport.allCases) func appUpsertKeepsToItsOwnTeam(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
+        let before = try tableDump(f.path)
+        let taken = try f.call("PUT", "/v1/apps/com.a.app", token: f.teamB, json: #"{"name":"Hijacked"}"#)
+        #expect(taken.status == 409 && !taken.text.contains("ABCDE12345"), "\(taken.text)")
+        #expect(try f.call("PUT", "/v1/apps/com.a.app", token: f.teamB, json: #"{"team":"ABCDE12345","name":"Hijacked"}"#).status == 403)
+        #expect(try tableDump(f.path) == before)
+        // Its own new app: the token's team is the app's.
+        let own = try f.call("PUT", "/v1/apps/com.b.second", token: f.teamB, json: #"{"name":"B2"}"#)
+        #expect(try own.status == 201 && f.jsonOf(own)["team"] == "FGHIJ67890")
+    }
+
+    /// PUT /v1/clips/{bundleId}: create unless it exists, the same request twice writes nothing.
+    @Test(arguments: APITransport.allCases) func clipUpsertCreatesOnceAndKeepsToItsTeam(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
+        let created = try f.call("PUT", "/v1/clips/com.a.app.Second", token: f.teamA, json: "{}")
+        #expect(created.status == 201 && created.headers["Location"] == "/v1/clips/com.a.app.Second", "\(created.text)")
+        #expect(try f.jsonOf(created)["notes"] == ["created clip ABCDE12345.com.a.app.Second"] && f.jsonOf(created)["team"] == "ABCDE12345")
+        let before = try tableDump(f.path)
+        let again = try f.call("PUT", "/v1/clips/com.a.app.Second", token: f.teamA, json: "{}")
+        #expect(try again.status == 200 && again.headers["Location"] == nil && f.jsonOf(again)["notes"] == [])
+        #expect(try tableDump(f.path) == before)
+        // Team B: team A's clip is taken (409), naming team A is refused (403); nothing changes.
+        #expect(try f.call("PUT", "/v1/clips/com.a.app.Second", token: f.teamB, json: "{}").status == 409)
+        #expect(try f.call("PUT", "/v1/clips/com.a.app.Second", token: f.teamB, json: #"{"team":"ABCDE12345"}"#).status == 403)
+        #expect(try f.call("PUT", "/v1/clips/com.a.app.Second", token: f.admin, json: "{}").status == 422)
+        #expect(try tableDump(f.path) == before)
+    }
+
     /// Every object route × {no token, other team, own team, admin} → the exact status.
     @Test(arguments: APITransport.allCases) func tenantIsolationMatrix(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
@@ -155,7 +227,9 @@ import Testing
             ("PATCH", "/v1/experiences/1", #"{"subtitle":"Changed"}"#, [401, 404, 200, 200]),
             ("GET", "/v1/apps/com.a.app", nil, [401, 404, 200, 200]),
             ("PATCH", "/v1/apps/com.a.app", #"{"name":"A"}"#, [401, 404, 200, 200]),
+            ("PUT", "/v1/apps/com.a.app", #"{"team":"ABCDE12345","name":"A2"}"#, [401, 403, 200, 200]),
             ("GET", "/v1/clips/com.a.app.Clip", nil, [401, 404, 200, 200]),
+            ("PUT", "/v1/clips/com.a.app.Clip", #"{"team":"ABCDE12345"}"#, [401, 403, 200, 200]),
             ("PUT", "/v1/clips/com.a.app.Clip/domains/www.a.example", nil, [401, 404, 201, 200]),
             ("PUT", "/v1/clips/com.a.app.Clip/default-experience", #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#, [401, 404, 201, 200]),
             ("GET", "/v1/clips/com.a.app.Clip/default-experience", nil, [401, 404, 200, 200]),

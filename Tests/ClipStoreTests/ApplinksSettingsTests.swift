@@ -14,7 +14,7 @@ struct ApplinksSettingsTests {
         try registry.setApplinksSettings(host: "shop.example", defaults: nil, substitutionVariables: variables)
         _ = try registry.setApplinks(host: "shop.example", app: try BundleID("com.example.bikes"), components: [["/": "/$(city)/*"]])
         let withDefaults = try registry.setApplinksSettings(host: "shop.example", defaults: ["caseSensitive": false], substitutionVariables: nil)
-        #expect(withDefaults == ApplinksHostSettings(defaults: ["caseSensitive": false], substitutionVariables: variables))
+        #expect(withDefaults.value == ApplinksHostSettings(defaults: ["caseSensitive": false], substitutionVariables: variables))
         let aasa = try JSONParser.parse(try registry.aasa(host: "shop.example"))
         #expect(aasa["applinks"]?["substitutionVariables"] == variables && aasa["applinks"]?["defaults"] == ["caseSensitive": false])
         // The same again changes nothing: no change record.
@@ -26,7 +26,28 @@ struct ApplinksSettingsTests {
         #expect(throws: RegistryError.self) { try registry.setApplinksSettings(host: "shop.example", defaults: nil, substitutionVariables: .null) }
         #expect(try snapshot(registry.path) == before)
         let cleared = try registry.setApplinksSettings(host: "shop.example", defaults: .null, substitutionVariables: nil)
-        #expect(cleared == ApplinksHostSettings(defaults: nil, substitutionVariables: variables))
+        #expect(cleared.value == ApplinksHostSettings(defaults: nil, substitutionVariables: variables))
+    }
+
+    /// Applinks on a free host make it the app's team's: the outcome says so, once.
+    @Test func applinksOnAFreeHostSayTheHostIsNowTheTeams() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://shop.example/store"))
+        let app = try BundleID("com.example.bikes"), team = try TeamID("ABCDE12345")
+        let first = try registry.setApplinks(host: "www.shop.example", app: app, components: [["/": "/help/*"]])
+        #expect(first.created && first.notes == [.hostOwned(host: "www.shop.example", team: team)])
+        #expect(first.touchedHosts == ["www.shop.example"])
+        let again = try registry.setApplinks(host: "www.shop.example", app: app, components: [["/": "/help/*"]])
+        #expect(!again.created && again.notes.isEmpty)
+        // A team taking a free host by its settings is told too; an administrator takes nothing.
+        let byAdministrator = try registry.setApplinksSettings(host: "free.example", defaults: ["caseSensitive": false], substitutionVariables: nil)
+        #expect(byAdministrator.notes.isEmpty)
+        #expect(try registry.hostOwnerships(host: "free.example").isEmpty)
+        let credentials = try registry.addWebcredentials(host: "login.shop.example", app: app)
+        #expect(credentials.created && credentials.notes == [.hostOwned(host: "login.shop.example", team: team)])
+        #expect(try registry.addWebcredentials(host: "login.shop.example", app: app).isQuiet)
+        let byTeam = try registry.setApplinksFromExperiences(host: "other.example", true, by: team)
+        #expect(byTeam.notes == [.hostOwned(host: "other.example", team: team)])
     }
 }
 

@@ -42,7 +42,7 @@ struct BackupTests {
         #expect(try registry.restore(from: backupPath).migrated == [])
         #expect(try export(reader) == snapshotExport)
         #expect(try Connection(path: path).query("PRAGMA journal_mode").first?.values.first == .text("wal"))
-        #expect(try registry.changes(since: 0, limit: 10_000).last?["action"] == "restore")
+        #expect(try registry.changes(since: 0, limit: 10_000).last?.action == .restore)
     }
 
     @Test func refusesToOverwriteOrRestoreBadFiles() throws {
@@ -177,7 +177,7 @@ struct BackupTests {
         #expect(report.replacedCopy.hasPrefix(livePath + ".replaced-"))
         #expect(try Registry(path: report.replacedCopy).experiences().count == 2, "the replaced content is kept")
         let record = try registry.changes(since: 0, limit: 1000).last
-        #expect(record?["action"] == "restore" && record?["after"]?["from"]?.stringValue == good)
+        #expect(record?.action == .restore && record?.after?["from"]?.stringValue == good)
         // Undo: restoring the replaced copy brings the replaced content back.
         _ = try registry.restore(from: report.replacedCopy)
         #expect(try server.experiences().count == 2)
@@ -242,26 +242,26 @@ struct BackupTests {
         #expect(try server.authenticate(newer.secret)?.id == newer.token.id, "a token created after the backup still works")
         #expect(try server.authenticate(admin.secret)?.id == admin.token.id)
         #expect(try server.experiences().map(\.url.path) == ["/a"], "the registry content is the backup's")
-        #expect(try server.changes(since: 0, limit: 1000).last?["after"]?["apiTokensKept"] == .integer(3))
+        #expect(try server.changes(since: 0, limit: 1000).last?.after?["apiTokensKept"] == .integer(3))
         #expect(try server.createToken(name: "after", team: nil).token.id > newer.token.id)
     }
 
     @Test func idsAreNeverReusedAcrossARestore() throws {
         let livePath = temporaryDatabasePath()
         let registry = try Registry(path: livePath)
-        let a = try registry.register(try experienceJSON("https://shop.example/a")).experience
+        let a = try registry.register(try experienceJSON("https://shop.example/a")).value
         let old = temporaryDatabasePath()
         try registry.backup(to: old)
-        let b = try registry.register(try experienceJSON("https://shop.example/b")).experience
+        let b = try registry.register(try experienceJSON("https://shop.example/b")).value
         _ = try registry.update(String(b.id), with: ["subtitle": "Changed"])
-        guard case .integer(let lastChange) = try registry.changes(since: 0, limit: 1000).last?["id"] else { Issue.record("no change id"); return }
+        guard let lastChange = try registry.changes(since: 0, limit: 1000).last?.id else { Issue.record("no change id"); return }
 
         _ = try registry.restore(from: old)
         let after = try registry.changes(since: lastChange, limit: 10)
-        #expect(after.map { $0["action"] } == ["restore"], "a consumer polling since=\(lastChange) sees the restore")
-        let c = try registry.register(try experienceJSON("https://shop.example/c")).experience
+        #expect(after.map(\.action) == [.restore], "a consumer polling since=\(lastChange) sees the restore")
+        let c = try registry.register(try experienceJSON("https://shop.example/c")).value
         #expect(c.id > b.id, "experience \(b.id) was handed out before the restore; the next is \(c.id)")
-        #expect(try registry.changes(since: lastChange, limit: 10).map { $0["entityId"] } == ["main", .string(String(c.id))], "the restore, then the new experience")
+        #expect(try registry.changes(since: lastChange, limit: 10).map(\.entityID) == ["main", String(c.id)], "the restore, then the new experience")
         // A stale ETag of the experience the restore removed names nothing now.
         #expect(throws: RegistryError.notFound("experience \(b.id)")) { try registry.update(String(b.id), with: ["subtitle": "Stale"], expectedVersion: 2) }
         #expect(try registry.experience(String(c.id)).defaultCard.subtitle == "Tap to unlock")

@@ -57,7 +57,7 @@ struct HostOwnershipPropertyTests {
                 default:
                     guard let e = try registry.experiences(Registry.ListFilter(host: try Registry.normalizeHost(host))).randomElement(using: &random) else { continue }
                     _ = try registry.remove(String(e.id))
-                    try? registry.removeDomain(clip: e.clip.rawValue, host: e.url.host)
+                    _ = try? registry.removeDomain(clip: e.clip.rawValue, host: e.url.host)
                 }
                 done += 1
             } catch {

@@ -77,9 +77,11 @@ struct HostOwnershipTests {
         let registry = try registryWithTwoTeams()
         let b = try TeamID("FGHIJ67890"), a = try TeamID("ABCDE12345")
         // Share: team B may now use shop.example beside its owner.
-        let (shared, notes) = try registry.shareHost("shop.example", team: b)
-        #expect(notes == ["team FGHIJ67890 now shares shop.example"] && shared.owner == a && shared.teams == [a, b])
-        #expect(try registry.shareHost("shop.example", team: b).1.isEmpty)  // the same request twice
+        let share = try registry.shareHost("shop.example", team: b)
+        #expect(share.notes == [.hostShared(host: "shop.example", team: b)] && share.created)
+        #expect(share.notes.map(\.text) == ["team FGHIJ67890 now shares shop.example"])
+        #expect(share.value.owner == a && share.value.teams == [a, b])
+        #expect(try registry.shareHost("shop.example", team: b).isQuiet)  // the same request twice
         _ = try registry.register(try experienceJSON("https://shop.example/b", clip: teamB))
         // Unsharing is refused while team B has objects there; the owner cannot be unshared.
         var before = try snapshot(registry.path)
@@ -92,15 +94,16 @@ struct HostOwnershipTests {
         #expect(try snapshot(registry.path) == before)
         _ = try registry.remove("https://shop.example/store")
         try registry.removeDomain(clip: teamA, host: "shop.example")
-        let (claimed, claimNotes) = try registry.claimHost("shop.example", team: b)
-        #expect(claimed.owner == b && claimed.teams == [b])
-        #expect(claimNotes == ["team ABCDE12345 no longer holds shop.example", "host shop.example now belongs to team FGHIJ67890"])
+        let claim = try registry.claimHost("shop.example", team: b)
+        #expect(claim.value.owner == b && claim.value.teams == [b])
+        #expect(claim.notes == [.hostReleased(host: "shop.example", team: a), .hostOwned(host: "shop.example", team: b)])
+        #expect(claim.notes.map(\.text) == ["team ABCDE12345 no longer holds shop.example", "host shop.example now belongs to team FGHIJ67890"])
         // Team A is now the outsider.
         before = try snapshot(registry.path)
         #expect(isHostRefusal { _ = try registry.register(try experienceJSON("https://shop.example/again", clip: self.teamA)) })
         #expect(try snapshot(registry.path) == before)
-        let claims = try registry.changes().filter { $0["entity"] == "host" }.map { $0["action"]?.stringValue ?? "" }
-        #expect(claims == ["claim", "claim", "share", "release", "claim"])
+        let claims = try registry.changes().filter { $0.entity == .host }.map(\.action)
+        #expect(claims == [.claim, .claim, .share, .release, .claim])
     }
 
     /// Migration 0004 must not change who may write where: a host several teams used stays

@@ -17,7 +17,7 @@ struct LiveIndexTests {
         let writer = try Registry(path: path)
         let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
         #expect(try winner(index, "https://shop.example/store/1/menu") == nil)
-        let store = try writer.register(try experienceJSON("https://shop.example/store", clip: "ABCDE12345.com.shop.app.Clip")).experience
+        let store = try writer.register(try experienceJSON("https://shop.example/store", clip: "ABCDE12345.com.shop.app.Clip")).value
         #expect(try winner(index, "https://shop.example/store/1/menu") == "https://shop.example/store")
         _ = try writer.register(try experienceJSON("https://shop.example/store/1", clip: "ABCDE12345.com.shop.app.Clip"))
         #expect(try winner(index, "https://shop.example/store/1/menu") == "https://shop.example/store/1")
@@ -35,7 +35,7 @@ struct LiveIndexTests {
     /// paths leaves reads back as a known entity and action (the read model replays by them).
     @Test func everyChangeRecordIsAKnownEntityAndAction() throws {
         let registry = try Registry(path: temporaryDatabasePath())
-        let e = try registry.register(try experienceJSON("https://shop.example/store", clip: "ABCDE12345.com.shop.app.Clip")).experience
+        let e = try registry.register(try experienceJSON("https://shop.example/store", clip: "ABCDE12345.com.shop.app.Clip")).value
         _ = try registry.setStatus(String(e.id), .deactivated)
         _ = try registry.setStatus(String(e.id), .active)
         _ = try registry.setDefaultExperience(clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view, localizations: ["en-US": "Hi"])
@@ -47,7 +47,7 @@ struct LiveIndexTests {
         _ = try registry.shareHost("shop.example", team: try TeamID("FGHIJ67890"))
         _ = try registry.remove(String(e.id))
         let records = try registry.changes(limit: 1000)
-        let pairs = records.map { ($0["entity"]?.stringValue ?? "", $0["action"]?.stringValue ?? "") }
+        let pairs = records.map { ($0.entity.rawValue, $0.action.rawValue) }
         #expect(pairs.allSatisfy { ChangeEntity(rawValue: $0.0) != nil && ChangeAction(rawValue: $0.1) != nil }, "\(pairs)")
         #expect(Set(pairs.map(\.0)) == ["team", "app", "clip", "host", "domain", "experience", "default-experience", "applinks",
                                         "applinks-settings", "applinks-generation", "webcredentials", "token"])
@@ -79,7 +79,7 @@ struct LiveIndexTests {
         let writer = try Registry(path: path)
         let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
         let e = try writer.register(try experienceJSON("https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip",
-                                                       extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#)).experience
+                                                       extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#)).value
         for (url, preferences) in [("https://shop.example/a/b?x=1", [Language]()), ("https://shop.example/a", [.FR]), ("https://shop.example/a/\u{2028}", [.FR])] {
             let resolution = try index.resolve(url, preferences: preferences)
             #expect(index.answerBytes(resolution) == JSONWriter.bytes(resolution.json(explain: false)), "\(url)")

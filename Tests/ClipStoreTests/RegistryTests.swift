@@ -39,8 +39,9 @@ struct RegistryTests {
     @Test func registerCreatesWhatItImpliesAndSaysSo() throws {
         let registry = try Registry(path: temporaryDatabasePath())
         let first = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
-        #expect(first.experience.id == 1 && first.experience.version == 1)
-        #expect(first.notes == [
+        #expect(first.value.id == 1 && first.value.version == 1 && first.created)
+        #expect(first.touchedHosts == ["bikesrental.example"], "its AASA now lists the clip")
+        #expect(first.notes.map(\.text) == [
             "created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)", "created clip ABCDE12345.com.example.bikes.Clip",
             "host bikesrental.example now belongs to team ABCDE12345",
             "associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)",
@@ -49,6 +50,21 @@ struct RegistryTests {
         #expect(second.notes.isEmpty)
         #expect(try registry.clips().map(\.hosts) == [["bikesrental.example"]])
         #expect(try registry.experience("https://BIKESRENTAL.example:443/rent/").id == 1)
+    }
+
+    /// Every write's outcome names the hosts whose AASA it changed, a removal too (a webhook or a
+    /// CDN purge follows them); a write that leaves every AASA alone names none.
+    @Test func outcomesNameTheHostsWhoseAASAChanged() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        let clip = "ABCDE12345.com.example.bikes.Clip"
+        _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
+        #expect(try registry.register(try experienceJSON("https://bikesrental.example/return")).touchedHosts == [],
+                "the host's AASA already lists the clip")
+        #expect(try registry.addDomain(clip: clip, host: "www.bikesrental.example").touchedHosts == ["www.bikesrental.example"])
+        #expect(try registry.addDomain(clip: clip, host: "www.bikesrental.example").touchedHosts == [], "already associated")
+        #expect(try registry.removeDomain(clip: clip, host: "www.bikesrental.example").touchedHosts == ["www.bikesrental.example"])
+        let app = try BundleID("com.example.bikes")
+        #expect(try registry.addWebcredentials(host: "bikesrental.example", app: app).touchedHosts == ["bikesrental.example"])
     }
 
     @Test func duplicatesAndTeamClashesAreRefusedWithoutChanges() throws {
@@ -73,12 +89,12 @@ struct RegistryTests {
         let registry = try Registry(path: temporaryDatabasePath())
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         let updated = try registry.update("1", with: ["title": "City bikes"], expectedVersion: 1)
-        #expect(updated.experience.version == 2 && updated.experience.defaultCard.title == "City bikes")
+        #expect(updated.value.version == 2 && updated.value.defaultCard.title == "City bikes")
         #expect(throws: RegistryError.versionMismatch(expected: 1, actual: 2)) { try registry.update("1", with: ["title": "Stale"], expectedVersion: 1) }
         #expect(try registry.experience("1").defaultCard.title == "City bikes")
         // Moving to a new host associates it.
         let moved = try registry.update("1", with: ["url": "https://bikes.example/rent"])
-        #expect(moved.notes == ["host bikes.example now belongs to team ABCDE12345", "associated bikes.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)"])
+        #expect(moved.notes.map(\.text) == ["host bikes.example now belongs to team ABCDE12345", "associated bikes.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)"])
     }
 
     @Test func deactivationRemovalAndResolution() throws {
@@ -97,7 +113,7 @@ struct RegistryTests {
         #expect(throws: RegistryError.notFound("experience 2")) { try registry.experience("2") }
         #expect(try winner("https://brighteggcafe.example/store/cupertino") == 1)
         // The URL of a removed experience can be registered again.
-        #expect(try registry.register(try experienceJSON("https://brighteggcafe.example/store/cupertino", clip: "FGHIJ67890.com.brightegg.app.Clip")).experience.id == 3)
+        #expect(try registry.register(try experienceJSON("https://brighteggcafe.example/store/cupertino", clip: "FGHIJ67890.com.brightegg.app.Clip")).value.id == 3)
         #expect(try registry.resolve("http://brighteggcafe.example/store").match == nil)
     }
 
@@ -187,15 +203,42 @@ struct RegistryTests {
         #expect(try server.resolve("https://bikesrental.example/rent").match != nil)
     }
 
+    /// A removal's outcome is what was removed; the same removal twice is notFound and writes nothing.
+    @Test func removalsAnswerWhatTheyRemoved() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        let clip = try AppID("ABCDE12345.com.example.bikes.Second")
+        let added = try registry.addClip(clip)
+        #expect(added.created && added.notes.map(\.text) == ["created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)",
+                                                                "created clip ABCDE12345.com.example.bikes.Second"])
+        #expect(try registry.addClip(clip).isQuiet)
+        let association = try registry.addDomain(clip: clip.rawValue, host: "Bikes.example")
+        #expect(association.created && association.value == DomainAssociation(clip: clip, host: "bikes.example"))
+        #expect(association.notes == [.hostOwned(host: "bikes.example", team: clip.team), .associated(host: "bikes.example", clip: clip)])
+        #expect(try registry.addDomain(clip: clip.rawValue, host: "bikes.example").isQuiet)
+        let set = try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Bikes"])
+        #expect(set.created && set.notes == [.createdDefaultExperience(clip)])
+        let again = try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Bikes"])
+        #expect(again.notes == [.updatedDefaultExperience(clip)])
+
+        #expect(try registry.removeDefaultExperience(clip: clip.rawValue).value.localizations["en-US"]?.subtitle == "Bikes")
+        #expect(try registry.removeDomain(clip: clip.rawValue, host: "bikes.example").value.host == "bikes.example")
+        let removed = try registry.removeClip(clip.rawValue)
+        #expect(removed.value.appID == clip && removed.value.hosts.isEmpty)
+        let before = try snapshot(registry.path)
+        #expect(throws: RegistryError.self) { try registry.removeClip(clip.rawValue) }
+        #expect(throws: RegistryError.self) { try registry.removeDefaultExperience(clip: clip.rawValue) }
+        #expect(try snapshot(registry.path) == before)
+    }
+
     @Test func changeRecordsTellWhoDidWhat() throws {
         let registry = try Registry(path: temporaryDatabasePath(), actor: "tester")
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         _ = try registry.setStatus("1", .deactivated)
         let changes = try registry.changes()
-        #expect(changes.map { "\($0["action"]!.stringValue!) \($0["entity"]!.stringValue!)" } == [
+        #expect(changes.map { "\($0.action) \($0.entity)" } == [
             "create team", "create app", "create clip", "claim host", "create domain", "create experience", "deactivate experience",
         ])
-        #expect(changes.last?["before"]?["status"] == "ACTIVE" && changes.last?["after"]?["status"] == "DEACTIVATED")
-        #expect(changes.allSatisfy { $0["actor"] == "tester" })
+        #expect(changes.last?.before?["status"] == "ACTIVE" && changes.last?.after?["status"] == "DEACTIVATED")
+        #expect(changes.allSatisfy { $0.actor == "tester" })
     }
 }

@@ -1,3 +1,30 @@
+import StrictJSON
+
+/// One change record: when, who, what entity, the action, and the entity before and after
+/// (in the forms the API answers), kept for every write.
+public struct ChangeRecord: Sendable, Equatable {
+    public let id: Int64
+    public let at: String
+    public let actor: String
+    public let entity: ChangeEntity
+    public let entityID: String
+    public let action: ChangeAction
+    public let before: JSONValue?
+    public let after: JSONValue?
+
+    public init(id: Int64, at: String, actor: String, entity: ChangeEntity, entityID: String, action: ChangeAction,
+                before: JSONValue?, after: JSONValue?) {
+        self.id = id
+        self.at = at
+        self.actor = actor
+        self.entity = entity
+        self.entityID = entityID
+        self.action = action
+        self.before = before
+        self.after = after
+    }
+}
+
 /// What a change record (`change_record`) is about, and what happened to it: the registry's
 /// change feed, read by `clipctl changes`, `GET /v1/changes` and the server's read model
 /// (`LiveIndex`). The raw values are the texts stored in the `entity` and `action` columns since
