@@ -1,7 +1,8 @@
--- Clip Registry schema (design §2). STRICT tables; foreign keys are enforced by every connection.
+-- Clip Registry schema (docs/architecture.md#the-database-and-its-migrations). STRICT tables; foreign keys are
+-- enforced by every connection.
 -- Timestamps are ISO 8601 UTC text with milliseconds.
 
--- Team: the App ID prefix (10 characters [A-Z0-9], apple-spec §4.7).
+-- Team: the App ID prefix (10 characters [A-Z0-9], docs/apple-formats.md#app-ids-and-bundle-ids).
 CREATE TABLE team (
     id          TEXT PRIMARY KEY CHECK (length(id) = 10),
     name        TEXT NOT NULL DEFAULT '',
@@ -19,7 +20,7 @@ CREATE TABLE app (
     updated_at    TEXT NOT NULL
 ) STRICT;
 
--- App Clip: bundle ID = parent bundle ID + '.' + one component (apple-spec §4.7).
+-- App Clip: bundle ID = parent bundle ID + '.' + one component (docs/apple-formats.md#app-ids-and-bundle-ids).
 CREATE TABLE clip (
     bundle_id      TEXT PRIMARY KEY,
     app_bundle_id  TEXT NOT NULL REFERENCES app(bundle_id),
@@ -93,7 +94,7 @@ CREATE TABLE advanced_experience_localization (
     PRIMARY KEY (experience_id, language)
 ) STRICT, WITHOUT ROWID;
 
--- applinks settings of a host: defaults and substitution variables (apple-spec §4.4), as JSON.
+-- applinks settings of a host: defaults and substitution variables (docs/apple-formats.md#applinks), as JSON.
 CREATE TABLE applinks_host (
     host                    TEXT PRIMARY KEY,
     defaults                TEXT CHECK (defaults IS NULL OR json_valid(defaults)),
@@ -102,7 +103,7 @@ CREATE TABLE applinks_host (
 ) STRICT;
 
 -- applinks details entry for the full app on a host: its components (and optional defaults).
--- position orders the entries in the AASA (first match wins, apple-spec §4.5).
+-- position orders the entries in the AASA (first match wins, docs/apple-formats.md#pattern-matching).
 CREATE TABLE applinks_details (
     host           TEXT NOT NULL,
     app_bundle_id  TEXT NOT NULL REFERENCES app(bundle_id),

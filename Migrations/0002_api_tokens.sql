@@ -1,4 +1,4 @@
--- API tokens (design §2): the secret is never stored, only its SHA-256; team_id NULL = admin.
+-- API tokens (docs/rules.md#tenancy): the secret is never stored, only its SHA-256; team_id NULL = admin.
 CREATE TABLE api_token (
     id             INTEGER PRIMARY KEY AUTOINCREMENT,
     name           TEXT NOT NULL,

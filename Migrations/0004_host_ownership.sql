@@ -1,4 +1,4 @@
--- Hosts belong to teams (issue #10; ClipCore/HostOwnership.swift states the rule). A host nobody
+-- Hosts belong to teams (docs/rules.md#host-ownership; ClipCore/HostOwnership.swift states the rule). A host nobody
 -- holds is taken by the first team that puts something on it; an administrator can give it to a
 -- team (claim) or let other teams share it (share).
 CREATE TABLE host_team (

@@ -51,7 +51,7 @@ struct Context {
         }
     }
 
-    /// Team tokens see only their team's objects: another team's answer 404 (design §4.2).
+    /// Team tokens see only their team's objects: another team's answer 404 (docs/rules.md#tenancy).
     func checkVisible(team: TeamID, _ what: String) throws {
         if let own = try caller.team, own != team { throw Problem.notFound("not found: \(what)") }
     }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Prometheus text-format metrics (exposition format 0.0.4): requests by route template, method
 /// and status; a latency histogram by route template. Raw URLs are never labels (cardinality
-/// and privacy: swift-style §1.5). Every label takes a bounded set of values whatever a client
+/// and privacy). Every label takes a bounded set of values whatever a client
 /// sends: route templates plus `unmatched` and `refused`, the methods below plus `other`, and
 /// statuses 100–599 (an anonymous client must not grow `/metrics` or the process).
 final class Metrics: Sendable {

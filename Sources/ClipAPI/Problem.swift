@@ -5,7 +5,7 @@ import HTTP1
 import StrictJSON
 
 /// An HTTP answer to a failed request, rendered as RFC 9457 problem details with the list of
-/// field errors (design §4.2–§4.3).
+/// field errors (docs/rules.md#errors-and-statuses).
 struct Problem: Error {
     let status: Int
     let detail: String
@@ -20,7 +20,7 @@ struct Problem: Error {
     }
     static func forbidden(_ detail: String) -> Problem { Problem(status: 403, detail: detail) }
 
-    /// RegistryError → status, once (design §4.3).
+    /// RegistryError → status, once (docs/rules.md#errors-and-statuses).
     init(_ error: RegistryError) {
         switch error {
         case .invalid(let errors):
@@ -37,7 +37,7 @@ struct Problem: Error {
         case .unprocessable(let message): self.init(status: 422, detail: message)
         case .busy, .interrupted: self.init(status: 503, detail: error.description, headers: [("Retry-After", "1")])
         case .storage(let message): self.init(status: 500, detail: "storage failure: \(message)")
-        // Never names who holds the host: ClipAPI.run tells administrators (issue #10).
+        // Never names who holds the host: ClipAPI.run tells administrators (docs/rules.md#host-ownership).
         case .hostRefused(let refusal): self.init(status: 403, detail: refusal.teamMessage)
         // RFC 9110 §15.6.4: the server cannot handle the request at present; no Retry-After,
         // since the database stays read-only until an operator changes it.

@@ -13,7 +13,7 @@ public final class RegistryPool: Sendable {
     private let idle: Mutex<[Parked]>
     private let capacity: Int
     private let available: DispatchSemaphore
-    /// The in-memory read model that resolve and the served AASA use (issue #4).
+    /// The in-memory read model that resolve and the served AASA use (docs/architecture.md#the-read-model).
     public let index: LiveIndex
     /// Raised at the server's drain deadline: every pooled connection's work stops.
     private let stop = StopSignal()

@@ -7,7 +7,7 @@ import StrictJSON
 
 extension ClipAPI {
     func registerRoutes() {
-        // Public (design §4.2): no token.
+        // Public (docs/architecture.md#the-http-api): no token.
         add("GET", "/healthz", .open, fromMemory: .always) { _, _ in json(["status": "ok"]) }
         add("GET", "/readyz", .open) { api, c in
             c.registry.isReady() ? json(["status": "ready"]) : Problem(status: 503, detail: "the database is not migrated", headers: [("Retry-After", "5")]).response
@@ -93,13 +93,13 @@ extension ClipAPI {
         }
     }
 
-    // MARK: Served AASA (design §3.3, apple-spec §4.1)
+    // MARK: Served AASA (docs/rules.md#aasa-generation, docs/apple-formats.md#serving)
 
     func servedAASA(_ c: Context) throws -> HTTPResponse {
         guard let hostHeader = c.request.headers["Host"], !hostHeader.isEmpty else { throw Problem.badRequest("the request has no Host header") }
-        // The port is not part of the association (apple-spec §4.6); IPv6 literals are not hosts here.
+        // The port is not part of the association (docs/apple-formats.md#appclips); IPv6 literals are not hosts here.
         let host = hostHeader.split(separator: ":", maxSplits: 1).first.map(String.init) ?? hostHeader
-        // Served from the read model's cache (issue #4), generated once per change of the host.
+        // Served from the read model's cache (docs/architecture.md#the-read-model), generated once per change of the host.
         let normalized: String
         do { normalized = try Registry.normalizeHost(host) } catch { throw Problem.notFound("no apple-app-site-association for this host") }
         guard let file = try pool.index.aasa(host: normalized) else {
@@ -116,7 +116,7 @@ extension ClipAPI {
         return HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: bytes)
     }
 
-    /// Does the registry's AASA for the URL's host give the URL to the app? (issue: AASA evaluator)
+    /// Does the registry's AASA for the URL's host give the URL to the app?
     func aasaCheck(_ c: Context) throws -> HTTPResponse {
         var errors: [FieldError] = []
         let url = c.query("url") ?? ""
@@ -141,7 +141,7 @@ extension ClipAPI {
         }
         let explain = try Self.flag(c, "explain")
         // The explanation lists every candidate of the host, which only the database path keeps;
-        // the plain answer comes from the in-memory index (issue #4).
+        // the plain answer comes from the in-memory index (docs/architecture.md#the-read-model).
         let resolution = explain
             ? try c.registry.resolve(url, language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
             : try pool.index.resolve(url, preferences: try Registry.preferences(language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"]))

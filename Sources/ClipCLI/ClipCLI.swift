@@ -24,7 +24,7 @@ public struct CLIIO: Sendable {
     }
 }
 
-/// Exit codes (design §4.1; sysexits.h for 64 and 65).
+/// Exit codes (docs/architecture.md#clipctl; sysexits.h for 64 and 65).
 public enum ExitCode {
     public static let ok: Int32 = 0
     public static let failure: Int32 = 1

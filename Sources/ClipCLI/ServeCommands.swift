@@ -45,7 +45,7 @@ extension Context {
             routes: api.routeTable,
             handler: { api.handle($0) })
         server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }
-        // Graceful stop (design §5): stop accepting, finish in-flight requests, close. The handlers
+        // Graceful stop (docs/architecture.md#graceful-stop): stop accepting, finish in-flight requests, close. The handlers
         // are in place before the server starts and says where it listens: a SIGTERM sent as soon
         // as the address is printed (a supervisor, a test) must stop it, not be ignored.
         let stopped = DispatchSemaphore(value: 0)

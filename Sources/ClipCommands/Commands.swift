@@ -1,6 +1,6 @@
 import ArgParse
 
-/// The grammar of `clipctl` (design §4.1). Help is generated from it.
+/// The grammar of `clipctl` (docs/architecture.md#clipctl). Help is generated from it.
 public enum Commands {
     public static let globals: [OptionSpec] = [
         .option("db", value: "PATH", help: "SQLite database file (env CLIP_DB; default ./clips.db, created and migrated on first use)"),
@@ -17,7 +17,7 @@ public enum Commands {
         .option("language", value: "LANG", help: "default language, one of Apple's 32 codes such as EN, FR (default EN)"),
         .option("category", value: "CATEGORY", help: "business category, such as FOOD_AND_DRINK"),
         .option("localization", value: "LANG=TITLE|SUBTITLE", help: "card text in another language (update: only the languages given change)", repeatable: true),
-        .option("place", value: "JSON|@FILE", help: "place object (apple-spec §2.4)"),
+        .option("place", value: "JSON|@FILE", help: "place object, as App Store Connect's advanced experience place"),
         .option("image", value: "FILE", help: "header image: PNG or JPEG, 3:2 (1800×1200), no transparency"),
     ]
 

@@ -29,9 +29,10 @@ public struct AASAContent: Sendable, Equatable {
     }
 }
 
-/// Generates AASA bytes (design §3.3): compact, deterministic JSON (same data → same bytes).
+/// Generates AASA bytes (docs/rules.md#aasa-generation): compact, deterministic JSON (same data → same bytes).
 public enum AASAGenerator {
-    /// apple-spec §4.1: "the uncompressed size … must be no greater than 128 KB" (S18).
+    /// Apple (App Search Programming Guide, archived): "the uncompressed size … must be no greater than 128 KB"
+    /// (docs/apple-formats.md#size).
     public static let maxBytes = 128 * 1024
 
     public struct TooLarge: Error, Equatable, CustomStringConvertible, Sendable {
@@ -44,7 +45,7 @@ public enum AASAGenerator {
 
     public static func document(_ content: AASAContent) -> JSONValue {
         var applinks: [(key: String, value: JSONValue)] = [
-            // Legacy validators require "apps": [] (apple-spec §4.5).
+            // Legacy validators require "apps": [] (docs/apple-formats.md#legacy-format).
             (key: "apps", value: .array([]))
         ]
         if let defaults = content.settings.defaults { applinks.append((key: "defaults", value: defaults)) }

@@ -2,8 +2,8 @@ import Foundation  // Locale.Region.isoRegions / LanguageCode.isoLanguageCodes f
 import StrictJSON
 
 /// Decides whether an AASA file's `applinks` give a URL to an app, with Apple's semantics
-/// (apple-spec §4.4–§4.5; the conformance corpus's semantics.md for what Apple leaves unsaid,
-/// each point settled against `swcutil`): ordered `details` and `components`, first match wins,
+/// (docs/apple-formats.md#applinks, docs/apple-formats.md#pattern-matching; the conformance corpus's
+/// semantics.md for what Apple leaves unsaid, each point settled against `swcutil`): ordered `details` and `components`, first match wins,
 /// `exclude` stops the scan, `/` `?` `#` patterns with `*`, `?`, `?*`, query dictionaries,
 /// `caseSensitive` and `percentEncoded` cascading from `applinks.defaults` through
 /// `details[].defaults` to each component, substitution variables, and legacy `paths` with `NOT`.

@@ -2,7 +2,7 @@ import StrictJSON
 
 /// The `applinks` details entry of one full app on one host: its `components` (and optional
 /// `defaults`), in the modern format only (`appIDs` + `components`, never legacy `paths`,
-/// apple-spec §4.5 / TN3155: "Don't mix and match these formats").
+/// docs/apple-formats.md#legacy-format, TN3155: "Don't mix and match these formats").
 public struct ApplinksDetails: Sendable, Equatable {
     public var app: AppID
     public var components: JSONValue
@@ -14,7 +14,7 @@ public struct ApplinksDetails: Sendable, Equatable {
     }
 }
 
-/// Host-wide `applinks` settings: `defaults` and `substitutionVariables` (apple-spec §4.4).
+/// Host-wide `applinks` settings: `defaults` and `substitutionVariables` (docs/apple-formats.md#applinks).
 public struct ApplinksHostSettings: Sendable, Equatable {
     public var defaults: JSONValue?
     public var substitutionVariables: JSONValue?
@@ -27,9 +27,9 @@ public struct ApplinksHostSettings: Sendable, Equatable {
     }
 }
 
-/// Validation of stored `applinks` input (apple-spec §4.4, implications D.22).
+/// Validation of stored `applinks` input (docs/rules.md#applinks-input).
 public enum ApplinksValidator {
-    // apple-spec §4.4: applinks.SubstitutionVariables, predefined variables.
+    // Apple's applinks.SubstitutionVariables, predefined variables (docs/apple-formats.md#applinks).
     public static let predefinedVariables: Set<String> = ["alpha", "upper", "lower", "alnum", "digit", "xdigit", "region", "lang"]
 
     /// `components`: an array of objects with only the keys `/`, `?`, `#`, `exclude`, `comment`,
@@ -89,7 +89,7 @@ public enum ApplinksValidator {
     }
 
     /// `substitutionVariables`: name → array of strings; names without `$`, `(`, `)`; values
-    /// may use `?` and `*` but no other variable (apple-spec §4.4).
+    /// may use `?` and `*` but no other variable (docs/apple-formats.md#applinks).
     public static func validateSubstitutionVariables(_ value: JSONValue, field: String = "substitutionVariables") -> [FieldError] {
         guard let members = value.objectMembers else {
             return [FieldError(field: field, rule: "type", message: "expected an object of name → array of strings, got \(value.typeName)")]
@@ -126,7 +126,7 @@ public enum ApplinksValidator {
     }
 
     /// The `$(name)` references of a pattern, in order, and whether a `$(` is left unclosed
-    /// (apple-spec §4.4: names cannot contain `$`, `(` or `)`, so the first ")" closes one).
+    /// (docs/apple-formats.md#applinks: names cannot contain `$`, `(` or `)`, so the first ")" closes one).
     public static func variableReferences(in pattern: String) -> (names: [String], unterminated: Bool) {
         var names: [String] = []
         var rest = Substring(pattern)

@@ -6,7 +6,9 @@
 public enum AssociationHost {
     public static func normalize(_ host: String, field: String = "host") throws(ValidationFailure) -> String {
         if host.hasPrefix("*.") {
-            throw ValidationFailure(field: field, rule: "host.wildcard", message: "App Clip associations name exact hosts; wildcards are not allowed (apple-spec §4.6)")
+            throw ValidationFailure(
+                field: field, rule: "host.wildcard",
+                message: "App Clip associations name exact hosts; wildcards are not allowed (Apple: \"Supporting associated domains\")")
         }
         if host.contains(where: { $0 == "/" || $0 == ":" || $0 == "?" || $0 == "#" || $0 == "@" }) {
             throw ValidationFailure(field: field, rule: "host.format", message: "give a host name only, such as shop.example: no scheme, port or path")

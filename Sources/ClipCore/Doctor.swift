@@ -1,7 +1,7 @@
 import StrictJSON
 
 /// Cross-checks of a registry's data that catch what users get wrong, each finding with a stable
-/// code, a subject, what is wrong and how to fix it (`clipctl doctor`, issue #6). Pure: the caller
+/// code, a subject, what is wrong and how to fix it (`clipctl doctor`). Pure: the caller
 /// supplies a snapshot.
 public enum Doctor {
     public struct Finding: Sendable, Equatable {
@@ -67,7 +67,7 @@ public enum Doctor {
             let url = e.url.canonical
             let pair = "\(e.clip.rawValue) \(e.url.host)"
             if !(clipsByID[e.clip]?.hosts.contains(e.url.host) ?? false), reportedPairs.insert(pair).inserted {
-                // apple-spec §2.5: the host needs appclips:<host> and an AASA listing the clip.
+                // The host needs appclips:<host> and an AASA listing the clip (docs/apple-formats.md#appclips).
                 add(.error, "host-not-associated", e.url.host,
                     "experiences of \(e.clip.rawValue) are on \(e.url.host), which is not associated with the clip: iOS will not launch it there",
                     fix: Shell.command(["clipctl", "domain", "add", e.clip.rawValue, e.url.host]))
@@ -80,7 +80,8 @@ public enum Doctor {
             let codeProblems = AppClipCode.problems(e.url)
             if !codeProblems.isEmpty {
                 add(.warning, "app-clip-code", url, "cannot be encoded in an App Clip Code: " + codeProblems.joined(separator: "; "),
-                    fix: "register a URL with a host of a–z, '.' and '-' and a path of a–z A–Z 0–9 /#?=%-._,+;:& (apple-spec §3.4), or invoke it by NFC, QR or Safari only")
+                    fix: "register a URL with a host of a–z, '.' and '-' and a path of a–z A–Z 0–9 /#?=%-._,+;:& "
+                        + "(Apple: \"Encoding a URL in an App Clip Code\"), or invoke it by NFC, QR or Safari only")
             }
             for (language, card) in e.localizations.sorted(by: { $0.key < $1.key }) {
                 // The fix is the command that sets the text as it is now: shorten it, then run it.
@@ -123,14 +124,14 @@ public enum Doctor {
                         fix: Shell.command(["clipctl", "default", "set", clip.appID.rawValue] + d.localizations.sorted(by: { $0.key < $1.key }).flatMap { ["--subtitle", "\($0.key)=\($0.value.subtitle)"] }))
                 }
             } else {
-                // apple-spec §1.2: every App Clip has a default experience in App Store Connect.
+                // Every App Clip has a default experience in App Store Connect (docs/apple-formats.md#default-experience).
                 add(.warning, "no-default-experience", clip.appID.rawValue,
                     "has no default experience: invocations that match no advanced experience find nothing, and App Store Connect requires one",
                     fix: Shell.command(["clipctl", "default", "set", clip.appID.rawValue, "--subtitle", "en-US=TEXT"]))
             }
         }
         for app in s.apps.sorted(by: { $0.bundleID < $1.bundleID }) where app.appStoreID == nil {
-            // apple-spec §5: app-id is the banner's link to the App Store.
+            // app-id is the banner's link to the App Store (docs/apple-formats.md#smart-app-banner).
             add(.warning, "no-app-store-id", app.bundleID.rawValue,
                 "has no App Store ID, so its Smart App Banners carry no app-id",
                 fix: Shell.command(["clipctl", "app", "set", app.bundleID.rawValue, "--team", app.team.rawValue, "--app-store-id", "N"]))
@@ -189,18 +190,18 @@ public enum Doctor {
     }
 }
 
-/// App Clip Code URL rules (apple-spec §3.4, S2 and S20).
+/// App Clip Code URL rules (docs/apple-formats.md#app-clip-codes).
 public enum AppClipCode {
     /// Why `url` cannot be encoded in an App Clip Code; empty when it can (capacity aside, which
     /// Apple does not publish).
     public static func problems(_ url: NormalizedURL) -> [String] {
         var problems: [String] = []
-        // S2: "can only contain the lowercase ASCII characters a to z, ., and -" (no digits).
+        // Apple ("Encoding a URL in an App Clip Code"): "can only contain the lowercase ASCII characters a to z, ., and -" (no digits).
         let badHost = Set(url.host.filter { !(("a"..."z").contains($0) || $0 == "." || $0 == "-") })
         if !badHost.isEmpty {
             problems.append("the host has \(describe(badHost)); only a–z, '.' and '-' are allowed")
         }
-        // S2: path, query and fragment use a–z A–Z 0–9 and /#?=%-._,+;:& only.
+        // Apple ("Encoding a URL in an App Clip Code"): path, query and fragment use a–z A–Z 0–9 and /#?=%-._,+;:& only.
         let rest = String(url.canonical.dropFirst("https://".count + url.host.count))
         let badRest = Set(rest.filter { c in
             guard c.isASCII, let b = c.asciiValue else { return true }

@@ -1,9 +1,9 @@
 import Foundation  // NFC normalization for internationalized labels (no I/O)
 
-/// Host normalization (design §3.1): lower-case, internationalized labels to ASCII with
+/// Host normalization (docs/rules.md#host-names): lower-case, internationalized labels to ASCII with
 /// Punycode (RFC 3492 via IDNA, RFC 5891 §4.4), trailing dot dropped, and checked to be a
 /// fully qualified domain name with letters/digits/hyphens labels (RFC 1123 §2.1), since
-/// `appclips` associations name exact FQDNs: no IP address, no port, no wildcard (apple-spec §4.6).
+/// `appclips` associations name exact FQDNs: no IP address, no port, no wildcard (docs/apple-formats.md#appclips).
 public enum DomainName {
     public enum Problem: Error, Equatable, Sendable {
         case empty, tooLong, emptyLabel, labelTooLong(String), invalidCharacter(String), hyphenAtEdge(String),

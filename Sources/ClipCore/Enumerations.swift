@@ -1,4 +1,4 @@
-/// Enumerations copied verbatim from the App Store Connect API 4.4.1 (apple-spec §2.3), so that
+/// Enumerations copied verbatim from the App Store Connect API 4.4.1 (docs/apple-formats.md#app-store-connect-enumerations), so that
 /// data can be pushed to App Store Connect unchanged. Unknown values are refused.
 public protocol AppleEnumeration: RawRepresentable, CaseIterable, Hashable, Sendable where RawValue == String {
     /// Rule code used in validation errors, e.g. "action.enum".
@@ -20,7 +20,7 @@ public enum Action: String, AppleEnumeration {
     public static let ruleName = "action"
 }
 
-/// The registry's experience status. Apple's `RECEIVED` is `ACTIVE` here (design §2).
+/// The registry's experience status. Apple's `RECEIVED` is `ACTIVE` here (docs/rules.md#enumerations).
 public enum ExperienceStatus: String, AppleEnumeration {
     case active = "ACTIVE", deactivated = "DEACTIVATED"
     public static let ruleName = "status"

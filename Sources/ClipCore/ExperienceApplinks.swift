@@ -56,7 +56,7 @@ public enum ExperienceApplinks {
     }
 
     /// Text as a pattern: "$(" would start a substitution variable and there is no escape, so
-    /// "$" becomes "?" (any one character), which still matches the URL (apple-spec §4.4).
+    /// "$" becomes "?" (any one character), which still matches the URL (docs/apple-formats.md#applinks).
     static func literal(_ text: String) -> String {
         var out = ""
         var rest = Substring(text)

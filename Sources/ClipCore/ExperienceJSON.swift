@@ -151,7 +151,7 @@ public enum ExperienceJSON {
     }
 }
 
-/// `place` (apple-spec §2.4): known keys only, `mainAddress` or `displayPoint.coordinates`
+/// `place` (docs/apple-formats.md#place): known keys only, `mainAddress` or `displayPoint.coordinates`
 /// required, coordinates in range, enumerations verbatim.
 public enum PlaceValidator {
     public static func validate(_ place: JSONValue, field: String) -> [FieldError] {

@@ -1,7 +1,7 @@
 import StrictJSON
 
 /// Reads the members of one JSON object with typed getters, recording a `FieldError` for each
-/// wrong type and, at `finish()`, for each member nobody asked for (design §4.3: unknown fields
+/// wrong type and, at `finish()`, for each member nobody asked for (docs/rules.md#errors-and-statuses: unknown fields
 /// are refused). Field names are reported as paths: `place.displayPoint.coordinates.latitude`.
 public final class FieldReader {
     public private(set) var errors: [FieldError] = []

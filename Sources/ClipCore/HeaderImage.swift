@@ -1,5 +1,5 @@
-/// A header image checked against apple-spec §1.4: "Use a 1800x1200 px PNG or JPEG image without
-/// transparency" (HIG); 3:2 in every version of Apple's guidance.
+/// A header image checked against Apple's rule (docs/apple-formats.md#header-image): "Use a 1800x1200 px PNG
+/// or JPEG image without transparency" (HIG); 3:2 in every version of Apple's guidance.
 public struct HeaderImage: Sendable, Equatable {
     public enum MediaType: String, Sendable { case png = "image/png", jpeg = "image/jpeg" }
     public let mediaType: MediaType
@@ -14,7 +14,7 @@ public struct HeaderImage: Sendable, Equatable {
     public static let maxBytes = 10 * 1024 * 1024
 
     /// Our cap on each side: PNG allows up to 2^31−1 (ISO/IEC 15948 §11.2.2) and JPEG 65,535, but
-    /// a card shows 1800×1200 (apple-spec §1.4; 3000×2000 in WWDC20's notes), and a header that
+    /// a card shows 1800×1200 (docs/apple-formats.md#header-image; 3000×2000 in WWDC20's notes), and a header that
     /// large decodes to hundreds of megabytes in every client that shows it. 10,000 is over 3×
     /// the largest size Apple ever asked for; at 3:2 it bounds an image to 66.7 Mpx.
     public static let maxSide = 10_000

@@ -1,6 +1,6 @@
 import StrictJSON
 
-/// Who may put things on a host (issue #10, README "Hosts belong to teams").
+/// Who may put things on a host (docs/rules.md#host-ownership).
 ///
 /// A host's AASA lists every clip associated with it, offers its saved passwords to every app in
 /// its `webcredentials`, and its experiences answer every invocation URL on it; so a host must

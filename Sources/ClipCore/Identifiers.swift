@@ -1,4 +1,4 @@
-/// A Team ID (App ID prefix): "the 10-character Team ID" (apple-spec §4.7, QA1879). Apple's
+/// A Team ID (App ID prefix): "the 10-character Team ID" (QA1879, docs/apple-formats.md#app-ids-and-bundle-ids). Apple's
 /// examples are upper-case letters and digits; that is the rule here.
 public struct TeamID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let rawValue: String
@@ -39,7 +39,7 @@ public struct BundleID: Hashable, Sendable, Comparable, CustomStringConvertible 
     public var components: [Substring] { rawValue.split(separator: ".") }
 
     /// The parent app's bundle ID when this is an App Clip's: everything before the last
-    /// component (apple-spec §4.7: parent bundle ID + "." + one more component).
+    /// component (docs/apple-formats.md#app-ids-and-bundle-ids: parent bundle ID + "." + one more component).
     public var parent: BundleID? {
         guard let dot = rawValue.lastIndex(of: ".") else { return nil }
         return try? BundleID(String(rawValue[..<dot]))
@@ -52,7 +52,7 @@ public struct BundleID: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static func < (a: BundleID, b: BundleID) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// An App ID: `<Team ID>.<bundle ID>` (apple-spec §4.7), as used in AASA files and to name a clip.
+/// An App ID: `<Team ID>.<bundle ID>` (docs/apple-formats.md#app-ids-and-bundle-ids), as used in AASA files and to name a clip.
 public struct AppID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let team: TeamID
     public let bundleID: BundleID
@@ -80,7 +80,7 @@ public struct AppID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public static func < (a: AppID, b: AppID) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// A numeric App Store ID (the Smart App Banner's `app-id`, apple-spec §5).
+/// A numeric App Store ID (the Smart App Banner's `app-id`, docs/apple-formats.md#smart-app-banner).
 public struct AppStoreID: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     public init(_ string: String, field: String = "appStoreId") throws(ValidationFailure) {

@@ -1,6 +1,6 @@
 import StrictJSON
 
-/// Import/export formats (design §4.1): NDJSON, one experience per line in the portable JSON
+/// Import/export formats (docs/rules.md#import-and-export): NDJSON, one experience per line in the portable JSON
 /// form, and CSV with the same column names (nested `localizations` and `place` as JSON text).
 public enum Interchange {
     public enum Format: String, Sendable, CaseIterable { case ndjson, csv }
@@ -33,7 +33,7 @@ public enum Interchange {
         }
     }
 
-    /// An export carries its header images (issue #10: an export moves the whole registry): the
+    /// An export carries its header images (an export moves the whole registry: docs/rules.md#import-and-export): the
     /// first line (in export order) that names an image also holds its bytes, base 64, in
     /// `headerImageData`; an import stores them before the batch's experiences. The member is
     /// the format's, not the experience's: it is taken off the object here.

@@ -1,6 +1,6 @@
 import StrictJSON
 
-/// Card text of one language: title ≤ 30 and subtitle ≤ 56 characters (HIG, apple-spec §1.4),
+/// Card text of one language: title ≤ 30 and subtitle ≤ 56 characters (HIG, docs/apple-formats.md#the-app-clip-card),
 /// counted as Swift `Character`s (user-perceived characters).
 public struct CardText: Hashable, Sendable {
     public var title: String
@@ -14,10 +14,10 @@ public struct CardText: Hashable, Sendable {
 /// Every stored free text (card titles and subtitles, default-experience subtitles, app names,
 /// token names, the strings of a `place`) is checked here, and only here.
 public enum TextLimits {
-    // apple-spec §1.4: hard limits from the HIG and "Configuring App Clip experiences".
+    // Hard limits from the HIG and "Configuring App Clip experiences" (docs/apple-formats.md#the-app-clip-card).
     public static let titleMax = 30
     public static let subtitleMax = 56
-    // apple-spec §1.4: older guidance (WWDC20 10146), kept as warnings.
+    // Older guidance (WWDC20 10146), kept as warnings (docs/apple-formats.md#the-app-clip-card).
     public static let titleAdvised = 18
     public static let subtitleAdvised = 43
     /// App Store Connect's limit for an app name (our choice to apply it to the stored name).
@@ -417,7 +417,7 @@ public struct DomainAssociation: Sendable, Equatable {
 }
 
 /// The default experience of a clip: action, and per-locale subtitle and header image
-/// (apple-spec §1.2: no title; the header image belongs to each localization).
+/// (docs/apple-formats.md#default-experience: no title; the header image belongs to each localization).
 public struct DefaultExperience: Sendable, Equatable {
     public struct Localization: Sendable, Equatable {
         public var subtitle: String
@@ -445,8 +445,9 @@ public struct DefaultExperience: Sendable, Equatable {
     public static func check(localizations: [String: String]) -> [FieldError] {
         var errors: [FieldError] = []
         if localizations.isEmpty {
-            errors.append(FieldError(field: "localizations", rule: "required",
-                                     message: "give at least one locale with its subtitle (apple-spec §1.4: at least one localization)"))
+            errors.append(FieldError(
+                field: "localizations", rule: "required",
+                message: "give at least one locale with its subtitle (App Store Connect needs at least one localization)"))
         }
         for (locale, subtitle) in localizations.sorted(by: { $0.key < $1.key }) {
             if let e = checkLocale(locale, field: "localizations.\(locale)") { errors.append(e) }
@@ -469,7 +470,7 @@ public struct DefaultExperience: Sendable, Equatable {
     }
 }
 
-/// An advanced App Clip experience (apple-spec §2.2), as the registry stores it.
+/// An advanced App Clip experience (docs/apple-formats.md#advanced-experiences), as the registry stores it.
 public struct AdvancedExperience: Sendable, Equatable {
     public var id: Int64
     public var url: NormalizedURL
@@ -481,7 +482,7 @@ public struct AdvancedExperience: Sendable, Equatable {
     public var localizations: [Language: CardText]
     /// SHA-256 (hex) of the header image, when one was given.
     public var headerImage: String?
-    /// A validated `place` object (apple-spec §2.4).
+    /// A validated `place` object (docs/apple-formats.md#place).
     public var place: JSONValue?
     public var status: ExperienceStatus
     public var version: Int
@@ -514,7 +515,7 @@ public struct AdvancedExperience: Sendable, Equatable {
     public var defaultCard: CardText { localizations[defaultLanguage] ?? CardText(title: "", subtitle: "") }
 
     /// The first language of `preferences` the experience has, else its default language
-    /// (design §3.2 rule 6).
+    /// (docs/rules.md#card-language).
     public func language(for preferences: [Language]) -> Language {
         preferences.first { localizations[$0] != nil } ?? defaultLanguage
     }

@@ -1,4 +1,4 @@
-/// An https URL normalized by the rules of design §3.1, used for registered and invocation
+/// An https URL normalized by the rules of docs/rules.md#url-normalization, used for registered and invocation
 /// URLs alike, so that two spellings of one URL compare equal:
 ///
 /// - scheme `https` only; no userinfo; no port other than 443 (dropped);
@@ -33,7 +33,7 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
     public let hadFragment: Bool
 
     /// The canonical text: query items sorted and de-duplicated, since a registered query is a
-    /// set of required items (design §3.2). This is the identity of a registered URL.
+    /// set of required items (docs/rules.md#query-items). This is the identity of a registered URL.
     public let canonical: String
 
     static func canonicalText(host: String, path: String, queryItems: [QueryItem]) -> String {

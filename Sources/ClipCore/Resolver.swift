@@ -1,7 +1,7 @@
 import StrictJSON
 
 /// The default experience of a clip associated with a host, offered when no advanced experience
-/// matches (design §3.2 rule 5).
+/// matches (docs/rules.md#default-experiences).
 public struct DefaultFallback: Sendable, Equatable {
     public var experience: DefaultExperience
     /// The app's name, used as the card title (a default experience has none of its own).
@@ -12,7 +12,7 @@ public struct DefaultFallback: Sendable, Equatable {
     }
 }
 
-/// Why one candidate won or lost, for `--explain` (design §3.2 rule 7).
+/// Why one candidate won or lost, for `--explain` (docs/rules.md#explanations-and-near-misses).
 public struct CandidateReport: Sendable, Equatable {
     public enum Outcome: String, Sendable {
         case chosen, lessSpecific = "less-specific", pathMismatch = "path-mismatch",
@@ -96,7 +96,7 @@ public enum Resolver {
 
     /// The answer once the most specific active match (if any) is known: the advanced experience
     /// in the preferred language, else a default experience of a clip associated with the host
-    /// (design §3.2 rule 5), else no match and why. Shared with `ExperienceIndex`.
+    /// (docs/rules.md#default-experiences), else no match and why. Shared with `ExperienceIndex`.
     public static func answer(
         _ invocationURL: String, url: NormalizedURL, winner: AdvancedExperience?, hostHasExperiences: Bool, fallbacks: [DefaultFallback],
         preferences: [Language], candidates ordered: [CandidateReport] = []
@@ -121,7 +121,7 @@ public enum Resolver {
     }
 
     /// The answer for a URL that cannot be normalized (not https, bad host, …): no match, and why
-    /// (design §3.1: resolve answers "no match" for other schemes).
+    /// (docs/rules.md#url-normalization: resolve answers "no match" for other schemes).
     public static func unresolvable(_ invocationURL: String, problem: NormalizedURL.Problem) -> Resolution {
         Resolution(invocationURL: invocationURL, match: nil, reason: problem.message, candidates: [], notes: [])
     }
@@ -170,7 +170,7 @@ extension Resolution {
         return out
     }
 
-    /// The answer of design §4.2, for `clipctl resolve --json` and `GET /v1/resolve` alike.
+    /// The resolve answer (api/openapi.yaml), for `clipctl resolve --json` and `GET /v1/resolve` alike.
     public func json(explain: Bool) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = []
         switch match {

@@ -1,4 +1,4 @@
-/// The Smart App Banner tag (design §3.4, apple-spec §5):
+/// The Smart App Banner tag (docs/rules.md#smart-app-banner, docs/apple-formats.md#smart-app-banner):
 /// `<meta name="apple-itunes-app" content="app-id=…, app-argument=…, app-clip-bundle-id=…, app-clip-display=card">`.
 public enum SmartBanner {
     public struct Banner: Sendable, Equatable {
@@ -14,7 +14,7 @@ public enum SmartBanner {
 
     /// - Parameters:
     ///   - appStoreID: the full app's numeric App Store ID; `app-id` is left out without one.
-    ///   - clipBundleID: the clip's bundle ID, without the team prefix (apple-spec §5).
+    ///   - clipBundleID: the clip's bundle ID, without the team prefix (docs/apple-formats.md#smart-app-banner).
     ///   - appArgument: an absolute URL for the full app, when asked for.
     public static func make(appStoreID: AppStoreID?, clipBundleID: BundleID, appArgument: String?) throws(ValidationFailure) -> Banner {
         var parameters: [String] = []
@@ -27,7 +27,7 @@ public enum SmartBanner {
     }
 
     /// An absolute URL (RFC 3986 §4.3) with every byte that could end a parameter or the
-    /// attribute percent-encoded: "," separates the banner's parameters (apple-spec §5), and
+    /// attribute percent-encoded: "," separates the banner's parameters (docs/apple-formats.md#smart-app-banner), and
     /// spaces, quotes, "<", ">" and non-ASCII are not valid raw in a URL anyway.
     public static func encodeAppArgument(_ url: String) throws(ValidationFailure) -> String {
         let bytes = Array(url.utf8)

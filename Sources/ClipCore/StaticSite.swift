@@ -1,6 +1,6 @@
 import StrictJSON
 
-/// The files `clipctl publish DIR` writes (issue #6): per host
+/// The files `clipctl publish DIR` writes: per host
 /// `<host>/.well-known/apple-app-site-association`, a banner snippet per experience
 /// `<host>/banners/<id>.html`, `index.json` with every file's size and SHA-256, and
 /// `nginx.conf.sample`. Pure and deterministic: the same registry gives the same bytes (no
@@ -67,12 +67,12 @@ public enum StaticSite {
     }
 
     /// One server block per host serving only its AASA, with `Content-Type: application/json`,
-    /// no redirect and 404 for everything else (apple-spec §4.1: HTTPS, no redirects, JSON type).
+    /// no redirect and 404 for everything else (docs/apple-formats.md#serving: HTTPS, no redirects, JSON type).
     public static func nginxConfiguration(hosts: [String], options: NginxOptions) -> String {
         var lines = [
             "# Serves the App Clip Registry's published AASA files (clipctl publish). Include it in the",
             "# http block of nginx.conf. Apple fetches https://<host>/.well-known/apple-app-site-association",
-            "# over HTTPS, without redirects, and reads it as application/json (apple-spec §4.1).",
+            "# over HTTPS, without redirects, and reads it as application/json (Apple: \"Supporting associated domains\").",
             "# The first server answers 404 for hosts not listed here; drop it if you have a default server.",
         ]
         let tls = options.listen.split(separator: " ").contains("ssl")

@@ -32,7 +32,7 @@ public struct FieldError: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Every problem found in one input, reported at once (design §4.3: "every field error at once").
+/// Every problem found in one input, reported at once (docs/rules.md#errors-and-statuses: "every field error at once").
 public struct ValidationFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public let errors: [FieldError]
     public init(_ errors: [FieldError]) { self.errors = errors }

@@ -5,7 +5,8 @@ import StrictJSON
 
 /// Teams, apps, clips, domain associations and default experiences.
 extension Registry {
-    // MARK: Implied creation (design §4.1: register "creates the team/app/clip/domain association it implies, and says so")
+    // MARK: Implied creation: a registration creates the team, app, clip and association it implies, and says so
+    // (docs/rules.md#associated-hosts)
 
     /// Makes sure the team, app and clip named by `clip` exist; returns a note for each created.
     func ensureClip(_ clip: AppID) throws -> [WriteNote] {

@@ -52,7 +52,7 @@ extension Registry {
                 var banners: [StaticSite.Banner] = []
                 var notes: [String] = []
                 try forEachExperience(ListFilter(status: .active)) { e in
-                    // apple-spec §5: Safari shows the banner only where the host lists the clip.
+                    // Safari shows the banner only where the host lists the clip (docs/apple-formats.md#smart-app-banner).
                     guard associated.contains("\(e.clip.rawValue) \(e.url.host)"), let parent = e.clip.bundleID.parent else {
                         notes.append("no banner for \(e.url.canonical): \(e.url.host) is not associated with \(e.clip.rawValue)")
                         return

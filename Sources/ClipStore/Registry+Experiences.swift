@@ -69,7 +69,7 @@ extension Registry {
         public var host: String?
         public var status: ExperienceStatus?
         public var team: TeamID?
-        /// Cursor: only URLs after this one (design §4.2: cursor pagination).
+        /// Cursor: only URLs after this one (docs/architecture.md#the-http-api: cursor pagination).
         public var afterURL: String?
         public var limit: Int?
         public init(clip: AppID? = nil, host: String? = nil, status: ExperienceStatus? = nil, team: TeamID? = nil, afterURL: String? = nil, limit: Int? = nil) {
@@ -104,7 +104,7 @@ extension Registry {
         return result
     }
 
-    /// Registers an experience from its JSON form (design §4.1), with an optional header image.
+    /// Registers an experience from its JSON form (docs/architecture.md#the-http-api), with an optional header image.
     /// Creates the team, app, clip and domain association it implies, and says so in `notes`.
     public func register(_ json: JSONValue, image: [UInt8]? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         var (experience, warnings) = try decode(json, base: nil)
@@ -205,7 +205,7 @@ extension Registry {
     }
 
     /// Applies a partial update (absent fields unchanged). With `expectedVersion`, refuses when
-    /// the experience changed meanwhile (HTTP If-Match, design §4.2).
+    /// the experience changed meanwhile (HTTP If-Match, docs/rules.md#updates-and-versions).
     public func update(_ reference: String, with json: JSONValue, image: [UInt8]? = nil,
                        expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
@@ -229,7 +229,7 @@ extension Registry {
             }
             try checkUnique(updated.url, except: before.id)
             try checkImage(updated.headerImage, team: updated.clip.team, carried: header != nil)
-            // A write that changes nothing makes no version and no change record (issue #10).
+            // A write that changes nothing makes no version and no change record (docs/rules.md#updates-and-versions).
             guard updated != before else { return WriteOutcome(before, notes: notes, warnings: warnings) }
             let saved = try save(updated, before: before, action: Self.changeAction(before, updated))
             return WriteOutcome(saved, notes: notes, warnings: warnings)
@@ -285,7 +285,8 @@ extension Registry {
         }
     }
 
-    /// Soft-deletes an experience (apple-spec §2.2: Apple models deletion as `removed: true`).
+    /// Soft-deletes an experience (Apple models deletion as `removed: true`:
+    /// docs/apple-formats.md#advanced-experiences).
     /// Its URL becomes free for a new registration; its history stays in the change records.
     /// The outcome's value is the experience as it was before.
     @discardableResult

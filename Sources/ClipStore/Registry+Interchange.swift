@@ -4,7 +4,7 @@ import Foundation
 import SQLiteDB
 import StrictJSON
 
-/// Import and export (design §4.1): NDJSON or CSV, one experience per line; an import is one
+/// Import and export (docs/rules.md#import-and-export): NDJSON or CSV, one experience per line; an import is one
 /// transaction: all lines land or none, and every bad line is reported with its number.
 extension Registry {
     public typealias ImportReport = ClipCore.ImportReport

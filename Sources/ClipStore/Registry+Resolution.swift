@@ -46,7 +46,7 @@ extension Registry {
 
     /// The banner for a page. The clip is the one the page resolves to, or the only clip
     /// associated with the page's host, or `clip` when given; a host not associated with the
-    /// clip is refused (apple-spec §5: the banner would not show).
+    /// clip is refused (docs/apple-formats.md#smart-app-banner: the banner would not show).
     public func banner(pageURL: String, appArgument: String? = nil, clip reference: String? = nil) throws(RegistryError) -> BannerResult {
         let url: NormalizedURL
         do { url = try NormalizedURL(pageURL) } catch { throw RegistryError.invalid([error.fieldError("url")]) }
@@ -71,7 +71,7 @@ extension Registry {
                 notes.append("app \(appBundle.rawValue) has no App Store ID, so the tag has no app-id; set one with clipctl app set \(appBundle.rawValue) --team \(app.team.rawValue) --app-store-id N")
             }
             if appArgument != nil {
-                notes.append("app-argument reaches the full app only; App Clips receive the page URL instead (apple-spec §5)")
+                notes.append("app-argument reaches the full app only; App Clips receive the page URL instead")
             }
             let banner = try SmartBanner.make(appStoreID: app.appStoreID, clipBundleID: clip.bundleID, appArgument: appArgument)
             return BannerResult(banner: banner, clip: clip, pageURL: pageURL, experienceID: experienceID, notes: notes)

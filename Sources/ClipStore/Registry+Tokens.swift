@@ -4,7 +4,7 @@ import SQLiteDB
 import ClipWire
 import StrictJSON
 
-/// API tokens (design §2, §4.2): admin tokens manage everything; team tokens only their team's
+/// API tokens (docs/rules.md#tenancy): admin tokens manage everything; team tokens only their team's
 /// objects. A token is `clip_<id>_<secret>`; only the SHA-256 of the whole token is stored, and
 /// the presented token's hash is compared in constant time with the stored one.
 extension Registry {

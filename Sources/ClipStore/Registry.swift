@@ -3,7 +3,7 @@ import Foundation
 import SQLiteDB
 import StrictJSON
 
-/// The registry on one SQLite file: every operation of design §4 that reads or writes, built
+/// The registry on one SQLite file: every operation of the API and clipctl that reads or writes, built
 /// on the pure core. One instance per thread (it owns a connection).
 public final class Registry {
     let db: Connection
@@ -109,7 +109,7 @@ public final class Registry {
         now().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
-    /// Appends a change record (design §2: when, who, what entity, before/after).
+    /// Appends a change record (docs/rules.md#change-records: when, who, what entity, before/after).
     func recordChange(entity: ChangeEntity, id: String, action: ChangeAction, before: JSONValue?, after: JSONValue?) throws {
         try db.execute(
             "INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -2,7 +2,7 @@ import ClipCore
 import SQLiteDB
 
 /// What can go wrong in a registry operation, in terms a caller maps to an exit code or an
-/// HTTP status once (design §4.3).
+/// HTTP status once (docs/rules.md#errors-and-statuses).
 public enum RegistryError: Error, Equatable, CustomStringConvertible {
     /// Invalid input: every field error at once (HTTP 422, exit 65).
     case invalid([FieldError])

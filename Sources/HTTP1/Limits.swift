@@ -1,4 +1,4 @@
-/// Every limit of the server in one value, with safe defaults (swift-style §8.2).
+/// Every limit of the server in one value, with safe defaults (docs/rules.md#http-limits).
 public struct HTTPLimits: Sendable {
     /// Longest request line (method, target, version); longer → 414 and close.
     public var maxRequestLineBytes = 8 * 1024

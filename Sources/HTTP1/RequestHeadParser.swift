@@ -13,7 +13,7 @@ public struct RequestHead: Sendable {
 }
 
 /// A request the server answers with an error status and then closes, since the framing of
-/// whatever follows cannot be trusted (RFC 9112 §9.3, swift-style §9.5).
+/// whatever follows cannot be trusted (RFC 9112 §9.3).
 public struct RequestError: Error, Equatable, Sendable {
     public let status: Int
     public let message: String

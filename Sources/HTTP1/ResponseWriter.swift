@@ -1,5 +1,5 @@
 /// Serializes responses. Header names must be tokens and values may not hold CR, LF or NUL
-/// (no response splitting, swift-style §9.7); every response carries Content-Length, except
+/// (no response splitting, RFC 9110 §5.5); every response carries Content-Length, except
 /// 1xx, 204 and 304 (RFC 9112 §6.3).
 public enum ResponseWriter {
     public static func isValidFieldName(_ name: String) -> Bool {

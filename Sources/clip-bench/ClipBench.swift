@@ -3,7 +3,7 @@ import ClipCore
 import ClipStore
 import Foundation
 
-/// In-process measurements for issue #4 (run by scripts/bench, never by the tests):
+/// In-process measurements for the README's "Performance" (run by scripts/bench, never by the tests):
 ///
 ///     clip-bench DATABASE REQUESTS [--seconds S]
 ///

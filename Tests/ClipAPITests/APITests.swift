@@ -270,7 +270,7 @@ import Testing
                 let r = try f.call(method, path, token: token, headers: headers, json: body)
                 let who = token == nil ? "no token" : token == f.teamB ? "team B" : token == f.teamA ? "team A" : "admin"
                 #expect(r.status == status, "\(method) \(path) as \(who): \(r.text)")
-                // A refused request changes nothing (issue #10).
+                // A refused request changes nothing (docs/rules.md#updates-and-versions).
                 if r.status >= 400 { #expect(try tableDump(f.path) == before, "\(method) \(path) as \(who) was refused but changed the database") }
             }
         }
@@ -388,7 +388,7 @@ import Testing
         let bad = "{\"url\":\"https://i.example/1\",\"clip\":\"ABCDE12345.com.a.app.Clip\",\"title\":\"T\",\"subtitle\":\"S\"}\n{\"url\":\"https://i.example/2\"}\n"
         let r = try f.call("POST", "/v1/experiences/import", token: f.admin, headers: [("Content-Type", "application/x-ndjson")], json: bad)
         #expect(r.status == 422)
-        // Each error names its line in a key of its own (finding 5), the field stays the field.
+        // Each error names its line in a key of its own, the field stays the field.
         #expect(try f.jsonOf(r)["errors"]?.arrayValue?.map { [$0["line"], $0["field"], $0["rule"]] } == [[2, "clip", "required"], [2, "title", "required"]])
         #expect(try f.call("GET", "/v1/resolve?url=\(q("https://i.example/1"))").status == 404, "nothing was written")
         let csv = "url,clip,title,subtitle\nhttps://i.example/1,ABCDE12345.com.a.app.Clip,T,S\n"

@@ -20,7 +20,7 @@ func tableDump(_ path: String) throws -> [String] {
     return lines
 }
 
-/// A hostile tenant (issue #10): team B (FGHIJ67890) goes after a.example, which team A
+/// A hostile tenant (docs/rules.md#host-ownership): team B (FGHIJ67890) goes after a.example, which team A
 /// (ABCDE12345) uses, through every write path; so does an administrator acting for team B.
 @Suite(.serialized) struct HostileTenantTests {
     @Test(arguments: APITransport.allCases) func anotherTeamCannotTakeAHostThroughAnyWritePath(_ transport: APITransport) throws {

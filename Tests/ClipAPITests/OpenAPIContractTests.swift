@@ -3,7 +3,7 @@ import ClipStore
 import Foundation
 import Testing
 
-/// api/openapi.yaml and the router describe the same routes (design §4.2).
+/// api/openapi.yaml and the router describe the same routes (docs/architecture.md#the-http-api).
 struct OpenAPIContractTests {
     /// (method, path) pairs of the spec's `paths`, read line by line: a path is a two-space
     /// indented key starting with "/", an operation a four-space indented HTTP method key.

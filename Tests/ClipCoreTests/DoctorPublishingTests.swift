@@ -12,7 +12,7 @@ struct ExperienceApplinksTests {
             "https://shop.example", "https://shop.example/store/12", "https://shop.example/store/12/table/3",
             "https://shop.example/rent?id=4", "https://shop.example/rent?zone=b&id=4", "https://shop.example/store/12",
         ]))
-        // Resolver order (design §3.2 rule 4): more path segments, then more query items.
+        // Resolver order (docs/rules.md#specificity): more path segments, then more query items.
         #expect(JSONWriter.string(.array(components)) == #"[{"/":"/store/12/table/3/*"},{"/":"/store/12/*"},{"/":"/rent/*","?":{"id":"4","zone":"b"}},{"/":"/rent/*","?":{"id":"4"}},{"/":"*"}]"#)
     }
 
@@ -22,7 +22,7 @@ struct ExperienceApplinksTests {
         let document = AASAGenerator.document(content)
         #expect(ExperienceApplinks.verify(document, host: "shop.example", [.init(app: app, urls: registered)]).isEmpty)
         func decide(_ url: String) -> AASAEvaluator.Decision { AASAEvaluator.evaluate(document, appID: app.rawValue, url: url).decision }
-        // The registered URL is a prefix (design §3.2): longer paths and extra query items match.
+        // The registered URL is a prefix (docs/rules.md#path-coverage): longer paths and extra query items match.
         #expect(decide("https://shop.example/store/12/menu?utm_source=qr") == .match)
         #expect(decide("https://shop.example/rent?utm=x&id=4") == .match)
         #expect(decide("https://shop.example/a$(b)/c/d") == .match)

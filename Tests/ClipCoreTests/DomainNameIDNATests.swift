@@ -3,7 +3,7 @@ import StrictJSON
 import Testing
 @testable import ClipCore
 
-/// Finding 8: hosts map to ASCII as UTS #46 does for the common cases.
+/// Hosts map to ASCII as UTS #46 does for the common cases.
 struct DomainNameIDNATests {
     @Test(arguments: [
         ("ｓｈｏｐ.example", "shop.example"),

@@ -141,7 +141,7 @@ struct HeaderImageTests {
 
     @Test(arguments: [
         (png(width: 30, height: 20, colorType: 6), "image.alpha"),
-        // Finding 2: the image data itself, not only the first bytes.
+        // The image data itself, not only the first bytes.
         (TestImages.png(width: 30, height: 20, idat: false), "image.format"),
         (TestImages.png(width: 30, height: 20, iend: false), "image.format"),
         (TestImages.png(width: 30, height: 20, badCRC: true), "image.format"),

@@ -2,7 +2,7 @@ import StrictJSON
 import Testing
 @testable import ClipCore
 
-/// Design §3.2, on Apple's own examples (apple-spec §3.1, design §1).
+/// docs/rules.md#matching-and-specificity, on Apple's own examples (docs/apple-formats.md#prefix-matching).
 struct ResolverTests {
     static let clip = try! AppID("ABCDE12345.com.example.MyApp.Clip")
 

@@ -2,7 +2,7 @@ import StrictJSON
 import Testing
 @testable import ClipCore
 
-/// Finding 1: card text and every stored free text (TextLimits is the one owner).
+/// Card text and every stored free text (TextLimits is the one owner).
 struct TextLimitsTests {
     func rules(_ text: String, max: Int = TextLimits.titleMax, allowEmpty: Bool = false) -> [String] {
         TextLimits.check(text, field: "title", max: max, allowEmpty: allowEmpty).map(\.rule)

@@ -4,7 +4,7 @@ import StrictJSON
 import Testing
 @testable import ClipStore
 
-/// Host-wide applinks settings change one at a time (issue #10): setting the defaults keeps the
+/// Host-wide applinks settings change one at a time (docs/rules.md#applinks-input): setting the defaults keeps the
 /// substitution variables, and the reverse; JSON null clears one.
 struct ApplinksSettingsTests {
     @Test func eachSettingChangesOnItsOwn() throws {

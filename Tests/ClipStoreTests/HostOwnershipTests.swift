@@ -5,7 +5,7 @@ import StrictJSON
 import Testing
 @testable import ClipStore
 
-/// Hosts belong to teams (issue #10): every path that puts a team's object on a host is held to
+/// Hosts belong to teams (docs/rules.md#host-ownership): every path that puts a team's object on a host is held to
 /// HostOwnership, and a refused write changes nothing.
 struct HostOwnershipTests {
     let teamA = "ABCDE12345.com.a.app.Clip"

@@ -65,7 +65,7 @@ struct StreamingImportTests {
 }
 
 struct ClipParentTests {
-    /// Finding 9: a clip's bundle ID may not make an app of another clip's bundle ID, on any path.
+    /// A clip's bundle ID may not make an app of another clip's bundle ID, on any path.
     @Test func aClipsParentIsNeverAClip() throws {
         let path = temporaryDatabasePath()
         let registry = try Registry(path: path)

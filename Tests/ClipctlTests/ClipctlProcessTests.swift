@@ -414,7 +414,7 @@ struct ClipctlProcessTests {
         let ok = try clipctl("register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "ok.png", "--json")
         #expect(ok.code == 0)
         #expect(try JSONParser.parse(ok.out)["headerImage"]?.stringValue?.count == 64)
-        // Finding 2: a file that only starts like a PNG is refused (no IDAT, no IEND, a wrong CRC).
+        // A file that only starts like a PNG is refused (no IDAT, no IEND, a wrong CRC).
         var truncated = png(1800, 1200, colorType: 2)
         truncated.removeLast(12)
         try truncated.write(to: URL(fileURLWithPath: clipctl.file("truncated.png")))

@@ -2,7 +2,7 @@ import Foundation
 import StrictJSON
 import Testing
 
-/// doctor's fixes are commands that work when pasted into a shell (issue #10): quoted, and
+/// doctor's fixes are commands that work when pasted into a shell: quoted, and
 /// filled with the text as it is now, so running one unchanged changes nothing.
 @Suite(.serialized) struct DoctorFixTests {
     @Test func everyCommandFixRunsAsPastedIntoAShell() throws {

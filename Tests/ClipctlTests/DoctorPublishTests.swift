@@ -2,7 +2,7 @@ import Foundation
 import StrictJSON
 import Testing
 
-/// `applinks generate`, `doctor` and `publish` (issue #6), run as a user would.
+/// `applinks generate`, `doctor` and `publish`, run as a user would.
 @Suite(.serialized) struct DoctorPublishTests {
     static let clip = "ABCDE12345.com.shop.app.Clip"
 

@@ -3,7 +3,7 @@ import StrictJSON
 import TestSupport
 import Testing
 
-/// An export moves the whole registry, header images included (issue #10): export, then import
+/// An export moves the whole registry, header images included (docs/rules.md#import-and-export): export, then import
 /// into a fresh database, then export again gives the same bytes, in both formats.
 @Suite(.serialized) struct ExportImagesTests {
     @Test func anExportWithHeaderImagesImportsIntoAFreshDatabase() throws {

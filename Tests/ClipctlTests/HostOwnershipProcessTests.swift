@@ -2,7 +2,7 @@ import Foundation
 import StrictJSON
 import Testing
 
-/// Hosts belong to teams (issue #10), as a user of the built clipctl meets it: locally (where the
+/// Hosts belong to teams (docs/rules.md#host-ownership), as a user of the built clipctl meets it: locally (where the
 /// user is trusted with the database, so learns who holds the host and how to share it), and as
 /// another team over the API while the server runs on the same file.
 @Suite(.serialized) struct HostOwnershipProcessTests {

@@ -5,7 +5,7 @@ import Testing
 
 /// A header image's hash is public (resolve shows it), so naming it proves nothing: another
 /// team cannot put team A's image on its cards by hash, and cannot learn whether an image is
-/// stored (issue #10). Bringing the bytes is what lets a team use an image.
+/// stored (docs/rules.md#header-images). Bringing the bytes is what lets a team use an image.
 @Suite(.serialized) struct ImageTenancyTests {
     func imageRows(_ clipctl: Clipctl) throws -> String {
         let python = Process()

@@ -6,7 +6,7 @@ import StrictJSON
 import Testing
 
 /// `clipctl serve` as a process, and `clipctl --server` against it: the same commands give the
-/// same output and exit codes as on a local database (design §4.1).
+/// same output and exit codes as on a local database (docs/architecture.md#clipctl).
 final class ServeProcess {
     let process = Process()
     let port: Int
@@ -102,7 +102,7 @@ final class ServeProcess {
             ["update", "1", "--title", String(repeating: "x", count: 31)],
             ["remove", "2"], ["list", "--json"],
             ["import", "-"],
-            // One language changes one language; no-op writes make no version (issue #10).
+            // One language changes one language; no-op writes make no version (docs/rules.md#updates-and-versions).
             ["update", "3", "--localization", "DE=Bright Egg|Unser Flaggschiff"], ["show", "3", "--json"],
             ["update", "3", "--remove-localization", "FR"], ["show", "3"],
             ["update", "3", "--localization", "EN=Bright Egg|Flagship"],
