@@ -1,3 +1,4 @@
+import CLinuxIO
 #if canImport(Glibc)
 import Glibc
 #endif
