@@ -14,8 +14,8 @@ protocol Backend {
     func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience>
     /// The experience as it was before its removal.
     func remove(_ reference: String) throws -> AdvancedExperience
-    /// The resolution in the API's form (Resolution.json), a miss included.
-    func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue
+    /// The resolution, a miss included; its explanation when `explain`.
+    func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer
     func aasa(host: String) throws -> [UInt8]
     func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner
     /// Imports the bytes `chunks` gives (one chunk per call, nil at the end); `progress(lines)`.
@@ -90,8 +90,11 @@ struct LocalBackend: Backend {
 
     func remove(_ reference: String) throws -> AdvancedExperience { try registry.remove(reference).value }
 
-    func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue {
-        try registry.resolve(url, language: language).json(explain: explain)
+    func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer {
+        let resolution = try registry.resolve(url, language: language)
+        do { return try ResolutionJSON.answer(json: resolution.json(explain: explain)) } catch {
+            throw CommandFailure(code: ExitCode.failure, message: "internal error: \(error)")
+        }
     }
 
     func aasa(host: String) throws -> [UInt8] { try registry.aasa(host: host) }

@@ -166,10 +166,10 @@ struct RemoteBackend: Backend {
         return current
     }
 
-    func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue {
+    func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer {
         let answer = try send("GET", "/v1/resolve", query: [("url", url), ("language", language), ("explain", explain ? "true" : nil)])
-        if answer.status == 404, let miss = ResolutionJSON.miss(problem: answer.json) { return miss }
-        return try checked(answer).json
+        if answer.status == 404, let miss = try decode(answer.json, ResolutionJSON.miss(problem:)) { return miss }
+        return try decode(try checked(answer).json, ResolutionJSON.answer(json:))
     }
 
     func aasa(host: String) throws -> [UInt8] {
