@@ -279,11 +279,7 @@ struct RemoteBackend: Backend {
         switch change {
         case .claim: answer = try call("PUT", path + "/owner", json: RequestJSON.claimHost(team: team))
         case .share: answer = try call("PUT", path + "/teams/\(team.rawValue)")
-        case .unshare:
-            _ = try call("DELETE", path + "/teams/\(team.rawValue)")
-            let normalized = try Registry.normalizeHost(host)
-            let after = try hostOwnerships(host: host).first ?? HostOwnership(host: normalized, holders: [])
-            return WriteOutcome(after, notes: [.hostShareEnded(host: normalized, team: team)])
+        case .unshare: answer = try call("DELETE", path + "/teams/\(team.rawValue)")
         }
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try HostOwnershipJSON.ownership(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
