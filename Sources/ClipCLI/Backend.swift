@@ -170,8 +170,8 @@ struct LocalBackend: Backend {
 
     func changes(since: Int64, limit: Int) throws -> [ChangeRecord] { try registry.changes(since: since, limit: limit) }
     func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) {
-        try registry.createToken(name: name, team: team)
+        try registry.createToken(name: name, team: team).value
     }
     func tokens() throws -> [APIToken] { try registry.tokens() }
-    func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id) }
+    func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id).value }
 }

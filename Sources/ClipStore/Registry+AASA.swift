@@ -111,18 +111,21 @@ extension Registry {
         }
     }
 
-    public func removeApplinks(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+    @discardableResult
+    public func removeApplinks(host rawHost: String, app bundleID: BundleID) throws(RegistryError) -> WriteOutcome<Void> {
         try removeHostEntry(table: "applinks_details", entity: .applinks, host: rawHost, app: bundleID)
     }
 
     /// Deletes the (host, app) row of `table` and records it; notFound when there is none.
-    func removeHostEntry(table: StaticString, entity: ChangeEntity, host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+    func removeHostEntry(table: StaticString, entity: ChangeEntity, host rawHost: String,
+                         app bundleID: BundleID) throws(RegistryError) -> WriteOutcome<Void> {
         let host = try Self.normalizeHost(rawHost)
-        try write {
+        return try writeOutcome {
             guard try db.execute("DELETE FROM \(table) WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]) > 0 else {
                 throw RegistryError.notFound("\(entity.rawValue) of \(bundleID.rawValue) on \(host)")
             }
             try recordChange(entity: entity, id: "\(host) \(bundleID.rawValue)", action: .remove, before: nil, after: nil)
+            return WriteOutcome(())
         }
     }
 
@@ -209,7 +212,8 @@ extension Registry {
         }
     }
 
-    public func removeWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+    @discardableResult
+    public func removeWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) -> WriteOutcome<Void> {
         try removeHostEntry(table: "webcredentials", entity: .webcredentials, host: rawHost, app: bundleID)
     }
 }

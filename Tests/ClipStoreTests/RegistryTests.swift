@@ -65,6 +65,21 @@ struct RegistryTests {
         #expect(try registry.removeDomain(clip: clip, host: "www.bikesrental.example").touchedHosts == ["www.bikesrental.example"])
         let app = try BundleID("com.example.bikes")
         #expect(try registry.addWebcredentials(host: "bikesrental.example", app: app).touchedHosts == ["bikesrental.example"])
+        #expect(try registry.removeWebcredentials(host: "bikesrental.example", app: app).touchedHosts == ["bikesrental.example"])
+        #expect(throws: RegistryError.notFound("webcredentials of com.example.bikes on bikesrental.example")) {
+            try registry.removeWebcredentials(host: "bikesrental.example", app: app)  // again: nothing left to remove
+        }
+        _ = try registry.setApplinks(host: "bikesrental.example", app: app, components: [["/": "/rent/*"]], defaults: nil, position: nil)
+        #expect(try registry.removeApplinks(host: "BikesRental.example", app: app).touchedHosts == ["bikesrental.example"])
+        #expect(throws: RegistryError.notFound("applinks of com.example.bikes on bikesrental.example")) {
+            try registry.removeApplinks(host: "bikesrental.example", app: app)
+        }
+        // Tokens are no part of any AASA.
+        let created = try registry.createToken(name: "ops", team: try TeamID("ABCDE12345"))
+        #expect(created.created && created.touchedHosts == [] && created.value.secret.hasPrefix("clip_\(created.value.token.id)_"))
+        let revoked = try registry.revokeToken(id: created.value.token.id)
+        #expect(revoked.value.revokedAt != nil && revoked.touchedHosts == [] && !revoked.created)
+        #expect(throws: RegistryError.notFound("active token \(created.value.token.id)")) { try registry.revokeToken(id: created.value.token.id) }
     }
 
     @Test func duplicatesAndTeamClashesAreRefusedWithoutChanges() throws {
