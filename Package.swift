@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "StrictJSON", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ClipWireTests", dependencies: ["ClipWire", "ClipCore", "StrictJSON"], swiftSettings: strict),
-        .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB"], swiftSettings: strict),
+        .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto"], swiftSettings: strict),
         .testTarget(name: "AppStoreConnectTests", dependencies: ["AppStoreConnect", "SystemCrypto", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport"], swiftSettings: strict),
