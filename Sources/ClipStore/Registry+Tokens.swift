@@ -79,7 +79,8 @@ extension Registry {
     public func revokeToken(id: Int64) throws(RegistryError) -> WriteOutcome<APIToken> {
         try writeOutcome {
             guard try db.execute("UPDATE api_token SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.text(timestamp()), .integer(id)]) > 0 else {
-                throw RegistryError.notFound("active token \(id)")
+                let exists = try !db.query("SELECT 1 FROM api_token WHERE id = ?", [.integer(id)]).isEmpty
+                throw RegistryError.notFound(exists ? "active token \(id)" : "token \(id)")
             }
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
             try recordChange(entity: .token, id: String(id), action: .revoke, before: nil, after: TokenJSON.token(token))

@@ -81,6 +81,7 @@ struct RegistryTests {
         let revoked = try registry.revokeToken(id: created.value.token.id)
         #expect(revoked.value.revokedAt != nil && revoked.touchedHosts == [] && !revoked.created)
         #expect(throws: RegistryError.notFound("active token \(created.value.token.id)")) { try registry.revokeToken(id: created.value.token.id) }
+        #expect(throws: RegistryError.notFound("token 999")) { try registry.revokeToken(id: 999) }  // as the API says it
     }
 
     /// "A write that changes nothing makes no version and no change record": the same default
