@@ -183,7 +183,9 @@ extension Registry {
         return try writeOutcome {
             let notes = try govern(host, by: team)
             // Turning it on (or off) again changes nothing and records nothing.
-            guard try applinksSettings(host).fromExperiences != enabled else { return WriteOutcome(try generatedApplinksMisses(host), notes: notes) }
+            guard try applinksSettings(host).fromExperiences != enabled else {
+                return WriteOutcome(try generatedApplinksMisses(host), notes: notes)
+            }
             try db.execute("""
                 INSERT INTO applinks_host(host, from_experiences, updated_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3

@@ -293,8 +293,9 @@ extension Registry {
                 """, [.text(clip.bundleID.rawValue), .text(action.rawValue), .int(version), .text(t)])
             try db.execute("DELETE FROM default_experience_localization WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)])
             for (locale, localization) in stored {
-                try db.execute("INSERT INTO default_experience_localization(clip_bundle_id, locale, subtitle, header_image_sha256) VALUES (?, ?, ?, ?)",
-                               [.text(clip.bundleID.rawValue), .text(locale), .text(localization.subtitle), .text(localization.headerImage)])
+                try db.execute("""
+                    INSERT INTO default_experience_localization(clip_bundle_id, locale, subtitle, header_image_sha256) VALUES (?, ?, ?, ?)
+                    """, [.text(clip.bundleID.rawValue), .text(locale), .text(localization.subtitle), .text(localization.headerImage)])
             }
             let after = try loadDefaultExperience(clip)!
             try recordChange(entity: .defaultExperience, id: clip.rawValue, action: before == nil ? .create : .update,

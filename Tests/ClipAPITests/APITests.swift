@@ -194,7 +194,8 @@ import Testing
     @Test(arguments: APITransport.allCases) func theSameWriteTwiceWritesNothingTheSecondTime(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         let writes: [(String, String)] = [
-            ("/v1/clips/com.a.app.Clip/default-experience", #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"},"fr-FR":{"subtitle":"Salut"}}}"#),
+            ("/v1/clips/com.a.app.Clip/default-experience",
+             #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"},"fr-FR":{"subtitle":"Salut"}}}"#),
             ("/v1/domains/a.example/applinks/com.a.app", #"{"components":[{"/":"/store/*"}],"defaults":{"caseSensitive":false}}"#),
             ("/v1/domains/a.example/applinks-settings", #"{"defaults":{"percentEncoded":true}}"#),
             ("/v1/domains/a.example/applinks-generation", #"{"fromExperiences":true}"#),

@@ -100,7 +100,8 @@ struct LiveIndexTests {
         let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
         _ = try writer.register(try experienceJSON("https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip",
                                                    extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#))
-        _ = try writer.setDefaultExperience(clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view, localizations: ["en-US": "Welcome"])
+        _ = try writer.setDefaultExperience(clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view,
+                                            localizations: ["en-US": "Welcome"])
         let resolution = try index.resolve("https://shop.example/a/b?x=1", preferences: [.FR])
         let fast = try #require(index.answerBytes(resolution))
         let read = try ResolutionJSON.answer(json: try JSONParser.parse(fast))

@@ -80,7 +80,8 @@ struct RegistryTests {
         #expect(created.created && created.touchedHosts == [] && created.value.secret.hasPrefix("clip_\(created.value.token.id)_"))
         let revoked = try registry.revokeToken(id: created.value.token.id)
         #expect(revoked.value.revokedAt != nil && revoked.touchedHosts == [] && !revoked.created)
-        #expect(throws: RegistryError.notFound("active token \(created.value.token.id)")) { try registry.revokeToken(id: created.value.token.id) }
+        let id = created.value.token.id
+        #expect(throws: RegistryError.notFound("active token \(id)")) { try registry.revokeToken(id: id) }
         #expect(throws: RegistryError.notFound("token 999")) { try registry.revokeToken(id: 999) }  // as the API says it
     }
 
@@ -94,10 +95,13 @@ struct RegistryTests {
         let clip = try AppID("ABCDE12345.com.example.bikes.Clip")
         let app = try BundleID("com.example.bikes")
         let image = TestImages.png(width: 1800, height: 1200)
+        func setDefault(_ localizations: [String: String], _ image: [UInt8]?) throws -> Bool {
+            try registry.setDefaultExperience(clip: clip, action: .open, localizations: localizations, image: image).isQuiet
+        }
         let writes: [(String, () throws -> Bool)] = [
-            ("default", { try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Hi", "fr-FR": "Salut"]).isQuiet }),
-            ("default with image", { try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Hi"], image: image).isQuiet }),
-            ("default, image kept", { try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Hi"]).isQuiet }),
+            ("default", { try setDefault(["en-US": "Hi", "fr-FR": "Salut"], nil) }),
+            ("default with image", { try setDefault(["en-US": "Hi"], image) }),
+            ("default, image kept", { try setDefault(["en-US": "Hi"], nil) }),
             ("applinks", { try registry.setApplinks(host: "bikesrental.example", app: app, components: [["/": "/rent/*"]],
                                                     defaults: ["caseSensitive": false]).isQuiet }),
             ("settings", { try registry.setApplinksSettings(host: "bikesrental.example", defaults: ["percentEncoded": true],

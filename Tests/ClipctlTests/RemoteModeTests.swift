@@ -111,7 +111,8 @@ final class ServeProcess {
             ["applinks", "remove", "help.scooters.example", "--app", "com.example.scooters", "--json"],  // again: not found
             ["applinks", "webcredentials", "remove", "login.scooters.example", "--app", "com.example.scooters", "--json"],
             ["applinks", "webcredentials", "remove", "login.scooters.example", "--app", "com.example.scooters"],
-            ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters"], ["default", "show", "ABCDE12345.com.example.scooters.Clip"],
+            ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters"],
+            ["default", "show", "ABCDE12345.com.example.scooters.Clip"],
             ["token", "revoke", "999"], ["token", "revoke", "x"],
             ["show", "https://BrightEggCafe.example/store/"], ["show", "99"], ["deactivate", "https://melamela.example/order"], ["list"],
             ["register", "http://x.example", "--clip", "nope", "--title", "", "--subtitle", "s"],
