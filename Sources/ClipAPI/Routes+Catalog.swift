@@ -256,8 +256,8 @@ extension ClipAPI {
             try c.requireAdmin()
             let team: TeamID
             do { team = try TeamID(c.parameter("team"), field: "team") } catch { throw Problem.notFound("not found: team \(c.parameter("team"))") }
-            try c.registry.unshareHost(c.parameter("host"), team: team)
-            return noContent()
+            let unshared = try c.registry.unshareHost(c.parameter("host"), team: team)
+            return json(api.ownershipJSON(unshared.value, for: nil, notes: unshared.notes))
         }
     }
 

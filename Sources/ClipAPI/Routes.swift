@@ -64,7 +64,7 @@ extension ClipAPI {
                 guard team == nil || team == own else { throw Problem.forbidden("a team token can create tokens for its own team only") }
                 team = own
             }
-            let (token, secret) = try c.registry.createToken(name: name, team: team)
+            let (token, secret) = try c.registry.createToken(name: name, team: team).value
             return json(TokenJSON.created(token, secret: secret), status: 201,
                         headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
         }

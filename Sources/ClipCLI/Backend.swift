@@ -14,8 +14,8 @@ protocol Backend {
     func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience>
     /// The experience as it was before its removal.
     func remove(_ reference: String) throws -> AdvancedExperience
-    /// The resolution in the API's form (Resolution.json), a miss included.
-    func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue
+    /// The resolution, a miss included; its explanation when `explain`.
+    func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer
     func aasa(host: String) throws -> [UInt8]
     func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner
     /// Imports the bytes `chunks` gives (one chunk per call, nil at the end); `progress(lines)`.
@@ -90,8 +90,11 @@ struct LocalBackend: Backend {
 
     func remove(_ reference: String) throws -> AdvancedExperience { try registry.remove(reference).value }
 
-    func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue {
-        try registry.resolve(url, language: language).json(explain: explain)
+    func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer {
+        let resolution = try registry.resolve(url, language: language)
+        do { return try ResolutionJSON.answer(json: resolution.json(explain: explain)) } catch {
+            throw CommandFailure(code: ExitCode.failure, message: "internal error: \(error)")
+        }
     }
 
     func aasa(host: String) throws -> [UInt8] { try registry.aasa(host: host) }
@@ -167,8 +170,8 @@ struct LocalBackend: Backend {
 
     func changes(since: Int64, limit: Int) throws -> [ChangeRecord] { try registry.changes(since: since, limit: limit) }
     func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) {
-        try registry.createToken(name: name, team: team)
+        try registry.createToken(name: name, team: team).value
     }
     func tokens() throws -> [APIToken] { try registry.tokens() }
-    func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id) }
+    func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id).value }
 }

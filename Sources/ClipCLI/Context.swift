@@ -122,17 +122,6 @@ final class Context {
         if warnings.count > Self.listedAtMost { io.err("warning: … and \(warnings.count - Self.listedAtMost) more warnings\n") }
     }
 
-    /// A JSON scalar as text ("" for null or absent).
-    func text(_ value: JSONValue?) -> String {
-        switch value {
-        case nil, .null?: ""
-        case .string(let s)?: s
-        case let v?: JSONWriter.string(v)
-        }
-    }
-
-    func strings(_ value: JSONValue?) -> [String] { value?.arrayValue?.compactMap(\.stringValue) ?? [] }
-
     func printNotes(_ notes: [WriteNote]) { printNotes(notes.map(\.text)) }
 
     func printNotes(_ notes: [String]) {

@@ -12,36 +12,34 @@ extension Context {
         let explain = parsed.flag("explain")
         let answer = try backend().resolve(url, language: parsed.value("language"), explain: explain)
         if json {
-            printJSON(answer)
+            printJSON(ResolutionJSON.json(answer))
         } else {
-            let e = answer["experience"] ?? .null
-            switch answer["matched"]?.stringValue {
-            case "advanced":
-                print("advanced experience \(text(e["id"])): \(text(e["url"]))")
-                print("  clip:   \(text(e["clip"]))")
-                print("  card:   \(text(e["title"])) — \(text(e["subtitle"])) [\(text(e["language"]))]")
-                print("  action: \(text(e["action"]))")
-            case "default":
-                print("default experience of \(text(e["clip"])) (no advanced experience matches)")
-                if let locale = e["locale"] {
-                    print("  card:   \(e["title"].map(text) ?? "(the app's name)") — \(text(e["subtitle"])) [\(text(locale))]")
+            switch answer.match {
+            case .advanced(let e)?:
+                print("advanced experience \(e.id): \(e.url)")
+                print("  clip:   \(e.clip.rawValue)")
+                print("  card:   \(e.title) — \(e.subtitle) [\(e.language.rawValue)]")
+                print("  action: \(e.action.rawValue)")
+            case .defaultExperience(let d)?:
+                print("default experience of \(d.clip.rawValue) (no advanced experience matches)")
+                if let locale = d.locale {
+                    print("  card:   \(d.title ?? "(the app's name)") — \(d.subtitle ?? "") [\(locale)]")
                 }
-                print("  action: \(text(e["action"]))")
-            default:
-                print("no match: \(text(answer["reason"]))")
+                print("  action: \(d.action.rawValue)")
+            case nil:
+                print("no match: \(answer.reason ?? "")")
             }
-            for note in strings(answer["notes"]) { print("  note: \(note)") }
-            if explain {
-                let candidates = answer["explanation"]?.arrayValue ?? []
+            for note in answer.notes { print("  note: \(note)") }
+            if let candidates = answer.explanation {
                 print(candidates.isEmpty ? "candidates: none on this host" : "candidates:")
                 for c in candidates {
-                    print("  \(text(c["id"]))  \(text(c["outcome"]).padding(toLength: 14, withPad: " ", startingAt: 0))  \(text(c["url"]))  (\(text(c["detail"])))")
-                    if let nearMiss = c["nearMiss"] { print("      warning: near miss: \(text(nearMiss))") }
+                    print("  \(c.id)  \(c.outcome.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))  \(c.url)  (\(c.detail))")
+                    if let nearMiss = c.nearMiss { print("      warning: near miss: \(nearMiss)") }
                 }
             }
         }
         // Exit 1 on no match, like grep; the answer above already says why.
-        if answer["matched"]?.stringValue == nil { throw CommandFailure(code: ExitCode.failure, message: "") }
+        if answer.match == nil { throw CommandFailure(code: ExitCode.failure, message: "") }
     }
 
     func aasa() throws {

@@ -166,10 +166,10 @@ struct RemoteBackend: Backend {
         return current
     }
 
-    func resolve(_ url: String, language: String?, explain: Bool) throws -> JSONValue {
+    func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer {
         let answer = try send("GET", "/v1/resolve", query: [("url", url), ("language", language), ("explain", explain ? "true" : nil)])
-        if answer.status == 404, let miss = ResolutionJSON.miss(problem: answer.json) { return miss }
-        return try checked(answer).json
+        if answer.status == 404, let miss = try decode(answer.json, ResolutionJSON.miss(problem:)) { return miss }
+        return try decode(try checked(answer).json, ResolutionJSON.answer(json:))
     }
 
     func aasa(host: String) throws -> [UInt8] {
@@ -279,11 +279,7 @@ struct RemoteBackend: Backend {
         switch change {
         case .claim: answer = try call("PUT", path + "/owner", json: RequestJSON.claimHost(team: team))
         case .share: answer = try call("PUT", path + "/teams/\(team.rawValue)")
-        case .unshare:
-            _ = try call("DELETE", path + "/teams/\(team.rawValue)")
-            let normalized = try Registry.normalizeHost(host)
-            let after = try hostOwnerships(host: host).first ?? HostOwnership(host: normalized, holders: [])
-            return WriteOutcome(after, notes: [.hostShareEnded(host: normalized, team: team)])
+        case .unshare: answer = try call("DELETE", path + "/teams/\(team.rawValue)")
         }
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try HostOwnershipJSON.ownership(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))

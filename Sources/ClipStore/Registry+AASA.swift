@@ -96,33 +96,42 @@ extension Registry {
             var errors = ApplinksValidator.validateComponents(components, variables: ApplinksValidator.variableNames(settings.substitutionVariables))
             if let defaults { errors += ApplinksValidator.validateDefaults(defaults) }
             guard errors.isEmpty else { throw RegistryError.invalid(errors) }
-            let existing = try db.query("SELECT position FROM applinks_details WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]).first
+            let existing = try db.query("SELECT position, components, defaults FROM applinks_details WHERE host = ? AND app_bundle_id = ?",
+                                        [.text(host), .text(bundleID.rawValue)]).first
             let next = try db.query("SELECT coalesce(max(position), -1) + 1 AS p FROM applinks_details WHERE host = ?", [.text(host)]).first!.int("p")
             let chosen = try position ?? existing.map { try $0.int("position") } ?? next
+            let details = ApplinksDetails(app: app.appID, components: components, defaults: defaults)
+            // A write that changes nothing makes no change record.
+            if let existing, try existing.int("position") == chosen, try existing.string("components") == JSONWriter.string(components),
+               try existing.optionalString("defaults") == defaults.map({ JSONWriter.string($0) }) {
+                return WriteOutcome(details, notes: notes)
+            }
             try db.execute("""
                 INSERT INTO applinks_details(host, app_bundle_id, position, components, defaults, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                 ON CONFLICT(host, app_bundle_id) DO UPDATE SET position = ?3, components = ?4, defaults = ?5, updated_at = ?6
                 """, [.text(host), .text(bundleID.rawValue), .int(chosen), .text(JSONWriter.string(components)),
                       .text(defaults.map { JSONWriter.string($0) }), .text(timestamp())])
-            let details = ApplinksDetails(app: app.appID, components: components, defaults: defaults)
             try recordChange(entity: .applinks, id: "\(host) \(bundleID.rawValue)", action: existing == nil ? .create : .update, before: nil,
                              after: ["components": components, "defaults": defaults ?? .null, "position": .integer(Int64(chosen))])
             return WriteOutcome(details, created: existing == nil, notes: notes)
         }
     }
 
-    public func removeApplinks(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+    @discardableResult
+    public func removeApplinks(host rawHost: String, app bundleID: BundleID) throws(RegistryError) -> WriteOutcome<Void> {
         try removeHostEntry(table: "applinks_details", entity: .applinks, host: rawHost, app: bundleID)
     }
 
     /// Deletes the (host, app) row of `table` and records it; notFound when there is none.
-    func removeHostEntry(table: StaticString, entity: ChangeEntity, host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+    func removeHostEntry(table: StaticString, entity: ChangeEntity, host rawHost: String,
+                         app bundleID: BundleID) throws(RegistryError) -> WriteOutcome<Void> {
         let host = try Self.normalizeHost(rawHost)
-        try write {
+        return try writeOutcome {
             guard try db.execute("DELETE FROM \(table) WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]) > 0 else {
                 throw RegistryError.notFound("\(entity.rawValue) of \(bundleID.rawValue) on \(host)")
             }
             try recordChange(entity: entity, id: "\(host) \(bundleID.rawValue)", action: .remove, before: nil, after: nil)
+            return WriteOutcome(())
         }
     }
 
@@ -173,6 +182,10 @@ extension Registry {
         let host = try Self.normalizeHost(rawHost)
         return try writeOutcome {
             let notes = try govern(host, by: team)
+            // Turning it on (or off) again changes nothing and records nothing.
+            guard try applinksSettings(host).fromExperiences != enabled else {
+                return WriteOutcome(try generatedApplinksMisses(host), notes: notes)
+            }
             try db.execute("""
                 INSERT INTO applinks_host(host, from_experiences, updated_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3
@@ -209,7 +222,8 @@ extension Registry {
         }
     }
 
-    public func removeWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) {
+    @discardableResult
+    public func removeWebcredentials(host rawHost: String, app bundleID: BundleID) throws(RegistryError) -> WriteOutcome<Void> {
         try removeHostEntry(table: "webcredentials", entity: .webcredentials, host: rawHost, app: bundleID)
     }
 }

@@ -279,6 +279,12 @@ extension Registry {
             if let expectedVersion, let before, before.version != expectedVersion {
                 throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
             }
+            // A write that changes nothing makes no version and no change record.
+            let stored = Dictionary(uniqueKeysWithValues: localizations.map { locale, subtitle in
+                let image = headerImage?.sha256 ?? before?.localizations[locale]?.headerImage
+                return (locale, DefaultExperience.Localization(subtitle: subtitle, headerImage: image))
+            })
+            if let before, before.action == action, before.localizations == stored { return WriteOutcome(before, notes: notes) }
             if let headerImage { try storeImage(headerImage) }
             let t = timestamp()
             let version = (before?.version ?? 0) + 1
@@ -287,10 +293,10 @@ extension Registry {
                 ON CONFLICT(clip_bundle_id) DO UPDATE SET action = ?2, version = ?3, updated_at = ?4
                 """, [.text(clip.bundleID.rawValue), .text(action.rawValue), .int(version), .text(t)])
             try db.execute("DELETE FROM default_experience_localization WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)])
-            for (locale, subtitle) in localizations {
-                let keep = before?.localizations[locale]?.headerImage
-                try db.execute("INSERT INTO default_experience_localization(clip_bundle_id, locale, subtitle, header_image_sha256) VALUES (?, ?, ?, ?)",
-                               [.text(clip.bundleID.rawValue), .text(locale), .text(subtitle), .text(headerImage?.sha256 ?? keep)])
+            for (locale, localization) in stored {
+                try db.execute("""
+                    INSERT INTO default_experience_localization(clip_bundle_id, locale, subtitle, header_image_sha256) VALUES (?, ?, ?, ?)
+                    """, [.text(clip.bundleID.rawValue), .text(locale), .text(localization.subtitle), .text(localization.headerImage)])
             }
             let after = try loadDefaultExperience(clip)!
             try recordChange(entity: .defaultExperience, id: clip.rawValue, action: before == nil ? .create : .update,

@@ -16,13 +16,13 @@ extension Registry {
     }
 
     /// Creates a token and returns it with its secret, which is shown this once and never stored.
-    public func createToken(name: String, team: TeamID?) throws(RegistryError) -> (token: APIToken, secret: String) {
+    public func createToken(name: String, team: TeamID?) throws(RegistryError) -> WriteOutcome<(token: APIToken, secret: String)> {
         let problems = TextLimits.checkTokenName(name)
         guard problems.isEmpty else { throw RegistryError.invalid(problems) }
         var generator = SystemRandomNumberGenerator()  // getrandom(2): a CSPRNG on Linux
         let random = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let secretPart = random.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        return try write {
+        return try writeOutcome {
             if let team, try db.query("SELECT 1 FROM team WHERE id = ?", [.text(team.rawValue)]).isEmpty {
                 try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(team.rawValue), .text(timestamp())])
             }
@@ -34,7 +34,7 @@ extension Registry {
             try db.execute("UPDATE api_token SET secret_sha256 = ? WHERE id = ?", [.text(SHA256.hexDigest(Array(secret.utf8))), .integer(id)])
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
             try recordChange(entity: .token, id: String(id), action: .create, before: nil, after: TokenJSON.token(token))
-            return (token, secret)
+            return WriteOutcome((token, secret), created: true)
         }
     }
 
@@ -76,14 +76,15 @@ extension Registry {
         }
     }
 
-    public func revokeToken(id: Int64) throws(RegistryError) -> APIToken {
-        try write {
+    public func revokeToken(id: Int64) throws(RegistryError) -> WriteOutcome<APIToken> {
+        try writeOutcome {
             guard try db.execute("UPDATE api_token SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.text(timestamp()), .integer(id)]) > 0 else {
-                throw RegistryError.notFound("active token \(id)")
+                let exists = try !db.query("SELECT 1 FROM api_token WHERE id = ?", [.integer(id)]).isEmpty
+                throw RegistryError.notFound(exists ? "active token \(id)" : "token \(id)")
             }
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
             try recordChange(entity: .token, id: String(id), action: .revoke, before: nil, after: TokenJSON.token(token))
-            return token
+            return WriteOutcome(token)
         }
     }
 }

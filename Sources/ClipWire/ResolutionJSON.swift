@@ -1,13 +1,151 @@
 import ClipCore
 import StrictJSON
 
-/// The answer to "which experience does this URL get" is `Resolution.json(explain:)` (ClipCore:
-/// the resolver's fast path writes the same bytes itself); a miss is a 404 problem carrying the
-/// resolution's members, read back here into the answer local mode prints.
+/// The answer to "which experience does this URL get", as `clipctl resolve` prints it: what
+/// `Resolution.json(explain:)` (ClipCore) says, read back. `GET /v1/resolve` answers it too, and
+/// its fast path (ClipStore's LiveIndex) writes the same bytes itself.
+public struct ResolveAnswer: Sendable, Equatable {
+    /// The card of an advanced experience, in the language chosen.
+    public struct AdvancedCard: Sendable, Equatable {
+        public var id: Int64
+        public var url: String
+        public var clip: AppID
+        public var action: Action
+        public var language: Language
+        public var title: String
+        public var subtitle: String
+        public var category: BusinessCategory?
+        public var poweredBy: Bool
+        public var headerImage: String?
+        public var place: JSONValue?
+        public var version: Int
+    }
+
+    /// The card of a clip's default experience; `title` is the app's name, when it has one.
+    public struct DefaultCard: Sendable, Equatable {
+        public var clip: AppID
+        public var action: Action
+        public var locale: String?
+        public var title: String?
+        public var subtitle: String?
+        public var headerImage: String?
+    }
+
+    public enum Match: Sendable, Equatable {
+        case advanced(AdvancedCard)
+        case defaultExperience(DefaultCard)
+    }
+
+    /// One candidate of the host and why it won or lost (`--explain`).
+    public struct Candidate: Sendable, Equatable {
+        public var id: Int64
+        public var url: String
+        public var status: ExperienceStatus
+        public var outcome: CandidateReport.Outcome
+        public var detail: String
+        public var nearMiss: String?
+    }
+
+    public var invocationURL: String
+    /// nil: nothing matched, for `reason`.
+    public var match: Match?
+    public var reason: String?
+    public var notes: [String]
+    /// Present when an explanation was asked for.
+    public var explanation: [Candidate]?
+}
+
 public enum ResolutionJSON {
-    /// The resolution a 404 problem of `GET /v1/resolve` carries, or nil when it carries none
-    /// (another 404: the route itself missing).
-    public static func miss(problem: JSONValue) -> JSONValue? {
+    /// The answer in the form `Resolution.json(explain:)` writes (same members, same order).
+    public static func json(_ answer: ResolveAnswer) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = []
+        switch answer.match {
+        case .advanced(let e):
+            members.append((key: "matched", value: "advanced"))
+            members.append((key: "invocationURL", value: .string(answer.invocationURL)))
+            members.append((key: "experience", value: .object([
+                "id": .integer(e.id), "url": .string(e.url), "clip": .string(e.clip.rawValue), "action": .string(e.action.rawValue),
+                "language": .string(e.language.rawValue), "title": .string(e.title), "subtitle": .string(e.subtitle),
+                "category": e.category.map { .string($0.rawValue) }, "poweredBy": .bool(e.poweredBy),
+                "headerImage": e.headerImage.map(JSONValue.string), "place": e.place, "version": .integer(Int64(e.version)),
+            ])))
+        case .defaultExperience(let d):
+            members.append((key: "matched", value: "default"))
+            members.append((key: "invocationURL", value: .string(answer.invocationURL)))
+            members.append((key: "experience", value: .object([
+                "clip": .string(d.clip.rawValue), "action": .string(d.action.rawValue), "locale": d.locale.map(JSONValue.string),
+                "title": d.title.map(JSONValue.string), "subtitle": d.subtitle.map(JSONValue.string),
+                "headerImage": d.headerImage.map(JSONValue.string),
+            ])))
+        case nil:
+            members.append((key: "matched", value: .null))
+            members.append((key: "invocationURL", value: .string(answer.invocationURL)))
+            members.append((key: "reason", value: .string(answer.reason ?? "no match")))
+        }
+        if !answer.notes.isEmpty { members.append((key: "notes", value: .array(answer.notes.map(JSONValue.string)))) }
+        if let explanation = answer.explanation {
+            members.append((key: "explanation", value: .array(explanation.map { c in
+                .object([
+                    "id": .integer(c.id), "url": .string(c.url), "status": .string(c.status.rawValue),
+                    "outcome": .string(c.outcome.rawValue), "detail": .string(c.detail), "nearMiss": c.nearMiss.map(JSONValue.string),
+                ])
+            })))
+        }
+        return .object(members)
+    }
+
+    /// Reads an answer of `GET /v1/resolve` (200), or the resolution `clipctl` encoded itself.
+    public static func answer(json value: JSONValue) throws(WireError) -> ResolveAnswer {
+        let r = WireReader(value, "resolution")
+        let match: ResolveAnswer.Match?
+        var reason: String?
+        switch value["matched"] {
+        case .string("advanced")?:
+            let e = WireReader(value["experience"] ?? .null, "resolution experience")
+            let category = try e.optionalString("category")
+            let poweredBy: Bool
+            guard case .bool(let b)? = value["experience"]?["poweredBy"] else { throw e.fail("poweredBy") }
+            poweredBy = b
+            match = .advanced(ResolveAnswer.AdvancedCard(
+                id: try e.int64("id"), url: try e.string("url"), clip: try e.clip("clip"), action: try e.value("action", as: Action.self),
+                language: try e.value("language", as: Language.self), title: try e.string("title"), subtitle: try e.string("subtitle"),
+                category: try category.map { (c) throws(WireError) in
+                    guard let category = BusinessCategory(rawValue: c) else { throw e.fail("category") }
+                    return category
+                },
+                poweredBy: poweredBy, headerImage: try e.optionalString("headerImage"), place: e.value["place"],
+                version: try e.int("version")))
+        case .string("default")?:
+            let d = WireReader(value["experience"] ?? .null, "resolution experience")
+            match = .defaultExperience(ResolveAnswer.DefaultCard(
+                clip: try d.clip("clip"), action: try d.value("action", as: Action.self), locale: try d.optionalString("locale"),
+                title: try d.optionalString("title"), subtitle: try d.optionalString("subtitle"),
+                headerImage: try d.optionalString("headerImage")))
+        case .null?:
+            match = nil
+            reason = try r.string("reason")
+        default:
+            throw r.fail("matched")
+        }
+        let notes = value["notes"] == nil ? [] : try r.strings("notes")
+        var explanation: [ResolveAnswer.Candidate]?
+        if let items = value["explanation"] {
+            guard let items = items.arrayValue else { throw r.fail("explanation") }
+            explanation = try items.map { (item) throws(WireError) in
+                let c = WireReader(item, "resolution candidate")
+                return ResolveAnswer.Candidate(
+                    id: try c.int64("id"), url: try c.string("url"), status: try c.value("status", as: ExperienceStatus.self),
+                    outcome: try c.value("outcome", as: CandidateReport.Outcome.self), detail: try c.string("detail"),
+                    nearMiss: try c.optionalString("nearMiss"))
+            }
+        }
+        return ResolveAnswer(invocationURL: try r.string("invocationURL"), match: match, reason: reason, notes: notes,
+                             explanation: explanation)
+    }
+
+    /// The resolution a 404 problem of `GET /v1/resolve` carries (its `detail` says the reason), or
+    /// nil when it carries none (another 404: the route itself missing).
+    public static func miss(problem: JSONValue) throws(WireError) -> ResolveAnswer? {
         guard let invocationURL = problem["invocationURL"] else { return nil }
         let detail = problem["detail"]?.stringValue ?? ""
         var members: [(key: String, value: JSONValue)] = [
@@ -15,6 +153,6 @@ public enum ResolutionJSON {
             (key: "reason", value: .string(detail.hasPrefix("no match: ") ? String(detail.dropFirst(10)) : detail)),
         ]
         for key in ["notes", "explanation"] { if let v = problem[key] { members.append((key: key, value: v)) } }
-        return .object(members)
+        return try answer(json: .object(members))
     }
 }

@@ -104,9 +104,9 @@ final class APIFixture: Sendable {
         path = dir.appendingPathComponent("clips.db").path
         self.transport = transport
         let registry = try Registry(path: path)
-        admin = try registry.createToken(name: "admin", team: nil).secret
-        teamA = try registry.createToken(name: "team A", team: try TeamID("ABCDE12345")).secret
-        teamB = try registry.createToken(name: "team B", team: try TeamID("FGHIJ67890")).secret
+        admin = try registry.createToken(name: "admin", team: nil).value.secret
+        teamA = try registry.createToken(name: "team A", team: try TeamID("ABCDE12345")).value.secret
+        teamB = try registry.createToken(name: "team B", team: try TeamID("FGHIJ67890")).value.secret
         _ = try registry.register(try JSONParser.parse(#"{"url":"https://a.example/store","clip":"ABCDE12345.com.a.app.Clip","title":"A store","subtitle":"Team A","localizations":{"FR":{"title":"Magasin A","subtitle":"Équipe A"}}}"#))
         _ = try registry.register(try JSONParser.parse(#"{"url":"https://b.example/shop","clip":"FGHIJ67890.com.b.app.Clip","title":"B shop","subtitle":"Team B"}"#))
         registry.close()

@@ -128,7 +128,11 @@ func tableDump(_ path: String) throws -> [String] {
         guard case .integer(let id)? = f.parsed(created)["id"] else { Issue.record("no id: \(created.text)"); return }
         #expect(try f.call("DELETE", "/v1/experiences/\(id)", token: f.teamB).status == 204)
         #expect(try f.call("DELETE", "/v1/clips/com.b.app.Clip/domains/a.example", token: f.teamB).status == 204)
-        #expect(try f.call("DELETE", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin).status == 204)
+        let unshared = try f.call("DELETE", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin)
+        #expect(unshared.status == 200 && f.parsed(unshared)["teams"]?.arrayValue?.count == 1, "\(unshared.text)")
+        #expect(f.parsed(unshared)["notes"] == ["team FGHIJ67890 no longer shares a.example"])
+        // Again: team B holds nothing there any more.
+        #expect(try f.call("DELETE", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin).status == 404)
         #expect(try f.call("PUT", "/v1/clips/com.b.app.Clip/domains/a.example", token: f.teamB).status == 403)
     }
 

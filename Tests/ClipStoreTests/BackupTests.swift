@@ -225,13 +225,13 @@ struct BackupTests {
         let livePath = temporaryDatabasePath()
         let registry = try Registry(path: livePath)
         _ = try registry.register(try experienceJSON("https://shop.example/a"))
-        let admin = try registry.createToken(name: "ops", team: nil)
-        let leaked = try registry.createToken(name: "leaked", team: try TeamID("ABCDE12345"))
+        let admin = try registry.createToken(name: "ops", team: nil).value
+        let leaked = try registry.createToken(name: "leaked", team: try TeamID("ABCDE12345")).value
         let old = temporaryDatabasePath()
         try registry.backup(to: old)
         _ = try registry.revokeToken(id: leaked.token.id)
         // A token of a team the backup does not have: its team row comes with it.
-        let newer = try registry.createToken(name: "ci", team: try TeamID("KLMNO13579"))
+        let newer = try registry.createToken(name: "ci", team: try TeamID("KLMNO13579")).value
         #expect(try registry.authenticate(admin.secret) != nil)
         let server = try Registry(path: livePath)
         let tokens = try server.tokens()
@@ -243,7 +243,7 @@ struct BackupTests {
         #expect(try server.authenticate(admin.secret)?.id == admin.token.id)
         #expect(try server.experiences().map(\.url.path) == ["/a"], "the registry content is the backup's")
         #expect(try server.changes(since: 0, limit: 1000).last?.after?["apiTokensKept"] == .integer(3))
-        #expect(try server.createToken(name: "after", team: nil).token.id > newer.token.id)
+        #expect(try server.createToken(name: "after", team: nil).value.token.id > newer.token.id)
     }
 
     @Test func idsAreNeverReusedAcrossARestore() throws {

@@ -1,4 +1,5 @@
 import ClipCore
+import ClipWire
 import Foundation
 import StrictJSON
 import Testing
@@ -88,6 +89,38 @@ struct LiveIndexTests {
         let after = try index.resolve("https://shop.example/a", preferences: [])
         #expect(String(decoding: index.answerBytes(after) ?? [], as: UTF8.self).contains(#""title":"Changed""#))
         #expect(index.answerBytes(try index.resolve("https://elsewhere.example/", preferences: [])) == nil)
+    }
+
+    /// clipctl reads the resolve answer with ResolutionJSON: the fast path's bytes and the
+    /// encoder's (with and without an explanation) read to the same answer, and writing that
+    /// answer back gives the encoder's bytes again (what `clipctl resolve --json` prints).
+    @Test func theResolveReaderReadsTheFastPathAndTheEncoderAlike() throws {
+        let path = temporaryDatabasePath()
+        let writer = try Registry(path: path)
+        let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
+        _ = try writer.register(try experienceJSON("https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip",
+                                                   extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#))
+        _ = try writer.setDefaultExperience(clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view,
+                                            localizations: ["en-US": "Welcome"])
+        let resolution = try index.resolve("https://shop.example/a/b?x=1", preferences: [.FR])
+        let fast = try #require(index.answerBytes(resolution))
+        let read = try ResolutionJSON.answer(json: try JSONParser.parse(fast))
+        #expect(try ResolutionJSON.answer(json: try JSONParser.parse(JSONWriter.bytes(resolution.json(explain: false)))) == read)
+        guard case .advanced(let card)? = read.match else { Issue.record("not an advanced match: \(read)"); return }
+        #expect(card.title == "Boutique \"A\"" && card.language == .FR && read.invocationURL == "https://shop.example/a/b?x=1")
+        let explained = try writer.resolve("https://shop.example/a/b?x=1", language: "FR")
+        let readExplained = try ResolutionJSON.answer(json: try JSONParser.parse(JSONWriter.bytes(explained.json(explain: true))))
+        #expect(readExplained.match == read.match && readExplained.explanation?.map(\.outcome) == [.chosen])
+        for url in ["https://shop.example/a/b?x=1", "https://shop.example/elsewhere", "https://nowhere.example/", "not a url"] {
+            for explain in [false, true] {
+                let r = try writer.resolve(url, language: "FR")
+                let bytes = JSONWriter.bytes(r.json(explain: explain))
+                let answer = try ResolutionJSON.answer(json: try JSONParser.parse(bytes))
+                #expect(JSONWriter.bytes(ResolutionJSON.json(answer)) == bytes, "\(url) explain: \(explain)")
+                #expect((answer.match == nil) == (r.match == nil) && (answer.explanation != nil) == explain)
+            }
+        }
+        #expect(throws: WireError.self) { try ResolutionJSON.answer(json: ["matched": "maybe", "invocationURL": "x"]) }
     }
 
     @Test func aLocalWriteIsSeenAtOnceAndOthersWithinTheInterval() throws {

@@ -2,6 +2,7 @@ import ClipCore
 import Foundation
 import SQLiteDB
 import StrictJSON
+import TestSupport
 import Testing
 @testable import ClipStore
 
@@ -65,6 +66,57 @@ struct RegistryTests {
         #expect(try registry.removeDomain(clip: clip, host: "www.bikesrental.example").touchedHosts == ["www.bikesrental.example"])
         let app = try BundleID("com.example.bikes")
         #expect(try registry.addWebcredentials(host: "bikesrental.example", app: app).touchedHosts == ["bikesrental.example"])
+        #expect(try registry.removeWebcredentials(host: "bikesrental.example", app: app).touchedHosts == ["bikesrental.example"])
+        #expect(throws: RegistryError.notFound("webcredentials of com.example.bikes on bikesrental.example")) {
+            try registry.removeWebcredentials(host: "bikesrental.example", app: app)  // again: nothing left to remove
+        }
+        _ = try registry.setApplinks(host: "bikesrental.example", app: app, components: [["/": "/rent/*"]], defaults: nil, position: nil)
+        #expect(try registry.removeApplinks(host: "BikesRental.example", app: app).touchedHosts == ["bikesrental.example"])
+        #expect(throws: RegistryError.notFound("applinks of com.example.bikes on bikesrental.example")) {
+            try registry.removeApplinks(host: "bikesrental.example", app: app)
+        }
+        // Tokens are no part of any AASA.
+        let created = try registry.createToken(name: "ops", team: try TeamID("ABCDE12345"))
+        #expect(created.created && created.touchedHosts == [] && created.value.secret.hasPrefix("clip_\(created.value.token.id)_"))
+        let revoked = try registry.revokeToken(id: created.value.token.id)
+        #expect(revoked.value.revokedAt != nil && revoked.touchedHosts == [] && !revoked.created)
+        let id = created.value.token.id
+        #expect(throws: RegistryError.notFound("active token \(id)")) { try registry.revokeToken(id: id) }
+        #expect(throws: RegistryError.notFound("token 999")) { try registry.revokeToken(id: 999) }  // as the API says it
+    }
+
+    /// "A write that changes nothing makes no version and no change record": the same default
+    /// experience (image included), applinks, settings or generation twice leaves the database as
+    /// the first left it, and the second outcome is quiet.
+    @Test func theSameWriteTwiceChangesNothingTheSecondTime() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
+        let clip = try AppID("ABCDE12345.com.example.bikes.Clip")
+        let app = try BundleID("com.example.bikes")
+        let image = TestImages.png(width: 1800, height: 1200)
+        func setDefault(_ localizations: [String: String], _ image: [UInt8]?) throws -> Bool {
+            try registry.setDefaultExperience(clip: clip, action: .open, localizations: localizations, image: image).isQuiet
+        }
+        let writes: [(String, () throws -> Bool)] = [
+            ("default", { try setDefault(["en-US": "Hi", "fr-FR": "Salut"], nil) }),
+            ("default with image", { try setDefault(["en-US": "Hi"], image) }),
+            ("default, image kept", { try setDefault(["en-US": "Hi"], nil) }),
+            ("applinks", { try registry.setApplinks(host: "bikesrental.example", app: app, components: [["/": "/rent/*"]],
+                                                    defaults: ["caseSensitive": false]).isQuiet }),
+            ("settings", { try registry.setApplinksSettings(host: "bikesrental.example", defaults: ["percentEncoded": true],
+                                                            substitutionVariables: nil).isQuiet }),
+            ("generation on", { try registry.setApplinksFromExperiences(host: "bikesrental.example", true).isQuiet }),
+            ("generation off", { try registry.setApplinksFromExperiences(host: "bikesrental.example", false).isQuiet }),
+        ]
+        for (name, write) in writes {
+            _ = try write()
+            let before = try snapshot(path)
+            #expect(try write(), "\(name): the second outcome says nothing")
+            #expect(try snapshot(path) == before, "\(name)")
+        }
+        // Set without an image, the stored image stays: the third write was the second's content.
+        #expect(try registry.defaultExperience(clip: clip.rawValue).version == 2)
     }
 
     @Test func duplicatesAndTeamClashesAreRefusedWithoutChanges() throws {
@@ -217,10 +269,11 @@ struct RegistryTests {
         #expect(try registry.addDomain(clip: clip.rawValue, host: "bikes.example").isQuiet)
         let set = try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Bikes"])
         #expect(set.created && set.notes == [.createdDefaultExperience(clip)])
-        let again = try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Bikes"])
-        #expect(again.notes == [.updatedDefaultExperience(clip)])
+        #expect(try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Bikes"]).isQuiet, "the same again")
+        let changed = try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Bicycles"])
+        #expect(!changed.created && changed.notes == [.updatedDefaultExperience(clip)] && changed.value.version == 2)
 
-        #expect(try registry.removeDefaultExperience(clip: clip.rawValue).value.localizations["en-US"]?.subtitle == "Bikes")
+        #expect(try registry.removeDefaultExperience(clip: clip.rawValue).value.localizations["en-US"]?.subtitle == "Bicycles")
         #expect(try registry.removeDomain(clip: clip.rawValue, host: "bikes.example").value.host == "bikes.example")
         let removed = try registry.removeClip(clip.rawValue)
         #expect(removed.value.appID == clip && removed.value.hosts.isEmpty)
