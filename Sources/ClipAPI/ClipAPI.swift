@@ -67,6 +67,37 @@ struct Context {
         if try caller.team != nil { throw Problem.forbidden("this route needs an admin token") }
     }
 
+    /// The preconditions of a PUT that creates or replaces, read after the resource's visibility
+    /// (another team's object never reaches here, so a 412 tells nothing of it). `current` is the
+    /// resource's version, 0 for one that exists without versions, nil for one that does not exist:
+    /// `If-None-Match: *`, or a tag naming the current version (weak comparison), is 412 when it
+    /// exists (RFC 9110 §13.1.2); any `If-Match`, `*` included, is 412 when it does not
+    /// (RFC 9110 §13.1.1); a tag naming another version is 412 too. Returns the version If-Match
+    /// named (the current one), for the store to check again under its write lock.
+    func putPreconditions(kind: String, current: Int?, _ what: String) throws -> Int? {
+        if let current, let condition = request.headers.entityTagCondition("If-None-Match") {
+            let matches: Bool
+            switch condition {
+            case .any: matches = true
+            case .tags(let tags): matches = tags.contains { $0.opaque == "\(kind)-v\(current)" }
+            }
+            if matches { throw Problem(status: 412, detail: "\(what) already exists (If-None-Match); read it and retry with If-Match") }
+        }
+        guard let condition = request.headers.entityTagCondition("If-Match") else { return nil }
+        guard let current else { throw Problem(status: 412, detail: "If-Match names a version of \(what), which does not exist") }
+        guard case .tags = condition else { return nil }
+        let expected = try expectedVersion(kind: kind, current: current)
+        if let expected, expected != current { throw Problem(RegistryError.versionMismatch(expected: expected, actual: current)) }
+        return expected
+    }
+
+    /// The body of a route that reads none: empty, or JSON (ignored); anything else is 415, as for
+    /// the routes that read one.
+    func noBody() throws {
+        guard !request.body.isEmpty else { return }
+        _ = try jsonBody()
+    }
+
     /// `If-Match` (RFC 9110 §13.1.1) against our ETags `"<kind>-v<version>"`, every `If-Match`
     /// field and every tag in them, compared strongly (weak tags never match): nil when absent or
     /// "*"; `current` (the version the handler read) when any tag names it; otherwise a version

@@ -34,8 +34,8 @@ extension ClipAPI {
         }
         // Create or update (clipctl app set): 201 with Location when created, 200 otherwise; the
         // same PUT twice changes nothing the second time. Tenancy as POST (a team token writes
-        // its own team's apps; another team's is "registered to another team"); If-Match as
-        // PATCH, and a PUT with If-Match creates nothing (RFC 9110 §13.1.1).
+        // its own team's apps; another team's is "registered to another team", whatever the
+        // preconditions say); If-Match and If-None-Match as `putPreconditions`.
         add("PUT", "/v1/apps/{bundleId}", .token) { api, c in
             let raw = c.parameter("bundleId")
             let reader = FieldReader(try c.jsonBody())
@@ -52,14 +52,10 @@ extension ClipAPI {
             guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: team)
             let existing = try? c.registry.app(bundle)
-            if let expected = try c.expectedVersion(kind: "a", current: existing?.version) {
-                guard let existing else {
-                    throw Problem(status: 412, detail: "If-Match names a version of app \(bundle.rawValue), which does not exist")
-                }
-                if expected != existing.version {
-                    throw Problem(RegistryError.versionMismatch(expected: expected, actual: existing.version))
-                }
+            if let existing, existing.team != team {
+                throw Problem(RegistryError.conflict("app \(bundle.rawValue) is registered to another team than \(team.rawValue)"))
             }
+            _ = try c.putPreconditions(kind: "a", current: existing?.version, "app \(bundle.rawValue)")
             let saved = try c.registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
             var headers = [("ETag", etag("a", saved.value.version))]
             if saved.created { headers.append(("Location", "/v1/apps/\(bundle.rawValue)")) }
@@ -100,21 +96,35 @@ extension ClipAPI {
         }
         add("GET", "/v1/clips/{bundleId}", .token) { api, c in json(CatalogJSON.clip(try api.visibleClip(c))) }
         // Create unless it exists (clipctl clip add and default set over --server): 201 when
-        // created, 200 when it existed; tenancy as POST.
+        // created, 200 when it existed; tenancy as POST. The path names the clip as everywhere
+        // (an App ID TEAMID.bundle, whose team is then the clip's, or a bundle ID); preconditions
+        // as `putPreconditions` (a clip has no versions: its ETag-less existence is all they test).
         add("PUT", "/v1/clips/{bundleId}", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
-            var bundle: BundleID?, team: TeamID?
-            do throws(ValidationFailure) { bundle = try BundleID(c.parameter("bundleId"), field: "bundleId") } catch {
-                reader.add(error.errors)
+            var bundle: BundleID?, team: TeamID?, pathTeam: TeamID?
+            if let appID = try? AppID(c.parameter("bundleId"), field: "bundleId") {
+                (bundle, pathTeam) = (appID.bundleID, appID.team)
+            } else {
+                do throws(ValidationFailure) { bundle = try BundleID(c.parameter("bundleId"), field: "bundleId") } catch {
+                    reader.add(error.errors)
+                }
             }
             if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
-            if team == nil { team = try c.caller.team }
+            if let pathTeam, let named = team, named != pathTeam {
+                reader.fail("team", "team.mismatch", "is \(named.rawValue), but the path's App ID names team \(pathTeam.rawValue)")
+            }
+            if team == nil { team = try pathTeam ?? c.caller.team }
             if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
                 reader.fail("team", "required", "is required with an admin token")
             }
             let errors = reader.finish()
             guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: team)
+            let existing = try? c.registry.clip(bundle.rawValue)
+            // Another team's clip: the store's "registered to another team", whatever the preconditions say.
+            if existing == nil || existing?.appID.team == team {
+                _ = try c.putPreconditions(kind: "c", current: existing == nil ? nil : 0, "clip \(team.rawValue).\(bundle.rawValue)")
+            }
             let saved = try c.registry.addClip(AppID(team: team, bundleID: bundle))
             return json(CatalogJSON.clip(saved.value, notes: saved.notes), status: saved.created ? 201 : 200,
                         headers: saved.created ? [("Location", "/v1/clips/\(bundle.rawValue)")] : [])
@@ -125,6 +135,7 @@ extension ClipAPI {
         }
         add("PUT", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
             let clip = try api.visibleClip(c)
+            try c.noBody()
             let added = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
             let host = added.value.host
             return json(CatalogJSON.withNotes(CatalogJSON.association(added.value), added.notes), status: added.created ? 201 : 200,
@@ -159,7 +170,7 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty, let action else { throw Problem(RegistryError.invalid(errors)) }
             let existing = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
-            let expected = try c.expectedVersion(kind: "d", current: existing?.version)
+            let expected = try c.putPreconditions(kind: "d", current: existing?.version, "the default experience of \(clip.appID.rawValue)")
             let saved = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: expected)
             return json(CatalogJSON.withNotes(CatalogJSON.defaultExperience(saved.value), saved.notes), status: saved.created ? 201 : 200,
                         headers: [("ETag", etag("d", saved.value.version))])
@@ -181,6 +192,9 @@ extension ClipAPI {
             }
             let errors = reader.finish()
             guard errors.isEmpty, let components else { throw Problem(RegistryError.invalid(errors)) }
+            let host = c.parameter("host")
+            let stored = (try? c.registry.aasaContent(host: host))?.details.contains { $0.app.bundleID == app.bundleID } ?? false
+            _ = try c.putPreconditions(kind: "l", current: stored ? 0 : nil, "applinks of \(app.bundleID.rawValue) on \(host)")
             let saved = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults,
                                                    position: position)
             return json(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes))
@@ -211,6 +225,7 @@ extension ClipAPI {
         }
         add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
             let app = try api.visibleApp(c).bundleID
+            try c.noBody()
             let added = try c.registry.addWebcredentials(host: c.parameter("host"), app: app)
             let entry = CatalogJSON.webcredentials(host: try Registry.normalizeHost(c.parameter("host")), app: app)
             return json(CatalogJSON.withNotes(entry, added.notes))
@@ -247,6 +262,7 @@ extension ClipAPI {
         }
         add("PUT", "/v1/domains/{host}/teams/{team}", .token) { api, c in
             try c.requireAdmin()
+            try c.noBody()
             let team: TeamID
             do throws(ValidationFailure) { team = try TeamID(c.parameter("team"), field: "team") } catch { throw Problem(RegistryError.invalid(error.errors)) }
             let shared = try c.registry.shareHost(c.parameter("host"), team: team)
@@ -285,12 +301,16 @@ extension ClipAPI {
         return app
     }
 
+    /// A clip by the same reference as local mode (`Registry.clipID`: an App ID, whose team must
+    /// be the clip's, or a bundle ID). Administrators get the store's reason, as local mode prints it.
     func visibleClip(_ c: Context) throws -> Clip {
         let raw = c.parameter("bundleId")
         let notFound = Problem.notFound("not found: clip \(raw)")
         guard (try? BundleID(raw)) != nil else { throw notFound }
         let clip: Clip
-        do { clip = try c.registry.clip(raw) } catch RegistryError.notFound { throw notFound }
+        do { clip = try c.registry.clip(raw) } catch RegistryError.notFound(let reason) {
+            throw try c.caller.team == nil ? Problem(RegistryError.notFound(reason)) : notFound
+        }
         try c.checkVisible(team: clip.appID.team, "clip \(raw)")
         return clip
     }

@@ -47,8 +47,10 @@ extension ClipAPI {
                 return n
             } ?? 0
             let limit = try Self.limit(c)
-            let records = try c.registry.changes(since: since, limit: limit)
-            return json(ListJSON.changes(records.map(ChangeRecordJSON.record), nextSince: records.count == limit ? records.last?.id : nil))
+            // One more than asked says whether any follow: nextSince only when some do.
+            let records = try c.registry.changes(since: since, limit: limit + 1)
+            let page = records.prefix(limit)
+            return json(ListJSON.changes(page.map(ChangeRecordJSON.record), nextSince: records.count > limit ? page.last?.id : nil))
         }
         add("GET", "/v1/tokens", .token) { api, c in
             json(ListJSON.items(try c.registry.tokens(team: try c.caller.team).map(TokenJSON.token)))
@@ -64,8 +66,9 @@ extension ClipAPI {
                 guard team == nil || team == own else { throw Problem.forbidden("a team token can create tokens for its own team only") }
                 team = own
             }
-            let (token, secret) = try c.registry.createToken(name: name, team: team).value
-            return json(TokenJSON.created(token, secret: secret), status: 201,
+            let created = try c.registry.createToken(name: name, team: team)
+            let (token, secret) = created.value
+            return json(CatalogJSON.withNotes(TokenJSON.created(token, secret: secret), created.notes), status: 201,
                         headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
         }
         add("DELETE", "/v1/tokens/{id}", .token) { api, c in

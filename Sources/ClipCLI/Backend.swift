@@ -50,8 +50,9 @@ protocol Backend {
     func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]>
     /// The notes of an addition (a free host becoming the team's).
     func webcredentials(add: Bool, host: String, app: BundleID) throws -> [WriteNote]
-    func changes(since: Int64, limit: Int) throws -> [ChangeRecord]
-    func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String)
+    /// At most `limit` records after `since`, and the id to pass as `since` for the rest (nil: none left).
+    func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?)
+    func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)>
     func tokens() throws -> [APIToken]
     func revokeToken(id: Int64) throws -> APIToken
 }
@@ -168,9 +169,12 @@ struct LocalBackend: Backend {
         return try registry.addWebcredentials(host: host, app: app).notes
     }
 
-    func changes(since: Int64, limit: Int) throws -> [ChangeRecord] { try registry.changes(since: since, limit: limit) }
-    func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) {
-        try registry.createToken(name: name, team: team).value
+    func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {
+        let records = try registry.changes(since: since, limit: limit + 1)
+        return records.count > limit ? (Array(records.prefix(limit)), records[limit - 1].id) : (records, nil)
+    }
+    func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)> {
+        try registry.createToken(name: name, team: team)
     }
     func tokens() throws -> [APIToken] { try registry.tokens() }
     func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id).value }

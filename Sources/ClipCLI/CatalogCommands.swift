@@ -211,10 +211,13 @@ extension Context {
         guard admin != (teamText != nil) else { throw CommandFailure.usage("give exactly one of --admin or --team TEAMID") }
         let name = try requiredValue("name")
         let team = try teamText.map { t in try parse { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
-        let (token, secret) = try backend().createToken(name: name, team: team)
-        if json { printJSON(TokenJSON.created(token, secret: secret)); return }
+        let created = try backend().createToken(name: name, team: team)
+        let (token, secret) = created.value
+        if json { printJSON(CatalogJSON.withNotes(TokenJSON.created(token, secret: secret), created.notes)); return }
+        // The secret alone on standard output (TOKEN=$(clipctl token create …)); the rest on standard error.
         print(secret)
         io.err("token \(token.id) (\(team.map { "team \($0.rawValue)" } ?? "admin")) created; the secret above is shown only once\n")
+        for note in created.notes { io.err("  \(note.text)\n") }
     }
 
     func tokenList() throws {

@@ -107,11 +107,13 @@ extension Context {
             guard let n = Int(v), (1...10_000).contains(n) else { throw CommandFailure.usage("--limit takes a number from 1 to 10000") }
             return n
         } ?? 100
-        let records = try backend().changes(since: since, limit: limit)
+        let (records, nextSince) = try backend().changes(since: since, limit: limit)
         if json {
             printJSON(.array(records.map(ChangeRecordJSON.record)))
-            return
+        } else {
+            for r in records { print("\(r.id)  \(r.at)  \(r.actor)  \(r.action) \(r.entity) \(r.entityID)") }
         }
-        for r in records { print("\(r.id)  \(r.at)  \(r.actor)  \(r.action) \(r.entity) \(r.entityID)") }
+        // Where the rest begins, on standard error (with --json too, whose output stays the array).
+        if let nextSince { io.err("more records follow: clipctl changes --since \(nextSince)\n") }
     }
 }

@@ -221,10 +221,9 @@ struct RemoteBackend: Backend {
         try items(try call("GET", "/v1/clips"), CatalogJSON.clip(json:)).filter { app == nil || $0.appBundleID == app }
     }
 
-    /// A clip's bundle ID from `TEAMID.bundle` or a bare bundle ID.
-    static func clipBundle(_ reference: String) -> String {
-        component((try? AppID(reference)).map(\.bundleID.rawValue) ?? reference)
-    }
+    /// A clip reference as given (`TEAMID.bundle` or a bundle ID): the API applies the rule local
+    /// mode does (`Registry.clipID`), so an App ID of another team is not found, never stripped.
+    static func clipBundle(_ reference: String) -> String { component(reference) }
 
     func clip(_ reference: String) throws -> Clip {
         try decode(try call("GET", "/v1/clips/\(Self.clipBundle(reference))").json, CatalogJSON.clip(json:))
@@ -315,13 +314,22 @@ struct RemoteBackend: Backend {
         return CatalogJSON.notes(json: answer.json)
     }
 
-    func changes(since: Int64, limit: Int) throws -> [ChangeRecord] {
-        let answer = try call("GET", "/v1/changes", query: [("since", String(since)), ("limit", String(min(limit, 1000)))])
-        return try items(answer, ChangeRecordJSON.record(json:))
+    /// Page after page of the API's (at most 1000 each) until `limit` records or the end.
+    func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {
+        var records: [ChangeRecord] = [], next: Int64? = since
+        while let after = next, records.count < limit {
+            let page = min(limit - records.count, 1000)
+            let answer = try call("GET", "/v1/changes", query: [("since", String(after)), ("limit", String(page))])
+            records += try items(answer, ChangeRecordJSON.record(json:))
+            if case .integer(let n)? = answer.json["nextSince"] { next = n } else { next = nil }
+        }
+        return (records, next)
     }
 
-    func createToken(name: String, team: TeamID?) throws -> (token: APIToken, secret: String) {
-        try decode(try call("POST", "/v1/tokens", json: RequestJSON.createToken(name: name, team: team)).json, TokenJSON.created(json:))
+    func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)> {
+        try decode(try call("POST", "/v1/tokens", json: RequestJSON.createToken(name: name, team: team)).json) { (v) throws(WireError) in
+            WriteOutcome(try TokenJSON.created(json: v), created: true, notes: CatalogJSON.notes(json: v))
+        }
     }
 
     func tokens() throws -> [APIToken] { try items(try call("GET", "/v1/tokens"), TokenJSON.token(json:)) }

@@ -111,10 +111,18 @@ extension Registry {
                 ON CONFLICT(host, app_bundle_id) DO UPDATE SET position = ?3, components = ?4, defaults = ?5, updated_at = ?6
                 """, [.text(host), .text(bundleID.rawValue), .int(chosen), .text(JSONWriter.string(components)),
                       .text(defaults.map { JSONWriter.string($0) }), .text(timestamp())])
-            try recordChange(entity: .applinks, id: "\(host) \(bundleID.rawValue)", action: existing == nil ? .create : .update, before: nil,
+            try recordChange(entity: .applinks, id: "\(host) \(bundleID.rawValue)", action: existing == nil ? .create : .update,
+                             before: try existing.map(Self.applinksRecord),
                              after: ["components": components, "defaults": defaults ?? .null, "position": .integer(Int64(chosen))])
             return WriteOutcome(details, created: existing == nil, notes: notes)
         }
+    }
+
+    /// A stored applinks row (position, components, defaults) as its change records show it.
+    static func applinksRecord(_ row: Row) throws -> JSONValue {
+        ["components": try JSONParser.parse(try row.string("components")),
+         "defaults": try row.optionalString("defaults").map { try JSONParser.parse($0) } ?? .null,
+         "position": .integer(Int64(try row.int("position")))]
     }
 
     @discardableResult
@@ -127,10 +135,13 @@ extension Registry {
                          app bundleID: BundleID) throws(RegistryError) -> WriteOutcome<Void> {
         let host = try Self.normalizeHost(rawHost)
         return try writeOutcome {
-            guard try db.execute("DELETE FROM \(table) WHERE host = ? AND app_bundle_id = ?", [.text(host), .text(bundleID.rawValue)]) > 0 else {
+            let key: [SQLValue] = [.text(host), .text(bundleID.rawValue)]
+            guard let row = try db.query("SELECT * FROM \(table) WHERE host = ? AND app_bundle_id = ?", key).first else {
                 throw RegistryError.notFound("\(entity.rawValue) of \(bundleID.rawValue) on \(host)")
             }
-            try recordChange(entity: entity, id: "\(host) \(bundleID.rawValue)", action: .remove, before: nil, after: nil)
+            try db.execute("DELETE FROM \(table) WHERE host = ? AND app_bundle_id = ?", key)
+            let before = entity == .applinks ? try Self.applinksRecord(row) : Self.webcredentialsRecord(host: host, app: bundleID)
+            try recordChange(entity: entity, id: "\(host) \(bundleID.rawValue)", action: .remove, before: before, after: nil)
             return WriteOutcome(())
         }
     }
@@ -190,7 +201,8 @@ extension Registry {
                 INSERT INTO applinks_host(host, from_experiences, updated_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3
                 """, [.text(host), .int(enabled ? 1 : 0), .text(timestamp())])
-            try recordChange(entity: .applinksGeneration, id: host, action: .update, before: nil, after: ["fromExperiences": .bool(enabled)])
+            try recordChange(entity: .applinksGeneration, id: host, action: .update,
+                             before: ["fromExperiences": .bool(!enabled)], after: ["fromExperiences": .bool(enabled)])
             return WriteOutcome(try generatedApplinksMisses(host), notes: notes)
         }
     }
@@ -217,9 +229,15 @@ extension Registry {
                                  [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0 else {
                 return WriteOutcome((), notes: notes)
             }
-            try recordChange(entity: .webcredentials, id: "\(host) \(bundleID.rawValue)", action: .create, before: nil, after: nil)
+            try recordChange(entity: .webcredentials, id: "\(host) \(bundleID.rawValue)", action: .create, before: nil,
+                             after: Self.webcredentialsRecord(host: host, app: bundleID))
             return WriteOutcome((), created: true, notes: notes)
         }
+    }
+
+    /// A webcredentials entry as its change records show it.
+    static func webcredentialsRecord(host: String, app: BundleID) -> JSONValue {
+        ["host": .string(host), "app": .string(app.rawValue)]
     }
 
     @discardableResult

@@ -8,18 +8,21 @@ extension Registry {
     // MARK: Implied creation: a registration creates the team, app, clip and association it implies, and says so
     // (docs/rules.md#associated-hosts)
 
+    /// Makes sure the team exists, recorded and noted when it is created (by whichever write implies it).
+    func ensureTeam(_ team: TeamID) throws -> [WriteNote] {
+        guard try db.query("SELECT 1 FROM team WHERE id = ?", [.text(team.rawValue)]).isEmpty else { return [] }
+        try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(team.rawValue), .text(timestamp())])
+        try recordChange(entity: .team, id: team.rawValue, action: .create, before: nil, after: ["id": .string(team.rawValue)])
+        return [.createdTeam(team)]
+    }
+
     /// Makes sure the team, app and clip named by `clip` exist; returns a note for each created.
     func ensureClip(_ clip: AppID) throws -> [WriteNote] {
         guard let appBundle = clip.bundleID.parent else {
             throw ValidationFailure(field: "clip", rule: "clip.bundleId",
                 message: "an App Clip's bundle ID is its app's bundle ID plus one component, such as \(clip.bundleID.rawValue).Clip")
         }
-        var notes: [WriteNote] = []
-        if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(clip.team.rawValue)]).isEmpty {
-            try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(clip.team.rawValue), .text(timestamp())])
-            try recordChange(entity: .team, id: clip.team.rawValue, action: .create, before: nil, after: ["id": .string(clip.team.rawValue)])
-            notes.append(.createdTeam(clip.team))
-        }
+        var notes = try ensureTeam(clip.team)
         if let row = try db.query("SELECT team_id FROM app WHERE bundle_id = ?", [.text(appBundle.rawValue)]).first {
             let team = try row.string("team_id")
             guard team == clip.team.rawValue else {
@@ -114,11 +117,7 @@ extension Registry {
             guard problems.isEmpty else { throw RegistryError.invalid(problems) }
         }
         return try writeOutcome {
-            var notes: [WriteNote] = []
-            if try db.query("SELECT 1 FROM team WHERE id = ?", [.text(team.rawValue)]).isEmpty {
-                try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(team.rawValue), .text(timestamp())])
-                notes.append(.createdTeam(team))
-            }
+            var notes = try ensureTeam(team)
             let t = timestamp()
             if let row = try db.query("SELECT * FROM app WHERE bundle_id = ?", [.text(bundleID.rawValue)]).first {
                 let before = try readApp(row)
@@ -142,7 +141,7 @@ extension Registry {
             try db.execute("INSERT INTO app(bundle_id, team_id, app_store_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                            [.text(bundleID.rawValue), .text(team.rawValue), .text(app.appStoreID?.rawValue), .text(app.name), .text(t), .text(t)])
             try recordChange(entity: .app, id: bundleID.rawValue, action: .create, before: nil, after: ChangeRecordJSON.app(app))
-            notes.append(.createdApp(bundleID, team: nil))
+            notes.append(.createdApp(bundleID, team: team))
             return WriteOutcome(app, created: true, notes: notes)
         }
     }

@@ -23,9 +23,7 @@ extension Registry {
         let random = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let secretPart = random.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         return try writeOutcome {
-            if let team, try db.query("SELECT 1 FROM team WHERE id = ?", [.text(team.rawValue)]).isEmpty {
-                try db.execute("INSERT INTO team(id, created_at) VALUES (?, ?)", [.text(team.rawValue), .text(timestamp())])
-            }
+            let notes = try team.map(ensureTeam) ?? []
             // The row is inserted with a placeholder hash, then given the hash of the token that names its id.
             try db.execute("INSERT INTO api_token(name, team_id, secret_sha256, created_at) VALUES (?, ?, ?, ?)",
                            [.text(name), .text(team?.rawValue), .text(SHA256.hexDigest(Array(secretPart.utf8))), .text(timestamp())])
@@ -34,7 +32,7 @@ extension Registry {
             try db.execute("UPDATE api_token SET secret_sha256 = ? WHERE id = ?", [.text(SHA256.hexDigest(Array(secret.utf8))), .integer(id)])
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
             try recordChange(entity: .token, id: String(id), action: .create, before: nil, after: TokenJSON.token(token))
-            return WriteOutcome((token, secret), created: true)
+            return WriteOutcome((token, secret), created: true, notes: notes)
         }
     }
 

@@ -161,7 +161,7 @@ import Testing
         #expect(created.headers["Location"] == path && created.headers["ETag"] == "\"a-v1\"")
         let app = try f.jsonOf(created)
         #expect(app["team"] == "KLMNO12345" && app["appStoreId"] == "1234567890" && app["name"] == "C" && app["version"] == 1)
-        #expect(app["notes"] == ["created team KLMNO12345", "created app com.c.app"])
+        #expect(app["notes"] == ["created team KLMNO12345", "created app com.c.app (team KLMNO12345)"])
 
         // The same request twice: 200, the same app, no notes, no new version or change record.
         let changes = try f.jsonOf(try f.call("GET", "/v1/changes?limit=1000", token: f.admin))["items"]?.arrayValue?.count

@@ -113,6 +113,16 @@ final class ServeProcess {
             ["applinks", "webcredentials", "remove", "login.scooters.example", "--app", "com.example.scooters"],
             ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters"],
             ["default", "show", "ABCDE12345.com.example.scooters.Clip"],
+            // A clip's App ID keeps its team over the API: team KLMNO13579's clip named with team
+            // ABCDE12345's prefix is not found, never stripped to the bundle ID and acted on.
+            ["domain", "add", "ABCDE12345.com.melamela.app.Clip", "fresh1.example"],
+            ["domain", "remove", "ABCDE12345.com.melamela.app.Clip", "melamela.example"],
+            ["clip", "show", "ABCDE12345.com.melamela.app.Clip"], ["default", "show", "ABCDE12345.com.melamela.app.Clip"],
+            ["default", "remove", "ABCDE12345.com.melamela.app.Clip"], ["clip", "remove", "ABCDE12345.com.melamela.app.Clip"],
+            ["default", "set", "ABCDE12345.com.melamela.app.Clip", "--subtitle", "en-US=Hijacked"],
+            ["clip", "show", "KLMNO13579.com.melamela.app.Clip"], ["clip", "show", "com.melamela.app.Clip"],
+            ["domain", "add", "KLMNO13579.com.melamela.app.Clip", "fresh2.example"],
+            ["domain", "remove", "KLMNO13579.com.melamela.app.Clip", "fresh2.example"],
             ["token", "revoke", "999"], ["token", "revoke", "x"],
             ["show", "https://BrightEggCafe.example/store/"], ["show", "99"], ["deactivate", "https://melamela.example/order"], ["list"],
             ["register", "http://x.example", "--clip", "nope", "--title", "", "--subtitle", "s"],
@@ -142,6 +152,13 @@ final class ServeProcess {
             }
         }
         #expect(try history(local) == history(remote))
+        // The team-crossing references above failed and wrote nothing, on either side.
+        for c in [local, remote] {
+            let failed = try c.run(["domain", "add", "ABCDE12345.com.melamela.app.Clip", "fresh3.example"])
+            #expect(failed.code == 1 && failed.err.contains("belongs to another team"), "\(failed.err)")
+            #expect(try !history(c).contains { $0.contains("fresh1.example") || $0.contains("Hijacked") })
+            #expect(try c.run(["domain", "list"]).out.contains("melamela.example"))
+        }
         let recent = try history(local).suffix(4)
         #expect(recent == ["remove experience 2", "update experience 3", "update experience 3", "activate experience 4"], "\(recent)")
         #expect(server.stop() == 0, "SIGTERM stops the server gracefully")
@@ -152,6 +169,45 @@ final class ServeProcess {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.contains("edAt\"") || line.hasPrefix("  created:") || line.hasPrefix("  updated:") ? "" : String(line)
         }.joined(separator: "\n")
+    }
+
+    /// `changes` says on standard error where the rest begins (local and remote alike, --json too),
+    /// and `token create --team` of a new team says it created the team and records it.
+    @Test func changesSayWhereTheRestBeginsAndTokenCreationNotesItsTeam() throws {
+        let local = try Clipctl()
+        var remote = try Clipctl()
+        let created = try remote("--db", "served.db", "token", "create", "--admin", "--name", "test")
+        let server = try ServeProcess(remote, database: remote.file("served.db"))
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
+        remote.environment["CLIP_TOKEN"] = created.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        for c in [local, remote] {
+            let created = try c.run(["token", "create", "--team", "ZYXWV98765", "--name", "t"])
+            #expect(created.code == 0 && created.err.contains("  created team ZYXWV98765"), "\(created.err)")
+            #expect(created.out.split(separator: "\n").count == 1, "the secret alone on standard output")
+            let again = try c.run(["token", "create", "--team", "ZYXWV98765", "--name", "t2", "--json"])
+            #expect(try JSONParser.parse(Array(again.out.utf8))["notes"] == nil, "\(again.out)")
+            try c.registerExampleBusinesses()
+        }
+        // Local ids start after the remote's first token; compare the hints' shape and the records listed.
+        for c in [local, remote] {
+            let all = try c.run(["changes", "--json", "--limit", "1000"])
+            let records = try JSONParser.parse(Array(all.out.utf8)).arrayValue ?? []
+            #expect(all.err.isEmpty, "\(all.err)")
+            #expect(records.contains { $0["entity"] == "team" && $0["entityId"] == "ZYXWV98765" && $0["action"] == "create" })
+            let ids = records.compactMap { r -> Int64? in if case .integer(let n)? = r["id"] { n } else { nil } }
+            let first = try c.run(["changes", "--limit", "2"])
+            #expect(first.code == 0 && first.out.split(separator: "\n").count == 2)
+            #expect(first.err == "more records follow: clipctl changes --since \(ids[1])\n", "\(first.err)")
+            let json = try c.run(["changes", "--limit", "2", "--json"])
+            let listed = try JSONParser.parse(Array(json.out.utf8)).arrayValue?.count
+            #expect(json.err == first.err && listed == 2)
+            // The last page says nothing more; neither does a page that ends exactly at the last record.
+            let rest = try c.run(["changes", "--since", String(ids[ids.count - 3]), "--limit", "2"])
+            #expect(rest.out.split(separator: "\n").count == 2 && rest.err.isEmpty, "\(rest.err)")
+            let beyond = try c.run(["changes", "--since", String(ids[1]), "--limit", "1000"])
+            #expect(beyond.err.isEmpty && beyond.out.split(separator: "\n").count == ids.count - 2)
+        }
+        #expect(server.stop() == 0)
     }
 
     @Test func anUnreachableServerExits69AndBadTokensExit1() throws {
