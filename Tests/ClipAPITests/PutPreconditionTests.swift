@@ -46,16 +46,25 @@ import Testing
             #expect(try tableDump(f.path) == before, "\(path)")
         }
         // If-None-Match naming the current ETag is 412 too; naming another version, the write goes ahead.
-        #expect(try f.call("PUT", "/v1/apps/com.x.missing", token: f.admin, headers: [("If-None-Match", "W/\"a-v1\"")],
-                           json: #"{"team":"ABCDE12345","name":"N"}"#).status == 412)
+        #expect(
+            try f.call(
+                "PUT", "/v1/apps/com.x.missing", token: f.admin, headers: [("If-None-Match", "W/\"a-v1\"")],
+                json: #"{"team":"ABCDE12345","name":"N"}"#
+            ).status == 412)
         #expect(try tableDump(f.path) == before)
-        #expect(try f.call("PUT", "/v1/apps/com.x.missing", token: f.admin, headers: [("If-None-Match", "\"a-v7\"")],
-                           json: #"{"team":"ABCDE12345","name":"N"}"#).status == 200)
+        #expect(
+            try f.call(
+                "PUT", "/v1/apps/com.x.missing", token: f.admin, headers: [("If-None-Match", "\"a-v7\"")],
+                json: #"{"team":"ABCDE12345","name":"N"}"#
+            ).status == 200)
         // If-Match naming a version the resource is not at: 412 on every route, nothing written.
         let stale: [(String, String, String)] = [
             ("/v1/apps/com.x.missing", "\"a-v1\"", #"{"team":"ABCDE12345","name":"Stale"}"#),
             ("/v1/clips/com.a.app.Missing", "\"c-v5\"", #"{"team":"ABCDE12345"}"#),
-            ("/v1/clips/com.a.app.Clip/default-experience", "\"d-v9\"", #"{"action":"VIEW","localizations":{"en-US":{"subtitle":"Stale"}}}"#),
+            (
+                "/v1/clips/com.a.app.Clip/default-experience", "\"d-v9\"",
+                #"{"action":"VIEW","localizations":{"en-US":{"subtitle":"Stale"}}}"#
+            ),
             ("/v1/domains/a.example/applinks/com.a.app", "\"l-v3\"", #"{"components":[{"/":"/stale/*"}]}"#),
         ]
         before = try tableDump(f.path)
@@ -67,8 +76,9 @@ import Testing
         // If-Match: * on an existing resource lets the write through.
         let updated = try f.call("PUT", "/v1/apps/com.x.missing", token: f.admin, headers: star, json: #"{"team":"ABCDE12345","name":"M"}"#)
         #expect(try updated.status == 200 && f.jsonOf(updated)["name"] == "M", "\(updated.text)")
-        let d = try f.call("PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA, headers: star,
-                           json: #"{"action":"VIEW","localizations":{"en-US":{"subtitle":"Hey"}}}"#)
+        let d = try f.call(
+            "PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA, headers: star,
+            json: #"{"action":"VIEW","localizations":{"en-US":{"subtitle":"Hey"}}}"#)
         #expect(d.status == 200 && d.headers["ETag"] == "\"d-v2\"", "\(d.text)")
     }
 
@@ -76,8 +86,9 @@ import Testing
     /// A's app never reaches team B (the PATCH answers 404; the PUT says the bundle ID is taken).
     @Test(arguments: APITransport.allCases) func preconditionsTellNothingOfAnotherTeamsObjects(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
-        _ = try f.call("PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA,
-                       json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#)
+        _ = try f.call(
+            "PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA,
+            json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#)
         let before = try tableDump(f.path)
         let plain = try f.call("PUT", "/v1/apps/com.a.app", token: f.teamB, json: #"{"name":"Hijacked"}"#)
         for header in [("If-Match", "\"a-v9\""), ("If-Match", "\"a-v1\""), ("If-Match", "*"), ("If-None-Match", "*")] {
@@ -87,7 +98,9 @@ import Testing
             let clip = try f.call("PUT", "/v1/clips/com.a.app.Clip", token: f.teamB, headers: [header], json: "{}")
             #expect(clip.status == 409 && !clip.text.contains("ABCDE12345"), "\(header): \(clip.text)")
             for path in ["/v1/clips/com.a.app.Clip/default-experience", "/v1/domains/a.example/applinks/com.a.app"] {
-                let body = path.hasSuffix("default-experience") ? #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"x"}}}"#
+                let body =
+                    path.hasSuffix("default-experience")
+                    ? #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"x"}}}"#
                     : #"{"components":[{"/":"/x/*"}]}"#
                 #expect(try f.call("PUT", path, token: f.teamB, headers: [header], json: body).status == 404, "\(path) \(header)")
             }
