@@ -24,10 +24,17 @@ final class RawClient {
 
     deinit { close(fd) }
 
-    func send(_ text: String) { send(Array(text.utf8)) }
+    @discardableResult func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    /// Sends every byte (blocking); false when the connection refused them (a reset, a closed peer).
+    @discardableResult func send(_ bytes: [UInt8]) -> Bool {
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let n = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { return false }
+            rest = rest.dropFirst(n)
+        }
+        return true
     }
 
     enum Received { case bytes([UInt8]), closed, nothingYet }
