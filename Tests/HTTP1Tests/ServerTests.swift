@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import HTTP1
 #if canImport(FoundationNetworking)
@@ -215,6 +216,26 @@ final class TestServer {
         #expect(statusLine(eager.readAll(seconds: 3)) == "HTTP/1.1 503 Service Unavailable")
         a.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(a.readResponses(1).first.map(body) == "GET /again 0")
+    }
+
+    @Test func aRequestStillQueuedAtTheDrainDeadlineIsNotStarted() throws {
+        let started = Mutex<[String]>([])
+        let t = try TestServer(blockingThreads: 1, handler: { request in
+            started.withLock { $0.append(request.target) }
+            if request.target == "/slow" { Thread.sleep(forTimeInterval: 1) }
+            return HTTPResponse(status: 200, contentType: "text/plain", body: Array(request.target.utf8))
+        })
+        let running = try RawClient(port: t.port), queued = try RawClient(port: t.port)
+        running.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.1)
+        queued.send("PUT /queued HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")  // behind /slow on the one pool thread
+        let server = t.server
+        let stopped = Thread { server.stop(drainSeconds: 0.3) }
+        stopped.start()
+        #expect(body(running.readAll(seconds: 3)) == "/slow", "a handler that started is answered")
+        let refused = queued.readAll(seconds: 3)
+        #expect(statusLine(refused) == "HTTP/1.1 503 Service Unavailable" && refused.contains("Retry-After: 1"))
+        #expect(started.withLock { $0 } == ["/slow"], "the queued request's handler never ran")
     }
 
     @Test func gracefulStopFinishesInFlightRequests() throws {
