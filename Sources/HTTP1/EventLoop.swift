@@ -193,8 +193,7 @@ final class EventLoop: Sendable {
             socket.setNoDelay()
             enum Admission { case admitted(Connection), refused(Connection), dropped }
             let admission = table.withLock { table -> Admission in
-                if table.stopping { return .dropped }
-                let refuse = table.slots.count - table.refused >= configuration.limits.maxConnections
+                let refuse = table.stopping || table.slots.count - table.refused >= configuration.limits.maxConnections
                 if refuse && table.refused >= Self.maxLingeringRefusals { return .dropped }
                 let machine = ConnectionStateMachine(timeouts: timeouts, now: monotonicMilliseconds())
                 let c = Connection(socket: socket, id: table.nextID, address: address, machine: machine)
@@ -206,6 +205,9 @@ final class EventLoop: Sendable {
             let connection: Connection
             switch admission {
             case .dropped:
+                // Too many refusals lingering already: the 503 as far as the socket takes it at once.
+                _ = try? socket.writeAvailable(Self.overTheCap[...])
+                socket.shutdownWrites()
                 socket.close()
                 continue
             case .admitted(let c), .refused(let c):
