@@ -14,6 +14,8 @@ final class Connection: @unchecked Sendable {
     let address: String
     var buffer: [UInt8] = []
     var machine: ConnectionStateMachine
+    /// The rest of an answer the socket has not taken yet; written when it is writable.
+    var unsent: UnsentAnswer?
 
     init(socket: ConnectionSocket, id: UInt64, address: String, machine: ConnectionStateMachine) {
         self.socket = socket
@@ -23,12 +25,23 @@ final class Connection: @unchecked Sendable {
     }
 }
 
-/// Serving a connection: the I/O that carries out what its state machine says.
+/// An answer on its way out, and what to record once it is written or given up.
+struct UnsentAnswer {
+    var bytes: ArraySlice<UInt8>
+    let request: HTTPRequest
+    let response: HTTPResponse
+    let started: Double
+    let keepAlive: Bool
+}
+
+/// Serving a connection: the I/O that carries out what its state machine says. No thread ever
+/// waits on a client here: reads and writes take what the socket has or takes now, and the rest
+/// waits in epoll under the state machine's deadlines.
 extension EventLoop {
     enum Step { case rearmed, closed, handedOff }
 
     /// Serves the connection until it is re-armed with no event pending, closed, or handed to the
-    /// blocking pool (which calls this again once it has answered). The caller owns `c`.
+    /// blocking pool (which calls this again once its handler has answered). The caller owns `c`.
     func serve(_ c: Connection, read: Bool = true) {
         var read = read
         while true {
@@ -46,8 +59,20 @@ extension EventLoop {
         }
     }
 
-    /// Reads what arrived (when `read`) and answers every complete request in the buffer.
+    /// Re-armed `c` (owned by this thread) goes back to epoll and the timer.
+    func release(_ c: Connection) {
+        switch letGo(c) {
+        case .released: break
+        case .eventPending: serve(c)
+        case .close: close(c)
+        }
+    }
+
+    /// Writes what is left of an answer, then (the answer out) reads what arrived when `read` and
+    /// answers every complete request in the buffer.
     private func step(_ c: Connection, read: Bool) -> Step {
+        if let stop = flush(c) { return stop }
+        if c.machine.isLingering { return discard(c) }
         let limits = configuration.limits
         if read {
             switch c.socket.readAvailable(into: &c.buffer, chunk: c.machine.isReadingBody ? 256 * 1024 : 16 * 1024) {
@@ -70,8 +95,7 @@ extension EventLoop {
             let head: RequestHead, headLength: Int
             switch outcome {
             case .failure(let error):
-                fail(c, error)
-                return .closed
+                return fail(c, error)
             case .success(.incomplete):
                 return carryOut(c.machine.partialHead(now: monotonicMilliseconds()), c)
             case .success(.complete(let h, let length)):
@@ -86,24 +110,35 @@ extension EventLoop {
             c.buffer.removeFirst(headLength + head.contentLength)
             _ = c.machine.requestComplete()
 
-            table.withLock { $0.inFlight += 1 }  // until `finish`
+            table.withLock { $0.inFlight += 1 }  // until the answer is written or given up
             var incoming = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers, body: body)
             incoming.remoteAddress = c.address
             let request = incoming
             if let inline, inline(request) {
-                switch respond(c, request, head, onEventLoop: true) {
-                case .closed: return .closed
-                case .handedOff: return .handedOff
-                case .rearmed: continue
-                }
+                prepareAnswer(c, request, head, handler(request), started: monotonicSeconds())
+                if let stop = flush(c) { return stop }
+                continue
             }
             pool.submit { [self] in
-                if respond(c, request, head, onEventLoop: false) == .rearmed { serve(c, read: false) }
+                let started = monotonicSeconds()
+                // Past the drain deadline a request still queued is not started (README, graceful stop).
+                let response = table.withLock { $0.drainExpired } ? Self.stopping : handler(request)
+                prepareAnswer(c, request, head, response, started: started)
+                serve(c, read: false)
             }
             return .handedOff
         }
         return carryOut(c.machine.readMore(stopping: isStopping), c)
     }
+
+    /// The answer to a request dequeued after the drain deadline.
+    static let stopping: HTTPResponse = {
+        var response = HTTPResponse(status: 503, contentType: "application/problem+json",
+                                    body: Array(ProblemJSON.problem(status: 503, detail: "the server is stopping").utf8))
+        response.headers.add("Retry-After", "1")
+        response.headers.add("Connection", "close")
+        return response
+    }()
 
     /// Carries out what the state machine said after a read.
     private func carryOut(_ action: ConnectionStateMachine.Action, _ c: Connection) -> Step {
@@ -112,14 +147,15 @@ extension EventLoop {
             close(c)
             return .closed
         case .fail(let error):
-            fail(c, error)
-            return .closed
+            return fail(c, error)
         case .sendContinue:
-            do { try c.socket.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), until: monotonicMilliseconds() + timeouts.write) } catch {
+            // 25 bytes to a connection with nothing else to send: the socket takes them at once.
+            let interim = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            guard (try? c.socket.writeAvailable(interim[...])) == interim.count else {
                 close(c)
                 return .closed
             }
-        case .read, .none, .dispatch: break
+        case .read, .none, .dispatch, .awaitWritable: break
         }
         do { try register(c, operation: EPOLL_CTL_MOD) } catch {
             close(c)
@@ -128,49 +164,60 @@ extension EventLoop {
         return .rearmed
     }
 
-    /// Runs the handler and writes its answer. `.rearmed` here means "written, go on with the
-    /// connection"; `.closed` that it was closed. On the event loop a write that would block (a
-    /// client not reading its answers) is finished on the blocking pool instead (`.handedOff`),
-    /// so one slow reader never stalls the loop.
-    private func respond(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead, onEventLoop: Bool) -> Step {
-        let started = monotonicSeconds()
-        let response = handler(request)
+    /// The handler answered: its bytes become the connection's unsent answer (written by `flush`).
+    private func prepareAnswer(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead, _ response: HTTPResponse, started: Double) {
         let keepAlive = head.keepAlive && !isStopping && !response.headers.contains("Connection", token: "close")
         let bytes = ResponseWriter.serialize(response, includeBody: head.method != "HEAD", keepAlive: keepAlive)
         c.machine.writeStarted(now: monotonicMilliseconds())
-        let deadline = c.machine.deadline ?? monotonicMilliseconds() + timeouts.write
-        guard onEventLoop else {
-            let written = (try? c.socket.write(bytes, until: deadline)) != nil
-            return finish(c, request, response, started, written: written, keepAlive: keepAlive)
-        }
-        guard let sent = try? c.socket.writeAvailable(bytes[...]) else {
-            return finish(c, request, response, started, written: false, keepAlive: keepAlive)
-        }
-        if sent == bytes.count { return finish(c, request, response, started, written: true, keepAlive: keepAlive) }
-        pool.submit { [self] in
-            let written = (try? c.socket.write(bytes[sent...], until: deadline)) != nil
-            if finish(c, request, response, started, written: written, keepAlive: keepAlive) == .rearmed { serve(c, read: false) }
-        }
-        return .handedOff
+        c.unsent = UnsentAnswer(bytes: bytes[...], request: request, response: response, started: started, keepAlive: keepAlive)
     }
 
-    private func finish(_ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse, _ started: Double,
-                        written: Bool, keepAlive: Bool) -> Step {
-        observer?(request, response, monotonicSeconds() - started)
+    /// Writes what the socket takes of the unsent answer now. nil: nothing is left to write and the
+    /// connection goes on; `.rearmed`: the rest waits for the socket to be writable (in epoll, under
+    /// the write deadline); `.closed`: the write failed or the answer ended the connection.
+    private func flush(_ c: Connection) -> Step? {
+        guard var answer = c.unsent else { return nil }
+        guard let sent = try? c.socket.writeAvailable(answer.bytes) else {
+            close(c)  // records the answer as not written
+            return .closed
+        }
+        answer.bytes = answer.bytes.dropFirst(sent)
+        guard answer.bytes.isEmpty else {
+            c.unsent = answer
+            guard c.machine.writeBlocked() == .awaitWritable,
+                (try? register(c, operation: EPOLL_CTL_MOD, events: Self.writableEvents)) != nil
+            else {
+                close(c)
+                return .closed
+            }
+            return .rearmed
+        }
+        c.unsent = nil
+        answerEnded(answer)
+        guard c.machine.writeFinished(written: true, keepAlive: answer.keepAlive, now: monotonicMilliseconds()) != .close else {
+            close(c)
+            return .closed
+        }
+        return nil
+    }
+
+    /// An answer was written in full or given up: it is logged and no longer in flight.
+    private func answerEnded(_ answer: UnsentAnswer) {
+        observer?(answer.request, answer.response, monotonicSeconds() - answer.started)
         table.withLock { table in
             table.inFlight -= 1
             if table.stopping { changed.signal() }
         }
-        guard c.machine.writeFinished(written: written, keepAlive: keepAlive, now: monotonicMilliseconds()) != .close else {
-            close(c)
-            return .closed
-        }
-        return .rearmed
     }
 
-    /// Closes a connection this thread owns.
+    /// Closes a connection this thread owns; an answer still unsent is given up.
     func close(_ c: Connection) {
+        if let answer = c.unsent {
+            c.unsent = nil
+            answerEnded(answer)
+        }
         table.withLock { table in
+            if table.slots[c.id]?.refused == true { table.refused -= 1 }
             table.slots[c.id] = nil
             if table.stopping { changed.signal() }
         }
@@ -178,23 +225,39 @@ extension EventLoop {
         c.socket.close()
     }
 
-    /// Answers a framing error or a 408 and ends the connection (its remaining bytes cannot be trusted).
-    func fail(_ c: Connection, _ error: RequestError) {
-        c.machine.rejected()
+    /// Answers a framing error or a 408 and ends the connection (its remaining bytes cannot be
+    /// trusted): written without waiting (a few hundred bytes), then half-closed and lingering.
+    func fail(_ c: Connection, _ error: RequestError) -> Step {
         let body = Array(ProblemJSON.problem(status: error.status, detail: error.message).utf8)
         let response = HTTPResponse(status: error.status, contentType: "application/problem+json", body: body)
-        try? c.socket.write(ResponseWriter.serialize(response, includeBody: true, keepAlive: false), timeoutSeconds: 2)
         var request = HTTPRequest(method: "-", target: "-")
         request.remoteAddress = c.address
         observer?(request, response, 0)
-        // Half-close and drain what has arrived, so the client reads the answer instead of a
-        // reset (without waiting: this may run on the event loop).
+        return answerAndLinger(c, ResponseWriter.serialize(response, includeBody: true, keepAlive: false))
+    }
+
+    /// Writes a last answer without waiting, half-closes and reads what the client still sends
+    /// until it closes or the linger deadline passes, so it reads the answer instead of a reset
+    /// (RFC 9112 §9.6). The caller owns `c`, registered in epoll.
+    func answerAndLinger(_ c: Connection, _ bytes: [UInt8]) -> Step {
+        _ = try? c.socket.writeAvailable(bytes[...])
         c.socket.shutdownWrites()
+        c.machine.linger(now: monotonicMilliseconds())
+        return discard(c)
+    }
+
+    /// Lingering: reads and drops what has arrived; closes once the peer has closed.
+    private func discard(_ c: Connection) -> Step {
         var sink: [UInt8] = []
-        for _ in 0..<4 {
-            guard case .data = c.socket.readAvailable(into: &sink, chunk: 64 * 1024) else { break }
-            sink.removeAll(keepingCapacity: true)
+        reading: for _ in 0..<8 {
+            switch c.socket.readAvailable(into: &sink, chunk: 64 * 1024) {
+            case .data: sink.removeAll(keepingCapacity: true)
+            case .closed:
+                c.machine.peerDidClose()
+                break reading
+            case .timeout: break reading
+            }
         }
-        close(c)
+        return carryOut(c.machine.readMore(stopping: false), c)
     }
 }

@@ -9,8 +9,12 @@
 /// - head: a request head still incomplete `head` ms after its first byte answers 408 (slowloris,
 ///   RFC 9110 §15.5.9);
 /// - body: a body still incomplete `body` ms after its head answers 408;
-/// - write: an answer the client has not taken `write` ms after it started ends the connection.
+/// - write: an answer the client has not taken `write` ms after it started ends the connection;
+/// - linger: a connection answered and half-closed (an error, or a refusal over the cap) is read
+///   and discarded for at most `linger` ms before it closes, so the client reads the answer instead
+///   of a reset (RFC 9112 §9.6).
 /// While a handler runs there is no deadline: a request whose handler started is always answered.
+/// While an answer is being written no further request is read (backpressure for pipelining).
 struct ConnectionStateMachine: Equatable, Sendable {
     /// The deadlines, in milliseconds.
     struct Timeouts: Equatable, Sendable {
@@ -18,12 +22,14 @@ struct ConnectionStateMachine: Equatable, Sendable {
         var body: UInt64
         var idle: UInt64
         var write: UInt64
+        var linger: UInt64
 
-        init(head: UInt64, body: UInt64, idle: UInt64, write: UInt64) {
+        init(head: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64 = 2_000) {
             self.head = head
             self.body = body
             self.idle = idle
             self.write = write
+            self.linger = linger
         }
 
         init(_ limits: HTTPLimits) {
@@ -44,6 +50,9 @@ struct ConnectionStateMachine: Equatable, Sendable {
         case handling
         /// Its answer is being written since `since`.
         case writing(since: UInt64)
+        /// Answered and half-closed at `since`: what the client still sends is read and discarded
+        /// until it closes or the linger deadline passes.
+        case lingering(since: UInt64)
         case closed
     }
 
@@ -56,6 +65,9 @@ struct ConnectionStateMachine: Equatable, Sendable {
         case sendContinue
         /// Hand the complete request to its handler.
         case dispatch
+        /// The socket did not take the whole answer: wait until it is writable (re-arm for
+        /// writing, not reading), under the write deadline.
+        case awaitWritable
         /// Close without a word: the idle timeout, the peer gone, a stop, a failed write.
         case close
         /// Answer this error (408) and close.
@@ -85,6 +97,17 @@ struct ConnectionStateMachine: Equatable, Sendable {
 
     var isReadingBody: Bool { if case .readingBody = state { true } else { false } }
 
+    var isLingering: Bool { if case .lingering = state { true } else { false } }
+
+    /// Whether a request may be read and parsed now: not while one is with its handler or its
+    /// answer is still going out (a pipelining client that does not read gets no further answers
+    /// made), nor once answered for good.
+    var readsRequests: Bool {
+        switch state {
+        case .idle, .readingHead, .readingBody: true
+        case .handling, .writing, .lingering, .closed: false
+        }
+    }
     /// When the current deadline passes (monotonic milliseconds), or nil while a handler runs or
     /// once closed.
     var deadline: UInt64? {
@@ -93,6 +116,7 @@ struct ConnectionStateMachine: Equatable, Sendable {
         case .readingHead(let since): since + timeouts.head
         case .readingBody(let since, _): since + timeouts.body
         case .writing(let since): since + timeouts.write
+        case .lingering(let since): since + timeouts.linger
         case .handling, .closed: nil
         }
     }
@@ -134,6 +158,13 @@ struct ConnectionStateMachine: Equatable, Sendable {
     /// The handler answered and its bytes start going out.
     mutating func writeStarted(now: UInt64) { state = .writing(since: now) }
 
+    /// The socket took only part of the answer: wait for it to take more, under the deadline that
+    /// started with the write.
+    mutating func writeBlocked() -> Action {
+        guard case .writing = state else { return closed() }
+        return .awaitWritable
+    }
+
     /// The answer was written in full (`written`) or the write failed or stalled. A kept-alive
     /// connection waits for its next request, idle from now.
     mutating func writeFinished(written: Bool, keepAlive: Bool, now: UInt64) -> Action {
@@ -146,11 +177,21 @@ struct ConnectionStateMachine: Equatable, Sendable {
     /// peer is gone or the server stops and no request is under way.
     mutating func readMore(stopping: Bool) -> Action {
         if peerClosed || (stopping && isIdle) { return closed() }
+        if isLingering { return .read }
         return .read
     }
 
-    /// A framing error was answered: the connection's remaining bytes cannot be trusted.
-    mutating func rejected() { state = .closed }
+    /// A framing error, a 408 or a refusal was answered and the write side shut: the connection's
+    /// remaining bytes cannot be trusted, so they are read and discarded until the peer closes
+    /// (then `peerDidClose` + `readMore`) or the linger deadline (RFC 9112 §9.6).
+    mutating func linger(now: UInt64) { state = .lingering(since: now) }
+
+    /// The drain window of a stop ended: every connection not running a handler closes (an answer
+    /// the client has not taken is given up). A handler under way is left to answer.
+    mutating func drainDeadlinePassed() -> Action {
+        if case .handling = state { return .none }
+        return closed()
+    }
 
     /// The clock reached `now`: what to do about a deadline that has passed.
     mutating func tick(now: UInt64) -> Action {
@@ -164,7 +205,7 @@ struct ConnectionStateMachine: Equatable, Sendable {
         case .readingBody:
             state = .closed
             return .fail(RequestError(408, "the request body did not arrive within \(Self.text(timeouts.body))"))
-        case .writing:
+        case .writing, .lingering:
             return closed()
         case .handling, .closed:
             return .none

@@ -18,6 +18,8 @@ final class EventLoop: Sendable {
         var busy: Bool
         /// An event came while a thread owned it: that thread serves it again before letting go.
         var pendingEvent = false
+        /// Refused over the cap and lingering until it closes: not counted against the cap.
+        var refused = false
     }
 
     struct Table {
@@ -25,7 +27,11 @@ final class EventLoop: Sendable {
         var nextID = EventLoop.firstConnectionID
         /// Requests read in full whose answer is not yet written (or given up).
         var inFlight = 0
+        /// Connections in `slots` refused over the cap (lingering).
+        var refused = 0
         var stopping = false
+        /// A stop's drain window has ended: a request still queued for the pool is not started.
+        var drainExpired = false
         /// When the timerfd fires next (monotonic milliseconds); nil when disarmed.
         var timerAt: UInt64?
     }
@@ -50,6 +56,11 @@ final class EventLoop: Sendable {
     static let timerID: UInt64 = 2
     static let firstConnectionID: UInt64 = 3
     static let connectionEvents = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue
+    /// While an answer waits for the socket: writable only (no EPOLLIN, no EPOLLRDHUP, so neither a
+    /// pipelined request nor a half-close wakes it; a reset still does, as EPOLLERR/EPOLLHUP).
+    static let writableEvents = EPOLLOUT.rawValue | EPOLLONESHOT.rawValue
+    /// Connections refused over the cap that may linger at once; past it a refusal closes at once.
+    static let maxLingeringRefusals = 64
 
     init(configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler, inline: (@Sendable (HTTPRequest) -> Bool)?,
          observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?) throws(SocketError) {
@@ -80,7 +91,7 @@ final class EventLoop: Sendable {
 
     var port: Int { listener.port }
 
-    var connectionCount: Int { table.withLock { $0.slots.count } }
+    var connectionCount: Int { table.withLock { $0.slots.count - $0.refused } }
 
     var isStopping: Bool { table.withLock { $0.stopping } }
 
@@ -111,8 +122,8 @@ final class EventLoop: Sendable {
         try SystemCall.run("epoll_ctl") { epoll_ctl(epoll, operation, fd, &event) }
     }
 
-    func register(_ c: Connection, operation: Int32) throws(SocketError) {
-        try Self.register(epoll, c.socket.fd, id: c.id, events: Self.connectionEvents, operation: operation)
+    func register(_ c: Connection, operation: Int32, events: UInt32 = EventLoop.connectionEvents) throws(SocketError) {
+        try Self.register(epoll, c.socket.fd, id: c.id, events: events, operation: operation)
     }
 
     func closeDescriptors() {
@@ -169,6 +180,7 @@ final class EventLoop: Sendable {
             }
             if table.stopping && c.machine.isIdle && c.buffer.isEmpty { return .close }
             table.slots[c.id]?.busy = false
+            if table.stopping { changed.signal() }
             armTimer(&table, at: c.machine.deadline)
             return .released
         }
@@ -179,33 +191,45 @@ final class EventLoop: Sendable {
             guard let (fd, address) = try? listener.acceptNow() else { return }
             let socket = ConnectionSocket(fd: fd)
             socket.setNoDelay()
-            let connection = table.withLock { table -> Connection? in
-                guard table.slots.count < configuration.limits.maxConnections, !table.stopping else { return nil }
+            enum Admission { case admitted(Connection), refused(Connection), dropped }
+            let admission = table.withLock { table -> Admission in
+                let refuse = table.stopping || table.slots.count - table.refused >= configuration.limits.maxConnections
+                if refuse && table.refused >= Self.maxLingeringRefusals { return .dropped }
                 let machine = ConnectionStateMachine(timeouts: timeouts, now: monotonicMilliseconds())
                 let c = Connection(socket: socket, id: table.nextID, address: address, machine: machine)
                 table.nextID += 1
-                table.slots[c.id] = Slot(connection: c, busy: true)
-                return c
+                table.slots[c.id] = Slot(connection: c, busy: true, refused: refuse)
+                if refuse { table.refused += 1 }
+                return refuse ? .refused(c) : .admitted(c)
             }
-            guard let connection else {
-                // Over the cap: a clean refusal, never a crash or a silent hang.
-                let headers = HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")])
-                let response = HTTPResponse(status: 503, headers: headers, body: Array("too many connections\n".utf8))
-                try? socket.write(ResponseWriter.serialize(response, includeBody: true, keepAlive: false), timeoutSeconds: 1)
+            let connection: Connection
+            switch admission {
+            case .dropped:
+                // Too many refusals lingering already: the 503 as far as the socket takes it at once.
+                _ = try? socket.writeAvailable(Self.overTheCap[...])
+                socket.shutdownWrites()
                 socket.close()
                 continue
+            case .admitted(let c), .refused(let c):
+                connection = c
             }
             do { try register(connection, operation: EPOLL_CTL_ADD) } catch {
                 close(connection)
                 continue
             }
-            switch letGo(connection) {
-            case .released: break
-            case .eventPending: serve(connection)
-            case .close: close(connection)
+            if case .refused = admission {
+                // Over the cap: a clean refusal the client can read, never a crash or a silent hang.
+                guard answerAndLinger(connection, Self.overTheCap) == .rearmed else { continue }
             }
+            release(connection)
         }
     }
+
+    /// The answer to a connection over the cap.
+    static let overTheCap = ResponseWriter.serialize(
+        HTTPResponse(status: 503, headers: HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")]),
+                     body: Array("too many connections\n".utf8)),
+        includeBody: true, keepAlive: false)
 
     // MARK: Deadlines
 
@@ -251,14 +275,9 @@ final class EventLoop: Sendable {
         }
         for c in due {
             switch c.machine.tick(now: now) {
-            case .fail(let error): fail(c, error)
+            case .fail(let error): if fail(c, error) == .rearmed { release(c) }
             case .close: close(c)
-            default:
-                switch letGo(c) {
-                case .released: break
-                case .eventPending: serve(c)
-                case .close: close(c)
-                }
+            default: release(c)
             }
         }
     }
@@ -277,13 +296,18 @@ final class EventLoop: Sendable {
         var schedule = DrainSchedule(now: monotonicMilliseconds(), drainMilliseconds: drainMilliseconds)
         drain: while true {
             closeIdleConnections()
+            if monotonicMilliseconds() >= schedule.deadline {
+                table.withLock { $0.drainExpired = true }
+                closeStalledConnections()
+            }
             let (connections, inFlight) = table.withLock { ($0.slots.count, $0.inFlight) }
             let now = monotonicMilliseconds()
             switch schedule.next(now: now, connections: connections, inFlight: inFlight) {
             case .finish: break drain
             case .interrupt(let count): atDrainDeadline?(count)
             case .wait(let until?): _ = changed.wait(timeout: .now() + .milliseconds(Int(until - now)))
-            case .wait(nil): changed.wait()
+            // Signalled when a request finishes or a connection is let go or closed.
+            case .wait(nil): _ = changed.wait(timeout: .now() + .milliseconds(100))
             }
         }
         // Wake every thread (the eventfd stays readable) and let them exit; then close the rest.
@@ -303,11 +327,27 @@ final class EventLoop: Sendable {
         }
     }
 
-    /// While stopping: closes connections with no request under way.
+    /// Past the drain deadline: closes every connection no thread owns (an answer the client has
+    /// not taken, a request half read, a refusal lingering); handlers under way still answer.
+    private func closeStalledConnections() {
+        let stalled = table.withLock { table -> [Connection] in
+            var taken: [Connection] = []
+            for (id, slot) in table.slots where !slot.busy {
+                table.slots[id]?.busy = true
+                taken.append(slot.connection)
+            }
+            return taken
+        }
+        for c in stalled {
+            if c.machine.drainDeadlinePassed() == .close { close(c) } else { release(c) }
+        }
+    }
+
+    /// While stopping: closes connections with no request under way (or only lingering).
     private func closeIdleConnections() {
         let idle = table.withLock { table -> [Connection] in
             var taken: [Connection] = []
-            for (id, slot) in table.slots where !slot.busy && slot.connection.machine.isIdle {
+            for (id, slot) in table.slots where !slot.busy && (slot.connection.machine.isIdle || slot.connection.machine.isLingering) {
                 table.slots[id]?.busy = true
                 taken.append(slot.connection)
             }

@@ -130,6 +130,63 @@ struct ConnectionStateMachineTests {
         #expect(reading.deadline == 11_100, "its head deadline still holds")
     }
 
+    @Test func anAnswerTheSocketDoesNotTakeWaitsForItUnderTheWriteDeadlineAndReadsNothingMeanwhile() {
+        var m = fresh(at: 0)
+        #expect(m.readsRequests)
+        _ = m.requestComplete()
+        #expect(!m.readsRequests, "no further request is read while one is with its handler")
+        m.writeStarted(now: 1_000)
+        #expect(m.writeBlocked() == .awaitWritable)
+        #expect(!m.readsRequests, "a pipelining client that does not read gets no further answers made")
+        #expect(m.writeBlocked() == .awaitWritable, "the socket taking a little more does not move the deadline")
+        #expect(m.deadline == 21_000)
+        #expect(m.tick(now: 20_999) == .none)
+        #expect(m.tick(now: 21_000) == .close)
+        #expect(m.state == .closed)
+        #expect(m.writeBlocked() == .close, "an answer for a closed connection is not waited for")
+    }
+
+    @Test func anAnswerTakenInTimeGoesBackToReadingRequests() {
+        var m = fresh(at: 0)
+        _ = m.requestComplete()
+        m.writeStarted(now: 1_000)
+        #expect(m.writeBlocked() == .awaitWritable)
+        #expect(m.writeFinished(written: true, keepAlive: true, now: 15_000) == .none)
+        #expect(m.readsRequests)
+        #expect(m.deadline == 20_000, "idle from the moment the answer was out")
+    }
+
+    @Test func anAnsweredErrorLingersUntilThePeerClosesOrTheLingerDeadline() {
+        var m = fresh(at: 0)
+        _ = m.partialHead(now: 100)
+        m.linger(now: 500)
+        #expect(m.isLingering && !m.readsRequests && !m.isIdle)
+        #expect(m.deadline == 2_500)
+        #expect(m.readMore(stopping: false) == .read, "what the client still sends is read and dropped")
+        #expect(m.readMore(stopping: true) == .read)
+        #expect(m.tick(now: 2_499) == .none)
+        #expect(m.tick(now: 2_500) == .close)
+        var closedByPeer = fresh(at: 0)
+        closedByPeer.linger(now: 0)
+        closedByPeer.peerDidClose()
+        #expect(closedByPeer.readMore(stopping: false) == .close)
+    }
+
+    @Test func theDrainDeadlineClosesEveryConnectionButOneWhoseHandlerRuns() {
+        var writing = fresh()
+        _ = writing.requestComplete()
+        writing.writeStarted(now: 1_100)
+        _ = writing.writeBlocked()
+        #expect(writing.drainDeadlinePassed() == .close, "an answer the client does not take is given up")
+        var reading = fresh()
+        _ = reading.partialHead(now: 1_100)
+        #expect(reading.drainDeadlinePassed() == .close)
+        var handling = fresh()
+        _ = handling.requestComplete()
+        #expect(handling.drainDeadlinePassed() == .none, "a handler under way still answers")
+        #expect(handling.state == .handling)
+    }
+
     @Test func limitsInSecondsBecomeMilliseconds() {
         var limits = HTTPLimits()
         limits.headDeadlineSeconds = 0.6

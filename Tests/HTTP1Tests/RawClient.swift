@@ -9,8 +9,11 @@ import Glibc
 final class RawClient {
     let fd: Int32
 
-    init(port: Int) throws {
+    /// `receiveBuffer`: SO_RCVBUF before connecting (a small one makes a client that does not
+    /// read fill up quickly).
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -21,10 +24,17 @@ final class RawClient {
 
     deinit { close(fd) }
 
-    func send(_ text: String) { send(Array(text.utf8)) }
+    @discardableResult func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    /// Sends every byte (blocking); false when the connection refused them (a reset, a closed peer).
+    @discardableResult func send(_ bytes: [UInt8]) -> Bool {
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let n = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { return false }
+            rest = rest.dropFirst(n)
+        }
+        return true
     }
 
     enum Received { case bytes([UInt8]), closed, nothingYet }

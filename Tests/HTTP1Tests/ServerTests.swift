@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import HTTP1
 #if canImport(FoundationNetworking)
@@ -10,9 +11,11 @@ final class TestServer {
     let server: HTTPServer
     let port: Int
 
-    init(limits: HTTPLimits = HTTPLimits(), eventThreads: Int? = nil, inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: HTTPHandler? = nil) throws {
+    init(limits: HTTPLimits = HTTPLimits(), eventThreads: Int? = nil, blockingThreads: Int? = nil,
+         inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: HTTPHandler? = nil) throws {
         var configuration = HTTPServer.Configuration(limits: limits)
         if let eventThreads { configuration.eventThreads = eventThreads }
+        if let blockingThreads { configuration.blockingThreads = blockingThreads }
         server = HTTPServer(configuration: configuration, inline: inline, handler: handler ?? { request in
             if request.target == "/slow" { Thread.sleep(forTimeInterval: 0.5) }
             return HTTPResponse(status: 200, contentType: "text/plain", body: Array("\(request.method) \(request.target) \(request.body.count)".utf8))
@@ -50,6 +53,49 @@ final class TestServer {
         let answer = other.readAll(seconds: 5)
         #expect(statusLine(answer) == "HTTP/1.1 200 OK")
         #expect(body(answer) == "small")
+    }
+
+    /// Clients that pipeline requests for large answers and never read, on a small receive buffer.
+    static func hogs(_ count: Int, port: Int, requests: Int = 64) throws -> [RawClient] {
+        try (0..<count).map { _ in
+            let hog = try RawClient(port: port, receiveBuffer: 4096)
+            hog.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: requests))
+            return hog
+        }
+    }
+
+    static let big = [UInt8](repeating: UInt8(ascii: "x"), count: 256 * 1024)
+
+    @Test(arguments: [false, true])
+    func clientsThatDoNotReadNeverHoldTheBlockingPool(bigAnswersInline: Bool) throws {
+        // Three non-reading clients on a pool of two: a pool thread waiting on a client's socket
+        // (or finishing an inline answer's write) would leave none for the next request.
+        let t = try TestServer(blockingThreads: 2, inline: { bigAnswersInline && $0.target == "/big" }, handler: { request in
+            HTTPResponse(status: 200, contentType: "text/plain", body: request.target == "/big" ? Self.big : Array("small".utf8))
+        })
+        let hogs = try Self.hogs(3, port: t.port)
+        Thread.sleep(forTimeInterval: 0.5)
+        let sent = monotonicSeconds()
+        let other = try RawClient(port: t.port)
+        other.send("GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let answer = other.readAll(seconds: 10)
+        let waited = monotonicSeconds() - sent
+        #expect(body(answer) == "small")
+        #expect(waited < 2, "answered after \(waited) s")
+        #expect(hogs.count == 3)
+    }
+
+    @Test func aStopWithAClientThatDoesNotReadEndsWithinTheDrainWindow() throws {
+        let t = try TestServer(blockingThreads: 2, handler: { request in
+            HTTPResponse(status: 200, contentType: "text/plain", body: request.target == "/big" ? Self.big : Array("small".utf8))
+        })
+        let hogs = try Self.hogs(3, port: t.port)
+        Thread.sleep(forTimeInterval: 0.5)
+        let started = monotonicSeconds()
+        t.server.stop(drainSeconds: 1)
+        let took = monotonicSeconds() - started
+        #expect(took < 2.5, "stopped after \(took) s with a 1 s drain window")
+        #expect(hogs.allSatisfy { $0.isClosedByPeer(seconds: 5) }, "the stuck answers were given up")
     }
 
     @Test func inlineAndPooledRequestsOnOneConnectionStayInOrder() throws {
@@ -160,8 +206,36 @@ final class TestServer {
         let c = try RawClient(port: t.port)
         let refused = c.readAll(seconds: 2)
         #expect(statusLine(refused) == "HTTP/1.1 503 Service Unavailable" && refused.contains("Retry-After: 1"))
+        // A client still sending its request when refused (an upload, say) gets to send it and
+        // read the 503, not a reset: the server half-closes and drains what arrives (RFC 9112 §9.6).
+        let eager = try RawClient(port: t.port)
+        #expect(eager.send("PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 262144\r\n\r\n"))
+        Thread.sleep(forTimeInterval: 0.2)  // the refusal is out before the body
+        let bodySent = eager.send([UInt8](repeating: 65, count: 262_144))
+        #expect(bodySent, "the body was refused with a reset")
+        #expect(statusLine(eager.readAll(seconds: 3)) == "HTTP/1.1 503 Service Unavailable")
         a.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(a.readResponses(1).first.map(body) == "GET /again 0")
+    }
+
+    @Test func aRequestStillQueuedAtTheDrainDeadlineIsNotStarted() throws {
+        let started = Mutex<[String]>([])
+        let t = try TestServer(blockingThreads: 1, handler: { request in
+            started.withLock { $0.append(request.target) }
+            if request.target == "/slow" { Thread.sleep(forTimeInterval: 1) }
+            return HTTPResponse(status: 200, contentType: "text/plain", body: Array(request.target.utf8))
+        })
+        let running = try RawClient(port: t.port), queued = try RawClient(port: t.port)
+        running.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        Thread.sleep(forTimeInterval: 0.1)
+        queued.send("PUT /queued HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")  // behind /slow on the one pool thread
+        let server = t.server
+        let stopped = Thread { server.stop(drainSeconds: 0.3) }
+        stopped.start()
+        #expect(body(running.readAll(seconds: 3)) == "/slow", "a handler that started is answered")
+        let refused = queued.readAll(seconds: 3)
+        #expect(statusLine(refused) == "HTTP/1.1 503 Service Unavailable" && refused.contains("Retry-After: 1"))
+        #expect(started.withLock { $0 } == ["/slow"], "the queued request's handler never ran")
     }
 
     @Test func gracefulStopFinishesInFlightRequests() throws {
