@@ -37,7 +37,9 @@ import argparse
 import base64
 import hashlib
 import json
+import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -575,6 +577,8 @@ class Fake:
                 "fileName": attributes["fileName"], "fileSize": size, "uploadOperations": operations,
                 "assetDeliveryState": {"state": "AWAITING_UPLOAD"}}, "relationships": relationships}
             self.uploads[new] = {}
+            if kind == "appClipHeaderImages":
+                self.resources[("appClipDefaultExperienceLocalizations", localization["id"])]["relationships"]["appClipHeaderImage"] = new
             return self.single(kind, new, {}, status=201)
         return handler
 
@@ -867,6 +871,7 @@ def main():
     parser.add_argument("--page-size", type=int, default=2, help="largest page of a collection, whatever limit asks")
     parser.add_argument("--part-size", type=int, default=1024, help="bytes per upload operation")
     parser.add_argument("--processing-polls", type=int, default=2, help="GETs of a committed image before it is COMPLETE")
+    parser.add_argument("--exit-with-stdin", action="store_true", help="exit when standard input ends (a test's lifetime)")
     parser.add_argument("--no-response-check", action="store_true", help="do not check the fake's own answers against the spec")
     args = parser.parse_args()
     fake = Fake(args)
@@ -874,6 +879,12 @@ def main():
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     fake.base = f"http://127.0.0.1:{server.server_address[1]}"
+    # A parent may start this with SIGTERM blocked or ignored (Foundation's Process does): exit on
+    # SIGTERM all the same, and when standard input reaches its end (the parent closed it or died).
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    if args.exit_with_stdin:
+        threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
     print(f"fake-asc listening on {server.server_address[1]}", flush=True)
     try:
         server.serve_forever()
