@@ -71,7 +71,9 @@ extension ASCClient {
         return try ASCAdvancedExperience(try single(document), in: document)
     }
 
-    public func updateAdvancedExperience(id: String, _ change: AdvancedExperienceChange) async throws(ASCClientError) -> ASCAdvancedExperience {
+    public func updateAdvancedExperience(id: String, _ change: AdvancedExperienceChange) async throws(ASCClientError)
+        -> ASCAdvancedExperience
+    {
         let document = try await document(
             "PATCH", "/v1/appClipAdvancedExperiences/\(Self.segment(id))", body: ASCRequestBody.updateAdvancedExperience(id: id, change))
         return try ASCAdvancedExperience(try single(document), in: document)
@@ -88,7 +90,8 @@ extension ASCClient {
     /// Uploads an advanced experience's header image (1800×1200 PNG or JPEG) and waits until ASC
     /// has processed it. The image belongs to no experience until one names it.
     public func uploadAdvancedExperienceImage(fileName: String, bytes: [UInt8]) async throws(ASCClientError) -> ASCImage {
-        let image = try await reserveImage(type: "appClipAdvancedExperienceImages", fileName: fileName, size: bytes.count, relationships: nil)
+        let image = try await reserveImage(
+            type: "appClipAdvancedExperienceImages", fileName: fileName, size: bytes.count, relationships: nil)
         return try await finishUpload(image, bytes: bytes)
     }
 
@@ -129,7 +132,8 @@ extension ASCClient {
             else { throw .invalidResponse("image \(image.id) has an upload operation outside the file or without a URL") }
             let part = Array(bytes[operation.offset..<operation.offset + operation.length])
             let request = ASCHTTPRequest(
-                method: operation.method, url: url, headers: operation.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, body: part)
+                method: operation.method, url: url, headers: operation.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                body: part)
             var attempt = 1
             while true {
                 var status: Int?
@@ -156,7 +160,8 @@ extension ASCClient {
         do { checksum = Digest.hex(try Digest.md5(bytes)) } catch { throw .invalidResponse("MD5 failed: \(error)") }
         let body: JSONValue = [
             "data": [
-                "type": .string(image.type), "id": .string(image.id), "attributes": ["uploaded": true, "sourceFileChecksum": .string(checksum)],
+                "type": .string(image.type), "id": .string(image.id),
+                "attributes": ["uploaded": true, "sourceFileChecksum": .string(checksum)],
             ]
         ]
         return ASCImage(try single(try await document("PATCH", "/v1/\(image.type)/\(Self.segment(image.id))", body: body)))
@@ -185,7 +190,8 @@ extension ASCClient {
             Self.target(
                 "/v1/appClips/\(Self.segment(appClipID))/appClipDefaultExperiences",
                 [
-                    ("include", "releaseWithAppStoreVersion,appClipDefaultExperienceLocalizations"), ("limit", "\(configuration.pageLimit)"),
+                    ("include", "releaseWithAppStoreVersion,appClipDefaultExperienceLocalizations"),
+                    ("limit", "\(configuration.pageLimit)"),
                     ("limit[appClipDefaultExperienceLocalizations]", "50"),
                 ]))
         var experiences: [ASCDefaultExperience] = []
@@ -247,7 +253,9 @@ extension ASCClient {
     }
 
     public func updateDefaultExperience(id: String, action: AppClipAction) async throws(ASCClientError) -> ASCDefaultExperience {
-        let body: JSONValue = ["data": ["type": "appClipDefaultExperiences", "id": .string(id), "attributes": ["action": .string(action.rawValue)]]]
+        let body: JSONValue = [
+            "data": ["type": "appClipDefaultExperiences", "id": .string(id), "attributes": ["action": .string(action.rawValue)]]
+        ]
         let document = try await document("PATCH", "/v1/appClipDefaultExperiences/\(Self.segment(id))", body: body)
         return try ASCDefaultExperience(try single(document), in: document)
     }
@@ -263,10 +271,13 @@ extension ASCClient {
                 "relationships": ["appClipDefaultExperience": ASCRequestBody.linkage("appClipDefaultExperiences", experienceID)],
             ]
         ]
-        return try ASCDefaultExperienceLocalization(try single(try await document("POST", "/v1/appClipDefaultExperienceLocalizations", body: body)), in: nil)
+        return try ASCDefaultExperienceLocalization(
+            try single(try await document("POST", "/v1/appClipDefaultExperienceLocalizations", body: body)), in: nil)
     }
 
-    public func updateDefaultExperienceLocalization(id: String, subtitle: String) async throws(ASCClientError) -> ASCDefaultExperienceLocalization {
+    public func updateDefaultExperienceLocalization(id: String, subtitle: String) async throws(ASCClientError)
+        -> ASCDefaultExperienceLocalization
+    {
         let body: JSONValue = [
             "data": ["type": "appClipDefaultExperienceLocalizations", "id": .string(id), "attributes": ["subtitle": .string(subtitle)]]
         ]

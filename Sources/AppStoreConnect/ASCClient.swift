@@ -53,7 +53,8 @@ public final class ASCClient: Sendable {
         configuration: Configuration = Configuration(), sleeper: @escaping Sleeper = ASCClient.systemSleeper,
         random: @escaping Random = { Double.random(in: 0...1) }
     ) throws(ASCClientError) {
-        guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host,
+        guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = url.host,
             url.path.isEmpty || url.path == "/", url.query == nil
         else { throw .unreachable("the App Store Connect URL \(baseURL) is not http(s)://host[:port]") }
         origin = "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
@@ -121,7 +122,8 @@ public final class ASCClient: Sendable {
                     lastErrors = ASCErrorItem.list(from: document)
                     outcome = .serverError(status: response.status)
                 default:
-                    throw ASCClientError.rejected(status: response.status, method: method, path: path, errors: ASCErrorItem.list(from: document))
+                    throw ASCClientError.rejected(
+                        status: response.status, method: method, path: path, errors: ASCErrorItem.list(from: document))
                 }
             } catch let error as ASCClientError {
                 throw error

@@ -95,7 +95,8 @@ public enum ASCClientError: Error, Equatable, Sendable, CustomStringConvertible 
         case .uploadFailed(let imageID, let offset, let status):
             return "uploading image \(imageID) failed at byte \(offset)" + (status.map { " (HTTP \($0))" } ?? "")
         case .imageProcessingFailed(let imageID, let errors):
-            return "App Store Connect could not process image \(imageID): " + (errors.isEmpty ? "no reason given" : errors.joined(separator: "; "))
+            return "App Store Connect could not process image \(imageID): "
+                + (errors.isEmpty ? "no reason given" : errors.joined(separator: "; "))
         case .imageProcessingTimedOut(let imageID, let state):
             return "image \(imageID) is still \(state) after waiting; run again later"
         }

@@ -81,7 +81,9 @@ enum ASCRequestBody {
             zip(ids, drafts).map { id, draft in
                 [
                     "type": "appClipAdvancedExperienceLocalizations", "id": .string(id),
-                    "attributes": ["language": .string(draft.language.rawValue), "title": .string(draft.title), "subtitle": .string(draft.subtitle)],
+                    "attributes": [
+                        "language": .string(draft.language.rawValue), "title": .string(draft.title), "subtitle": .string(draft.subtitle),
+                    ],
                 ]
             })
         return (linkage, included)
@@ -92,7 +94,8 @@ enum ASCRequestBody {
     static func createAdvancedExperience(_ draft: AdvancedExperienceDraft, appClipID: String, headerImageID: String) -> JSONValue {
         let (localizations, included) = localizations(draft.localizations)
         let attributes: JSONValue = .object([
-            "link": .string(draft.link), "isPoweredBy": .bool(draft.isPoweredBy), "defaultLanguage": .string(draft.defaultLanguage.rawValue),
+            "link": .string(draft.link), "isPoweredBy": .bool(draft.isPoweredBy),
+            "defaultLanguage": .string(draft.defaultLanguage.rawValue),
             "action": draft.action.map { .string($0.rawValue) }, "businessCategory": draft.businessCategory.map { .string($0.rawValue) },
             "place": draft.place,
         ])

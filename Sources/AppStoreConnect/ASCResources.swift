@@ -158,7 +158,8 @@ public struct ASCAdvancedExperience: Equatable, Sendable {
         let image = resource.toOne["headerImage"] ?? nil
         headerImageID = image?.id
         headerImage = document.included(image).map(ASCImage.init)
-        localizations = (resource.toMany["localizations"] ?? []).compactMap { document.included($0) }.map(ASCAdvancedExperienceLocalization.init)
+        localizations = (resource.toMany["localizations"] ?? []).compactMap { document.included($0) }.map(
+            ASCAdvancedExperienceLocalization.init)
     }
 }
 
@@ -198,7 +199,9 @@ public struct ASCDefaultExperience: Equatable, Sendable {
         localizationIDs = identifiers.map(\.id)
         var localizations: [ASCDefaultExperienceLocalization] = []
         for identifier in identifiers {
-            if let included = document.included(identifier) { localizations.append(try ASCDefaultExperienceLocalization(included, in: document)) }
+            if let included = document.included(identifier) {
+                localizations.append(try ASCDefaultExperienceLocalization(included, in: document))
+            }
         }
         self.localizations = localizations
     }
@@ -206,6 +209,7 @@ public struct ASCDefaultExperience: Equatable, Sendable {
 
 extension String {
     fileprivate func replacingPlaceholders(_ values: [String: String]) -> String {
-        values.reduce(self) { text, pair in text.split(separator: pair.key, omittingEmptySubsequences: false).joined(separator: pair.value) }
+        values.reduce(self) { text, pair in text.split(separator: pair.key, omittingEmptySubsequences: false).joined(separator: pair.value)
+        }
     }
 }

@@ -41,7 +41,9 @@ public struct JSONAPIResource: Sendable {
                 }
             case .some(.null): toOne[name] = .some(nil)
             case .some(let item):
-                if let type = item["type"]?.stringValue, let id = item["id"]?.stringValue { toOne[name] = JSONAPIIdentifier(type: type, id: id) }
+                if let type = item["type"]?.stringValue, let id = item["id"]?.stringValue {
+                    toOne[name] = JSONAPIIdentifier(type: type, id: id)
+                }
             case nil: break
             }
         }

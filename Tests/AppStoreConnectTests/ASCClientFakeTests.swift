@@ -49,7 +49,9 @@ struct ASCClientFakeTests {
         #expect(image.url()?.hasSuffix("/1800x1200bb.png") == true)
         let draft = AdvancedExperienceDraft(
             link: "https://bikes.example/rent", defaultLanguage: .en, action: .open, businessCategory: .bikes,
-            localizations: [english("Rent a bike", "Unlock one in seconds"), .init(language: .fr, title: "Louer un vélo", subtitle: "En un instant")])
+            localizations: [
+                english("Rent a bike", "Unlock one in seconds"), .init(language: .fr, title: "Louer un vélo", subtitle: "En un instant"),
+            ])
         let created = try await client.createAdvancedExperience(draft, appClipID: "clip-1", headerImageID: image.id)
         #expect(created.link == "https://bikes.example/rent")
         #expect(created.status == .known(.received))
@@ -57,7 +59,10 @@ struct ASCClientFakeTests {
 
         var listed = try await client.advancedExperiences(appClipID: "clip-1")
         #expect(listed.map(\.id) == [created.id])
-        #expect(Set(listed[0].localizations.map { "\($0.language?.rawValue ?? "") \($0.title ?? "")" }) == ["EN Rent a bike", "FR Louer un vélo"])
+        #expect(
+            Set(listed[0].localizations.map { "\($0.language?.rawValue ?? "") \($0.title ?? "")" }) == [
+                "EN Rent a bike", "FR Louer un vélo",
+            ])
         #expect(listed[0].headerImage?.sourceFileChecksum == image.sourceFileChecksum)
 
         let updated = try await client.updateAdvancedExperience(
@@ -79,7 +84,8 @@ struct ASCClientFakeTests {
         try await fake.seedBikesApp()
         let client = try fake.client(sleeper: sleeper.sleeper)
         let image = try await client.uploadAdvancedExperienceImage(fileName: "a.png", bytes: imageBytes(500))
-        let draft = AdvancedExperienceDraft(link: "https://bikes.example/twice", defaultLanguage: .en, localizations: [english("Twice", "Again")])
+        let draft = AdvancedExperienceDraft(
+            link: "https://bikes.example/twice", defaultLanguage: .en, localizations: [english("Twice", "Again")])
         _ = try await client.createAdvancedExperience(draft, appClipID: "clip-1", headerImageID: image.id)
         let before = try await fake.requests().count
         let error = await #expect(throws: ASCClientError.self) {
@@ -138,7 +144,8 @@ struct ASCClientFakeTests {
         #expect(try await client.defaultExperience(appStoreVersionID: "v-edit") == nil)
         let experience = try await client.createDefaultExperience(appClipID: "clip-1", appStoreVersionID: "v-edit", action: .view)
         #expect(experience.appStoreVersionID == "v-edit")
-        let localization = try await client.createDefaultExperienceLocalization(experienceID: experience.id, locale: "en-US", subtitle: "Bikes all over")
+        let localization = try await client.createDefaultExperienceLocalization(
+            experienceID: experience.id, locale: "en-US", subtitle: "Bikes all over")
         let bytes = imageBytes(2100, seed: 3)
         let image = try await client.uploadHeaderImage(localizationID: localization.id, fileName: "card.png", bytes: bytes)
         #expect(image.state == .known(.complete))
@@ -176,7 +183,9 @@ struct ASCClientFakeTests {
         let token = try ASCToken(credentials: credentials, now: Int64(Date().timeIntervalSince1970))
         let transport = URLSessionTransport(timeout: 30)
         // `link` is create-only: an update carrying it is not an AppClipAdvancedExperienceUpdateRequest.
-        let body: JSONValue = ["data": ["type": "appClipAdvancedExperiences", "id": "1", "attributes": ["link": "https://bikes.example/new"]]]
+        let body: JSONValue = [
+            "data": ["type": "appClipAdvancedExperiences", "id": "1", "attributes": ["link": "https://bikes.example/new"]]
+        ]
         let patch = ASCHTTPRequest(
             method: "PATCH", url: URL(string: fake.baseURL + "/v1/appClipAdvancedExperiences/1")!,
             headers: [("Authorization", token.authorization), ("Content-Type", "application/json")], body: JSONWriter.bytes(body))
@@ -202,8 +211,10 @@ struct ASCClientFakeTests {
         let fake = try FakeASC()
         try await fake.seedBikesApp()
         try await fake.inject([
-            ["kind": "status", "status": 429, "method": "GET", "path": "/appClips$", "times": 3, "retryAfter": 7,
-             "rateLimit": "user-hour-lim:3600;user-hour-rem:0;"]
+            [
+                "kind": "status", "status": 429, "method": "GET", "path": "/appClips$", "times": 3, "retryAfter": 7,
+                "rateLimit": "user-hour-lim:3600;user-hour-rem:0;",
+            ]
         ])
         let client = try fake.client(sleeper: sleeper.sleeper)
         #expect(try await client.appClip(appID: "6400000001", bundleID: "com.example.bikes.Clip")?.id == "clip-1")
@@ -225,7 +236,10 @@ struct ASCClientFakeTests {
         let fake = try FakeASC()
         try await fake.seedBikesApp()
         try await fake.inject([
-            ["kind": "status", "status": 429, "path": "/appClips$", "times": 100, "retryAfter": 1, "rateLimit": "user-hour-lim:3500;user-hour-rem:0;"]
+            [
+                "kind": "status", "status": 429, "path": "/appClips$", "times": 100, "retryAfter": 1,
+                "rateLimit": "user-hour-lim:3500;user-hour-rem:0;",
+            ]
         ])
         let client = try fake.client(sleeper: sleeper.sleeper)
         let error = await #expect(throws: ASCClientError.self) {
@@ -309,9 +323,14 @@ struct ASCClientFakeTests {
         let client = try fake.client(sleeper: sleeper.sleeper)
         let image = try await client.uploadAdvancedExperienceImage(fileName: "a.png", bytes: imageBytes(2500))
         #expect(image.state == .known(.complete))
-        let puts = try await fake.requests().filter { $0.hasPrefix("PUT ") }.map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
-        #expect(puts == ["/__upload/\(image.id)/0 200", "/__upload/\(image.id)/1 500", "/__upload/\(image.id)/1 500", "/__upload/\(image.id)/1 200",
-            "/__upload/\(image.id)/2 200"])
+        let puts = try await fake.requests().filter { $0.hasPrefix("PUT ") }.map {
+            $0.split(separator: " ").dropFirst().joined(separator: " ")
+        }
+        #expect(
+            puts == [
+                "/__upload/\(image.id)/0 200", "/__upload/\(image.id)/1 500", "/__upload/\(image.id)/1 500", "/__upload/\(image.id)/1 200",
+                "/__upload/\(image.id)/2 200",
+            ])
         try await expectNoViolations(fake)
     }
 

@@ -43,7 +43,9 @@ struct ASCClientUnitTests {
                         "relationships": ["localizations": ["data": [["type": "appClipAdvancedExperienceLocalizations", "id": "9"]]]],
                     ]
                 ],
-                "included": [["type": "appClipAdvancedExperienceLocalizations", "id": "9", "attributes": ["language": "EO", "title": "Saluton"]]],
+                "included": [
+                    ["type": "appClipAdvancedExperienceLocalizations", "id": "9", "attributes": ["language": "EO", "title": "Saluton"]]
+                ],
                 "links": ["self": "https://api.appstoreconnect.apple.com/v1/appClips/c/appClipAdvancedExperiences"],
             ])
         ])
@@ -83,7 +85,10 @@ struct ASCClientUnitTests {
         let transport = ScriptedTransport([json(["data": [], "links": ["self": "x"]])])
         _ = try await client(transport).appClip(appID: "6400/../1", bundleID: "com.example.bikes.Clip&x=1")
         let url = try #require(transport.sent.first?.url.absoluteString)
-        #expect(url == "https://api.appstoreconnect.apple.com/v1/apps/6400%2F..%2F1/appClips?filter%5BbundleId%5D=com.example.bikes.Clip%26x%3D1")
+        #expect(
+            url
+                == "https://api.appstoreconnect.apple.com/v1/apps/6400%2F..%2F1/appClips?filter%5BbundleId%5D=com.example.bikes.Clip%26x%3D1"
+        )
         #expect(transport.sent.first?.headers.contains { $0.name == "Authorization" && $0.value.hasPrefix("Bearer ey") } == true)
     }
 
@@ -112,25 +117,36 @@ struct ASCRetryPolicyTests {
     let midpoint: () -> Double = { 0.5 }
 
     @Test func retryAfterIsHonouredAndTooLongIsNot() {
-        #expect(policy.decision(after: .rateLimited(retryAfter: 30), method: "POST", attempt: 1, rateLimitWaits: 0, random: midpoint) == .retry(afterSeconds: 30))
-        #expect(policy.decision(after: .rateLimited(retryAfter: 7200), method: "GET", attempt: 1, rateLimitWaits: 0, random: midpoint) == .giveUp)
         #expect(
-            policy.decision(after: .rateLimited(retryAfter: 1), method: "GET", attempt: 1, rateLimitWaits: policy.maximumRateLimitWaits, random: midpoint)
+            policy.decision(after: .rateLimited(retryAfter: 30), method: "POST", attempt: 1, rateLimitWaits: 0, random: midpoint)
+                == .retry(afterSeconds: 30))
+        #expect(
+            policy.decision(after: .rateLimited(retryAfter: 7200), method: "GET", attempt: 1, rateLimitWaits: 0, random: midpoint)
+                == .giveUp)
+        #expect(
+            policy.decision(
+                after: .rateLimited(retryAfter: 1), method: "GET", attempt: 1, rateLimitWaits: policy.maximumRateLimitWaits,
+                random: midpoint)
                 == .giveUp)
     }
 
     @Test func backoffGrowsIsCappedAndJittered() {
-        #expect(policy.decision(after: .serverError(status: 502), method: "GET", attempt: 1, rateLimitWaits: 0, random: midpoint) == .retry(afterSeconds: 1))
-        #expect(policy.decision(after: .timedOut, method: "PATCH", attempt: 3, rateLimitWaits: 0, random: midpoint) == .retry(afterSeconds: 4))
+        #expect(
+            policy.decision(after: .serverError(status: 502), method: "GET", attempt: 1, rateLimitWaits: 0, random: midpoint)
+                == .retry(afterSeconds: 1))
+        #expect(
+            policy.decision(after: .timedOut, method: "PATCH", attempt: 3, rateLimitWaits: 0, random: midpoint) == .retry(afterSeconds: 4))
         #expect(policy.decision(after: .timedOut, method: "GET", attempt: 4, rateLimitWaits: 0, random: midpoint) == .giveUp)
         let capped = ASCRetryPolicy(maximumAttempts: 50)
-        #expect(capped.decision(after: .timedOut, method: "GET", attempt: 30, rateLimitWaits: 0, random: midpoint) == .retry(afterSeconds: 60))
+        #expect(
+            capped.decision(after: .timedOut, method: "GET", attempt: 30, rateLimitWaits: 0, random: midpoint) == .retry(afterSeconds: 60))
         #expect(policy.decision(after: .timedOut, method: "GET", attempt: 2, rateLimitWaits: 0, random: { 0 }) == .retry(afterSeconds: 1.5))
         #expect(policy.decision(after: .timedOut, method: "GET", attempt: 2, rateLimitWaits: 0, random: { 1 }) == .retry(afterSeconds: 2.5))
     }
 
     @Test func aPostIsNotRepeatedAfterAnUnknownOutcome() {
-        #expect(policy.decision(after: .serverError(status: 500), method: "POST", attempt: 1, rateLimitWaits: 0, random: midpoint) == .giveUp)
+        #expect(
+            policy.decision(after: .serverError(status: 500), method: "POST", attempt: 1, rateLimitWaits: 0, random: midpoint) == .giveUp)
         #expect(policy.decision(after: .timedOut, method: "POST", attempt: 1, rateLimitWaits: 0, random: midpoint) == .giveUp)
     }
 

@@ -7,7 +7,8 @@ import SystemCrypto
 /// The fake App Store Connect (scripts/fake-asc/fake_asc.py) as a process on 127.0.0.1, port 0,
 /// for one test; stopped when the test lets go of it. It needs .venv-asc (scripts/asc-venv).
 final class FakeASC {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let python = repository.appendingPathComponent(".venv-asc/bin/python").path
 
     /// The tests that need the fake run unless .venv-asc is missing AND CLIP_SKIP_FAKE_ASC=1 says
@@ -38,7 +39,8 @@ final class FakeASC {
 
     init(pageSize: Int = 2, partSize: Int = 1024, processingPolls: Int = 2) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
-            throw Unavailable(description: "\(Self.python) is missing: run scripts/asc-venv (or set CLIP_SKIP_FAKE_ASC=1 to skip these tests)")
+            throw Unavailable(
+                description: "\(Self.python) is missing: run scripts/asc-venv (or set CLIP_SKIP_FAKE_ASC=1 to skip these tests)")
         }
         folder = try TemporaryFolder()
         let key = try folder.file("public.pem", Self.publicKeyPEM, mode: 0o644)
@@ -46,7 +48,8 @@ final class FakeASC {
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments = [
             Self.repository.appendingPathComponent("scripts/fake-asc/fake_asc.py").path, "--public-key", key, "--key-id", exampleKeyID,
-            "--issuer-id", exampleIssuerID, "--page-size", "\(pageSize)", "--part-size", "\(partSize)", "--processing-polls", "\(processingPolls)", "--exit-with-stdin",
+            "--issuer-id", exampleIssuerID, "--page-size", "\(pageSize)", "--part-size", "\(partSize)", "--processing-polls",
+            "\(processingPolls)", "--exit-with-stdin",
         ]
         let output = Pipe()
         process.standardOutput = output
@@ -71,7 +74,8 @@ final class FakeASC {
 
     /// A client of this fake with the RFC 6979 key, the given sleeper and fixed jitter.
     func client(
-        sleeper: @escaping ASCClient.Sleeper, transportTimeout: Double = 30, configuration: ASCClient.Configuration = .init(imagePollInterval: 0.5)
+        sleeper: @escaping ASCClient.Sleeper, transportTimeout: Double = 30,
+        configuration: ASCClient.Configuration = .init(imagePollInterval: 0.5)
     ) throws -> ASCClient {
         let credentials = try ASCCredentials(keyID: exampleKeyID, issuerID: exampleIssuerID, privateKey: P256PrivateKey(pem: rfc6979KeyPEM))
         return try ASCClient(
@@ -125,19 +129,35 @@ final class FakeASC {
     /// live, 1.1 being prepared.
     func seedBikesApp() async throws {
         try await seed([
-            ["type": "apps", "id": "6400000001", "attributes": ["bundleId": "com.example.bikes", "name": "Bikes", "primaryLocale": "en-US"]],
-            ["type": "apps", "id": "6400000002", "attributes": ["bundleId": "com.example.other", "name": "Other", "primaryLocale": "en-US"]],
-            ["type": "appClips", "id": "clip-1", "attributes": ["bundleId": "com.example.bikes.Clip"], "relationships": ["app": "6400000001"]],
-            ["type": "appClips", "id": "clip-2", "attributes": ["bundleId": "com.example.other.Clip"], "relationships": ["app": "6400000002"]],
+            [
+                "type": "apps", "id": "6400000001",
+                "attributes": ["bundleId": "com.example.bikes", "name": "Bikes", "primaryLocale": "en-US"],
+            ],
+            [
+                "type": "apps", "id": "6400000002",
+                "attributes": ["bundleId": "com.example.other", "name": "Other", "primaryLocale": "en-US"],
+            ],
+            [
+                "type": "appClips", "id": "clip-1", "attributes": ["bundleId": "com.example.bikes.Clip"],
+                "relationships": ["app": "6400000001"],
+            ],
+            [
+                "type": "appClips", "id": "clip-2", "attributes": ["bundleId": "com.example.other.Clip"],
+                "relationships": ["app": "6400000002"],
+            ],
             [
                 "type": "appStoreVersions", "id": "v-live",
-                "attributes": ["versionString": "1.0", "platform": "IOS", "appVersionState": "READY_FOR_DISTRIBUTION", "appStoreState": "READY_FOR_SALE"],
+                "attributes": [
+                    "versionString": "1.0", "platform": "IOS", "appVersionState": "READY_FOR_DISTRIBUTION",
+                    "appStoreState": "READY_FOR_SALE",
+                ],
                 "relationships": ["app": "6400000001"],
             ],
             [
                 "type": "appStoreVersions", "id": "v-edit",
                 "attributes": [
-                    "versionString": "1.1", "platform": "IOS", "appVersionState": "PREPARE_FOR_SUBMISSION", "appStoreState": "PREPARE_FOR_SUBMISSION",
+                    "versionString": "1.1", "platform": "IOS", "appVersionState": "PREPARE_FOR_SUBMISSION",
+                    "appStoreState": "PREPARE_FOR_SUBMISSION",
                 ],
                 "relationships": ["app": "6400000001"],
             ],
@@ -151,7 +171,9 @@ final class FakeASC {
         for n in 0..<count {
             resources.append([
                 "type": "appClipAdvancedExperienceImages", "id": .string("img-\(n)"),
-                "attributes": ["fileName": "store.png", "fileSize": 3, "sourceFileChecksum": "0", "assetDeliveryState": ["state": "COMPLETE"]],
+                "attributes": [
+                    "fileName": "store.png", "fileSize": 3, "sourceFileChecksum": "0", "assetDeliveryState": ["state": "COMPLETE"],
+                ],
             ])
             resources.append([
                 "type": "appClipAdvancedExperienceLocalizations", "id": .string("loc-\(n)"),
