@@ -87,7 +87,8 @@ struct ASCClientUnitTests {
         let url = try #require(transport.sent.first?.url.absoluteString)
         #expect(
             url
-                == "https://api.appstoreconnect.apple.com/v1/apps/6400%2F..%2F1/appClips?filter%5BbundleId%5D=com.example.bikes.Clip%26x%3D1"
+                == "https://api.appstoreconnect.apple.com/v1/apps/6400%2F..%2F1/appClips"
+                + "?filter%5BbundleId%5D=com.example.bikes.Clip%26x%3D1"
         )
         #expect(transport.sent.first?.headers.contains { $0.name == "Authorization" && $0.value.hasPrefix("Bearer ey") } == true)
     }

@@ -50,7 +50,7 @@ struct ASCTokenTests {
         #expect(!publicKey.isValidSignature(decoded.signature, for: Array((decoded.signingInput + "x").utf8)))
     }
 
-    /// asc-api.md §12.2's token, made with RFC 6979 nonces from the RFC 6979 A.2.5 key over Apple's
+    /// A reference token made with RFC 6979 nonces from the RFC 6979 A.2.5 key over Apple's
     /// example values: our signing input is byte for byte its first two parts, and our
     /// verification accepts its signature.
     @Test func theDeterministicReferenceTokenMatches() throws {

@@ -114,7 +114,8 @@ final class FakeASC {
     /// Every request to /v1 and to the upload URLs: "METHOD path status".
     func requests() async throws -> [String] {
         (try await control("GET", "/__fake/requests")["requests"]?.arrayValue ?? []).map { request in
-            "\(request["method"]?.stringValue ?? "") \(request["path"]?.stringValue ?? "") \(request["status"].map { JSONWriter.string($0) } ?? "")"
+            let status = request["status"].map { JSONWriter.string($0) } ?? ""
+            return "\(request["method"]?.stringValue ?? "") \(request["path"]?.stringValue ?? "") \(status)"
         }
     }
 

@@ -26,7 +26,7 @@ Control endpoints (no authentication):
   GET  /__fake/violations  {"count", "violations": [...]}
   GET  /__fake/requests    {"count", "requests": [{"method", "path", "status"}]}
 
-Choices where Apple documents nothing (see asc-api.md's open questions): a removed advanced
+Choices where Apple documents nothing (unverified against the live service): a removed advanced
 experience disappears from lists and answers 404; an MD5 that does not match the bytes received
 fails the commit with 409 ENTITY_ERROR and `source.pointer` /data/attributes/sourceFileChecksum.
 
@@ -386,7 +386,8 @@ class Fake:
 
     def list_apps(self, ident, path, query, body):
         bundle_ids = self.filter_values(query, "filter[bundleId]")
-        ids = [i for i in self.of_type("apps") if bundle_ids is None or self.resources[("apps", i)]["attributes"].get("bundleId") in bundle_ids]
+        ids = [i for i in self.of_type("apps")
+               if bundle_ids is None or self.resources[("apps", i)]["attributes"].get("bundleId") in bundle_ids]
         return self.collection("apps", ids, path, query)
 
     def list_app_clips(self, ident, path, query, body):
@@ -398,7 +399,8 @@ class Fake:
 
     def list_versions(self, ident, path, query, body):
         self.find("apps", ident)
-        filters = {name: self.filter_values(query, f"filter[{name}]") for name in ("platform", "versionString", "appStoreState", "appVersionState")}
+        filters = {name: self.filter_values(query, f"filter[{name}]")
+                   for name in ("platform", "versionString", "appStoreState", "appVersionState")}
         ids = [i for i in self.of_type("appStoreVersions", app=ident)
                if all(v is None or self.resources[("appStoreVersions", i)]["attributes"].get(n) in v for n, v in filters.items())]
         return self.collection("appStoreVersions", ids, path, query)
@@ -416,7 +418,8 @@ class Fake:
         ids = self.of_type("appClipDefaultExperiences", appClip=ident)
         if "exists[releaseWithAppStoreVersion]" in query:
             wanted = query["exists[releaseWithAppStoreVersion]"][0] == "true"
-            ids = [i for i in ids if (self.resources[("appClipDefaultExperiences", i)]["relationships"].get("releaseWithAppStoreVersion") is not None) == wanted]
+            attached = lambda i: self.resources[("appClipDefaultExperiences", i)]["relationships"].get("releaseWithAppStoreVersion")
+            ids = [i for i in ids if (attached(i) is not None) == wanted]
         return self.collection("appClipDefaultExperiences", ids, path, query,
                                include={"appClips", "appStoreVersions", "appClipDefaultExperienceLocalizations"})
 
@@ -434,7 +437,8 @@ class Fake:
         ids = self.of_type("appClipDefaultExperiences", releaseWithAppStoreVersion=ident)
         if not ids:
             raise not_found("appClipDefaultExperiences", f"of appStoreVersions {ident}")
-        return self.single("appClipDefaultExperiences", ids[0], query, include={"appClips", "appStoreVersions", "appClipDefaultExperienceLocalizations"})
+        return self.single("appClipDefaultExperiences", ids[0], query,
+                           include={"appClips", "appStoreVersions", "appClipDefaultExperienceLocalizations"})
 
     def get_resource(self, kind):
         def handler(ident, path, query, body):
@@ -673,7 +677,8 @@ class Fake:
         new = self.new_id()
         self.resources[("appClipDefaultExperienceLocalizations", new)] = {
             "attributes": attributes, "relationships": {"appClipDefaultExperience": experience["id"]}}
-        self.resources[("appClipDefaultExperiences", experience["id"])]["relationships"]["appClipDefaultExperienceLocalizations"].append(new)
+        parent = self.resources[("appClipDefaultExperiences", experience["id"])]
+        parent["relationships"]["appClipDefaultExperienceLocalizations"].append(new)
         return self.single("appClipDefaultExperienceLocalizations", new, {}, status=201)
 
     def update_default_localization(self, ident, path, query, body):
