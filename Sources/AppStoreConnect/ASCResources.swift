@@ -1,8 +1,9 @@
 import StrictJSON
 
 // Typed App Store Connect resources, as read: each keeps ASC's id and only what the App Clip flows
-// use. Values a newer API may extend are `ASCValue` (unknown values kept). Built from
-// JSONAPIResource; a missing required member is an invalidResponse, not a crash.
+// use. Values a newer API may extend are `ASCValue` (unknown values kept). The client builds them
+// from JSONAPIResource (a missing required member is an invalidResponse, not a crash); the public
+// initializers let a pure plan and its tests state "what ASC has" without any JSON.
 
 /// `apps`: the app that holds the App Clip.
 public struct ASCApp: Equatable, Sendable {
@@ -12,6 +13,13 @@ public struct ASCApp: Equatable, Sendable {
     /// The app's primary locale (`en-US`): every App Clip experience needs a localization in it
     /// (Apple, "App Clips and App Clip Experiences").
     public var primaryLocale: String?
+
+    public init(id: String, bundleID: String, name: String? = nil, primaryLocale: String? = nil) {
+        self.id = id
+        self.bundleID = bundleID
+        self.name = name
+        self.primaryLocale = primaryLocale
+    }
 
     init(_ resource: JSONAPIResource) throws(ASCClientError) {
         guard let bundleID = resource.string("bundleId") else { throw .invalidResponse("app \(resource.id) has no bundleId") }
@@ -27,6 +35,12 @@ public struct ASCAppClip: Equatable, Sendable {
     public var id: String
     public var bundleID: String
     public var appID: String?
+
+    public init(id: String, bundleID: String, appID: String? = nil) {
+        self.id = id
+        self.bundleID = bundleID
+        self.appID = appID
+    }
 
     init(_ resource: JSONAPIResource) throws(ASCClientError) {
         guard let bundleID = resource.string("bundleId") else { throw .invalidResponse("App Clip \(resource.id) has no bundleId") }
@@ -45,6 +59,13 @@ public struct ASCAppStoreVersion: Equatable, Sendable {
 
     public var isEditable: Bool { state?.known.map(ASCAppVersionState.editable.contains) ?? false }
 
+    public init(id: String, versionString: String? = nil, platform: String? = "IOS", state: ASCValue<ASCAppVersionState>? = nil) {
+        self.id = id
+        self.versionString = versionString
+        self.platform = platform
+        self.state = state
+    }
+
     init(_ resource: JSONAPIResource) {
         id = resource.id
         versionString = resource.string("versionString")
@@ -59,6 +80,13 @@ public struct ASCAdvancedExperienceLocalization: Equatable, Sendable {
     public var language: ASCValue<AppClipLanguage>?
     public var title: String?
     public var subtitle: String?
+
+    public init(id: String, language: ASCValue<AppClipLanguage>?, title: String?, subtitle: String?) {
+        self.id = id
+        self.language = language
+        self.title = title
+        self.subtitle = subtitle
+    }
 
     init(_ resource: JSONAPIResource) {
         id = resource.id
@@ -76,6 +104,14 @@ public struct ASCUploadOperation: Equatable, Sendable {
     public var offset: Int
     public var length: Int
     public var headers: [String: String]
+
+    public init(method: String, url: String, offset: Int, length: Int, headers: [String: String] = [:]) {
+        self.method = method
+        self.url = url
+        self.offset = offset
+        self.length = length
+        self.headers = headers
+    }
 }
 
 /// `appClipAdvancedExperienceImages` and `appClipHeaderImages` (same attributes).
@@ -93,6 +129,22 @@ public struct ASCImage: Equatable, Sendable {
     /// `imageAsset.templateUrl` with `{w}`, `{h}`, `{f}` placeholders.
     public var templateURL: String?
     public var uploadOperations: [ASCUploadOperation]
+
+    public init(
+        type: String, id: String, fileName: String? = nil, fileSize: Int? = nil, sourceFileChecksum: String? = nil,
+        state: ASCValue<ASCAssetState>? = nil, errors: [String] = [], templateURL: String? = nil,
+        uploadOperations: [ASCUploadOperation] = []
+    ) {
+        self.type = type
+        self.id = id
+        self.fileName = fileName
+        self.fileSize = fileSize
+        self.sourceFileChecksum = sourceFileChecksum
+        self.state = state
+        self.errors = errors
+        self.templateURL = templateURL
+        self.uploadOperations = uploadOperations
+    }
 
     init(_ resource: JSONAPIResource) {
         type = resource.type
@@ -143,6 +195,28 @@ public struct ASCAdvancedExperience: Equatable, Sendable {
     public var headerImage: ASCImage?
     public var localizations: [ASCAdvancedExperienceLocalization]
 
+    public init(
+        id: String, link: String, isPoweredBy: Bool? = false, action: ASCValue<AppClipAction>? = nil,
+        businessCategory: ASCValue<AppClipBusinessCategory>? = nil, defaultLanguage: ASCValue<AppClipLanguage>? = nil,
+        status: ASCValue<AppClipAdvancedExperienceStatus>? = nil, placeStatus: ASCValue<AppClipPlaceStatus>? = nil, version: Int? = nil,
+        place: JSONValue? = nil, headerImageID: String? = nil, headerImage: ASCImage? = nil,
+        localizations: [ASCAdvancedExperienceLocalization] = []
+    ) {
+        self.id = id
+        self.link = link
+        self.isPoweredBy = isPoweredBy
+        self.action = action
+        self.businessCategory = businessCategory
+        self.defaultLanguage = defaultLanguage
+        self.status = status
+        self.placeStatus = placeStatus
+        self.version = version
+        self.place = place
+        self.headerImageID = headerImageID
+        self.headerImage = headerImage
+        self.localizations = localizations
+    }
+
     init(_ resource: JSONAPIResource, in document: JSONAPIDocument) throws(ASCClientError) {
         guard let link = resource.string("link") else { throw .invalidResponse("advanced experience \(resource.id) has no link") }
         id = resource.id
@@ -171,6 +245,14 @@ public struct ASCDefaultExperienceLocalization: Equatable, Sendable {
     public var headerImageID: String?
     public var headerImage: ASCImage?
 
+    public init(id: String, locale: String, subtitle: String? = nil, headerImageID: String? = nil, headerImage: ASCImage? = nil) {
+        self.id = id
+        self.locale = locale
+        self.subtitle = subtitle
+        self.headerImageID = headerImageID
+        self.headerImage = headerImage
+    }
+
     init(_ resource: JSONAPIResource, in document: JSONAPIDocument?) throws(ASCClientError) {
         guard let locale = resource.string("locale") else { throw .invalidResponse("localization \(resource.id) has no locale") }
         id = resource.id
@@ -190,6 +272,17 @@ public struct ASCDefaultExperience: Equatable, Sendable {
     public var localizationIDs: [String]
     /// The localizations, when the request included them.
     public var localizations: [ASCDefaultExperienceLocalization]
+
+    public init(
+        id: String, action: ASCValue<AppClipAction>? = nil, appStoreVersionID: String? = nil,
+        localizations: [ASCDefaultExperienceLocalization] = []
+    ) {
+        self.id = id
+        self.action = action
+        self.appStoreVersionID = appStoreVersionID
+        localizationIDs = localizations.map(\.id)
+        self.localizations = localizations
+    }
 
     init(_ resource: JSONAPIResource, in document: JSONAPIDocument) throws(ASCClientError) {
         id = resource.id
