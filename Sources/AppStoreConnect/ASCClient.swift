@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import Synchronization
 
 /// The App Store Connect API client: bearer tokens from ASCTokenCache (a 401 gets one fresh token),
 /// JSON:API documents through StrictJSON, pages followed by `links.next`, and ASCRetryPolicy for
@@ -46,6 +47,11 @@ public final class ASCClient: Sendable {
     let configuration: Configuration
     let sleeper: Sleeper
     let random: Random
+    private let rateLimitSeen = Mutex<ASCRateLimit?>(nil)
+
+    /// The `X-Rate-Limit` of the latest answer that had one: what is left of the key's hourly
+    /// budget, which every tool using the same key shares (Apple, "Identifying Rate Limits").
+    public var lastRateLimit: ASCRateLimit? { rateLimitSeen.withLock { $0 } }
 
     /// `baseURL` is `ASC_API_URL` or https://api.appstoreconnect.apple.com (scheme, host, port; no path).
     public init(
@@ -104,6 +110,7 @@ public final class ASCClient: Sendable {
             do {
                 let response = try await transport.send(request)
                 let document = response.body.isEmpty ? nil : try? JSONParser.parse(response.body)
+                if let seen = ASCRateLimit(header: response.headers["x-rate-limit"]) { rateLimitSeen.withLock { $0 = seen } }
                 switch response.status {
                 case 200..<300:
                     if response.status != 204, document == nil {

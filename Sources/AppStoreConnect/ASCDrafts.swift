@@ -121,11 +121,16 @@ enum ASCRequestBody {
         let relationships: JSONValue = .object([
             "headerImage": change.headerImageID.map { linkage("appClipAdvancedExperienceImages", $0) }, "localizations": inline?.linkage,
         ])
+        // An absent member, not JSON null (which the specification does not allow for `attributes` or
+        // `relationships`): JSONValue is ExpressibleByNilLiteral, so `cond ? object : nil` would be null.
+        let nonEmpty = { (object: JSONValue) -> JSONValue? in
+            guard object.objectMembers?.isEmpty == false else { return Optional<JSONValue>.none }
+            return object
+        }
         return .object([
             "data": .object([
-                "type": "appClipAdvancedExperiences", "id": .string(id),
-                "attributes": attributes.objectMembers?.isEmpty == false ? attributes : nil,
-                "relationships": relationships.objectMembers?.isEmpty == false ? relationships : nil,
+                "type": "appClipAdvancedExperiences", "id": .string(id), "attributes": nonEmpty(attributes),
+                "relationships": nonEmpty(relationships),
             ]),
             "included": inline?.included,
         ])

@@ -228,7 +228,8 @@ public struct ASCAdvancedExperience: Equatable, Sendable {
         status = resource.string("status").map(ASCValue.init)
         placeStatus = resource.string("placeStatus").map(ASCValue.init)
         version = resource.integer("version")
-        place = resource.attributes["place"].flatMap { $0.isNull ? nil : $0 }
+        // JSON null is no place (JSONValue's nil literal is null, so no ternary here).
+        if let place = resource.attributes["place"], !place.isNull { self.place = place } else { place = nil }
         let image = resource.toOne["headerImage"] ?? nil
         headerImageID = image?.id
         headerImage = document.included(image).map(ASCImage.init)

@@ -74,6 +74,14 @@ struct ASCClientFakeTests {
 
         try await client.removeAdvancedExperience(id: created.id)
         #expect(try await client.advancedExperiences(appClipID: "clip-1").isEmpty)
+        // A stale precondition: changing what was removed is refused, not silently done.
+        let stale = await #expect(throws: ASCClientError.self) {
+            try await client.updateAdvancedExperience(id: created.id, AdvancedExperienceChange(action: .play))
+        }
+        guard case .rejected(404, "PATCH", _, _)? = stale else {
+            Issue.record("expected 404, got \(String(describing: stale))")
+            return
+        }
         let stored = try await fake.state().first { $0["id"]?.stringValue == created.id }
         #expect(stored?["removed"] == true)
         try await expectNoViolations(fake)
@@ -219,6 +227,7 @@ struct ASCClientFakeTests {
         let client = try fake.client(sleeper: sleeper.sleeper)
         #expect(try await client.appClip(appID: "6400000001", bundleID: "com.example.bikes.Clip")?.id == "clip-1")
         #expect(sleeper.waits == [7, 7, 7])
+        #expect(client.lastRateLimit?.hourLimit == 3600)
         try await expectNoViolations(fake)
     }
 

@@ -59,6 +59,17 @@ struct ASCClientUnitTests {
         #expect(experience.localizations.first?.language == .unknown("EO"))
     }
 
+    @Test func aNullPlaceIsNoPlace() async throws {
+        let transport = ScriptedTransport([
+            json([
+                "data": [["type": "appClipAdvancedExperiences", "id": "1", "attributes": ["link": "https://a.example/x", "place": nil]]],
+                "links": ["self": "https://api.appstoreconnect.apple.com/v1/appClips/c/appClipAdvancedExperiences"],
+            ])
+        ])
+        let experience = try #require(try await client(transport).advancedExperiences(appClipID: "c").first)
+        #expect(experience.place == nil)
+    }
+
     @Test func aNextLinkLeavingTheOriginIsNotFollowedAndGetsNoToken() async throws {
         let transport = ScriptedTransport([
             json([
