@@ -235,17 +235,21 @@ extension ASCClient {
         return localizations
     }
 
-    /// Creates the default experience of an editable App Store version.
+    /// Creates the default experience of an editable App Store version. With `templateID` (another
+    /// default experience, typically the live version's), ASC copies that one's metadata: versions
+    /// made through the API do not carry the live version's default experience over (fastlane's
+    /// deliver works around the same gap this way).
     public func createDefaultExperience(
-        appClipID: String, appStoreVersionID: String, action: AppClipAction
+        appClipID: String, appStoreVersionID: String, action: AppClipAction, templateID: String? = nil
     ) async throws(ASCClientError) -> ASCDefaultExperience {
+        let relationships: JSONValue = .object([
+            "appClip": ASCRequestBody.linkage("appClips", appClipID),
+            "releaseWithAppStoreVersion": ASCRequestBody.linkage("appStoreVersions", appStoreVersionID),
+            "appClipDefaultExperienceTemplate": templateID.map { ASCRequestBody.linkage("appClipDefaultExperiences", $0) },
+        ])
         let body: JSONValue = [
             "data": [
-                "type": "appClipDefaultExperiences", "attributes": ["action": .string(action.rawValue)],
-                "relationships": [
-                    "appClip": ASCRequestBody.linkage("appClips", appClipID),
-                    "releaseWithAppStoreVersion": ASCRequestBody.linkage("appStoreVersions", appStoreVersionID),
-                ],
+                "type": "appClipDefaultExperiences", "attributes": ["action": .string(action.rawValue)], "relationships": relationships,
             ]
         ]
         let document = try await document("POST", "/v1/appClipDefaultExperiences", body: body)

@@ -213,6 +213,43 @@ struct ASCClientFakeTests {
         #expect(violations.first?.contains("/data/attributes/link") == true)
     }
 
+    @Test func aNewVersionsDefaultExperienceCanStartFromTheLiveOne() async throws {
+        let fake = try FakeASC()
+        try await fake.seedBikesApp()
+        try await fake.seed([
+            [
+                "type": "appClipDefaultExperiences", "id": "d-live", "attributes": ["action": "PLAY"],
+                "relationships": ["appClip": "clip-1"],
+            ],
+            [
+                "type": "appClipDefaultExperienceLocalizations", "id": "dl-live",
+                "attributes": ["locale": "en-US", "subtitle": "Ride now"],
+                "relationships": ["appClipDefaultExperience": "d-live"],
+            ],
+            [
+                "type": "appStoreVersions", "id": "v-next",
+                "attributes": ["versionString": "1.2", "platform": "IOS", "appVersionState": "REJECTED"],
+                "relationships": ["app": "6400000001"],
+            ],
+        ])
+        let client = try fake.client(sleeper: sleeper.sleeper)
+        let created = try await client.createDefaultExperience(
+            appClipID: "clip-1", appStoreVersionID: "v-edit", action: .play, templateID: "d-live")
+        let read = try #require(try await client.defaultExperience(appStoreVersionID: "v-edit"))
+        #expect(read.id == created.id)
+        #expect(read.localizations.map { "\($0.locale) \($0.subtitle ?? "")" } == ["en-US Ride now"])
+        #expect(read.localizations.first?.id != "dl-live")
+        // A template that does not exist is refused, pointing at it.
+        do {
+            _ = try await client.createDefaultExperience(
+                appClipID: "clip-1", appStoreVersionID: "v-next", action: .open, templateID: "nope")
+            Issue.record("a default experience was made from a template that does not exist")
+        } catch {
+            #expect(error.description.contains("/data/relationships/appClipDefaultExperienceTemplate"))
+        }
+        try await expectNoViolations(fake)
+    }
+
     // MARK: - Rate limits, server errors, timeouts, tokens
 
     @Test func aRateLimitStormIsWaitedOutAsASCAsks() async throws {

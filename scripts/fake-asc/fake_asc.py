@@ -639,9 +639,20 @@ class Fake:
         if version is not None:
             self.attach_version(version["id"], pointer)
             relationships["releaseWithAppStoreVersion"] = version["id"]
+        template, pointer = self.linkage(data, "appClipDefaultExperienceTemplate")
+        copied = {}
+        if template is not None:
+            copied = dict(self.find("appClipDefaultExperiences", template.get("id"), pointer)["attributes"])
         new = self.new_id()
-        attributes = {k: v for k, v in (data.get("attributes") or {}).items() if v is not None}
+        attributes = {**copied, **{k: v for k, v in (data.get("attributes") or {}).items() if v is not None}}
         self.resources[("appClipDefaultExperiences", new)] = {"attributes": attributes, "relationships": relationships}
+        if template is not None:  # the template's localizations are copied (their images are not: upload again)
+            for old in self.of_type("appClipDefaultExperienceLocalizations", appClipDefaultExperience=template["id"]):
+                copy = self.new_id()
+                self.resources[("appClipDefaultExperienceLocalizations", copy)] = {
+                    "attributes": dict(self.resources[("appClipDefaultExperienceLocalizations", old)]["attributes"]),
+                    "relationships": {"appClipDefaultExperience": new}}
+                relationships["appClipDefaultExperienceLocalizations"].append(copy)
         return self.single("appClipDefaultExperiences", new, {}, status=201)
 
     def attach_version(self, version_id, pointer):
