@@ -31,8 +31,9 @@ struct ASCCredentialsTests {
         var environment = environment
         environment["ASC_PRIVATE_KEY_PATH"] = otherPath
         environment["ASC_PRIVATE_KEY"] = "not a key either"
-        let sources = ASCCredentials.Sources(keyID: "ABCDEF1234", issuerID: "00000000-0000-0000-0000-000000000001", privateKeyPath: keyPath,
-                                             environment: environment)
+        let sources = ASCCredentials.Sources(
+            keyID: "ABCDEF1234", issuerID: "00000000-0000-0000-0000-000000000001", privateKeyPath: keyPath,
+            environment: environment)
         let credentials = try ASCCredentials.load(from: sources).credentials
         #expect(credentials.keyID == "ABCDEF1234" && credentials.issuerID == "00000000-0000-0000-0000-000000000001")
         #expect(credentials.privateKey.publicKey == (try expectedPublicKey))

@@ -22,8 +22,9 @@ struct ASCTokenTests {
         try #require(parts.count == 3)
         let header = try JSONParser.parse(try #require(base64URLDecode(parts[0]))).objectMembers
         let claims = try JSONParser.parse(try #require(base64URLDecode(parts[1]))).objectMembers
-        return Decoded(header: try #require(header), claims: try #require(claims), signingInput: parts[0] + "." + parts[1],
-                       signature: try #require(base64URLDecode(parts[2])))
+        return Decoded(
+            header: try #require(header), claims: try #require(claims), signingInput: parts[0] + "." + parts[1],
+            signature: try #require(base64URLDecode(parts[2])))
     }
 
     @Test func headerAndClaimsAreExactlyApples() throws {
@@ -49,11 +50,12 @@ struct ASCTokenTests {
         #expect(!publicKey.isValidSignature(decoded.signature, for: Array((decoded.signingInput + "x").utf8)))
     }
 
-    /// asc-api.md §12.2's token, made with RFC 6979 nonces from the RFC 6979 A.2.5 key over Apple's
+    /// A reference token made with RFC 6979 nonces from the RFC 6979 A.2.5 key over Apple's
     /// example values: our signing input is byte for byte its first two parts, and our
     /// verification accepts its signature.
     @Test func theDeterministicReferenceTokenMatches() throws {
-        let reference = "eyJhbGciOiJFUzI1NiIsImtpZCI6IjJYOVI0SFhGMzQiLCJ0eXAiOiJKV1QifQ."
+        let reference =
+            "eyJhbGciOiJFUzI1NiIsImtpZCI6IjJYOVI0SFhGMzQiLCJ0eXAiOiJKV1QifQ."
             + "eyJpc3MiOiI1NzI0NjU0Mi05NmZlLTFhNjMtZTA1My0wODI0ZDAxMTA3MmEiLCJpYXQiOjE1Mjg0MDc2MDAsImV4cCI6"
             + "MTUyODQwODgwMCwiYXVkIjoiYXBwc3RvcmVjb25uZWN0LXYxIn0."
             + "u69zI01Vo38vEVWUg2KACAELtB01TCdmVCnMoO28iVbvoCUCh7GqaBBMxmJjui7j-2NXvDwaJUd8OblWaumeIQ"
@@ -61,8 +63,9 @@ struct ASCTokenTests {
         let input = ASCToken.signingInput(keyID: exampleKeyID, issuerID: exampleIssuerID, issuedAt: 1_528_407_600, expiresAt: 1_528_408_800)
         #expect(input == parts[0] + "." + parts[1])
         let signature = try #require(base64URLDecode(parts[2]))
-        #expect(signature == hex("bbaf73234d55a37f2f11559483628008010bb41d354c27665429cca0edbc8956")
-            + hex("efa0250287b1aa68104cc66263ba2ee3fb6357bc3c1a25477c39b9566ae99e21"))
+        #expect(
+            signature == hex("bbaf73234d55a37f2f11559483628008010bb41d354c27665429cca0edbc8956")
+                + hex("efa0250287b1aa68104cc66263ba2ee3fb6357bc3c1a25477c39b9566ae99e21"))
         #expect(credentials.privateKey.publicKey.isValidSignature(signature, for: Array(input.utf8)))
     }
 

@@ -71,7 +71,12 @@ struct PrivateKeyLoadingTests {
             ("three zero bytes", [0, 0, 0]),
             ("truncated", Array(good.dropLast(10))),
             ("a trailing byte", good + [0]),
-            ("the version INTEGER tagged as an OCTET STRING", { var d = good; d[2] = 0x04; return d }()),
+            (
+                "the version INTEGER tagged as an OCTET STRING",
+                {
+                    var d = good; d[2] = 0x04; return d
+                }()
+            ),
             ("an empty SEQUENCE", [0x30, 0x00]),
         ]
         for (name, der) in cases {
@@ -89,8 +94,10 @@ struct PrivateKeyLoadingTests {
     @Test func noKeyMaterialInTextsShown() throws {
         let key = try P256PrivateKey(pem: TestKeys.rfc6979)
         var texts = [String(describing: key), String(reflecting: key), "\(key)"]
-        for bad in [TestKeys.encrypted, TestKeys.sec1, TestKeys.rsa, TestKeys.ed25519, TestKeys.p384, TestKeys.mismatchedPublicKey,
-                    TestKeys.rfc6979.replacingOccurrences("-----END PRIVATE KEY-----", "")] {
+        for bad in [
+            TestKeys.encrypted, TestKeys.sec1, TestKeys.rsa, TestKeys.ed25519, TestKeys.p384, TestKeys.mismatchedPublicKey,
+            TestKeys.rfc6979.replacingOccurrences("-----END PRIVATE KEY-----", ""),
+        ] {
             do {
                 _ = try P256PrivateKey(pem: bad)
                 Issue.record("loaded a bad key")
@@ -98,7 +105,8 @@ struct PrivateKeyLoadingTests {
                 texts += [String(describing: error), String(reflecting: error)]
             }
         }
-        let secrets = [TestKeys.rfc6979, TestKeys.encrypted, TestKeys.sec1, TestKeys.rsa, TestKeys.ed25519, TestKeys.p384]
+        let secrets =
+            [TestKeys.rfc6979, TestKeys.encrypted, TestKeys.sec1, TestKeys.rsa, TestKeys.ed25519, TestKeys.p384]
             .flatMap { $0.split(separator: "\n").filter { !$0.hasPrefix("-----") }.flatMap(chunks) }
             + ["c9afa9d845ba7516", "C9AFA9D845BA7516", "ya+p2EW6dRZrXCFX"]
         for text in texts {

@@ -1,0 +1,186 @@
+import Foundation
+import StrictJSON
+import Synchronization
+
+/// The App Store Connect API client: bearer tokens from ASCTokenCache (a 401 gets one fresh token),
+/// JSON:API documents through StrictJSON, pages followed by `links.next`, and ASCRetryPolicy for
+/// 429, 5xx and timeouts. Knows ASC, not the registry. The flows it offers are in
+/// ASCClient+AppClips.swift.
+public final class ASCClient: Sendable {
+    public static let defaultBaseURL = "https://api.appstoreconnect.apple.com"
+
+    /// Waits a number of seconds; injected so retry tests do not sleep.
+    public typealias Sleeper = @Sendable (Double) async -> Void
+    /// A number in 0...1, the backoff jitter's source.
+    public typealias Random = @Sendable () -> Double
+
+    public static let systemSleeper: Sleeper = { seconds in
+        try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+    }
+
+    public struct Configuration: Sendable {
+        public var policy: ASCRetryPolicy
+        /// Seconds between reads of an image being processed, and how many reads at most.
+        public var imagePollInterval: Double
+        public var imagePollAttempts: Int
+        /// Attempts per upload operation (a failed part "can be resent until commit").
+        public var uploadAttempts: Int
+        /// `limit` asked for on collections (ASC's maximum is 200).
+        public var pageLimit: Int
+
+        public init(
+            policy: ASCRetryPolicy = ASCRetryPolicy(), imagePollInterval: Double = 2, imagePollAttempts: Int = 150, uploadAttempts: Int = 4,
+            pageLimit: Int = 200
+        ) {
+            self.policy = policy
+            self.imagePollInterval = imagePollInterval
+            self.imagePollAttempts = imagePollAttempts
+            self.uploadAttempts = uploadAttempts
+            self.pageLimit = pageLimit
+        }
+    }
+
+    /// Scheme, host and port of the API; `links.next` must stay on it.
+    let origin: String
+    let tokens: ASCTokenCache
+    let transport: any ASCTransport
+    let configuration: Configuration
+    let sleeper: Sleeper
+    let random: Random
+    private let rateLimitSeen = Mutex<ASCRateLimit?>(nil)
+
+    /// The `X-Rate-Limit` of the latest answer that had one: what is left of the key's hourly
+    /// budget, which every tool using the same key shares (Apple, "Identifying Rate Limits").
+    public var lastRateLimit: ASCRateLimit? { rateLimitSeen.withLock { $0 } }
+
+    /// `baseURL` is `ASC_API_URL` or https://api.appstoreconnect.apple.com (scheme, host, port; no path).
+    public init(
+        baseURL: String = ASCClient.defaultBaseURL, tokens: ASCTokenCache, transport: any ASCTransport = URLSessionTransport(),
+        configuration: Configuration = Configuration(), sleeper: @escaping Sleeper = ASCClient.systemSleeper,
+        random: @escaping Random = { Double.random(in: 0...1) }
+    ) throws(ASCClientError) {
+        guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = url.host,
+            url.path.isEmpty || url.path == "/", url.query == nil
+        else { throw .unreachable("the App Store Connect URL \(baseURL) is not http(s)://host[:port]") }
+        origin = "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
+        self.tokens = tokens
+        self.transport = transport
+        self.configuration = configuration
+        self.sleeper = sleeper
+        self.random = random
+    }
+
+    /// The base URL the environment names (`ASC_API_URL`), or Apple's.
+    public static func baseURL(environment: [String: String]) -> String {
+        environment["ASC_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultBaseURL
+    }
+
+    // MARK: - Requests
+
+    /// A path with its query, each name and value percent-encoded (`filter[bundleId]` →
+    /// `filter%5BbundleId%5D`); commas stay, as ASC's list parameters are comma-separated
+    /// (`style: form, explode: false`).
+    static func target(_ path: String, _ query: [(String, String)] = []) -> String {
+        guard !query.isEmpty else { return path }
+        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        allowed.insert(charactersIn: "-._~,")
+        let encode = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+        return path + "?" + query.map { encode($0.0) + "=" + encode($0.1) }.joined(separator: "&")
+    }
+
+    /// One API call with the retry policy and the 401 refresh; `target` is a path (`/v1/…?…`) or an
+    /// absolute URL on the API's origin (a next link). Returns the JSON of a 2xx answer (nil for 204).
+    func call(_ method: String, _ target: String, body: JSONValue? = nil) async throws(ASCClientError) -> JSONValue? {
+        let urlText = target.hasPrefix("/") ? origin + target : target
+        guard urlText.hasPrefix(origin + "/"), let url = URL(string: urlText) else { throw .foreignLink(target) }
+        let path = url.path
+        var token: ASCToken
+        do { token = try tokens.token() } catch { throw .token(error) }
+        var attempt = 1
+        var rateLimitWaits = 0
+        var refreshed = false
+        while true {
+            var headers: [(name: String, value: String)] = [("Authorization", token.authorization), ("Accept", "application/json")]
+            if body != nil { headers.append(("Content-Type", "application/json")) }
+            let request = ASCHTTPRequest(method: method, url: url, headers: headers, body: body.map { JSONWriter.bytes($0) })
+            let outcome: ASCRetryPolicy.Outcome
+            var lastErrors: [ASCErrorItem] = []
+            var rateLimit: ASCRateLimit?
+            do {
+                let response = try await transport.send(request)
+                let document = response.body.isEmpty ? nil : try? JSONParser.parse(response.body)
+                if let seen = ASCRateLimit(header: response.headers["x-rate-limit"]) { rateLimitSeen.withLock { $0 = seen } }
+                switch response.status {
+                case 200..<300:
+                    if response.status != 204, document == nil {
+                        throw ASCClientError.invalidResponse("\(method) \(path) answered \(response.status) without JSON")
+                    }
+                    return document
+                case 401:
+                    guard !refreshed else { throw ASCClientError.unauthorized(errors: ASCErrorItem.list(from: document)) }
+                    refreshed = true
+                    do { token = try tokens.token(replacing: token) } catch { throw ASCClientError.token(error) }
+                    continue
+                case 429:
+                    rateLimit = ASCRateLimit(header: response.headers["x-rate-limit"])
+                    outcome = .rateLimited(retryAfter: ASCRetryPolicy.retryAfterSeconds(response.headers["retry-after"]))
+                case 500..<600:
+                    lastErrors = ASCErrorItem.list(from: document)
+                    outcome = .serverError(status: response.status)
+                default:
+                    throw ASCClientError.rejected(
+                        status: response.status, method: method, path: path, errors: ASCErrorItem.list(from: document))
+                }
+            } catch let error as ASCClientError {
+                throw error
+            } catch let error as ASCTransportError {
+                guard error == .timedOut else { throw .unreachable(error.description) }
+                outcome = .timedOut
+            } catch {
+                throw .unreachable("\(error)")
+            }
+            let decision = configuration.policy.decision(
+                after: outcome, method: method, attempt: attempt, rateLimitWaits: rateLimitWaits, random: random)
+            switch (decision, outcome) {
+            case (.retry(let seconds), .rateLimited):
+                await sleeper(seconds)
+                rateLimitWaits += 1
+            case (.retry(let seconds), _):
+                await sleeper(seconds)
+                attempt += 1
+            case (.giveUp, .rateLimited(let retryAfter)):
+                throw .rateLimited(retryAfterSeconds: retryAfter, rateLimit: rateLimit)
+            case (.giveUp, .serverError(let status)):
+                if method == "POST" { throw .outcomeUnknown(method: method, path: path, reason: "HTTP \(status)") }
+                throw .serverError(status: status, attempts: attempt, errors: lastErrors)
+            case (.giveUp, .timedOut):
+                if method == "POST" { throw .outcomeUnknown(method: method, path: path, reason: "no answer in time") }
+                throw .timedOut(attempts: attempt)
+            }
+        }
+    }
+
+    /// One document (GET, or the answer of a POST/PATCH).
+    func document(_ method: String, _ target: String, body: JSONValue? = nil) async throws(ASCClientError) -> JSONAPIDocument {
+        guard let json = try await call(method, target, body: body) else {
+            throw .invalidResponse("\(method) \(target) answered without a document")
+        }
+        return try JSONAPIDocument(json)
+    }
+
+    /// Every page of a collection: `links.next` followed until absent (the document-level link,
+    /// not a relationship's). A link that leaves the origin or comes back again stops the walk.
+    func pages(_ target: String) async throws(ASCClientError) -> [JSONAPIDocument] {
+        var pages: [JSONAPIDocument] = []
+        var next: String? = target
+        var seen: Set<String> = []
+        while let link = next {
+            guard seen.insert(link).inserted else { throw .invalidResponse("links.next repeats \(link)") }
+            let page = try await document("GET", link)
+            pages.append(page)
+            next = page.nextLink
+        }
+        return pages
+    }
+}

@@ -1,0 +1,110 @@
+/// When the client sends a request again, and after how long. Pure: the client asks it, then
+/// sleeps through the injected sleeper, so tests decide time.
+///
+/// - 429 (`RATE_LIMIT_EXCEEDED`): wait `Retry-After` when ASC sends it (RFC 9110 §10.2.3, seconds),
+///   otherwise back off exponentially; any method, since a refused request did nothing. Apple,
+///   "Identifying Rate Limits": the limit is per key over a rolling hour, so waits can be long.
+/// - 5xx and no answer in time: back off and retry a bounded number of times, for every method but
+///   POST: a create that timed out may have happened (fastlane re-reads after a 504 PATCH for the
+///   same reason), so its caller re-reads instead of creating twice. A PATCH sets fields to values
+///   and is safe to repeat.
+/// - Anything else is final.
+public struct ASCRetryPolicy: Sendable {
+    /// Attempts in all for 5xx answers and timeouts (the first included).
+    public var maximumAttempts: Int
+    /// 429 answers waited out before giving up.
+    public var maximumRateLimitWaits: Int
+    /// Backoff: `base * 2^(n-1)`, capped, then jittered by ± `jitter` of itself.
+    public var baseDelay: Double
+    public var maximumDelay: Double
+    public var jitter: Double
+    /// A `Retry-After` longer than this is not waited for: the client reports the limit instead.
+    public var longestRetryAfter: Double
+
+    public init(
+        maximumAttempts: Int = 4, maximumRateLimitWaits: Int = 8, baseDelay: Double = 1, maximumDelay: Double = 60, jitter: Double = 0.25,
+        longestRetryAfter: Double = 3600
+    ) {
+        self.maximumAttempts = maximumAttempts
+        self.maximumRateLimitWaits = maximumRateLimitWaits
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.jitter = jitter
+        self.longestRetryAfter = longestRetryAfter
+    }
+
+    public enum Outcome: Sendable {
+        case rateLimited(retryAfter: Double?)
+        case serverError(status: Int)
+        case timedOut
+    }
+
+    public enum Decision: Equatable, Sendable {
+        case retry(afterSeconds: Double)
+        case giveUp
+    }
+
+    /// What to do after `outcome`, given how many attempts (`attempt`, from 1) and 429 waits were
+    /// made so far; `random` returns a number in 0...1 (the jitter's source).
+    public func decision(
+        after outcome: Outcome, method: String, attempt: Int, rateLimitWaits: Int, random: () -> Double
+    ) -> Decision {
+        switch outcome {
+        case .rateLimited(let retryAfter):
+            guard rateLimitWaits < maximumRateLimitWaits else { return .giveUp }
+            if let retryAfter {
+                return retryAfter <= longestRetryAfter ? .retry(afterSeconds: max(0, retryAfter)) : .giveUp
+            }
+            return .retry(afterSeconds: backoff(step: rateLimitWaits + 1, random: random))
+        case .serverError, .timedOut:
+            guard method != "POST", attempt < maximumAttempts else { return .giveUp }
+            return .retry(afterSeconds: backoff(step: attempt, random: random))
+        }
+    }
+
+    /// The n-th wait (from 1): exponential, capped, jittered so that many clients refused at once
+    /// do not come back at once.
+    func backoff(step: Int, random: () -> Double) -> Double {
+        let plain = min(maximumDelay, baseDelay * Double(1 << min(max(step - 1, 0), 20)))
+        return max(0, plain * (1 + jitter * (2 * random() - 1)))
+    }
+
+    /// `Retry-After` as delay-seconds (RFC 9110 §10.2.3); an HTTP-date or junk gives nil (backoff).
+    public static func retryAfterSeconds(_ value: String?) -> Double? {
+        guard let value, let seconds = Int(value.trimmed(of: " \t")), seconds >= 0 else { return nil }
+        return Double(seconds)
+    }
+}
+
+/// ASC's `X-Rate-Limit` header: `user-hour-lim:3500;user-hour-rem:500;` (Apple, "Identifying Rate
+/// Limits"); some endpoints add `user-minute-…` pairs, so every `key:value` pair is kept.
+public struct ASCRateLimit: Equatable, Sendable {
+    public let values: [String: Int]
+
+    public init?(header: String?) {
+        guard let header else { return nil }
+        var values: [String: Int] = [:]
+        for pair in header.split(separator: ";") {
+            let parts = pair.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let number = Int(parts[1].trimmed(of: " ")) else { continue }
+            values[parts[0].trimmed(of: " ")] = number
+        }
+        guard !values.isEmpty else { return nil }
+        self.values = values
+    }
+
+    public var hourLimit: Int? { values["user-hour-lim"] }
+    public var hourRemaining: Int? { values["user-hour-rem"] }
+}
+
+extension Substring {
+    fileprivate func trimmed(of set: String) -> String { String(self).trimmed(of: set) }
+}
+
+extension String {
+    fileprivate func trimmed(of set: String) -> String {
+        let drop: (Character) -> Bool = { set.contains($0) }
+        guard let first = firstIndex(where: { !drop($0) }), let last = lastIndex(where: { !drop($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}
