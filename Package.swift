@@ -10,7 +10,7 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "clip-registry",
     products: [
-        .executable(name: "clipctl", targets: ["clipctl"]),
+        .executable(name: "clipctl", targets: ["clipctl"])
     ],
     targets: [
         // System SQLite (Debian: libsqlite3-dev). The only C dependency.
@@ -43,7 +43,8 @@ let package = Package(
             plugins: ["EmbedMigrations"]),
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
-        .target(name: "ClipAPI", dependencies: ["ClipCore", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON"], swiftSettings: strict),
+        .target(
+            name: "ClipAPI", dependencies: ["ClipCore", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON"], swiftSettings: strict),
 
         // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.
         .target(name: "ClipCommands", dependencies: ["ArgParse"], swiftSettings: strict),
@@ -54,7 +55,10 @@ let package = Package(
         .executableTarget(name: "clip-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
 
         // clipctl's commands as a library (wiring and presentation), and the thin executable.
-        .target(name: "ClipCLI", dependencies: ["ClipCore", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON"], swiftSettings: strict),
+        .target(
+            name: "ClipCLI",
+            dependencies: ["ClipCore", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON"],
+            swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
         // The App Store Connect API client side: credentials and the ES256 JWT (knows ASC, not the store).
         .target(name: "AppStoreConnect", dependencies: ["SystemCrypto", "StrictJSON"], swiftSettings: strict),
@@ -67,13 +71,18 @@ let package = Package(
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "ClipAPITests", dependencies: ["ClipAPI", "ClipStore", "ClipCore", "ClipWire", "HTTP1", "SQLiteDB", "StrictJSON"], swiftSettings: strict),
+        .testTarget(
+            name: "ClipAPITests", dependencies: ["ClipAPI", "ClipStore", "ClipCore", "ClipWire", "HTTP1", "SQLiteDB", "StrictJSON"],
+            swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
-        .testTarget(name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "StrictJSON", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "StrictJSON", "TestSupport"], exclude: ["Fixtures"],
+            swiftSettings: strict),
         .testTarget(name: "ClipWireTests", dependencies: ["ClipWire", "ClipCore", "StrictJSON"], swiftSettings: strict),
-        .testTarget(name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB", "TestSupport"],
-                    swiftSettings: strict),
+        .testTarget(
+            name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto"], swiftSettings: strict),
         .testTarget(name: "AppStoreConnectTests", dependencies: ["AppStoreConnect", "SystemCrypto", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport"], swiftSettings: strict),

@@ -12,7 +12,8 @@ public struct OptionSpec: Sendable {
         OptionSpec(name: name, short: short, valueName: nil, help: help, repeatable: false)
     }
 
-    public static func option(_ name: String, short: Character? = nil, value: String, help: String, repeatable: Bool = false) -> OptionSpec {
+    public static func option(_ name: String, short: Character? = nil, value: String, help: String, repeatable: Bool = false) -> OptionSpec
+    {
         OptionSpec(name: name, short: short, valueName: value, help: help, repeatable: repeatable)
     }
 
@@ -38,7 +39,10 @@ public struct CommandSpec: Sendable {
     public let options: [OptionSpec]
     public let subcommands: [CommandSpec]
 
-    public init(_ name: String, summary: String, discussion: String = "", positionals: [PositionalSpec] = [], options: [OptionSpec] = [], subcommands: [CommandSpec] = []) {
+    public init(
+        _ name: String, summary: String, discussion: String = "", positionals: [PositionalSpec] = [], options: [OptionSpec] = [],
+        subcommands: [CommandSpec] = []
+    ) {
         self.name = name
         self.summary = summary
         self.discussion = discussion

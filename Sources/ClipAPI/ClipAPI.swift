@@ -190,7 +190,11 @@ public final class ClipAPI: @unchecked Sendable {
         case .notFound:
             response = Problem.notFound("no route for \(request.method) \(String(request.path).prefix(200))").response
         case .methodNotAllowed(let allow):
-            response = Problem(status: 405, detail: "\(request.method) is not allowed here; allowed: \(allow.joined(separator: ", "))", headers: [("Allow", allow.joined(separator: ", "))]).response
+            response =
+                Problem(
+                    status: 405, detail: "\(request.method) is not allowed here; allowed: \(allow.joined(separator: ", "))",
+                    headers: [("Allow", allow.joined(separator: ", "))]
+                ).response
         case .badPath:
             response = Problem.badRequest("the path has a malformed percent-encoding, invalid UTF-8 or NUL").response
         }
@@ -199,17 +203,19 @@ public final class ClipAPI: @unchecked Sendable {
         metrics.record(route: route, method: request.method, status: response.status, seconds: seconds)
         // One structured line per request; no query, body or Authorization (they may hold secrets).
         guard logsRequests else { return response }
-        log(JSONWriter.string(.object([
-            "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
-            "level": response.status >= 500 ? "error" : "info",
-            "msg": "request",
-            "requestId": .string(requestID),
-            "method": .string(request.method),
-            "route": .string(route),
-            "status": .integer(Int64(response.status)),
-            "durationMs": .double((seconds * 1e5).rounded() / 100),
-            "remote": .string(request.remoteAddress),
-        ])))
+        log(
+            JSONWriter.string(
+                .object([
+                    "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                    "level": response.status >= 500 ? "error" : "info",
+                    "msg": "request",
+                    "requestId": .string(requestID),
+                    "method": .string(request.method),
+                    "route": .string(route),
+                    "status": .integer(Int64(response.status)),
+                    "durationMs": .double((seconds * 1e5).rounded() / 100),
+                    "remote": .string(request.remoteAddress),
+                ])))
         return response
     }
 
@@ -217,27 +223,34 @@ public final class ClipAPI: @unchecked Sendable {
     public func observeRefusal(_ request: HTTPRequest, _ response: HTTPResponse) {
         metrics.record(route: "refused", method: request.method, status: response.status, seconds: 0)
         guard logsRequests else { return }
-        log(JSONWriter.string(.object([
-            "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
-            "level": "warning", "msg": "refused", "status": .integer(Int64(response.status)), "remote": .string(request.remoteAddress),
-        ])))
+        log(
+            JSONWriter.string(
+                .object([
+                    "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                    "level": "warning", "msg": "refused", "status": .integer(Int64(response.status)),
+                    "remote": .string(request.remoteAddress),
+                ])))
     }
 
     /// The server's drain window ended with `count` requests in flight (`HTTPServer.atDrainDeadline`):
     /// their database work is interrupted, so they roll back and answer 503 (each then gets its
     /// request line with that status), and the cut-off is logged.
     public func drainDeadlineReached(inFlight count: Int) {
-        log(JSONWriter.string(.object([
-            "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
-            "level": "warning", "msg": "drain deadline: interrupting requests in flight", "inFlight": .integer(Int64(count)),
-        ])))
+        log(
+            JSONWriter.string(
+                .object([
+                    "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                    "level": "warning", "msg": "drain deadline: interrupting requests in flight", "inFlight": .integer(Int64(count)),
+                ])))
         pool.interruptWork()
     }
 
     /// A client's X-Request-Id when it is safe to echo (1–128 of [A-Za-z0-9._-]), else a new one.
     static func requestID(_ given: String?) -> String {
         if let given, (1...128).contains(given.utf8.count),
-            given.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D })
+            given.utf8.allSatisfy({
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
+            })
         {
             return given
         }
@@ -250,7 +263,9 @@ public final class ClipAPI: @unchecked Sendable {
         }
     }
 
-    private func run(_ request: HTTPRequest, _ parameters: RouteParameters, template: String, access: Access, _ handler: Handler) -> HTTPResponse {
+    private func run(_ request: HTTPRequest, _ parameters: RouteParameters, template: String, access: Access, _ handler: Handler)
+        -> HTTPResponse
+    {
         guard let query = QueryString.parse(request.query) else {
             return Problem.badRequest("the query string has a malformed percent-encoding or invalid UTF-8").response
         }
@@ -260,7 +275,9 @@ public final class ClipAPI: @unchecked Sendable {
                 // Public routes ignore credentials: the AASA, resolve and banner answer anyone alike.
                 if access == .token, let authorization = request.headers["Authorization"] {
                     let parts = authorization.split(separator: " ", maxSplits: 1)
-                    guard parts.count == 2, parts[0].lowercased() == "bearer", let token = try registry.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+                    guard parts.count == 2, parts[0].lowercased() == "bearer",
+                        let token = try registry.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces))
+                    else {
                         throw Problem.unauthorized("the bearer token is unknown, malformed or revoked")
                     }
                     principal = token.team.map { .team($0, tokenID: token.id) } ?? .admin(tokenID: token.id)
@@ -269,7 +286,8 @@ public final class ClipAPI: @unchecked Sendable {
                 if access == .token && principal == nil { throw Problem.unauthorized("this route needs Authorization: Bearer TOKEN") }
                 defer { if request.method != "GET" && request.method != "HEAD" { pool.index.noteLocalWrite() } }
                 do {
-                    return try handler(self, Context(request: request, parameters: parameters, query: query, principal: principal, registry: registry))
+                    return try handler(
+                        self, Context(request: request, parameters: parameters, query: query, principal: principal, registry: registry))
                 } catch RegistryError.hostRefused(let refusal) where principal?.team == nil {
                     // Administrators learn who holds the host; teams never do (Problem.init).
                     throw Problem.forbidden(refusal.description)
@@ -278,7 +296,9 @@ public final class ClipAPI: @unchecked Sendable {
         } catch let problem as Problem {
             return problem.response
         } catch let error as RegistryError {
-            if case .storage(let message) = error { log("{\"level\":\"error\",\"msg\":\"storage\",\"detail\":\(JSONWriter.string(.string(message)))}") }
+            if case .storage(let message) = error {
+                log("{\"level\":\"error\",\"msg\":\"storage\",\"detail\":\(JSONWriter.string(.string(message)))}")
+            }
             return Problem(error).response
         } catch {
             log("{\"level\":\"error\",\"msg\":\"unexpected\",\"detail\":\(JSONWriter.string(.string("\(error)")))}")

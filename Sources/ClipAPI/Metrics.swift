@@ -70,7 +70,9 @@ final class Metrics: Sendable {
             out += "clipregistry_http_request_duration_seconds_count{route=\"\(route)\"} \(latencyCount[route]!)\n"
         }
         out += "# HELP clipregistry_experiences Advanced experiences (not removed), by status.\n# TYPE clipregistry_experiences gauge\n"
-        for (status, count) in experiences.sorted(by: { $0.key < $1.key }) { out += "clipregistry_experiences{status=\"\(status)\"} \(count)\n" }
+        for (status, count) in experiences.sorted(by: { $0.key < $1.key }) {
+            out += "clipregistry_experiences{status=\"\(status)\"} \(count)\n"
+        }
         out += "# HELP clipregistry_http_connections Open HTTP connections.\n# TYPE clipregistry_http_connections gauge\n"
         out += "clipregistry_http_connections \(connections)\n"
         return out

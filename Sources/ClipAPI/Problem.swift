@@ -26,13 +26,17 @@ struct Problem: Error {
         case .invalid(let errors):
             // Unknown fields are a malformed request (400); otherwise invalid values (422).
             let unknown = errors.contains { $0.isUnknownRequestField }
-            self.init(status: unknown ? 400 : 422, detail: unknown ? "the request has fields that are unknown or read-only" : "the request has invalid values", errors: errors)
+            self.init(
+                status: unknown ? 400 : 422,
+                detail: unknown ? "the request has fields that are unknown or read-only" : "the request has invalid values", errors: errors)
         case .invalidImport(let lines):
-            self.init(status: error.isHostRefusal ? 403 : 422, detail: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
-                      errors: lines.flatMap(\.fieldErrors))
+            self.init(
+                status: error.isHostRefusal ? 403 : 422, detail: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
+                errors: lines.flatMap(\.fieldErrors))
         case .notFound(let what): self.init(status: 404, detail: "not found: \(what)")
         case .conflict(let message, let existing):
-            self.init(status: 409, detail: message, extra: existing.map { [(key: "existing", value: .string("/v1/experiences/\($0)"))] } ?? [])
+            self.init(
+                status: 409, detail: message, extra: existing.map { [(key: "existing", value: .string("/v1/experiences/\($0)"))] } ?? [])
         case .versionMismatch: self.init(status: 412, detail: error.description)
         case .unprocessable(let message): self.init(status: 422, detail: message)
         case .busy, .interrupted: self.init(status: 503, detail: error.description, headers: [("Retry-After", "1")])
@@ -45,7 +49,10 @@ struct Problem: Error {
         }
     }
 
-    init(status: Int, detail: String, errors: [FieldError] = [], extra: [(key: String, value: JSONValue)] = [], headers: [(String, String)] = []) {
+    init(
+        status: Int, detail: String, errors: [FieldError] = [], extra: [(key: String, value: JSONValue)] = [],
+        headers: [(String, String)] = []
+    ) {
         self.status = status
         self.detail = detail
         self.errors = errors

@@ -14,23 +14,30 @@ extension ClipAPI {
         add("POST", "/v1/apps", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
             var bundle: BundleID?, team: TeamID?, appStoreID: AppStoreID?
-            if let b = reader.string("bundleId", required: true) { bundle = reader.attempt { () throws(ValidationFailure) in try BundleID(b, field: "bundleId") } }
+            if let b = reader.string("bundleId", required: true) {
+                bundle = reader.attempt { () throws(ValidationFailure) in try BundleID(b, field: "bundleId") }
+            }
             if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
             if let a = reader.string("appStoreId") { appStoreID = reader.attempt { () throws(ValidationFailure) in try AppStoreID(a) } }
             let name = reader.string("name")
             if team == nil { team = try c.caller.team }
-            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) { reader.fail("team", "required", "is required with an admin token") }
+            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
+                reader.fail("team", "required", "is required with an admin token")
+            }
             let errors = reader.finish()
             guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: team)
             if let existing = try? c.registry.app(bundle) {
                 // The PATCH hint only where the caller could follow it; another team's app is only "taken".
-                throw Problem(RegistryError.conflict(existing.team == team
-                    ? "app \(bundle.rawValue) already exists; change it with PATCH /v1/apps/\(bundle.rawValue)"
-                    : "app \(bundle.rawValue) is registered to another team than \(team.rawValue)"))
+                throw Problem(
+                    RegistryError.conflict(
+                        existing.team == team
+                            ? "app \(bundle.rawValue) already exists; change it with PATCH /v1/apps/\(bundle.rawValue)"
+                            : "app \(bundle.rawValue) is registered to another team than \(team.rawValue)"))
             }
             let app = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name).value
-            return json(CatalogJSON.app(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
+            return json(
+                CatalogJSON.app(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
         }
         // Create or update (clipctl app set): 201 with Location when created, 200 otherwise; the
         // same PUT twice changes nothing the second time. Tenancy as POST (a team token writes
@@ -89,10 +96,13 @@ extension ClipAPI {
             let errors = reader.finish()
             guard errors.isEmpty, let clip else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: clip.team)
-            if (try? c.registry.clip(clip.rawValue)) != nil { throw Problem(RegistryError.conflict("clip \(clip.rawValue) already exists")) }
+            if (try? c.registry.clip(clip.rawValue)) != nil {
+                throw Problem(RegistryError.conflict("clip \(clip.rawValue) already exists"))
+            }
             let added = try c.registry.addClip(clip)
-            return json(CatalogJSON.clip(added.value, notes: added.notes), status: 201,
-                        headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
+            return json(
+                CatalogJSON.clip(added.value, notes: added.notes), status: 201,
+                headers: [("Location", "/v1/clips/\(clip.bundleID.rawValue)")])
         }
         add("GET", "/v1/clips/{bundleId}", .token) { api, c in json(CatalogJSON.clip(try api.visibleClip(c))) }
         // Create unless it exists (clipctl clip add and default set over --server): 201 when
@@ -126,8 +136,9 @@ extension ClipAPI {
                 _ = try c.putPreconditions(kind: "c", current: existing == nil ? nil : 0, "clip \(team.rawValue).\(bundle.rawValue)")
             }
             let saved = try c.registry.addClip(AppID(team: team, bundleID: bundle))
-            return json(CatalogJSON.clip(saved.value, notes: saved.notes), status: saved.created ? 201 : 200,
-                        headers: saved.created ? [("Location", "/v1/clips/\(bundle.rawValue)")] : [])
+            return json(
+                CatalogJSON.clip(saved.value, notes: saved.notes), status: saved.created ? 201 : 200,
+                headers: saved.created ? [("Location", "/v1/clips/\(bundle.rawValue)")] : [])
         }
         add("DELETE", "/v1/clips/{bundleId}", .token) { api, c in
             try c.registry.removeClip(try api.visibleClip(c).appID.rawValue)
@@ -138,8 +149,9 @@ extension ClipAPI {
             try c.noBody()
             let added = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
             let host = added.value.host
-            return json(CatalogJSON.withNotes(CatalogJSON.association(added.value), added.notes), status: added.created ? 201 : 200,
-                        headers: added.created ? [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")] : [])
+            return json(
+                CatalogJSON.withNotes(CatalogJSON.association(added.value), added.notes), status: added.created ? 201 : 200,
+                headers: added.created ? [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")] : [])
         }
         add("DELETE", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
             try c.registry.removeDomain(clip: try api.visibleClip(c).appID.rawValue, host: c.parameter("host"))
@@ -162,7 +174,9 @@ extension ClipAPI {
                     // The API has no image upload: a header image is kept as it is (a GET's answer
                     // sent back), never set or changed here, and never silently dropped.
                     if let image = l.string("headerImage"), image != current?.localizations[locale]?.headerImage {
-                        l.fail("headerImage", "headerImage.readOnly", "cannot be set over the API; give the image file with clipctl default set --image")
+                        l.fail(
+                            "headerImage", "headerImage.readOnly",
+                            "cannot be set over the API; give the image file with clipctl default set --image")
                     }
                     reader.add(l.finish())
                 }
@@ -171,9 +185,11 @@ extension ClipAPI {
             guard errors.isEmpty, let action else { throw Problem(RegistryError.invalid(errors)) }
             let existing = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
             let expected = try c.putPreconditions(kind: "d", current: existing?.version, "the default experience of \(clip.appID.rawValue)")
-            let saved = try c.registry.setDefaultExperience(clip: clip.appID, action: action, localizations: localizations, expectedVersion: expected)
-            return json(CatalogJSON.withNotes(CatalogJSON.defaultExperience(saved.value), saved.notes), status: saved.created ? 201 : 200,
-                        headers: [("ETag", etag("d", saved.value.version))])
+            let saved = try c.registry.setDefaultExperience(
+                clip: clip.appID, action: action, localizations: localizations, expectedVersion: expected)
+            return json(
+                CatalogJSON.withNotes(CatalogJSON.defaultExperience(saved.value), saved.notes), status: saved.created ? 201 : 200,
+                headers: [("ETag", etag("d", saved.value.version))])
         }
         add("DELETE", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
             try c.registry.removeDefaultExperience(clip: try api.visibleClip(c).appID.rawValue)
@@ -188,15 +204,20 @@ extension ClipAPI {
             let defaults = reader.object("defaults")
             var position: Int?
             if let p = reader.number("position") {
-                if p >= 0, p == p.rounded(), p < 1_000_000 { position = Int(p) } else { reader.fail("position", "range", "expected a whole number ≥ 0") }
+                if p >= 0, p == p.rounded(), p < 1_000_000 {
+                    position = Int(p)
+                } else {
+                    reader.fail("position", "range", "expected a whole number ≥ 0")
+                }
             }
             let errors = reader.finish()
             guard errors.isEmpty, let components else { throw Problem(RegistryError.invalid(errors)) }
             let host = c.parameter("host")
             let stored = (try? c.registry.aasaContent(host: host))?.details.contains { $0.app.bundleID == app.bundleID } ?? false
             _ = try c.putPreconditions(kind: "l", current: stored ? 0 : nil, "applinks of \(app.bundleID.rawValue) on \(host)")
-            let saved = try c.registry.setApplinks(host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults,
-                                                   position: position)
+            let saved = try c.registry.setApplinks(
+                host: c.parameter("host"), app: app.bundleID, components: components, defaults: defaults,
+                position: position)
             return json(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes))
         }
         add("DELETE", "/v1/domains/{host}/applinks/{bundleId}", .token) { api, c in
@@ -211,7 +232,8 @@ extension ClipAPI {
             let variables: JSONValue? = reader.has("substitutionVariables") ? reader.object("substitutionVariables") ?? .null : nil
             let errors = reader.finish()
             guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
-            let stored = try c.registry.setApplinksSettings(host: c.parameter("host"), defaults: defaults, substitutionVariables: variables, by: try c.caller.team)
+            let stored = try c.registry.setApplinksSettings(
+                host: c.parameter("host"), defaults: defaults, substitutionVariables: variables, by: try c.caller.team)
             return json(CatalogJSON.withNotes(CatalogJSON.applinksSettings(stored.value), stored.notes))
         }
         add("PUT", "/v1/domains/{host}/applinks-generation", .token) { api, c in
@@ -246,7 +268,8 @@ extension ClipAPI {
         add("GET", "/v1/domains/{host}", .token) { api, c in
             let team = try c.caller.team
             guard let ownership = try c.registry.hostOwnerships(host: c.parameter("host"), team: team).first else {
-                throw Problem.notFound("not found: host \(c.parameter("host")) (no team holds it\(team == nil ? "" : ", or it is not your team's"))")
+                throw Problem.notFound(
+                    "not found: host \(c.parameter("host")) (no team holds it\(team == nil ? "" : ", or it is not your team's"))")
             }
             return json(api.ownershipJSON(ownership, for: team))
         }
@@ -254,7 +277,9 @@ extension ClipAPI {
             try c.requireAdmin()
             let reader = FieldReader(try c.jsonBody())
             var team: TeamID?
-            if let t = reader.string("team", required: true) { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+            if let t = reader.string("team", required: true) {
+                team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") }
+            }
             let errors = reader.finish()
             guard errors.isEmpty, let team else { throw Problem(RegistryError.invalid(errors)) }
             let claimed = try c.registry.claimHost(c.parameter("host"), team: team)
@@ -264,21 +289,26 @@ extension ClipAPI {
             try c.requireAdmin()
             try c.noBody()
             let team: TeamID
-            do throws(ValidationFailure) { team = try TeamID(c.parameter("team"), field: "team") } catch { throw Problem(RegistryError.invalid(error.errors)) }
+            do throws(ValidationFailure) { team = try TeamID(c.parameter("team"), field: "team") } catch {
+                throw Problem(RegistryError.invalid(error.errors))
+            }
             let shared = try c.registry.shareHost(c.parameter("host"), team: team)
             return json(api.ownershipJSON(shared.value, for: nil, notes: shared.notes), status: shared.notes.isEmpty ? 200 : 201)
         }
         add("DELETE", "/v1/domains/{host}/teams/{team}", .token) { api, c in
             try c.requireAdmin()
             let team: TeamID
-            do { team = try TeamID(c.parameter("team"), field: "team") } catch { throw Problem.notFound("not found: team \(c.parameter("team"))") }
+            do { team = try TeamID(c.parameter("team"), field: "team") } catch {
+                throw Problem.notFound("not found: team \(c.parameter("team"))")
+            }
             let unshared = try c.registry.unshareHost(c.parameter("host"), team: team)
             return json(api.ownershipJSON(unshared.value, for: nil, notes: unshared.notes))
         }
     }
 
     func ownershipJSON(_ ownership: HostOwnership, for team: TeamID?, notes: [WriteNote] = []) -> JSONValue {
-        let visible = team.map { own in HostOwnership(host: ownership.host, holders: ownership.holders.filter { $0.team == own }) } ?? ownership
+        let visible =
+            team.map { own in HostOwnership(host: ownership.host, holders: ownership.holders.filter { $0.team == own }) } ?? ownership
         return HostOwnershipJSON.ownership(visible, notes: notes)
     }
 

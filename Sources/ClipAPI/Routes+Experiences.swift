@@ -6,8 +6,10 @@ import HTTP1
 import StrictJSON
 
 extension ClipAPI {
-    func experienceResponse(_ e: AdvancedExperience, status: Int = 200, notes: [WriteNote] = [],
-                            warnings: [FieldError] = []) -> HTTPResponse {
+    func experienceResponse(
+        _ e: AdvancedExperience, status: Int = 200, notes: [WriteNote] = [],
+        warnings: [FieldError] = []
+    ) -> HTTPResponse {
         let body = CatalogJSON.written(e, notes: notes, warnings: warnings)
         var headers = [("ETag", etag("e\(e.id)", e.version))]
         if status == 201 { headers.append(("Location", "/v1/experiences/\(e.id)")) }
@@ -52,7 +54,9 @@ extension ClipAPI {
         }
         var headers: [(String, String)] = []
         if let next {
-            var query = c.query.filter { $0.name != "cursor" }.map { "\(QueryString.encodeComponent($0.name))=\(QueryString.encodeComponent($0.value))" }
+            var query = c.query.filter { $0.name != "cursor" }.map {
+                "\(QueryString.encodeComponent($0.name))=\(QueryString.encodeComponent($0.value))"
+            }
             query.append("cursor=\(next)")
             headers.append(("Link", "</v1/experiences?\(query.joined(separator: "&"))>; rel=\"next\""))
         }
@@ -72,13 +76,15 @@ extension ClipAPI {
         let current = try visibleExperience(c)
         let body = try c.jsonBody()
         if let clip = body["clip"]?.stringValue, let id = try? AppID(clip) { try c.checkWritable(team: id.team) }
-        let written = try c.registry.update(String(current.id), with: body, expectedVersion: try c.expectedVersion(kind: "e\(current.id)", current: current.version))
+        let written = try c.registry.update(
+            String(current.id), with: body, expectedVersion: try c.expectedVersion(kind: "e\(current.id)", current: current.version))
         return experienceResponse(written.value, notes: written.notes, warnings: written.warnings)
     }
 
     func deleteExperience(_ c: Context) throws -> HTTPResponse {
         let current = try visibleExperience(c)
-        _ = try c.registry.remove(String(current.id), expectedVersion: try c.expectedVersion(kind: "e\(current.id)", current: current.version))
+        _ = try c.registry.remove(
+            String(current.id), expectedVersion: try c.expectedVersion(kind: "e\(current.id)", current: current.version))
         return noContent()
     }
 
@@ -88,7 +94,8 @@ extension ClipAPI {
         switch type {
         case "application/x-ndjson", "application/ndjson", "application/jsonl": format = .ndjson
         case "text/csv": format = .csv
-        default: throw Problem(status: 415, detail: "send application/x-ndjson or text/csv (got \(type.isEmpty ? "no Content-Type" : type))")
+        default:
+            throw Problem(status: 415, detail: "send application/x-ndjson or text/csv (got \(type.isEmpty ? "no Content-Type" : type))")
         }
         let body = c.request.body
         if let own = try c.caller.team {
@@ -108,7 +115,10 @@ extension ClipAPI {
                 offset = end
             }
             scan(reader.finish())
-            if !foreign.isEmpty { throw Problem.forbidden("a token of team \(own.rawValue) cannot import other teams' clips (\(foreign.prefix(5).joined(separator: "; ")))") }
+            if !foreign.isEmpty {
+                throw Problem.forbidden(
+                    "a token of team \(own.rawValue) cannot import other teams' clips (\(foreign.prefix(5).joined(separator: "; ")))")
+            }
         }
         return json(ImportReportJSON.report(try c.registry.importExperiences(body, format: format)))
     }
@@ -118,32 +128,45 @@ extension ClipAPI {
         switch c.query("format")?.lowercased() ?? "ndjson" {
         case "ndjson": format = .ndjson
         case "csv": format = .csv
-        default: throw Problem(status: 422, detail: "format is ndjson or csv", errors: [FieldError(field: "format", rule: "enum", message: "expected ndjson or csv")])
+        default:
+            throw Problem(
+                status: 422, detail: "format is ndjson or csv",
+                errors: [FieldError(field: "format", rule: "enum", message: "expected ndjson or csv")])
         }
         var spreadsheetSafe = false
         switch c.query("spreadsheetSafe") {
         case nil, "false": break
         case "true" where format == .csv: spreadsheetSafe = true
-        case "true": throw Problem(status: 422, detail: "spreadsheetSafe applies to format=csv", errors: [FieldError(field: "spreadsheetSafe", rule: "format", message: "applies to format=csv only")])
-        default: throw Problem(status: 422, detail: "spreadsheetSafe is true or false", errors: [FieldError(field: "spreadsheetSafe", rule: "type", message: "expected true or false")])
+        case "true":
+            throw Problem(
+                status: 422, detail: "spreadsheetSafe applies to format=csv",
+                errors: [FieldError(field: "spreadsheetSafe", rule: "format", message: "applies to format=csv only")])
+        default:
+            throw Problem(
+                status: 422, detail: "spreadsheetSafe is true or false",
+                errors: [FieldError(field: "spreadsheetSafe", rule: "type", message: "expected true or false")])
         }
         var filter = Registry.ListFilter()
         filter.team = try c.caller.team
         var text = ""
         try c.registry.export(format: format, spreadsheetSafe: spreadsheetSafe, filter: filter) { text += $0 + "\n" }
-        return HTTPResponse(status: 200, contentType: format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson", body: Array(text.utf8))
+        return HTTPResponse(
+            status: 200, contentType: format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson", body: Array(text.utf8))
     }
 
     // MARK: Cursors: base64url of the last URL of a page (opaque to clients).
 
     static func encodeCursor(_ url: String) -> String {
-        Data(url.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Data(url.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 
     static func decodeCursor(_ cursor: String) -> String? {
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let url = String(data: data, encoding: .utf8), url.hasPrefix("https://") else { return nil }
+        guard let data = Data(base64Encoded: base64), let url = String(data: data, encoding: .utf8), url.hasPrefix("https://") else {
+            return nil
+        }
         return url
     }
 }

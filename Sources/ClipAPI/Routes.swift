@@ -10,11 +10,15 @@ extension ClipAPI {
         // Public (docs/architecture.md#the-http-api): no token.
         add("GET", "/healthz", .open, fromMemory: .always) { _, _ in json(["status": "ok"]) }
         add("GET", "/readyz", .open) { api, c in
-            c.registry.isReady() ? json(["status": "ready"]) : Problem(status: 503, detail: "the database is not migrated", headers: [("Retry-After", "5")]).response
+            c.registry.isReady()
+                ? json(["status": "ready"])
+                : Problem(status: 503, detail: "the database is not migrated", headers: [("Retry-After", "5")]).response
         }
         add("GET", "/metrics", .open) { api, c in
             let counts = try c.registry.experienceCounts()
-            let text = api.metrics.render(experiences: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }), connections: api.connectionCount())
+            let text = api.metrics.render(
+                experiences: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
+                connections: api.connectionCount())
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
         }
         add("GET", "/.well-known/apple-app-site-association", .open, fromMemory: .always) { api, c in try api.servedAASA(c) }
@@ -42,10 +46,15 @@ extension ClipAPI {
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in
             try c.requireAdmin()
-            let since = try c.query("since").map { v -> Int64 in
-                guard let n = Int64(v), n >= 0 else { throw Problem(status: 422, detail: "since is a change id", errors: [FieldError(field: "since", rule: "type", message: "expected a whole number ≥ 0")]) }
-                return n
-            } ?? 0
+            let since =
+                try c.query("since").map { v -> Int64 in
+                    guard let n = Int64(v), n >= 0 else {
+                        throw Problem(
+                            status: 422, detail: "since is a change id",
+                            errors: [FieldError(field: "since", rule: "type", message: "expected a whole number ≥ 0")])
+                    }
+                    return n
+                } ?? 0
             let limit = try Self.limit(c)
             // One more than asked says whether any follow: nextSince only when some do.
             let records = try c.registry.changes(since: since, limit: limit + 1)
@@ -68,8 +77,9 @@ extension ClipAPI {
             }
             let created = try c.registry.createToken(name: name, team: team)
             let (token, secret) = created.value
-            return json(CatalogJSON.withNotes(TokenJSON.created(token, secret: secret), created.notes), status: 201,
-                        headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
+            return json(
+                CatalogJSON.withNotes(TokenJSON.created(token, secret: secret), created.notes), status: 201,
+                headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
         }
         add("DELETE", "/v1/tokens/{id}", .token) { api, c in
             guard let id = Int64(c.parameter("id")) else { throw Problem.notFound("not found: token \(c.parameter("id"))") }
@@ -83,7 +93,9 @@ extension ClipAPI {
     static func limit(_ c: Context, default value: Int = 100) throws -> Int {
         guard let text = c.query("limit") else { return value }
         guard let n = Int(text), (1...1000).contains(n) else {
-            throw Problem(status: 422, detail: "limit is out of range", errors: [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
+            throw Problem(
+                status: 422, detail: "limit is out of range",
+                errors: [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
         }
         return n
     }
@@ -92,14 +104,19 @@ extension ClipAPI {
         switch c.query(name)?.lowercased() {
         case nil, "false", "0": return false
         case "true", "1", "": return true
-        default: throw Problem(status: 422, detail: "\(name) is true or false", errors: [FieldError(field: name, rule: "type", message: "expected true or false")])
+        default:
+            throw Problem(
+                status: 422, detail: "\(name) is true or false",
+                errors: [FieldError(field: name, rule: "type", message: "expected true or false")])
         }
     }
 
     // MARK: Served AASA (docs/rules.md#aasa-generation, docs/apple-formats.md#serving)
 
     func servedAASA(_ c: Context) throws -> HTTPResponse {
-        guard let hostHeader = c.request.headers["Host"], !hostHeader.isEmpty else { throw Problem.badRequest("the request has no Host header") }
+        guard let hostHeader = c.request.headers["Host"], !hostHeader.isEmpty else {
+            throw Problem.badRequest("the request has no Host header")
+        }
         // The port is not part of the association (docs/apple-formats.md#appclips); IPv6 literals are not hosts here.
         let host = hostHeader.split(separator: ":", maxSplits: 1).first.map(String.init) ?? hostHeader
         // Served from the read model's cache (docs/architecture.md#the-read-model), generated once per change of the host.
@@ -111,7 +128,9 @@ extension ClipAPI {
         let bytes = file.bytes, tag = file.etag
         var headers: [(String, String)] = [("ETag", tag), ("Cache-Control", "public, max-age=300")]
         if let match = c.request.headers["If-None-Match"],
-            match.split(separator: ",").contains(where: { let t = $0.trimmingCharacters(in: .whitespaces); return t == tag || t == "*" || t == "W/" + tag })
+            match.split(separator: ",").contains(where: {
+                let t = $0.trimmingCharacters(in: .whitespaces); return t == tag || t == "*" || t == "W/" + tag
+            })
         {
             return HTTPResponse(status: 304, headers: HTTPHeaders(headers))
         }
@@ -129,7 +148,10 @@ extension ClipAPI {
         guard errors.isEmpty else { throw Problem(status: 400, detail: "give ?url= and ?app=", errors: errors) }
         do { _ = try AppID(app, field: "app") } catch { throw Problem(RegistryError.invalid(error.errors)) }
         guard let host = AASAEvaluator.URLParts(url)?.host, !host.isEmpty else {
-            throw Problem(RegistryError.invalid([FieldError(field: "url", rule: "url.format", message: "give an absolute URL such as https://shop.example/path")]))
+            throw Problem(
+                RegistryError.invalid([
+                    FieldError(field: "url", rule: "url.format", message: "give an absolute URL such as https://shop.example/path")
+                ]))
         }
         let document = try JSONParser.parse(try c.registry.aasa(host: host))
         let result = AASAEvaluator.evaluate(document, appID: app, url: url, domain: host)
@@ -140,14 +162,19 @@ extension ClipAPI {
 
     func resolve(_ c: Context) throws -> HTTPResponse {
         guard let url = c.query("url"), !url.isEmpty else {
-            throw Problem(status: 400, detail: "give the invocation URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
+            throw Problem(
+                status: 400, detail: "give the invocation URL as ?url=",
+                errors: [FieldError(field: "url", rule: "required", message: "is required")])
         }
         let explain = try Self.flag(c, "explain")
         // The explanation lists every candidate of the host, which only the database path keeps;
         // the plain answer comes from the in-memory index (docs/architecture.md#the-read-model).
-        let resolution = explain
+        let resolution =
+            explain
             ? try c.registry.resolve(url, language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
-            : try pool.index.resolve(url, preferences: try Registry.preferences(language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"]))
+            : try pool.index.resolve(
+                url,
+                preferences: try Registry.preferences(language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"]))
         if !explain, let bytes = pool.index.answerBytes(resolution) {
             return HTTPResponse(status: 200, contentType: "application/json", body: bytes)
         }
@@ -162,7 +189,9 @@ extension ClipAPI {
 
     func banner(_ c: Context) throws -> HTTPResponse {
         guard let url = c.query("url"), !url.isEmpty else {
-            throw Problem(status: 400, detail: "give the page URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
+            throw Problem(
+                status: 400, detail: "give the page URL as ?url=",
+                errors: [FieldError(field: "url", rule: "required", message: "is required")])
         }
         let result = try c.registry.banner(pageURL: url, appArgument: c.query("appArgument"), clip: c.query("clip"))
         if Self.prefersHTML(c.request.headers["Accept"]) {

@@ -19,8 +19,10 @@ protocol Backend {
     func aasa(host: String) throws -> [UInt8]
     func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner
     /// Imports the bytes `chunks` gives (one chunk per call, nil at the end); `progress(lines)`.
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
-                    progress: @escaping (Int) -> Void) throws -> ImportReport
+    func importFile(
+        format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
+        progress: @escaping (Int) -> Void
+    ) throws -> ImportReport
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
     /// Creates the app or updates it (nil: unchanged).
     func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App>
@@ -41,8 +43,10 @@ protocol Backend {
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
     func defaultExperience(clip: String) throws -> DefaultExperience
     func removeDefault(clip: String) throws
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
-                     position: Int?) throws -> WriteOutcome<ApplinksDetails>
+    func setApplinks(
+        host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
+        position: Int?
+    ) throws -> WriteOutcome<ApplinksDetails>
     func removeApplinks(host: String, app: BundleID) throws
     /// The notes of the change (a free host becoming the team's).
     func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote]
@@ -104,8 +108,10 @@ struct LocalBackend: Backend {
         try registry.banner(pageURL: url, appArgument: appArgument, clip: clip)
     }
 
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
-                    progress: @escaping (Int) -> Void) throws -> ImportReport {
+    func importFile(
+        format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
+        progress: @escaping (Int) -> Void
+    ) throws -> ImportReport {
         try registry.importExperiences(format: format, chunks: chunks, progress: progress)
     }
 
@@ -138,16 +144,20 @@ struct LocalBackend: Backend {
         }
     }
 
-    func setDefault(clip: AppID, action: Action, localizations: [String: String],
-                    image: [UInt8]?) throws -> WriteOutcome<DefaultExperience> {
+    func setDefault(
+        clip: AppID, action: Action, localizations: [String: String],
+        image: [UInt8]?
+    ) throws -> WriteOutcome<DefaultExperience> {
         try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
     }
 
     func defaultExperience(clip: String) throws -> DefaultExperience { try registry.defaultExperience(clip: clip) }
     func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
 
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
-                     position: Int?) throws -> WriteOutcome<ApplinksDetails> {
+    func setApplinks(
+        host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
+        position: Int?
+    ) throws -> WriteOutcome<ApplinksDetails> {
         try registry.setApplinks(host: host, app: app, components: components, defaults: defaults, position: position)
     }
 

@@ -22,7 +22,9 @@ extension Context {
         let bundle = try parse { () throws(ValidationFailure) in try BundleID(parsed.positional(0)!, field: "bundleId") }
         let teamText = try requiredValue("team")
         let team = try parse { () throws(ValidationFailure) in try TeamID(teamText, field: "team") }
-        if parsed.flag("no-app-store-id") && parsed.value("app-store-id") != nil { throw CommandFailure.usage("--app-store-id and --no-app-store-id contradict each other") }
+        if parsed.flag("no-app-store-id") && parsed.value("app-store-id") != nil {
+            throw CommandFailure.usage("--app-store-id and --no-app-store-id contradict each other")
+        }
         var appStoreID: AppStoreID??
         if let id = parsed.value("app-store-id") { appStoreID = .some(try parse { () throws(ValidationFailure) in try AppStoreID(id) }) }
         if parsed.flag("no-app-store-id") { appStoreID = .some(nil) }
@@ -78,7 +80,11 @@ extension Context {
 
     func domainRemove() throws {
         try backend().removeDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
-        if !json { print("removed the association of \(parsed.positional(1)!) with \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed()) }
+        if !json {
+            print("removed the association of \(parsed.positional(1)!) with \(parsed.positional(0)!)")
+        } else {
+            printJSON(CommandJSON.removed())
+        }
     }
 
     func domainList() throws {
@@ -111,10 +117,14 @@ extension Context {
     func defaultSet() throws {
         let reference = parsed.positional(0)!
         let clip = try parse { () throws(ValidationFailure) in try AppID(reference) }
-        let action = try parse { () throws(ValidationFailure) in try Action.parse((parsed.value("action") ?? "OPEN").uppercased(), field: "action") }
+        let action = try parse { () throws(ValidationFailure) in
+            try Action.parse((parsed.value("action") ?? "OPEN").uppercased(), field: "action")
+        }
         var localizations: [String: String] = [:]
         for spec in parsed.all("subtitle") {
-            guard let eq = spec.firstIndex(of: "=") else { throw CommandFailure.usage("--subtitle takes LOCALE=TEXT, such as \"en-US=Rent a bike\"") }
+            guard let eq = spec.firstIndex(of: "=") else {
+                throw CommandFailure.usage("--subtitle takes LOCALE=TEXT, such as \"en-US=Rent a bike\"")
+            }
             localizations[String(spec[..<eq])] = String(spec[spec.index(after: eq)...])
         }
         let saved = try backend().setDefault(clip: clip, action: action, localizations: localizations, image: try image())
@@ -153,8 +163,9 @@ extension Context {
             guard let n = Int(v), n >= 0 else { throw CommandFailure.usage("--position takes a whole number") }
             return n
         }
-        let saved = try backend().setApplinks(host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"),
-                                              position: position)
+        let saved = try backend().setApplinks(
+            host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"),
+            position: position)
         if json { printJSON(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes)); return }
         let count = saved.value.components.arrayValue?.count ?? 0
         print("applinks of \(saved.value.app.rawValue) on \(parsed.positional(0)!): \(count) component(s)")
@@ -167,8 +178,9 @@ extension Context {
     }
 
     func applinksSettings() throws {
-        let notes = try backend().setApplinksSettings(host: parsed.positional(0)!, defaults: try jsonOption("defaults"),
-                                                      substitutionVariables: try jsonOption("substitution-variables"))
+        let notes = try backend().setApplinksSettings(
+            host: parsed.positional(0)!, defaults: try jsonOption("defaults"),
+            substitutionVariables: try jsonOption("substitution-variables"))
         if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, notes)); return }
         print("applinks settings of \(parsed.positional(0)!) saved")
         printNotes(notes)
@@ -191,7 +203,11 @@ extension Context {
             }
         }
         if !unmatched.isEmpty {
-            throw CommandFailure(code: ExitCode.failure, message: "\(unmatched.count) experience URL(s) are not given to their app: an earlier rule of the app decides first (see applinks set)")
+            throw CommandFailure(
+                code: ExitCode.failure,
+                message:
+                    "\(unmatched.count) experience URL(s) are not given to their app: an earlier rule of the app decides first (see applinks set)"
+            )
         }
     }
 

@@ -14,8 +14,11 @@ public struct CLIIO: Sendable {
     public var standardErrorIsTerminal: Bool
     public var standardOutputIsTerminal: Bool
 
-    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, readStandardInput: @escaping @Sendable () -> [UInt8],
-                standardErrorIsTerminal: Bool = false, standardOutputIsTerminal: Bool = false) {
+    public init(
+        out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
+        readStandardInput: @escaping @Sendable () -> [UInt8],
+        standardErrorIsTerminal: Bool = false, standardOutputIsTerminal: Bool = false
+    ) {
         self.out = out
         self.err = err
         self.readStandardInput = readStandardInput
@@ -41,7 +44,8 @@ struct CommandFailure: Error {
 
     static func usage(_ message: String) -> CommandFailure { CommandFailure(code: ExitCode.usage, message: message) }
     static func invalid(_ field: String, _ rule: String, _ message: String) -> CommandFailure {
-        CommandFailure(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: [FieldError(field: field, rule: rule, message: message)])
+        CommandFailure(
+            code: ExitCode.invalidInput, message: "invalid input", fieldErrors: [FieldError(field: field, rule: rule, message: message)])
     }
 
     init(code: Int32, message: String, fieldErrors: [FieldError] = []) {
@@ -54,10 +58,13 @@ struct CommandFailure: Error {
         switch error {
         case .invalid(let errors): self.init(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: errors)
         case .invalidImport(let lines):
-            self.init(code: error.isHostRefusal ? ExitCode.failure : ExitCode.invalidInput, message: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
-                      fieldErrors: lines.flatMap(\.fieldErrors))
+            self.init(
+                code: error.isHostRefusal ? ExitCode.failure : ExitCode.invalidInput,
+                message: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
+                fieldErrors: lines.flatMap(\.fieldErrors))
         case .conflict(let message, _): self.init(code: ExitCode.invalidInput, message: message)
-        case .notFound, .versionMismatch, .busy, .interrupted, .storage, .unprocessable, .hostRefused, .readOnly: self.init(code: ExitCode.failure, message: error.description)
+        case .notFound, .versionMismatch, .busy, .interrupted, .storage, .unprocessable, .hostRefused, .readOnly:
+            self.init(code: ExitCode.failure, message: error.description)
         }
     }
 }

@@ -39,7 +39,9 @@ final class Context {
                 guard let seconds = Double(text), seconds > 0 else { throw CommandFailure.usage("CLIP_TIMEOUT takes a number of seconds") }
                 timeout = seconds
             }
-            return try RemoteBackend(server: server, token: parsed.value("token") ?? environment["CLIP_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }, timeoutSeconds: timeout)
+            return try RemoteBackend(
+                server: server, token: parsed.value("token") ?? environment["CLIP_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+                timeoutSeconds: timeout)
         }
         return LocalBackend(registry: try registry())
     }

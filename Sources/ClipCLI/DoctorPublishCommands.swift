@@ -8,7 +8,9 @@ import StrictJSON
 /// doctor and publish: local database only (they read everything at once).
 extension Context {
     func doctor() throws {
-        if remoteServer != nil { throw CommandFailure.usage("doctor reads the database itself; run it where the database is (--server does not apply)") }
+        if remoteServer != nil {
+            throw CommandFailure.usage("doctor reads the database itself; run it where the database is (--server does not apply)")
+        }
         let findings = Doctor.examine(try registry().doctorSnapshot(host: parsed.value("host")))
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.filter { $0.severity == .warning }.count
@@ -30,7 +32,9 @@ extension Context {
     /// replaced as a whole, so it must be absent, empty or exactly an earlier publish
     /// (`StaticSite.changes`), and must not hold the database.
     func publish() throws {
-        if remoteServer != nil { throw CommandFailure.usage("publish reads the database itself; run it where the database is (--server does not apply)") }
+        if remoteServer != nil {
+            throw CommandFailure.usage("publish reads the database itself; run it where the database is (--server does not apply)")
+        }
         let listen = parsed.value("nginx-listen") ?? "443 ssl"
         guard !listen.isEmpty, !listen.contains(where: { $0 == ";" || $0 == "{" || $0 == "}" || $0 == "\n" }) else {
             throw CommandFailure.usage("--nginx-listen takes an nginx listen parameter such as \"443 ssl\" or 127.0.0.1:8443")
@@ -50,8 +54,10 @@ extension Context {
         } catch { throw Self.publishFailure(error) }
         let index = files.first { $0.path == StaticSite.indexName }!
         if json {
-            printJSON(CommandJSON.published(directory: target, hosts: publication.aasa.count, banners: publication.banners.count,
-                                            files: files.count, indexSHA256: SHA256.hexDigest(index.bytes), notes: publication.notes, changes: changes))
+            printJSON(
+                CommandJSON.published(
+                    directory: target, hosts: publication.aasa.count, banners: publication.banners.count,
+                    files: files.count, indexSHA256: SHA256.hexDigest(index.bytes), notes: publication.notes, changes: changes))
         } else {
             print("published \(publication.aasa.count) AASA file(s) and \(publication.banners.count) banner snippet(s) to \(target)")
             print("  index:  \(target)/\(StaticSite.indexName) (sha256 \(SHA256.hexDigest(index.bytes)))")

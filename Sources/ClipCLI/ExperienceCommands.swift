@@ -10,7 +10,9 @@ extension Context {
     /// The experience fields given as options, as the JSON form `ExperienceJSON.decode` reads.
     func experienceMembers() throws -> [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = []
-        for (option, key) in [("title", "title"), ("subtitle", "subtitle"), ("action", "action"), ("language", "language"), ("category", "category")] {
+        for (option, key) in [
+            ("title", "title"), ("subtitle", "subtitle"), ("action", "action"), ("language", "language"), ("category", "category"),
+        ] {
             if let v = parsed.value(option) { members.append((key: key, value: .string(v))) }
         }
         let localizations = parsed.all("localization")
@@ -22,9 +24,14 @@ extension Context {
                 guard let eq = spec.firstIndex(of: "="), let bar = spec[eq...].firstIndex(of: "|") else {
                     throw CommandFailure.usage("--localization takes LANG=TITLE|SUBTITLE, such as \"FR=Louer un vélo|Dès maintenant\"")
                 }
-                cards.append((key: String(spec[..<eq]).uppercased(), value: .object([
-                    "title": .string(String(spec[spec.index(after: eq)..<bar])), "subtitle": .string(String(spec[spec.index(after: bar)...])),
-                ])))
+                cards.append(
+                    (
+                        key: String(spec[..<eq]).uppercased(),
+                        value: .object([
+                            "title": .string(String(spec[spec.index(after: eq)..<bar])),
+                            "subtitle": .string(String(spec[spec.index(after: bar)...])),
+                        ])
+                    ))
             }
             let named = cards.map(\.key)
             if let twice = named.first(where: { key in named.filter { $0 == key }.count > 1 }) {
@@ -110,13 +117,17 @@ extension Context {
         var members = try experienceMembers()
         if let url = parsed.value("url") { members.append((key: "url", value: .string(url))) }
         if let clip = parsed.value("clip") { members.append((key: "clip", value: .string(clip))) }
-        if parsed.flag("powered-by") && parsed.flag("not-powered-by") { throw CommandFailure.usage("--powered-by and --not-powered-by contradict each other") }
+        if parsed.flag("powered-by") && parsed.flag("not-powered-by") {
+            throw CommandFailure.usage("--powered-by and --not-powered-by contradict each other")
+        }
         if parsed.flag("powered-by") { members.append((key: "poweredBy", value: true)) }
         if parsed.flag("not-powered-by") { members.append((key: "poweredBy", value: false)) }
         if parsed.flag("no-category") { members.append((key: "category", value: .null)) }
         if parsed.flag("no-place") { members.append((key: "place", value: .null)) }
         let image = try image()
-        guard !members.isEmpty || image != nil else { throw CommandFailure.usage("nothing to update: give at least one field option (see clipctl update --help)") }
+        guard !members.isEmpty || image != nil else {
+            throw CommandFailure.usage("nothing to update: give at least one field option (see clipctl update --help)")
+        }
         let outcome = try backend().update(parsed.positional(0)!, .object(members), image: image)
         if json { printJSON(CatalogJSON.written(outcome)); return }
         print("updated experience \(outcome.value.id) (version \(outcome.value.version))")
@@ -135,7 +146,9 @@ extension Context {
 
     func format(for path: String?) throws -> Interchange.Format {
         if let name = parsed.value("format") {
-            guard let format = Interchange.Format(rawValue: name.lowercased()) else { throw CommandFailure.usage("--format is ndjson or csv, not \(name)") }
+            guard let format = Interchange.Format(rawValue: name.lowercased()) else {
+                throw CommandFailure.usage("--format is ndjson or csv, not \(name)")
+            }
             return format
         }
         return path?.lowercased().hasSuffix(".csv") == true ? .csv : .ndjson
@@ -152,7 +165,12 @@ extension Context {
         if path == "-" {
             var input: [UInt8]? = io.readStandardInput()
             total = input?.count ?? 0
-            chunks = { defer { input = nil }; return input.map { read.add($0.count); return $0[...] } }
+            chunks = {
+                defer { input = nil };
+                return input.map {
+                    read.add($0.count); return $0[...]
+                }
+            }
         } else {
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw CommandFailure(code: ExitCode.failure, message: "cannot read import file \(path): no such file or not readable")

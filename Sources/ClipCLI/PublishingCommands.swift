@@ -79,7 +79,8 @@ extension Context {
     /// `aasa lint FILE|HOST`: a file when the argument names one (or is -), else the registry's host.
     func aasaLint() throws {
         let target = parsed.positional(0)!
-        let bytes = target == "-" || FileManager.default.fileExists(atPath: target)
+        let bytes =
+            target == "-" || FileManager.default.fileExists(atPath: target)
             ? try readFile(target, option: "lint") : try backend().aasa(host: target)
         let findings = AASALinter.lint(bytes)
         if json {
@@ -99,14 +100,16 @@ extension Context {
     }
 
     func changes() throws {
-        let since = try parsed.value("since").map { v -> Int64 in
-            guard let n = Int64(v), n >= 0 else { throw CommandFailure.usage("--since takes a change id (a whole number)") }
-            return n
-        } ?? 0
-        let limit = try parsed.value("limit").map { v -> Int in
-            guard let n = Int(v), (1...10_000).contains(n) else { throw CommandFailure.usage("--limit takes a number from 1 to 10000") }
-            return n
-        } ?? 100
+        let since =
+            try parsed.value("since").map { v -> Int64 in
+                guard let n = Int64(v), n >= 0 else { throw CommandFailure.usage("--since takes a change id (a whole number)") }
+                return n
+            } ?? 0
+        let limit =
+            try parsed.value("limit").map { v -> Int in
+                guard let n = Int(v), (1...10_000).contains(n) else { throw CommandFailure.usage("--limit takes a number from 1 to 10000") }
+                return n
+            } ?? 100
         let (records, nextSince) = try backend().changes(since: since, limit: limit)
         if json {
             printJSON(.array(records.map(ChangeRecordJSON.record)))

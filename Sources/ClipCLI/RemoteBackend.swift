@@ -7,7 +7,7 @@ import HTTP1
 import StrictJSON
 import Synchronization
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A running Clip Registry server (`--server URL`, `--token`), over its HTTP API. Problem
@@ -20,7 +20,8 @@ struct RemoteBackend: Backend {
 
     init(server: String, token: String?, timeoutSeconds: Double = 30) throws {
         self.timeoutSeconds = timeoutSeconds
-        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
+        else {
             throw CommandFailure.usage("--server takes a URL such as http://127.0.0.1:8080 or https://registry.example")
         }
         base = server.hasSuffix("/") ? String(server.dropLast()) : server
@@ -42,8 +43,10 @@ struct RemoteBackend: Backend {
     }
 
     /// One HTTP exchange, synchronously.
-    func send(_ method: String, _ path: String, query: [(String, String?)] = [], body: Data? = nil, contentType: String = "application/json",
-              accept: String = "application/json", headers extra: [(String, String)] = []) throws -> Answer {
+    func send(
+        _ method: String, _ path: String, query: [(String, String?)] = [], body: Data? = nil, contentType: String = "application/json",
+        accept: String = "application/json", headers extra: [(String, String)] = []
+    ) throws -> Answer {
         var components = URLComponents(string: base + path)!
         let items = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         if !items.isEmpty { components.queryItems = items }
@@ -71,7 +74,11 @@ struct RemoteBackend: Backend {
         done.wait()
         let exchange = box.withLock { $0 }
         guard let response = exchange.response else {
-            throw CommandFailure(code: ExitCode.unavailable, message: "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(exchange.error?.localizedDescription ?? "no answer")")
+            throw CommandFailure(
+                code: ExitCode.unavailable,
+                message:
+                    "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(exchange.error?.localizedDescription ?? "no answer")"
+            )
         }
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
@@ -116,8 +123,11 @@ struct RemoteBackend: Backend {
         if let id = Int64(reference), id > 0 { return id }
         let url: NormalizedURL
         do { url = try NormalizedURL(reference) } catch {
-            throw CommandFailure(code: ExitCode.invalidInput, message: "invalid input",
-                                 fieldErrors: [FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(error.message))")])
+            throw CommandFailure(
+                code: ExitCode.invalidInput, message: "invalid input",
+                fieldErrors: [
+                    FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(error.message))")
+                ])
         }
         if let match = try experiences(clip: nil, host: url.host, status: nil).first(where: { $0.url.canonical == url.canonical }) {
             return match.id
@@ -137,7 +147,9 @@ struct RemoteBackend: Backend {
         var items: [AdvancedExperience] = []
         var cursor: String?
         repeat {
-            let page = try call("GET", "/v1/experiences", query: [("clip", clip), ("host", host), ("status", status?.uppercased()), ("limit", "1000"), ("cursor", cursor)])
+            let page = try call(
+                "GET", "/v1/experiences",
+                query: [("clip", clip), ("host", host), ("status", status?.uppercased()), ("limit", "1000"), ("cursor", cursor)])
             items += try self.items(page, CatalogJSON.experience(json:))
             cursor = ListJSON.nextCursor(json: page.json)
         } while cursor != nil
@@ -181,22 +193,29 @@ struct RemoteBackend: Backend {
         return try decode(answer.json, CatalogJSON.banner(json:))
     }
 
-    func importFile(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
-                    progress: @escaping (Int) -> Void) throws -> ImportReport {
+    func importFile(
+        format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
+        progress: @escaping (Int) -> Void
+    ) throws -> ImportReport {
         var body = Data()
         while let chunk = try chunks() { body.append(contentsOf: chunk) }  // one request body
-        let answer = try checked(try send("POST", "/v1/experiences/import", body: body, contentType: format == .csv ? "text/csv" : "application/x-ndjson"))
+        let answer = try checked(
+            try send("POST", "/v1/experiences/import", body: body, contentType: format == .csv ? "text/csv" : "application/x-ndjson"))
         return try decode(answer.json, ImportReportJSON.report(json:))
     }
 
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws {
-        let answer = try checked(try send("GET", "/v1/experiences/export", query: [("format", format.rawValue), ("spreadsheetSafe", spreadsheetSafe ? "true" : nil)], accept: "*/*"))
+        let answer = try checked(
+            try send(
+                "GET", "/v1/experiences/export", query: [("format", format.rawValue), ("spreadsheetSafe", spreadsheetSafe ? "true" : nil)],
+                accept: "*/*"))
         for line in String(decoding: answer.body, as: UTF8.self).split(separator: "\n") { try emit(String(line)) }
     }
 
     func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App> {
-        let answer = try call("PUT", "/v1/apps/\(Self.component(bundle.rawValue))",
-                              json: RequestJSON.saveApp(team: team, appStoreID: appStoreID, name: name))
+        let answer = try call(
+            "PUT", "/v1/apps/\(Self.component(bundle.rawValue))",
+            json: RequestJSON.saveApp(team: team, appStoreID: appStoreID, name: name))
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try CatalogJSON.app(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
@@ -249,14 +268,18 @@ struct RemoteBackend: Backend {
             .sorted { ($0.host, $0.clip.bundleID.rawValue) < ($1.host, $1.clip.bundleID.rawValue) }
     }
 
-    func setDefault(clip: AppID, action: Action, localizations: [String: String],
-                    image: [UInt8]?) throws -> WriteOutcome<DefaultExperience> {
+    func setDefault(
+        clip: AppID, action: Action, localizations: [String: String],
+        image: [UInt8]?
+    ) throws -> WriteOutcome<DefaultExperience> {
         if image != nil { throw Self.noImages }
         let added = try addClip(clip)
-        let answer = try call("PUT", "/v1/clips/\(Self.clipBundle(clip.rawValue))/default-experience",
-                              json: RequestJSON.setDefaultExperience(action: action, subtitles: localizations))
+        let answer = try call(
+            "PUT", "/v1/clips/\(Self.clipBundle(clip.rawValue))/default-experience",
+            json: RequestJSON.setDefaultExperience(action: action, subtitles: localizations))
         return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(try CatalogJSON.defaultExperience(json: v), created: answer.status == 201, notes: added.notes + CatalogJSON.notes(json: v))
+            WriteOutcome(
+                try CatalogJSON.defaultExperience(json: v), created: answer.status == 201, notes: added.notes + CatalogJSON.notes(json: v))
         }
     }
 
@@ -285,10 +308,13 @@ struct RemoteBackend: Backend {
         }
     }
 
-    func setApplinks(host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
-                     position: Int?) throws -> WriteOutcome<ApplinksDetails> {
-        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))",
-                              json: RequestJSON.setApplinks(components: components, defaults: defaults, position: position))
+    func setApplinks(
+        host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
+        position: Int?
+    ) throws -> WriteOutcome<ApplinksDetails> {
+        let answer = try call(
+            "PUT", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))",
+            json: RequestJSON.setApplinks(components: components, defaults: defaults, position: position))
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try CatalogJSON.applinks(json: v, host: host), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
@@ -299,8 +325,9 @@ struct RemoteBackend: Backend {
     }
 
     func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]> {
-        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-generation",
-                              json: RequestJSON.setApplinksGeneration(enabled))
+        let answer = try call(
+            "PUT", "/v1/domains/\(Self.component(host))/applinks-generation",
+            json: RequestJSON.setApplinksGeneration(enabled))
         return try decode(answer.json, CatalogJSON.applinksGeneration(json:))
     }
 

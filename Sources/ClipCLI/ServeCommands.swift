@@ -14,7 +14,8 @@ extension Context {
         if remoteServer != nil { throw CommandFailure.usage("serve runs on a local database; --server and CLIP_SERVER do not apply") }
         let listen = parsed.value("listen") ?? "127.0.0.1:8080"
         // HOST:PORT, with an IPv6 literal in brackets (RFC 3986 §3.2.2): [::1]:8080; a name such as localhost is resolved.
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port)
+        else {
             throw CommandFailure.usage("--listen takes HOST:PORT, such as 127.0.0.1:8080, localhost:8080 or [::1]:8080")
         }
         var host = String(listen[..<colon])
@@ -63,7 +64,9 @@ extension Context {
         }
         api.connectionCount = { server.connectionCount }
         if (try? pool.with(actor: "api") { $0.isReadOnly }) == true {
-            io.err("{\"level\":\"warn\",\"msg\":\(JSONWriter.string(.string("the database \(databasePath) is read-only: serving reads; writes answer 503")))}\n")
+            io.err(
+                "{\"level\":\"warn\",\"msg\":\(JSONWriter.string(.string("the database \(databasePath) is read-only: serving reads; writes answer 503")))}\n"
+            )
         }
         print("serving \(databasePath) on http://\(listen[..<colon]):\(bound)")
 
@@ -78,7 +81,9 @@ extension Context {
         let path = parsed.positional(0)!
         if path.isEmpty { throw CommandFailure.usage("backup takes the name of the file to create") }
         // Opening a registry creates a missing database: a mistyped --db would back up an empty one.
-        guard DurableFiles.exists(databasePath) else { throw CommandFailure(code: ExitCode.failure, message: "no database at \(databasePath)") }
+        guard DurableFiles.exists(databasePath) else {
+            throw CommandFailure(code: ExitCode.failure, message: "no database at \(databasePath)")
+        }
         try registry().backup(to: path)
         if json { printJSON(CommandJSON.backup(path)) } else { print("backed up \(databasePath) to \(path)") }
     }
@@ -90,8 +95,10 @@ extension Context {
         // Not registry(): the database replaced need not open (or migrate) as a registry.
         let report = try Registry.restore(database: databasePath, from: path, actor: "clipctl:\(environment["USER"] ?? "local")")
         if json {
-            printJSON(CommandJSON.restored(from: path, migrated: report.migrated, replacedCopy: report.replacedCopy,
-                                           tokensKept: report.tokensKept))
+            printJSON(
+                CommandJSON.restored(
+                    from: path, migrated: report.migrated, replacedCopy: report.replacedCopy,
+                    tokensKept: report.tokensKept))
             return
         }
         print("restored \(databasePath) from \(path)")

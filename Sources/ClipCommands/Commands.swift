@@ -16,7 +16,9 @@ public enum Commands {
         .option("action", value: "VERB", help: "OPEN, VIEW or PLAY (default OPEN)"),
         .option("language", value: "LANG", help: "default language, one of Apple's 32 codes such as EN, FR (default EN)"),
         .option("category", value: "CATEGORY", help: "business category, such as FOOD_AND_DRINK"),
-        .option("localization", value: "LANG=TITLE|SUBTITLE", help: "card text in another language (update: only the languages given change)", repeatable: true),
+        .option(
+            "localization", value: "LANG=TITLE|SUBTITLE", help: "card text in another language (update: only the languages given change)",
+            repeatable: true),
         .option("place", value: "JSON|@FILE", help: "place object, as App Store Connect's advanced experience place"),
         .option("image", value: "FILE", help: "header image: PNG or JPEG, 3:2 (1800×1200), no transparency"),
     ]
@@ -28,130 +30,249 @@ public enum Commands {
             Exit codes: 0 ok, 1 failure (not found, no match), 64 usage error, 65 invalid input, 69 server unreachable.
             """,
         subcommands: [
-            CommandSpec("register", summary: "register an advanced experience for a URL", discussion: "Creates the team, app, clip and domain association the URL and clip imply, and says so.",
-                        positionals: [PositionalSpec("URL", help: "the invocation URL (https)")],
-                        options: [.option("clip", value: "TEAMID.BUNDLE", help: "the App Clip's App ID, such as ABCDE12345.com.example.app.Clip")]
-                            + experienceFields + [.flag("powered-by", help: "submitted by a platform serving many businesses")]),
-            CommandSpec("list", summary: "list experiences, ordered by URL",
-                        options: [.option("clip", value: "CLIP", help: "only this clip's"), .option("host", value: "HOST", help: "only on this host"),
-                                  .option("status", value: "STATUS", help: "ACTIVE or DEACTIVATED")]),
-            CommandSpec("show", summary: "show one experience", positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")]),
-            CommandSpec("update", summary: "change fields of an experience", positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")],
-                        options: [.option("url", value: "URL", help: "new URL"), .option("clip", value: "CLIP", help: "move to another clip")]
-                            + experienceFields + [.option("remove-localization", value: "LANG", help: "remove the card of a language (not the default one)", repeatable: true),
-                                                  .flag("powered-by", help: "set isPoweredBy"), .flag("not-powered-by", help: "clear isPoweredBy"),
-                                                  .flag("no-category", help: "clear the category"), .flag("no-place", help: "clear the place")]),
-            CommandSpec("deactivate", summary: "stop an experience from matching", positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
-            CommandSpec("activate", summary: "let a deactivated experience match again", positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
-            CommandSpec("remove", summary: "remove an experience (soft delete; its URL becomes free)", positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
-            CommandSpec("resolve", summary: "show which experience an invocation URL gets",
-                        discussion: "Exits 1 when nothing matches, like grep.",
-                        positionals: [PositionalSpec("URL", help: "the invocation URL")],
-                        options: [.option("language", value: "LANG", help: "preferred card language (EN, fr-CA, …)"),
-                                  .flag("explain", help: "list every candidate and why it lost; warn about near misses")]),
-            CommandSpec("aasa", summary: "print the apple-app-site-association file of a host", positionals: [PositionalSpec("HOST", help: "the host, such as shop.example")],
-                        subcommands: [
-                            CommandSpec("check", summary: "does an AASA file give this URL to this app? (match, exclude or no_match)",
-                                        discussion: "Evaluates the registry's AASA for the URL's host, or a file. Exits 0 on match, 1 otherwise, like grep.",
-                                        positionals: [PositionalSpec("URL", help: "the URL to decide")],
-                                        options: [.option("app", value: "TEAMID.BUNDLE", help: "the app's App ID (required)"),
-                                                  .option("file", value: "FILE", help: "an AASA file to evaluate instead of the registry's (- for standard input)")]),
-                            CommandSpec("lint", summary: "report the problems of an AASA file, each with a stable code (AASA###)",
-                                        discussion: "Exits 1 when any problem is an error.",
-                                        positionals: [PositionalSpec("FILE|HOST", help: "a file (- for standard input), or a host of the registry")]),
+            CommandSpec(
+                "register", summary: "register an advanced experience for a URL",
+                discussion: "Creates the team, app, clip and domain association the URL and clip imply, and says so.",
+                positionals: [PositionalSpec("URL", help: "the invocation URL (https)")],
+                options: [.option("clip", value: "TEAMID.BUNDLE", help: "the App Clip's App ID, such as ABCDE12345.com.example.app.Clip")]
+                    + experienceFields + [.flag("powered-by", help: "submitted by a platform serving many businesses")]),
+            CommandSpec(
+                "list", summary: "list experiences, ordered by URL",
+                options: [
+                    .option("clip", value: "CLIP", help: "only this clip's"), .option("host", value: "HOST", help: "only on this host"),
+                    .option("status", value: "STATUS", help: "ACTIVE or DEACTIVATED"),
+                ]),
+            CommandSpec(
+                "show", summary: "show one experience", positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")]),
+            CommandSpec(
+                "update", summary: "change fields of an experience",
+                positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")],
+                options: [.option("url", value: "URL", help: "new URL"), .option("clip", value: "CLIP", help: "move to another clip")]
+                    + experienceFields + [
+                        .option(
+                            "remove-localization", value: "LANG", help: "remove the card of a language (not the default one)",
+                            repeatable: true),
+                        .flag("powered-by", help: "set isPoweredBy"), .flag("not-powered-by", help: "clear isPoweredBy"),
+                        .flag("no-category", help: "clear the category"), .flag("no-place", help: "clear the place"),
+                    ]),
+            CommandSpec(
+                "deactivate", summary: "stop an experience from matching",
+                positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
+            CommandSpec(
+                "activate", summary: "let a deactivated experience match again",
+                positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
+            CommandSpec(
+                "remove", summary: "remove an experience (soft delete; its URL becomes free)",
+                positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
+            CommandSpec(
+                "resolve", summary: "show which experience an invocation URL gets",
+                discussion: "Exits 1 when nothing matches, like grep.",
+                positionals: [PositionalSpec("URL", help: "the invocation URL")],
+                options: [
+                    .option("language", value: "LANG", help: "preferred card language (EN, fr-CA, …)"),
+                    .flag("explain", help: "list every candidate and why it lost; warn about near misses"),
+                ]),
+            CommandSpec(
+                "aasa", summary: "print the apple-app-site-association file of a host",
+                positionals: [PositionalSpec("HOST", help: "the host, such as shop.example")],
+                subcommands: [
+                    CommandSpec(
+                        "check", summary: "does an AASA file give this URL to this app? (match, exclude or no_match)",
+                        discussion:
+                            "Evaluates the registry's AASA for the URL's host, or a file. Exits 0 on match, 1 otherwise, like grep.",
+                        positionals: [PositionalSpec("URL", help: "the URL to decide")],
+                        options: [
+                            .option("app", value: "TEAMID.BUNDLE", help: "the app's App ID (required)"),
+                            .option(
+                                "file", value: "FILE", help: "an AASA file to evaluate instead of the registry's (- for standard input)"),
                         ]),
-            CommandSpec("banner", summary: "print the Smart App Banner tag for a page", positionals: [PositionalSpec("URL", help: "the page URL")],
-                        options: [.option("app-argument", value: "URL", help: "URL handed to the full app"),
-                                  .option("clip", value: "CLIP", help: "the clip, when several are associated with the host")]),
-            CommandSpec("import", summary: "import experiences from NDJSON or CSV, all or nothing",
-                        discussion: "Every bad line is reported with its number, and nothing is written unless every line is good. A leading UTF-8 byte-order mark is skipped.",
-                        positionals: [PositionalSpec("FILE", help: "file to read, or - for standard input")],
-                        options: [.option("format", value: "FORMAT", help: "ndjson or csv (default: from the file name, else ndjson)")]),
-            CommandSpec("export", summary: "export experiences as NDJSON or CSV, ordered by URL",
-                        options: [.option("format", value: "FORMAT", help: "ndjson (default) or csv"), .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output"),
-                                  .flag("spreadsheet-safe", help: "CSV for spreadsheets: a ' before cells starting with = + - @ TAB or CR (such a file no longer re-imports to the same bytes)")]),
-            CommandSpec("app", summary: "manage full apps", subcommands: [
-                CommandSpec("set", summary: "create an app or change its App Store ID and name", positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")],
-                            options: [.option("team", value: "TEAMID", help: "the team (required)"), .option("app-store-id", value: "N", help: "numeric App Store ID (the banner's app-id)"),
-                                      .flag("no-app-store-id", help: "clear the App Store ID"), .option("name", value: "NAME", help: "display name")]),
-                CommandSpec("list", summary: "list apps", options: [.option("team", value: "TEAMID", help: "only this team's")]),
-                CommandSpec("show", summary: "show an app", positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")]),
-            ]),
-            CommandSpec("clip", summary: "manage App Clips", subcommands: [
-                CommandSpec("add", summary: "add a clip (and its team and app)", positionals: [PositionalSpec("TEAMID.BUNDLE", help: "the clip's App ID")]),
-                CommandSpec("list", summary: "list clips with their hosts", options: [.option("app", value: "BUNDLE", help: "only this app's")]),
-                CommandSpec("show", summary: "show a clip", positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")]),
-                CommandSpec("remove", summary: "remove a clip that has no experiences", positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")]),
-            ]),
-            CommandSpec("domain", summary: "manage domain associations (appclips hosts)", subcommands: [
-                CommandSpec("add", summary: "associate a host with a clip", positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")]),
-                CommandSpec("remove", summary: "end an association", positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")]),
-                CommandSpec("list", summary: "list associations", options: [.option("host", value: "HOST", help: "only this host")]),
-                CommandSpec("owners", summary: "list which teams hold each host (the first team to use a host owns it)",
-                            options: [.option("host", value: "HOST", help: "only this host")]),
-                CommandSpec("claim", summary: "give a host to a team (administrators)",
-                            discussion: "The previous owner loses the host; refused while it still has experiences, associations, applinks or webcredentials there.",
-                            positionals: [PositionalSpec("HOST", help: "exact host name")],
-                            options: [.option("team", value: "TEAMID", help: "the new owner (required)")]),
-                CommandSpec("share", summary: "let another team use a host too (administrators; agencies that truly share a host)",
-                            discussion: "Also confirms a sharing that existed before host ownership (doctor reports those).",
-                            positionals: [PositionalSpec("HOST", help: "exact host name")],
-                            options: [.option("team", value: "TEAMID", help: "the team (required)")]),
-                CommandSpec("unshare", summary: "end a team's share of a host (administrators); refused while it has objects there",
-                            positionals: [PositionalSpec("HOST", help: "exact host name")],
-                            options: [.option("team", value: "TEAMID", help: "the team (required)")]),
-            ]),
-            CommandSpec("default", summary: "manage default experiences", subcommands: [
-                CommandSpec("set", summary: "create or replace a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")],
-                            options: [.option("action", value: "VERB", help: "OPEN, VIEW or PLAY (default OPEN)"),
-                                      .option("subtitle", value: "LOCALE=TEXT", help: "subtitle for a locale, such as en-US=Rent a bike", repeatable: true),
-                                      .option("image", value: "FILE", help: "header image for every locale given")]),
-                CommandSpec("show", summary: "show a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")]),
-                CommandSpec("remove", summary: "remove a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")]),
-            ]),
-            CommandSpec("applinks", summary: "manage the applinks section of a host's AASA", subcommands: [
-                CommandSpec("set", summary: "set the components of an app on a host", positionals: [PositionalSpec("HOST", help: "the host")],
-                            options: [.option("app", value: "BUNDLE", help: "the full app (required)"), .option("components", value: "JSON|@FILE", help: "array of component objects (required)"),
-                                      .option("defaults", value: "JSON", help: "caseSensitive/percentEncoded defaults for this app"),
-                                      .option("position", value: "N", help: "order among the host's entries (first match wins)")]),
-                CommandSpec("remove", summary: "remove an app's components from a host", positionals: [PositionalSpec("HOST", help: "the host")],
-                            options: [.option("app", value: "BUNDLE", help: "the full app (required)")]),
-                CommandSpec("settings", summary: "set a host's applinks defaults and substitution variables", positionals: [PositionalSpec("HOST", help: "the host")],
-                            options: [.option("defaults", value: "JSON", help: "{\"caseSensitive\": …, \"percentEncoded\": …}"),
-                                      .option("substitution-variables", value: "JSON|@FILE", help: "{\"name\": [\"value\", …]}")]),
-                CommandSpec("generate", summary: "let the full apps open the host's experience URLs too (applinks generated from experiences)",
-                            discussion: "Each active experience URL becomes a component of its clip's full app, most specific first, after the app's own rules. Every URL is then checked with the AASA evaluator; exits 1 when one is not given to its app.",
-                            positionals: [PositionalSpec("HOST", help: "the host"), PositionalSpec("on|off", help: "generate or stop generating")]),
-                CommandSpec("webcredentials", summary: "add or remove an app in a host's webcredentials",
-                            positionals: [PositionalSpec("add|remove", help: "what to do"), PositionalSpec("HOST", help: "the host")],
-                            options: [.option("app", value: "BUNDLE", help: "the full app (required)")]),
-            ]),
-            CommandSpec("doctor", summary: "cross-check the registry and say how to fix what is wrong",
-                        discussion: "Checks host associations, each host's AASA (lint, size headroom, generated applinks), banner clips, App Clip Code URL rules, card text against the older 18/43 guidance, default experiences, App Store IDs and localization sets. Exits 1 when any finding is an error.",
-                        options: [.option("host", value: "HOST", help: "only what touches this host")]),
-            CommandSpec("publish", summary: "write every AASA file, banner snippets, an index and an nginx sample to a directory",
-                        discussion: "Writes DIR/<host>/.well-known/apple-app-site-association per host, DIR/<host>/banners/<id>.html per active experience, DIR/index.json (sizes and SHA-256 of every file) and DIR/nginx.conf.sample. The same data gives the same bytes. DIR is replaced as a whole in one rename; an existing DIR must be empty or an earlier publish.",
-                        positionals: [PositionalSpec("DIR", help: "the directory to write")],
-                        options: [.option("nginx-listen", value: "LISTEN", help: "the sample's nginx listen parameter (default \"443 ssl\", with certificate lines to fill in)")]),
-            CommandSpec("serve", summary: "serve the HTTP API on the database",
-                        discussion: "Binds 127.0.0.1 unless told otherwise; port 0 picks a free port (the real one is printed). Stops gracefully on SIGTERM or SIGINT.",
-                        options: [.option("listen", value: "HOST:PORT", help: "address to listen on (default 127.0.0.1:8080)"),
-                                  .option("max-connections", value: "N", help: "open connections at most (default 256)"),
-                                  .option("max-body-bytes", value: "N", help: "largest request body (default 8388608)"),
-                                  .flag("quiet", help: "no request log lines")]),
-            CommandSpec("token", summary: "manage API tokens", subcommands: [
-                CommandSpec("create", summary: "create a token and print its secret once",
-                            options: [.flag("admin", help: "manages everything"), .option("team", value: "TEAMID", help: "manages only this team's objects"),
-                                      .option("name", value: "NAME", help: "what the token is for (required)")]),
-                CommandSpec("list", summary: "list tokens (never their secrets)"),
-                CommandSpec("revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")]),
-            ]),
-            CommandSpec("backup", summary: "write a consistent snapshot of the database to a new file (safe while a server runs)",
-                        positionals: [PositionalSpec("FILE", help: "the backup file to create")]),
-            CommandSpec("restore", summary: "replace the database's content with a backup",
-                        discussion: "The backup is checked and migrated on a private copy first (integrity, foreign keys, migration history, schema); a refused restore changes nothing. The backup's content is checked too (every row read back, the registry's invariants). API tokens stay as they are (they are the installation's, not the backup's), and no id is handed out twice. The content replaced is kept beside the database as DB.replaced-<time>. A running server sees the restored data at its next request.",
-                        positionals: [PositionalSpec("FILE", help: "a file written by clipctl backup")]),
-            CommandSpec("changes", summary: "list change records",
-                        options: [.option("since", value: "ID", help: "only records after this id"), .option("limit", value: "N", help: "at most N records (default 100)")]),
+                    CommandSpec(
+                        "lint", summary: "report the problems of an AASA file, each with a stable code (AASA###)",
+                        discussion: "Exits 1 when any problem is an error.",
+                        positionals: [PositionalSpec("FILE|HOST", help: "a file (- for standard input), or a host of the registry")]),
+                ]),
+            CommandSpec(
+                "banner", summary: "print the Smart App Banner tag for a page", positionals: [PositionalSpec("URL", help: "the page URL")],
+                options: [
+                    .option("app-argument", value: "URL", help: "URL handed to the full app"),
+                    .option("clip", value: "CLIP", help: "the clip, when several are associated with the host"),
+                ]),
+            CommandSpec(
+                "import", summary: "import experiences from NDJSON or CSV, all or nothing",
+                discussion:
+                    "Every bad line is reported with its number, and nothing is written unless every line is good. A leading UTF-8 byte-order mark is skipped.",
+                positionals: [PositionalSpec("FILE", help: "file to read, or - for standard input")],
+                options: [.option("format", value: "FORMAT", help: "ndjson or csv (default: from the file name, else ndjson)")]),
+            CommandSpec(
+                "export", summary: "export experiences as NDJSON or CSV, ordered by URL",
+                options: [
+                    .option("format", value: "FORMAT", help: "ndjson (default) or csv"),
+                    .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output"),
+                    .flag(
+                        "spreadsheet-safe",
+                        help:
+                            "CSV for spreadsheets: a ' before cells starting with = + - @ TAB or CR (such a file no longer re-imports to the same bytes)"
+                    ),
+                ]),
+            CommandSpec(
+                "app", summary: "manage full apps",
+                subcommands: [
+                    CommandSpec(
+                        "set", summary: "create an app or change its App Store ID and name",
+                        positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")],
+                        options: [
+                            .option("team", value: "TEAMID", help: "the team (required)"),
+                            .option("app-store-id", value: "N", help: "numeric App Store ID (the banner's app-id)"),
+                            .flag("no-app-store-id", help: "clear the App Store ID"), .option("name", value: "NAME", help: "display name"),
+                        ]),
+                    CommandSpec("list", summary: "list apps", options: [.option("team", value: "TEAMID", help: "only this team's")]),
+                    CommandSpec("show", summary: "show an app", positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")]),
+                ]),
+            CommandSpec(
+                "clip", summary: "manage App Clips",
+                subcommands: [
+                    CommandSpec(
+                        "add", summary: "add a clip (and its team and app)",
+                        positionals: [PositionalSpec("TEAMID.BUNDLE", help: "the clip's App ID")]),
+                    CommandSpec(
+                        "list", summary: "list clips with their hosts", options: [.option("app", value: "BUNDLE", help: "only this app's")]),
+                    CommandSpec("show", summary: "show a clip", positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")]),
+                    CommandSpec(
+                        "remove", summary: "remove a clip that has no experiences",
+                        positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")]),
+                ]),
+            CommandSpec(
+                "domain", summary: "manage domain associations (appclips hosts)",
+                subcommands: [
+                    CommandSpec(
+                        "add", summary: "associate a host with a clip",
+                        positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")]),
+                    CommandSpec(
+                        "remove", summary: "end an association",
+                        positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")]),
+                    CommandSpec("list", summary: "list associations", options: [.option("host", value: "HOST", help: "only this host")]),
+                    CommandSpec(
+                        "owners", summary: "list which teams hold each host (the first team to use a host owns it)",
+                        options: [.option("host", value: "HOST", help: "only this host")]),
+                    CommandSpec(
+                        "claim", summary: "give a host to a team (administrators)",
+                        discussion:
+                            "The previous owner loses the host; refused while it still has experiences, associations, applinks or webcredentials there.",
+                        positionals: [PositionalSpec("HOST", help: "exact host name")],
+                        options: [.option("team", value: "TEAMID", help: "the new owner (required)")]),
+                    CommandSpec(
+                        "share", summary: "let another team use a host too (administrators; agencies that truly share a host)",
+                        discussion: "Also confirms a sharing that existed before host ownership (doctor reports those).",
+                        positionals: [PositionalSpec("HOST", help: "exact host name")],
+                        options: [.option("team", value: "TEAMID", help: "the team (required)")]),
+                    CommandSpec(
+                        "unshare", summary: "end a team's share of a host (administrators); refused while it has objects there",
+                        positionals: [PositionalSpec("HOST", help: "exact host name")],
+                        options: [.option("team", value: "TEAMID", help: "the team (required)")]),
+                ]),
+            CommandSpec(
+                "default", summary: "manage default experiences",
+                subcommands: [
+                    CommandSpec(
+                        "set", summary: "create or replace a clip's default experience",
+                        positionals: [PositionalSpec("CLIP", help: "the clip")],
+                        options: [
+                            .option("action", value: "VERB", help: "OPEN, VIEW or PLAY (default OPEN)"),
+                            .option(
+                                "subtitle", value: "LOCALE=TEXT", help: "subtitle for a locale, such as en-US=Rent a bike", repeatable: true
+                            ),
+                            .option("image", value: "FILE", help: "header image for every locale given"),
+                        ]),
+                    CommandSpec(
+                        "show", summary: "show a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")]),
+                    CommandSpec(
+                        "remove", summary: "remove a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")]),
+                ]),
+            CommandSpec(
+                "applinks", summary: "manage the applinks section of a host's AASA",
+                subcommands: [
+                    CommandSpec(
+                        "set", summary: "set the components of an app on a host", positionals: [PositionalSpec("HOST", help: "the host")],
+                        options: [
+                            .option("app", value: "BUNDLE", help: "the full app (required)"),
+                            .option("components", value: "JSON|@FILE", help: "array of component objects (required)"),
+                            .option("defaults", value: "JSON", help: "caseSensitive/percentEncoded defaults for this app"),
+                            .option("position", value: "N", help: "order among the host's entries (first match wins)"),
+                        ]),
+                    CommandSpec(
+                        "remove", summary: "remove an app's components from a host",
+                        positionals: [PositionalSpec("HOST", help: "the host")],
+                        options: [.option("app", value: "BUNDLE", help: "the full app (required)")]),
+                    CommandSpec(
+                        "settings", summary: "set a host's applinks defaults and substitution variables",
+                        positionals: [PositionalSpec("HOST", help: "the host")],
+                        options: [
+                            .option("defaults", value: "JSON", help: "{\"caseSensitive\": …, \"percentEncoded\": …}"),
+                            .option("substitution-variables", value: "JSON|@FILE", help: "{\"name\": [\"value\", …]}"),
+                        ]),
+                    CommandSpec(
+                        "generate", summary: "let the full apps open the host's experience URLs too (applinks generated from experiences)",
+                        discussion:
+                            "Each active experience URL becomes a component of its clip's full app, most specific first, after the app's own rules. Every URL is then checked with the AASA evaluator; exits 1 when one is not given to its app.",
+                        positionals: [
+                            PositionalSpec("HOST", help: "the host"), PositionalSpec("on|off", help: "generate or stop generating"),
+                        ]),
+                    CommandSpec(
+                        "webcredentials", summary: "add or remove an app in a host's webcredentials",
+                        positionals: [PositionalSpec("add|remove", help: "what to do"), PositionalSpec("HOST", help: "the host")],
+                        options: [.option("app", value: "BUNDLE", help: "the full app (required)")]),
+                ]),
+            CommandSpec(
+                "doctor", summary: "cross-check the registry and say how to fix what is wrong",
+                discussion:
+                    "Checks host associations, each host's AASA (lint, size headroom, generated applinks), banner clips, App Clip Code URL rules, card text against the older 18/43 guidance, default experiences, App Store IDs and localization sets. Exits 1 when any finding is an error.",
+                options: [.option("host", value: "HOST", help: "only what touches this host")]),
+            CommandSpec(
+                "publish", summary: "write every AASA file, banner snippets, an index and an nginx sample to a directory",
+                discussion:
+                    "Writes DIR/<host>/.well-known/apple-app-site-association per host, DIR/<host>/banners/<id>.html per active experience, DIR/index.json (sizes and SHA-256 of every file) and DIR/nginx.conf.sample. The same data gives the same bytes. DIR is replaced as a whole in one rename; an existing DIR must be empty or an earlier publish.",
+                positionals: [PositionalSpec("DIR", help: "the directory to write")],
+                options: [
+                    .option(
+                        "nginx-listen", value: "LISTEN",
+                        help: "the sample's nginx listen parameter (default \"443 ssl\", with certificate lines to fill in)")
+                ]),
+            CommandSpec(
+                "serve", summary: "serve the HTTP API on the database",
+                discussion:
+                    "Binds 127.0.0.1 unless told otherwise; port 0 picks a free port (the real one is printed). Stops gracefully on SIGTERM or SIGINT.",
+                options: [
+                    .option("listen", value: "HOST:PORT", help: "address to listen on (default 127.0.0.1:8080)"),
+                    .option("max-connections", value: "N", help: "open connections at most (default 256)"),
+                    .option("max-body-bytes", value: "N", help: "largest request body (default 8388608)"),
+                    .flag("quiet", help: "no request log lines"),
+                ]),
+            CommandSpec(
+                "token", summary: "manage API tokens",
+                subcommands: [
+                    CommandSpec(
+                        "create", summary: "create a token and print its secret once",
+                        options: [
+                            .flag("admin", help: "manages everything"),
+                            .option("team", value: "TEAMID", help: "manages only this team's objects"),
+                            .option("name", value: "NAME", help: "what the token is for (required)"),
+                        ]),
+                    CommandSpec("list", summary: "list tokens (never their secrets)"),
+                    CommandSpec("revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")]),
+                ]),
+            CommandSpec(
+                "backup", summary: "write a consistent snapshot of the database to a new file (safe while a server runs)",
+                positionals: [PositionalSpec("FILE", help: "the backup file to create")]),
+            CommandSpec(
+                "restore", summary: "replace the database's content with a backup",
+                discussion:
+                    "The backup is checked and migrated on a private copy first (integrity, foreign keys, migration history, schema); a refused restore changes nothing. The backup's content is checked too (every row read back, the registry's invariants). API tokens stay as they are (they are the installation's, not the backup's), and no id is handed out twice. The content replaced is kept beside the database as DB.replaced-<time>. A running server sees the restored data at its next request.",
+                positionals: [PositionalSpec("FILE", help: "a file written by clipctl backup")]),
+            CommandSpec(
+                "changes", summary: "list change records",
+                options: [
+                    .option("since", value: "ID", help: "only records after this id"),
+                    .option("limit", value: "N", help: "at most N records (default 100)"),
+                ]),
         ])
 }

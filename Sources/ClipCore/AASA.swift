@@ -13,8 +13,11 @@ public struct AASAContent: Sendable, Equatable {
     /// Experience URLs per full app, when the host opted in to applinks generated from them.
     public var generated: [ExperienceApplinks.AppLinks]
 
-    public init(host: String, clips: [AppID], details: [ApplinksDetails] = [], settings: ApplinksHostSettings = .init(), webcredentials: [AppID] = [],
-                generated: [ExperienceApplinks.AppLinks] = []) {
+    public init(
+        host: String, clips: [AppID], details: [ApplinksDetails] = [], settings: ApplinksHostSettings = .init(),
+        webcredentials: [AppID] = [],
+        generated: [ExperienceApplinks.AppLinks] = []
+    ) {
         self.host = host
         self.clips = clips
         self.details = details
@@ -49,13 +52,18 @@ public enum AASAGenerator {
             (key: "apps", value: .array([]))
         ]
         if let defaults = content.settings.defaults { applinks.append((key: "defaults", value: defaults)) }
-        applinks.append((key: "details", value: .array(content.effectiveDetails.map { d in
-            .object([
-                "appIDs": .array([.string(d.app.rawValue)]),
-                "components": d.components,
-                "defaults": d.defaults,
-            ])
-        })))
+        applinks.append(
+            (
+                key: "details",
+                value: .array(
+                    content.effectiveDetails.map { d in
+                        .object([
+                            "appIDs": .array([.string(d.app.rawValue)]),
+                            "components": d.components,
+                            "defaults": d.defaults,
+                        ])
+                    })
+            ))
         if let variables = content.settings.substitutionVariables {
             applinks.append((key: "substitutionVariables", value: variables))
         }

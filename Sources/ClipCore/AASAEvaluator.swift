@@ -88,7 +88,8 @@ public enum AASAEvaluator {
                 for (i, component) in components.enumerated() where component.objectMembers != nil {
                     let s = settings.applying(component)
                     if matches(component, parts, s, variables) {
-                        return Result(decision: component["exclude"]?.boolValue == true ? .exclude : .match, rule: "\(label).components[\(i)]")
+                        return Result(
+                            decision: component["exclude"]?.boolValue == true ? .exclude : .match, rule: "\(label).components[\(i)]")
                     }
                 }
             }
@@ -108,7 +109,9 @@ public enum AASAEvaluator {
 
     static func matches(_ component: JSONValue, _ url: URLParts, _ s: Settings, _ variables: [String: [String]]) -> Bool {
         if let path = component["/"]?.stringValue, !pathMatches(path, url.path, s, variables) { return false }
-        if let fragment = component["#"]?.stringValue, !patternMatches(fragment, decode(url.fragment ?? "", s), s, variables) { return false }
+        if let fragment = component["#"]?.stringValue, !patternMatches(fragment, decode(url.fragment ?? "", s), s, variables) {
+            return false
+        }
         switch component["?"] {
         case .string(let pattern)?:
             if !patternMatches(pattern, decode(url.query ?? "", s), s, variables) { return false }

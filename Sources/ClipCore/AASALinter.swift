@@ -19,7 +19,11 @@ public enum AASALinter {
     /// diagnostics.md has none for them).
     public static func lint(_ bytes: [UInt8]) -> [Diagnostic] {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
-            return [Diagnostic(code: "AASA005", severity: .error, path: "", message: bytes.isEmpty ? "the file is empty" : "the file holds only whitespace")]
+            return [
+                Diagnostic(
+                    code: "AASA005", severity: .error, path: "",
+                    message: bytes.isEmpty ? "the file is empty" : "the file holds only whitespace")
+            ]
         }
         if let signed = SignedAASA.detect(bytes) {
             // Apple: "iOS 9 and later … you don't need to sign it" (plain JSON since iOS 9; the
@@ -28,18 +32,33 @@ public enum AASALinter {
             guard let payload = signed.payload else {
                 return [Diagnostic(code: "AASA006", severity: .error, path: "", message: "\(note) (no JSON payload found inside)")]
             }
-            return sorted([Diagnostic(code: "AASA006", severity: .warning, path: "", message: note + "; the payload was linted")] + lint(payload))
+            return sorted(
+                [Diagnostic(code: "AASA006", severity: .warning, path: "", message: note + "; the payload was linted")] + lint(payload))
         }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             // RFC 8259 §8.1: implementations "MUST NOT add a byte order mark"; parsers may ignore it.
-            return sorted([Diagnostic(code: "AASA007", severity: .warning, path: "", message: "starts with a UTF-8 byte order mark, which JSON forbids (RFC 8259 §8.1); remove it")]
-                + lint(Array(bytes.dropFirst(3))))
+            return sorted(
+                [
+                    Diagnostic(
+                        code: "AASA007", severity: .warning, path: "",
+                        message: "starts with a UTF-8 byte order mark, which JSON forbids (RFC 8259 §8.1); remove it")
+                ]
+                    + lint(Array(bytes.dropFirst(3))))
         }
         if bytes.count > AASAGenerator.maxBytes {
-            return [Diagnostic(code: "AASA170", severity: .error, path: "", message: "the file is \(bytes.count) bytes, over Apple's 128 KB limit")]
+            return [
+                Diagnostic(
+                    code: "AASA170", severity: .error, path: "", message: "the file is \(bytes.count) bytes, over Apple's 128 KB limit")
+            ]
         }
         let document: JSONValue
-        do { document = try JSONParser.parse(bytes, limits: { var l = JSONParser.Limits(); l.maxDepth = 128; return l }()) } catch {
+        do {
+            document = try JSONParser.parse(
+                bytes,
+                limits: {
+                    var l = JSONParser.Limits(); l.maxDepth = 128; return l
+                }())
+        } catch {
             return [Diagnostic(code: "AASA001", severity: .error, path: "", message: "not valid JSON: \(error.description)")]
         }
         guard let root = document.objectMembers else {
@@ -57,7 +76,9 @@ public enum AASALinter {
         }
         for service in ["appclips", "webcredentials", "activitycontinuation"] {
             guard let section = document[service] else { continue }
-            guard let apps = section["apps"]?.arrayValue else { add("AASA004", .error, "\(service).apps", "expected an array of App IDs"); continue }
+            guard let apps = section["apps"]?.arrayValue else {
+                add("AASA004", .error, "\(service).apps", "expected an array of App IDs"); continue
+            }
             checkIDs(apps, path: "\(service).apps", add)
         }
         guard let applinks = document["applinks"] else { return sorted(out) }
@@ -73,13 +94,19 @@ public enum AASALinter {
             for (name, values) in members {
                 let path = "applinks.substitutionVariables.\(name)"
                 variables.insert(name)
-                if name.contains(where: { $0 == "$" || $0 == "(" || $0 == ")" }) { add("AASA140", .error, path, "a variable name cannot contain $, ( or )") }
-                if ApplinksValidator.predefinedVariables.contains(name) { add("AASA144", .warning, path, "shadows the predefined variable $(\(name))") }
+                if name.contains(where: { $0 == "$" || $0 == "(" || $0 == ")" }) {
+                    add("AASA140", .error, path, "a variable name cannot contain $, ( or )")
+                }
+                if ApplinksValidator.predefinedVariables.contains(name) {
+                    add("AASA144", .warning, path, "shadows the predefined variable $(\(name))")
+                }
                 guard let list = values.arrayValue else { add("AASA004", .error, path, "expected an array of strings"); continue }
                 if list.isEmpty { add("AASA143", .warning, path, "has no values, so it can never match") }
                 for (i, value) in list.enumerated() {
                     guard let s = value.stringValue else { add("AASA004", .error, "\(path)[\(i)]", "expected a string"); continue }
-                    if s.contains("$(") { add("AASA141", .error, "\(path)[\(i)]", "a value cannot reference another substitution variable") }
+                    if s.contains("$(") {
+                        add("AASA141", .error, "\(path)[\(i)]", "a value cannot reference another substitution variable")
+                    }
                     if s.isEmpty { add("AASA194", .warning, "\(path)[\(i)]", "an empty alternative") }
                 }
             }
@@ -91,7 +118,9 @@ public enum AASALinter {
         switch applinks["details"] {
         case .array(let array)?: details = array.enumerated().map { ("applinks.details[\($0.offset)]", $0.element) }
         case .object(let members)?:
-            add("AASA121", .warning, "applinks.details", "the legacy dictionary form of details: migrate to an array (order is undefined here)")
+            add(
+                "AASA121", .warning, "applinks.details",
+                "the legacy dictionary form of details: migrate to an array (order is undefined here)")
             details = members.sorted { $0.key < $1.key }.map { ("applinks.details.\($0.key)", $0.value) }
         case nil: details = []
         default:
@@ -101,19 +130,29 @@ public enum AASALinter {
         // A host that exists for its App Clips (appclips.apps listed) needs no details: the
         // warning is for a file whose applinks section is its whole purpose.
         let servesClips = !(document["appclips"]?["apps"]?.arrayValue ?? []).isEmpty
-        if details.isEmpty && !servesClips { add("AASA193", .warning, "applinks.details", "no details: no app can open links on this domain") }
+        if details.isEmpty && !servesClips {
+            add("AASA193", .warning, "applinks.details", "no details: no app can open links on this domain")
+        }
         for (path, entry) in details {
             guard entry.objectMembers != nil else { add("AASA004", .error, path, "expected an object"); continue }
             var ids: [JSONValue] = entry["appIDs"]?.arrayValue ?? []
             if let single = entry["appID"] { ids.append(single) }
             let isLegacyKeyed = !path.hasSuffix("]")
-            if entry["appID"] == nil && entry["appIDs"] == nil && !isLegacyKeyed { add("AASA110", .error, path, "has neither appID nor appIDs") }
+            if entry["appID"] == nil && entry["appIDs"] == nil && !isLegacyKeyed {
+                add("AASA110", .error, path, "has neither appID nor appIDs")
+            }
             if entry["appID"] != nil && entry["appIDs"] != nil { add("AASA111", .warning, path, "sets both appID and appIDs") }
             checkIDs(ids, path: "\(path).appIDs", add)
             for id in ids.compactMap(\.stringValue) where !id.isEmpty {
-                if let earlier = seenIDs[id] { add("AASA160", .warning, path, "\(id) already appears in \(earlier)") } else { seenIDs[id] = path }
+                if let earlier = seenIDs[id] {
+                    add("AASA160", .warning, path, "\(id) already appears in \(earlier)")
+                } else {
+                    seenIDs[id] = path
+                }
             }
-            if entry["components"] != nil && entry["paths"] != nil { add("AASA120", .warning, path, "mixes components with legacy paths (don't mix the formats, TN3155)") }
+            if entry["components"] != nil && entry["paths"] != nil {
+                add("AASA120", .warning, path, "mixes components with legacy paths (don't mix the formats, TN3155)")
+            }
             if let defaults = entry["defaults"] { checkDefaults(defaults, path: "\(path).defaults", add) }
             if let components = entry["components"]?.arrayValue {
                 var catchAll: String?
@@ -123,7 +162,9 @@ public enum AASALinter {
                     if let shadow = catchAll { add("AASA190", .warning, cpath, "unreachable: \(shadow) always matches first") }
                     for key in ["/", "#"] {
                         if let pattern = component[key] {
-                            guard let s = pattern.stringValue else { add("AASA004", .error, "\(cpath).\(key)", "expected a string pattern"); continue }
+                            guard let s = pattern.stringValue else {
+                                add("AASA004", .error, "\(cpath).\(key)", "expected a string pattern"); continue
+                            }
                             checkPattern(s, path: "\(cpath).\(key)", variables: variables, add)
                         }
                     }
@@ -131,8 +172,13 @@ public enum AASALinter {
                     case .string(let s)?: checkPattern(s, path: "\(cpath).?", variables: variables, add)
                     case .object(let items)?:
                         for item in items {
-                            if let s = item.value.stringValue { checkPattern(s, path: "\(cpath).?.\(item.key)", variables: variables, add) } else {
-                                add("AASA150", .error, "\(cpath).?.\(item.key)", "not a string pattern: Apple then ignores the whole query dictionary, so the rule matches far more than meant")
+                            if let s = item.value.stringValue {
+                                checkPattern(s, path: "\(cpath).?.\(item.key)", variables: variables, add)
+                            } else {
+                                add(
+                                    "AASA150", .error, "\(cpath).?.\(item.key)",
+                                    "not a string pattern: Apple then ignores the whole query dictionary, so the rule matches far more than meant"
+                                )
                             }
                         }
                     case nil: break
@@ -167,7 +213,9 @@ public enum AASALinter {
         for (i, id) in ids.enumerated() {
             guard let s = id.stringValue else { add("AASA004", .error, "\(path)[\(i)]", "expected a string"); continue }
             if s.isEmpty { add("AASA130", .error, "\(path)[\(i)]", "an empty application identifier"); continue }
-            if (try? AppID(s)) == nil { add("AASA131", .warning, "\(path)[\(i)]", "\"\(s.truncatedForMessage)\" is not TEAMID.bundle.id shaped") }
+            if (try? AppID(s)) == nil {
+                add("AASA131", .warning, "\(path)[\(i)]", "\"\(s.truncatedForMessage)\" is not TEAMID.bundle.id shaped")
+            }
         }
     }
 
@@ -188,7 +236,9 @@ public enum AASALinter {
         for name in names where !variables.contains(name) && !ApplinksValidator.predefinedVariables.contains(name) {
             add("AASA142", .error, path, "$(\(name.truncatedForMessage)) is not defined: the pattern never matches")
         }
-        if unterminated { add("AASA151", .error, path, "an unterminated $( in \"\(pattern.truncatedForMessage)\": the pattern never matches") }
+        if unterminated {
+            add("AASA151", .error, path, "an unterminated $( in \"\(pattern.truncatedForMessage)\": the pattern never matches")
+        }
     }
 }
 
@@ -229,15 +279,16 @@ enum SignedAASA {
 
     static func payload(_ b: [UInt8]) -> [UInt8]? {
         guard let info = element(b, 0), info.tag == 0x30,
-              let oid = element(b, info.content.lowerBound), oid.tag == 0x06,
-              let explicit = element(b, oid.end), explicit.tag == 0xA0,
-              let signedData = element(b, explicit.content.lowerBound), signedData.tag == 0x30,
-              let version = element(b, signedData.content.lowerBound), version.tag == 0x02,
-              let digests = element(b, version.end), digests.tag == 0x31,
-              let encap = element(b, digests.end), encap.tag == 0x30,
-              let type = element(b, encap.content.lowerBound), type.tag == 0x06,
-              let content = element(b, type.end), content.tag == 0xA0,
-              let octets = element(b, content.content.lowerBound), octets.tag == 0x04 else { return nil }
+            let oid = element(b, info.content.lowerBound), oid.tag == 0x06,
+            let explicit = element(b, oid.end), explicit.tag == 0xA0,
+            let signedData = element(b, explicit.content.lowerBound), signedData.tag == 0x30,
+            let version = element(b, signedData.content.lowerBound), version.tag == 0x02,
+            let digests = element(b, version.end), digests.tag == 0x31,
+            let encap = element(b, digests.end), encap.tag == 0x30,
+            let type = element(b, encap.content.lowerBound), type.tag == 0x06,
+            let content = element(b, type.end), content.tag == 0xA0,
+            let octets = element(b, content.content.lowerBound), octets.tag == 0x04
+        else { return nil }
         return Array(b[octets.content])
     }
 

@@ -54,7 +54,11 @@ public enum ApplinksValidator {
                     for item in items {
                         let itemField = "\(r.fieldPath("?")).\(item.key)"
                         guard let pattern = item.value.stringValue else {
-                            r.add([FieldError(field: itemField, rule: "applinks.query", message: "a query dictionary maps item names to string patterns, got \(item.value.typeName)")])
+                            r.add([
+                                FieldError(
+                                    field: itemField, rule: "applinks.query",
+                                    message: "a query dictionary maps item names to string patterns, got \(item.value.typeName)")
+                            ])
                             continue
                         }
                         r.add(checkPattern(pattern, field: itemField, variables: variables))
@@ -69,7 +73,9 @@ public enum ApplinksValidator {
             _ = r.bool("percentEncoded")
             errors += r.finish().map { error in
                 error.rule == "unknown"
-                    ? FieldError(field: error.field, rule: "applinks.key", message: "is not a component key (allowed: /, ?, #, exclude, comment, caseSensitive, percentEncoded)")
+                    ? FieldError(
+                        field: error.field, rule: "applinks.key",
+                        message: "is not a component key (allowed: /, ?, #, exclude, comment, caseSensitive, percentEncoded)")
                     : error
             }
         }
@@ -83,7 +89,9 @@ public enum ApplinksValidator {
         _ = r.bool("percentEncoded")
         return r.finish().map { error in
             error.rule == "unknown"
-                ? FieldError(field: error.field, rule: "applinks.defaults", message: "is not allowed in defaults (only caseSensitive and percentEncoded)")
+                ? FieldError(
+                    field: error.field, rule: "applinks.defaults",
+                    message: "is not allowed in defaults (only caseSensitive and percentEncoded)")
                 : error
         }
     }
@@ -98,10 +106,16 @@ public enum ApplinksValidator {
         for (name, values) in members {
             let path = "\(field).\(name)"
             if name.isEmpty || name.contains(where: { $0 == "$" || $0 == "(" || $0 == ")" }) {
-                errors.append(FieldError(field: path, rule: "applinks.variableName", message: "a substitution variable name cannot be empty or contain $, ( or )"))
+                errors.append(
+                    FieldError(
+                        field: path, rule: "applinks.variableName",
+                        message: "a substitution variable name cannot be empty or contain $, ( or )"))
             }
             if predefinedVariables.contains(name) {
-                errors.append(FieldError(field: path, rule: "applinks.variableName", message: "\"\(name)\" is a predefined variable and cannot be redefined"))
+                errors.append(
+                    FieldError(
+                        field: path, rule: "applinks.variableName", message: "\"\(name)\" is a predefined variable and cannot be redefined")
+                )
             }
             guard let list = values.arrayValue else {
                 errors.append(FieldError(field: path, rule: "type", message: "expected an array of strings, got \(values.typeName)"))
@@ -113,7 +127,10 @@ public enum ApplinksValidator {
                     continue
                 }
                 if s.contains("$(") {
-                    errors.append(FieldError(field: "\(path)[\(i)]", rule: "applinks.variableValue", message: "a substitution variable value cannot refer to another variable"))
+                    errors.append(
+                        FieldError(
+                            field: "\(path)[\(i)]", rule: "applinks.variableValue",
+                            message: "a substitution variable value cannot refer to another variable"))
                 }
             }
         }
@@ -142,10 +159,13 @@ public enum ApplinksValidator {
     static func checkPattern(_ pattern: String, field: String, variables: Set<String>) -> [FieldError] {
         let (names, unterminated) = variableReferences(in: pattern)
         var errors = names.filter { !predefinedVariables.contains($0) && !variables.contains($0) }.map { name in
-            FieldError(field: field, rule: "applinks.variable", message: "$(\(name.truncatedForMessage)) is neither predefined nor defined in substitutionVariables")
+            FieldError(
+                field: field, rule: "applinks.variable",
+                message: "$(\(name.truncatedForMessage)) is neither predefined nor defined in substitutionVariables")
         }
         if unterminated {
-            errors.append(FieldError(field: field, rule: "applinks.variable", message: "unclosed $( in pattern \"\(pattern.truncatedForMessage)\""))
+            errors.append(
+                FieldError(field: field, rule: "applinks.variable", message: "unclosed $( in pattern \"\(pattern.truncatedForMessage)\""))
         }
         return errors
     }

@@ -11,7 +11,8 @@ public enum AssociationHost {
                 message: "App Clip associations name exact hosts; wildcards are not allowed (Apple: \"Supporting associated domains\")")
         }
         if host.contains(where: { $0 == "/" || $0 == ":" || $0 == "?" || $0 == "#" || $0 == "@" }) {
-            throw ValidationFailure(field: field, rule: "host.format", message: "give a host name only, such as shop.example: no scheme, port or path")
+            throw ValidationFailure(
+                field: field, rule: "host.format", message: "give a host name only, such as shop.example: no scheme, port or path")
         }
         do { return try DomainName.normalize(host) } catch {
             throw ValidationFailure(field: field, rule: "url.host", message: error.message)

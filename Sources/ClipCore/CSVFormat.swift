@@ -76,7 +76,9 @@ public enum CSVFormat {
                 }
                 if crPending {
                     crPending = false
-                    guard b == UInt8(ascii: "\n") else { throw ParseError(line: line, message: "a carriage return not followed by a line feed") }
+                    guard b == UInt8(ascii: "\n") else {
+                        throw ParseError(line: line, message: "a carriage return not followed by a line feed")
+                    }
                 }
                 if inQuotes {
                     if b == UInt8(ascii: "\"") {

@@ -12,8 +12,10 @@ public struct ChangeRecord: Sendable, Equatable {
     public let before: JSONValue?
     public let after: JSONValue?
 
-    public init(id: Int64, at: String, actor: String, entity: ChangeEntity, entityID: String, action: ChangeAction,
-                before: JSONValue?, after: JSONValue?) {
+    public init(
+        id: Int64, at: String, actor: String, entity: ChangeEntity, entityID: String, action: ChangeAction,
+        before: JSONValue?, after: JSONValue?
+    ) {
         self.id = id
         self.at = at
         self.actor = actor

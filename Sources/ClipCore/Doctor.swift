@@ -39,7 +39,10 @@ public enum Doctor {
         public var hosts: [HostFile]
         /// Who holds each host that more than one team holds.
         public var sharedHosts: [HostOwnership]
-        public init(apps: [App], clips: [Clip], defaults: [DefaultExperience], experiences: [AdvancedExperience], hosts: [HostFile], sharedHosts: [HostOwnership] = []) {
+        public init(
+            apps: [App], clips: [Clip], defaults: [DefaultExperience], experiences: [AdvancedExperience], hosts: [HostFile],
+            sharedHosts: [HostOwnership] = []
+        ) {
             self.apps = apps
             self.clips = clips
             self.defaults = defaults
@@ -68,18 +71,22 @@ public enum Doctor {
             let pair = "\(e.clip.rawValue) \(e.url.host)"
             if !(clipsByID[e.clip]?.hosts.contains(e.url.host) ?? false), reportedPairs.insert(pair).inserted {
                 // The host needs appclips:<host> and an AASA listing the clip (docs/apple-formats.md#appclips).
-                add(.error, "host-not-associated", e.url.host,
+                add(
+                    .error, "host-not-associated", e.url.host,
                     "experiences of \(e.clip.rawValue) are on \(e.url.host), which is not associated with the clip: iOS will not launch it there",
                     fix: Shell.command(["clipctl", "domain", "add", e.clip.rawValue, e.url.host]))
             } else if let file = filesByHost[e.url.host], case .success = file.bytes,
-                !file.listedClips.contains(e.clip.rawValue), reportedPairs.insert(pair).inserted {
-                add(.error, "aasa-missing-clip", e.url.host,
+                !file.listedClips.contains(e.clip.rawValue), reportedPairs.insert(pair).inserted
+            {
+                add(
+                    .error, "aasa-missing-clip", e.url.host,
                     "the AASA of \(e.url.host) does not list \(e.clip.rawValue) in appclips.apps, so neither the experience nor the banner works there",
                     fix: Shell.command(["clipctl", "domain", "add", e.clip.rawValue, e.url.host]))
             }
             let codeProblems = AppClipCode.problems(e.url)
             if !codeProblems.isEmpty {
-                add(.warning, "app-clip-code", url, "cannot be encoded in an App Clip Code: " + codeProblems.joined(separator: "; "),
+                add(
+                    .warning, "app-clip-code", url, "cannot be encoded in an App Clip Code: " + codeProblems.joined(separator: "; "),
                     fix: "register a URL with a host of a–z, '.' and '-' and a path of a–z A–Z 0–9 /#?=%-._,+;:& "
                         + "(Apple: \"Encoding a URL in an App Clip Code\"), or invoke it by NFC, QR or Safari only")
             }
@@ -88,14 +95,20 @@ public enum Doctor {
                 func edit(_ part: String, _ text: String) -> String {
                     language == e.defaultLanguage
                         ? Shell.command(["clipctl", "update", String(e.id), "--\(part)", text])
-                        : Shell.command(["clipctl", "update", String(e.id), "--localization", "\(language.rawValue)=\(card.title)|\(card.subtitle)"])
+                        : Shell.command([
+                            "clipctl", "update", String(e.id), "--localization", "\(language.rawValue)=\(card.title)|\(card.subtitle)",
+                        ])
                 }
                 if card.title.count > TextLimits.titleAdvised {
-                    add(.warning, "title-length", url, "the \(language.rawValue) title is \(card.title.count) characters; older guidance (WWDC20) advises at most \(TextLimits.titleAdvised), so it may be truncated",
+                    add(
+                        .warning, "title-length", url,
+                        "the \(language.rawValue) title is \(card.title.count) characters; older guidance (WWDC20) advises at most \(TextLimits.titleAdvised), so it may be truncated",
                         fix: edit("title", card.title))
                 }
                 if card.subtitle.count > TextLimits.subtitleAdvised {
-                    add(.warning, "subtitle-length", url, "the \(language.rawValue) subtitle is \(card.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
+                    add(
+                        .warning, "subtitle-length", url,
+                        "the \(language.rawValue) subtitle is \(card.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
                         fix: edit("subtitle", card.subtitle))
                 }
             }
@@ -109,9 +122,11 @@ public enum Doctor {
                 let lacking = experiences.filter { $0.localizations[language] == nil }.map(\.url.canonical).sorted()
                 guard !lacking.isEmpty else { continue }
                 let examples = lacking.prefix(3).joined(separator: ", ") + (lacking.count > 3 ? ", …" : "")
-                add(.warning, "localization-set", clip.rawValue,
+                add(
+                    .warning, "localization-set", clip.rawValue,
                     "\(lacking.count) of the clip's \(experiences.count) experiences have no \(language.rawValue) card while the others do (\(examples)): people reading \(language.rawValue) see the default language there",
-                    fix: lacking.map { Shell.command(["clipctl", "update", $0, "--localization", "\(language.rawValue)=TITLE|SUBTITLE"]) }.joined(separator: "; "))
+                    fix: lacking.map { Shell.command(["clipctl", "update", $0, "--localization", "\(language.rawValue)=TITLE|SUBTITLE"]) }
+                        .joined(separator: "; "))
             }
         }
 
@@ -120,19 +135,27 @@ public enum Doctor {
         for clip in s.clips.sorted(by: { $0.appID < $1.appID }) {
             if let d = defaultsByClip[clip.appID] {
                 for (locale, l) in d.localizations.sorted(by: { $0.key < $1.key }) where l.subtitle.count > TextLimits.subtitleAdvised {
-                    add(.warning, "subtitle-length", clip.appID.rawValue, "the \(locale) subtitle of the default experience is \(l.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
-                        fix: Shell.command(["clipctl", "default", "set", clip.appID.rawValue] + d.localizations.sorted(by: { $0.key < $1.key }).flatMap { ["--subtitle", "\($0.key)=\($0.value.subtitle)"] }))
+                    add(
+                        .warning, "subtitle-length", clip.appID.rawValue,
+                        "the \(locale) subtitle of the default experience is \(l.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
+                        fix: Shell.command(
+                            ["clipctl", "default", "set", clip.appID.rawValue]
+                                + d.localizations.sorted(by: { $0.key < $1.key }).flatMap {
+                                    ["--subtitle", "\($0.key)=\($0.value.subtitle)"]
+                                }))
                 }
             } else {
                 // Every App Clip has a default experience in App Store Connect (docs/apple-formats.md#default-experience).
-                add(.warning, "no-default-experience", clip.appID.rawValue,
+                add(
+                    .warning, "no-default-experience", clip.appID.rawValue,
                     "has no default experience: invocations that match no advanced experience find nothing, and App Store Connect requires one",
                     fix: Shell.command(["clipctl", "default", "set", clip.appID.rawValue, "--subtitle", "en-US=TEXT"]))
             }
         }
         for app in s.apps.sorted(by: { $0.bundleID < $1.bundleID }) where app.appStoreID == nil {
             // app-id is the banner's link to the App Store (docs/apple-formats.md#smart-app-banner).
-            add(.warning, "no-app-store-id", app.bundleID.rawValue,
+            add(
+                .warning, "no-app-store-id", app.bundleID.rawValue,
                 "has no App Store ID, so its Smart App Banners carry no app-id",
                 fix: Shell.command(["clipctl", "app", "set", app.bundleID.rawValue, "--team", app.team.rawValue, "--app-store-id", "N"]))
         }
@@ -142,26 +165,37 @@ public enum Doctor {
             let host = file.content.host
             switch file.bytes {
             case .failure(let tooLarge):
-                add(.error, "aasa-size", host, tooLarge.description, fix: "remove applinks rules or associations of \(host), or turn off clipctl applinks generate \(host)")
+                add(
+                    .error, "aasa-size", host, tooLarge.description,
+                    fix: "remove applinks rules or associations of \(host), or turn off clipctl applinks generate \(host)")
             case .success(let bytes):
                 let share = Double(bytes.count) / Double(AASAGenerator.maxBytes)
                 if share >= sizeWarningShare {
-                    add(.warning, "aasa-size", host, "the AASA is \(bytes.count) bytes, \(Int(share * 100))% of Apple's 128 KB limit: little headroom for more rules",
+                    add(
+                        .warning, "aasa-size", host,
+                        "the AASA is \(bytes.count) bytes, \(Int(share * 100))% of Apple's 128 KB limit: little headroom for more rules",
                         fix: "merge components with wildcards or substitution variables")
                 }
                 for d in AASALinter.lint(bytes) where d.severity != .info {
-                    add(d.severity == .error ? .error : .warning, "aasa-lint", host, "\(d.code) \(d.path.isEmpty ? "(file)" : d.path): \(d.message)")
+                    add(
+                        d.severity == .error ? .error : .warning, "aasa-lint", host,
+                        "\(d.code) \(d.path.isEmpty ? "(file)" : d.path): \(d.message)")
                 }
                 if !file.content.generated.isEmpty {
                     for miss in ExperienceApplinks.verify(file.document, host: host, file.content.generated) {
-                        add(.error, "applinks-miss", miss.url, "the generated applinks do not give it to \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)",
-                            fix: "change the app's own rules (clipctl applinks set \(host) --app \(miss.app.bundleID.rawValue) …) so that none excludes it first")
+                        add(
+                            .error, "applinks-miss", miss.url,
+                            "the generated applinks do not give it to \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)",
+                            fix:
+                                "change the app's own rules (clipctl applinks set \(host) --app \(miss.app.bundleID.rawValue) …) so that none excludes it first"
+                        )
                     }
                 }
             }
             let clips = Set(file.content.clips)
             if clips.count > 1 {
-                add(.info, "banner-clip-choice", host,
+                add(
+                    .info, "banner-clip-choice", host,
                     "\(clips.count) clips are associated with \(host): a page that matches none of their experiences needs the clip named for its banner",
                     fix: Shell.command(["clipctl", "banner", "https://\(host)/PAGE", "--clip", "CLIP"]))
             }
@@ -173,13 +207,17 @@ public enum Doctor {
             let teams = ownership.holders.map { "\($0.team.rawValue) (\($0.role.rawValue))" }.joined(separator: ", ")
             let unconfirmed = ownership.holders.filter { $0.origin == .migration }.map(\.team)
             if unconfirmed.isEmpty {
-                add(.info, "cross-team-host", host, "\(host) is shared by teams \(teams), as an administrator decided",
+                add(
+                    .info, "cross-team-host", host, "\(host) is shared by teams \(teams), as an administrator decided",
                     fix: Shell.command(["clipctl", "domain", "unshare", host, "--team", "TEAMID"]))
             } else {
-                add(.warning, "cross-team-host", host,
+                add(
+                    .warning, "cross-team-host", host,
                     "\(host) was used by teams \(teams) before hosts belonged to teams; they still share it until an administrator confirms it or gives it to one team",
-                    fix: unconfirmed.map { Shell.command(["clipctl", "domain", "share", host, "--team", $0.rawValue]) }.joined(separator: "; ")
-                        + " (to confirm), or remove the other teams' objects and " + Shell.command(["clipctl", "domain", "claim", host, "--team", "TEAMID"]))
+                    fix: unconfirmed.map { Shell.command(["clipctl", "domain", "share", host, "--team", $0.rawValue]) }.joined(
+                        separator: "; ")
+                        + " (to confirm), or remove the other teams' objects and "
+                        + Shell.command(["clipctl", "domain", "claim", host, "--team", "TEAMID"]))
             }
         }
         return out.sorted { a, b in
@@ -203,10 +241,11 @@ public enum AppClipCode {
         }
         // Apple ("Encoding a URL in an App Clip Code"): path, query and fragment use a–z A–Z 0–9 and /#?=%-._,+;:& only.
         let rest = String(url.canonical.dropFirst("https://".count + url.host.count))
-        let badRest = Set(rest.filter { c in
-            guard c.isASCII, let b = c.asciiValue else { return true }
-            return !(isAlnum(b) || "/#?=%-._,+;:&".utf8.contains(b))
-        })
+        let badRest = Set(
+            rest.filter { c in
+                guard c.isASCII, let b = c.asciiValue else { return true }
+                return !(isAlnum(b) || "/#?=%-._,+;:&".utf8.contains(b))
+            })
         if !badRest.isEmpty {
             problems.append("the path or query has \(describe(badRest)); only a–z A–Z 0–9 and /#?=%-._,+;:& are allowed")
         }

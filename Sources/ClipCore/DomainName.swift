@@ -96,8 +96,12 @@ public enum DomainName {
                 continue
             }
             let p = scalar.properties
-            let allowed = scalar == "-" || (scalar.value < 0x80 ? isAlnum(UInt8(scalar.value)) && !isUpperAlpha(UInt8(scalar.value))
-                : (p.isAlphabetic || [.nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber].contains(p.generalCategory)) && !p.isUppercase)
+            let allowed =
+                scalar == "-"
+                || (scalar.value < 0x80
+                    ? isAlnum(UInt8(scalar.value)) && !isUpperAlpha(UInt8(scalar.value))
+                    : (p.isAlphabetic || [.nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber].contains(p.generalCategory))
+                        && !p.isUppercase)
             guard allowed else { throw .invalidCharacter(original) }
         }
     }

@@ -78,7 +78,8 @@ public enum ExperienceApplinks {
             if let i = result.firstIndex(where: { $0.app == links.app }) {
                 let percentEncoded = result[i].defaults?["percentEncoded"]?.boolValue ?? hostDefaults?["percentEncoded"]?.boolValue ?? true
                 let existing = result[i].components.arrayValue ?? []
-                result[i].components = .array(existing + components(links.urls, percentEncoded: percentEncoded).filter { !existing.contains($0) })
+                result[i].components = .array(
+                    existing + components(links.urls, percentEncoded: percentEncoded).filter { !existing.contains($0) })
             } else {
                 let percentEncoded = hostDefaults?["percentEncoded"]?.boolValue ?? true
                 result.append(ApplinksDetails(app: links.app, components: .array(components(links.urls, percentEncoded: percentEncoded))))

@@ -129,7 +129,8 @@ public struct ExperienceIndex: Sendable {
 
     /// The same, for a URL the caller normalized already.
     public func resolve(_ invocationURL: String, url: NormalizedURL, preferences: [Language]) -> Resolution {
-        Resolver.answer(invocationURL, url: url, winner: bestMatch(url), hostHasExperiences: hostCounts[url.host] != nil,
-                               fallbacks: fallbacks[url.host] ?? [], preferences: preferences)
+        Resolver.answer(
+            invocationURL, url: url, winner: bestMatch(url), hostHasExperiences: hostCounts[url.host] != nil,
+            fallbacks: fallbacks[url.host] ?? [], preferences: preferences)
     }
 }

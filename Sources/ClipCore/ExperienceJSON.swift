@@ -11,10 +11,14 @@ public enum ExperienceJSON {
     public static func portable(_ e: AdvancedExperience) -> JSONValue {
         let card = e.defaultCard
         let others = e.localizations.keys.filter { $0 != e.defaultLanguage }.sorted()
-        let localizations: JSONValue? = others.isEmpty ? nil : .object(others.map { lang in
-            let c = e.localizations[lang]!
-            return (key: lang.rawValue, value: .object(["title": .string(c.title), "subtitle": .string(c.subtitle)]))
-        })
+        let localizations: JSONValue? =
+            others.isEmpty
+            ? nil
+            : .object(
+                others.map { lang in
+                    let c = e.localizations[lang]!
+                    return (key: lang.rawValue, value: .object(["title": .string(c.title), "subtitle": .string(c.subtitle)]))
+                })
         return .object([
             "url": .string(e.url.canonical),
             "clip": .string(e.clip.rawValue),
@@ -34,7 +38,9 @@ public enum ExperienceJSON {
     /// Decodes and validates an experience. With `base`, the input is a partial update: absent
     /// fields keep `base`'s values, `null` clears an optional field. Every problem is reported
     /// at once; warnings (older text guidance) are returned beside a valid experience.
-    public static func decode(_ json: JSONValue, base: AdvancedExperience? = nil) throws(ValidationFailure) -> (experience: AdvancedExperience, warnings: [FieldError]) {
+    public static func decode(_ json: JSONValue, base: AdvancedExperience? = nil) throws(ValidationFailure) -> (
+        experience: AdvancedExperience, warnings: [FieldError]
+    ) {
         let reader = FieldReader(json)
         for field in readOnlyFields where reader.has(field) {
             _ = reader.raw(field)
@@ -81,12 +87,20 @@ public enum ExperienceJSON {
             for (key, value) in patch?.objectMembers ?? [] {
                 let field = "localizations.\(key)"
                 guard let lang = Language(rawValue: key) else {
-                    reader.add([FieldError(field: field, rule: "language.enum", message: "\"\(key.truncatedForMessage)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", "))")])
+                    reader.add([
+                        FieldError(
+                            field: field, rule: "language.enum",
+                            message:
+                                "\"\(key.truncatedForMessage)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", "))")
+                    ])
                     continue
                 }
                 guard lang != language else {
-                    reader.add([FieldError(field: field, rule: "localizations.defaultLanguage",
-                                           message: "\(key) is the default language: give its card as title and subtitle, or change language first")])
+                    reader.add([
+                        FieldError(
+                            field: field, rule: "localizations.defaultLanguage",
+                            message: "\(key) is the default language: give its card as title and subtitle, or change language first")
+                    ])
                     continue
                 }
                 if value.isNull {
@@ -101,7 +115,9 @@ public enum ExperienceJSON {
                 let title = card.string("title", required: existing == nil)
                 let subtitle = card.string("subtitle", required: existing == nil)
                 reader.add(card.finish())
-                if let t = title ?? existing?.title, let s = subtitle ?? existing?.subtitle { localizations[lang] = CardText(title: t, subtitle: s) }
+                if let t = title ?? existing?.title, let s = subtitle ?? existing?.subtitle {
+                    localizations[lang] = CardText(title: t, subtitle: s)
+                }
             }
         }
         let title = reader.string("title")
@@ -119,7 +135,8 @@ public enum ExperienceJSON {
         }
         if languageIsValid && localizations[language] == nil && (base == nil || reader.has("language") || reader.has("localizations")) {
             if reader.errors.allSatisfy({ $0.field != "title" && $0.field != "subtitle" }) {
-                reader.fail("title", "required", "is required: the card needs a title and subtitle in the default language \(language.rawValue)")
+                reader.fail(
+                    "title", "required", "is required: the card needs a title and subtitle in the default language \(language.rawValue)")
             }
         }
         for (lang, card) in localizations.sorted(by: { $0.key < $1.key }) {
@@ -145,7 +162,9 @@ public enum ExperienceJSON {
         experience.status = status
         let warnings = localizations.sorted(by: { $0.key < $1.key }).flatMap { lang, card in
             TextLimits.advice(card, field: lang == language ? "" : "localizations.\(lang.rawValue)")
-                .map { FieldError(field: $0.field.hasPrefix(".") ? String($0.field.dropFirst()) : $0.field, rule: $0.rule, message: $0.message) }
+                .map {
+                    FieldError(field: $0.field.hasPrefix(".") ? String($0.field.dropFirst()) : $0.field, rule: $0.rule, message: $0.message)
+                }
         }
         return (experience, warnings)
     }
@@ -158,11 +177,15 @@ public enum PlaceValidator {
         let r = FieldReader(place, path: field)
         guard place.objectMembers != nil else { return r.errors }
         func text(_ reader: FieldReader, _ key: String, _ value: String?) {
-            if let value { reader.add(TextLimits.check(value, field: reader.fieldPath(key), max: TextLimits.placeTextMax, allowEmpty: true)) }
+            if let value {
+                reader.add(TextLimits.check(value, field: reader.fieldPath(key), max: TextLimits.placeTextMax, allowEmpty: true))
+            }
         }
         text(r, "placeId", r.string("placeId"))
         if let names = r.stringArray("names") {
-            if names.isEmpty || names.contains(where: { $0.isEmpty }) { r.fail("names", "place.names", "must hold at least one non-empty name") }
+            if names.isEmpty || names.contains(where: { $0.isEmpty }) {
+                r.fail("names", "place.names", "must hold at least one non-empty name")
+            }
             for (i, n) in names.enumerated() { text(r, "names[\(i)]", n) }
         }
         var hasAddress = false
@@ -173,7 +196,9 @@ public enum PlaceValidator {
             if let structured = a.object("structuredAddress") {
                 let s = FieldReader(structured, path: a.fieldPath("structuredAddress"))
                 for (i, line) in (s.stringArray("streetAddress") ?? []).enumerated() { text(s, "streetAddress[\(i)]", line) }
-                for key in ["floor", "neighborhood", "locality", "stateProvince", "postalCode", "countryCode"] { text(s, key, s.string(key)) }
+                for key in ["floor", "neighborhood", "locality", "stateProvince", "postalCode", "countryCode"] {
+                    text(s, key, s.string(key))
+                }
                 a.add(s.finish())
                 hasAddress = true
             }

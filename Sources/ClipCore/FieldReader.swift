@@ -16,7 +16,8 @@ public final class FieldReader {
             members = m
         } else {
             members = []
-            errors.append(FieldError(field: path.isEmpty ? "(body)" : path, rule: "type", message: "expected an object, got \(value.typeName)"))
+            errors.append(
+                FieldError(field: path.isEmpty ? "(body)" : path, rule: "type", message: "expected an object, got \(value.typeName)"))
         }
     }
 
@@ -80,7 +81,8 @@ public final class FieldReader {
         var result: [String] = []
         for (i, element) in elements.enumerated() {
             guard let s = element.stringValue else {
-                errors.append(FieldError(field: "\(fieldPath(key))[\(i)]", rule: "type", message: "expected a string, got \(element.typeName)"))
+                errors.append(
+                    FieldError(field: "\(fieldPath(key))[\(i)]", rule: "type", message: "expected a string, got \(element.typeName)"))
                 continue
             }
             result.append(s)

@@ -35,7 +35,10 @@ public struct HeaderImage: Sendable, Equatable {
         guard let info else { throw fail("image.format", "is a damaged or truncated image file") }
         let (type, width, height) = (info.mediaType, info.width, info.height)
         guard width <= Self.maxSide, height <= Self.maxSide else {
-            throw fail("image.dimensions", "is \(width)×\(height); each side must be at most \(Self.maxSide) pixels (Apple asks for \(Self.appleSize.width)×\(Self.appleSize.height))")
+            throw fail(
+                "image.dimensions",
+                "is \(width)×\(height); each side must be at most \(Self.maxSide) pixels (Apple asks for \(Self.appleSize.width)×\(Self.appleSize.height))"
+            )
         }
         // The compressed data must be able to hold the image: deflate expands at most
         // `maxDeflateRatio`:1, so fewer IDAT bytes than the scanlines ÷ 1,032 is a truncated or
@@ -46,19 +49,27 @@ public struct HeaderImage: Sendable, Equatable {
             let raw = png.rawSize(width: width, height: height)
             let deflate = Swift.max(0, png.idatBytes - 6)  // minus the zlib header (2) and Adler-32 (4)
             guard deflate * Self.maxDeflateRatio >= raw else {
-                throw fail("image.format", "is a damaged or truncated image file: it declares \(width)×\(height) (\(raw) bytes of scanlines) in \(png.idatBytes) bytes of IDAT, more than deflate can expand them to (at most \(Self.maxDeflateRatio):1, RFC 1951)")
+                throw fail(
+                    "image.format",
+                    "is a damaged or truncated image file: it declares \(width)×\(height) (\(raw) bytes of scanlines) in \(png.idatBytes) bytes of IDAT, more than deflate can expand them to (at most \(Self.maxDeflateRatio):1, RFC 1951)"
+                )
             }
         }
         // Apple asks for "a 1800x1200 px PNG or JPEG image" (HIG): a still image. An APNG is a
         // valid PNG that APNG-aware viewers (Safari, iOS) play as an animation.
-        guard !info.animated else { throw fail("image.animated", "is an animated PNG (it has an acTL chunk); the header must be a still image") }
+        guard !info.animated else {
+            throw fail("image.animated", "is an animated PNG (it has an acTL chunk); the header must be a still image")
+        }
         // Our choice: Apple's header-image text names no colour space, but a card is shown on a
         // screen, App Store Connect's screenshot specifications ask for the RGB colour space, and
         // a 4-component JPEG (CMYK or YCCK, a print file, usually with Adobe's inverted APP14
         // convention) is rendered with wrong colours by some decoders. T.81 allows 1–255
         // components; JFIF (ITU T.871) has 1 (grayscale) or 3 (YCbCr), the two we accept.
         if let components = info.jpegComponents, components != 1 && components != 3 {
-            throw fail("image.color", "is a JPEG with \(components) colour components\(components == 4 ? " (CMYK or YCCK)" : ""); it must be RGB (3) or grayscale (1)")
+            throw fail(
+                "image.color",
+                "is a JPEG with \(components) colour components\(components == 4 ? " (CMYK or YCCK)" : ""); it must be RGB (3) or grayscale (1)"
+            )
         }
         guard !info.hasAlpha else { throw fail("image.alpha", "must have no transparency (no alpha channel or tRNS chunk)") }
         guard width > 0, height > 0, width * 2 == height * 3 else {
@@ -173,8 +184,9 @@ public struct HeaderImage: Sendable, Equatable {
                     guard zlibHeader.count == 2 else { return nil }
                     let (cmf, flg) = (Int(zlibHeader[0]), Int(zlibHeader[1]))
                     guard cmf & 0x0F == 8, cmf >> 4 <= 7, (cmf << 8 | flg) % 31 == 0, flg & 0x20 == 0 else { return nil }
-                    return Info(mediaType: .png, width: width, height: height, hasAlpha: alpha, animated: animated,
-                                png: PNGData(bitDepth: Int(depth), colorType: colorType, interlaced: interlaced, idatBytes: idatBytes))
+                    return Info(
+                        mediaType: .png, width: width, height: height, hasAlpha: alpha, animated: animated,
+                        png: PNGData(bitDepth: Int(depth), colorType: colorType, interlaced: interlaced, idatBytes: idatBytes))
                 default:
                     if idat == 1 { idat = 2 }
                 }
@@ -216,7 +228,9 @@ public struct HeaderImage: Sendable, Equatable {
                 guard size != nil else { return nil }
                 scans += 1
                 // Entropy-coded data runs to the next marker that is neither stuffing nor RSTn.
-                while i + 1 < b.count, !(b[i] == 0xFF && b[i + 1] != 0x00 && !(0xD0...0xD7).contains(b[i + 1]) && b[i + 1] != 0xFF) { i += 1 }
+                while i + 1 < b.count, !(b[i] == 0xFF && b[i + 1] != 0x00 && !(0xD0...0xD7).contains(b[i + 1]) && b[i + 1] != 0xFF) {
+                    i += 1
+                }
                 guard i + 1 < b.count else { return nil }
             }
         }

@@ -97,8 +97,11 @@ public struct HostOwnership: Sendable, Equatable {
 
         /// For the refused team: never who holds the host.
         public var teamMessage: String {
-            if hostWide { return "host \(host) is not owned by your team: only its owner or an administrator changes its host-wide settings" }
-            return "host \(host) belongs to another team; nothing was written. If team \(team?.rawValue ?? "") truly shares it, an administrator can say so: "
+            if hostWide {
+                return "host \(host) is not owned by your team: only its owner or an administrator changes its host-wide settings"
+            }
+            return
+                "host \(host) belongs to another team; nothing was written. If team \(team?.rawValue ?? "") truly shares it, an administrator can say so: "
                 + "clipctl domain share \(host) --team \(team?.rawValue ?? "")"
         }
     }

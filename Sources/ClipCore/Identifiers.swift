@@ -31,7 +31,9 @@ public struct BundleID: Hashable, Sendable, Comparable, CustomStringConvertible 
         else {
             throw ValidationFailure(
                 field: field, rule: "bundleId.format",
-                message: "a bundle ID is dot-separated components of A-Z, a-z, 0-9 and '-', at most \(Self.maxLength) characters (got \"\(string.truncatedForMessage)\")")
+                message:
+                    "a bundle ID is dot-separated components of A-Z, a-z, 0-9 and '-', at most \(Self.maxLength) characters (got \"\(string.truncatedForMessage)\")"
+            )
         }
         rawValue = string
     }

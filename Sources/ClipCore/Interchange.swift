@@ -5,7 +5,10 @@ import StrictJSON
 public enum Interchange {
     public enum Format: String, Sendable, CaseIterable { case ndjson, csv }
 
-    public static let csvColumns = ["url", "clip", "action", "language", "title", "subtitle", "category", "poweredBy", "status", "localizations", "place", "headerImage", "headerImageData"]
+    public static let csvColumns = [
+        "url", "clip", "action", "language", "title", "subtitle", "category", "poweredBy", "status", "localizations", "place",
+        "headerImage", "headerImageData",
+    ]
 
     /// A problem with one line of an import: 1-based line number, and the field errors.
     public struct LineError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -45,9 +48,13 @@ public enum Interchange {
             .failure(LineError(line: line, errors: [FieldError(field: "headerImageData", rule: rule, message: message)]))
         }
         let data = members.remove(at: index).value
-        guard let text = data.stringValue, let bytes = Base64.decode(text) else { return fail("type", "expected the image file's bytes in base 64 (RFC 4648 §4)") }
+        guard let text = data.stringValue, let bytes = Base64.decode(text) else {
+            return fail("type", "expected the image file's bytes in base 64 (RFC 4648 §4)")
+        }
         let image: HeaderImage
-        do { image = try HeaderImage(bytes: bytes, field: "headerImageData") } catch { return .failure(LineError(line: line, errors: error.errors)) }
+        do { image = try HeaderImage(bytes: bytes, field: "headerImageData") } catch {
+            return .failure(LineError(line: line, errors: error.errors))
+        }
         switch members.first(where: { $0.key == "headerImage" })?.value {
         case nil: members.append((key: "headerImage", value: .string(image.sha256)))
         case .string(let named)? where named == image.sha256: break
@@ -125,7 +132,16 @@ public enum Interchange {
                 for record in records { csvRecord(record, into: &batch) }
                 if let failure { csvFailed(failure, into: &batch) }
                 if header == nil && !stopped {
-                    batch.errors.append(LineError(line: 1, errors: [FieldError(field: "(file)", rule: "empty", message: "has no header line; a CSV import starts with the column names (\(csvColumns.joined(separator: ",")))")]))
+                    batch.errors.append(
+                        LineError(
+                            line: 1,
+                            errors: [
+                                FieldError(
+                                    field: "(file)", rule: "empty",
+                                    message:
+                                        "has no header line; a CSV import starts with the column names (\(csvColumns.joined(separator: ",")))"
+                                )
+                            ]))
                 }
             }
             stopped = true
@@ -168,7 +184,10 @@ public enum Interchange {
             do {
                 let value = try JSONParser.parse(Array(lineText))
                 guard value.objectMembers != nil else {
-                    batch.errors.append(LineError(line: line, errors: [FieldError(field: "(line)", rule: "type", message: "expected a JSON object, got \(value.typeName)")]))
+                    batch.errors.append(
+                        LineError(
+                            line: line,
+                            errors: [FieldError(field: "(line)", rule: "type", message: "expected a JSON object, got \(value.typeName)")]))
                     return
                 }
                 switch Interchange.carryingImage(value, line: line) {
@@ -176,7 +195,12 @@ public enum Interchange {
                 case .failure(let error): batch.errors.append(error)
                 }
             } catch {
-                batch.errors.append(LineError(line: line, errors: [FieldError(field: "(line)", rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)")]))
+                batch.errors.append(
+                    LineError(
+                        line: line,
+                        errors: [
+                            FieldError(field: "(line)", rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)")
+                        ]))
             }
         }
 
@@ -191,8 +215,15 @@ public enum Interchange {
             guard let header else {
                 let unknown = record.fields.filter { !csvColumns.contains($0) }
                 if !unknown.isEmpty || Set(record.fields).count != record.fields.count {
-                    let problems = unknown.map { FieldError(field: $0, rule: "unknown", message: "is not a known column (known: \(csvColumns.joined(separator: ", ")))") }
-                    batch.errors.append(LineError(line: record.line, errors: problems.isEmpty ? [FieldError(field: "(header)", rule: "csv", message: "a column is named twice")] : problems))
+                    let problems = unknown.map {
+                        FieldError(
+                            field: $0, rule: "unknown", message: "is not a known column (known: \(csvColumns.joined(separator: ", ")))")
+                    }
+                    batch.errors.append(
+                        LineError(
+                            line: record.line,
+                            errors: problems.isEmpty
+                                ? [FieldError(field: "(header)", rule: "csv", message: "a column is named twice")] : problems))
                     stopped = true
                 } else {
                     header = record.fields
@@ -200,11 +231,18 @@ public enum Interchange {
                 return
             }
             guard record.isValidUTF8 else {
-                batch.errors.append(LineError(line: record.line, errors: [FieldError(field: "(line)", rule: "encoding", message: "is not valid UTF-8")]))
+                batch.errors.append(
+                    LineError(line: record.line, errors: [FieldError(field: "(line)", rule: "encoding", message: "is not valid UTF-8")]))
                 return
             }
             guard record.fields.count == header.count else {
-                batch.errors.append(LineError(line: record.line, errors: [FieldError(field: "(line)", rule: "csv", message: "has \(record.fields.count) fields; the header has \(header.count)")]))
+                batch.errors.append(
+                    LineError(
+                        line: record.line,
+                        errors: [
+                            FieldError(
+                                field: "(line)", rule: "csv", message: "has \(record.fields.count) fields; the header has \(header.count)")
+                        ]))
                 return
             }
             var members: [(key: String, value: JSONValue)] = []
@@ -215,11 +253,14 @@ public enum Interchange {
                     switch cell.lowercased() {
                     case "true", "yes", "1": members.append((key: name, value: true))
                     case "false", "no", "0": members.append((key: name, value: false))
-                    default: problems.append(FieldError(field: name, rule: "type", message: "expected true or false, got \"\(cell.truncatedForMessage)\""))
+                    default:
+                        problems.append(
+                            FieldError(field: name, rule: "type", message: "expected true or false, got \"\(cell.truncatedForMessage)\""))
                     }
                 case "localizations", "place":
                     do { members.append((key: name, value: try JSONParser.parse(cell))) } catch {
-                        problems.append(FieldError(field: name, rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)"))
+                        problems.append(
+                            FieldError(field: name, rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)"))
                     }
                 default: members.append((key: name, value: .string(cell)))
                 }
@@ -242,7 +283,9 @@ public enum Interchange {
     }
 
     /// The NDJSON line for one experience (no trailing newline).
-    public static func ndjson(_ e: AdvancedExperience, imageData: [UInt8]? = nil) -> String { JSONWriter.string(exported(e, imageData: imageData)) }
+    public static func ndjson(_ e: AdvancedExperience, imageData: [UInt8]? = nil) -> String {
+        JSONWriter.string(exported(e, imageData: imageData))
+    }
 
     public static var csvHeader: String { CSVFormat.format(csvColumns) }
 
@@ -250,15 +293,17 @@ public enum Interchange {
     /// a spreadsheet would run as a formula is defused (`spreadsheetSafeCell`).
     public static func csv(_ e: AdvancedExperience, imageData: [UInt8]? = nil, spreadsheetSafe: Bool = false) -> String {
         let json = exported(e, imageData: imageData)
-        return CSVFormat.format(csvColumns.map { column in
-            let cell: String = switch json[column] {
-            case nil, .null?: ""
-            case .string(let s)?: s
-            case .bool(let b)?: b ? "true" : "false"
-            case let value?: JSONWriter.string(value)
-            }
-            return spreadsheetSafe ? spreadsheetSafeCell(cell) : cell
-        })
+        return CSVFormat.format(
+            csvColumns.map { column in
+                let cell: String =
+                    switch json[column] {
+                    case nil, .null?: ""
+                    case .string(let s)?: s
+                    case .bool(let b)?: b ? "true" : "false"
+                    case let value?: JSONWriter.string(value)
+                    }
+                return spreadsheetSafe ? spreadsheetSafeCell(cell) : cell
+            })
     }
 
     /// OWASP "CSV Injection": a cell that begins with `=`, `+`, `-`, `@`, TAB or CR is read as a

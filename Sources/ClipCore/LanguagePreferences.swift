@@ -34,8 +34,11 @@ public enum LanguagePreferences {
         var preferences: [Language] = []
         if let language {
             guard let l = Language(tag: language) else {
-                throw ValidationFailure(field: "language", rule: "language.enum",
-                    message: "\"\(language)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (a tag such as fr-CA is accepted)")
+                throw ValidationFailure(
+                    field: "language", rule: "language.enum",
+                    message:
+                        "\"\(language)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (a tag such as fr-CA is accepted)"
+                )
             }
             preferences.append(l)
         }

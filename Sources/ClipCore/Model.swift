@@ -102,11 +102,15 @@ public enum TextLimits {
             if !sawVisible, isVisible(s, p, category) { sawVisible = true }
         }
         if needsContext, let bad = forbidden(Array(text.unicodeScalars.prefix(maxBytes + 1))) {
-            fail("control", "must be one line of visible text without control, invisible formatting or unrenderable characters (U+\(hex(bad.scalar)) is \(bad.why))")
+            fail(
+                "control",
+                "must be one line of visible text without control, invisible formatting or unrenderable characters (U+\(hex(bad.scalar)) is \(bad.why))"
+            )
         }
         // A mark that is default-ignorable (a variation selector, U+034F) is refused above already.
         if let first = text.unicodeScalars.first, first.value >= 0x300, isMark(first.properties.generalCategory),
-            !first.properties.isDefaultIgnorableCodePoint {
+            !first.properties.isDefaultIgnorableCodePoint
+        {
             fail("combining", "must not begin with a combining mark (U+\(hex(first))): it has no base character to combine with")
         }
         if tooManyMarks { fail("combining", "has more than \(maxNonStartersInARow) combining marks in a row (UAX #15 stream-safe text)") }
@@ -229,19 +233,30 @@ public enum TextLimits {
             case 0x200C, 0x200D:
                 if let previous, previous.properties.canonicalCombiningClass.rawValue == 9 { continue }
                 if s.value == 0x200C, isCursiveJoiningContext(scalars, at: at) { continue }
-                if s.value == 0x200D, let next, next.properties.canonicalCombiningClass == .virama, isAfterLetter(scalars, at: at) { continue }
-                if s.value == 0x200D, let next, next.properties.isEmoji, let base = emojiBase(scalars, before: at), base.properties.isEmoji, base.value > 0x7F { continue }
+                if s.value == 0x200D, let next, next.properties.canonicalCombiningClass == .virama, isAfterLetter(scalars, at: at) {
+                    continue
+                }
+                if s.value == 0x200D, let next, next.properties.isEmoji, let base = emojiBase(scalars, before: at), base.properties.isEmoji,
+                    base.value > 0x7F
+                {
+                    continue
+                }
                 return (s, describe(s))
             case 0xE0001, 0xE0020...0xE007F:
                 if let length = rgiTagSequenceLength(scalars, at: at) {
                     i = at + length
                     continue
                 }
-                return (s, "a tag character outside the three RGI emoji tag sequences, the flags of England, Scotland and Wales (UTS #51 §2.8)")
+                return (
+                    s, "a tag character outside the three RGI emoji tag sequences, the flags of England, Scotland and Wales (UTS #51 §2.8)"
+                )
             default:
                 if p.isVariationSelector {
                     if let previous, selectsAVariant(s, of: previous) { continue }
-                    return (s, "a variation selector after a character it selects no variant of (VS15/VS16 follow an emoji, VS1–VS14 an ideograph or a math symbol, VS17–VS256 an ideograph, the Mongolian ones a Mongolian letter)")
+                    return (
+                        s,
+                        "a variation selector after a character it selects no variant of (VS15/VS16 follow an emoji, VS1–VS14 an ideograph or a math symbol, VS17–VS256 an ideograph, the Mongolian ones a Mongolian letter)"
+                    )
                 }
                 return (s, describe(s))
             }
@@ -331,7 +346,9 @@ public enum TextLimits {
     /// The number of scalars (5 tags and U+E007F) of the RGI emoji tag sequence whose first
     /// tag is at `index`, right after its U+1F3F4; nil for any other tag character.
     static func rgiTagSequenceLength(_ scalars: [Unicode.Scalar], at index: Int) -> Int? {
-        guard index > 0, scalars[index - 1].value == 0x1F3F4, index + 6 <= scalars.count, scalars[index + 5].value == 0xE007F else { return nil }
+        guard index > 0, scalars[index - 1].value == 0x1F3F4, index + 6 <= scalars.count, scalars[index + 5].value == 0xE007F else {
+            return nil
+        }
         var spec = ""
         for s in scalars[index..<index + 5] {
             guard (0xE0061...0xE007A).contains(s.value), let letter = Unicode.Scalar(s.value - 0xE0000) else { return nil }
@@ -351,10 +368,16 @@ public enum TextLimits {
     public static func advice(_ card: CardText, field: String) -> [FieldError] {
         var warnings: [FieldError] = []
         if card.title.count > titleAdvised {
-            warnings.append(FieldError(field: "\(field).title", rule: "title.advised", message: "is \(card.title.count) characters; older guidance advises at most \(titleAdvised)"))
+            warnings.append(
+                FieldError(
+                    field: "\(field).title", rule: "title.advised",
+                    message: "is \(card.title.count) characters; older guidance advises at most \(titleAdvised)"))
         }
         if card.subtitle.count > subtitleAdvised {
-            warnings.append(FieldError(field: "\(field).subtitle", rule: "subtitle.advised", message: "is \(card.subtitle.count) characters; older guidance advises at most \(subtitleAdvised)"))
+            warnings.append(
+                FieldError(
+                    field: "\(field).subtitle", rule: "subtitle.advised",
+                    message: "is \(card.subtitle.count) characters; older guidance advises at most \(subtitleAdvised)"))
         }
         return warnings
     }
@@ -445,9 +468,10 @@ public struct DefaultExperience: Sendable, Equatable {
     public static func check(localizations: [String: String]) -> [FieldError] {
         var errors: [FieldError] = []
         if localizations.isEmpty {
-            errors.append(FieldError(
-                field: "localizations", rule: "required",
-                message: "give at least one locale with its subtitle (App Store Connect needs at least one localization)"))
+            errors.append(
+                FieldError(
+                    field: "localizations", rule: "required",
+                    message: "give at least one locale with its subtitle (App Store Connect needs at least one localization)"))
         }
         for (locale, subtitle) in localizations.sorted(by: { $0.key < $1.key }) {
             if let e = checkLocale(locale, field: "localizations.\(locale)") { errors.append(e) }
@@ -464,9 +488,12 @@ public struct DefaultExperience: Sendable, Equatable {
     /// A locale tag as App Store Connect spells them: a 2–3 letter language, then subtags.
     public static func checkLocale(_ locale: String, field: String) -> FieldError? {
         let parts = locale.split(separator: "-", omittingEmptySubsequences: false)
-        let ok = !parts.isEmpty && (2...3).contains(parts[0].count) && parts[0].utf8.allSatisfy(isAlpha)
+        let ok =
+            !parts.isEmpty && (2...3).contains(parts[0].count) && parts[0].utf8.allSatisfy(isAlpha)
             && parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.utf8.allSatisfy(isAlnum) }
-        return ok ? nil : FieldError(field: field, rule: "locale.format", message: "\"\(locale.truncatedForMessage)\" is not a locale such as en-US")
+        return ok
+            ? nil
+            : FieldError(field: field, rule: "locale.format", message: "\"\(locale.truncatedForMessage)\" is not a locale such as en-US")
     }
 }
 

@@ -160,13 +160,17 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
         // authority = [ userinfo "@" ] host [ ":" port ]   (RFC 3986 §3.2)
         let authorityStart = colon + 3
         var authorityEnd = authorityStart
-        while authorityEnd < bytes.count, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "\\")].contains(bytes[authorityEnd]) {
+        while authorityEnd < bytes.count,
+            ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "\\")].contains(bytes[authorityEnd])
+        {
             authorityEnd += 1
         }
         let authority = bytes[authorityStart..<authorityEnd]
         guard !authority.contains(UInt8(ascii: "@")) else { throw .userinfo }
         var hostBytes = authority
-        if let portColon = authority.lastIndex(of: UInt8(ascii: ":")), !authority.contains(UInt8(ascii: "]")) || portColon > authority.lastIndex(of: UInt8(ascii: "]"))! {
+        if let portColon = authority.lastIndex(of: UInt8(ascii: ":")),
+            !authority.contains(UInt8(ascii: "]")) || portColon > authority.lastIndex(of: UInt8(ascii: "]"))!
+        {
             let port = authority[(portColon + 1)...]
             // RFC 3986 §3.2.3: an empty port, or the scheme's default, is the same as none.
             let digits = port.drop { $0 == UInt8(ascii: "0") }
@@ -175,7 +179,9 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
             }
             hostBytes = authority[..<portColon]
         }
-        guard !hostBytes.contains(where: { $0 == 0x20 || $0 == UInt8(ascii: "%") }) else { throw .host(.invalidCharacter(String(decoding: hostBytes, as: UTF8.self))) }
+        guard !hostBytes.contains(where: { $0 == 0x20 || $0 == UInt8(ascii: "%") }) else {
+            throw .host(.invalidCharacter(String(decoding: hostBytes, as: UTF8.self)))
+        }
         guard let hostString = String(validating: hostBytes, as: UTF8.self) else { throw .host(.invalidCharacter("")) }
         do { host = try DomainName.normalize(hostString) } catch { throw .host(error) }
 
@@ -191,9 +197,10 @@ public struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
             while queryEnd < bytes.count, bytes[queryEnd] != UInt8(ascii: "#") { queryEnd += 1 }
             for item in bytes[(index + 1)..<queryEnd].split(separator: UInt8(ascii: "&")) where !item.isEmpty {
                 if let eq = item.firstIndex(of: UInt8(ascii: "=")) {
-                    items.append(QueryItem(
-                        name: try Self.normalizePercent(item[..<eq], allowed: Self.isQueryByte),
-                        value: try Self.normalizePercent(item[(eq + 1)...], allowed: Self.isQueryByte)))
+                    items.append(
+                        QueryItem(
+                            name: try Self.normalizePercent(item[..<eq], allowed: Self.isQueryByte),
+                            value: try Self.normalizePercent(item[(eq + 1)...], allowed: Self.isQueryByte)))
                 } else {
                     items.append(QueryItem(name: try Self.normalizePercent(item, allowed: Self.isQueryByte), value: nil))
                 }

@@ -59,7 +59,8 @@ public enum Resolver {
         var reports: [Int64: (CandidateReport.Outcome, String, String?)] = [:]
         let invocationItems = Set(url.queryItems)
         for candidate in candidates {
-            let nearMiss = candidate.url.isCharacterPrefixNearMiss(of: url)
+            let nearMiss =
+                candidate.url.isCharacterPrefixNearMiss(of: url)
                 ? "\(candidate.url.path) is a character prefix of \(url.path) but not a path-segment prefix: this registry does not match it; Apple does not document which reading iOS uses"
                 : nil
             guard candidate.url.pathCovers(url) else {
@@ -68,7 +69,9 @@ public enum Resolver {
             }
             let missing = candidate.url.missingQueryItems(invocationItems)
             guard missing.isEmpty else {
-                reports[candidate.id] = (.queryMismatch, "missing query item\(missing.count == 1 ? "" : "s") \(missing.map(\.text).joined(separator: ", "))", nil)
+                reports[candidate.id] = (
+                    .queryMismatch, "missing query item\(missing.count == 1 ? "" : "s") \(missing.map(\.text).joined(separator: ", "))", nil
+                )
                 continue
             }
             // What is left of the match rule (`NormalizedURL.matches`); the candidates share the host.
@@ -81,7 +84,11 @@ public enum Resolver {
         }
         matches.sort { NormalizedURL.isMoreSpecific($0.url, than: $1.url) }
         if let winner = matches.first {
-            reports[winner.id] = (.chosen, "most specific match: \(winner.url.pathSegmentCount) path segment(s), \(winner.url.distinctQueryItemCount) query item(s)", nil)
+            reports[winner.id] = (
+                .chosen,
+                "most specific match: \(winner.url.pathSegmentCount) path segment(s), \(winner.url.distinctQueryItemCount) query item(s)",
+                nil
+            )
             for loser in matches.dropFirst() {
                 reports[loser.id] = (.lessSpecific, "matches, but \(winner.url.canonical) is more specific", nil)
             }
@@ -90,8 +97,9 @@ public enum Resolver {
             guard let r = reports[c.id] else { return nil }
             return CandidateReport(id: c.id, url: c.url.canonical, status: c.status, outcome: r.0, detail: r.1, nearMiss: r.2)
         }
-        return answer(invocationURL, url: url, winner: matches.first, hostHasExperiences: !candidates.isEmpty, fallbacks: fallbacks,
-                      preferences: preferences, candidates: ordered)
+        return answer(
+            invocationURL, url: url, winner: matches.first, hostHasExperiences: !candidates.isEmpty, fallbacks: fallbacks,
+            preferences: preferences, candidates: ordered)
     }
 
     /// The answer once the most specific active match (if any) is known: the advanced experience
@@ -104,17 +112,23 @@ public enum Resolver {
         var notes: [String] = []
         if let winner {
             let language = winner.language(for: preferences)
-            return Resolution(invocationURL: invocationURL, match: .advanced(winner, language: language), reason: nil, candidates: ordered, notes: notes)
+            return Resolution(
+                invocationURL: invocationURL, match: .advanced(winner, language: language), reason: nil, candidates: ordered, notes: notes)
         }
         let sortedFallbacks = fallbacks.sorted { $0.experience.clip < $1.experience.clip }
         if let fallback = sortedFallbacks.first {
             if sortedFallbacks.count > 1 {
-                notes.append("\(sortedFallbacks.count) clips with a default experience are associated with \(url.host); chose \(fallback.experience.clip.rawValue), the first by App ID")
+                notes.append(
+                    "\(sortedFallbacks.count) clips with a default experience are associated with \(url.host); chose \(fallback.experience.clip.rawValue), the first by App ID"
+                )
             }
             let locale = chooseLocale(Array(fallback.experience.localizations.keys), preferences: preferences)
-            return Resolution(invocationURL: invocationURL, match: .defaultExperience(fallback, locale: locale), reason: nil, candidates: ordered, notes: notes)
+            return Resolution(
+                invocationURL: invocationURL, match: .defaultExperience(fallback, locale: locale), reason: nil, candidates: ordered,
+                notes: notes)
         }
-        let reason = !hostHasExperiences
+        let reason =
+            !hostHasExperiences
             ? "no experience is registered on \(url.host) and no clip with a default experience is associated with it"
             : "no active experience on \(url.host) covers this URL, and no clip with a default experience is associated with the host"
         return Resolution(invocationURL: invocationURL, match: nil, reason: reason, candidates: ordered, notes: notes)
@@ -182,14 +196,18 @@ extension Resolution {
             let localization = locale.flatMap { fallback.experience.localizations[$0] }
             members.append((key: "matched", value: "default"))
             members.append((key: "invocationURL", value: .string(invocationURL)))
-            members.append((key: "experience", value: .object([
-                "clip": .string(fallback.experience.clip.rawValue),
-                "action": .string(fallback.experience.action.rawValue),
-                "locale": locale.map(JSONValue.string),
-                "title": fallback.appName.isEmpty ? nil : .string(fallback.appName),
-                "subtitle": localization.map { .string($0.subtitle) },
-                "headerImage": localization?.headerImage.map(JSONValue.string),
-            ])))
+            members.append(
+                (
+                    key: "experience",
+                    value: .object([
+                        "clip": .string(fallback.experience.clip.rawValue),
+                        "action": .string(fallback.experience.action.rawValue),
+                        "locale": locale.map(JSONValue.string),
+                        "title": fallback.appName.isEmpty ? nil : .string(fallback.appName),
+                        "subtitle": localization.map { .string($0.subtitle) },
+                        "headerImage": localization?.headerImage.map(JSONValue.string),
+                    ])
+                ))
         case nil:
             members.append((key: "matched", value: .null))
             members.append((key: "invocationURL", value: .string(invocationURL)))
@@ -197,16 +215,21 @@ extension Resolution {
         }
         if !notes.isEmpty { members.append((key: "notes", value: .array(notes.map(JSONValue.string)))) }
         if explain {
-            members.append((key: "explanation", value: .array(candidates.map { c in
-                .object([
-                    "id": .integer(c.id),
-                    "url": .string(c.url),
-                    "status": .string(c.status.rawValue),
-                    "outcome": .string(c.outcome.rawValue),
-                    "detail": .string(c.detail),
-                    "nearMiss": c.nearMiss.map(JSONValue.string),
-                ])
-            })))
+            members.append(
+                (
+                    key: "explanation",
+                    value: .array(
+                        candidates.map { c in
+                            .object([
+                                "id": .integer(c.id),
+                                "url": .string(c.url),
+                                "status": .string(c.status.rawValue),
+                                "outcome": .string(c.outcome.rawValue),
+                                "detail": .string(c.detail),
+                                "nearMiss": c.nearMiss.map(JSONValue.string),
+                            ])
+                        })
+                ))
         }
         return .object(members)
     }

@@ -35,7 +35,8 @@ public enum SmartBanner {
             bytes[..<colon].allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }),
             colon + 1 < bytes.count, bytes.count <= NormalizedURL.maxLength
         else {
-            throw ValidationFailure(field: "appArgument", rule: "appArgument.format", message: "must be an absolute URL such as https://shop.example/item/1")
+            throw ValidationFailure(
+                field: "appArgument", rule: "appArgument.format", message: "must be an absolute URL such as https://shop.example/item/1")
         }
         var out: [UInt8] = []
         for b in bytes {

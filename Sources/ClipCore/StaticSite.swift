@@ -55,9 +55,12 @@ public enum StaticSite {
         let index: JSONValue = .object([
             "format": .string(indexFormat),
             "formatVersion": .integer(indexFormatVersion),
-            "files": .array(files.map { f in
-                .object(["path": .string(f.path), "bytes": .integer(Int64(f.bytes.count)), "sha256": .string(SHA256.hexDigest(f.bytes))])
-            }),
+            "files": .array(
+                files.map { f in
+                    .object([
+                        "path": .string(f.path), "bytes": .integer(Int64(f.bytes.count)), "sha256": .string(SHA256.hexDigest(f.bytes)),
+                    ])
+                }),
             "hosts": .array(hosts.map(JSONValue.string)),
         ])
         // index.json sorts between the host folders and nginx.conf.sample.
@@ -141,7 +144,8 @@ public enum StaticSite {
     /// bytes are not an index this version writes (the format marker and version).
     public static func listedFiles(index bytes: [UInt8]) -> [String: String]? {
         guard let index = try? JSONParser.parse(bytes), index["format"]?.stringValue == indexFormat,
-              index["formatVersion"] == .integer(indexFormatVersion), let entries = index["files"]?.arrayValue else { return nil }
+            index["formatVersion"] == .integer(indexFormatVersion), let entries = index["files"]?.arrayValue
+        else { return nil }
         var listed: [String: String] = [:]
         for entry in entries {
             guard let path = entry["path"]?.stringValue, let sha = entry["sha256"]?.stringValue, path != indexName else { return nil }
@@ -156,23 +160,28 @@ public enum StaticSite {
     /// publish, that is, an `index.json` of this format, the files it lists with the SHA-256 it
     /// lists (one edited since is somebody's now), and the folders they need. Anything else is
     /// refused with the list of what is foreign, and nothing is touched.
-    public static func changes(replacing existing: [String: Entry]?, with files: [File],
-                               readIndex: () -> [UInt8]?) -> Result<Changes, Refusal> {
+    public static func changes(
+        replacing existing: [String: Entry]?, with files: [File],
+        readIndex: () -> [UInt8]?
+    ) -> Result<Changes, Refusal> {
         var old: [String: String] = [:]
         if let existing, !existing.isEmpty {
             guard case .file(let indexSHA)? = existing[indexName], let bytes = readIndex(), let listed = listedFiles(index: bytes) else {
-                return .failure(Refusal(
-                    reason: "it is not empty and was not written by clipctl publish (no \(indexName) with \"format\": \"\(indexFormat)\", \"formatVersion\": \(indexFormatVersion))",
-                    // Every file, and every folder with nothing in it (the others show through their content).
-                    foreign: existing.keys.sorted().compactMap { path in
-                        if existing[path] == .directory && existing.keys.contains(where: { $0.hasPrefix(path + "/") }) { return nil }
-                        return (path, path == indexName ? "not an index clipctl publish wrote" : "not listed in an index")
-                    }))
+                return .failure(
+                    Refusal(
+                        reason:
+                            "it is not empty and was not written by clipctl publish (no \(indexName) with \"format\": \"\(indexFormat)\", \"formatVersion\": \(indexFormatVersion))",
+                        // Every file, and every folder with nothing in it (the others show through their content).
+                        foreign: existing.keys.sorted().compactMap { path in
+                            if existing[path] == .directory && existing.keys.contains(where: { $0.hasPrefix(path + "/") }) { return nil }
+                            return (path, path == indexName ? "not an index clipctl publish wrote" : "not listed in an index")
+                        }))
             }
-            let folders = Set(listed.keys.flatMap { path in
-                let parts = path.split(separator: "/")
-                return (1..<max(parts.count, 1)).map { parts.prefix($0).joined(separator: "/") }
-            })
+            let folders = Set(
+                listed.keys.flatMap { path in
+                    let parts = path.split(separator: "/")
+                    return (1..<max(parts.count, 1)).map { parts.prefix($0).joined(separator: "/") }
+                })
             var foreign: [(path: String, why: String)] = []
             for (path, entry) in existing.sorted(by: { $0.key < $1.key }) where path != indexName {
                 switch entry {

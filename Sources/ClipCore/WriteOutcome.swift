@@ -81,8 +81,10 @@ public struct WriteOutcome<Value> {
     public var warnings: [FieldError]
     public var touchedHosts: [String]
 
-    public init(_ value: Value, created: Bool = false, notes: [WriteNote] = [], warnings: [FieldError] = [],
-                touchedHosts: [String] = []) {
+    public init(
+        _ value: Value, created: Bool = false, notes: [WriteNote] = [], warnings: [FieldError] = [],
+        touchedHosts: [String] = []
+    ) {
         self.value = value
         self.created = created
         self.notes = notes

@@ -19,7 +19,9 @@ public enum DurableFiles {
     public static func missingDirectory(for path: String) -> String? {
         let directory = directory(of: path)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return "directory \(directory) does not exist" }
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            return "directory \(directory) does not exist"
+        }
         return isDirectory.boolValue ? nil : "\(directory) is not a directory"
     }
 

@@ -66,14 +66,16 @@ public final class LiveIndex: Sendable {
     public func answerBytes(_ resolution: Resolution) -> [UInt8]? {
         guard case .advanced(let e, let language) = resolution.match, resolution.notes.isEmpty else { return nil }
         let key = RenderedKey(id: e.id, version: e.version, language: language)
-        let rendered = renderedExperiences.withLock { $0[key] } ?? {
-            let bytes = JSONWriter.bytes(Resolution.experienceJSON(e, language: language))
-            renderedExperiences.withLock { cache in
-                if cache.count >= Self.maxRendered { cache.removeAll(keepingCapacity: true) }
-                cache[key] = bytes
-            }
-            return bytes
-        }()
+        let rendered =
+            renderedExperiences.withLock { $0[key] }
+            ?? {
+                let bytes = JSONWriter.bytes(Resolution.experienceJSON(e, language: language))
+                renderedExperiences.withLock { cache in
+                    if cache.count >= Self.maxRendered { cache.removeAll(keepingCapacity: true) }
+                    cache[key] = bytes
+                }
+                return bytes
+            }()
         return Resolution.advancedAnswerBytes(invocationURL: resolution.invocationURL, renderedExperience: rendered)
     }
 
@@ -146,13 +148,20 @@ extension LiveIndex {
                 guard Int64(version) != dataVersion else { return }
                 dataVersion = Int64(version)
                 try registry.db.read {
-                    let continues = try lastChange.id == 0
-                        || (registry.db.query("SELECT at FROM change_record WHERE id = ?", [.integer(lastChange.id)]).first?.string("at")) == lastChange.at
-                    let pending = try registry.db.query("SELECT count(*) AS n FROM change_record WHERE id > ?", [.integer(lastChange.id)]).first!.int("n")
+                    let continues =
+                        try lastChange.id == 0
+                        || (registry.db.query("SELECT at FROM change_record WHERE id = ?", [.integer(lastChange.id)]).first?.string("at"))
+                            == lastChange.at
+                    let pending = try registry.db.query("SELECT count(*) AS n FROM change_record WHERE id > ?", [.integer(lastChange.id)])
+                        .first!.int("n")
                     // A restore replaced everything, whatever history the backup shares with what we saw.
-                    let restored = try !registry.db.query("SELECT 1 FROM change_record WHERE id > ? AND entity = ? AND action = ? LIMIT 1",
-                                                          [.integer(lastChange.id), .text(ChangeEntity.registry.rawValue),
-                                                           .text(ChangeAction.restore.rawValue)]).isEmpty
+                    let restored = try !registry.db.query(
+                        "SELECT 1 FROM change_record WHERE id > ? AND entity = ? AND action = ? LIMIT 1",
+                        [
+                            .integer(lastChange.id), .text(ChangeEntity.registry.rawValue),
+                            .text(ChangeAction.restore.rawValue),
+                        ]
+                    ).isEmpty
                     if !continues || restored || pending > LiveIndex.replayLimit || index.count == 0 && lastChange.id == 0 {
                         try rebuild()
                     } else if pending > 0 {
@@ -177,7 +186,9 @@ extension LiveIndex {
         /// any other (or one this version does not know) rebuilds the fallbacks and the AASA cache.
         mutating func replay() throws {
             var othersChanged = false
-            for row in try registry.db.query("SELECT id, at, entity, entity_id FROM change_record WHERE id > ? ORDER BY id", [.integer(lastChange.id)]) {
+            for row in try registry.db.query(
+                "SELECT id, at, entity, entity_id FROM change_record WHERE id > ? ORDER BY id", [.integer(lastChange.id)])
+            {
                 lastChange = (Int64(try row.int("id")), try row.string("at"))
                 guard ChangeEntity(rawValue: try row.string("entity")) == .experience, let id = Int64(try row.string("entity_id")) else {
                     othersChanged = true
@@ -206,18 +217,21 @@ extension LiveIndex {
         /// served from the index shows them).
         func loadAll() throws -> [AdvancedExperience] {
             var experiences: [AdvancedExperience] = []
-            experiences.reserveCapacity(try registry.db.query("SELECT count(*) AS n FROM advanced_experience WHERE removed_at IS NULL").first!.int("n"))
+            experiences.reserveCapacity(
+                try registry.db.query("SELECT count(*) AS n FROM advanced_experience WHERE removed_at IS NULL").first!.int("n"))
             // The clips' App IDs, once each (a clip's team is its app's).
             var clips: [String: AppID] = [:]
             for row in try registry.db.query("SELECT c.bundle_id, a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id") {
                 let bundle = try row.string("bundle_id")
                 clips[bundle] = AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(bundle))
             }
-            try registry.db.forEachRow("""
+            try registry.db.forEachRow(
+                """
                 SELECT id, url, clip_bundle_id, action, default_language, is_powered_by, business_category,
                        header_image_sha256, place, status, version
                 FROM advanced_experience WHERE removed_at IS NULL ORDER BY id
-                """) { row in
+                """
+            ) { row in
                 let v = row.values
                 guard case .integer(let id) = v[0], case .text(let url) = v[1], case .text(let bundle) = v[2],
                     case .text(let action) = v[3], case .text(let language) = v[4], case .integer(let poweredBy) = v[5],
@@ -229,17 +243,22 @@ extension LiveIndex {
                 if case .text(let i) = v[7] { image = i }
                 var place: JSONValue?
                 if case .text(let p) = v[8] { place = try JSONParser.parse(p) }
-                experiences.append(AdvancedExperience(
-                    id: id, url: try NormalizedURL(canonical: url), clip: clip, action: try Action.parse(action, field: "action"),
-                    defaultLanguage: try Language.parse(language, field: "language"), isPoweredBy: poweredBy != 0, businessCategory: category,
-                    localizations: [:], headerImage: image, place: place, status: try ExperienceStatus.parse(status, field: "status"),
-                    version: Int(version)))
+                experiences.append(
+                    AdvancedExperience(
+                        id: id, url: try NormalizedURL(canonical: url), clip: clip, action: try Action.parse(action, field: "action"),
+                        defaultLanguage: try Language.parse(language, field: "language"), isPoweredBy: poweredBy != 0,
+                        businessCategory: category,
+                        localizations: [:], headerImage: image, place: place, status: try ExperienceStatus.parse(status, field: "status"),
+                        version: Int(version)))
             }
             // Both scans are ordered by experience id: a merge.
             var position = 0
-            try registry.db.forEachRow("SELECT experience_id, language, title, subtitle FROM advanced_experience_localization ORDER BY experience_id") { row in
+            try registry.db.forEachRow(
+                "SELECT experience_id, language, title, subtitle FROM advanced_experience_localization ORDER BY experience_id"
+            ) { row in
                 let v = row.values
-                guard case .integer(let id) = v[0], case .text(let code) = v[1], case .text(let title) = v[2], case .text(let subtitle) = v[3],
+                guard case .integer(let id) = v[0], case .text(let code) = v[1], case .text(let title) = v[2],
+                    case .text(let subtitle) = v[3],
                     let language = Language(rawValue: code)
                 else { return }
                 while position < experiences.count && experiences[position].id < id { position += 1 }

@@ -38,8 +38,10 @@ public enum PublishedDirectory {
     public static func checkNotHoldingDatabase(_ target: String, database: String) throws(Failure) {
         let given = URL(fileURLWithPath: database).standardizedFileURL.path
         let folders = [given, DurableFiles.realPath(given) ?? given].map { ($0 as NSString).deletingLastPathComponent }
-        for folder in Set(folders + folders.compactMap(DurableFiles.realPath)) where folder == target || folder.hasPrefix(target == "/" ? "/" : target + "/") {
-            throw Failure.target("\(target) holds the database \(database) (publish replaces the whole directory); choose a directory of its own")
+        for folder in Set(folders + folders.compactMap(DurableFiles.realPath))
+        where folder == target || folder.hasPrefix(target == "/" ? "/" : target + "/") {
+            throw Failure.target(
+                "\(target) holds the database \(database) (publish replaces the whole directory); choose a directory of its own")
         }
     }
 
@@ -62,7 +64,9 @@ public enum PublishedDirectory {
                     entries[path] = .directory
                     try walk(path)
                 case S_IFREG:
-                    guard let data = FileManager.default.contents(atPath: "\(root)/\(path)") else { throw posixFailure("read \(root)/\(path)") }
+                    guard let data = FileManager.default.contents(atPath: "\(root)/\(path)") else {
+                        throw posixFailure("read \(root)/\(path)")
+                    }
                     entries[path] = .file(sha256: SHA256.hexDigest([UInt8](data)))
                 default:
                     entries[path] = .other
@@ -84,7 +88,9 @@ public enum PublishedDirectory {
         case .failure(let refusal):
             let shown = refusal.foreign.prefix(listedAtMost).map { "\($0.path) (\($0.why))" }
             let more = refusal.foreign.count > listedAtMost ? ", and \(refusal.foreign.count - listedAtMost) more" : ""
-            throw Failure.target("\(target) is left untouched: \(refusal.reason): \(shown.joined(separator: ", "))\(more); move them away or choose another directory")
+            throw Failure.target(
+                "\(target) is left untouched: \(refusal.reason): \(shown.joined(separator: ", "))\(more); move them away or choose another directory"
+            )
         }
     }
 
@@ -100,7 +106,9 @@ public enum PublishedDirectory {
         let changes = try Self.changes(target, files, listedAtMost: listedAtMost)
         let parent = (target as NSString).deletingLastPathComponent
         var template = Array("\(parent)/.\((target as NSString).lastPathComponent).publishing-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw posixFailure("create a directory in \(parent)") }
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw posixFailure("create a directory in \(parent)")
+        }
         let staging = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         chmod(staging, 0o755)
         do {
@@ -108,7 +116,8 @@ public enum PublishedDirectory {
             for file in files {
                 let path = "\(staging)/\(file.path)"
                 let folder = (path as NSString).deletingLastPathComponent
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
                 var f = folder
                 while f.count > staging.count { folders.insert(f); f = (f as NSString).deletingLastPathComponent }
                 try writeDurably(file.bytes, to: path)
@@ -130,7 +139,9 @@ public enum PublishedDirectory {
             }
             try sync(parent)
         } catch {
-            if DurableFiles.exists(staging) && !DurableFiles.sameFile(staging, target) { try? FileManager.default.removeItem(atPath: staging) }
+            if DurableFiles.exists(staging) && !DurableFiles.sameFile(staging, target) {
+                try? FileManager.default.removeItem(atPath: staging)
+            }
             if let failure = error as? Failure { throw failure }
             throw Failure.io("cannot publish to \(target): \(error.localizedDescription)")
         }

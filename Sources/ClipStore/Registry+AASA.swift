@@ -9,9 +9,10 @@ extension Registry {
     /// Every host that may have an AASA: those with a clip, an applinks rule or webcredentials,
     /// the three things `aasaContent` requires one of (a superset: a row whose app is gone counts).
     func hostsWithAASA() throws -> Set<String> {
-        Set(try db.query(
-            "SELECT host FROM domain_association UNION SELECT host FROM applinks_details UNION SELECT host FROM webcredentials"
-        ).map { try $0.string("host") })
+        Set(
+            try db.query(
+                "SELECT host FROM domain_association UNION SELECT host FROM applinks_details UNION SELECT host FROM webcredentials"
+            ).map { try $0.string("host") })
     }
 
     /// What the AASA of `host` is made of, or notFound when nothing is configured for it.
@@ -19,27 +20,35 @@ extension Registry {
         let host = try Self.normalizeHost(rawHost)
         return try guarded {
             try db.read {
-                let clips = try db.query("""
+                let clips = try db.query(
+                    """
                     SELECT d.clip_bundle_id, a.team_id FROM domain_association d
                     JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id WHERE d.host = ?
-                    """, [.text(host)]).map { AppID(team: try TeamID(try $0.string("team_id")), bundleID: try BundleID(try $0.string("clip_bundle_id"))) }
-                let details = try db.query("""
+                    """, [.text(host)]
+                ).map { AppID(team: try TeamID(try $0.string("team_id")), bundleID: try BundleID(try $0.string("clip_bundle_id"))) }
+                let details = try db.query(
+                    """
                     SELECT x.app_bundle_id, a.team_id, x.components, x.defaults FROM applinks_details x
                     JOIN app a ON a.bundle_id = x.app_bundle_id WHERE x.host = ? ORDER BY x.position, x.app_bundle_id
-                    """, [.text(host)]).map { row in
-                    ApplinksDetails(app: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("app_bundle_id"))),
-                                    components: try JSONParser.parse(try row.string("components")),
-                                    defaults: try row.optionalString("defaults").map { try JSONParser.parse($0) })
+                    """, [.text(host)]
+                ).map { row in
+                    ApplinksDetails(
+                        app: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("app_bundle_id"))),
+                        components: try JSONParser.parse(try row.string("components")),
+                        defaults: try row.optionalString("defaults").map { try JSONParser.parse($0) })
                 }
                 let settings = try applinksSettings(host)
                 let generated = settings.fromExperiences ? try experienceLinks(host: host) : []
-                let webcredentials = try db.query("""
+                let webcredentials = try db.query(
+                    """
                     SELECT w.app_bundle_id, a.team_id FROM webcredentials w JOIN app a ON a.bundle_id = w.app_bundle_id WHERE w.host = ?
-                    """, [.text(host)]).map { AppID(team: try TeamID(try $0.string("team_id")), bundleID: try BundleID(try $0.string("app_bundle_id"))) }
+                    """, [.text(host)]
+                ).map { AppID(team: try TeamID(try $0.string("team_id")), bundleID: try BundleID(try $0.string("app_bundle_id"))) }
                 guard !clips.isEmpty || !details.isEmpty || !webcredentials.isEmpty else {
                     throw RegistryError.notFound("AASA for \(host): no clip, applinks rule or webcredentials is configured for this host")
                 }
-                return AASAContent(host: host, clips: clips, details: details, settings: settings, webcredentials: webcredentials, generated: generated)
+                return AASAContent(
+                    host: host, clips: clips, details: details, settings: settings, webcredentials: webcredentials, generated: generated)
             }
         }
     }
@@ -53,28 +62,37 @@ extension Registry {
     /// Every host that has an AASA (an association, applinks rule or webcredentials).
     public func aasaHosts() throws(RegistryError) -> [String] {
         try guarded {
-            try db.query("""
+            try db.query(
+                """
                 SELECT host FROM domain_association UNION SELECT host FROM applinks_details UNION SELECT host FROM webcredentials ORDER BY host
-                """).map { try $0.string("host") }
+                """
+            ).map { try $0.string("host") }
         }
     }
 
     // MARK: applinks and webcredentials
 
     func applinksSettings(_ host: String) throws -> ApplinksHostSettings {
-        guard let row = try db.query("SELECT defaults, substitution_variables, from_experiences FROM applinks_host WHERE host = ?", [.text(host)]).first else { return .init() }
-        return ApplinksHostSettings(defaults: try row.optionalString("defaults").map { try JSONParser.parse($0) },
-                                    substitutionVariables: try row.optionalString("substitution_variables").map { try JSONParser.parse($0) },
-                                    fromExperiences: try row.int("from_experiences") == 1)
+        guard
+            let row = try db.query(
+                "SELECT defaults, substitution_variables, from_experiences FROM applinks_host WHERE host = ?", [.text(host)]
+            ).first
+        else { return .init() }
+        return ApplinksHostSettings(
+            defaults: try row.optionalString("defaults").map { try JSONParser.parse($0) },
+            substitutionVariables: try row.optionalString("substitution_variables").map { try JSONParser.parse($0) },
+            fromExperiences: try row.int("from_experiences") == 1)
     }
 
     /// The active experience URLs on `host`, grouped by the full app of their clip.
     func experienceLinks(host: String) throws -> [ExperienceApplinks.AppLinks] {
         var byApp: [AppID: [NormalizedURL]] = [:]
-        for row in try db.query("""
+        for row in try db.query(
+            """
             SELECT e.url, e.clip_bundle_id, a.team_id FROM advanced_experience e JOIN clip c ON c.bundle_id = e.clip_bundle_id
             JOIN app a ON a.bundle_id = c.app_bundle_id WHERE e.host = ? AND e.removed_at IS NULL AND e.status = 'ACTIVE'
-            """, [.text(host)]) {
+            """, [.text(host)])
+        {
             guard let parent = try BundleID(try row.string("clip_bundle_id")).parent else { continue }
             let app = AppID(team: try TeamID(try row.string("team_id")), bundleID: parent)
             byApp[app, default: []].append(try NormalizedURL(try row.string("url")))
@@ -86,43 +104,57 @@ extension Registry {
     /// against the host's substitution variables. `position` orders entries (first match wins).
     /// A free host becomes the app's team's, and the outcome says so.
     @discardableResult
-    public func setApplinks(host rawHost: String, app bundleID: BundleID, components: JSONValue, defaults: JSONValue? = nil,
-                            position: Int? = nil) throws(RegistryError) -> WriteOutcome<ApplinksDetails> {
+    public func setApplinks(
+        host rawHost: String, app bundleID: BundleID, components: JSONValue, defaults: JSONValue? = nil,
+        position: Int? = nil
+    ) throws(RegistryError) -> WriteOutcome<ApplinksDetails> {
         let host = try Self.normalizeHost(rawHost)
         return try writeOutcome {
             let app = try self.app(bundleID)
             let notes = try hold(host, for: app.team)
             let settings = try applinksSettings(host)
-            var errors = ApplinksValidator.validateComponents(components, variables: ApplinksValidator.variableNames(settings.substitutionVariables))
+            var errors = ApplinksValidator.validateComponents(
+                components, variables: ApplinksValidator.variableNames(settings.substitutionVariables))
             if let defaults { errors += ApplinksValidator.validateDefaults(defaults) }
             guard errors.isEmpty else { throw RegistryError.invalid(errors) }
-            let existing = try db.query("SELECT position, components, defaults FROM applinks_details WHERE host = ? AND app_bundle_id = ?",
-                                        [.text(host), .text(bundleID.rawValue)]).first
-            let next = try db.query("SELECT coalesce(max(position), -1) + 1 AS p FROM applinks_details WHERE host = ?", [.text(host)]).first!.int("p")
+            let existing = try db.query(
+                "SELECT position, components, defaults FROM applinks_details WHERE host = ? AND app_bundle_id = ?",
+                [.text(host), .text(bundleID.rawValue)]
+            ).first
+            let next = try db.query("SELECT coalesce(max(position), -1) + 1 AS p FROM applinks_details WHERE host = ?", [.text(host)])
+                .first!.int("p")
             let chosen = try position ?? existing.map { try $0.int("position") } ?? next
             let details = ApplinksDetails(app: app.appID, components: components, defaults: defaults)
             // A write that changes nothing makes no change record.
             if let existing, try existing.int("position") == chosen, try existing.string("components") == JSONWriter.string(components),
-               try existing.optionalString("defaults") == defaults.map({ JSONWriter.string($0) }) {
+                try existing.optionalString("defaults") == defaults.map({ JSONWriter.string($0) })
+            {
                 return WriteOutcome(details, notes: notes)
             }
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO applinks_details(host, app_bundle_id, position, components, defaults, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                 ON CONFLICT(host, app_bundle_id) DO UPDATE SET position = ?3, components = ?4, defaults = ?5, updated_at = ?6
-                """, [.text(host), .text(bundleID.rawValue), .int(chosen), .text(JSONWriter.string(components)),
-                      .text(defaults.map { JSONWriter.string($0) }), .text(timestamp())])
-            try recordChange(entity: .applinks, id: "\(host) \(bundleID.rawValue)", action: existing == nil ? .create : .update,
-                             before: try existing.map(Self.applinksRecord),
-                             after: ["components": components, "defaults": defaults ?? .null, "position": .integer(Int64(chosen))])
+                """,
+                [
+                    .text(host), .text(bundleID.rawValue), .int(chosen), .text(JSONWriter.string(components)),
+                    .text(defaults.map { JSONWriter.string($0) }), .text(timestamp()),
+                ])
+            try recordChange(
+                entity: .applinks, id: "\(host) \(bundleID.rawValue)", action: existing == nil ? .create : .update,
+                before: try existing.map(Self.applinksRecord),
+                after: ["components": components, "defaults": defaults ?? .null, "position": .integer(Int64(chosen))])
             return WriteOutcome(details, created: existing == nil, notes: notes)
         }
     }
 
     /// A stored applinks row (position, components, defaults) as its change records show it.
     static func applinksRecord(_ row: Row) throws -> JSONValue {
-        ["components": try JSONParser.parse(try row.string("components")),
-         "defaults": try row.optionalString("defaults").map { try JSONParser.parse($0) } ?? .null,
-         "position": .integer(Int64(try row.int("position")))]
+        [
+            "components": try JSONParser.parse(try row.string("components")),
+            "defaults": try row.optionalString("defaults").map { try JSONParser.parse($0) } ?? .null,
+            "position": .integer(Int64(try row.int("position"))),
+        ]
     }
 
     @discardableResult
@@ -131,8 +163,10 @@ extension Registry {
     }
 
     /// Deletes the (host, app) row of `table` and records it; notFound when there is none.
-    func removeHostEntry(table: StaticString, entity: ChangeEntity, host rawHost: String,
-                         app bundleID: BundleID) throws(RegistryError) -> WriteOutcome<Void> {
+    func removeHostEntry(
+        table: StaticString, entity: ChangeEntity, host rawHost: String,
+        app bundleID: BundleID
+    ) throws(RegistryError) -> WriteOutcome<Void> {
         let host = try Self.normalizeHost(rawHost)
         return try writeOutcome {
             let key: [SQLValue] = [.text(host), .text(bundleID.rawValue)]
@@ -152,12 +186,16 @@ extension Registry {
     /// break a rule of the lint. `team` is the team asking (nil: an administrator); only the
     /// host's owner may. Returns the settings as stored.
     @discardableResult
-    public func setApplinksSettings(host rawHost: String, defaults: JSONValue?, substitutionVariables: JSONValue?,
-                                    by team: TeamID? = nil) throws(RegistryError) -> WriteOutcome<ApplinksHostSettings> {
+    public func setApplinksSettings(
+        host rawHost: String, defaults: JSONValue?, substitutionVariables: JSONValue?,
+        by team: TeamID? = nil
+    ) throws(RegistryError) -> WriteOutcome<ApplinksHostSettings> {
         let host = try Self.normalizeHost(rawHost)
         var errors: [FieldError] = []
         if let defaults, !defaults.isNull { errors += ApplinksValidator.validateDefaults(defaults) }
-        if let substitutionVariables, !substitutionVariables.isNull { errors += ApplinksValidator.validateSubstitutionVariables(substitutionVariables) }
+        if let substitutionVariables, !substitutionVariables.isNull {
+            errors += ApplinksValidator.validateSubstitutionVariables(substitutionVariables)
+        }
         guard errors.isEmpty else { throw RegistryError.invalid(errors) }
         return try writeOutcome {
             let notes = try govern(host, by: team)
@@ -165,21 +203,30 @@ extension Registry {
             var after = before
             // (JSONValue is nil-literal-expressible: spell out Optional.none, not `nil`.)
             if let defaults { after.defaults = defaults.isNull ? .none : .some(defaults) }
-            if let substitutionVariables { after.substitutionVariables = substitutionVariables.isNull ? .none : .some(substitutionVariables) }
+            if let substitutionVariables {
+                after.substitutionVariables = substitutionVariables.isNull ? .none : .some(substitutionVariables)
+            }
             guard after != before else { return WriteOutcome(before, notes: notes) }
             let variables = ApplinksValidator.variableNames(after.substitutionVariables)
             for row in try db.query("SELECT app_bundle_id, components FROM applinks_details WHERE host = ?", [.text(host)]) {
                 let app = try row.string("app_bundle_id")
-                let problems = ApplinksValidator.validateComponents(try JSONParser.parse(try row.string("components")), field: "applinks of \(app)", variables: variables)
+                let problems = ApplinksValidator.validateComponents(
+                    try JSONParser.parse(try row.string("components")), field: "applinks of \(app)", variables: variables)
                 guard problems.isEmpty else { throw RegistryError.invalid(problems) }
             }
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO applinks_host(host, defaults, substitution_variables, updated_at) VALUES (?1, ?2, ?3, ?4)
                 ON CONFLICT(host) DO UPDATE SET defaults = ?2, substitution_variables = ?3, updated_at = ?4
-                """, [.text(host), .text(after.defaults.map { JSONWriter.string($0) }), .text(after.substitutionVariables.map { JSONWriter.string($0) }), .text(timestamp())])
-            try recordChange(entity: .applinksSettings, id: host, action: .update,
-                             before: ["defaults": before.defaults ?? .null, "substitutionVariables": before.substitutionVariables ?? .null],
-                             after: ["defaults": after.defaults ?? .null, "substitutionVariables": after.substitutionVariables ?? .null])
+                """,
+                [
+                    .text(host), .text(after.defaults.map { JSONWriter.string($0) }),
+                    .text(after.substitutionVariables.map { JSONWriter.string($0) }), .text(timestamp()),
+                ])
+            try recordChange(
+                entity: .applinksSettings, id: host, action: .update,
+                before: ["defaults": before.defaults ?? .null, "substitutionVariables": before.substitutionVariables ?? .null],
+                after: ["defaults": after.defaults ?? .null, "substitutionVariables": after.substitutionVariables ?? .null])
             return WriteOutcome(after, notes: notes)
         }
     }
@@ -188,8 +235,10 @@ extension Registry {
     /// Returns the experience URLs the generated components fail to open (an earlier `exclude`
     /// rule of the same app, say), checked with the evaluator; empty when off.
     @discardableResult
-    public func setApplinksFromExperiences(host rawHost: String, _ enabled: Bool,
-                                           by team: TeamID? = nil) throws(RegistryError) -> WriteOutcome<[ExperienceApplinks.Miss]> {
+    public func setApplinksFromExperiences(
+        host rawHost: String, _ enabled: Bool,
+        by team: TeamID? = nil
+    ) throws(RegistryError) -> WriteOutcome<[ExperienceApplinks.Miss]> {
         let host = try Self.normalizeHost(rawHost)
         return try writeOutcome {
             let notes = try govern(host, by: team)
@@ -197,12 +246,14 @@ extension Registry {
             guard try applinksSettings(host).fromExperiences != enabled else {
                 return WriteOutcome(try generatedApplinksMisses(host), notes: notes)
             }
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO applinks_host(host, from_experiences, updated_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT(host) DO UPDATE SET from_experiences = ?2, updated_at = ?3
                 """, [.text(host), .int(enabled ? 1 : 0), .text(timestamp())])
-            try recordChange(entity: .applinksGeneration, id: host, action: .update,
-                             before: ["fromExperiences": .bool(!enabled)], after: ["fromExperiences": .bool(enabled)])
+            try recordChange(
+                entity: .applinksGeneration, id: host, action: .update,
+                before: ["fromExperiences": .bool(!enabled)], after: ["fromExperiences": .bool(enabled)])
             return WriteOutcome(try generatedApplinksMisses(host), notes: notes)
         }
     }
@@ -225,12 +276,16 @@ extension Registry {
         return try writeOutcome {
             let notes = try hold(host, for: try self.app(bundleID).team)
             // Adding it again changes nothing and records nothing.
-            guard try db.execute("INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)",
-                                 [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0 else {
+            guard
+                try db.execute(
+                    "INSERT OR IGNORE INTO webcredentials(host, app_bundle_id, created_at) VALUES (?, ?, ?)",
+                    [.text(host), .text(bundleID.rawValue), .text(timestamp())]) > 0
+            else {
                 return WriteOutcome((), notes: notes)
             }
-            try recordChange(entity: .webcredentials, id: "\(host) \(bundleID.rawValue)", action: .create, before: nil,
-                             after: Self.webcredentialsRecord(host: host, app: bundleID))
+            try recordChange(
+                entity: .webcredentials, id: "\(host) \(bundleID.rawValue)", action: .create, before: nil,
+                after: Self.webcredentialsRecord(host: host, app: bundleID))
             return WriteOutcome((), created: true, notes: notes)
         }
     }

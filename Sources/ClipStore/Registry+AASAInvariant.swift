@@ -19,7 +19,8 @@ extension Registry {
     static let aasaTracking: String = {
         // No UNIQUE constraint: inside a trigger, the conflict clause of the statement that fired
         // it (an upsert's) would override an OR IGNORE (https://sqlite.org/lang_createtrigger.html).
-        var sql = "CREATE TEMP TABLE IF NOT EXISTS aasa_touched(host TEXT NOT NULL, checked INTEGER NOT NULL);\n"
+        var sql =
+            "CREATE TEMP TABLE IF NOT EXISTS aasa_touched(host TEXT NOT NULL, checked INTEGER NOT NULL);\n"
             + "CREATE INDEX IF NOT EXISTS temp.aasa_touched_host ON aasa_touched(host);\n"
         // (table, the condition under which a row of it is part of its host's AASA)
         let tables: [(String, (String) -> String)] = [
@@ -27,7 +28,10 @@ extension Registry {
             ("applinks_details", { _ in "1" }),
             ("applinks_host", { _ in "1" }),
             ("webcredentials", { _ in "1" }),
-            ("advanced_experience", { row in "EXISTS (SELECT 1 FROM main.applinks_host h WHERE h.host = \(row).host AND h.from_experiences = 1)" }),
+            (
+                "advanced_experience",
+                { row in "EXISTS (SELECT 1 FROM main.applinks_host h WHERE h.host = \(row).host AND h.from_experiences = 1)" }
+            ),
         ]
         for (table, isPart) in tables {
             // (event, the rows it changes, whether the host is checked: 1 for rows a file gains)
@@ -36,7 +40,8 @@ extension Registry {
                     "INSERT INTO aasa_touched(host, checked) SELECT \(row).host, \(checked) WHERE \(isPart(row))"
                         + " AND NOT EXISTS (SELECT 1 FROM aasa_touched t WHERE t.host = \(row).host AND t.checked >= \(checked));"
                 }.joined(separator: " ")
-                sql += "CREATE TEMP TRIGGER IF NOT EXISTS aasa_\(table)_\(event.lowercased()) AFTER \(event) ON main.\(table) BEGIN \(notes) END;\n"
+                sql +=
+                    "CREATE TEMP TRIGGER IF NOT EXISTS aasa_\(table)_\(event.lowercased()) AFTER \(event) ON main.\(table) BEGIN \(notes) END;\n"
             }
         }
         return sql
@@ -71,7 +76,8 @@ extension Registry {
         do { bytes = try AASAGenerator.bytes(content) } catch { throw RegistryError.unprocessable(error.description) }
         let errors = AASALinter.lint(bytes).filter { $0.severity == .error }
         guard errors.isEmpty else {
-            throw RegistryError.unprocessable("the AASA of \(host) would fail the lint: " + errors.map(\.description).joined(separator: "; "))
+            throw RegistryError.unprocessable(
+                "the AASA of \(host) would fail the lint: " + errors.map(\.description).joined(separator: "; "))
         }
     }
 }

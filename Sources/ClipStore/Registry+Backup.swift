@@ -18,7 +18,9 @@ extension Registry {
         let target = DurableFiles.resolved(path)
         for database in Set([DurableFiles.resolved(self.path), DurableFiles.resolved(self.path, followingLink: false)]) {
             for suffix in ["", "-journal", "-wal", "-shm"] where target == database + suffix {
-                throw RegistryError.conflict("\(path) is \(suffix.isEmpty ? "the database itself" : "the database's \(suffix.dropFirst()) file") (SQLite's name for it); choose another name for the backup")
+                throw RegistryError.conflict(
+                    "\(path) is \(suffix.isEmpty ? "the database itself" : "the database's \(suffix.dropFirst()) file") (SQLite's name for it); choose another name for the backup"
+                )
             }
         }
         guard !DurableFiles.exists(path) else {
@@ -78,7 +80,9 @@ extension Registry {
     /// Replaces the content of the database at `database` with the backup at `path`, without
     /// migrating (or needing to open as a registry) the database it replaces: a restore is how a
     /// database that no longer opens is repaired. The database must be ours or empty.
-    public static func restore(database: String, from path: String, actor: String, now: () -> Date = Date.init) throws(RegistryError) -> RestoreReport {
+    public static func restore(database: String, from path: String, actor: String, now: () -> Date = Date.init) throws(RegistryError)
+        -> RestoreReport
+    {
         let live: Connection
         do { live = try Connection(path: database) } catch {
             throw RegistryError.from(error as? SQLiteError ?? SQLiteError(extendedCode: 1, message: "\(error)"), path: database)
@@ -100,7 +104,9 @@ extension Registry {
     /// transaction's write lock, before any page is written, the copy takes the live tokens and
     /// id counters (`keepInstallationState`) and the content being replaced is copied beside the
     /// database and synced, and kept: the restore can be undone by restoring it.
-    static func restore(into live: Connection, livePath: String, from path: String, actor: String, at: String) throws(RegistryError) -> RestoreReport {
+    static func restore(into live: Connection, livePath: String, from path: String, actor: String, at: String) throws(RegistryError)
+        -> RestoreReport
+    {
         guard DurableFiles.exists(path) else { throw RegistryError.notFound("backup file \(path)") }
         guard !DurableFiles.sameFile(path, livePath) else {
             throw RegistryError.storage("\(path) is the database itself; name a file written by clipctl backup")
@@ -134,10 +140,17 @@ extension Registry {
                 // Under the live write lock, so no token or counter changes before the swap.
                 try copy.write {
                     tokensKept = try keepInstallationState(of: reader, in: copy)
-                    try copy.execute("INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, ?, 'main', ?, NULL, ?)",
-                                     [.text(at), .text(actor), .text(ChangeEntity.registry.rawValue), .text(ChangeAction.restore.rawValue), .text(JSONWriter.string(.object([
-                                        "from": .string(path), "replaced": .string(replacedPath), "apiTokensKept": .integer(Int64(tokensKept)),
-                                     ])))])
+                    try copy.execute(
+                        "INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, ?, 'main', ?, NULL, ?)",
+                        [
+                            .text(at), .text(actor), .text(ChangeEntity.registry.rawValue), .text(ChangeAction.restore.rawValue),
+                            .text(
+                                JSONWriter.string(
+                                    .object([
+                                        "from": .string(path), "replaced": .string(replacedPath),
+                                        "apiTokensKept": .integer(Int64(tokensKept)),
+                                    ]))),
+                        ])
                 }
                 var options = Connection.Options()
                 options.walJournal = false
@@ -166,24 +179,29 @@ extension Registry {
     /// another object. Returns the number of tokens kept. Runs inside a write transaction of `copy`.
     static func keepInstallationState(of live: Connection, in copy: Connection) throws -> Int {
         let liveTables = Set(try live.query("SELECT name FROM sqlite_master WHERE type = 'table'").map { try $0.string("name") })
-        let tokens = liveTables.contains("api_token")
-            ? try live.query("SELECT id, name, team_id, secret_sha256, created_at, last_used_at, revoked_at FROM api_token ORDER BY id") : []
+        let tokens =
+            liveTables.contains("api_token")
+            ? try live.query("SELECT id, name, team_id, secret_sha256, created_at, last_used_at, revoked_at FROM api_token ORDER BY id")
+            : []
         try copy.execute("DELETE FROM api_token")
         for token in tokens {
             if let team = try token.optionalString("team_id"), try copy.query("SELECT 1 FROM team WHERE id = ?", [.text(team)]).isEmpty {
                 guard let row = try live.query("SELECT id, name, created_at FROM team WHERE id = ?", [.text(team)]).first else {
-                    throw RegistryError.storage("the live database's token \(try token.int("id")) names team \(team), which it does not have")
+                    throw RegistryError.storage(
+                        "the live database's token \(try token.int("id")) names team \(team), which it does not have")
                 }
                 try copy.execute("INSERT INTO team(id, name, created_at) VALUES (?, ?, ?)", Array(row.values))
             }
-            try copy.execute("INSERT INTO api_token(id, name, team_id, secret_sha256, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                             Array(token.values))
+            try copy.execute(
+                "INSERT INTO api_token(id, name, team_id, secret_sha256, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                Array(token.values))
         }
         // Versions: an ETag is `"<kind>-v<version>"` of one object, so a restored object that the
         // live database also has takes a version above both, and a client's ETag from before the
         // restore never matches content it did not read (RFC 9110 §8.8.3: a strong validator
         // changes whenever the representation does).
-        for (table, key) in [("advanced_experience", "id"), ("app", "bundle_id"), ("default_experience", "clip_bundle_id")] where liveTables.contains(table) {
+        for (table, key) in [("advanced_experience", "id"), ("app", "bundle_id"), ("default_experience", "clip_bundle_id")]
+        where liveTables.contains(table) {
             for row in try live.query("SELECT \(key) AS k, version FROM \(table)") {
                 try copy.execute("UPDATE \(table) SET version = max(version, ?) + 1 WHERE \(key) = ?", [row.values[1], row.values[0]])
             }
@@ -227,18 +245,24 @@ extension Registry {
         }
         do {
             let check = try copy.integrityCheck()
-            guard check == ["ok"] else { throw RegistryError.storage("\(path) fails its integrity check: \(check.prefix(3).joined(separator: "; "))") }
-            let tables = try copy.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.string("name") }
+            guard check == ["ok"] else {
+                throw RegistryError.storage("\(path) fails its integrity check: \(check.prefix(3).joined(separator: "; "))")
+            }
+            let tables = try copy.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map {
+                try $0.string("name")
+            }
             guard !tables.isEmpty else { throw RegistryError.storage("\(path) is an empty database, not a Clip Registry backup") }
             guard tables.contains("schema_migrations") else {
-                throw RegistryError.storage("\(path) is not a Clip Registry database (it has tables \(tables.prefix(5).joined(separator: ", ")))")
+                throw RegistryError.storage(
+                    "\(path) is not a Clip Registry database (it has tables \(tables.prefix(5).joined(separator: ", ")))")
             }
             do {
                 try Schema.migrator.verify(copy)
             } catch let error as Migrator.MigratorError {
                 switch error {
                 case .unknownMigrations(let names):
-                    throw RegistryError.storage("\(path) was written by a newer version (unknown migrations: \(names.joined(separator: ", ")))")
+                    throw RegistryError.storage(
+                        "\(path) was written by a newer version (unknown migrations: \(names.joined(separator: ", ")))")
                 case .foreignHistory:
                     throw RegistryError.storage("\(path) is not a Clip Registry database: \(error)")
                 default:
@@ -247,7 +271,9 @@ extension Registry {
             }
             let orphans = try copy.foreignKeyCheck()
             guard orphans.isEmpty else {
-                throw RegistryError.storage("\(path) has \(orphans.count) row(s) whose references are missing (foreign_key_check: \(orphans.prefix(3).joined(separator: "; ")))")
+                throw RegistryError.storage(
+                    "\(path) has \(orphans.count) row(s) whose references are missing (foreign_key_check: \(orphans.prefix(3).joined(separator: "; ")))"
+                )
             }
             let migrated: [String]
             do { migrated = try Schema.migrator.migrate(copy) } catch {
@@ -259,7 +285,9 @@ extension Registry {
                 throw RegistryError.storage("\(path) cannot be read as a registry: \(error)")
             }
             guard problems.isEmpty else {
-                throw RegistryError.storage("\(path) has content this version cannot use (\(problems.count == 100 ? "100 or more" : String(problems.count)) problem\(problems.count == 1 ? "" : "s"), first: \(problems.prefix(3).joined(separator: "; ")))")
+                throw RegistryError.storage(
+                    "\(path) has content this version cannot use (\(problems.count == 100 ? "100 or more" : String(problems.count)) problem\(problems.count == 1 ? "" : "s"), first: \(problems.prefix(3).joined(separator: "; ")))"
+                )
             }
             return (copy, migrated)
         } catch let error as RegistryError {

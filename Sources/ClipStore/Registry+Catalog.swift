@@ -19,7 +19,8 @@ extension Registry {
     /// Makes sure the team, app and clip named by `clip` exist; returns a note for each created.
     func ensureClip(_ clip: AppID) throws -> [WriteNote] {
         guard let appBundle = clip.bundleID.parent else {
-            throw ValidationFailure(field: "clip", rule: "clip.bundleId",
+            throw ValidationFailure(
+                field: "clip", rule: "clip.bundleId",
                 message: "an App Clip's bundle ID is its app's bundle ID plus one component, such as \(clip.bundleID.rawValue).Clip")
         }
         var notes = try ensureTeam(clip.team)
@@ -35,17 +36,21 @@ extension Registry {
                 throw RegistryError.conflict("\(appBundle.rawValue) is an App Clip, not a full app")
             }
             let t = timestamp()
-            try db.execute("INSERT INTO app(bundle_id, team_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                           [.text(appBundle.rawValue), .text(clip.team.rawValue), .text(t), .text(t)])
-            try recordChange(entity: .app, id: appBundle.rawValue, action: .create, before: nil, after: ChangeRecordJSON.app(App(bundleID: appBundle, team: clip.team)))
+            try db.execute(
+                "INSERT INTO app(bundle_id, team_id, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                [.text(appBundle.rawValue), .text(clip.team.rawValue), .text(t), .text(t)])
+            try recordChange(
+                entity: .app, id: appBundle.rawValue, action: .create, before: nil,
+                after: ChangeRecordJSON.app(App(bundleID: appBundle, team: clip.team)))
             notes.append(.createdApp(appBundle, team: clip.team))
         }
         if try db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty {
             if !(try db.query("SELECT 1 FROM app WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty) {
                 throw RegistryError.conflict("\(clip.bundleID.rawValue) is registered as a full app, not an App Clip")
             }
-            try db.execute("INSERT INTO clip(bundle_id, app_bundle_id, created_at) VALUES (?, ?, ?)",
-                           [.text(clip.bundleID.rawValue), .text(appBundle.rawValue), .text(timestamp())])
+            try db.execute(
+                "INSERT INTO clip(bundle_id, app_bundle_id, created_at) VALUES (?, ?, ?)",
+                [.text(clip.bundleID.rawValue), .text(appBundle.rawValue), .text(timestamp())])
             try recordChange(entity: .clip, id: clip.rawValue, action: .create, before: nil, after: ["clip": .string(clip.rawValue)])
             notes.append(.createdClip(clip))
         }
@@ -56,18 +61,28 @@ extension Registry {
     /// returns a note for each thing that was not so.
     func ensureDomain(clip: AppID, host: String) throws -> [WriteNote] {
         var notes = try hold(host, for: clip.team)
-        guard try db.query("SELECT 1 FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(clip.bundleID.rawValue), .text(host)]).isEmpty
+        guard
+            try db.query(
+                "SELECT 1 FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(clip.bundleID.rawValue), .text(host)]
+            ).isEmpty
         else { return notes }
-        try db.execute("INSERT INTO domain_association(clip_bundle_id, host, created_at) VALUES (?, ?, ?)",
-                       [.text(clip.bundleID.rawValue), .text(host), .text(timestamp())])
-        try recordChange(entity: .domain, id: "\(clip.rawValue) \(host)", action: .create, before: nil, after: ["clip": .string(clip.rawValue), "host": .string(host)])
+        try db.execute(
+            "INSERT INTO domain_association(clip_bundle_id, host, created_at) VALUES (?, ?, ?)",
+            [.text(clip.bundleID.rawValue), .text(host), .text(timestamp())])
+        try recordChange(
+            entity: .domain, id: "\(clip.rawValue) \(host)", action: .create, before: nil,
+            after: ["clip": .string(clip.rawValue), "host": .string(host)])
         notes.append(.associated(host: host, clip: clip))
         return notes
     }
 
     /// The clip's App ID as stored (its team comes from its app), or notFound.
     func storedClip(_ bundleID: BundleID) throws -> AppID {
-        guard let row = try db.query("SELECT a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id WHERE c.bundle_id = ?", [.text(bundleID.rawValue)]).first else {
+        guard
+            let row = try db.query(
+                "SELECT a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id WHERE c.bundle_id = ?", [.text(bundleID.rawValue)]
+            ).first
+        else {
             throw RegistryError.notFound("clip \(bundleID.rawValue)")
         }
         return AppID(team: try TeamID(try row.string("team_id")), bundleID: bundleID)
@@ -78,7 +93,9 @@ extension Registry {
         try guarded {
             if let appID = try? AppID(reference, field: field) {
                 let stored = try storedClip(appID.bundleID)
-                guard stored == appID else { throw RegistryError.notFound("clip \(appID.rawValue) (the clip \(appID.bundleID.rawValue) belongs to another team)") }
+                guard stored == appID else {
+                    throw RegistryError.notFound("clip \(appID.rawValue) (the clip \(appID.bundleID.rawValue) belongs to another team)")
+                }
                 return stored
             }
             return try storedClip(try BundleID(reference, field: field))
@@ -88,7 +105,8 @@ extension Registry {
     // MARK: Apps
 
     func readApp(_ row: Row) throws -> App {
-        App(bundleID: try BundleID(try row.string("bundle_id")), team: try TeamID(try row.string("team_id")),
+        App(
+            bundleID: try BundleID(try row.string("bundle_id")), team: try TeamID(try row.string("team_id")),
             appStoreID: try row.optionalString("app_store_id").map { try AppStoreID($0) }, name: try row.string("name"),
             version: try row.int("version"))
     }
@@ -110,8 +128,10 @@ extension Registry {
 
     /// Creates the app, or updates its App Store ID and name (nil: unchanged). The same save twice
     /// changes nothing the second time: no version, no change record, no note.
-    public func saveApp(_ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??,
-                        name: String?) throws(RegistryError) -> WriteOutcome<App> {
+    public func saveApp(
+        _ bundleID: BundleID, team: TeamID, appStoreID: AppStoreID??,
+        name: String?
+    ) throws(RegistryError) -> WriteOutcome<App> {
         if let name {
             let problems = TextLimits.checkAppName(name)
             guard problems.isEmpty else { throw RegistryError.invalid(problems) }
@@ -121,15 +141,20 @@ extension Registry {
             let t = timestamp()
             if let row = try db.query("SELECT * FROM app WHERE bundle_id = ?", [.text(bundleID.rawValue)]).first {
                 let before = try readApp(row)
-                guard before.team == team else { throw RegistryError.conflict("app \(bundleID.rawValue) is registered to another team than \(team.rawValue)") }
+                guard before.team == team else {
+                    throw RegistryError.conflict("app \(bundleID.rawValue) is registered to another team than \(team.rawValue)")
+                }
                 var after = before
                 if let appStoreID { after.appStoreID = appStoreID }
                 if let name { after.name = name }
                 if after != before {
                     after.version += 1
-                    try db.execute("UPDATE app SET app_store_id = ?, name = ?, version = ?, updated_at = ? WHERE bundle_id = ?",
-                                   [.text(after.appStoreID?.rawValue), .text(after.name), .int(after.version), .text(t), .text(bundleID.rawValue)])
-                    try recordChange(entity: .app, id: bundleID.rawValue, action: .update, before: ChangeRecordJSON.app(before), after: ChangeRecordJSON.app(after))
+                    try db.execute(
+                        "UPDATE app SET app_store_id = ?, name = ?, version = ?, updated_at = ? WHERE bundle_id = ?",
+                        [.text(after.appStoreID?.rawValue), .text(after.name), .int(after.version), .text(t), .text(bundleID.rawValue)])
+                    try recordChange(
+                        entity: .app, id: bundleID.rawValue, action: .update, before: ChangeRecordJSON.app(before),
+                        after: ChangeRecordJSON.app(after))
                     notes.append(.updatedApp(bundleID))
                 }
                 return WriteOutcome(after, notes: notes)
@@ -138,8 +163,9 @@ extension Registry {
                 throw RegistryError.conflict("\(bundleID.rawValue) is an App Clip, not a full app")
             }
             let app = App(bundleID: bundleID, team: team, appStoreID: appStoreID ?? nil, name: name ?? "")
-            try db.execute("INSERT INTO app(bundle_id, team_id, app_store_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                           [.text(bundleID.rawValue), .text(team.rawValue), .text(app.appStoreID?.rawValue), .text(app.name), .text(t), .text(t)])
+            try db.execute(
+                "INSERT INTO app(bundle_id, team_id, app_store_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(bundleID.rawValue), .text(team.rawValue), .text(app.appStoreID?.rawValue), .text(app.name), .text(t), .text(t)])
             try recordChange(entity: .app, id: bundleID.rawValue, action: .create, before: nil, after: ChangeRecordJSON.app(app))
             notes.append(.createdApp(bundleID, team: team))
             return WriteOutcome(app, created: true, notes: notes)
@@ -150,7 +176,8 @@ extension Registry {
 
     public func clips(app: BundleID? = nil, team: TeamID? = nil) throws(RegistryError) -> [Clip] {
         try guarded {
-            let rows = try db.query("""
+            let rows = try db.query(
+                """
                 SELECT c.bundle_id, c.app_bundle_id, a.team_id,
                        (SELECT json_group_array(host) FROM (SELECT host FROM domain_association d WHERE d.clip_bundle_id = c.bundle_id ORDER BY host)) AS hosts
                 FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id
@@ -159,8 +186,9 @@ extension Registry {
                 """, [.text(app?.rawValue), .text(team?.rawValue)])
             return try rows.map { row in
                 let hosts = try JSONParser.parse(try row.string("hosts")).arrayValue?.compactMap(\.stringValue) ?? []
-                return Clip(appID: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("bundle_id"))),
-                            appBundleID: try BundleID(try row.string("app_bundle_id")), hosts: hosts)
+                return Clip(
+                    appID: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("bundle_id"))),
+                    appBundleID: try BundleID(try row.string("app_bundle_id")), hosts: hosts)
             }
         }
     }
@@ -186,8 +214,13 @@ extension Registry {
         let removed = try clip(reference)
         let id = removed.appID
         return try writeOutcome {
-            let count = try db.query("SELECT count(*) AS n FROM advanced_experience WHERE clip_bundle_id = ? AND removed_at IS NULL", [.text(id.bundleID.rawValue)]).first!.int("n")
-            guard count == 0 else { throw RegistryError.conflict("clip \(id.rawValue) still has \(count) experience(s); remove them first") }
+            let count = try db.query(
+                "SELECT count(*) AS n FROM advanced_experience WHERE clip_bundle_id = ? AND removed_at IS NULL",
+                [.text(id.bundleID.rawValue)]
+            ).first!.int("n")
+            guard count == 0 else {
+                throw RegistryError.conflict("clip \(id.rawValue) still has \(count) experience(s); remove them first")
+            }
             // Removed experiences keep their history in change records; drop their rows to free the clip.
             try db.execute("DELETE FROM advanced_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
             try db.execute("DELETE FROM clip WHERE bundle_id = ?", [.text(id.bundleID.rawValue)])
@@ -212,15 +245,23 @@ extension Registry {
         let id = try clipID(reference)
         let host = try Self.normalizeHost(rawHost)
         return try writeOutcome {
-            let count = try db.query("SELECT count(*) AS n FROM advanced_experience WHERE clip_bundle_id = ? AND host = ? AND removed_at IS NULL",
-                                     [.text(id.bundleID.rawValue), .text(host)]).first!.int("n")
+            let count = try db.query(
+                "SELECT count(*) AS n FROM advanced_experience WHERE clip_bundle_id = ? AND host = ? AND removed_at IS NULL",
+                [.text(id.bundleID.rawValue), .text(host)]
+            ).first!.int("n")
             guard count == 0 else {
-                throw RegistryError.conflict("clip \(id.rawValue) has \(count) experience(s) on \(host); remove them before the association")
+                throw RegistryError.conflict(
+                    "clip \(id.rawValue) has \(count) experience(s) on \(host); remove them before the association")
             }
-            guard try db.execute("DELETE FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(id.bundleID.rawValue), .text(host)]) > 0 else {
+            guard
+                try db.execute(
+                    "DELETE FROM domain_association WHERE clip_bundle_id = ? AND host = ?", [.text(id.bundleID.rawValue), .text(host)]) > 0
+            else {
                 throw RegistryError.notFound("association of \(host) with clip \(id.rawValue)")
             }
-            try recordChange(entity: .domain, id: "\(id.rawValue) \(host)", action: .remove, before: ["clip": .string(id.rawValue), "host": .string(host)], after: nil)
+            try recordChange(
+                entity: .domain, id: "\(id.rawValue) \(host)", action: .remove,
+                before: ["clip": .string(id.rawValue), "host": .string(host)], after: nil)
             return WriteOutcome(DomainAssociation(clip: id, host: host))
         }
     }
@@ -229,12 +270,17 @@ extension Registry {
     public func domains(host: String? = nil) throws(RegistryError) -> [(clip: AppID, host: String)] {
         let normalized = try host.map { (h) throws(RegistryError) in try Self.normalizeHost(h) }
         return try guarded {
-            try db.query("""
+            try db.query(
+                """
                 SELECT d.host, d.clip_bundle_id, a.team_id FROM domain_association d
                 JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
                 WHERE ?1 IS NULL OR d.host = ?1 ORDER BY d.host, d.clip_bundle_id
-                """, [.text(normalized)]).map { row in
-                (AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id"))), try row.string("host"))
+                """, [.text(normalized)]
+            ).map { row in
+                (
+                    AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id"))),
+                    try row.string("host")
+                )
             }
         }
     }
@@ -247,12 +293,22 @@ extension Registry {
     // MARK: Default experiences
 
     func loadDefaultExperience(_ clip: AppID) throws -> DefaultExperience? {
-        guard let row = try db.query("SELECT action, version FROM default_experience WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)]).first else { return nil }
+        guard
+            let row = try db.query(
+                "SELECT action, version FROM default_experience WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)]
+            ).first
+        else { return nil }
         var localizations: [String: DefaultExperience.Localization] = [:]
-        for l in try db.query("SELECT locale, subtitle, header_image_sha256 FROM default_experience_localization WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)]) {
-            localizations[try l.string("locale")] = .init(subtitle: try l.string("subtitle"), headerImage: try l.optionalString("header_image_sha256"))
+        for l in try db.query(
+            "SELECT locale, subtitle, header_image_sha256 FROM default_experience_localization WHERE clip_bundle_id = ?",
+            [.text(clip.bundleID.rawValue)])
+        {
+            localizations[try l.string("locale")] = .init(
+                subtitle: try l.string("subtitle"), headerImage: try l.optionalString("header_image_sha256"))
         }
-        return DefaultExperience(clip: clip, action: try Action.parse(try row.string("action"), field: "action"), localizations: localizations, version: try row.int("version"))
+        return DefaultExperience(
+            clip: clip, action: try Action.parse(try row.string("action"), field: "action"), localizations: localizations,
+            version: try row.int("version"))
     }
 
     public func defaultExperience(clip reference: String) throws(RegistryError) -> DefaultExperience {
@@ -266,8 +322,10 @@ extension Registry {
     /// Creates or replaces the default experience of a clip (creating the clip if implied).
     /// `localizations` maps locale → subtitle; `image` (bytes) becomes the header image of every
     /// localization given.
-    public func setDefaultExperience(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil,
-                                     expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
+    public func setDefaultExperience(
+        clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil,
+        expectedVersion: Int? = nil
+    ) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
         var errors = ErrorCollector()
         errors.add(contentsOf: DefaultExperience.check(localizations: localizations))
         let headerImage = image.flatMap { bytes in errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: bytes) } }
@@ -279,27 +337,31 @@ extension Registry {
                 throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
             }
             // A write that changes nothing makes no version and no change record.
-            let stored = Dictionary(uniqueKeysWithValues: localizations.map { locale, subtitle in
-                let image = headerImage?.sha256 ?? before?.localizations[locale]?.headerImage
-                return (locale, DefaultExperience.Localization(subtitle: subtitle, headerImage: image))
-            })
+            let stored = Dictionary(
+                uniqueKeysWithValues: localizations.map { locale, subtitle in
+                    let image = headerImage?.sha256 ?? before?.localizations[locale]?.headerImage
+                    return (locale, DefaultExperience.Localization(subtitle: subtitle, headerImage: image))
+                })
             if let before, before.action == action, before.localizations == stored { return WriteOutcome(before, notes: notes) }
             if let headerImage { try storeImage(headerImage) }
             let t = timestamp()
             let version = (before?.version ?? 0) + 1
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO default_experience(clip_bundle_id, action, version, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
                 ON CONFLICT(clip_bundle_id) DO UPDATE SET action = ?2, version = ?3, updated_at = ?4
                 """, [.text(clip.bundleID.rawValue), .text(action.rawValue), .int(version), .text(t)])
             try db.execute("DELETE FROM default_experience_localization WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)])
             for (locale, localization) in stored {
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO default_experience_localization(clip_bundle_id, locale, subtitle, header_image_sha256) VALUES (?, ?, ?, ?)
                     """, [.text(clip.bundleID.rawValue), .text(locale), .text(localization.subtitle), .text(localization.headerImage)])
             }
             let after = try loadDefaultExperience(clip)!
-            try recordChange(entity: .defaultExperience, id: clip.rawValue, action: before == nil ? .create : .update,
-                             before: before.map(CatalogJSON.defaultExperience), after: CatalogJSON.defaultExperience(after))
+            try recordChange(
+                entity: .defaultExperience, id: clip.rawValue, action: before == nil ? .create : .update,
+                before: before.map(CatalogJSON.defaultExperience), after: CatalogJSON.defaultExperience(after))
             notes.append(before == nil ? .createdDefaultExperience(clip) : .updatedDefaultExperience(clip))
             return WriteOutcome(after, created: before == nil, notes: notes)
         }
@@ -310,10 +372,13 @@ extension Registry {
     public func removeDefaultExperience(clip reference: String) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
         let id = try clipID(reference)
         return try writeOutcome {
-            guard let before = try loadDefaultExperience(id) else { throw RegistryError.notFound("default experience of clip \(id.rawValue)") }
+            guard let before = try loadDefaultExperience(id) else {
+                throw RegistryError.notFound("default experience of clip \(id.rawValue)")
+            }
             try db.execute("DELETE FROM default_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
-            try recordChange(entity: .defaultExperience, id: id.rawValue, action: .remove, before: CatalogJSON.defaultExperience(before),
-                             after: nil)
+            try recordChange(
+                entity: .defaultExperience, id: id.rawValue, action: .remove, before: CatalogJSON.defaultExperience(before),
+                after: nil)
             return WriteOutcome(before)
         }
     }
@@ -321,8 +386,12 @@ extension Registry {
     // MARK: Header images
 
     func storeImage(_ image: HeaderImage) throws {
-        try db.execute("INSERT OR IGNORE INTO header_image(sha256, media_type, width, height, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                       [.text(image.sha256), .text(image.mediaType.rawValue), .int(image.width), .int(image.height), .blob(image.bytes), .text(timestamp())])
+        try db.execute(
+            "INSERT OR IGNORE INTO header_image(sha256, media_type, width, height, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .text(image.sha256), .text(image.mediaType.rawValue), .int(image.width), .int(image.height), .blob(image.bytes),
+                .text(timestamp()),
+            ])
     }
 
     /// A stored header image's media type and bytes.

@@ -40,11 +40,16 @@ extension Registry {
                     let url = try row.string("url"), host = try row.string("host")
                     guard let normalized = try? NormalizedURL(url) else { return }  // reported by readExperience
                     if normalized.canonical != url { note(subject, "url \(url) is not in canonical form (\(normalized.canonical))") }
-                    if normalized.host != host { note(subject, "host \(host.isEmpty ? "''" : host) is not its URL's host \(normalized.host)") }
+                    if normalized.host != host {
+                        note(subject, "host \(host.isEmpty ? "''" : host) is not its URL's host \(normalized.host)")
+                    }
                 }
-                try db.forEachRow("SELECT experience_id, language FROM advanced_experience_localization ORDER BY experience_id, language") { row in
+                try db.forEachRow("SELECT experience_id, language FROM advanced_experience_localization ORDER BY experience_id, language") {
+                    row in
                     let language = try row.string("language")
-                    if Language(rawValue: language) == nil { note("experience \(try row.int("experience_id"))", "localization language \(language) is not a language code") }
+                    if Language(rawValue: language) == nil {
+                        note("experience \(try row.int("experience_id"))", "localization language \(language) is not a language code")
+                    }
                 }
                 for row in try db.query("SELECT * FROM app ORDER BY bundle_id") {
                     let subject = "app \(try row.string("bundle_id"))"
@@ -54,16 +59,24 @@ extension Registry {
                         if app.version < 1 { note(subject, "version \(app.version) is not a version this registry issues") }
                     } catch { note(subject, error) }
                 }
-                for row in try db.query("SELECT c.bundle_id, a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id ORDER BY c.bundle_id") {
+                for row in try db.query(
+                    "SELECT c.bundle_id, a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id ORDER BY c.bundle_id")
+                {
                     let bundle = try row.string("bundle_id")
                     do {
                         let clip = AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(bundle))
                         if let d = try loadDefaultExperience(clip) {
                             for (locale, l) in d.localizations.sorted(by: { $0.key < $1.key }) {
-                                if let e = DefaultExperience.checkLocale(locale, field: "locale") { note("default experience of \(bundle)", e.description) }
-                                for problem in DefaultExperience.checkSubtitle(l.subtitle, field: "\(locale).subtitle") { note("default experience of \(bundle)", problem.description) }
+                                if let e = DefaultExperience.checkLocale(locale, field: "locale") {
+                                    note("default experience of \(bundle)", e.description)
+                                }
+                                for problem in DefaultExperience.checkSubtitle(l.subtitle, field: "\(locale).subtitle") {
+                                    note("default experience of \(bundle)", problem.description)
+                                }
                             }
-                            if d.version < 1 { note("default experience of \(bundle)", "version \(d.version) is not a version this registry issues") }
+                            if d.version < 1 {
+                                note("default experience of \(bundle)", "version \(d.version) is not a version this registry issues")
+                            }
                         }
                     } catch { note("clip \(bundle)", error) }
                 }
@@ -74,11 +87,13 @@ extension Registry {
                     } catch { note("token \(try row.int("id"))", error) }
                 }
                 // Hosts are stored normalized: every lookup normalizes the host it is given.
-                for row in try db.query("""
+                for row in try db.query(
+                    """
                     SELECT 'domain association' AS kind, host FROM domain_association UNION SELECT 'applinks', host FROM applinks_details
                     UNION SELECT 'applinks settings', host FROM applinks_host UNION SELECT 'webcredentials', host FROM webcredentials
                     UNION SELECT 'host holder', host FROM host_team ORDER BY host, kind
-                    """) {
+                    """)
+                {
                     let host = try row.string("host"), kind = try row.string("kind")
                     do {
                         if try Self.normalizeHost(host) != host { note("\(kind) on \(host)", "the host is not in normalized form") }
@@ -95,13 +110,16 @@ extension Registry {
                 for violation in try hostOwnershipViolations() { note(violation, "the team does not hold the host (HostOwnership)") }
                 var since: Int64 = 0
                 while true {
-                    let page = try db.query("SELECT id, before, after FROM change_record WHERE id > ? ORDER BY id LIMIT 1000", [.integer(since)])
+                    let page = try db.query(
+                        "SELECT id, before, after FROM change_record WHERE id > ? ORDER BY id LIMIT 1000", [.integer(since)])
                     guard let last = page.last else { break }
                     since = Int64(try last.int("id"))
                     for row in page {
                         for column in ["before", "after"] {
                             guard let text = try row.optionalString(column) else { continue }
-                            do { _ = try JSONParser.parse(text) } catch { note("change record \(try row.int("id"))", "\(column) is not JSON: \(error)") }
+                            do { _ = try JSONParser.parse(text) } catch {
+                                note("change record \(try row.int("id"))", "\(column) is not JSON: \(error)")
+                            }
                         }
                     }
                 }
@@ -114,11 +132,13 @@ extension Registry {
     /// that `hold` enforces on every write), as "kind of TEAM on HOST".
     public func hostOwnershipViolations() throws(RegistryError) -> [String] {
         try guarded {
-            try db.query(Self.hostUses + """
-                SELECT DISTINCT kind, host, team_id FROM uses u
-                WHERE NOT EXISTS (SELECT 1 FROM host_team h WHERE h.host = u.host AND h.team_id = u.team_id)
-                ORDER BY host, kind, team_id
-                """).map { "\(try $0.string("kind")) of \(try $0.string("team_id")) on \(try $0.string("host"))" }
+            try db.query(
+                Self.hostUses + """
+                    SELECT DISTINCT kind, host, team_id FROM uses u
+                    WHERE NOT EXISTS (SELECT 1 FROM host_team h WHERE h.host = u.host AND h.team_id = u.team_id)
+                    ORDER BY host, kind, team_id
+                    """
+            ).map { "\(try $0.string("kind")) of \(try $0.string("team_id")) on \(try $0.string("host"))" }
         }
     }
 }

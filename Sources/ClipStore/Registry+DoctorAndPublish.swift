@@ -20,9 +20,12 @@ extension Registry {
                 let apps = try self.apps().filter { appBundles.contains($0.bundleID) }
                 let defaults = try clips.compactMap { try loadDefaultExperience($0.appID) }
                 let files = try hosts.compactMap { try configuredContent($0) }.map(Doctor.HostFile.init)
-                let shared = try db.query("SELECT host FROM host_team WHERE ?1 IS NULL OR host = ?1 GROUP BY host HAVING count(*) > 1", [.text(host)])
-                    .map { try loadOwnership(try $0.string("host")) }
-                return Doctor.Snapshot(apps: apps, clips: clips, defaults: defaults, experiences: experiences, hosts: files, sharedHosts: shared)
+                let shared = try db.query(
+                    "SELECT host FROM host_team WHERE ?1 IS NULL OR host = ?1 GROUP BY host HAVING count(*) > 1", [.text(host)]
+                )
+                .map { try loadOwnership(try $0.string("host")) }
+                return Doctor.Snapshot(
+                    apps: apps, clips: clips, defaults: defaults, experiences: experiences, hosts: files, sharedHosts: shared)
             }
         }
     }
@@ -45,7 +48,9 @@ extension Registry {
                 var aasa: [(host: String, bytes: [UInt8])] = []
                 for host in hosts {
                     guard let content = try configuredContent(host) else { continue }
-                    do throws(AASAGenerator.TooLarge) { aasa.append((host, try AASAGenerator.bytes(content))) } catch { throw RegistryError.unprocessable(error.description) }
+                    do throws(AASAGenerator.TooLarge) { aasa.append((host, try AASAGenerator.bytes(content))) } catch {
+                        throw RegistryError.unprocessable(error.description)
+                    }
                 }
                 let apps = Dictionary(try self.apps().map { ($0.bundleID, $0) }, uniquingKeysWith: { a, _ in a })
                 let associated = Set(try self.clips().flatMap { c in c.hosts.map { "\(c.appID.rawValue) \($0)" } })

@@ -57,7 +57,9 @@ extension Registry {
             }
             let url: NormalizedURL
             do { url = try NormalizedURL(reference) } catch let problem as NormalizedURL.Problem {
-                throw RegistryError.invalid([FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(problem.message))")])
+                throw RegistryError.invalid([
+                    FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(problem.message))")
+                ])
             }
             guard let e = try loadExperience(url: url) else { throw RegistryError.notFound("experience with URL \(url.canonical)") }
             return e
@@ -72,7 +74,10 @@ extension Registry {
         /// Cursor: only URLs after this one (docs/architecture.md#the-http-api: cursor pagination).
         public var afterURL: String?
         public var limit: Int?
-        public init(clip: AppID? = nil, host: String? = nil, status: ExperienceStatus? = nil, team: TeamID? = nil, afterURL: String? = nil, limit: Int? = nil) {
+        public init(
+            clip: AppID? = nil, host: String? = nil, status: ExperienceStatus? = nil, team: TeamID? = nil, afterURL: String? = nil,
+            limit: Int? = nil
+        ) {
             self.clip = clip
             self.host = host
             self.status = status
@@ -86,12 +91,17 @@ extension Registry {
     public func forEachExperience(_ filter: ListFilter = ListFilter(), _ body: (AdvancedExperience) throws -> Void) throws(RegistryError) {
         try guarded {
             try db.read {
-                try db.forEachRow(Self.experienceColumns + """
-                     WHERE e.removed_at IS NULL AND (?1 IS NULL OR e.clip_bundle_id = ?1) AND (?2 IS NULL OR e.host = ?2)
-                       AND (?3 IS NULL OR e.status = ?3) AND (?4 IS NULL OR a.team_id = ?4) AND (?5 IS NULL OR e.url > ?5)
-                     ORDER BY e.url LIMIT ?6
-                    """, [.text(filter.clip?.bundleID.rawValue), .text(filter.host), .text(filter.status?.rawValue),
-                          .text(filter.team?.rawValue), .text(filter.afterURL), .integer(Int64(filter.limit ?? -1))]) { row in
+                try db.forEachRow(
+                    Self.experienceColumns + """
+                         WHERE e.removed_at IS NULL AND (?1 IS NULL OR e.clip_bundle_id = ?1) AND (?2 IS NULL OR e.host = ?2)
+                           AND (?3 IS NULL OR e.status = ?3) AND (?4 IS NULL OR a.team_id = ?4) AND (?5 IS NULL OR e.url > ?5)
+                         ORDER BY e.url LIMIT ?6
+                        """,
+                    [
+                        .text(filter.clip?.bundleID.rawValue), .text(filter.host), .text(filter.status?.rawValue),
+                        .text(filter.team?.rawValue), .text(filter.afterURL), .integer(Int64(filter.limit ?? -1)),
+                    ]
+                ) { row in
                     try body(try readExperience(row))
                 }
             }
@@ -114,7 +124,9 @@ extension Registry {
             do { header = try HeaderImage(bytes: image) } catch { throw RegistryError.from(error) }
             experience.headerImage = header.sha256
             if !header.isAppleSize {
-                warnings.append(FieldError(field: "image", rule: "image.size", message: "is \(header.width)×\(header.height); Apple asks for 1800×1200"))
+                warnings.append(
+                    FieldError(field: "image", rule: "image.size", message: "is \(header.width)×\(header.height); Apple asks for 1800×1200")
+                )
             }
             carried = header
         }
@@ -136,21 +148,30 @@ extension Registry {
     /// associations ("clip host") known to exist in this transaction already (an import's
     /// earlier lines), which skips their lookups.
     /// `imageCarried`: the write brought the header image's bytes (it is stored already).
-    func insert(_ draft: AdvancedExperience, ensured: Set<String> = [],
-                imageCarried: Bool = false) throws -> (AdvancedExperience, [WriteNote]) {
+    func insert(
+        _ draft: AdvancedExperience, ensured: Set<String> = [],
+        imageCarried: Bool = false
+    ) throws -> (AdvancedExperience, [WriteNote]) {
         let clipKnown = ensured.contains(draft.clip.rawValue)
         var notes = clipKnown ? [] : try ensureClip(draft.clip)
-        if !ensured.contains(draft.clip.rawValue + " " + draft.url.host) { notes += try ensureDomain(clip: draft.clip, host: draft.url.host) }
+        if !ensured.contains(draft.clip.rawValue + " " + draft.url.host) {
+            notes += try ensureDomain(clip: draft.clip, host: draft.url.host)
+        }
         try checkImage(draft.headerImage, team: draft.clip.team, carried: imageCarried)
         let t = timestamp()
         do {
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO advanced_experience(clip_bundle_id, url, host, action, default_language, is_powered_by, business_category,
                     header_image_sha256, place, status, version, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
-                """, [.text(draft.clip.bundleID.rawValue), .text(draft.url.canonical), .text(draft.url.host), .text(draft.action.rawValue),
-                      .text(draft.defaultLanguage.rawValue), .bool(draft.isPoweredBy), .text(draft.businessCategory?.rawValue),
-                      .text(draft.headerImage), .text(draft.place.map { JSONWriter.string($0) }), .text(draft.status.rawValue), .text(t), .text(t)])
+                """,
+                [
+                    .text(draft.clip.bundleID.rawValue), .text(draft.url.canonical), .text(draft.url.host), .text(draft.action.rawValue),
+                    .text(draft.defaultLanguage.rawValue), .bool(draft.isPoweredBy), .text(draft.businessCategory?.rawValue),
+                    .text(draft.headerImage), .text(draft.place.map { JSONWriter.string($0) }), .text(draft.status.rawValue), .text(t),
+                    .text(t),
+                ])
         } catch let error as SQLiteError where error.isUniqueViolation {
             // The partial unique index on url (not removed) refused it: say which experience has it.
             try checkUnique(draft.url, except: nil)
@@ -170,8 +191,9 @@ extension Registry {
 
     func insertLocalizations(_ id: Int64, _ localizations: [Language: CardText]) throws {
         for (language, card) in localizations.sorted(by: { $0.key < $1.key }) {
-            try db.execute("INSERT INTO advanced_experience_localization(experience_id, language, title, subtitle) VALUES (?, ?, ?, ?)",
-                           [.integer(id), .text(language.rawValue), .text(card.title), .text(card.subtitle)])
+            try db.execute(
+                "INSERT INTO advanced_experience_localization(experience_id, language, title, subtitle) VALUES (?, ?, ?, ?)",
+                [.integer(id), .text(language.rawValue), .text(card.title), .text(card.subtitle)])
         }
     }
 
@@ -191,7 +213,8 @@ extension Registry {
     /// is not stored at all, which tells nothing about other teams' images.
     func checkImage(_ sha256: String?, team: TeamID, carried: Bool) throws {
         guard let sha256, !carried else { return }
-        let used = try db.query("""
+        let used = try db.query(
+            """
             SELECT 1 FROM advanced_experience e JOIN clip c ON c.bundle_id = e.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
               WHERE e.header_image_sha256 = ?1 AND a.team_id = ?2
             UNION ALL
@@ -200,14 +223,19 @@ extension Registry {
             LIMIT 1
             """, [.text(sha256), .text(team.rawValue)])
         guard used.isEmpty else { return }
-        throw ValidationFailure(field: "headerImage", rule: "headerImage.missing",
-                                message: "team \(team.rawValue) has no header image with hash \(sha256); give the image file (--image, or headerImageData in an import)")
+        throw ValidationFailure(
+            field: "headerImage", rule: "headerImage.missing",
+            message:
+                "team \(team.rawValue) has no header image with hash \(sha256); give the image file (--image, or headerImageData in an import)"
+        )
     }
 
     /// Applies a partial update (absent fields unchanged). With `expectedVersion`, refuses when
     /// the experience changed meanwhile (HTTP If-Match, docs/rules.md#updates-and-versions).
-    public func update(_ reference: String, with json: JSONValue, image: [UInt8]? = nil,
-                       expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
+    public func update(
+        _ reference: String, with json: JSONValue, image: [UInt8]? = nil,
+        expectedVersion: Int? = nil
+    ) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
         var (draft, warnings) = try decode(json, base: current)
         var header: HeaderImage?
@@ -251,26 +279,34 @@ extension Registry {
         var saved = draft
         saved.version = before.version + 1
         saved.updatedAt = timestamp()
-        try db.execute("""
+        try db.execute(
+            """
             UPDATE advanced_experience SET clip_bundle_id = ?, url = ?, host = ?, action = ?, default_language = ?, is_powered_by = ?,
                 business_category = ?, header_image_sha256 = ?, place = ?, status = ?, version = ?, updated_at = ?
             WHERE id = ?
-            """, [.text(saved.clip.bundleID.rawValue), .text(saved.url.canonical), .text(saved.url.host), .text(saved.action.rawValue),
-                  .text(saved.defaultLanguage.rawValue), .bool(saved.isPoweredBy), .text(saved.businessCategory?.rawValue),
-                  .text(saved.headerImage), .text(saved.place.map { JSONWriter.string($0) }), .text(saved.status.rawValue),
-                  .int(saved.version), .text(saved.updatedAt), .integer(saved.id)])
+            """,
+            [
+                .text(saved.clip.bundleID.rawValue), .text(saved.url.canonical), .text(saved.url.host), .text(saved.action.rawValue),
+                .text(saved.defaultLanguage.rawValue), .bool(saved.isPoweredBy), .text(saved.businessCategory?.rawValue),
+                .text(saved.headerImage), .text(saved.place.map { JSONWriter.string($0) }), .text(saved.status.rawValue),
+                .int(saved.version), .text(saved.updatedAt), .integer(saved.id),
+            ])
         if saved.localizations != before.localizations {
             try db.execute("DELETE FROM advanced_experience_localization WHERE experience_id = ?", [.integer(saved.id)])
             try insertLocalizations(saved.id, saved.localizations)
         }
         saved.clip = try storedClip(saved.clip.bundleID)
-        try recordChange(entity: .experience, id: String(saved.id), action: action, before: ExperienceJSON.full(before), after: ExperienceJSON.full(saved))
+        try recordChange(
+            entity: .experience, id: String(saved.id), action: action, before: ExperienceJSON.full(before),
+            after: ExperienceJSON.full(saved))
         return saved
     }
 
     /// Activates or deactivates an experience. Returns it, unchanged when already in that state.
-    public func setStatus(_ reference: String, _ status: ExperienceStatus,
-                          expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
+    public func setStatus(
+        _ reference: String, _ status: ExperienceStatus,
+        expectedVersion: Int? = nil
+    ) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
         return try writeOutcome {
             guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
@@ -298,7 +334,9 @@ extension Registry {
                 throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
             }
             let t = timestamp()
-            try db.execute("UPDATE advanced_experience SET removed_at = ?, version = version + 1, updated_at = ? WHERE id = ?", [.text(t), .text(t), .integer(before.id)])
+            try db.execute(
+                "UPDATE advanced_experience SET removed_at = ?, version = version + 1, updated_at = ? WHERE id = ?",
+                [.text(t), .text(t), .integer(before.id)])
             try recordChange(entity: .experience, id: String(before.id), action: .remove, before: ExperienceJSON.full(before), after: nil)
             return WriteOutcome(before)
         }

@@ -7,9 +7,10 @@ import StrictJSON
 extension Registry {
     func loadOwnership(_ host: String) throws -> HostOwnership {
         let holders = try db.query("SELECT team_id, role, origin FROM host_team WHERE host = ?", [.text(host)]).map { row in
-            HostOwnership.Holder(team: try TeamID(try row.string("team_id")),
-                                 role: HostOwnership.Role(rawValue: try row.string("role")) ?? .shared,
-                                 origin: HostOwnership.Origin(rawValue: try row.string("origin")) ?? .migration)
+            HostOwnership.Holder(
+                team: try TeamID(try row.string("team_id")),
+                role: HostOwnership.Role(rawValue: try row.string("role")) ?? .shared,
+                origin: HostOwnership.Origin(rawValue: try row.string("origin")) ?? .migration)
         }
         return HostOwnership(host: host, holders: holders)
     }
@@ -36,10 +37,12 @@ extension Registry {
     }
 
     private func insertHolder(_ host: String, _ team: TeamID, role: HostOwnership.Role, origin: HostOwnership.Origin) throws {
-        try db.execute("INSERT INTO host_team(host, team_id, role, origin, created_at) VALUES (?, ?, ?, ?, ?)",
-                       [.text(host), .text(team.rawValue), .text(role.rawValue), .text(origin.rawValue), .text(timestamp())])
-        try recordChange(entity: .host, id: host, action: origin == .share ? .share : .claim, before: nil,
-                         after: ["team": .string(team.rawValue), "role": .string(role.rawValue), "origin": .string(origin.rawValue)])
+        try db.execute(
+            "INSERT INTO host_team(host, team_id, role, origin, created_at) VALUES (?, ?, ?, ?, ?)",
+            [.text(host), .text(team.rawValue), .text(role.rawValue), .text(origin.rawValue), .text(timestamp())])
+        try recordChange(
+            entity: .host, id: host, action: origin == .share ? .share : .claim, before: nil,
+            after: ["team": .string(team.rawValue), "role": .string(role.rawValue), "origin": .string(origin.rawValue)])
     }
 
     /// Who holds each host, sorted by host; only the hosts `team` holds when given.
@@ -47,10 +50,12 @@ extension Registry {
         let host = try rawHost.map { (h) throws(RegistryError) in try Self.normalizeHost(h) }
         return try guarded {
             try db.read {
-                let hosts = try db.query("""
+                let hosts = try db.query(
+                    """
                     SELECT DISTINCT host FROM host_team WHERE (?1 IS NULL OR host = ?1)
                       AND (?2 IS NULL OR host IN (SELECT host FROM host_team WHERE team_id = ?2)) ORDER BY host
-                    """, [.text(host), .text(team?.rawValue)]).map { try $0.string("host") }
+                    """, [.text(host), .text(team?.rawValue)]
+                ).map { try $0.string("host") }
                 return try hosts.map(loadOwnership)
             }
         }
@@ -69,10 +74,13 @@ extension Registry {
             if let previous = before.owner {
                 let uses = try objects(of: previous, on: host)
                 guard uses.isEmpty else {
-                    throw RegistryError.conflict("team \(previous.rawValue) still has \(uses.joined(separator: ", ")) on \(host); remove them first, or share the host with both teams (clipctl domain share \(host) --team \(team.rawValue))")
+                    throw RegistryError.conflict(
+                        "team \(previous.rawValue) still has \(uses.joined(separator: ", ")) on \(host); remove them first, or share the host with both teams (clipctl domain share \(host) --team \(team.rawValue))"
+                    )
                 }
                 try db.execute("DELETE FROM host_team WHERE host = ? AND team_id = ?", [.text(host), .text(previous.rawValue)])
-                try recordChange(entity: .host, id: host, action: .release, before: ["team": .string(previous.rawValue), "role": "owner"], after: nil)
+                try recordChange(
+                    entity: .host, id: host, action: .release, before: ["team": .string(previous.rawValue), "role": "owner"], after: nil)
                 notes.append(.hostReleased(host: host, team: previous))
             }
             try db.execute("DELETE FROM host_team WHERE host = ? AND team_id = ?", [.text(host), .text(team.rawValue)])
@@ -93,8 +101,9 @@ extension Registry {
             if let held = before.holders.first(where: { $0.team == team }) {
                 guard held.origin == .migration else { return WriteOutcome(before) }
                 try db.execute("UPDATE host_team SET origin = 'share' WHERE host = ? AND team_id = ?", [.text(host), .text(team.rawValue)])
-                try recordChange(entity: .host, id: host, action: .share, before: ["team": .string(team.rawValue), "origin": "migration"],
-                                 after: ["team": .string(team.rawValue), "origin": "share"])
+                try recordChange(
+                    entity: .host, id: host, action: .share, before: ["team": .string(team.rawValue), "origin": "migration"],
+                    after: ["team": .string(team.rawValue), "origin": "share"])
                 return WriteOutcome(try loadOwnership(host), notes: [.hostShareConfirmed(host: host, team: team)])
             }
             try insertHolder(host, team, role: .shared, origin: .share)
@@ -113,12 +122,17 @@ extension Registry {
                 throw RegistryError.notFound("team \(team.rawValue)'s share of \(host)")
             }
             guard held.role == .shared else {
-                throw RegistryError.conflict("team \(team.rawValue) owns \(host); give it to another team with clipctl domain claim \(host) --team T")
+                throw RegistryError.conflict(
+                    "team \(team.rawValue) owns \(host); give it to another team with clipctl domain claim \(host) --team T")
             }
             let uses = try objects(of: team, on: host)
-            guard uses.isEmpty else { throw RegistryError.conflict("team \(team.rawValue) still has \(uses.joined(separator: ", ")) on \(host); remove them first") }
+            guard uses.isEmpty else {
+                throw RegistryError.conflict(
+                    "team \(team.rawValue) still has \(uses.joined(separator: ", ")) on \(host); remove them first")
+            }
             try db.execute("DELETE FROM host_team WHERE host = ? AND team_id = ?", [.text(host), .text(team.rawValue)])
-            try recordChange(entity: .host, id: host, action: .unshare, before: ["team": .string(team.rawValue), "role": "shared"], after: nil)
+            try recordChange(
+                entity: .host, id: host, action: .unshare, before: ["team": .string(team.rawValue), "role": "shared"], after: nil)
             return WriteOutcome(try loadOwnership(host), notes: [.hostShareEnded(host: host, team: team)])
         }
     }
@@ -141,7 +155,9 @@ extension Registry {
 
     /// What `team` has on `host`, counted by kind ("2 experience(s)", …); empty when nothing.
     func objects(of team: TeamID, on host: String) throws -> [String] {
-        try db.query(Self.hostUses + " SELECT kind, count(*) AS n FROM uses WHERE host = ? AND team_id = ? GROUP BY kind ORDER BY kind",
-                     [.text(host), .text(team.rawValue)]).map { "\(try $0.int("n")) \(try $0.string("kind"))(s)" }
+        try db.query(
+            Self.hostUses + " SELECT kind, count(*) AS n FROM uses WHERE host = ? AND team_id = ? GROUP BY kind ORDER BY kind",
+            [.text(host), .text(team.rawValue)]
+        ).map { "\(try $0.int("n")) \(try $0.string("kind"))(s)" }
     }
 }

@@ -10,18 +10,24 @@ extension Registry {
     public typealias ImportReport = ClipCore.ImportReport
 
     /// Imports `text` (already in memory: an HTTP body, a test).
-    public func importExperiences(_ text: String, format: Interchange.Format, progress: (Int) -> Void = { _ in }) throws(RegistryError) -> ImportReport {
+    public func importExperiences(_ text: String, format: Interchange.Format, progress: (Int) -> Void = { _ in }) throws(RegistryError)
+        -> ImportReport
+    {
         try importExperiences(Array(text.utf8), format: format, progress: progress)
     }
 
-    public func importExperiences(_ bytes: [UInt8], format: Interchange.Format, progress: (Int) -> Void = { _ in }) throws(RegistryError) -> ImportReport {
+    public func importExperiences(_ bytes: [UInt8], format: Interchange.Format, progress: (Int) -> Void = { _ in }) throws(RegistryError)
+        -> ImportReport
+    {
         var offset = 0
-        return try importExperiences(format: format, chunks: {
-            guard offset < bytes.count else { return nil }
-            let end = min(bytes.count, offset + Self.importChunkBytes)
-            defer { offset = end }
-            return bytes[offset..<end]
-        }, progress: progress)
+        return try importExperiences(
+            format: format,
+            chunks: {
+                guard offset < bytes.count else { return nil }
+                let end = min(bytes.count, offset + Self.importChunkBytes)
+                defer { offset = end }
+                return bytes[offset..<end]
+            }, progress: progress)
     }
 
     /// Bytes read at a time, and lines decoded (in parallel) then written at a time: memory stays
@@ -34,7 +40,9 @@ extension Registry {
     /// Imports the bytes `chunks` gives, one chunk per call until nil, in one transaction: lines
     /// are decoded and inserted batch by batch as they are read, and unless every line is good
     /// the transaction rolls back. `progress(lines)` is called after each batch.
-    public func importExperiences(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: (Int) -> Void = { _ in }) throws(RegistryError) -> ImportReport {
+    public func importExperiences(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: (Int) -> Void = { _ in })
+        throws(RegistryError) -> ImportReport
+    {
         // One transaction for the whole file: its pages stay in the page cache (up to 256 MiB)
         // instead of spilling to the WAL before the commit (pragma cache_size). Only for the
         // import: a server's pooled connection must not keep that much afterwards.
@@ -60,7 +68,9 @@ extension Registry {
                 for line in pending {
                     guard let image = line.image else { continue }
                     do { try storeImage(image) } catch { errors.append(.init(line: line.line, errors: Self.lineErrors(error))) }
-                    if let clip = line.object["clip"]?.stringValue, let id = try? AppID(clip) { carriedImages.insert("\(id.team.rawValue) \(image.sha256)") }
+                    if let clip = line.object["clip"]?.stringValue, let id = try? AppID(clip) {
+                        carriedImages.insert("\(id.team.rawValue) \(image.sha256)")
+                    }
                 }
                 for (line, decoded) in zip(pending, Self.decodeInParallel(pending)) {
                     let experience: AdvancedExperience
@@ -68,21 +78,32 @@ extension Registry {
                         let (e, lineWarnings) = try decoded.get()
                         experience = e
                         if !lineWarnings.isEmpty {
-                            if warnings.count < Self.listedWarningLines { warnings.append(.init(line: line.line, errors: lineWarnings)) } else { warningLinesNotListed += 1 }
+                            if warnings.count < Self.listedWarningLines {
+                                warnings.append(.init(line: line.line, errors: lineWarnings))
+                            } else {
+                                warningLinesNotListed += 1
+                            }
                         }
                     } catch {
                         errors.append(.init(line: line.line, errors: error.errors))
                         continue
                     }
                     if let first = firstLineOfURL[experience.url.canonical] {
-                        errors.append(.init(line: line.line, errors: [FieldError(field: "url", rule: "duplicate", message: "\(experience.url.canonical) is already on line \(first)")]))
+                        errors.append(
+                            .init(
+                                line: line.line,
+                                errors: [
+                                    FieldError(
+                                        field: "url", rule: "duplicate", message: "\(experience.url.canonical) is already on line \(first)")
+                                ]))
                         continue
                     }
                     firstLineOfURL[experience.url.canonical] = line.line
                     // No savepoint per line: once a line fails the whole import rolls back, so what a
                     // failed line left half done only lets the remaining lines be checked as well.
                     do {
-                        let carried = experience.headerImage.map { carriedImages.contains("\(experience.clip.team.rawValue) \($0)") } ?? false
+                        let carried =
+                            experience.headerImage.map { carriedImages.contains("\(experience.clip.team.rawValue) \($0)") } ?? false
                         let (saved, lineNotes) = try insert(experience, ensured: ensured, imageCarried: carried)
                         ensured.insert(saved.clip.rawValue)
                         ensured.insert(saved.clip.rawValue + " " + saved.url.host)
@@ -135,10 +156,12 @@ extension Registry {
         switch error {
         case let failure as ValidationFailure: failure.errors
         case RegistryError.invalid(let errors): errors
-        case RegistryError.conflict(let message, let existing?): [FieldError(field: "url", rule: "duplicate", message: message + " (experience \(existing))")]
+        case RegistryError.conflict(let message, let existing?):
+            [FieldError(field: "url", rule: "duplicate", message: message + " (experience \(existing))")]
         case RegistryError.conflict(let message, nil): [FieldError(field: "clip", rule: "conflict", message: message)]
         // An import may come from a team token: the line says the host is taken, not by whom.
-        case RegistryError.hostRefused(let refusal): [FieldError(field: "url", rule: HostOwnership.Refusal.rule, message: refusal.teamMessage)]
+        case RegistryError.hostRefused(let refusal):
+            [FieldError(field: "url", rule: HostOwnership.Refusal.rule, message: refusal.teamMessage)]
         case let registry as RegistryError: [FieldError(field: "(line)", rule: "invalid", message: registry.description)]
         default: [FieldError(field: "(line)", rule: "invalid", message: "\(error)")]
         }
@@ -147,7 +170,9 @@ extension Registry {
     /// Writes every experience (not removed), ordered by URL, as lines of `format` to `emit`.
     /// The output has no ids or timestamps, so that an import of it exports the same bytes.
     /// With `spreadsheetSafe` (CSV only), cells a spreadsheet would run as formulas are defused.
-    public func export(format: Interchange.Format, spreadsheetSafe: Bool = false, filter: ListFilter = ListFilter(), emit: (String) throws -> Void) throws(RegistryError) {
+    public func export(
+        format: Interchange.Format, spreadsheetSafe: Bool = false, filter: ListFilter = ListFilter(), emit: (String) throws -> Void
+    ) throws(RegistryError) {
         if format == .csv { do { try emit(Interchange.csvHeader) } catch { throw RegistryError.storage("\(error)") } }
         // Each header image travels with the first line of each team that names it
         // (Interchange.carryingImage): a team may use an image only when it brings its bytes.
@@ -155,7 +180,10 @@ extension Registry {
         try forEachExperience(filter) { e in
             var imageData: [UInt8]?
             if let sha = e.headerImage, carried.insert("\(e.clip.team.rawValue) \(sha)").inserted { imageData = try headerImage(sha).bytes }
-            try emit(format == .csv ? Interchange.csv(e, imageData: imageData, spreadsheetSafe: spreadsheetSafe) : Interchange.ndjson(e, imageData: imageData))
+            try emit(
+                format == .csv
+                    ? Interchange.csv(e, imageData: imageData, spreadsheetSafe: spreadsheetSafe)
+                    : Interchange.ndjson(e, imageData: imageData))
         }
     }
 }

@@ -8,14 +8,16 @@ extension Registry {
 
     /// Resolves an invocation URL. `language` (explicit) wins over `acceptLanguage`; an explicit
     /// language that names none of the 32 is an input error.
-    public func resolve(_ invocationURL: String, language: String? = nil, acceptLanguage: String? = nil) throws(RegistryError) -> Resolution {
+    public func resolve(_ invocationURL: String, language: String? = nil, acceptLanguage: String? = nil) throws(RegistryError) -> Resolution
+    {
         let preferences = try Self.preferences(language: language, acceptLanguage: acceptLanguage)
         let url: NormalizedURL
         do { url = try NormalizedURL(invocationURL) } catch { return Resolver.unresolvable(invocationURL, problem: error) }
         let preferred = preferences
         return try guarded {
             try db.read {
-                let candidates = try db.query(Self.experienceColumns + " WHERE e.host = ? AND e.removed_at IS NULL", [.text(url.host)]).map(readExperience)
+                let candidates = try db.query(Self.experienceColumns + " WHERE e.host = ? AND e.removed_at IS NULL", [.text(url.host)]).map(
+                    readExperience)
                 let fallbacks = try defaultFallbacks(host: url.host)
                 return Resolver.resolve(invocationURL, url: url, candidates: candidates, fallbacks: fallbacks, preferences: preferred)
             }
@@ -24,11 +26,14 @@ extension Registry {
 
     /// Card languages in order of preference (`LanguagePreferences`).
     public static func preferences(language: String?, acceptLanguage: String?) throws(RegistryError) -> [Language] {
-        do { return try LanguagePreferences.list(language: language, acceptLanguage: acceptLanguage) } catch { throw RegistryError.from(error) }
+        do { return try LanguagePreferences.list(language: language, acceptLanguage: acceptLanguage) } catch {
+            throw RegistryError.from(error)
+        }
     }
 
     func defaultFallbacks(host: String) throws -> [DefaultFallback] {
-        let rows = try db.query("""
+        let rows = try db.query(
+            """
             SELECT d.clip_bundle_id, a.team_id, a.name FROM domain_association d
             JOIN default_experience x ON x.clip_bundle_id = d.clip_bundle_id
             JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
@@ -59,7 +64,8 @@ extension Registry {
             if case .advanced(let e, _) = resolution.match { resolved = e }
             let clip: AppID, experienceID: Int64?
             do throws(SmartBanner.ClipChoiceProblem) {
-                (clip, experienceID) = try SmartBanner.chooseClip(host: url.host, associated: associated, requested: chosen, resolved: resolved)
+                (clip, experienceID) = try SmartBanner.chooseClip(
+                    host: url.host, associated: associated, requested: chosen, resolved: resolved)
             } catch {
                 // Naming one of several clips is missing input; the others are states to change first.
                 guard case .ambiguous = error else { throw RegistryError.conflict(error.message) }
@@ -68,7 +74,9 @@ extension Registry {
             guard let appBundle = clip.bundleID.parent else { throw RegistryError.notFound("app of clip \(clip.rawValue)") }
             let app = try self.app(appBundle)
             if app.appStoreID == nil {
-                notes.append("app \(appBundle.rawValue) has no App Store ID, so the tag has no app-id; set one with clipctl app set \(appBundle.rawValue) --team \(app.team.rawValue) --app-store-id N")
+                notes.append(
+                    "app \(appBundle.rawValue) has no App Store ID, so the tag has no app-id; set one with clipctl app set \(appBundle.rawValue) --team \(app.team.rawValue) --app-store-id N"
+                )
             }
             if appArgument != nil {
                 notes.append("app-argument reaches the full app only; App Clips receive the page URL instead")

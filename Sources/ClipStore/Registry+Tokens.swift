@@ -11,8 +11,10 @@ extension Registry {
     public typealias APIToken = ClipCore.APIToken
 
     func readToken(_ row: Row) throws -> APIToken {
-        APIToken(id: Int64(try row.int("id")), name: try row.string("name"), team: try row.optionalString("team_id").map { try TeamID($0) },
-                 createdAt: try row.string("created_at"), lastUsedAt: try row.optionalString("last_used_at"), revokedAt: try row.optionalString("revoked_at"))
+        APIToken(
+            id: Int64(try row.int("id")), name: try row.string("name"), team: try row.optionalString("team_id").map { try TeamID($0) },
+            createdAt: try row.string("created_at"), lastUsedAt: try row.optionalString("last_used_at"),
+            revokedAt: try row.optionalString("revoked_at"))
     }
 
     /// Creates a token and returns it with its secret, which is shown this once and never stored.
@@ -25,11 +27,13 @@ extension Registry {
         return try writeOutcome {
             let notes = try team.map(ensureTeam) ?? []
             // The row is inserted with a placeholder hash, then given the hash of the token that names its id.
-            try db.execute("INSERT INTO api_token(name, team_id, secret_sha256, created_at) VALUES (?, ?, ?, ?)",
-                           [.text(name), .text(team?.rawValue), .text(SHA256.hexDigest(Array(secretPart.utf8))), .text(timestamp())])
+            try db.execute(
+                "INSERT INTO api_token(name, team_id, secret_sha256, created_at) VALUES (?, ?, ?, ?)",
+                [.text(name), .text(team?.rawValue), .text(SHA256.hexDigest(Array(secretPart.utf8))), .text(timestamp())])
             let id = db.lastInsertRowID
             let secret = "clip_\(id)_\(secretPart)"
-            try db.execute("UPDATE api_token SET secret_sha256 = ? WHERE id = ?", [.text(SHA256.hexDigest(Array(secret.utf8))), .integer(id)])
+            try db.execute(
+                "UPDATE api_token SET secret_sha256 = ? WHERE id = ?", [.text(SHA256.hexDigest(Array(secret.utf8))), .integer(id)])
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
             try recordChange(entity: .token, id: String(id), action: .create, before: nil, after: TokenJSON.token(token))
             return WriteOutcome((token, secret), created: true, notes: notes)
@@ -42,7 +46,9 @@ extension Registry {
         let parts = presented.split(separator: "_")
         guard parts.count == 3, parts[0] == "clip", let id = Int64(parts[1]), parts[2].utf8.count == 64 else { return nil }
         return try guarded {
-            guard let row = try db.query("SELECT * FROM api_token WHERE id = ? AND revoked_at IS NULL", [.integer(id)]).first else { return nil }
+            guard let row = try db.query("SELECT * FROM api_token WHERE id = ? AND revoked_at IS NULL", [.integer(id)]).first else {
+                return nil
+            }
             let stored = Array(try row.string("secret_sha256").utf8)
             let computed = Array(SHA256.hexDigest(Array(presented.utf8)).utf8)
             guard Self.constantTimeEquals(stored, computed) else { return nil }
@@ -64,19 +70,26 @@ extension Registry {
     }
 
     public func tokens(team: TeamID? = nil) throws(RegistryError) -> [APIToken] {
-        try guarded { try db.query("SELECT * FROM api_token WHERE ?1 IS NULL OR team_id = ?1 ORDER BY id", [.text(team?.rawValue)]).map(readToken) }
+        try guarded {
+            try db.query("SELECT * FROM api_token WHERE ?1 IS NULL OR team_id = ?1 ORDER BY id", [.text(team?.rawValue)]).map(readToken)
+        }
     }
 
     public func token(id: Int64) throws(RegistryError) -> APIToken {
         try guarded {
-            guard let row = try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first else { throw RegistryError.notFound("token \(id)") }
+            guard let row = try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first else {
+                throw RegistryError.notFound("token \(id)")
+            }
             return try readToken(row)
         }
     }
 
     public func revokeToken(id: Int64) throws(RegistryError) -> WriteOutcome<APIToken> {
         try writeOutcome {
-            guard try db.execute("UPDATE api_token SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.text(timestamp()), .integer(id)]) > 0 else {
+            guard
+                try db.execute(
+                    "UPDATE api_token SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.text(timestamp()), .integer(id)]) > 0
+            else {
                 let exists = try !db.query("SELECT 1 FROM api_token WHERE id = ?", [.integer(id)]).isEmpty
                 throw RegistryError.notFound(exists ? "active token \(id)" : "token \(id)")
             }

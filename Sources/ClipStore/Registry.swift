@@ -17,7 +17,8 @@ public final class Registry {
     /// Opens (creating if needed) and migrates the database at `path`.
     /// A file that is not a database, or a database that is not ours, is refused untouched.
     /// `stop`, when given, ends this registry's database work early once raised (a server's drain deadline).
-    public init(path: String, actor: String = "local", now: @escaping () -> Date = Date.init, stop: StopSignal? = nil) throws(RegistryError) {
+    public init(path: String, actor: String = "local", now: @escaping () -> Date = Date.init, stop: StopSignal? = nil) throws(RegistryError)
+    {
         self.path = path
         self.actor = actor
         self.now = now
@@ -33,7 +34,9 @@ public final class Registry {
             do {
                 try Schema.migrator.migrate(db)
             } catch Migrator.MigratorError.readOnly(let pending) {
-                throw RegistryError.readOnly("the database \(path) is read-only and needs migrations \(pending.joined(separator: ", ")); open it once with write access (or with a newer copy of it)")
+                throw RegistryError.readOnly(
+                    "the database \(path) is read-only and needs migrations \(pending.joined(separator: ", ")); open it once with write access (or with a newer copy of it)"
+                )
             } catch let error as Migrator.MigratorError {
                 throw RegistryError.storage("\(path): \(error)")
             }
@@ -54,9 +57,13 @@ public final class Registry {
     /// Another application's SQLite database (tables, but no `schema_migrations`) is never
     /// changed: migrating or replacing it would corrupt somebody else's data.
     static func refuseForeign(_ connection: Connection, path: String, doing action: String) throws {
-        let tables = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.string("name") }
+        let tables = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map {
+            try $0.string("name")
+        }
         if !tables.isEmpty && !tables.contains("schema_migrations") {
-            throw RegistryError.storage("\(path) is an SQLite database but not a Clip Registry database (it has tables \(tables.prefix(5).joined(separator: ", "))); refusing to \(action) it")
+            throw RegistryError.storage(
+                "\(path) is an SQLite database but not a Clip Registry database (it has tables \(tables.prefix(5).joined(separator: ", "))); refusing to \(action) it"
+            )
         }
     }
 
@@ -113,24 +120,29 @@ public final class Registry {
     func recordChange(entity: ChangeEntity, id: String, action: ChangeAction, before: JSONValue?, after: JSONValue?) throws {
         try db.execute(
             "INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [.text(timestamp()), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue),
-             .text(before.map { JSONWriter.string($0) }), .text(after.map { JSONWriter.string($0) })])
+            [
+                .text(timestamp()), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue),
+                .text(before.map { JSONWriter.string($0) }), .text(after.map { JSONWriter.string($0) }),
+            ])
     }
 
     /// The change records after `since`, oldest first.
     public func changes(since: Int64 = 0, limit: Int = 100) throws(RegistryError) -> [ChangeRecord] {
         try guarded {
-            try db.query("SELECT id, at, actor, entity, entity_id, action, before, after FROM change_record WHERE id > ? ORDER BY id LIMIT ?",
-                         [.integer(since), .integer(Int64(limit))]).map { row in
+            try db.query(
+                "SELECT id, at, actor, entity, entity_id, action, before, after FROM change_record WHERE id > ? ORDER BY id LIMIT ?",
+                [.integer(since), .integer(Int64(limit))]
+            ).map { row in
                 let id = Int64(try row.int("id"))
                 let entity = try row.string("entity"), action = try row.string("action")
                 guard let kind = ChangeEntity(rawValue: entity), let change = ChangeAction(rawValue: action) else {
                     throw RegistryError.storage("\(path): change record \(id) has an unknown entity or action (\(entity), \(action))")
                 }
-                return ChangeRecord(id: id, at: try row.string("at"), actor: try row.string("actor"),
-                             entity: kind, entityID: try row.string("entity_id"), action: change,
-                             before: try row.optionalString("before").map { try JSONParser.parse($0) },
-                             after: try row.optionalString("after").map { try JSONParser.parse($0) })
+                return ChangeRecord(
+                    id: id, at: try row.string("at"), actor: try row.string("actor"),
+                    entity: kind, entityID: try row.string("entity_id"), action: change,
+                    before: try row.optionalString("before").map { try JSONParser.parse($0) },
+                    after: try row.optionalString("after").map { try JSONParser.parse($0) })
             }
         }
     }

@@ -13,19 +13,23 @@ public enum AASAJSON {
     }
 
     public static func diagnostics(_ findings: [AASALinter.Diagnostic]) -> JSONValue {
-        .array(findings.map { d in
-            .object([
-                "code": .string(d.code), "severity": .string(d.severity.rawValue), "path": .string(d.path), "message": .string(d.message),
-            ])
-        })
+        .array(
+            findings.map { d in
+                .object([
+                    "code": .string(d.code), "severity": .string(d.severity.rawValue), "path": .string(d.path),
+                    "message": .string(d.message),
+                ])
+            })
     }
 }
 
 /// `clipctl doctor --json`: the counts and every finding.
 public enum DoctorJSON {
     public static func finding(_ f: Doctor.Finding) -> JSONValue {
-        .object(["severity": .string(f.severity.rawValue), "code": .string(f.code), "subject": .string(f.subject),
-                 "message": .string(f.message), "fix": f.fix.map(JSONValue.string)])
+        .object([
+            "severity": .string(f.severity.rawValue), "code": .string(f.code), "subject": .string(f.subject),
+            "message": .string(f.message), "fix": f.fix.map(JSONValue.string),
+        ])
     }
 
     public static func report(_ findings: [Doctor.Finding]) -> JSONValue {

@@ -17,8 +17,9 @@ public enum CatalogJSON {
 
     public static func app(json value: JSONValue) throws(WireError) -> App {
         let r = WireReader(value, "app")
-        return App(bundleID: try r.bundle("bundleId"), team: try r.team("team"), appStoreID: try r.optionalAppStoreID("appStoreId"),
-                   name: try r.string("name"), version: try r.int("version"))
+        return App(
+            bundleID: try r.bundle("bundleId"), team: try r.team("team"), appStoreID: try r.optionalAppStoreID("appStoreId"),
+            name: try r.string("name"), version: try r.int("version"))
     }
 
     /// An app saved by `PUT /v1/apps/{bundleId}` (`clipctl app set`): the app, with the notes of
@@ -63,10 +64,13 @@ public enum CatalogJSON {
         .object([
             "clip": .string(d.clip.rawValue),
             "action": .string(d.action.rawValue),
-            "localizations": .object(d.localizations.keys.sorted().map { locale in
-                let l = d.localizations[locale]!
-                return (key: locale, value: .object(["subtitle": .string(l.subtitle), "headerImage": l.headerImage.map(JSONValue.string)]))
-            }),
+            "localizations": .object(
+                d.localizations.keys.sorted().map { locale in
+                    let l = d.localizations[locale]!
+                    return (
+                        key: locale, value: .object(["subtitle": .string(l.subtitle), "headerImage": l.headerImage.map(JSONValue.string)])
+                    )
+                }),
             "version": .integer(Int64(d.version)),
         ])
     }
@@ -95,8 +99,10 @@ public enum CatalogJSON {
 
     /// The answer to turning applinks-from-experiences on or off: the experience URLs the
     /// generated details do not give to their app.
-    public static func applinksGeneration(host: String, enabled: Bool, unmatched: [ExperienceApplinks.Miss],
-                                          notes: [WriteNote] = []) -> JSONValue {
+    public static func applinksGeneration(
+        host: String, enabled: Bool, unmatched: [ExperienceApplinks.Miss],
+        notes: [WriteNote] = []
+    ) -> JSONValue {
         withNotes(.object(["host": .string(host), "fromExperiences": .bool(enabled), "unmatched": .array(unmatched.map(miss))]), notes)
     }
 
@@ -113,7 +119,8 @@ public enum CatalogJSON {
 
     public static func applinks(json value: JSONValue, host: String) throws(WireError) -> ApplinksDetails {
         guard let app = value["appIDs"]?.arrayValue?.first?.stringValue, let id = try? AppID(app),
-              let components = value["components"] else {
+            let components = value["components"]
+        else {
             throw WireError("applinks details of \(host): appIDs or components missing")
         }
         // JSONValue is nil-literal-expressible: spell out Optional.none, not `nil`.
@@ -124,8 +131,9 @@ public enum CatalogJSON {
     public static func miss(json value: JSONValue) throws(WireError) -> ExperienceApplinks.Miss {
         let r = WireReader(value, "unmatched experience URL")
         guard let decision = AASAEvaluator.Decision(rawValue: try r.string("decision")) else { throw r.fail("decision") }
-        return ExperienceApplinks.Miss(app: try r.clip("app"), url: try r.string("url"),
-                                       result: .init(decision: decision, rule: try r.string("rule")))
+        return ExperienceApplinks.Miss(
+            app: try r.clip("app"), url: try r.string("url"),
+            result: .init(decision: decision, rule: try r.string("rule")))
     }
 
     public static func webcredentials(host: String, app: BundleID) -> JSONValue {
@@ -143,9 +151,10 @@ public enum CatalogJSON {
 
     public static func banner(json value: JSONValue) throws(WireError) -> PageBanner {
         let r = WireReader(value, "banner")
-        return PageBanner(banner: SmartBanner.Banner(content: try r.string("content"), metaTag: try r.string("metaTag")),
-                          clip: try r.clip("clip"), pageURL: try r.string("url"), experienceID: try r.optionalInt64("experience"),
-                          notes: try r.strings("notes"))
+        return PageBanner(
+            banner: SmartBanner.Banner(content: try r.string("content"), metaTag: try r.string("metaTag")),
+            clip: try r.clip("clip"), pageURL: try r.string("url"), experienceID: try r.optionalInt64("experience"),
+            notes: try r.strings("notes"))
     }
 
     // MARK: Experiences (the form is ExperienceJSON's; these read the API's answers back)
@@ -168,8 +177,9 @@ public enum CatalogJSON {
 
     /// A write's answer (`written`) read back; `created` is the caller's to say (201 or not).
     public static func written(json value: JSONValue, created: Bool) throws(WireError) -> WriteOutcome<AdvancedExperience> {
-        WriteOutcome(try experience(json: value), created: created, notes: notes(json: value),
-                     warnings: (value["warnings"]?.arrayValue ?? []).compactMap(ProblemJSON.fieldError(json:)))
+        WriteOutcome(
+            try experience(json: value), created: created, notes: notes(json: value),
+            warnings: (value["warnings"]?.arrayValue ?? []).compactMap(ProblemJSON.fieldError(json:)))
     }
 
     // MARK: Write results

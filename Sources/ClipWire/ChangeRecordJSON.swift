@@ -14,9 +14,11 @@ public enum ChangeRecordJSON {
     public static func record(json value: JSONValue) throws(WireError) -> ChangeRecord {
         let r = WireReader(value, "change record")
         func object(_ key: String) -> JSONValue? { value[key].flatMap { $0.isNull ? JSONValue?.none : .some($0) } }
-        return ChangeRecord(id: try r.int64("id"), at: try r.string("at"), actor: try r.string("actor"), entity: try r.value("entity", as: ChangeEntity.self),
-                            entityID: try r.string("entityId"), action: try r.value("action", as: ChangeAction.self),
-                            before: object("before"), after: object("after"))
+        return ChangeRecord(
+            id: try r.int64("id"), at: try r.string("at"), actor: try r.string("actor"),
+            entity: try r.value("entity", as: ChangeEntity.self),
+            entityID: try r.string("entityId"), action: try r.value("action", as: ChangeAction.self),
+            before: object("before"), after: object("after"))
     }
 
     /// An app as a change record keeps it (no `appStoreId` member while it has none, as

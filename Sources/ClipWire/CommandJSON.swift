@@ -17,16 +17,22 @@ public enum CommandJSON {
     public static func backup(_ path: String) -> JSONValue { .object(["backup": .string(path)]) }
 
     public static func restored(from path: String, migrated: [String], replacedCopy: String, tokensKept: Int) -> JSONValue {
-        .object(["restored": .string(path), "migrated": .array(migrated.map(JSONValue.string)), "replaced": .string(replacedCopy),
-                 "apiTokensKept": .integer(Int64(tokensKept))])
+        .object([
+            "restored": .string(path), "migrated": .array(migrated.map(JSONValue.string)), "replaced": .string(replacedCopy),
+            "apiTokensKept": .integer(Int64(tokensKept)),
+        ])
     }
 
-    public static func published(directory: String, hosts: Int, banners: Int, files: Int, indexSHA256: String, notes: [String],
-                                 changes: StaticSite.Changes) -> JSONValue {
-        .object(["directory": .string(directory), "hosts": .integer(Int64(hosts)), "banners": .integer(Int64(banners)),
-                 "files": .integer(Int64(files)), "indexSHA256": .string(indexSHA256), "notes": .array(notes.map(JSONValue.string)),
-                 "added": .array(changes.added.map(JSONValue.string)), "changed": .array(changes.changed.map(JSONValue.string)),
-                 "removed": .array(changes.removed.map(JSONValue.string)), "unchanged": .integer(Int64(changes.unchanged.count))])
+    public static func published(
+        directory: String, hosts: Int, banners: Int, files: Int, indexSHA256: String, notes: [String],
+        changes: StaticSite.Changes
+    ) -> JSONValue {
+        .object([
+            "directory": .string(directory), "hosts": .integer(Int64(hosts)), "banners": .integer(Int64(banners)),
+            "files": .integer(Int64(files)), "indexSHA256": .string(indexSHA256), "notes": .array(notes.map(JSONValue.string)),
+            "added": .array(changes.added.map(JSONValue.string)), "changed": .array(changes.changed.map(JSONValue.string)),
+            "removed": .array(changes.removed.map(JSONValue.string)), "unchanged": .integer(Int64(changes.unchanged.count)),
+        ])
     }
 
     /// A failed command, on stderr: its message, exit code and field errors.

@@ -5,13 +5,15 @@ import StrictJSON
 /// notes of a write that changed it.
 public enum HostOwnershipJSON {
     public static func ownership(_ o: HostOwnership, notes: [WriteNote] = []) -> JSONValue {
-        CatalogJSON.withNotes(.object([
-            "host": .string(o.host),
-            "owner": o.owner.map { .string($0.rawValue) } ?? .null,
-            "teams": .array(o.holders.map { h in
-                .object(["team": .string(h.team.rawValue), "role": .string(h.role.rawValue), "origin": .string(h.origin.rawValue)])
-            }),
-        ]), notes)
+        CatalogJSON.withNotes(
+            .object([
+                "host": .string(o.host),
+                "owner": o.owner.map { .string($0.rawValue) } ?? .null,
+                "teams": .array(
+                    o.holders.map { h in
+                        .object(["team": .string(h.team.rawValue), "role": .string(h.role.rawValue), "origin": .string(h.origin.rawValue)])
+                    }),
+            ]), notes)
     }
 
     /// An ownership changed by a write, with its notes (always present, possibly empty: the
@@ -28,7 +30,7 @@ public enum HostOwnershipJSON {
         for entry in value["teams"]?.arrayValue ?? [] {
             let h = WireReader(entry, "holder")
             guard let role = HostOwnership.Role(rawValue: try h.string("role")),
-                  let origin = HostOwnership.Origin(rawValue: try h.string("origin"))
+                let origin = HostOwnership.Origin(rawValue: try h.string("origin"))
             else { throw WireError("host ownership: unknown role or origin") }
             holders.append(.init(team: try h.team("team"), role: role, origin: origin))
         }

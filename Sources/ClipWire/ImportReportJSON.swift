@@ -18,10 +18,14 @@ public enum ImportReportJSON {
         var lines: [Interchange.LineError] = []
         for w in warnings {
             let line = w.line ?? 0
-            if let last = lines.last, last.line == line { lines[lines.count - 1] = .init(line: line, errors: last.errors + [w]) }
-            else { lines.append(.init(line: line, errors: [w])) }
+            if let last = lines.last, last.line == line {
+                lines[lines.count - 1] = .init(line: line, errors: last.errors + [w])
+            } else {
+                lines.append(.init(line: line, errors: [w]))
+            }
         }
-        return ImportReport(imported: try r.int("imported"), notes: CatalogJSON.notes(json: value), warnings: lines,
-                            warningLinesNotListed: (try r.optionalInt64("warningLinesNotListed")).map { Int($0) } ?? 0)
+        return ImportReport(
+            imported: try r.int("imported"), notes: CatalogJSON.notes(json: value), warnings: lines,
+            warningLinesNotListed: (try r.optionalInt64("warningLinesNotListed")).map { Int($0) } ?? 0)
     }
 }

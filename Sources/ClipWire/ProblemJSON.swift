@@ -24,8 +24,10 @@ public enum ProblemJSON {
 
     /// The body of a problem answer: `type` (always about:blank), `title` (the status's reason
     /// phrase), `status`, `detail`, the field errors when any, then `extra` members.
-    public static func problem(status: Int, title: String, detail: String, errors: [FieldError],
-                               extra: [(key: String, value: JSONValue)]) -> JSONValue {
+    public static func problem(
+        status: Int, title: String, detail: String, errors: [FieldError],
+        extra: [(key: String, value: JSONValue)]
+    ) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             (key: "type", value: "about:blank"),
             (key: "title", value: .string(title)),

@@ -16,9 +16,10 @@ public enum RequestJSON {
     public static func setDefaultExperience(action: Action, subtitles: [String: String]) -> JSONValue {
         .object([
             "action": .string(action.rawValue),
-            "localizations": .object(subtitles.sorted { $0.key < $1.key }.map { locale, subtitle in
-                (key: locale, value: .object(["subtitle": .string(subtitle)]))
-            }),
+            "localizations": .object(
+                subtitles.sorted { $0.key < $1.key }.map { locale, subtitle in
+                    (key: locale, value: .object(["subtitle": .string(subtitle)]))
+                }),
         ])
     }
 

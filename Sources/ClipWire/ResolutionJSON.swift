@@ -63,20 +63,28 @@ public enum ResolutionJSON {
         case .advanced(let e):
             members.append((key: "matched", value: "advanced"))
             members.append((key: "invocationURL", value: .string(answer.invocationURL)))
-            members.append((key: "experience", value: .object([
-                "id": .integer(e.id), "url": .string(e.url), "clip": .string(e.clip.rawValue), "action": .string(e.action.rawValue),
-                "language": .string(e.language.rawValue), "title": .string(e.title), "subtitle": .string(e.subtitle),
-                "category": e.category.map { .string($0.rawValue) }, "poweredBy": .bool(e.poweredBy),
-                "headerImage": e.headerImage.map(JSONValue.string), "place": e.place, "version": .integer(Int64(e.version)),
-            ])))
+            members.append(
+                (
+                    key: "experience",
+                    value: .object([
+                        "id": .integer(e.id), "url": .string(e.url), "clip": .string(e.clip.rawValue), "action": .string(e.action.rawValue),
+                        "language": .string(e.language.rawValue), "title": .string(e.title), "subtitle": .string(e.subtitle),
+                        "category": e.category.map { .string($0.rawValue) }, "poweredBy": .bool(e.poweredBy),
+                        "headerImage": e.headerImage.map(JSONValue.string), "place": e.place, "version": .integer(Int64(e.version)),
+                    ])
+                ))
         case .defaultExperience(let d):
             members.append((key: "matched", value: "default"))
             members.append((key: "invocationURL", value: .string(answer.invocationURL)))
-            members.append((key: "experience", value: .object([
-                "clip": .string(d.clip.rawValue), "action": .string(d.action.rawValue), "locale": d.locale.map(JSONValue.string),
-                "title": d.title.map(JSONValue.string), "subtitle": d.subtitle.map(JSONValue.string),
-                "headerImage": d.headerImage.map(JSONValue.string),
-            ])))
+            members.append(
+                (
+                    key: "experience",
+                    value: .object([
+                        "clip": .string(d.clip.rawValue), "action": .string(d.action.rawValue), "locale": d.locale.map(JSONValue.string),
+                        "title": d.title.map(JSONValue.string), "subtitle": d.subtitle.map(JSONValue.string),
+                        "headerImage": d.headerImage.map(JSONValue.string),
+                    ])
+                ))
         case nil:
             members.append((key: "matched", value: .null))
             members.append((key: "invocationURL", value: .string(answer.invocationURL)))
@@ -84,12 +92,18 @@ public enum ResolutionJSON {
         }
         if !answer.notes.isEmpty { members.append((key: "notes", value: .array(answer.notes.map(JSONValue.string)))) }
         if let explanation = answer.explanation {
-            members.append((key: "explanation", value: .array(explanation.map { c in
-                .object([
-                    "id": .integer(c.id), "url": .string(c.url), "status": .string(c.status.rawValue),
-                    "outcome": .string(c.outcome.rawValue), "detail": .string(c.detail), "nearMiss": c.nearMiss.map(JSONValue.string),
-                ])
-            })))
+            members.append(
+                (
+                    key: "explanation",
+                    value: .array(
+                        explanation.map { c in
+                            .object([
+                                "id": .integer(c.id), "url": .string(c.url), "status": .string(c.status.rawValue),
+                                "outcome": .string(c.outcome.rawValue), "detail": .string(c.detail),
+                                "nearMiss": c.nearMiss.map(JSONValue.string),
+                            ])
+                        })
+                ))
         }
         return .object(members)
     }
@@ -106,21 +120,24 @@ public enum ResolutionJSON {
             let poweredBy: Bool
             guard case .bool(let b)? = value["experience"]?["poweredBy"] else { throw e.fail("poweredBy") }
             poweredBy = b
-            match = .advanced(ResolveAnswer.AdvancedCard(
-                id: try e.int64("id"), url: try e.string("url"), clip: try e.clip("clip"), action: try e.value("action", as: Action.self),
-                language: try e.value("language", as: Language.self), title: try e.string("title"), subtitle: try e.string("subtitle"),
-                category: try category.map { (c) throws(WireError) in
-                    guard let category = BusinessCategory(rawValue: c) else { throw e.fail("category") }
-                    return category
-                },
-                poweredBy: poweredBy, headerImage: try e.optionalString("headerImage"), place: e.value["place"],
-                version: try e.int("version")))
+            match = .advanced(
+                ResolveAnswer.AdvancedCard(
+                    id: try e.int64("id"), url: try e.string("url"), clip: try e.clip("clip"),
+                    action: try e.value("action", as: Action.self),
+                    language: try e.value("language", as: Language.self), title: try e.string("title"), subtitle: try e.string("subtitle"),
+                    category: try category.map { (c) throws(WireError) in
+                        guard let category = BusinessCategory(rawValue: c) else { throw e.fail("category") }
+                        return category
+                    },
+                    poweredBy: poweredBy, headerImage: try e.optionalString("headerImage"), place: e.value["place"],
+                    version: try e.int("version")))
         case .string("default")?:
             let d = WireReader(value["experience"] ?? .null, "resolution experience")
-            match = .defaultExperience(ResolveAnswer.DefaultCard(
-                clip: try d.clip("clip"), action: try d.value("action", as: Action.self), locale: try d.optionalString("locale"),
-                title: try d.optionalString("title"), subtitle: try d.optionalString("subtitle"),
-                headerImage: try d.optionalString("headerImage")))
+            match = .defaultExperience(
+                ResolveAnswer.DefaultCard(
+                    clip: try d.clip("clip"), action: try d.value("action", as: Action.self), locale: try d.optionalString("locale"),
+                    title: try d.optionalString("title"), subtitle: try d.optionalString("subtitle"),
+                    headerImage: try d.optionalString("headerImage")))
         case .null?:
             match = nil
             reason = try r.string("reason")
@@ -139,8 +156,9 @@ public enum ResolutionJSON {
                     nearMiss: try c.optionalString("nearMiss"))
             }
         }
-        return ResolveAnswer(invocationURL: try r.string("invocationURL"), match: match, reason: reason, notes: notes,
-                             explanation: explanation)
+        return ResolveAnswer(
+            invocationURL: try r.string("invocationURL"), match: match, reason: reason, notes: notes,
+            explanation: explanation)
     }
 
     /// The resolution a 404 problem of `GET /v1/resolve` carries (its `detail` says the reason), or

@@ -19,9 +19,10 @@ public enum TokenJSON {
 
     public static func token(json value: JSONValue) throws(WireError) -> APIToken {
         let r = WireReader(value, "token")
-        return APIToken(id: try r.int64("id"), name: try r.string("name"), team: try r.optionalTeam("team"),
-                        createdAt: try r.string("createdAt"), lastUsedAt: try r.optionalString("lastUsedAt"),
-                        revokedAt: try r.optionalString("revokedAt"))
+        return APIToken(
+            id: try r.int64("id"), name: try r.string("name"), team: try r.optionalTeam("team"),
+            createdAt: try r.string("createdAt"), lastUsedAt: try r.optionalString("lastUsedAt"),
+            revokedAt: try r.optionalString("revokedAt"))
     }
 
     public static func created(json value: JSONValue) throws(WireError) -> (token: APIToken, secret: String) {

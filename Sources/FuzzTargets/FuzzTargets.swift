@@ -32,8 +32,10 @@ public enum FuzzTargets {
         precondition(length <= bytes.count, "head longer than the input")
         let again = try? RequestHeadParser.parse(UnsafeRawBufferPointer(rebasing: bytes[0..<length]), limits: limits)
         guard case .complete(let second, let secondLength)? = again else { preconditionFailure("a complete head is not complete alone") }
-        precondition(secondLength == length && second.method == head.method && second.target == head.target
-            && second.contentLength == head.contentLength && second.headers.fields.count == head.headers.fields.count, "re-parse differs")
+        precondition(
+            secondLength == length && second.method == head.method && second.target == head.target
+                && second.contentLength == head.contentLength && second.headers.fields.count == head.headers.fields.count,
+            "re-parse differs")
         precondition(head.target.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }, "target holds a non-visible byte")
         for (name, value) in head.headers {
             precondition(ResponseWriter.isValidFieldName(name) && ResponseWriter.isValidFieldValue(value), "a header escaped validation")
@@ -73,7 +75,9 @@ public enum FuzzTargets {
             for line in Interchange.lines(text, format: format).lines {
                 guard let (experience, _) = try? ExperienceJSON.decode(line.object) else { continue }
                 let portable = ExperienceJSON.portable(experience)
-                guard let (again, _) = try? ExperienceJSON.decode(portable) else { preconditionFailure("portable form of a valid experience is invalid") }
+                guard let (again, _) = try? ExperienceJSON.decode(portable) else {
+                    preconditionFailure("portable form of a valid experience is invalid")
+                }
                 precondition(again == experience, "portable round trip differs")
                 _ = Interchange.csv(experience)
             }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A minimal blocking HTTP/1.1 client over plain TCP (one request per connection), for tests
@@ -12,15 +12,21 @@ public enum HTTPClient {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    public static func send(host: String = "127.0.0.1", port: Int, method: String, target: String, headers: [(String, String)] = [],
-                            body: [UInt8] = [], timeoutSeconds: Double = 10) throws(SocketError) -> Response {
+    public static func send(
+        host: String = "127.0.0.1", port: Int, method: String, target: String, headers: [(String, String)] = [],
+        body: [UInt8] = [], timeoutSeconds: Double = 10
+    ) throws(SocketError) -> Response {
         let fd = try SystemCall.run("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         defer { SystemCall.close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw SocketError(call: "inet_pton(\(host))", errno: EINVAL) }
-        try SystemCall.run("connect") { withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } }
+        try SystemCall.run("connect") {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
         var head = "\(method) \(target) HTTP/1.1\r\n"
         var names = Set<String>()
         for (name, value) in headers {
@@ -46,7 +52,11 @@ public enum HTTPClient {
     }
 
     static func parse(_ bytes: [UInt8], method: String) throws(SocketError) -> Response {
-        guard let end = (0..<max(0, bytes.count - 3)).first(where: { bytes[$0] == 0x0D && bytes[$0 + 1] == 0x0A && bytes[$0 + 2] == 0x0D && bytes[$0 + 3] == 0x0A }) else {
+        guard
+            let end = (0..<max(0, bytes.count - 3)).first(where: {
+                bytes[$0] == 0x0D && bytes[$0 + 1] == 0x0A && bytes[$0 + 2] == 0x0D && bytes[$0 + 3] == 0x0A
+            })
+        else {
             throw SocketError(call: "parse response", errno: EPROTO)
         }
         let lines = String(decoding: bytes[0..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)

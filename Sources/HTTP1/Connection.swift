@@ -2,7 +2,7 @@ import CLinuxIO
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One accepted connection: its socket, the bytes read and not yet used, and its state machine.
@@ -133,8 +133,9 @@ extension EventLoop {
 
     /// The answer to a request dequeued after the drain deadline.
     static let stopping: HTTPResponse = {
-        var response = HTTPResponse(status: 503, contentType: "application/problem+json",
-                                    body: Array(ProblemJSON.problem(status: 503, detail: "the server is stopping").utf8))
+        var response = HTTPResponse(
+            status: 503, contentType: "application/problem+json",
+            body: Array(ProblemJSON.problem(status: 503, detail: "the server is stopping").utf8))
         response.headers.add("Retry-After", "1")
         response.headers.add("Connection", "close")
         return response

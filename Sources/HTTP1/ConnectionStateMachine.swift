@@ -33,8 +33,9 @@ struct ConnectionStateMachine: Equatable, Sendable {
         }
 
         init(_ limits: HTTPLimits) {
-            self.init(head: milliseconds(limits.headDeadlineSeconds), body: milliseconds(limits.bodyDeadlineSeconds),
-                      idle: milliseconds(limits.idleTimeoutSeconds), write: milliseconds(limits.writeTimeoutSeconds))
+            self.init(
+                head: milliseconds(limits.headDeadlineSeconds), body: milliseconds(limits.bodyDeadlineSeconds),
+                idle: milliseconds(limits.idleTimeoutSeconds), write: milliseconds(limits.writeTimeoutSeconds))
         }
     }
 

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A started server: a few threads share one epoll set, so any number of connections (up to a
@@ -62,8 +62,10 @@ final class EventLoop: Sendable {
     /// Connections refused over the cap that may linger at once; past it a refusal closes at once.
     static let maxLingeringRefusals = 64
 
-    init(configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler, inline: (@Sendable (HTTPRequest) -> Bool)?,
-         observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?) throws(SocketError) {
+    init(
+        configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler, inline: (@Sendable (HTTPRequest) -> Bool)?,
+        observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
+    ) throws(SocketError) {
         self.configuration = configuration
         timeouts = ConnectionStateMachine.Timeouts(configuration.limits)
         self.handler = handler
@@ -227,8 +229,9 @@ final class EventLoop: Sendable {
 
     /// The answer to a connection over the cap.
     static let overTheCap = ResponseWriter.serialize(
-        HTTPResponse(status: 503, headers: HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")]),
-                     body: Array("too many connections\n".utf8)),
+        HTTPResponse(
+            status: 503, headers: HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")]),
+            body: Array("too many connections\n".utf8)),
         includeBody: true, keepAlive: false)
 
     // MARK: Deadlines

@@ -2,7 +2,7 @@ import CLinuxIO
 import Foundation
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Answers one request. Called on one of the server's threads; may block (SQLite is synchronous),
@@ -45,8 +45,10 @@ public final class HTTPServer: Sendable {
     private let running = Mutex<EventLoop?>(nil)
     private let drainDeadlineHook = Mutex<(@Sendable (Int) -> Void)?>(nil)
 
-    public init(configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil,
-                inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: @escaping HTTPHandler) {
+    public init(
+        configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil,
+        inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: @escaping HTTPHandler
+    ) {
         self.configuration = configuration
         self.handler = handler
         self.observer = observer
@@ -54,8 +56,10 @@ public final class HTTPServer: Sendable {
     }
 
     /// Requests answered from memory (as `routes` says) run on the event loop.
-    public convenience init(configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil,
-                            routes: RouteTable, handler: @escaping HTTPHandler) {
+    public convenience init(
+        configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil,
+        routes: RouteTable, handler: @escaping HTTPHandler
+    ) {
         self.init(configuration: configuration, observer: observer, inline: { routes.answersFromMemory($0) }, handler: handler)
     }
 

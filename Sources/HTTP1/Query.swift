@@ -20,8 +20,11 @@ public enum QueryString {
     public static func encodeComponent(_ s: String) -> String {
         var out = ""
         for b in s.utf8 {
-            let unreserved = (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
-            if unreserved { out.unicodeScalars.append(UnicodeScalar(b)) } else {
+            let unreserved =
+                (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
+            if unreserved {
+                out.unicodeScalars.append(UnicodeScalar(b))
+            } else {
                 let hex = Array("0123456789ABCDEF".unicodeScalars)
                 out.unicodeScalars.append("%")
                 out.unicodeScalars.append(hex[Int(b >> 4)])

@@ -47,7 +47,9 @@ public enum RequestHeadParser {
         while i < n {
             let b = bytes[i]
             if b == 0x0A {
-                guard i > 0, bytes[i - 1] == 0x0D else { throw RequestError(400, "a line ends with a bare LF; HTTP/1.1 lines end with CRLF") }
+                guard i > 0, bytes[i - 1] == 0x0D else {
+                    throw RequestError(400, "a line ends with a bare LF; HTTP/1.1 lines end with CRLF")
+                }
                 if firstLineEnd == nil { firstLineEnd = i - 1 }
                 if i >= 3, bytes[i - 2] == 0x0A, bytes[i - 3] == 0x0D {
                     end = i + 1
@@ -59,13 +61,19 @@ public enum RequestHeadParser {
             i += 1
         }
         guard let headEnd = end else {
-            if firstLineEnd == nil && n > limits.maxRequestLineBytes { throw RequestError(414, "the request line is longer than \(limits.maxRequestLineBytes) bytes") }
+            if firstLineEnd == nil && n > limits.maxRequestLineBytes {
+                throw RequestError(414, "the request line is longer than \(limits.maxRequestLineBytes) bytes")
+            }
             if n > limits.maxHeaderBytes { throw RequestError(431, "the request head is larger than \(limits.maxHeaderBytes) bytes") }
             return .incomplete
         }
-        guard headEnd <= limits.maxHeaderBytes else { throw RequestError(431, "the request head is larger than \(limits.maxHeaderBytes) bytes") }
+        guard headEnd <= limits.maxHeaderBytes else {
+            throw RequestError(431, "the request head is larger than \(limits.maxHeaderBytes) bytes")
+        }
         let lineEnd = firstLineEnd!
-        guard lineEnd <= limits.maxRequestLineBytes else { throw RequestError(414, "the request line is longer than \(limits.maxRequestLineBytes) bytes") }
+        guard lineEnd <= limits.maxRequestLineBytes else {
+            throw RequestError(414, "the request line is longer than \(limits.maxRequestLineBytes) bytes")
+        }
 
         // request-line = method SP request-target SP HTTP-version (RFC 9112 §3)
         let line = UnsafeBufferPointer(rebasing: bytes[0..<lineEnd])
@@ -108,7 +116,9 @@ public enum RequestHeadParser {
         case Array("HTTP/1.1".utf8): version = .http11
         case Array("HTTP/1.0".utf8): version = .http10
         default:
-            if versionBytes.count == 8, versionBytes.starts(with: Array("HTTP/".utf8)), isDigit(versionBytes[5]), versionBytes[6] == 0x2E, isDigit(versionBytes[7]) {
+            if versionBytes.count == 8, versionBytes.starts(with: Array("HTTP/".utf8)), isDigit(versionBytes[5]), versionBytes[6] == 0x2E,
+                isDigit(versionBytes[7])
+            {
                 throw RequestError(505, "only HTTP/1.0 and HTTP/1.1 are supported")
             }
             throw RequestError(400, "the HTTP version is malformed")
@@ -122,14 +132,22 @@ public enum RequestHeadParser {
             while bytes[stop] != 0x0D { stop += 1 }
             let field = UnsafeBufferPointer(rebasing: bytes[start..<stop])
             start = stop + 2
-            guard headers.fields.count < limits.maxHeaderCount else { throw RequestError(431, "more than \(limits.maxHeaderCount) header fields") }
-            guard let first = field.first, first != 0x20, first != 0x09 else { throw RequestError(400, "obsolete line folding (a header line starts with whitespace)") }
+            guard headers.fields.count < limits.maxHeaderCount else {
+                throw RequestError(431, "more than \(limits.maxHeaderCount) header fields")
+            }
+            guard let first = field.first, first != 0x20, first != 0x09 else {
+                throw RequestError(400, "obsolete line folding (a header line starts with whitespace)")
+            }
             guard let colon = field.firstIndex(of: 0x3A) else { throw RequestError(400, "a header line has no ':'") }
             let name = field[0..<colon]
-            guard !name.isEmpty, name.allSatisfy(isTokenChar) else { throw RequestError(400, "a header field name is not a token (or has whitespace before ':')") }
+            guard !name.isEmpty, name.allSatisfy(isTokenChar) else {
+                throw RequestError(400, "a header field name is not a token (or has whitespace before ':')")
+            }
             let rawValue = field[(colon + 1)...]
             // field-value: VCHAR / obs-text / SP / HTAB; NUL and other controls are refused.
-            guard rawValue.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else { throw RequestError(400, "a header value holds a control character") }
+            guard rawValue.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+                throw RequestError(400, "a header value holds a control character")
+            }
             let value = String(decoding: rawValue, as: UTF8.self).trimmingOWS()
             headers.add(String(decoding: name, as: UTF8.self), value)
         }
@@ -166,7 +184,8 @@ public enum RequestHeadParser {
             guard expect.caseInsensitiveEquals("100-continue") else { throw RequestError(417, "only Expect: 100-continue is supported") }
             expectsContinue = version == .http11
         }
-        let keepAlive = version == .http11
+        let keepAlive =
+            version == .http11
             ? !headers.contains("Connection", token: "close")
             : headers.contains("Connection", token: "keep-alive")
         let head = RequestHead(
@@ -196,7 +215,9 @@ public enum RequestHeadParser {
         let end = host.endIndex
         if i < end, host[i] == 0x5B {  // "[" IPv6address / IPvFuture "]"
             guard let close = host[i...].firstIndex(of: 0x5D), close > i + 1 else { return false }
-            guard host[(i + 1)..<close].allSatisfy({ isHexDigit($0) || $0 == 0x3A || $0 == 0x2E || $0 == 0x76 || $0 == 0x56 }) else { return false }
+            guard host[(i + 1)..<close].allSatisfy({ isHexDigit($0) || $0 == 0x3A || $0 == 0x2E || $0 == 0x76 || $0 == 0x56 }) else {
+                return false
+            }
             i = close + 1
         } else {
             while i < end, host[i] != 0x3A {

@@ -12,12 +12,16 @@ public enum ResponseWriter {
 
     /// The bytes of `response`. `includeBody` is false for HEAD (the Content-Length still
     /// describes the GET body, RFC 9110 §9.3.2). Invalid header fields are dropped.
-    public static func serialize(_ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, extraHeaders: [(String, String)] = []) -> [UInt8] {
+    public static func serialize(_ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, extraHeaders: [(String, String)] = [])
+        -> [UInt8]
+    {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(160 + response.body.count)
         bytes.append(contentsOf: "HTTP/1.1 \(response.status) \(HTTPStatus.reason(response.status))\r\n".utf8)
         for (name, value) in response.headers.fields + extraHeaders
-        where isValidFieldName(name) && isValidFieldValue(value) && !name.caseInsensitiveEquals("Content-Length") && !name.caseInsensitiveEquals("Connection") {
+        where isValidFieldName(name) && isValidFieldValue(value) && !name.caseInsensitiveEquals("Content-Length")
+            && !name.caseInsensitiveEquals("Connection")
+        {
             bytes.append(contentsOf: name.utf8)
             bytes.append(UInt8(ascii: ":"))
             bytes.append(UInt8(ascii: " "))

@@ -37,8 +37,10 @@ public struct Router {
         let segments = template.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part -> RouteTable.Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
-        routes.append(RouteTable.Route(method: method, template: template, segments: Array(segments), fromMemory: fromMemory,
-                                       handler: handler))
+        routes.append(
+            RouteTable.Route(
+                method: method, template: template, segments: Array(segments), fromMemory: fromMemory,
+                handler: handler))
     }
 
     public func freeze() -> RouteTable { RouteTable(routes) }

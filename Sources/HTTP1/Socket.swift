@@ -1,6 +1,6 @@
 import CLinuxIO
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A listening TCP socket: close-on-exec, non-blocking, SO_REUSEADDR, port 0 allowed.
@@ -54,7 +54,7 @@ final class ListeningSocket: Sendable {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { clinuxio_accept4(fd, $0, &length, flags) }
                 }
             }
-        } catch where [ECONNABORTED, EMFILE, ENFILE, EPROTO].contains(error.errno) {
+        } catch  where [ECONNABORTED, EMFILE, ENFILE, EPROTO].contains(error.errno) {
             // The peer gave up, or out of descriptors: try again at the next event.
             return nil
         }

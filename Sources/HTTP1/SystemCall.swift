@@ -1,6 +1,6 @@
 import CLinuxIO
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A failed system call: its name and errno.
@@ -27,7 +27,7 @@ enum SystemCall {
     /// As `run`, for a non-blocking descriptor: nil when the call would block (EAGAIN,
     /// EWOULDBLOCK), that is when there is nothing to do until the next readiness event.
     static func unlessWouldBlock<T: BinaryInteger>(_ name: String, _ body: () -> T) throws(SocketError) -> T? {
-        do { return try run(name, body) } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK { return nil }
+        do { return try run(name, body) } catch  where error.errno == EAGAIN || error.errno == EWOULDBLOCK { return nil }
     }
 
     /// close(2), never retried: Linux releases the descriptor even when close reports EINTR, and a

@@ -77,18 +77,35 @@ extension Connection {
     /// Two databases made by the same statements describe alike.
     public func schemaDescription() throws -> [String] {
         var lines: [String] = []
-        for table in try query("SELECT name, type, ncol, wr, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%' ORDER BY name") {
+        for table in try query(
+            "SELECT name, type, ncol, wr, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        {
             let name = try table.string("name")
-            lines.append("\(try table.string("type")) \(name) columns=\(try table.int("ncol")) withoutRowid=\(try table.int("wr")) strict=\(try table.int("strict"))")
-            for column in try query("SELECT name, type, \"notnull\" AS nn, dflt_value, pk FROM pragma_table_xinfo(?) ORDER BY cid", [.text(name)]) {
-                lines.append("  column \(name).\(try column.string("name")) \(try column.string("type")) notNull=\(try column.int("nn")) default=\(try column.optionalString("dflt_value") ?? "none") pk=\(try column.int("pk"))")
+            lines.append(
+                "\(try table.string("type")) \(name) columns=\(try table.int("ncol")) withoutRowid=\(try table.int("wr")) strict=\(try table.int("strict"))"
+            )
+            for column in try query(
+                "SELECT name, type, \"notnull\" AS nn, dflt_value, pk FROM pragma_table_xinfo(?) ORDER BY cid", [.text(name)])
+            {
+                lines.append(
+                    "  column \(name).\(try column.string("name")) \(try column.string("type")) notNull=\(try column.int("nn")) default=\(try column.optionalString("dflt_value") ?? "none") pk=\(try column.int("pk"))"
+                )
             }
-            for key in try query("SELECT \"table\" AS target, \"from\" AS source, \"to\" AS dest, on_update, on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq", [.text(name)]) {
-                lines.append("  foreign key \(name).\(try key.string("source")) → \(try key.string("target")).\(try key.optionalString("dest") ?? "(primary key)") update=\(try key.string("on_update")) delete=\(try key.string("on_delete"))")
+            for key in try query(
+                "SELECT \"table\" AS target, \"from\" AS source, \"to\" AS dest, on_update, on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+                [.text(name)])
+            {
+                lines.append(
+                    "  foreign key \(name).\(try key.string("source")) → \(try key.string("target")).\(try key.optionalString("dest") ?? "(primary key)") update=\(try key.string("on_update")) delete=\(try key.string("on_delete"))"
+                )
             }
         }
-        for object in try query("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE type IN ('index', 'trigger', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY type, name") {
-            lines.append("\(try object.string("type")) \(try object.string("name")) on \(try object.string("tbl_name")): \(try object.optionalString("sql") ?? "")")
+        for object in try query(
+            "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE type IN ('index', 'trigger', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY type, name"
+        ) {
+            lines.append(
+                "\(try object.string("type")) \(try object.string("name")) on \(try object.string("tbl_name")): \(try object.optionalString("sql") ?? "")"
+            )
         }
         return lines
     }

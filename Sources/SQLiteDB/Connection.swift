@@ -37,13 +37,17 @@ public final class Connection {
         handle = try Self.open(path, flags: flags)
         do {
             try setUp(options)
-        } catch let error as SQLiteError where error.resultCode == SQLITE_CANTOPEN && Self.canOpenImmutable(path, readOnly: sqlite3_db_readonly(handle, "main") == 1) {
+        } catch let error as SQLiteError
+            where error.resultCode == SQLITE_CANTOPEN && Self.canOpenImmutable(path, readOnly: sqlite3_db_readonly(handle, "main") == 1)
+        {
             // A WAL database SQLite could only open read-only, whose -shm it can neither open nor
             // create: a read-only directory or mount. https://sqlite.org/wal.html#readonly: such a
             // file can still be read when opened as immutable, which is sound only while nothing
             // writes it; no -wal file beside it means no connection is writing in WAL mode.
             closeAfterFailedSetUp()
-            handle = try Self.open("file:\(Self.uriPath(path))?immutable=1", flags: SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
+            handle = try Self.open(
+                "file:\(Self.uriPath(path))?immutable=1",
+                flags: SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
             isClosed = false
             do { try setUp(options) } catch {
                 closeAfterFailedSetUp()

@@ -81,15 +81,17 @@ public final class Statement {
             case SQLITE_FLOAT: values.append(.real(sqlite3_column_double(handle, i)))
             case SQLITE_TEXT:
                 let count = Int(sqlite3_column_bytes(handle, i))
-                let text = sqlite3_column_text(handle, i).map {
-                    String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
-                } ?? ""
+                let text =
+                    sqlite3_column_text(handle, i).map {
+                        String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+                    } ?? ""
                 values.append(.text(text))
             case SQLITE_BLOB:
                 let count = Int(sqlite3_column_bytes(handle, i))
-                let bytes = sqlite3_column_blob(handle, i).map {
-                    Array(UnsafeRawBufferPointer(start: $0, count: count))
-                } ?? []
+                let bytes =
+                    sqlite3_column_blob(handle, i).map {
+                        Array(UnsafeRawBufferPointer(start: $0, count: count))
+                    } ?? []
                 values.append(.blob(bytes))
             default: values.append(.null)
             }

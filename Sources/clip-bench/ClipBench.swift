@@ -50,8 +50,10 @@ struct ClipBench {
         let before = mallocBytes()
         for i in 0..<min(10_000, urls.count) { _ = snapshot.bestMatch(urls[i]) }
         let retainedPerProbe = Double(mallocBytes() - before) / Double(min(10_000, urls.count))
-        print("experiences=\(index.count) build_s=\(format(buildSeconds)) lookup_ns=\(Int(lookupNs)) probe_ns=\(Int(probeNs)) answer_ns=\(Int(answerNs)) "
-            + "bytes_retained_per_probe=\(format(retainedPerProbe)) rss_mib=\(memory("VmRSS")) peak_rss_mib=\(memory("VmHWM")) matched=\(matched > 0)")
+        print(
+            "experiences=\(index.count) build_s=\(format(buildSeconds)) lookup_ns=\(Int(lookupNs)) probe_ns=\(Int(probeNs)) answer_ns=\(Int(answerNs)) "
+                + "bytes_retained_per_probe=\(format(retainedPerProbe)) rss_mib=\(memory("VmRSS")) peak_rss_mib=\(memory("VmHWM")) matched=\(matched > 0)"
+        )
     }
 
     /// Median over batches of 1,000 calls of the nanoseconds per call.

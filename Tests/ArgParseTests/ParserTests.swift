@@ -2,12 +2,19 @@ import Testing
 @testable import ArgParse
 
 struct ParserTests {
-    static let root = CommandSpec("tool", summary: "a tool", subcommands: [
-        CommandSpec("get", summary: "get", positionals: [PositionalSpec("ID", help: "id"), PositionalSpec("MORE", help: "more", optional: true)],
-                    options: [.option("format", short: "f", value: "F", help: "format"), .flag("explain", help: "explain"),
-                              .option("tag", value: "T", help: "tag", repeatable: true)]),
-        CommandSpec("group", summary: "group", subcommands: [CommandSpec("add", summary: "add", positionals: [PositionalSpec("X", help: "x")])]),
-    ])
+    static let root = CommandSpec(
+        "tool", summary: "a tool",
+        subcommands: [
+            CommandSpec(
+                "get", summary: "get",
+                positionals: [PositionalSpec("ID", help: "id"), PositionalSpec("MORE", help: "more", optional: true)],
+                options: [
+                    .option("format", short: "f", value: "F", help: "format"), .flag("explain", help: "explain"),
+                    .option("tag", value: "T", help: "tag", repeatable: true),
+                ]),
+            CommandSpec(
+                "group", summary: "group", subcommands: [CommandSpec("add", summary: "add", positionals: [PositionalSpec("X", help: "x")])]),
+        ])
     static let globals: [OptionSpec] = [.option("db", value: "PATH", help: "db"), .flag("json", help: "json")]
 
     func parse(_ args: [String]) throws(ArgParseError) -> ParsedCommand {

@@ -33,12 +33,15 @@ struct APIClient: Sendable {
     static func inProcess(_ api: ClipAPI, limits: HTTPLimits) -> APIClient { APIClient(route: .inProcess(api, limits)) }
     static func live(port: Int) -> APIClient { APIClient(route: .live(port: port)) }
 
-    func send(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [],
-              timeoutSeconds: Double = 10) throws -> HTTPClient.Response {
+    func send(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [],
+        timeoutSeconds: Double = 10
+    ) throws -> HTTPClient.Response {
         switch route {
         case .live(let port):
-            return try HTTPClient.send(port: port, method: method, target: target, headers: headers, body: body,
-                                       timeoutSeconds: timeoutSeconds)
+            return try HTTPClient.send(
+                port: port, method: method, target: target, headers: headers, body: body,
+                timeoutSeconds: timeoutSeconds)
         case .inProcess(let api, let limits):
             return Self.answer(api, limits, method, target, headers, body)
         }
@@ -47,8 +50,10 @@ struct APIClient: Sendable {
     /// What the server does with one request on a connection, minus the socket: the head as
     /// `HTTPClient` writes it, parsed by `RequestHeadParser` (a refusal answered as the server
     /// answers it), `ClipAPI.handle`, and the bytes `ResponseWriter` would send, read back.
-    private static func answer(_ api: ClipAPI, _ limits: HTTPLimits, _ method: String, _ target: String,
-                               _ headers: [(String, String)], _ body: [UInt8]) -> HTTPClient.Response {
+    private static func answer(
+        _ api: ClipAPI, _ limits: HTTPLimits, _ method: String, _ target: String,
+        _ headers: [(String, String)], _ body: [UInt8]
+    ) -> HTTPClient.Response {
         var head = "\(method) \(target) HTTP/1.1\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !headers.contains(where: { $0.0.lowercased() == "host" }) { head += "Host: 127.0.0.1\r\n" }
@@ -61,13 +66,15 @@ struct APIClient: Sendable {
         }
         switch outcome {
         case .failure(let error):
-            response = HTTPResponse(status: error.status, contentType: "application/problem+json",
-                                    body: Array(ProblemJSON.problem(status: error.status, detail: error.message).utf8))
+            response = HTTPResponse(
+                status: error.status, contentType: "application/problem+json",
+                body: Array(ProblemJSON.problem(status: error.status, detail: error.message).utf8))
         case .success(.incomplete):
             preconditionFailure("an in-process request is always complete: \(head)")
         case .success(.complete(let parsed, let headLength)):
-            let request = HTTPRequest(method: parsed.method, target: parsed.target, version: parsed.version, headers: parsed.headers,
-                                      body: Array(bytes[headLength..<(headLength + parsed.contentLength)]))
+            let request = HTTPRequest(
+                method: parsed.method, target: parsed.target, version: parsed.version, headers: parsed.headers,
+                body: Array(bytes[headLength..<(headLength + parsed.contentLength)]))
             response = api.handle(request)
         }
         let written = ResponseWriter.serialize(response, includeBody: method != "HEAD", keepAlive: false)
@@ -107,8 +114,13 @@ final class APIFixture: Sendable {
         admin = try registry.createToken(name: "admin", team: nil).value.secret
         teamA = try registry.createToken(name: "team A", team: try TeamID("ABCDE12345")).value.secret
         teamB = try registry.createToken(name: "team B", team: try TeamID("FGHIJ67890")).value.secret
-        _ = try registry.register(try JSONParser.parse(#"{"url":"https://a.example/store","clip":"ABCDE12345.com.a.app.Clip","title":"A store","subtitle":"Team A","localizations":{"FR":{"title":"Magasin A","subtitle":"Équipe A"}}}"#))
-        _ = try registry.register(try JSONParser.parse(#"{"url":"https://b.example/shop","clip":"FGHIJ67890.com.b.app.Clip","title":"B shop","subtitle":"Team B"}"#))
+        _ = try registry.register(
+            try JSONParser.parse(
+                #"{"url":"https://a.example/store","clip":"ABCDE12345.com.a.app.Clip","title":"A store","subtitle":"Team A","localizations":{"FR":{"title":"Magasin A","subtitle":"Équipe A"}}}"#
+            ))
+        _ = try registry.register(
+            try JSONParser.parse(
+                #"{"url":"https://b.example/shop","clip":"FGHIJ67890.com.b.app.Clip","title":"B shop","subtitle":"Team B"}"#))
         registry.close()
         let pool = try RegistryPool(path: path)
         let sink = logLines
@@ -130,7 +142,9 @@ final class APIFixture: Sendable {
     deinit { server?.stop(drainSeconds: 1) }
 
     @discardableResult
-    func call(_ method: String, _ target: String, token: String? = nil, headers: [(String, String)] = [], json body: String? = nil) throws -> HTTPClient.Response {
+    func call(_ method: String, _ target: String, token: String? = nil, headers: [(String, String)] = [], json body: String? = nil) throws
+        -> HTTPClient.Response
+    {
         var all = headers
         if let token { all.append(("Authorization", "Bearer \(token)")) }
         if body != nil && !all.contains(where: { $0.0 == "Content-Type" }) { all.append(("Content-Type", "application/json")) }

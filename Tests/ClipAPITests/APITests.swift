@@ -21,13 +21,15 @@ import Testing
 
     @Test(arguments: APITransport.allCases) func resolveAnswersTheDesignShapeAndHonoursLanguage(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
-        let r = try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store/12?x=1"))&explain=true", headers: [("Accept-Language", "fr-CA, en;q=0.5")])
+        let r = try f.call(
+            "GET", "/v1/resolve?url=\(q("https://a.example/store/12?x=1"))&explain=true", headers: [("Accept-Language", "fr-CA, en;q=0.5")])
         #expect(r.status == 200)
         let answer = try f.jsonOf(r)
         #expect(answer["matched"] == "advanced" && answer["invocationURL"] == "https://a.example/store/12?x=1")
         #expect(answer["experience"]?["url"] == "https://a.example/store" && answer["experience"]?["language"] == "FR")
         #expect(answer["explanation"]?.arrayValue?.count == 1)
-        let explicit = try f.jsonOf(try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store"))&language=EN", headers: [("Accept-Language", "fr")]))
+        let explicit = try f.jsonOf(
+            try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store"))&language=EN", headers: [("Accept-Language", "fr")]))
         #expect(explicit["experience"]?["language"] == "EN", "an explicit language wins over Accept-Language")
 
         let none = try f.call("GET", "/v1/resolve?url=\(q("https://a.example/stores"))&explain=true")
@@ -64,10 +66,14 @@ import Testing
 
     @Test(arguments: APITransport.allCases) func aasaCheck(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
-        #expect(try f.call("PUT", "/v1/domains/a.example/applinks/com.a.app", token: f.admin, json: #"{"components":[{"/":"/store/*"}]}"#).status == 200)
+        #expect(
+            try f.call("PUT", "/v1/domains/a.example/applinks/com.a.app", token: f.admin, json: #"{"components":[{"/":"/store/*"}]}"#)
+                .status == 200)
         let r = try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/store/9"))&app=ABCDE12345.com.a.app")
         #expect(f.parsed(r)["decision"] == "match" && f.parsed(r)["rule"] == "details[0].components[0]")
-        #expect(f.parsed(try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/other"))&app=ABCDE12345.com.a.app"))["decision"] == "no_match")
+        #expect(
+            f.parsed(try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/other"))&app=ABCDE12345.com.a.app"))["decision"]
+                == "no_match")
         #expect(try f.call("GET", "/v1/aasa/check?url=x").status == 400)
         #expect(try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/"))&app=bad").status == 422)
         #expect(try f.call("GET", "/v1/aasa/check?url=\(q("https://nothing.example/"))&app=ABCDE12345.com.a.app").status == 404)
@@ -84,17 +90,25 @@ import Testing
         #expect(after.headers["ETag"] != before.headers["ETag"])
         let check = try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/store/9"))&app=ABCDE12345.com.a.app")
         #expect(f.parsed(check)["decision"] == "match")
-        #expect(try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.admin, json: #"{"fromExperiences":"yes"}"#).status == 422)
+        #expect(
+            try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.admin, json: #"{"fromExperiences":"yes"}"#).status
+                == 422)
         #expect(try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.admin, json: #"{}"#).status == 422)
-        #expect(try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.admin, json: #"{"fromExperiences":false}"#).status == 200)
+        #expect(
+            try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.admin, json: #"{"fromExperiences":false}"#).status
+                == 200)
         #expect(try aasa().text == before.text)
     }
 
     @Test(arguments: APITransport.allCases) func bannerAsJSONOrHTML(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         let r = try f.call("GET", "/v1/banner?url=\(q("https://a.example/store"))&appArgument=\(q("https://a.example/x?a=1,2"))")
-        #expect(try f.jsonOf(r)["metaTag"] == #"<meta name="apple-itunes-app" content="app-argument=https://a.example/x?a=1%2C2, app-clip-bundle-id=com.a.app.Clip, app-clip-display=card">"#)
-        let html = try f.call("GET", "/v1/banner?url=\(q("https://a.example/store"))", headers: [("Accept", "text/html,application/json;q=0.9")])
+        #expect(
+            try f.jsonOf(r)["metaTag"]
+                == #"<meta name="apple-itunes-app" content="app-argument=https://a.example/x?a=1%2C2, app-clip-bundle-id=com.a.app.Clip, app-clip-display=card">"#
+        )
+        let html = try f.call(
+            "GET", "/v1/banner?url=\(q("https://a.example/store"))", headers: [("Accept", "text/html,application/json;q=0.9")])
         #expect(html.headers["Content-Type"] == "text/html; charset=utf-8")
         #expect(html.text == "<meta name=\"apple-itunes-app\" content=\"app-clip-bundle-id=com.a.app.Clip, app-clip-display=card\">\n")
         #expect(try f.call("GET", "/v1/banner?url=\(q("https://elsewhere.example/"))").status == 409)
@@ -136,7 +150,9 @@ import Testing
         let revoked = try f.jsonOf(try f.call("POST", "/v1/tokens", token: f.admin, json: #"{"name":"temp"}"#))
         let secret = try #require(revoked["secret"]?.stringValue)
         #expect(try f.call("GET", "/v1/experiences", token: secret).status == 200)
-        #expect(try f.call("DELETE", "/v1/tokens/\(revoked["id"]!.stringValue ?? JSONWriter.string(revoked["id"]!))", token: f.admin).status == 204)
+        #expect(
+            try f.call("DELETE", "/v1/tokens/\(revoked["id"]!.stringValue ?? JSONWriter.string(revoked["id"]!))", token: f.admin).status
+                == 204)
         #expect(try f.call("GET", "/v1/experiences", token: secret).status == 401)
     }
 
@@ -194,8 +210,10 @@ import Testing
     @Test(arguments: APITransport.allCases) func theSameWriteTwiceWritesNothingTheSecondTime(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         let writes: [(String, String)] = [
-            ("/v1/clips/com.a.app.Clip/default-experience",
-             #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"},"fr-FR":{"subtitle":"Salut"}}}"#),
+            (
+                "/v1/clips/com.a.app.Clip/default-experience",
+                #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"},"fr-FR":{"subtitle":"Salut"}}}"#
+            ),
             ("/v1/domains/a.example/applinks/com.a.app", #"{"components":[{"/":"/store/*"}],"defaults":{"caseSensitive":false}}"#),
             ("/v1/domains/a.example/applinks-settings", #"{"defaults":{"percentEncoded":true}}"#),
             ("/v1/domains/a.example/applinks-generation", #"{"fromExperiences":true}"#),
@@ -255,7 +273,10 @@ import Testing
             ("GET", "/v1/clips/com.a.app.Clip", nil, [401, 404, 200, 200]),
             ("PUT", "/v1/clips/com.a.app.Clip", #"{"team":"ABCDE12345"}"#, [401, 403, 200, 200]),
             ("PUT", "/v1/clips/com.a.app.Clip/domains/www.a.example", nil, [401, 404, 201, 200]),
-            ("PUT", "/v1/clips/com.a.app.Clip/default-experience", #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#, [401, 404, 201, 200]),
+            (
+                "PUT", "/v1/clips/com.a.app.Clip/default-experience", #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#,
+                [401, 404, 201, 200]
+            ),
             ("GET", "/v1/clips/com.a.app.Clip/default-experience", nil, [401, 404, 200, 200]),
             ("PUT", "/v1/domains/a.example/applinks/com.a.app", #"{"components":[{"/":"/store/*"}]}"#, [401, 404, 200, 200]),
             ("PUT", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 200, 200]),
@@ -268,7 +289,10 @@ import Testing
             ("PUT", "/v1/domains/a.example/teams/FGHIJ67890", nil, [401, 403, 403, 201]),
             ("DELETE", "/v1/domains/a.example/teams/FGHIJ67890", nil, [401, 403, 403, 200]),
             ("GET", "/v1/changes", nil, [401, 403, 403, 200]),
-            ("POST", "/v1/experiences", #"{"url":"https://a.example/new","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#, [401, 403, 201, 409]),
+            (
+                "POST", "/v1/experiences",
+                #"{"url":"https://a.example/new","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#, [401, 403, 201, 409]
+            ),
             ("DELETE", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 204, 404]),
             ("DELETE", "/v1/domains/a.example/applinks/com.a.app", nil, [401, 404, 204, 404]),
             ("DELETE", "/v1/clips/com.a.app.Clip/domains/www.a.example", nil, [401, 404, 204, 404]),
@@ -295,18 +319,25 @@ import Testing
                 let who = token == nil ? "no token" : token == f.teamB ? "team B" : token == f.teamA ? "team A" : "admin"
                 #expect(r.status == status, "\(method) \(path) as \(who): \(r.text)")
                 // A refused request changes nothing (docs/rules.md#updates-and-versions).
-                if r.status >= 400 { #expect(try tableDump(f.path) == before, "\(method) \(path) as \(who) was refused but changed the database") }
+                if r.status >= 400 {
+                    #expect(try tableDump(f.path) == before, "\(method) \(path) as \(who) was refused but changed the database")
+                }
             }
         }
         // Every route that needs a token is in the matrix above.
         let pool = try RegistryPool(path: f.path)
-        let covered = Set(routes.map { route in
-            "\(route.0) " + route.1.split(separator: "?")[0]
-                .replacingOccurrences(of: "/1", with: "/{id}").replacingOccurrences(of: "/4", with: "/{id}")
-                .replacingOccurrences(of: "com.a.app.Clip", with: "{bundleId}").replacingOccurrences(of: "com.a.app", with: "{bundleId}")
-                .replacingOccurrences(of: "www.a.example", with: "{host}").replacingOccurrences(of: "/a.example/", with: "/{host}/")
-                .replacingOccurrences(of: "/FGHIJ67890", with: "/{team}").replacingOccurrences(of: "/domains/a.example", with: "/domains/{host}")
-        })
+        let covered = Set(
+            routes.map { route in
+                "\(route.0) "
+                    + route.1.split(separator: "?")[0]
+                    .replacingOccurrences(of: "/1", with: "/{id}").replacingOccurrences(of: "/4", with: "/{id}")
+                    .replacingOccurrences(of: "com.a.app.Clip", with: "{bundleId}").replacingOccurrences(
+                        of: "com.a.app", with: "{bundleId}"
+                    )
+                    .replacingOccurrences(of: "www.a.example", with: "{host}").replacingOccurrences(of: "/a.example/", with: "/{host}/")
+                    .replacingOccurrences(of: "/FGHIJ67890", with: "/{team}").replacingOccurrences(
+                        of: "/domains/a.example", with: "/domains/{host}")
+            })
         let protected = Set(ClipAPI(pool: pool, log: { _ in }).protectedRoutes.map { "\($0.method) \($0.template)" })
         #expect(protected.subtracting(covered).sorted() == [], "token routes missing from the isolation matrix")
         // Lists show only the caller's team.
@@ -316,8 +347,9 @@ import Testing
         #expect(listB.map { $0["clip"] } == ["FGHIJ67890.com.b.app.Clip"])
         let export = try f.call("GET", "/v1/experiences/export", token: f.teamB)
         #expect(export.text.contains("b.example") && !export.text.contains("a.example"))
-        let foreignImport = try f.call("POST", "/v1/experiences/import", token: f.teamB, headers: [("Content-Type", "application/x-ndjson")],
-                                       json: #"{"url":"https://a.example/z","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#)
+        let foreignImport = try f.call(
+            "POST", "/v1/experiences/import", token: f.teamB, headers: [("Content-Type", "application/x-ndjson")],
+            json: #"{"url":"https://a.example/z","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#)
         #expect(foreignImport.status == 403)
     }
 }
@@ -325,7 +357,9 @@ import Testing
 @Suite(.serialized) struct ExperienceRouteTests {
     @Test(arguments: APITransport.allCases) func createAnswers201WithLocationAndETag(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
-        let r = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://c.example/menu","clip":"KLMNO13579.com.c.app.Clip","title":"Menu","subtitle":"Order"}"#)
+        let r = try f.call(
+            "POST", "/v1/experiences", token: f.admin,
+            json: #"{"url":"https://c.example/menu","clip":"KLMNO13579.com.c.app.Clip","title":"Menu","subtitle":"Order"}"#)
         #expect(r.status == 201)
         #expect(r.headers["Location"] == "/v1/experiences/3" && r.headers["ETag"] == "\"e3-v1\"")
         #expect(try f.jsonOf(r)["notes"]?.arrayValue?.count == 5)
@@ -337,18 +371,31 @@ import Testing
         let f = try APIFixture(transport)
         let malformed = try f.call("POST", "/v1/experiences", token: f.admin, json: "{\n  \"url\": ,\n}")
         #expect(malformed.status == 400 && f.parsed(malformed)["detail"]?.stringValue?.contains("line 2, column 10") == true)
-        let unknown = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","flavour":"mint"}"#)
+        let unknown = try f.call(
+            "POST", "/v1/experiences", token: f.admin,
+            json: #"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","flavour":"mint"}"#)
         #expect(unknown.status == 400 && f.parsed(unknown)["errors"]?.arrayValue?.first?["field"] == "flavour")
-        let invalid = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"http://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"1234567890123456789012345678901","subtitle":"S","action":"JUMP"}"#)
+        let invalid = try f.call(
+            "POST", "/v1/experiences", token: f.admin,
+            json:
+                #"{"url":"http://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"1234567890123456789012345678901","subtitle":"S","action":"JUMP"}"#
+        )
         #expect(invalid.status == 422)
-        #expect(Set(f.parsed(invalid)["errors"]?.arrayValue?.compactMap { $0["rule"]?.stringValue } ?? []) == ["url.scheme", "title.length", "action.enum"])
-        let duplicate = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://A.example/store/","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#)
+        #expect(
+            Set(f.parsed(invalid)["errors"]?.arrayValue?.compactMap { $0["rule"]?.stringValue } ?? []) == [
+                "url.scheme", "title.length", "action.enum",
+            ])
+        let duplicate = try f.call(
+            "POST", "/v1/experiences", token: f.admin,
+            json: #"{"url":"https://A.example/store/","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#)
         #expect(duplicate.status == 409 && f.parsed(duplicate)["existing"] == "/v1/experiences/1")
         let media = try f.call("POST", "/v1/experiences", token: f.admin, headers: [("Content-Type", "text/plain")], json: "{}")
         #expect(media.status == 415)
         let deep = try f.call("POST", "/v1/experiences", token: f.admin, json: String(repeating: "[", count: 10000))
         #expect(deep.status == 400)
-        let overflow = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/n","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","poweredBy":1e999}"#)
+        let overflow = try f.call(
+            "POST", "/v1/experiences", token: f.admin,
+            json: #"{"url":"https://a.example/n","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","poweredBy":1e999}"#)
         #expect(overflow.status == 400)
         let readOnly = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: #"{"id":7,"version":9}"#)
         #expect(readOnly.status == 400)
@@ -357,11 +404,15 @@ import Testing
 
     @Test(arguments: APITransport.allCases) func ifMatchGuardsUpdates(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
-        let first = try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")], json: #"{"status":"DEACTIVATED"}"#)
+        let first = try f.call(
+            "PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")], json: #"{"status":"DEACTIVATED"}"#)
         #expect(first.status == 200 && first.headers["ETag"] == "\"e1-v2\"")
-        let stale = try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")], json: #"{"status":"ACTIVE"}"#)
+        let stale = try f.call(
+            "PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")], json: #"{"status":"ACTIVE"}"#)
         #expect(stale.status == 412)
-        #expect(try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e2-v2\"")], json: #"{"status":"ACTIVE"}"#).status == 412)
+        #expect(
+            try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e2-v2\"")], json: #"{"status":"ACTIVE"}"#)
+                .status == 412)
         #expect(try f.jsonOf(try f.call("GET", "/v1/experiences/1", token: f.admin))["status"] == "DEACTIVATED")
         #expect(try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v1\"")]).status == 412)
         #expect(try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v2\"")]).status == 204)
@@ -373,23 +424,32 @@ import Testing
     @Test(arguments: APITransport.allCases) func ifMatchHoldsWhenAnyListedTagMatches(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         func patch(_ ifMatch: [String], _ subtitle: String) throws -> Int {
-            try f.call("PATCH", "/v1/experiences/1", token: f.admin, headers: ifMatch.map { ("If-Match", $0) }, json: #"{"subtitle":"\#(subtitle)"}"#).status
+            try f.call(
+                "PATCH", "/v1/experiences/1", token: f.admin, headers: ifMatch.map { ("If-Match", $0) },
+                json: #"{"subtitle":"\#(subtitle)"}"#
+            ).status
         }
-        #expect(try patch(["\"e1-v7\", \"e1-v1\""], "one") == 200)          // now v2
-        #expect(try patch(["\"e1-v9\"", "\"e1-v2\""], "two") == 200)         // two fields; now v3
+        #expect(try patch(["\"e1-v7\", \"e1-v1\""], "one") == 200)  // now v2
+        #expect(try patch(["\"e1-v9\"", "\"e1-v2\""], "two") == 200)  // two fields; now v3
         #expect(try patch(["\"e1-v1,e1-v3\", \"e1-v3\""], "three") == 200)  // a comma inside a tag; now v4
         #expect(try patch(["W/\"e1-v4\""], "weak") == 412)
         #expect(try patch(["W/\"e1-v4\", \"e1-v1\""], "weak") == 412)
         #expect(try patch(["\"e1-v1\", \"e1-v2\""], "stale") == 412)
         #expect(try patch(["\"e1-v4"], "malformed") == 412)
         #expect(try f.jsonOf(try f.call("GET", "/v1/experiences/1", token: f.admin))["version"] == 4)
-        #expect(try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v3\""), ("If-Match", "\"e1-v4\"")]).status == 204)
+        #expect(
+            try f.call("DELETE", "/v1/experiences/1", token: f.admin, headers: [("If-Match", "\"e1-v3\""), ("If-Match", "\"e1-v4\"")])
+                .status == 204)
     }
 
     @Test(arguments: APITransport.allCases) func cursorPaginationVisitsEveryItemOnce(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         for i in 0..<5 {
-            #expect(try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://p.example/\#(i)","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#).status == 201)
+            #expect(
+                try f.call(
+                    "POST", "/v1/experiences", token: f.admin,
+                    json: #"{"url":"https://p.example/\#(i)","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#
+                ).status == 201)
         }
         var seen: [String] = []
         var cursor: String?
@@ -409,11 +469,15 @@ import Testing
 
     @Test(arguments: APITransport.allCases) func importIsAllOrNothing(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
-        let bad = "{\"url\":\"https://i.example/1\",\"clip\":\"ABCDE12345.com.a.app.Clip\",\"title\":\"T\",\"subtitle\":\"S\"}\n{\"url\":\"https://i.example/2\"}\n"
+        let bad =
+            "{\"url\":\"https://i.example/1\",\"clip\":\"ABCDE12345.com.a.app.Clip\",\"title\":\"T\",\"subtitle\":\"S\"}\n{\"url\":\"https://i.example/2\"}\n"
         let r = try f.call("POST", "/v1/experiences/import", token: f.admin, headers: [("Content-Type", "application/x-ndjson")], json: bad)
         #expect(r.status == 422)
         // Each error names its line in a key of its own, the field stays the field.
-        #expect(try f.jsonOf(r)["errors"]?.arrayValue?.map { [$0["line"], $0["field"], $0["rule"]] } == [[2, "clip", "required"], [2, "title", "required"]])
+        #expect(
+            try f.jsonOf(r)["errors"]?.arrayValue?.map { [$0["line"], $0["field"], $0["rule"]] } == [
+                [2, "clip", "required"], [2, "title", "required"],
+            ])
         #expect(try f.call("GET", "/v1/resolve?url=\(q("https://i.example/1"))").status == 404, "nothing was written")
         let csv = "url,clip,title,subtitle\nhttps://i.example/1,ABCDE12345.com.a.app.Clip,T,S\n"
         let ok = try f.call("POST", "/v1/experiences/import", token: f.admin, headers: [("Content-Type", "text/csv")], json: csv)
@@ -425,7 +489,8 @@ import Testing
         let f = try APIFixture(transport)
         #expect(try f.call("GET", "/v1/resolve?url=\(q("https://z.example/"))").status == 404)
         let other = try Registry(path: f.path)
-        _ = try other.register(try JSONParser.parse(#"{"url":"https://z.example/","clip":"ABCDE12345.com.a.app.Clip","title":"Z","subtitle":"S"}"#))
+        _ = try other.register(
+            try JSONParser.parse(#"{"url":"https://z.example/","clip":"ABCDE12345.com.a.app.Clip","title":"Z","subtitle":"S"}"#))
         #expect(try f.call("GET", "/v1/resolve?url=\(q("https://z.example/x"))").status == 200)
     }
 

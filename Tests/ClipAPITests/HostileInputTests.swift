@@ -25,9 +25,10 @@ import Testing
             #expect(try f.call("GET", "/healthz").status == 200, "\(name): the server goes on")
         }
         // Invalid UTF-8 inside a JSON body.
-        let raw = try f.client.send("POST", "/v1/experiences",
-                                    headers: [("Authorization", "Bearer \(f.admin)"), ("Content-Type", "application/json")],
-                                    body: Array(#"{"url":"https://a.example/"#.utf8) + [0xFF, 0xFE] + Array(#"","clip":"x"}"#.utf8))
+        let raw = try f.client.send(
+            "POST", "/v1/experiences",
+            headers: [("Authorization", "Bearer \(f.admin)"), ("Content-Type", "application/json")],
+            body: Array(#"{"url":"https://a.example/"#.utf8) + [0xFF, 0xFE] + Array(#"","clip":"x"}"#.utf8))
         #expect(raw.status == 400 && f.parsed(raw)["detail"]?.stringValue?.contains("invalid UTF-8") == true)
         // A huge but well-formed JSON document within the body limit: every field error, no crash.
         let manyFields = "{" + (0..<5000).map { "\"f\($0)\":\($0)" }.joined(separator: ",") + "}"
@@ -41,19 +42,23 @@ import Testing
     @Test(arguments: APITransport.allCases) func storedTextComesBackEscapedNeverAsMarkupOrHeaders(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         let evil = #"<script>\"x\"</script>"#
-        let r = try f.call("POST", "/v1/experiences", token: f.admin,
-                           json: #"{"url":"https://a.example/evil","clip":"ABCDE12345.com.a.app.Clip","title":"\#(evil)","subtitle":"plain"}"#)
+        let r = try f.call(
+            "POST", "/v1/experiences", token: f.admin,
+            json: #"{"url":"https://a.example/evil","clip":"ABCDE12345.com.a.app.Clip","title":"\#(evil)","subtitle":"plain"}"#)
         #expect(r.status == 201)
         #expect(f.parsed(r)["title"] == #"<script>"x"</script>"#)
-        let separator = try f.call("POST", "/v1/experiences", token: f.admin,
-                                   json: #"{"url":"https://a.example/sep","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"a\u2028b"}"#)
+        let separator = try f.call(
+            "POST", "/v1/experiences", token: f.admin,
+            json: #"{"url":"https://a.example/sep","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"a\u2028b"}"#)
         #expect(separator.status == 422, "a line separator cannot hide in card text")
         // A header-splitting attempt through the request id is refused, not echoed.
         let id = try f.call("GET", "/healthz", headers: [("X-Request-Id", "a%0d%0aSet-Cookie:x")])
         #expect(id.headers["Set-Cookie"] == nil && id.headers["X-Request-Id"] != "a%0d%0aSet-Cookie:x")
         // The banner HTML for a page whose app argument tries to break out of the attribute.
-        let html = try f.call("GET", "/v1/banner?url=\(q("https://a.example/evil"))&appArgument=\(q("https://a.example/\"><script>alert(1)</script>, app-clip-display=none"))",
-                              headers: [("Accept", "text/html")])
+        let html = try f.call(
+            "GET",
+            "/v1/banner?url=\(q("https://a.example/evil"))&appArgument=\(q("https://a.example/\"><script>alert(1)</script>, app-clip-display=none"))",
+            headers: [("Accept", "text/html")])
         #expect(html.status == 200)
         #expect(!html.text.contains("<script>") && !html.text.contains(", app-clip-display=none"))
         #expect(html.text.hasSuffix("app-clip-display=card\">\n"))
@@ -69,7 +74,9 @@ import Testing
             let length = Int.random(in: 0...40, using: &generator)
             let tail = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
             let banner = try SmartBanner.make(appStoreID: try AppStoreID("1"), clipBundleID: clip, appArgument: "https://x.example/" + tail)
-            let keys: [String] = banner.content.split(separator: ",").map { part in String(part.drop(while: { $0 == " " }).prefix { $0 != "=" }) }
+            let keys: [String] = banner.content.split(separator: ",").map { part in
+                String(part.drop(while: { $0 == " " }).prefix { $0 != "=" })
+            }
             #expect(keys == ["app-id", "app-argument", "app-clip-bundle-id", "app-clip-display"], "\(tail.debugDescription)")
             let attribute = String(banner.metaTag.dropFirst(#"<meta name="apple-itunes-app" content=""#.count).dropLast(2))
             let forbidden: Set<Character> = ["\"", "<", ">", "\n", "\r"]

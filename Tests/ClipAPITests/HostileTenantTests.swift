@@ -14,7 +14,9 @@ func tableDump(_ path: String) throws -> [String] {
     defer { db.close() }
     var lines: [String] = []
     for table in try db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map({ try $0.string("name") }) {
-        let query = table == "api_token" ? "SELECT id, name, team_id, secret_sha256, created_at, revoked_at FROM api_token" : "SELECT * FROM \(table)"
+        let query =
+            table == "api_token"
+            ? "SELECT id, name, team_id, secret_sha256, created_at, revoked_at FROM api_token" : "SELECT * FROM \(table)"
         for row in try db.query(query) { lines.append("\(table): \(row.values)") }
     }
     return lines
@@ -31,7 +33,10 @@ func tableDump(_ path: String) throws -> [String] {
         // (method, path, body, content type): each is team B's own object placed on team A's host.
         let attacks: [(String, String, String?, String)] = [
             ("POST", "/v1/experiences", ndjson, "application/json"),
-            ("POST", "/v1/experiences", #"{"url":"https://A.EXAMPLE.:443/","clip":"FGHIJ67890.com.b.app.Clip","title":"Mine","subtitle":"Now"}"#, "application/json"),
+            (
+                "POST", "/v1/experiences",
+                #"{"url":"https://A.EXAMPLE.:443/","clip":"FGHIJ67890.com.b.app.Clip","title":"Mine","subtitle":"Now"}"#, "application/json"
+            ),
             ("PUT", "/v1/clips/com.b.app.Clip/domains/a.example", nil, "application/json"),
             ("PUT", "/v1/clips/com.b.app.Clip/domains/A.Example.", nil, "application/json"),
             ("PATCH", "/v1/experiences/2", #"{"url":"https://a.example/"}"#, "application/json"),
@@ -49,16 +54,21 @@ func tableDump(_ path: String) throws -> [String] {
                     let r = try f.call(method, path, token: token, headers: [("Content-Type", type)], json: body ?? "")
                     #expect(r.status == 403, "\(method) \(path) as \(who), attempt \(attempt): \(r.status) \(r.text)")
                     // Only an administrator learns which team holds the host.
-                    #expect(r.text.contains("ABCDE12345") == (who == "admin" && !path.hasSuffix("/import")), "\(method) \(path) as \(who): \(r.text)")
+                    #expect(
+                        r.text.contains("ABCDE12345") == (who == "admin" && !path.hasSuffix("/import")),
+                        "\(method) \(path) as \(who): \(r.text)")
                     #expect(try tableDump(f.path) == before, "\(method) \(path) as \(who) changed the database")
                 }
             }
         }
         // The victim's AASA and answers are untouched.
         #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example")]).body == aasaBefore)
-        #expect(f.parsed(try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store/1"))"))["experience"]?["clip"] == "ABCDE12345.com.a.app.Clip")
+        #expect(
+            f.parsed(try f.call("GET", "/v1/resolve?url=\(q("https://a.example/store/1"))"))["experience"]?["clip"]
+                == "ABCDE12345.com.a.app.Clip")
         // The refused import says which line and why, with the line as its own member.
-        let refusedImport = try f.call("POST", "/v1/experiences/import", token: f.teamB, headers: [("Content-Type", "application/x-ndjson")], json: ndjson)
+        let refusedImport = try f.call(
+            "POST", "/v1/experiences/import", token: f.teamB, headers: [("Content-Type", "application/x-ndjson")], json: ndjson)
         #expect(f.parsed(refusedImport)["errors"]?.arrayValue?.first?["rule"] == "host.owner")
     }
 
@@ -68,10 +78,16 @@ func tableDump(_ path: String) throws -> [String] {
         let f = try APIFixture(transport)
         let before = try tableDump(f.path)
         let attempts: [(String, String, String, String)] = [
-            ("POST", "/v1/experiences", #"{"url":"https://b.example/new","clip":"FGHIJ67890.com.a.app.Clip","title":"T","subtitle":"S"}"#, "application/json"),
+            (
+                "POST", "/v1/experiences",
+                #"{"url":"https://b.example/new","clip":"FGHIJ67890.com.a.app.Clip","title":"T","subtitle":"S"}"#, "application/json"
+            ),
             ("POST", "/v1/clips", #"{"clip":"FGHIJ67890.com.a.app.Clip2"}"#, "application/json"),
             ("POST", "/v1/apps", #"{"bundleId":"com.a.app","team":"FGHIJ67890"}"#, "application/json"),
-            ("POST", "/v1/experiences/import", #"{"url":"https://b.example/n","clip":"FGHIJ67890.com.a.app.Clip","title":"T","subtitle":"S"}"#, "application/x-ndjson"),
+            (
+                "POST", "/v1/experiences/import",
+                #"{"url":"https://b.example/n","clip":"FGHIJ67890.com.a.app.Clip","title":"T","subtitle":"S"}"#, "application/x-ndjson"
+            ),
             ("GET", "/v1/experiences?clip=FGHIJ67890.com.a.app.Clip", "", "application/json"),
         ]
         for (method, path, body, type) in attempts {
@@ -91,7 +107,9 @@ func tableDump(_ path: String) throws -> [String] {
             #expect(r.status == 404, "\(path)")
             return (f.parsed(r)["detail"]?.stringValue ?? "").replacingOccurrences(of: raw, with: "X")
         }
-        let clips = try ["ABCDE12345.com.a.app.Clip", "FGHIJ67890.com.zzz.Clip", "KLMNO13579.com.a.app.Clip", "com.a.app.Clip"].map { try detail("/v1/clips/\($0)", $0) }
+        let clips = try ["ABCDE12345.com.a.app.Clip", "FGHIJ67890.com.zzz.Clip", "KLMNO13579.com.a.app.Clip", "com.a.app.Clip"].map {
+            try detail("/v1/clips/\($0)", $0)
+        }
         #expect(Set(clips) == ["not found: clip X"], "\(clips)")
         let apps = try ["com.a.app", "com.zzz"].map { try detail("/v1/apps/\($0)", $0) }
         #expect(Set(apps) == ["not found: app X"], "\(apps)")
@@ -102,12 +120,17 @@ func tableDump(_ path: String) throws -> [String] {
     @Test(arguments: APITransport.allCases) func aDefaultExperienceImageCannotBeSetOverTheAPI(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         let before = try tableDump(f.path)
-        let r = try f.call("PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA,
-                           json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi","headerImage":"\#(String(repeating: "a", count: 64))"}}}"#)
+        let r = try f.call(
+            "PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA,
+            json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi","headerImage":"\#(String(repeating: "a", count: 64))"}}}"#)
         #expect(r.status == 422 && f.parsed(r)["errors"]?.arrayValue?.first?["rule"] == "headerImage.readOnly", "\(r.text)")
         #expect(try tableDump(f.path) == before)
         // A GET's answer sent back (no image) is accepted.
-        #expect(try f.call("PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA, json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#).status == 201)
+        #expect(
+            try f.call(
+                "PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA,
+                json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#
+            ).status == 201)
     }
 
     @Test(arguments: APITransport.allCases) func anAdministratorSharesAHostAndThenBothTeamsMayUseIt(_ transport: APITransport) throws {
@@ -115,11 +138,17 @@ func tableDump(_ path: String) throws -> [String] {
         let share = try f.call("PUT", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin)
         #expect(share.status == 201 && f.parsed(share)["teams"]?.arrayValue?.count == 2)
         #expect(try f.call("PUT", "/v1/domains/a.example/teams/FGHIJ67890", token: f.admin).status == 200)  // again: no change
-        let created = try f.call("POST", "/v1/experiences", token: f.teamB, json: #"{"url":"https://a.example/b","clip":"FGHIJ67890.com.b.app.Clip","title":"B","subtitle":"Shared"}"#)
+        let created = try f.call(
+            "POST", "/v1/experiences", token: f.teamB,
+            json: #"{"url":"https://a.example/b","clip":"FGHIJ67890.com.b.app.Clip","title":"B","subtitle":"Shared"}"#)
         #expect(created.status == 201, "\(created.text)")
         // A sharer does not govern the host; the owner does.
-        #expect(try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.teamB, json: #"{"fromExperiences":true}"#).status == 403)
-        #expect(try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.teamA, json: #"{"fromExperiences":true}"#).status == 200)
+        #expect(
+            try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.teamB, json: #"{"fromExperiences":true}"#).status == 403
+        )
+        #expect(
+            try f.call("PUT", "/v1/domains/a.example/applinks-generation", token: f.teamA, json: #"{"fromExperiences":true}"#).status == 200
+        )
         // Each team sees its own entry only.
         let seenByB = f.parsed(try f.call("GET", "/v1/domains/a.example", token: f.teamB))
         #expect(seenByB["teams"]?.arrayValue?.map { $0["team"] } == ["FGHIJ67890"] && seenByB["owner"] == .null)
@@ -140,7 +169,9 @@ func tableDump(_ path: String) throws -> [String] {
     /// leaves the database as it was.
     @Test(arguments: APITransport.allCases) func staleRetriedAndUnauthenticatedWritesChangeNothing(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
-        #expect(try f.call("PATCH", "/v1/experiences/1", token: f.teamA, headers: [("If-Match", "\"e1-v1\"")], json: #"{"subtitle":"First"}"#).status == 200)
+        #expect(
+            try f.call("PATCH", "/v1/experiences/1", token: f.teamA, headers: [("If-Match", "\"e1-v1\"")], json: #"{"subtitle":"First"}"#)
+                .status == 200)
         let before = try tableDump(f.path)
         let refused: [(String, String, String?, [(String, String)], String?, Int)] = [
             ("PATCH", "/v1/experiences/1", f.teamA, [("If-Match", "\"e1-v1\"")], #"{"subtitle":"Stale"}"#, 412),
@@ -148,7 +179,10 @@ func tableDump(_ path: String) throws -> [String] {
             ("PATCH", "/v1/apps/com.a.app", f.teamA, [("If-Match", "\"a-v9\"")], #"{"name":"Stale"}"#, 412),
             ("PATCH", "/v1/experiences/1", nil, [], #"{"subtitle":"Anonymous"}"#, 401),
             ("PATCH", "/v1/experiences/1", "clip_1_" + String(repeating: "0", count: 64), [], #"{"subtitle":"Forged"}"#, 401),
-            ("POST", "/v1/experiences", f.teamA, [], #"{"url":"https://a.example/store","clip":"ABCDE12345.com.a.app.Clip","title":"Again","subtitle":"Twice"}"#, 409),
+            (
+                "POST", "/v1/experiences", f.teamA, [],
+                #"{"url":"https://a.example/store","clip":"ABCDE12345.com.a.app.Clip","title":"Again","subtitle":"Twice"}"#, 409
+            ),
             ("PATCH", "/v1/experiences/1", f.teamB, [], #"{"subtitle":"Other team"}"#, 404),
             ("DELETE", "/v1/clips/com.a.app.Clip", f.teamB, [], nil, 404),
             ("PATCH", "/v1/experiences/01", f.teamA, [], #"{"subtitle":"Other spelling"}"#, 404),

@@ -25,9 +25,10 @@ struct ShutdownTests {
         let answer = Answer()
         let client = f.client, admin = f.admin
         Thread.detachNewThread {
-            answer.response = try? client.send("POST", "/v1/experiences/import",
-                                               headers: [("Authorization", "Bearer \(admin)"), ("Content-Type", "application/x-ndjson")],
-                                               body: Array(lines.joined(separator: "\n").utf8), timeoutSeconds: 20)
+            answer.response = try? client.send(
+                "POST", "/v1/experiences/import",
+                headers: [("Authorization", "Bearer \(admin)"), ("Content-Type", "application/x-ndjson")],
+                body: Array(lines.joined(separator: "\n").utf8), timeoutSeconds: 20)
             answer.done.signal()
         }
         usleep(300_000)  // let the import reach the lock

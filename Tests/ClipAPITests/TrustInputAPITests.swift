@@ -12,7 +12,9 @@ import Testing
         let f = try APIFixture(transport)
         let before = try f.snapshot()
         let zalgo = "a" + String(repeating: "\u{0301}", count: 400_000)
-        let huge = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/z","clip":"ABCDE12345.com.a.app.Clip","title":"\#(zalgo)","subtitle":"S"}"#)
+        let huge = try f.call(
+            "POST", "/v1/experiences", token: f.admin,
+            json: #"{"url":"https://a.example/z","clip":"ABCDE12345.com.a.app.Clip","title":"\#(zalgo)","subtitle":"S"}"#)
         #expect(huge.status == 422 && f.parsed(huge)["errors"]?.arrayValue?.first?["rule"] == "title.length")
         let bidi = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: #"{"title":"Shop \u202Egnp.exe"}"#)
         #expect(bidi.status == 422 && f.parsed(bidi)["errors"]?.arrayValue?.first?["rule"] == "title.control")
@@ -24,11 +26,16 @@ import Testing
     @Test(arguments: APITransport.allCases) func anInvalidPlaceAloneIsAnInvalidValue(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         let before = try f.snapshot()
-        for body in [#"{"place":{"mainAddress":{"fullAddress":"1 Main St","bogus":1}}}"#, #"{"place":{"names":["x"],"colour":"red","mainAddress":{"fullAddress":"x"}}}"#] {
+        for body in [
+            #"{"place":{"mainAddress":{"fullAddress":"1 Main St","bogus":1}}}"#,
+            #"{"place":{"names":["x"],"colour":"red","mainAddress":{"fullAddress":"x"}}}"#,
+        ] {
             let patch = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: body)
             #expect(patch.status == 422, "\(body)")
-            let post = try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/p","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","#
-                + body.dropFirst())
+            let post = try f.call(
+                "POST", "/v1/experiences", token: f.admin,
+                json: #"{"url":"https://a.example/p","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","#
+                    + body.dropFirst())
             #expect(post.status == 422, "\(body)")
         }
         // An unknown member of the request itself is still a malformed request.
@@ -39,15 +46,19 @@ import Testing
     @Test(arguments: APITransport.allCases) func importSkipsAByteOrderMarkAndAcceptsAnEmptyExport(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         func post(_ bytes: [UInt8], _ type: String) throws -> HTTPClient.Response {
-            try f.client.send("POST", "/v1/experiences/import", headers: [("Authorization", "Bearer \(f.admin)"), ("Content-Type", type)], body: bytes)
+            try f.client.send(
+                "POST", "/v1/experiences/import", headers: [("Authorization", "Bearer \(f.admin)"), ("Content-Type", type)], body: bytes)
         }
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
         let csv = try post(bom + Array("url,clip,title,subtitle\nhttps://a.example/bom,ABCDE12345.com.a.app.Clip,T,S\n".utf8), "text/csv")
         #expect(csv.status == 200 && f.parsed(csv)["imported"] == 1)
-        let ndjson = try post(bom + Array(#"{"url":"https://a.example/bom2","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#.utf8), "application/x-ndjson")
+        let ndjson = try post(
+            bom + Array(#"{"url":"https://a.example/bom2","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#.utf8),
+            "application/x-ndjson")
         #expect(ndjson.status == 200 && f.parsed(ndjson)["imported"] == 1)
         let before = try f.snapshot()
-        let header = try post(Array("url,clip,action,language,title,subtitle,category,poweredBy,status,localizations,place,headerImage\r\n".utf8), "text/csv")
+        let header = try post(
+            Array("url,clip,action,language,title,subtitle,category,poweredBy,status,localizations,place,headerImage\r\n".utf8), "text/csv")
         #expect(header.status == 200 && f.parsed(header)["imported"] == 0)
         #expect(try post([], "application/x-ndjson").status == 200)
         let zero = try post([], "text/csv")
@@ -72,7 +83,11 @@ import Testing
         // com.a.app.Clip is a clip of the fixture.
         #expect(try f.call("POST", "/v1/clips", token: f.admin, json: #"{"clip":"ABCDE12345.com.a.app.Clip.Sub"}"#).status == 409)
         #expect(try f.call("POST", "/v1/apps", token: f.admin, json: #"{"bundleId":"com.a.app.Clip","team":"ABCDE12345"}"#).status == 409)
-        #expect(try f.call("POST", "/v1/experiences", token: f.admin, json: #"{"url":"https://a.example/s","clip":"ABCDE12345.com.a.app.Clip.Sub","title":"T","subtitle":"S"}"#).status == 409)
+        #expect(
+            try f.call(
+                "POST", "/v1/experiences", token: f.admin,
+                json: #"{"url":"https://a.example/s","clip":"ABCDE12345.com.a.app.Clip.Sub","title":"T","subtitle":"S"}"#
+            ).status == 409)
         #expect(try f.snapshot() == before)
     }
 }

@@ -12,14 +12,19 @@ struct AASAConformanceTests {
         .appendingPathComponent("Fixtures/aasa-conformance/cases.json")
 
     @Test func conformanceCorpus() throws {
-        let corpus = try JSONParser.parse([UInt8](try Data(contentsOf: Self.casesURL)), limits: { var l = JSONParser.Limits(); l.maxDepth = 128; return l }())
+        let corpus = try JSONParser.parse(
+            [UInt8](try Data(contentsOf: Self.casesURL)),
+            limits: {
+                var l = JSONParser.Limits(); l.maxDepth = 128; return l
+            }())
         let cases = try #require(corpus["matching"]?.arrayValue)
         var byFeature: [String: (pass: Int, total: Int, noMatchPass: Int, noMatchTotal: Int)] = [:]
         var failures: [String] = []
         var oracle = (pass: 0, total: 0), decided = (pass: 0, total: 0)
         for c in cases {
             let expect = c["expect"]!.stringValue!
-            let result = AASAEvaluator.evaluate(c["aasa"]!, appID: c["appId"]!.stringValue!, url: c["url"]!.stringValue!, domain: c["domain"]?.stringValue ?? "")
+            let result = AASAEvaluator.evaluate(
+                c["aasa"]!, appID: c["appId"]!.stringValue!, url: c["url"]!.stringValue!, domain: c["domain"]?.stringValue ?? "")
             let pass = result.decision.rawValue == expect
             let feature = c["feature"]!.stringValue!
             var f = byFeature[feature] ?? (0, 0, 0, 0)
@@ -27,12 +32,17 @@ struct AASAConformanceTests {
             if pass { f.pass += 1 }
             if expect == "no_match" { f.noMatchTotal += 1; if pass { f.noMatchPass += 1 } }
             byFeature[feature] = f
-            if c["status"]?.stringValue == "oracle" { oracle.total += 1; if pass { oracle.pass += 1 } } else { decided.total += 1; if pass { decided.pass += 1 } }
+            if c["status"]?.stringValue == "oracle" {
+                oracle.total += 1; if pass { oracle.pass += 1 }
+            } else {
+                decided.total += 1; if pass { decided.pass += 1 }
+            }
             if !pass { failures.append("\(c["name"]!.stringValue!): expected \(expect), got \(result.decision.rawValue) (\(result.rule))") }
         }
         var report = "AASA conformance: oracle \(oracle.pass)/\(oracle.total), decided \(decided.pass)/\(decided.total)\n"
         for (feature, f) in byFeature.sorted(by: { $0.key < $1.key }) {
-            report += "  \(feature): \(f.pass)/\(f.total) (match/exclude \(f.pass - f.noMatchPass)/\(f.total - f.noMatchTotal), no_match \(f.noMatchPass)/\(f.noMatchTotal))\n"
+            report +=
+                "  \(feature): \(f.pass)/\(f.total) (match/exclude \(f.pass - f.noMatchPass)/\(f.total - f.noMatchTotal), no_match \(f.noMatchPass)/\(f.noMatchTotal))\n"
         }
         for failure in failures { report += "  FAIL \(failure)\n" }
         print(report)
@@ -47,7 +57,11 @@ struct AASAConformanceTests {
 /// document produces no error or warning.
 struct AASALintConformanceTests {
     @Test func validationCases() throws {
-        let corpus = try JSONParser.parse([UInt8](try Data(contentsOf: AASAConformanceTests.casesURL)), limits: { var l = JSONParser.Limits(); l.maxDepth = 128; return l }())
+        let corpus = try JSONParser.parse(
+            [UInt8](try Data(contentsOf: AASAConformanceTests.casesURL)),
+            limits: {
+                var l = JSONParser.Limits(); l.maxDepth = 128; return l
+            }())
         let cases = try #require(corpus["validation"]?.arrayValue)
         #expect(cases.count == 13)
         for c in cases {
@@ -60,9 +74,13 @@ struct AASALintConformanceTests {
     }
 
     @Test func ourGeneratedFilesLintClean() throws {
-        let content = AASAContent(host: "shop.example", clips: [try AppID("ABCDE12345.com.example.app.Clip")],
-                                  details: [ApplinksDetails(app: try AppID("ABCDE12345.com.example.app"), components: [["/": "/help/*", "exclude": true], ["/": "/buy/*"]])],
-                                  webcredentials: [try AppID("ABCDE12345.com.example.app")])
+        let content = AASAContent(
+            host: "shop.example", clips: [try AppID("ABCDE12345.com.example.app.Clip")],
+            details: [
+                ApplinksDetails(
+                    app: try AppID("ABCDE12345.com.example.app"), components: [["/": "/help/*", "exclude": true], ["/": "/buy/*"]])
+            ],
+            webcredentials: [try AppID("ABCDE12345.com.example.app")])
         #expect(AASALinter.lint(try AASAGenerator.bytes(content)).filter { $0.severity != .info } == [])
         #expect(AASALinter.lint(Array("nope".utf8)).map(\.code) == ["AASA001"])
         #expect(AASALinter.lint(Array("[]".utf8)).map(\.code) == ["AASA002"])

@@ -8,12 +8,16 @@ struct ExperienceApplinksTests {
     func urls(_ strings: [String]) throws -> [NormalizedURL] { try strings.map { try NormalizedURL($0) } }
 
     @Test func oneComponentPerURLMostSpecificFirst() throws {
-        let components = ExperienceApplinks.components(try urls([
-            "https://shop.example", "https://shop.example/store/12", "https://shop.example/store/12/table/3",
-            "https://shop.example/rent?id=4", "https://shop.example/rent?zone=b&id=4", "https://shop.example/store/12",
-        ]))
+        let components = ExperienceApplinks.components(
+            try urls([
+                "https://shop.example", "https://shop.example/store/12", "https://shop.example/store/12/table/3",
+                "https://shop.example/rent?id=4", "https://shop.example/rent?zone=b&id=4", "https://shop.example/store/12",
+            ]))
         // Resolver order (docs/rules.md#specificity): more path segments, then more query items.
-        #expect(JSONWriter.string(.array(components)) == #"[{"/":"/store/12/table/3/*"},{"/":"/store/12/*"},{"/":"/rent/*","?":{"id":"4","zone":"b"}},{"/":"/rent/*","?":{"id":"4"}},{"/":"*"}]"#)
+        #expect(
+            JSONWriter.string(.array(components))
+                == #"[{"/":"/store/12/table/3/*"},{"/":"/store/12/*"},{"/":"/rent/*","?":{"id":"4","zone":"b"}},{"/":"/rent/*","?":{"id":"4"}},{"/":"*"}]"#
+        )
     }
 
     @Test func everyExperienceURLAndItsExtensionsOpenTheApp() throws {
@@ -33,9 +37,10 @@ struct ExperienceApplinksTests {
 
     @Test func generatedComponentsFollowTheAppsOwnRulesAndVerificationSaysWhatDecided() throws {
         let registered = try urls(["https://shop.example/store/12", "https://shop.example/help"])
-        let content = AASAContent(host: "shop.example", clips: [],
-                                  details: [ApplinksDetails(app: app, components: [["/": "/help/*", "exclude": true]])],
-                                  generated: [.init(app: app, urls: registered)])
+        let content = AASAContent(
+            host: "shop.example", clips: [],
+            details: [ApplinksDetails(app: app, components: [["/": "/help/*", "exclude": true]])],
+            generated: [.init(app: app, urls: registered)])
         let document = AASAGenerator.document(content)
         #expect(document["applinks"]?["details"]?.arrayValue?.count == 1)
         let misses = ExperienceApplinks.verify(document, host: "shop.example", [.init(app: app, urls: registered)])
@@ -67,27 +72,35 @@ struct ExperienceApplinksTests {
         #expect(decide("https://shop.example/menu") == .noMatch)
         #expect(decide("https://shop.example/p") == .noMatch)
         #expect(decide("https://shop.example/p?a=1&a=2") == .match)
-        #expect(ExperienceApplinks.verify(document, host: "shop.example", [.init(app: app, urls: registered)]).map(\.url)
+        #expect(
+            ExperienceApplinks.verify(document, host: "shop.example", [.init(app: app, urls: registered)]).map(\.url)
                 == ["https://shop.example/?flag", "https://shop.example/menu?day="])
     }
 
     @Test func aComponentTheAppAlreadyStoresIsNotRepeated() throws {
         let registered = try urls(["https://shop.example/store/12", "https://shop.example/rent?id=4"])
         // The app stores one generated component already, with its members in another order.
-        let content = AASAContent(host: "shop.example", clips: [],
-                                  details: [ApplinksDetails(app: app, components: [["?": ["id": "4"], "/": "/rent/*"], ["/": "/admin/*", "exclude": true]])],
-                                  generated: [.init(app: app, urls: registered)])
+        let content = AASAContent(
+            host: "shop.example", clips: [],
+            details: [ApplinksDetails(app: app, components: [["?": ["id": "4"], "/": "/rent/*"], ["/": "/admin/*", "exclude": true]])],
+            generated: [.init(app: app, urls: registered)])
         let components = AASAGenerator.document(content)["applinks"]?["details"]?.arrayValue?.first?["components"]?.arrayValue ?? []
-        #expect(JSONWriter.string(.array(components)) == #"[{"?":{"id":"4"},"/":"/rent/*"},{"/":"/admin/*","exclude":true},{"/":"/store/12/*"}]"#)
-        #expect(ExperienceApplinks.verify(AASAGenerator.document(content), host: "shop.example", [.init(app: app, urls: registered)]).isEmpty)
+        #expect(
+            JSONWriter.string(.array(components))
+                == #"[{"?":{"id":"4"},"/":"/rent/*"},{"/":"/admin/*","exclude":true},{"/":"/store/12/*"}]"#)
+        #expect(
+            ExperienceApplinks.verify(AASAGenerator.document(content), host: "shop.example", [.init(app: app, urls: registered)]).isEmpty)
     }
 
     @Test func escapesStayMatchableWhenTheCascadeDecodes() throws {
         let registered = try urls(["https://shop.example/caf%C3%A9"])
-        let content = AASAContent(host: "shop.example", clips: [], settings: ApplinksHostSettings(defaults: ["percentEncoded": false]),
-                                  generated: [.init(app: app, urls: registered)])
+        let content = AASAContent(
+            host: "shop.example", clips: [], settings: ApplinksHostSettings(defaults: ["percentEncoded": false]),
+            generated: [.init(app: app, urls: registered)])
         let document = AASAGenerator.document(content)
-        #expect(JSONWriter.string(document["applinks"]!["details"]!) == #"[{"appIDs":["ABCDE12345.com.shop.app"],"components":[{"/":"/caf%C3%A9/*","percentEncoded":true}]}]"#)
+        #expect(
+            JSONWriter.string(document["applinks"]!["details"]!)
+                == #"[{"appIDs":["ABCDE12345.com.shop.app"],"components":[{"/":"/caf%C3%A9/*","percentEncoded":true}]}]"#)
         #expect(ExperienceApplinks.verify(document, host: "shop.example", [.init(app: app, urls: registered)]).isEmpty)
     }
 }
@@ -95,22 +108,29 @@ struct ExperienceApplinksTests {
 struct DoctorTests {
     let clip = try! AppID("ABCDE12345.com.shop.app.Clip")
 
-    func experience(_ url: String, id: Int64 = 1, title: String = "Shop", subtitle: String = "Order ahead", clip: AppID? = nil,
-                    more: [Language: CardText] = [:]) throws -> AdvancedExperience {
+    func experience(
+        _ url: String, id: Int64 = 1, title: String = "Shop", subtitle: String = "Order ahead", clip: AppID? = nil,
+        more: [Language: CardText] = [:]
+    ) throws -> AdvancedExperience {
         var localizations = more
         localizations[.EN] = CardText(title: title, subtitle: subtitle)
-        return AdvancedExperience(id: id, url: try NormalizedURL(url), clip: clip ?? self.clip, action: .open, defaultLanguage: .EN,
-                                  isPoweredBy: false, businessCategory: nil, localizations: localizations, headerImage: nil, place: nil,
-                                  status: .active, version: 1, createdAt: "", updatedAt: "")
+        return AdvancedExperience(
+            id: id, url: try NormalizedURL(url), clip: clip ?? self.clip, action: .open, defaultLanguage: .EN,
+            isPoweredBy: false, businessCategory: nil, localizations: localizations, headerImage: nil, place: nil,
+            status: .active, version: 1, createdAt: "", updatedAt: "")
     }
 
-    func snapshot(_ experiences: [AdvancedExperience], hosts: [String] = ["shop.example"], appStoreID: String? = "123",
-                  withDefault: Bool = true, content: AASAContent? = nil) throws -> Doctor.Snapshot {
-        let app = App(bundleID: try BundleID("com.shop.app"), team: try TeamID("ABCDE12345"), appStoreID: try appStoreID.map { try AppStoreID($0) },
-                      name: "Shop")
+    func snapshot(
+        _ experiences: [AdvancedExperience], hosts: [String] = ["shop.example"], appStoreID: String? = "123",
+        withDefault: Bool = true, content: AASAContent? = nil
+    ) throws -> Doctor.Snapshot {
+        let app = App(
+            bundleID: try BundleID("com.shop.app"), team: try TeamID("ABCDE12345"), appStoreID: try appStoreID.map { try AppStoreID($0) },
+            name: "Shop")
         return Doctor.Snapshot(
             apps: [app], clips: [Clip(appID: clip, appBundleID: app.bundleID, hosts: hosts)],
-            defaults: withDefault ? [DefaultExperience(clip: clip, action: .open, localizations: ["en-US": .init(subtitle: "Order ahead")])] : [],
+            defaults: withDefault
+                ? [DefaultExperience(clip: clip, action: .open, localizations: ["en-US": .init(subtitle: "Order ahead")])] : [],
             experiences: experiences,
             hosts: hosts.map { Doctor.HostFile(content: content ?? AASAContent(host: $0, clips: [clip])) })
     }
@@ -122,23 +142,28 @@ struct DoctorTests {
     }
 
     @Test func eachMistakeIsFoundWithItsFix() throws {
-        let findings = Doctor.examine(try snapshot([
-            try experience("https://shop.example/order", title: "A title of nineteen", more: [.FR: CardText(title: "Commande", subtitle: "Vite")]),
-            try experience("https://shop.example/pay", id: 2, subtitle: String(repeating: "s", count: 44)),
-            try experience("https://other.example/x", id: 3),
-            try experience("https://shop2.example/~me", id: 4),
-        ], appStoreID: nil, withDefault: false))
+        let findings = Doctor.examine(
+            try snapshot(
+                [
+                    try experience(
+                        "https://shop.example/order", title: "A title of nineteen",
+                        more: [.FR: CardText(title: "Commande", subtitle: "Vite")]),
+                    try experience("https://shop.example/pay", id: 2, subtitle: String(repeating: "s", count: 44)),
+                    try experience("https://other.example/x", id: 3),
+                    try experience("https://shop2.example/~me", id: 4),
+                ], appStoreID: nil, withDefault: false))
         let seen = findings.map { "\($0.severity.rawValue) \($0.code) \($0.subject)" }
-        #expect(seen == [
-            "error host-not-associated other.example",
-            "error host-not-associated shop2.example",
-            "warning app-clip-code https://shop2.example/~me",
-            "warning localization-set ABCDE12345.com.shop.app.Clip",
-            "warning no-app-store-id com.shop.app",
-            "warning no-default-experience ABCDE12345.com.shop.app.Clip",
-            "warning subtitle-length https://shop.example/pay",
-            "warning title-length https://shop.example/order",
-        ])
+        #expect(
+            seen == [
+                "error host-not-associated other.example",
+                "error host-not-associated shop2.example",
+                "warning app-clip-code https://shop2.example/~me",
+                "warning localization-set ABCDE12345.com.shop.app.Clip",
+                "warning no-app-store-id com.shop.app",
+                "warning no-default-experience ABCDE12345.com.shop.app.Clip",
+                "warning subtitle-length https://shop.example/pay",
+                "warning title-length https://shop.example/order",
+            ])
         #expect(findings[0].fix == "clipctl domain add ABCDE12345.com.shop.app.Clip other.example")
         #expect(findings[2].message.contains("'2'") && findings[2].message.contains("'~'"))
         #expect(findings[3].message.hasPrefix("3 of the clip's 4 experiences have no FR card"))
@@ -147,16 +172,20 @@ struct DoctorTests {
     @Test func hostFilesAreLintedSizedAndTheirGeneratedApplinksVerified() throws {
         let app = try AppID("ABCDE12345.com.shop.app")
         let order = try experience("https://shop.example/order")
-        let excluded = AASAContent(host: "shop.example", clips: [clip],
-                                   details: [ApplinksDetails(app: app, components: [["/": "/order/*", "exclude": true]])],
-                                   generated: [.init(app: app, urls: [order.url])])
+        let excluded = AASAContent(
+            host: "shop.example", clips: [clip],
+            details: [ApplinksDetails(app: app, components: [["/": "/order/*", "exclude": true]])],
+            generated: [.init(app: app, urls: [order.url])])
         #expect(codes(try snapshot([order], content: excluded)) == ["error applinks-miss"])
         let big = JSONValue.array((0..<2600).map { .object(["/": .string("/a-fairly-long-path/segment/\($0)/*")]) })
         let nearlyFull = AASAContent(host: "shop.example", clips: [clip], details: [ApplinksDetails(app: app, components: big)])
         #expect(codes(try snapshot([order], content: nearlyFull)) == ["warning aasa-size"])
-        let tooBig = AASAContent(host: "shop.example", clips: [clip], details: [ApplinksDetails(app: app, components: .array(Array(repeating: big.arrayValue![0], count: 4000)))])
+        let tooBig = AASAContent(
+            host: "shop.example", clips: [clip],
+            details: [ApplinksDetails(app: app, components: .array(Array(repeating: big.arrayValue![0], count: 4000)))])
         #expect(codes(try snapshot([order], content: tooBig)) == ["error aasa-size"])
-        let catchAll = AASAContent(host: "shop.example", clips: [clip], details: [ApplinksDetails(app: app, components: [["/": "*"], ["/": "/x"]])])
+        let catchAll = AASAContent(
+            host: "shop.example", clips: [clip], details: [ApplinksDetails(app: app, components: [["/": "*"], ["/": "/x"]])])
         #expect(codes(try snapshot([order], content: catchAll)) == ["warning aasa-lint", "warning aasa-lint"])
     }
 
@@ -173,10 +202,11 @@ struct StaticSiteTests {
         let aasa: [(host: String, bytes: [UInt8])] = [("b.example", Array("{\"b\":1}".utf8)), ("a.example", Array("{\"a\":1}".utf8))]
         let banners = [StaticSite.Banner(experienceID: 7, url: url, metaTag: "<meta name=\"apple-itunes-app\" content=\"x\">")]
         let files = StaticSite.files(aasa: aasa, banners: banners, nginx: .init(root: "/srv/aasa"))
-        #expect(files.map(\.path) == [
-            "a.example/.well-known/apple-app-site-association", "b.example/.well-known/apple-app-site-association",
-            "b.example/banners/7.html", "index.json", "nginx.conf.sample",
-        ])
+        #expect(
+            files.map(\.path) == [
+                "a.example/.well-known/apple-app-site-association", "b.example/.well-known/apple-app-site-association",
+                "b.example/banners/7.html", "index.json", "nginx.conf.sample",
+            ])
         #expect(StaticSite.files(aasa: aasa.reversed(), banners: banners, nginx: .init(root: "/srv/aasa")) == files)
         let index = try JSONParser.parse(files[3].bytes)
         let listed = index["files"]?.arrayValue ?? []
@@ -202,7 +232,9 @@ struct StaticSiteTests {
 
         var onDisk: [String: StaticSite.Entry] = ["a.example": .directory, "a.example/.well-known": .directory]
         for file in files { onDisk[file.path] = .file(sha256: SHA256.hexDigest(file.bytes)) }
-        func changes(_ existing: [String: StaticSite.Entry]?, _ new: [StaticSite.File] = files, index: [UInt8]? = index) -> Result<StaticSite.Changes, StaticSite.Refusal> {
+        func changes(_ existing: [String: StaticSite.Entry]?, _ new: [StaticSite.File] = files, index: [UInt8]? = index) -> Result<
+            StaticSite.Changes, StaticSite.Refusal
+        > {
             StaticSite.changes(replacing: existing, with: new) { index }
         }
         #expect(try changes(nil).get().added == files.map(\.path))
@@ -211,7 +243,9 @@ struct StaticSiteTests {
 
         let next = StaticSite.files(aasa: [("b.example", Array("{}".utf8))], banners: [], nginx: .init(root: "/srv"))
         let replaced = try changes(onDisk, next).get()
-        #expect(replaced.added == ["b.example/.well-known/apple-app-site-association"] && replaced.removed == ["a.example/.well-known/apple-app-site-association"])
+        #expect(
+            replaced.added == ["b.example/.well-known/apple-app-site-association"]
+                && replaced.removed == ["a.example/.well-known/apple-app-site-association"])
         #expect(replaced.changed == ["index.json", "nginx.conf.sample"])
 
         var foreign = onDisk
@@ -221,7 +255,10 @@ struct StaticSiteTests {
         foreign["empty"] = .directory
         guard case .failure(let refusal) = changes(foreign) else { Issue.record("accepted"); return }
         #expect(refusal.foreign.map(\.path) == ["a.example/link", "cert.pem", "empty", "nginx.conf.sample"])
-        #expect(refusal.foreign.map(\.why) == ["not a regular file", "not listed in index.json", "a folder publish did not make", "changed since it was published"])
+        #expect(
+            refusal.foreign.map(\.why) == [
+                "not a regular file", "not listed in index.json", "a folder publish did not make", "changed since it was published",
+            ])
         guard case .failure(let unmarked) = changes(onDisk, index: Array(#"{"files":[]}"#.utf8)) else { Issue.record("accepted"); return }
         #expect(unmarked.foreign.map(\.path) == ["a.example/.well-known/apple-app-site-association", "index.json", "nginx.conf.sample"])
     }

@@ -25,7 +25,10 @@ struct DomainNameIDNATests {
         #expect(try NormalizedURL("https://ｓｈｏｐ．ｅｘａｍｐｌｅ/rent").canonical == "https://shop.example/rent")
     }
 
-    @Test(arguments: ["shop\u{202E}.example", "sh op.example", "shop☃.example", "\u{0301}x.example", "a\u{200D}b.example", "xn--ls8h.example", "ab--c\u{00E9}.example", "shop.１２３"])
+    @Test(arguments: [
+        "shop\u{202E}.example", "sh op.example", "shop☃.example", "\u{0301}x.example", "a\u{200D}b.example", "xn--ls8h.example",
+        "ab--c\u{00E9}.example", "shop.１２３",
+    ])
     func refusesWhatUTS46Disallows(_ input: String) {
         #expect(throws: DomainName.Problem.self) { try DomainName.normalize(input) }
     }
@@ -40,12 +43,18 @@ struct DomainNameIDNATests {
             guard let input = c["input"]?.stringValue else { continue }
             let expected = c["output"]?.stringValue.flatMap { try? DomainName.normalize($0) }
             let ours = try? DomainName.normalize(input)
-            if ours == expected { agree += 1 } else { mismatches.append("\(input.unicodeScalars.map { String($0.value, radix: 16) }) → \(ours ?? "refused"), expected \(expected ?? "refused")") }
+            if ours == expected {
+                agree += 1
+            } else {
+                mismatches.append(
+                    "\(input.unicodeScalars.map { String($0.value, radix: 16) }) → \(ours ?? "refused"), expected \(expected ?? "refused")")
+            }
         }
         print("UTS #46 host cases: \(agree)/\(cases.count) agree")
         for m in mismatches.prefix(15) { print("  \(m)") }
         #expect(cases.count == 1_731)
-        #expect(agree >= DomainNameIDNATests.measuredAgreement, "agreement fell below the measured \(DomainNameIDNATests.measuredAgreement)")
+        #expect(
+            agree >= DomainNameIDNATests.measuredAgreement, "agreement fell below the measured \(DomainNameIDNATests.measuredAgreement)")
     }
 
     static let measuredAgreement = 1_731

@@ -57,8 +57,9 @@ struct ExperienceIndexTests {
                 if g.next(2) == 0 { invocation += (invocation.contains("?") ? "&" : "?") + "utm=qr" }
                 if g.next(3) == 0 { invocation = invocation.replacingOccurrences(of: "https://", with: "HTTPS://") }
                 let parsed = try NormalizedURL(invocation)
-                let expected = Resolver.resolve(invocation, url: parsed, candidates: all.values.filter { $0.url.host == parsed.host },
-                                                fallbacks: [], preferences: [])
+                let expected = Resolver.resolve(
+                    invocation, url: parsed, candidates: all.values.filter { $0.url.host == parsed.host },
+                    fallbacks: [], preferences: [])
                 let actual = index.resolve(invocation, preferences: [])
                 #expect(actual.json(explain: false) == expected.json(explain: false), "round \(round): \(invocation)")
             }
@@ -95,8 +96,9 @@ struct ExperienceIndexTests {
                 let decided = AASAEvaluator.evaluate(document, appID: app.rawValue, url: invocation, domain: host)
                 if case .advanced(let winner, _) = resolution.match {
                     #expect(decided.decision == .match, "round \(round): \(invocation) → \(winner.url)")
-                    #expect(decided.rule == "details[0].components[\(ordered.firstIndex(of: winner.url)!)]",
-                            "round \(round): \(invocation) → \(winner.url), applinks: \(decided.rule)")
+                    #expect(
+                        decided.rule == "details[0].components[\(ordered.firstIndex(of: winner.url)!)]",
+                        "round \(round): \(invocation) → \(winner.url), applinks: \(decided.rule)")
                 } else {
                     #expect(decided.decision == .noMatch, "round \(round): \(invocation) → \(decided.rule)")
                 }
@@ -107,7 +109,13 @@ struct ExperienceIndexTests {
     @Test func fallbacksAndUnresolvableURLs() throws {
         var index = ExperienceIndex()
         let clip = ResolverTests.clip
-        index.setFallbacks(["a.example": [DefaultFallback(experience: DefaultExperience(clip: clip, action: .view, localizations: ["en-US": .init(subtitle: "Hi")]), appName: "App")]])
+        index.setFallbacks([
+            "a.example": [
+                DefaultFallback(
+                    experience: DefaultExperience(clip: clip, action: .view, localizations: ["en-US": .init(subtitle: "Hi")]),
+                    appName: "App")
+            ]
+        ])
         let answer = index.resolve("https://a.example/anything", preferences: []).json(explain: false)
         #expect(answer["matched"] == "default")
         #expect(index.resolve("http://a.example/", preferences: []).json(explain: false)["matched"] == .null)

@@ -19,18 +19,24 @@ struct ExperienceJSONTests {
     }
 
     @Test func decodesTheImportFormatWithDefaults() throws {
-        let e = try decode(#"{"url":"https://Cafe.example/menu/","clip":"ABCDE12345.com.cafe.app.Clip","title":"Café","subtitle":"Order ahead"}"#)
+        let e = try decode(
+            #"{"url":"https://Cafe.example/menu/","clip":"ABCDE12345.com.cafe.app.Clip","title":"Café","subtitle":"Order ahead"}"#)
         #expect(e.url.canonical == "https://cafe.example/menu")
         #expect(e.action == .open && e.defaultLanguage == .EN && e.status == .active && !e.isPoweredBy)
         #expect(e.localizations == [.EN: CardText(title: "Café", subtitle: "Order ahead")])
     }
 
     @Test func reportsEveryProblemAtOnce() throws {
-        let found = try errors(#"{"url":"http://x.example","clip":"bad","action":"RUN","language":"xx","category":"CAFE","poweredBy":"yes","status":"GONE","title":"1234567890123456789012345678901","subtitle":"","colour":"red","id":3}"#)
-        #expect(Set(found) == Set([
-            "url url.scheme", "clip appId.format", "action action.enum", "language language.enum", "category category.enum",
-            "poweredBy type", "status status.enum", "title title.length", "subtitle subtitle.empty", "colour unknown", "id readOnly",
-        ]))
+        let found = try errors(
+            #"{"url":"http://x.example","clip":"bad","action":"RUN","language":"xx","category":"CAFE","poweredBy":"yes","status":"GONE","title":"1234567890123456789012345678901","subtitle":"","colour":"red","id":3}"#
+        )
+        #expect(
+            Set(found)
+                == Set([
+                    "url url.scheme", "clip appId.format", "action action.enum", "language language.enum", "category category.enum",
+                    "poweredBy type", "status status.enum", "title title.length", "subtitle subtitle.empty", "colour unknown",
+                    "id readOnly",
+                ]))
     }
 
     @Test func titleLimitCountsCharactersNotBytes() throws {
@@ -38,41 +44,69 @@ struct ExperienceJSONTests {
         let title = String(repeating: "é", count: 28) + "👨‍👩‍👧‍👦" + "ß"
         #expect(title.count == 30)
         _ = try decode(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"\#(title)","subtitle":"s"}"#)
-        #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"\#(title)x","subtitle":"s"}"#) == ["title title.length"])
+        #expect(
+            try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"\#(title)x","subtitle":"s"}"#) == [
+                "title title.length"
+            ])
     }
 
     @Test func controlCharactersAreRefusedInCardText() throws {
-        #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"a\nb","subtitle":"s"}"#) == ["title title.control"])
+        #expect(
+            try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"a\nb","subtitle":"s"}"#) == [
+                "title title.control"
+            ])
     }
 
     @Test func warnsAboveOlderGuidance() throws {
-        let (_, warnings) = try ExperienceJSON.decode(try JSONParser.parse(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"A title of 19 chars","subtitle":"s"}"#))
+        let (_, warnings) = try ExperienceJSON.decode(
+            try JSONParser.parse(
+                #"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"A title of 19 chars","subtitle":"s"}"#))
         #expect(warnings.map(\.rule) == ["title.advised"])
     }
 
     @Test func localizationsAndDefaultLanguage() throws {
-        let e = try decode(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","language":"FR","title":"Vélo","subtitle":"Louer","localizations":{"EN":{"title":"Bike","subtitle":"Rent"}}}"#)
+        let e = try decode(
+            #"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","language":"FR","title":"Vélo","subtitle":"Louer","localizations":{"EN":{"title":"Bike","subtitle":"Rent"}}}"#
+        )
         #expect(e.defaultLanguage == .FR && e.localizations.count == 2)
         // A card for the default language inside `localizations` is refused, not dropped.
-        #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"T","subtitle":"S","localizations":{"EN":{"title":"Bike","subtitle":"Rent"}}}"#)
-            == ["localizations.EN localizations.defaultLanguage"])
-        #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","language":"DE","localizations":{"FR":{"title":"Vélo","subtitle":"Louer"}}}"#) == ["title required"])
-        #expect(try errors(#"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"t","subtitle":"s","localizations":{"QQ":{"title":"x","subtitle":"y"},"FR":{"title":"x"}}}"#)
+        #expect(
+            try errors(
+                #"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"T","subtitle":"S","localizations":{"EN":{"title":"Bike","subtitle":"Rent"}}}"#
+            )
+                == ["localizations.EN localizations.defaultLanguage"])
+        #expect(
+            try errors(
+                #"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","language":"DE","localizations":{"FR":{"title":"Vélo","subtitle":"Louer"}}}"#
+            ) == ["title required"])
+        #expect(
+            try errors(
+                #"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"t","subtitle":"s","localizations":{"QQ":{"title":"x","subtitle":"y"},"FR":{"title":"x"}}}"#
+            )
             .sorted() == ["localizations.FR.subtitle required", "localizations.QQ language.enum"])
     }
 
     @Test func partialUpdateKeepsAbsentFieldsAndNullClears() throws {
-        let base = try decode(#"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.Clip","title":"T","subtitle":"S","category":"BIKES"}"#)
+        let base = try decode(
+            #"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.Clip","title":"T","subtitle":"S","category":"BIKES"}"#)
         let updated = try decode(#"{"title":"New","category":null}"#, base: base)
-        #expect(updated.url == base.url && updated.localizations[.EN] == CardText(title: "New", subtitle: "S") && updated.businessCategory == nil)
+        #expect(
+            updated.url == base.url && updated.localizations[.EN] == CardText(title: "New", subtitle: "S")
+                && updated.businessCategory == nil)
         #expect(try decode("{}", base: base) == base)
     }
 
     /// Changing one language changes one language (RFC 7396 merge of `localizations`).
     @Test func localizationsMergePerLanguage() throws {
-        let base = try decode(#"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.Clip","title":"T","subtitle":"S","localizations":{"FR":{"title":"Vélo","subtitle":"Louer"},"DE":{"title":"Rad","subtitle":"Mieten"}}}"#)
+        let base = try decode(
+            #"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.Clip","title":"T","subtitle":"S","localizations":{"FR":{"title":"Vélo","subtitle":"Louer"},"DE":{"title":"Rad","subtitle":"Mieten"}}}"#
+        )
         let french = try decode(#"{"localizations":{"FR":{"title":"Nouveau","subtitle":"Louer vite"}}}"#, base: base)
-        #expect(french.localizations == [.EN: CardText(title: "T", subtitle: "S"), .FR: CardText(title: "Nouveau", subtitle: "Louer vite"), .DE: CardText(title: "Rad", subtitle: "Mieten")])
+        #expect(
+            french.localizations == [
+                .EN: CardText(title: "T", subtitle: "S"), .FR: CardText(title: "Nouveau", subtitle: "Louer vite"),
+                .DE: CardText(title: "Rad", subtitle: "Mieten"),
+            ])
         let titleOnly = try decode(#"{"localizations":{"DE":{"title":"Fahrrad"}}}"#, base: base)
         #expect(titleOnly.localizations[.DE] == CardText(title: "Fahrrad", subtitle: "Mieten") && titleOnly.localizations.count == 3)
         let withoutFrench = try decode(#"{"localizations":{"FR":null}}"#, base: base)
@@ -81,26 +115,42 @@ struct ExperienceJSONTests {
         let italian = try decode(#"{"localizations":{"IT":{"title":"Bici","subtitle":"Noleggio"}}}"#, base: base)
         #expect(italian.localizations.count == 4)
         // A new language needs both halves; a half of an existing card cannot be removed alone.
-        #expect(throws: ValidationFailure.self) { try ExperienceJSON.decode(try JSONParser.parse(#"{"localizations":{"IT":{"title":"Bici"}}}"#), base: base) }
-        #expect(throws: ValidationFailure.self) { try ExperienceJSON.decode(try JSONParser.parse(#"{"localizations":{"FR":{"title":null}}}"#), base: base) }
-        #expect(throws: ValidationFailure.self) { try ExperienceJSON.decode(try JSONParser.parse(#"{"localizations":{"EN":{"title":"x","subtitle":"y"}}}"#), base: base) }
+        #expect(throws: ValidationFailure.self) {
+            try ExperienceJSON.decode(try JSONParser.parse(#"{"localizations":{"IT":{"title":"Bici"}}}"#), base: base)
+        }
+        #expect(throws: ValidationFailure.self) {
+            try ExperienceJSON.decode(try JSONParser.parse(#"{"localizations":{"FR":{"title":null}}}"#), base: base)
+        }
+        #expect(throws: ValidationFailure.self) {
+            try ExperienceJSON.decode(try JSONParser.parse(#"{"localizations":{"EN":{"title":"x","subtitle":"y"}}}"#), base: base)
+        }
     }
 
     @Test func placeValidation() throws {
         func placeErrors(_ place: String) throws -> [String] {
             PlaceValidator.validate(try JSONParser.parse(place), field: "place").map { "\($0.field) \($0.rule)" }
         }
-        #expect(try placeErrors(#"{"names":["Bright Egg"],"mainAddress":{"fullAddress":"1 Infinite Loop"},"mapAction":"RESTAURANT_ORDER_FOOD","relationship":"OWNER","phoneNumber":{"number":"+1","type":"LANDLINE","intent":"Help"},"homePage":"https://a.example","categories":["cafe"]}"#) == [])
+        #expect(
+            try placeErrors(
+                #"{"names":["Bright Egg"],"mainAddress":{"fullAddress":"1 Infinite Loop"},"mapAction":"RESTAURANT_ORDER_FOOD","relationship":"OWNER","phoneNumber":{"number":"+1","type":"LANDLINE","intent":"Help"},"homePage":"https://a.example","categories":["cafe"]}"#
+            ) == [])
         #expect(try placeErrors(#"{"displayPoint":{"coordinates":{"latitude":37.3,"longitude":-122.0},"source":"CALCULATED"}}"#) == [])
-        #expect(try Set(placeErrors(#"{"displayPoint":{"coordinates":{"latitude":91,"longitude":-181}},"mapAction":"FLY","relationship":"X","names":[],"extra":1}"#)) == Set([
-            "place.displayPoint.coordinates.latitude place.latitude", "place.displayPoint.coordinates.longitude place.longitude",
-            "place.mapAction place.mapAction.enum", "place.relationship place.relationship.enum", "place.names place.names", "place.extra unknown",
-        ]))
+        #expect(
+            try Set(
+                placeErrors(
+                    #"{"displayPoint":{"coordinates":{"latitude":91,"longitude":-181}},"mapAction":"FLY","relationship":"X","names":[],"extra":1}"#
+                ))
+                == Set([
+                    "place.displayPoint.coordinates.latitude place.latitude", "place.displayPoint.coordinates.longitude place.longitude",
+                    "place.mapAction place.mapAction.enum", "place.relationship place.relationship.enum", "place.names place.names",
+                    "place.extra unknown",
+                ]))
         #expect(try placeErrors(#"{"names":["x"]}"#) == ["place.mainAddress place.location"])
     }
 
     @Test func portableFormRoundTrips() throws {
-        let text = #"{"url":"https://a.example/x?b=2&a=1","clip":"ABCDE12345.com.a.Clip","action":"PLAY","language":"FR","title":"T","subtitle":"S","category":"MUSIC","poweredBy":true,"status":"DEACTIVATED","localizations":{"EN":{"title":"E","subtitle":"F"}},"place":{"names":["P"],"mainAddress":{"fullAddress":"A"}}}"#
+        let text =
+            #"{"url":"https://a.example/x?b=2&a=1","clip":"ABCDE12345.com.a.Clip","action":"PLAY","language":"FR","title":"T","subtitle":"S","category":"MUSIC","poweredBy":true,"status":"DEACTIVATED","localizations":{"EN":{"title":"E","subtitle":"F"}},"place":{"names":["P"],"mainAddress":{"fullAddress":"A"}}}"#
         let e = try decode(text)
         let again = try decode(JSONWriter.string(ExperienceJSON.portable(e)))
         #expect(again == e)
@@ -114,7 +164,9 @@ struct HeaderImageTests {
         TestImages.png(width: width, height: height, colorType: colorType, tRNS: tRNS)
     }
 
-    static func jpeg(width: Int, height: Int, components: Int = 1) -> [UInt8] { TestImages.jpeg(width: width, height: height, components: components) }
+    static func jpeg(width: Int, height: Int, components: Int = 1) -> [UInt8] {
+        TestImages.jpeg(width: width, height: height, components: components)
+    }
 
     /// A 30×20 PNG whose zlib header is replaced.
     static func png(zlibHeader: [UInt8]) -> [UInt8] {
@@ -185,18 +237,25 @@ struct HeaderImageTests {
         let tiny = TestImages.png(width: 9_999, height: 6_666, zlib: header + [UInt8](repeating: 0, count: 98))
         #expect { try HeaderImage(bytes: tiny) } throws: { error in
             let e = (error as? ValidationFailure)?.errors.first
-            return e?.rule == "image.format" && e?.message.contains("199966668 bytes of scanlines") == true && e?.message.contains("1032:1") == true
+            return e?.rule == "image.format" && e?.message.contains("199966668 bytes of scanlines") == true
+                && e?.message.contains("1032:1") == true
         }
         // What the registry's tests used to build: one 3×2 image's data under an 1800×1200 IHDR.
-        #expect(throws: ValidationFailure.self) { try HeaderImage(bytes: TestImages.png(width: 3, height: 2, ihdrWidth: 1800, ihdrHeight: 1200)) }
+        #expect(throws: ValidationFailure.self) {
+            try HeaderImage(bytes: TestImages.png(width: 3, height: 2, ihdrWidth: 1800, ihdrHeight: 1200))
+        }
         // The bound is exact: the real stream minus a few bytes of slack is still accepted, and
         // one byte under the bound is not.
         let raw = 199_966_668, needed = (raw + 1031) / 1032 + 6
         let real = TestImages.zlibRuns(TestImages.greyRuns(width: 9_999, height: 6_666, channels: 3))
         #expect(real.count >= needed)
         let atBound = header + [UInt8](repeating: 0, count: needed - 2)
-        #expect(try HeaderImage(bytes: TestImages.png(width: 9_999, height: 6_666, zlib: atBound)).width == 9_999, "the check counts bytes; it does not decode")
-        #expect(throws: ValidationFailure.self) { try HeaderImage(bytes: TestImages.png(width: 9_999, height: 6_666, zlib: Array(atBound.dropLast()))) }
+        #expect(
+            try HeaderImage(bytes: TestImages.png(width: 9_999, height: 6_666, zlib: atBound)).width == 9_999,
+            "the check counts bytes; it does not decode")
+        #expect(throws: ValidationFailure.self) {
+            try HeaderImage(bytes: TestImages.png(width: 9_999, height: 6_666, zlib: Array(atBound.dropLast())))
+        }
     }
 
     /// ISO/IEC 15948 §7.2 and §8.2, worked by hand.

@@ -4,7 +4,8 @@ import Testing
 
 /// Reading imports (byte-order marks, empty files, any chunking) and the spreadsheet-safe export.
 struct InterchangeTests {
-    static let csvText = "url,clip,title,subtitle,localizations\r\nhttps://a.example/1,ABCDE12345.com.a.Clip,\"One, \"\"quoted\"\"\",S,\r\n\r\nhttps://a.example/2,ABCDE12345.com.a.Clip,\"Two\nlines\",S,\"{\"\"FR\"\":{\"\"title\"\":\"\"D\"\",\"\"subtitle\"\":\"\"S\"\"}}\"\nbad,row\n"
+    static let csvText =
+        "url,clip,title,subtitle,localizations\r\nhttps://a.example/1,ABCDE12345.com.a.Clip,\"One, \"\"quoted\"\"\",S,\r\n\r\nhttps://a.example/2,ABCDE12345.com.a.Clip,\"Two\nlines\",S,\"{\"\"FR\"\":{\"\"title\"\":\"\"D\"\",\"\"subtitle\"\":\"\"S\"\"}}\"\nbad,row\n"
     static let ndjsonText = "{\"url\":\"https://a.example/1\"}\r\n\n[1]\n{\"url\":\"https://a.example/2\"}"
 
     func read(_ bytes: [UInt8], _ format: Interchange.Format, chunk: Int) -> (lines: [String], errors: [String]) {
@@ -16,15 +17,19 @@ struct InterchangeTests {
             i += chunk
         }
         batches.append(reader.finish())
-        return (batches.flatMap(\.lines).map { "\($0.line) \(JSONWriter.string($0.object))" },
-                batches.flatMap(\.errors).map { "\($0.line) \($0.errors.map(\.rule))" })
+        return (
+            batches.flatMap(\.lines).map { "\($0.line) \(JSONWriter.string($0.object))" },
+            batches.flatMap(\.errors).map { "\($0.line) \($0.errors.map(\.rule))" }
+        )
     }
 
     @Test(arguments: [1, 2, 3, 7, 64, 1 << 20])
     func anyChunkingReadsTheSameAsTheWholeText(_ chunk: Int) {
         for (text, format) in [(Self.csvText, Interchange.Format.csv), (Self.ndjsonText, .ndjson)] {
             let whole = Interchange.lines(text, format: format)
-            let expected = (whole.lines.map { "\($0.line) \(JSONWriter.string($0.object))" }, whole.errors.map { "\($0.line) \($0.errors.map(\.rule))" })
+            let expected = (
+                whole.lines.map { "\($0.line) \(JSONWriter.string($0.object))" }, whole.errors.map { "\($0.line) \($0.errors.map(\.rule))" }
+            )
             let chunked = read(Array(text.utf8), format, chunk: chunk)
             #expect(chunked.lines == expected.0 && chunked.errors == expected.1, "\(format) in chunks of \(chunk)")
         }
@@ -65,8 +70,13 @@ struct InterchangeTests {
     @Test func spreadsheetSafeCellsStartWithAQuote() throws {
         for cell in ["=1+2", "+33 1 23", "-2", "@SUM(A1)", "\tx", "\rx"] { #expect(Interchange.spreadsheetSafeCell(cell) == "'" + cell) }
         for cell in ["", "Rent", "'quoted", " =x", "1-2"] { #expect(Interchange.spreadsheetSafeCell(cell) == cell) }
-        let e = try ExperienceJSON.decode(try JSONParser.parse(#"{"url":"https://a.example/","clip":"ABCDE12345.com.a.Clip","title":"=HYPERLINK(\"x\")","subtitle":"@SUM(1)"}"#)).experience
-        #expect(Interchange.csv(e, spreadsheetSafe: true) == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,EN,"'=HYPERLINK(""x"")",'@SUM(1),,,,,,,"#)
+        let e = try ExperienceJSON.decode(
+            try JSONParser.parse(
+                #"{"url":"https://a.example/","clip":"ABCDE12345.com.a.Clip","title":"=HYPERLINK(\"x\")","subtitle":"@SUM(1)"}"#)
+        ).experience
+        #expect(
+            Interchange.csv(e, spreadsheetSafe: true)
+                == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,EN,"'=HYPERLINK(""x"")",'@SUM(1),,,,,,,"#)
         #expect(Interchange.csv(e) == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,EN,"=HYPERLINK(""x"")",@SUM(1),,,,,,,"#)
     }
 }

@@ -91,7 +91,8 @@ struct NormalizedURLTests {
         #expect(a.distinctQueryItemCount == 2 && b.distinctQueryItemCount == 2)
         #expect(try NormalizedURL(canonical: a.canonical) == a)
         // Not adjacent once sorted ("flag%2F" sorts between them): still one.
-        let c = try NormalizedURL("https://shop.example/p?flag=&flag%2F&flag"), d = try NormalizedURL("https://shop.example/p?flag&flag%2F&flag=")
+        let c = try NormalizedURL("https://shop.example/p?flag=&flag%2F&flag"),
+            d = try NormalizedURL("https://shop.example/p?flag&flag%2F&flag=")
         #expect(c.canonical == "https://shop.example/p?flag&flag%2F" && d.canonical == c.canonical)
     }
 

@@ -41,8 +41,9 @@ struct LanguagePreferencesTests {
 struct BannerClipChoiceTests {
     let a = try! AppID("ABCDE12345.com.shop.app.Clip"), b = try! AppID("FGHIJ67890.com.other.app.Clip")
     func experience(_ clip: AppID) -> AdvancedExperience {
-        AdvancedExperience(id: 7, url: try! NormalizedURL("https://shop.example/x"), clip: clip,
-                           localizations: [.EN: CardText(title: "T", subtitle: "S")], status: .active)
+        AdvancedExperience(
+            id: 7, url: try! NormalizedURL("https://shop.example/x"), clip: clip,
+            localizations: [.EN: CardText(title: "T", subtitle: "S")], status: .active)
     }
 
     @Test func theClipAskedForThenTheResolvedOneThenTheOnlyOne() throws {

@@ -6,15 +6,20 @@ import Testing
 struct ResolverTests {
     static let clip = try! AppID("ABCDE12345.com.example.MyApp.Clip")
 
-    static func experience(_ id: Int64, _ url: String, status: ExperienceStatus = .active, title: String = "Card", localizations: [Language: CardText] = [:]) -> AdvancedExperience {
+    static func experience(
+        _ id: Int64, _ url: String, status: ExperienceStatus = .active, title: String = "Card", localizations: [Language: CardText] = [:]
+    ) -> AdvancedExperience {
         var locs = localizations
         locs[.EN] = CardText(title: title, subtitle: "Subtitle of \(id)")
         return AdvancedExperience(id: id, url: try! NormalizedURL(url), clip: clip, localizations: locs, status: status)
     }
 
-    static func resolve(_ url: String, _ candidates: [AdvancedExperience], fallbacks: [DefaultFallback] = [], preferences: [Language] = []) -> Resolution {
+    static func resolve(_ url: String, _ candidates: [AdvancedExperience], fallbacks: [DefaultFallback] = [], preferences: [Language] = [])
+        -> Resolution
+    {
         let parsed = try! NormalizedURL(url)
-        return Resolver.resolve(url, url: parsed, candidates: candidates.filter { $0.url.host == parsed.host }, fallbacks: fallbacks, preferences: preferences)
+        return Resolver.resolve(
+            url, url: parsed, candidates: candidates.filter { $0.url.host == parsed.host }, fallbacks: fallbacks, preferences: preferences)
     }
 
     static func winner(_ r: Resolution) -> Int64? {
@@ -94,9 +99,13 @@ struct ResolverTests {
 
     @Test func fallsBackToDefaultExperienceOnAssociatedHost() {
         let fallback = DefaultFallback(
-            experience: DefaultExperience(clip: Self.clip, action: .view, localizations: ["en-US": .init(subtitle: "Rent a bike"), "fr-FR": .init(subtitle: "Louez un vélo")]),
+            experience: DefaultExperience(
+                clip: Self.clip, action: .view,
+                localizations: ["en-US": .init(subtitle: "Rent a bike"), "fr-FR": .init(subtitle: "Louez un vélo")]),
             appName: "Bikes")
-        let r = Self.resolve("https://bikesrental.example/about", [Self.experience(1, "https://bikesrental.example/rent")], fallbacks: [fallback], preferences: [.FR])
+        let r = Self.resolve(
+            "https://bikesrental.example/about", [Self.experience(1, "https://bikesrental.example/rent")], fallbacks: [fallback],
+            preferences: [.FR])
         guard case .defaultExperience(let chosen, let locale) = r.match else {
             Issue.record("expected the default experience, got \(String(describing: r.match))")
             return

@@ -7,7 +7,10 @@ struct SHA256Tests {
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-        ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu", "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
+        (
+            "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+        ),
     ])
     func vectors(_ message: String, _ digest: String) {
         #expect(SHA256.hexDigest(Array(message.utf8)) == digest)
@@ -16,7 +19,9 @@ struct SHA256Tests {
     @Test func millionAs() {
         var hasher = SHA256()
         hasher.update([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
-        #expect(hasher.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(
+            hasher.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     @Test func boundaryLengths() {

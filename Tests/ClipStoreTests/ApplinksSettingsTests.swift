@@ -13,7 +13,8 @@ struct ApplinksSettingsTests {
         let variables: JSONValue = ["city": ["paris", "rome"]]
         try registry.setApplinksSettings(host: "shop.example", defaults: nil, substitutionVariables: variables)
         _ = try registry.setApplinks(host: "shop.example", app: try BundleID("com.example.bikes"), components: [["/": "/$(city)/*"]])
-        let withDefaults = try registry.setApplinksSettings(host: "shop.example", defaults: ["caseSensitive": false], substitutionVariables: nil)
+        let withDefaults = try registry.setApplinksSettings(
+            host: "shop.example", defaults: ["caseSensitive": false], substitutionVariables: nil)
         #expect(withDefaults.value == ApplinksHostSettings(defaults: ["caseSensitive": false], substitutionVariables: variables))
         let aasa = try JSONParser.parse(try registry.aasa(host: "shop.example"))
         #expect(aasa["applinks"]?["substitutionVariables"] == variables && aasa["applinks"]?["defaults"] == ["caseSensitive": false])
@@ -23,7 +24,9 @@ struct ApplinksSettingsTests {
         #expect(try registry.changes().count == records)
         // Clearing the variables a stored rule uses is refused, and nothing changes.
         let before = try snapshot(registry.path)
-        #expect(throws: RegistryError.self) { try registry.setApplinksSettings(host: "shop.example", defaults: nil, substitutionVariables: .null) }
+        #expect(throws: RegistryError.self) {
+            try registry.setApplinksSettings(host: "shop.example", defaults: nil, substitutionVariables: .null)
+        }
         #expect(try snapshot(registry.path) == before)
         let cleared = try registry.setApplinksSettings(host: "shop.example", defaults: .null, substitutionVariables: nil)
         #expect(cleared.value == ApplinksHostSettings(defaults: nil, substitutionVariables: variables))
@@ -40,7 +43,8 @@ struct ApplinksSettingsTests {
         let again = try registry.setApplinks(host: "www.shop.example", app: app, components: [["/": "/help/*"]])
         #expect(!again.created && again.notes.isEmpty)
         // A team taking a free host by its settings is told too; an administrator takes nothing.
-        let byAdministrator = try registry.setApplinksSettings(host: "free.example", defaults: ["caseSensitive": false], substitutionVariables: nil)
+        let byAdministrator = try registry.setApplinksSettings(
+            host: "free.example", defaults: ["caseSensitive": false], substitutionVariables: nil)
         #expect(byAdministrator.notes.isEmpty)
         #expect(try registry.hostOwnerships(host: "free.example").isEmpty)
         let credentials = try registry.addWebcredentials(host: "login.shop.example", app: app)
@@ -60,7 +64,9 @@ struct AASALimitOnEveryWriteTests {
         let app = try BundleID("com.example.bikes")
         // Fill the file to 20 bytes under the limit with one long component.
         func fill(_ padding: Int) throws -> Int {
-            _ = try registry.setApplinks(host: "shop.example", app: app, components: .array([.object([(key: "/", value: .string("/" + String(repeating: "a", count: padding) + "/*"))])]))
+            _ = try registry.setApplinks(
+                host: "shop.example", app: app,
+                components: .array([.object([(key: "/", value: .string("/" + String(repeating: "a", count: padding) + "/*"))])]))
             return try registry.aasa(host: "shop.example").count
         }
         let size = try fill(100_000)
@@ -68,7 +74,10 @@ struct AASALimitOnEveryWriteTests {
         #expect(try fill(100_000 + target - size) == target)
         _ = try registry.addClip(try AppID("ABCDE12345.com.example.bikes.Other"))
         let before = try snapshot(registry.path)
-        #expect(throws: RegistryError.unprocessable("the AASA file for shop.example would be \(target + 59) bytes, over Apple's limit of 131072 bytes (128 KB)")) {
+        #expect(
+            throws: RegistryError.unprocessable(
+                "the AASA file for shop.example would be \(target + 59) bytes, over Apple's limit of 131072 bytes (128 KB)")
+        ) {
             try registry.addWebcredentials(host: "shop.example", app: app)
         }
         #expect { _ = try registry.addDomain(clip: "ABCDE12345.com.example.bikes.Other", host: "shop.example") } throws: { error in
@@ -93,8 +102,9 @@ struct AASALimitOnEveryWriteTests {
         let huge = JSONWriter.string(.array([.object([(key: "/", value: .string("/" + String(repeating: "a", count: 140_000)))])]))
         #expect(throws: RegistryError.self) {
             try registry.write {
-                try registry.db.execute("INSERT INTO applinks_details(host, app_bundle_id, position, components, updated_at) VALUES (?, ?, 0, ?, 'now')",
-                                        [.text("shop.example"), .text("com.example.bikes"), .text(huge)])
+                try registry.db.execute(
+                    "INSERT INTO applinks_details(host, app_bundle_id, position, components, updated_at) VALUES (?, ?, 0, ?, 'now')",
+                    [.text("shop.example"), .text("com.example.bikes"), .text(huge)])
             }
         }
         #expect(try snapshot(registry.path) == before)
@@ -116,16 +126,24 @@ struct AASALimitOnEveryWriteTests {
         _ = try registry.register(try experienceJSON("https://shop.example/store"))
         try registry.setApplinksFromExperiences(host: "shop.example", true)
         let app = try BundleID("com.example.bikes")
-        _ = try registry.setApplinks(host: "shop.example", app: app, components: .array([.object([(key: "/", value: .string("/" + String(repeating: "a", count: 100_000) + "/*"))])]))
+        _ = try registry.setApplinks(
+            host: "shop.example", app: app,
+            components: .array([.object([(key: "/", value: .string("/" + String(repeating: "a", count: 100_000) + "/*"))])]))
         let size = try registry.aasa(host: "shop.example").count
-        _ = try registry.setApplinks(host: "shop.example", app: app,
-                                     components: .array([.object([(key: "/", value: .string("/" + String(repeating: "a", count: 100_000 + AASAGenerator.maxBytes - 10 - size) + "/*"))])]))
+        _ = try registry.setApplinks(
+            host: "shop.example", app: app,
+            components: .array([
+                .object([
+                    (key: "/", value: .string("/" + String(repeating: "a", count: 100_000 + AASAGenerator.maxBytes - 10 - size) + "/*"))
+                ])
+            ]))
         #expect(try registry.aasa(host: "shop.example").count == AASAGenerator.maxBytes - 10)
         let before = try snapshot(registry.path)
         let long = "https://shop.example/" + String(repeating: "b", count: 40)
         #expect(throws: RegistryError.self) { _ = try registry.register(try experienceJSON(long)) }
         #expect(throws: RegistryError.self) {
-            _ = try registry.importExperiences(#"{"url":"\#(long)","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#, format: .ndjson)
+            _ = try registry.importExperiences(
+                #"{"url":"\#(long)","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#, format: .ndjson)
         }
         #expect(throws: RegistryError.self) { _ = try registry.update("1", with: try JSONParser.parse(#"{"url":"\#(long)"}"#)) }
         #expect(try snapshot(registry.path) == before)

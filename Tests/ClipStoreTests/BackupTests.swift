@@ -113,18 +113,30 @@ struct BackupTests {
         candidates.append(("zero-byte file", try file("zero", Data()), "is an empty database"))
         candidates.append(("JSON file", try file("json", Data(#"{"experiences":[]}"#.utf8)), "not a readable SQLite database"))
         candidates.append(("truncated copy", try file("truncated", bytes.prefix(bytes.count / 2)), "malformed"))
-        candidates.append(("one migration row deleted (a gap)", try alteredBackup(registry, "DELETE FROM schema_migrations WHERE name = '0002_api_tokens'"),
-                           "0002_api_tokens not recorded"))
+        candidates.append(
+            (
+                "one migration row deleted (a gap)",
+                try alteredBackup(registry, "DELETE FROM schema_migrations WHERE name = '0002_api_tokens'"),
+                "0002_api_tokens not recorded"
+            ))
         let last = Schema.migrations.last!.name
-        candidates.append(("the last migration row deleted", try alteredBackup(registry, "DELETE FROM schema_migrations WHERE name = '\(last)'"),
-                           "its tables are not those its recorded migrations make"))
-        candidates.append(("newer schema version", try alteredBackup(registry, "INSERT INTO schema_migrations(name) VALUES ('9999_future')"), "newer version"))
+        candidates.append(
+            (
+                "the last migration row deleted", try alteredBackup(registry, "DELETE FROM schema_migrations WHERE name = '\(last)'"),
+                "its tables are not those its recorded migrations make"
+            ))
+        candidates.append(
+            (
+                "newer schema version", try alteredBackup(registry, "INSERT INTO schema_migrations(name) VALUES ('9999_future')"),
+                "newer version"
+            ))
         candidates.append(("an extra column", try alteredBackup(registry, "ALTER TABLE team ADD COLUMN nickname TEXT"), "unexpected"))
         candidates.append(("a dangling reference", try alteredBackup(registry, "DELETE FROM team"), "references are missing"))
         // Another application's database that happens to keep a schema_migrations table.
         let foreign = temporaryDatabasePath()
         let other = try Connection(path: foreign)
-        try other.executeScript("""
+        try other.executeScript(
+            """
             CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT '');
             INSERT INTO schema_migrations(name) VALUES ('20240101_create_users');
             CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT);
@@ -135,7 +147,8 @@ struct BackupTests {
         // A schema-only copy (`sqlite3 clips.db .schema | sqlite3 copy.db`): every table, no rows.
         let schemaOnly = temporaryDatabasePath()
         let source = try Connection(path: good)
-        let statements = try source.query("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid").map { try $0.string("sql") }
+        let statements = try source.query("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
+            .map { try $0.string("sql") }
         source.close()
         let target = try Connection(path: schemaOnly)
         for sql in statements { try target.executeScript(sql) }
@@ -149,7 +162,9 @@ struct BackupTests {
             #expect(throws: RegistryError.self, "\(candidate.name)") { _ = try registry.restore(from: candidate.path) }
             do { _ = try registry.restore(from: candidate.path) } catch {
                 #expect("\(error)".contains(candidate.path) && "\(error)".contains(candidate.says), "\(candidate.name): \(error)")
-                if candidate.path != livePath { #expect(!"\(error)".contains(livePath), "\(candidate.name) names the backup, not the database: \(error)") }
+                if candidate.path != livePath {
+                    #expect(!"\(error)".contains(livePath), "\(candidate.name) names the backup, not the database: \(error)")
+                }
             }
             #expect(try liveState(livePath) == before, "\(candidate.name) changed the database")
             #expect(try leftovers(livePath) == [], "\(candidate.name) left files beside the database")
@@ -198,7 +213,9 @@ struct BackupTests {
         let other = try Connection(path: foreign)
         try other.execute("CREATE TABLE notes (x TEXT)")
         other.close()
-        #expect { _ = try Registry.restore(database: foreign, from: good, actor: "test") } throws: { "\($0)".contains("refusing to replace it") }
+        #expect { _ = try Registry.restore(database: foreign, from: good, actor: "test") } throws: {
+            "\($0)".contains("refusing to replace it")
+        }
         #expect(try snapshot(foreign) == [])
     }
 
@@ -261,9 +278,13 @@ struct BackupTests {
         #expect(after.map(\.action) == [.restore], "a consumer polling since=\(lastChange) sees the restore")
         let c = try registry.register(try experienceJSON("https://shop.example/c")).value
         #expect(c.id > b.id, "experience \(b.id) was handed out before the restore; the next is \(c.id)")
-        #expect(try registry.changes(since: lastChange, limit: 10).map(\.entityID) == ["main", String(c.id)], "the restore, then the new experience")
+        #expect(
+            try registry.changes(since: lastChange, limit: 10).map(\.entityID) == ["main", String(c.id)],
+            "the restore, then the new experience")
         // A stale ETag of the experience the restore removed names nothing now.
-        #expect(throws: RegistryError.notFound("experience \(b.id)")) { try registry.update(String(b.id), with: ["subtitle": "Stale"], expectedVersion: 2) }
+        #expect(throws: RegistryError.notFound("experience \(b.id)")) {
+            try registry.update(String(b.id), with: ["subtitle": "Stale"], expectedVersion: 2)
+        }
         #expect(try registry.experience(String(c.id)).defaultCard.subtitle == "Tap to unlock")
         // Every object the restore replaced has a new version (versionsRiseAcrossARestore).
         #expect(try registry.experience(String(a.id)).version == 2)
@@ -280,8 +301,12 @@ struct BackupTests {
         _ = try registry.restore(from: backup)
         let restored = try registry.experience("1")
         #expect(restored.version == 3 && restored.defaultCard.title == "Rent a bike")
-        #expect(throws: RegistryError.versionMismatch(expected: 2, actual: 3)) { try registry.update("1", with: ["subtitle": "Stale"], expectedVersion: 2) }
-        #expect(throws: RegistryError.versionMismatch(expected: 1, actual: 3)) { try registry.update("1", with: ["subtitle": "Stale"], expectedVersion: 1) }
+        #expect(throws: RegistryError.versionMismatch(expected: 2, actual: 3)) {
+            try registry.update("1", with: ["subtitle": "Stale"], expectedVersion: 2)
+        }
+        #expect(throws: RegistryError.versionMismatch(expected: 1, actual: 3)) {
+            try registry.update("1", with: ["subtitle": "Stale"], expectedVersion: 1)
+        }
     }
 
     @Test func aRestoreRefusesContentTheRegistryCannotRead() throws {
@@ -293,36 +318,88 @@ struct BackupTests {
         let good = temporaryDatabasePath()
         try registry.backup(to: good)
         let candidates: [(name: String, path: String, says: [String])] = [
-            ("a URL that is no URL", try alteredBackup(registry, "UPDATE advanced_experience SET url = 'ht!tp://??', host = '' WHERE id = 2"),
-             ["experience 2: "]),
-            ("a URL not in canonical form", try alteredBackup(registry, "UPDATE advanced_experience SET url = 'https://SHOP.example:443/a' WHERE id = 1"),
-             ["experience 1: url https://SHOP.example:443/a is not in canonical form (https://shop.example/a)"]),
-            ("a host that is not the URL's", try alteredBackup(registry, "UPDATE advanced_experience SET host = 'cafe.example' WHERE id = 1"),
-             ["experience 1: host cafe.example is not its URL's host shop.example", "experience of ABCDE12345 on cafe.example: the team does not hold the host"]),
-            ("an unknown category", try alteredBackup(registry, "UPDATE advanced_experience SET business_category = 'GAMBLING' WHERE id = 3"),
-             ["experience 3: "]),
-            ("a team on a host it does not hold", try alteredBackup(registry, "DELETE FROM host_team WHERE host = 'cafe.example'"),
-             ["association of FGHIJ67890 on cafe.example: the team does not hold the host", "experience of FGHIJ67890 on cafe.example"]),
-            ("a host not in normalized form", try alteredBackup(registry, "UPDATE domain_association SET host = 'Cafe.Example' WHERE host = 'cafe.example'"),
-             ["domain association on Cafe.Example: the host is not in normalized form"]),
-            ("an app of a malformed team", try alteredBackup(registry, "UPDATE team SET id = 'fghij6789!' WHERE id = 'FGHIJ67890'; UPDATE app SET team_id = 'fghij6789!' WHERE team_id = 'FGHIJ67890'; UPDATE host_team SET team_id = 'fghij6789!' WHERE team_id = 'FGHIJ67890'"),
-             ["app com.cafe.app: "]),
-            ("a change record the registry's JSON parser refuses", try alteredBackup(registry, #"UPDATE change_record SET after = '{"a":1,"a":2}' WHERE id = 1"#),
-             ["change record 1: after is not JSON"]),
+            (
+                "a URL that is no URL",
+                try alteredBackup(registry, "UPDATE advanced_experience SET url = 'ht!tp://??', host = '' WHERE id = 2"),
+                ["experience 2: "]
+            ),
+            (
+                "a URL not in canonical form",
+                try alteredBackup(registry, "UPDATE advanced_experience SET url = 'https://SHOP.example:443/a' WHERE id = 1"),
+                ["experience 1: url https://SHOP.example:443/a is not in canonical form (https://shop.example/a)"]
+            ),
+            (
+                "a host that is not the URL's",
+                try alteredBackup(registry, "UPDATE advanced_experience SET host = 'cafe.example' WHERE id = 1"),
+                [
+                    "experience 1: host cafe.example is not its URL's host shop.example",
+                    "experience of ABCDE12345 on cafe.example: the team does not hold the host",
+                ]
+            ),
+            (
+                "an unknown category",
+                try alteredBackup(registry, "UPDATE advanced_experience SET business_category = 'GAMBLING' WHERE id = 3"),
+                ["experience 3: "]
+            ),
+            (
+                "a team on a host it does not hold", try alteredBackup(registry, "DELETE FROM host_team WHERE host = 'cafe.example'"),
+                ["association of FGHIJ67890 on cafe.example: the team does not hold the host", "experience of FGHIJ67890 on cafe.example"]
+            ),
+            (
+                "a host not in normalized form",
+                try alteredBackup(registry, "UPDATE domain_association SET host = 'Cafe.Example' WHERE host = 'cafe.example'"),
+                ["domain association on Cafe.Example: the host is not in normalized form"]
+            ),
+            (
+                "an app of a malformed team",
+                try alteredBackup(
+                    registry,
+                    "UPDATE team SET id = 'fghij6789!' WHERE id = 'FGHIJ67890'; UPDATE app SET team_id = 'fghij6789!' WHERE team_id = 'FGHIJ67890'; UPDATE host_team SET team_id = 'fghij6789!' WHERE team_id = 'FGHIJ67890'"
+                ),
+                ["app com.cafe.app: "]
+            ),
+            (
+                "a change record the registry's JSON parser refuses",
+                try alteredBackup(registry, #"UPDATE change_record SET after = '{"a":1,"a":2}' WHERE id = 1"#),
+                ["change record 1: after is not JSON"]
+            ),
             // What the registry would refuse as input is refused from a backup too.
-            ("a 100,000-character title", try alteredBackup(registry, "UPDATE advanced_experience_localization SET title = printf('%.100000c', 'x') WHERE experience_id = 1"),
-             ["experience 1: title: is 100000 characters"]),
-            ("a title with a bidi control and NUL", try alteredBackup(registry, "UPDATE advanced_experience_localization SET title = 'A' || char(0x202E) || char(0) || 'evil' WHERE experience_id = 1"),
-             ["experience 1: title"]),
-            ("a place the registry does not know", try alteredBackup(registry, #"UPDATE advanced_experience SET place = '{"bogus":1}' WHERE id = 2"#),
-             ["experience 2: place"]),
-            ("an app name of 9,999 characters", try alteredBackup(registry, "UPDATE app SET name = printf('%.9999c', 'n') WHERE bundle_id = 'com.cafe.app'"),
-             ["app com.cafe.app: name"]),
-            ("a negative version", try alteredBackup(registry, "UPDATE advanced_experience SET version = -5 WHERE id = 3"),
-             ["experience 3: version -5"]),
+            (
+                "a 100,000-character title",
+                try alteredBackup(
+                    registry, "UPDATE advanced_experience_localization SET title = printf('%.100000c', 'x') WHERE experience_id = 1"),
+                ["experience 1: title: is 100000 characters"]
+            ),
+            (
+                "a title with a bidi control and NUL",
+                try alteredBackup(
+                    registry,
+                    "UPDATE advanced_experience_localization SET title = 'A' || char(0x202E) || char(0) || 'evil' WHERE experience_id = 1"),
+                ["experience 1: title"]
+            ),
+            (
+                "a place the registry does not know",
+                try alteredBackup(registry, #"UPDATE advanced_experience SET place = '{"bogus":1}' WHERE id = 2"#),
+                ["experience 2: place"]
+            ),
+            (
+                "an app name of 9,999 characters",
+                try alteredBackup(registry, "UPDATE app SET name = printf('%.9999c', 'n') WHERE bundle_id = 'com.cafe.app'"),
+                ["app com.cafe.app: name"]
+            ),
+            (
+                "a negative version", try alteredBackup(registry, "UPDATE advanced_experience SET version = -5 WHERE id = 3"),
+                ["experience 3: version -5"]
+            ),
             // The AASA invariant every write keeps holds for a restored database too.
-            ("an AASA over 128 KB", try alteredBackup(registry, #"INSERT INTO applinks_details(host, app_bundle_id, position, components, updated_at) VALUES ('shop.example', 'com.example.bikes', 0, '[{"/":"' || printf('%.140000c', 'a') || '"}]', 'now')"#),
-             ["AASA of shop.example: ", "over Apple's limit of 131072 bytes"]),
+            (
+                "an AASA over 128 KB",
+                try alteredBackup(
+                    registry,
+                    #"INSERT INTO applinks_details(host, app_bundle_id, position, components, updated_at) VALUES ('shop.example', 'com.example.bikes', 0, '[{"/":"' || printf('%.140000c', 'a') || '"}]', 'now')"#
+                ),
+                ["AASA of shop.example: ", "over Apple's limit of 131072 bytes"]
+            ),
         ]
         let reader = try Registry(path: livePath)
         let before = try liveState(livePath)
@@ -349,10 +426,14 @@ struct BackupTests {
         let link = folder + "-link"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder)
         let before = try liveState(livePath)
-        for (target, says) in [(livePath + "-journal", "the database's journal file"), (folder + "/./clips.db-journal", "the database's journal file"),
-                               (link + "/clips.db-journal", "the database's journal file"), (livePath + "-wal", "the database's wal file"),
-                               (livePath + "-shm", "the database's shm file"), (link + "/clips.db", "the database itself")] {
-            #expect { try registry.backup(to: target) } throws: { "\($0)" == "\(target) is \(says) (SQLite's name for it); choose another name for the backup" }
+        for (target, says) in [
+            (livePath + "-journal", "the database's journal file"), (folder + "/./clips.db-journal", "the database's journal file"),
+            (link + "/clips.db-journal", "the database's journal file"), (livePath + "-wal", "the database's wal file"),
+            (livePath + "-shm", "the database's shm file"), (link + "/clips.db", "the database itself"),
+        ] {
+            #expect { try registry.backup(to: target) } throws: {
+                "\($0)" == "\(target) is \(says) (SQLite's name for it); choose another name for the backup"
+            }
             #expect(try liveState(livePath) == before && leftovers(livePath) == [], "\(target)")
         }
         #expect(!FileManager.default.fileExists(atPath: livePath + "-journal"))

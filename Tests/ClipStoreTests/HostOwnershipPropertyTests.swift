@@ -38,7 +38,9 @@ struct HostOwnershipPropertyTests {
                 switch Int.random(in: 0..<11, using: &random) {
                 case 0: _ = try registry.register(try experienceJSON("https://\(host)\(path)", clip: clip(team)))
                 case 1: _ = try registry.addDomain(clip: clip(team), host: host)
-                case 2: _ = try registry.setApplinks(host: host, app: try app(team), components: .array([.object([(key: "/", value: .string("/\(team)/*"))])]))
+                case 2:
+                    _ = try registry.setApplinks(
+                        host: host, app: try app(team), components: .array([.object([(key: "/", value: .string("/\(team)/*"))])]))
                 case 3: try registry.addWebcredentials(host: host, app: try app(team))
                 case 4:
                     let mine = try registry.experiences(Registry.ListFilter(team: try TeamID(team)))
@@ -46,7 +48,8 @@ struct HostOwnershipPropertyTests {
                     _ = try registry.update(String(e.id), with: ["url": .string("https://\(host)\(path)/moved")])
                 case 5:
                     let other = teams.randomElement(using: &random)!
-                    _ = try registry.importExperiences("""
+                    _ = try registry.importExperiences(
+                        """
                         {"url":"https://\(host)\(path)/i","clip":"\(clip(team))","title":"T","subtitle":"S"}
                         {"url":"https://\(hosts.randomElement(using: &random)!)\(path)/j","clip":"\(clip(other))","title":"T","subtitle":"S"}
                         """, format: .ndjson)
@@ -55,7 +58,10 @@ struct HostOwnershipPropertyTests {
                 case 8: _ = try registry.claimHost(host, team: try TeamID(team))
                 case 9: _ = try registry.unshareHost(host, team: try TeamID(team))
                 default:
-                    guard let e = try registry.experiences(Registry.ListFilter(host: try Registry.normalizeHost(host))).randomElement(using: &random) else { continue }
+                    guard
+                        let e = try registry.experiences(Registry.ListFilter(host: try Registry.normalizeHost(host))).randomElement(
+                            using: &random)
+                    else { continue }
                     _ = try registry.remove(String(e.id))
                     _ = try? registry.removeDomain(clip: e.clip.rawValue, host: e.url.host)
                 }

@@ -38,21 +38,40 @@ struct HostOwnershipTests {
         let appB = try BundleID("com.b.app")
         let attacks: [(String, () throws -> Void)] = [
             ("register", { _ = try registry.register(try experienceJSON("https://shop.example/", clip: self.teamB)) }),
-            ("register, another spelling of the host", { _ = try registry.register(try experienceJSON("https://SHOP.example.:443/x", clip: self.teamB)) }),
+            (
+                "register, another spelling of the host",
+                { _ = try registry.register(try experienceJSON("https://SHOP.example.:443/x", clip: self.teamB)) }
+            ),
             ("association", { _ = try registry.addDomain(clip: self.teamB, host: "shop.example") }),
             ("move an experience there", { _ = try registry.update("2", with: ["url": "https://shop.example/b"]) }),
-            ("applinks", { _ = try registry.setApplinks(host: "shop.example", app: appB, components: try JSONParser.parse(#"[{"/":"*"}]"#)) }),
+            (
+                "applinks",
+                { _ = try registry.setApplinks(host: "shop.example", app: appB, components: try JSONParser.parse(#"[{"/":"*"}]"#)) }
+            ),
             ("webcredentials", { try registry.addWebcredentials(host: "shop.example", app: appB) }),
-            ("settings", { try registry.setApplinksSettings(host: "shop.example", defaults: ["caseSensitive": false], substitutionVariables: nil, by: try TeamID("FGHIJ67890")) }),
+            (
+                "settings",
+                {
+                    try registry.setApplinksSettings(
+                        host: "shop.example", defaults: ["caseSensitive": false], substitutionVariables: nil, by: try TeamID("FGHIJ67890"))
+                }
+            ),
             ("generation", { _ = try registry.setApplinksFromExperiences(host: "shop.example", true, by: try TeamID("FGHIJ67890")) }),
-            ("import", { _ = try registry.importExperiences(#"{"url":"https://shop.example/z","clip":"\#(self.teamB)","title":"T","subtitle":"S"}"#, format: .ndjson) }),
+            (
+                "import",
+                {
+                    _ = try registry.importExperiences(
+                        #"{"url":"https://shop.example/z","clip":"\#(self.teamB)","title":"T","subtitle":"S"}"#, format: .ndjson)
+                }
+            ),
         ]
         for (name, attack) in attacks {
             #expect(isHostRefusal(attack), "\(name) was not refused for host ownership")
             #expect(try snapshot(registry.path) == before, "\(name) changed the database")
         }
         // The owner and an administrator may change host-wide settings.
-        try registry.setApplinksSettings(host: "shop.example", defaults: ["caseSensitive": false], substitutionVariables: nil, by: try TeamID("ABCDE12345"))
+        try registry.setApplinksSettings(
+            host: "shop.example", defaults: ["caseSensitive": false], substitutionVariables: nil, by: try TeamID("ABCDE12345"))
         _ = try registry.setApplinksFromExperiences(host: "shop.example", true, by: nil)
     }
 
@@ -90,14 +109,17 @@ struct HostOwnershipTests {
         #expect(try snapshot(registry.path) == before)
         // Claiming for B is refused while A, the owner, still has objects there.
         #expect(throws: RegistryError.self) { try registry.claimHost("shop.example", team: b) }
-        #expect(throws: RegistryError.notFound("team ZZZZZ99999")) { try registry.claimHost("shop.example", team: try TeamID("ZZZZZ99999")) }
+        #expect(throws: RegistryError.notFound("team ZZZZZ99999")) {
+            try registry.claimHost("shop.example", team: try TeamID("ZZZZZ99999"))
+        }
         #expect(try snapshot(registry.path) == before)
         _ = try registry.remove("https://shop.example/store")
         try registry.removeDomain(clip: teamA, host: "shop.example")
         let claim = try registry.claimHost("shop.example", team: b)
         #expect(claim.value.owner == b && claim.value.teams == [b])
         #expect(claim.notes == [.hostReleased(host: "shop.example", team: a), .hostOwned(host: "shop.example", team: b)])
-        #expect(claim.notes.map(\.text) == ["team ABCDE12345 no longer holds shop.example", "host shop.example now belongs to team FGHIJ67890"])
+        #expect(
+            claim.notes.map(\.text) == ["team ABCDE12345 no longer holds shop.example", "host shop.example now belongs to team FGHIJ67890"])
         // Team A is now the outsider.
         before = try snapshot(registry.path)
         #expect(isHostRefusal { _ = try registry.register(try experienceJSON("https://shop.example/again", clip: self.teamA)) })
@@ -113,7 +135,8 @@ struct HostOwnershipTests {
         let db = try Connection(path: path)
         try Migrator(migrations: Array(Schema.migrations.prefix(3))).migrate(db)
         let t = "2026-01-01T00:00:00.000Z"
-        try db.executeScript("""
+        try db.executeScript(
+            """
             INSERT INTO team(id, created_at) VALUES ('ABCDE12345', '\(t)'), ('FGHIJ67890', '\(t)');
             INSERT INTO app(bundle_id, team_id, created_at, updated_at) VALUES ('com.a.app', 'ABCDE12345', '\(t)', '\(t)'), ('com.b.app', 'FGHIJ67890', '\(t)', '\(t)');
             INSERT INTO clip(bundle_id, app_bundle_id, created_at) VALUES ('com.a.app.Clip', 'com.a.app', '\(t)'), ('com.b.app.Clip', 'com.b.app', '\(t)');
@@ -126,13 +149,18 @@ struct HostOwnershipTests {
         let owners = try registry.hostOwnerships()
         #expect(owners.map(\.host) == ["a.example", "shared.example"])
         #expect(owners[0].owner?.rawValue == "ABCDE12345")
-        #expect(owners[1].owner == nil && owners[1].holders.map(\.role) == [.shared, .shared] && owners[1].holders.allSatisfy { $0.origin == .migration })
+        #expect(
+            owners[1].owner == nil && owners[1].holders.map(\.role) == [.shared, .shared]
+                && owners[1].holders.allSatisfy { $0.origin == .migration })
         // Both teams keep writing there; a third team does not.
         _ = try registry.register(try experienceJSON("https://shared.example/b", clip: teamB))
-        #expect(isHostRefusal { _ = try registry.register(try experienceJSON("https://shared.example/c", clip: "KLMNO13579.com.c.app.Clip")) })
+        #expect(
+            isHostRefusal { _ = try registry.register(try experienceJSON("https://shared.example/c", clip: "KLMNO13579.com.c.app.Clip")) })
         let findings = Doctor.examine(try registry.doctorSnapshot()).filter { $0.code == "cross-team-host" }
         #expect(findings.map(\.severity) == [.warning] && findings[0].subject == "shared.example")
-        #expect(findings[0].fix?.hasPrefix("clipctl domain share shared.example --team ABCDE12345; clipctl domain share shared.example --team FGHIJ67890") == true)
+        #expect(
+            findings[0].fix?.hasPrefix(
+                "clipctl domain share shared.example --team ABCDE12345; clipctl domain share shared.example --team FGHIJ67890") == true)
         // Confirming each share turns the warning into information.
         for team in ["ABCDE12345", "FGHIJ67890"] { _ = try registry.shareHost("shared.example", team: try TeamID(team)) }
         #expect(Doctor.examine(try registry.doctorSnapshot()).filter { $0.code == "cross-team-host" }.map(\.severity) == [.info])

@@ -16,16 +16,22 @@ struct InputHygieneTests {
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         let before = try snapshot(path)
         let zalgo = "a" + String(repeating: "\u{0301}", count: 400_000)
-        #expect(rules { _ = try registry.register(try experienceJSON("https://bikesrental.example/z", title: zalgo)) }.contains("title.length"))
+        #expect(
+            rules { _ = try registry.register(try experienceJSON("https://bikesrental.example/z", title: zalgo)) }.contains("title.length"))
         #expect(rules { _ = try registry.update("1", with: ["subtitle": .string("Go\u{202E}won")]) } == ["subtitle.control"])
         let app = try BundleID("com.example.bikes"), team = try TeamID("ABCDE12345")
         #expect(rules { _ = try registry.saveApp(app, team: team, appStoreID: nil, name: "Bikes\u{200B}") } == ["name.control"])
         #expect(rules { _ = try registry.saveApp(app, team: team, appStoreID: nil, name: " Bikes") } == ["name.spaces"])
-        #expect(rules { _ = try registry.saveApp(app, team: team, appStoreID: nil, name: String(repeating: "b", count: 31)) } == ["name.length"])
+        #expect(
+            rules { _ = try registry.saveApp(app, team: team, appStoreID: nil, name: String(repeating: "b", count: 31)) } == ["name.length"]
+        )
         #expect(rules { _ = try registry.createToken(name: "ops\u{2066}", team: nil) } == ["name.control"])
         #expect(rules { _ = try registry.createToken(name: "ops ", team: nil) } == ["name.spaces"])
         let clip = try AppID("ABCDE12345.com.example.bikes.Clip")
-        #expect(rules { _ = try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Ride\u{FEFF}"]) } == ["subtitle.control"])
+        #expect(
+            rules { _ = try registry.setDefaultExperience(clip: clip, action: .open, localizations: ["en-US": "Ride\u{FEFF}"]) } == [
+                "subtitle.control"
+            ])
         #expect(try snapshot(path) == before)
         // An empty app name stays allowed (it is the default).
         _ = try registry.saveApp(app, team: team, appStoreID: nil, name: "")
@@ -38,7 +44,9 @@ struct StreamingImportTests {
     @Test func chunkedImportIsAllOrNothing() throws {
         let path = temporaryDatabasePath()
         let registry = try Registry(path: path)
-        var lines = (1...20_000).map { #"{"url":"https://s.example/\#($0)","clip":"ABCDE12345.com.s.Clip","title":"T\#($0)","subtitle":"S"}"# }
+        var lines = (1...20_000).map {
+            #"{"url":"https://s.example/\#($0)","clip":"ABCDE12345.com.s.Clip","title":"T\#($0)","subtitle":"S"}"#
+        }
         lines[9_999] = #"{"url":"https://s.example/1","clip":"ABCDE12345.com.s.Clip","title":"Dup","subtitle":"S"}"#
         lines[19_999] = "{oops"
         func chunks(_ text: String, size: Int) -> () -> ArraySlice<UInt8>? {
@@ -51,7 +59,8 @@ struct StreamingImportTests {
             }
         }
         let before = try snapshot(path)
-        #expect { try registry.importExperiences(format: .ndjson, chunks: chunks(lines.joined(separator: "\n"), size: 7)) } throws: { error in
+        #expect { try registry.importExperiences(format: .ndjson, chunks: chunks(lines.joined(separator: "\n"), size: 7)) } throws: {
+            error in
             guard case .invalidImport(let bad) = error as? RegistryError else { return false }
             return bad.map(\.line) == [10_000, 20_000] && bad[0].errors.first?.message == "https://s.example/1 is already on line 1"
         }
@@ -59,7 +68,9 @@ struct StreamingImportTests {
         lines[9_999] = #"{"url":"https://s.example/10000","clip":"ABCDE12345.com.s.Clip","title":"T","subtitle":"S"}"#
         lines[19_999] = #"{"url":"https://s.example/20000","clip":"ABCDE12345.com.s.Clip","title":"T","subtitle":"S"}"#
         var progress: [Int] = []
-        let report = try registry.importExperiences(format: .ndjson, chunks: chunks(lines.joined(separator: "\n"), size: 4_099)) { progress.append($0) }
+        let report = try registry.importExperiences(format: .ndjson, chunks: chunks(lines.joined(separator: "\n"), size: 4_099)) {
+            progress.append($0)
+        }
         #expect(report.imported == 20_000 && progress.last == 20_000 && progress.count > 1)
     }
 }
@@ -77,14 +88,20 @@ struct ClipParentTests {
         #expect(throws: RegistryError.self) {
             try registry.importExperiences(#"{"url":"https://x.example/","clip":"\#(sub)","title":"T","subtitle":"S"}"#, format: .ndjson)
         }
-        #expect(throws: RegistryError.self) { try registry.saveApp(try BundleID("com.x.Clip"), team: try TeamID("ABCDE12345"), appStoreID: nil, name: nil) }
-        #expect(throws: RegistryError.self) { try registry.setDefaultExperience(clip: try AppID(sub), action: .open, localizations: ["en-US": "S"]) }
+        #expect(throws: RegistryError.self) {
+            try registry.saveApp(try BundleID("com.x.Clip"), team: try TeamID("ABCDE12345"), appStoreID: nil, name: nil)
+        }
+        #expect(throws: RegistryError.self) {
+            try registry.setDefaultExperience(clip: try AppID(sub), action: .open, localizations: ["en-US": "S"])
+        }
         #expect(try snapshot(path) == before)
         // The other order: once com.y.Clip is an app (a clip's parent), it cannot become a clip.
         _ = try registry.addClip(try AppID("ABCDE12345.com.y.Clip.Sub"))
         let after = try snapshot(path)
         #expect(throws: RegistryError.self) { try registry.addClip(try AppID("ABCDE12345.com.y.Clip")) }
-        #expect(throws: RegistryError.self) { try registry.register(try experienceJSON("https://y.example/", clip: "ABCDE12345.com.y.Clip")) }
+        #expect(throws: RegistryError.self) {
+            try registry.register(try experienceJSON("https://y.example/", clip: "ABCDE12345.com.y.Clip"))
+        }
         #expect(try snapshot(path) == after)
     }
 }

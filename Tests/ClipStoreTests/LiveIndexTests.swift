@@ -39,7 +39,8 @@ struct LiveIndexTests {
         let e = try registry.register(try experienceJSON("https://shop.example/store", clip: "ABCDE12345.com.shop.app.Clip")).value
         _ = try registry.setStatus(String(e.id), .deactivated)
         _ = try registry.setStatus(String(e.id), .active)
-        _ = try registry.setDefaultExperience(clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view, localizations: ["en-US": "Hi"])
+        _ = try registry.setDefaultExperience(
+            clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view, localizations: ["en-US": "Hi"])
         _ = try registry.setApplinks(host: "shop.example", app: try BundleID("com.shop.app"), components: [["/": "/a/*"]])
         try registry.setApplinksSettings(host: "shop.example", defaults: ["caseSensitive": false], substitutionVariables: nil)
         try registry.setApplinksFromExperiences(host: "shop.example", true)
@@ -50,8 +51,11 @@ struct LiveIndexTests {
         let records = try registry.changes(limit: 1000)
         let pairs = records.map { ($0.entity.rawValue, $0.action.rawValue) }
         #expect(pairs.allSatisfy { ChangeEntity(rawValue: $0.0) != nil && ChangeAction(rawValue: $0.1) != nil }, "\(pairs)")
-        #expect(Set(pairs.map(\.0)) == ["team", "app", "clip", "host", "domain", "experience", "default-experience", "applinks",
-                                        "applinks-settings", "applinks-generation", "webcredentials", "token"])
+        #expect(
+            Set(pairs.map(\.0)) == [
+                "team", "app", "clip", "host", "domain", "experience", "default-experience", "applinks",
+                "applinks-settings", "applinks-generation", "webcredentials", "token",
+            ])
         #expect(pairs.filter { $0.0 == "experience" }.map(\.1) == ["create", "deactivate", "activate", "remove"])
     }
 
@@ -68,7 +72,8 @@ struct LiveIndexTests {
         let after = try #require(try index.aasa(host: "shop.example"))
         let expected = try writer.aasa(host: "shop.example")
         #expect(after.etag != before.etag && after.bytes == expected)
-        _ = try writer.setDefaultExperience(clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view, localizations: ["en-US": "Welcome"])
+        _ = try writer.setDefaultExperience(
+            clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view, localizations: ["en-US": "Welcome"])
         guard case .defaultExperience? = try index.resolve("https://shop.example/elsewhere", preferences: []).match else {
             Issue.record("the default experience added by another connection is not offered")
             return
@@ -79,9 +84,14 @@ struct LiveIndexTests {
         let path = temporaryDatabasePath()
         let writer = try Registry(path: path)
         let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
-        let e = try writer.register(try experienceJSON("https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip",
-                                                       extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#)).value
-        for (url, preferences) in [("https://shop.example/a/b?x=1", [Language]()), ("https://shop.example/a", [.FR]), ("https://shop.example/a/\u{2028}", [.FR])] {
+        let e = try writer.register(
+            try experienceJSON(
+                "https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip",
+                extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#)
+        ).value
+        for (url, preferences) in [
+            ("https://shop.example/a/b?x=1", [Language]()), ("https://shop.example/a", [.FR]), ("https://shop.example/a/\u{2028}", [.FR]),
+        ] {
             let resolution = try index.resolve(url, preferences: preferences)
             #expect(index.answerBytes(resolution) == JSONWriter.bytes(resolution.json(explain: false)), "\(url)")
         }
@@ -98,10 +108,13 @@ struct LiveIndexTests {
         let path = temporaryDatabasePath()
         let writer = try Registry(path: path)
         let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
-        _ = try writer.register(try experienceJSON("https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip",
-                                                   extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#))
-        _ = try writer.setDefaultExperience(clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view,
-                                            localizations: ["en-US": "Welcome"])
+        _ = try writer.register(
+            try experienceJSON(
+                "https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip",
+                extra: #","localizations":{"FR":{"title":"Boutique \"A\"","subtitle":"Sous-titre"}}"#))
+        _ = try writer.setDefaultExperience(
+            clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view,
+            localizations: ["en-US": "Welcome"])
         let resolution = try index.resolve("https://shop.example/a/b?x=1", preferences: [.FR])
         let fast = try #require(index.answerBytes(resolution))
         let read = try ResolutionJSON.answer(json: try JSONParser.parse(fast))
@@ -140,7 +153,9 @@ struct LiveIndexTests {
         _ = try writer.register(try experienceJSON("https://shop.example/only", clip: "ABCDE12345.com.shop.app.Clip"))
         let backup = path + ".backup"
         try writer.backup(to: backup)
-        let lines = (0..<(LiveIndex.replayLimit + 10)).map { #"{"url":"https://shop.example/s/\#($0)","clip":"ABCDE12345.com.shop.app.Clip","title":"T","subtitle":"S"}"# }
+        let lines = (0..<(LiveIndex.replayLimit + 10)).map {
+            #"{"url":"https://shop.example/s/\#($0)","clip":"ABCDE12345.com.shop.app.Clip","title":"T","subtitle":"S"}"#
+        }
         _ = try writer.importExperiences(lines.joined(separator: "\n"), format: .ndjson)
         #expect(try winner(index, "https://shop.example/s/7/x") == "https://shop.example/s/7")
         #expect(index.count == LiveIndex.replayLimit + 11)

@@ -12,7 +12,10 @@ func temporaryDatabasePath() -> String {
     return dir.appendingPathComponent("clips.db").path
 }
 
-func experienceJSON(_ url: String, clip: String = "ABCDE12345.com.example.bikes.Clip", title: String = "Rent a bike", subtitle: String = "Tap to unlock", extra: String = "") throws -> JSONValue {
+func experienceJSON(
+    _ url: String, clip: String = "ABCDE12345.com.example.bikes.Clip", title: String = "Rent a bike", subtitle: String = "Tap to unlock",
+    extra: String = ""
+) throws -> JSONValue {
     try JSONParser.parse(#"{"url":"\#(url)","clip":"\#(clip)","title":"\#(title)","subtitle":"\#(subtitle)"\#(extra)}"#)
 }
 
@@ -28,10 +31,12 @@ func snapshot(_ path: String) throws -> [String] {
 
 struct RegistryTests {
     @Test func embeddedMigrationsMatchTheMigrationsFolder() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Migrations")
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Migrations")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
-        #expect(EmbeddedMigrations.all.map(\.name) == files.map { String($0.dropLast(4)) },
-                "Migrations/ changed: run `touch Package.swift` (or a clean build) so the plugin embeds it again")
+        #expect(
+            EmbeddedMigrations.all.map(\.name) == files.map { String($0.dropLast(4)) },
+            "Migrations/ changed: run `touch Package.swift` (or a clean build) so the plugin embeds it again")
         for (embedded, file) in zip(EmbeddedMigrations.all, files) {
             #expect(embedded.sql == (try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)))
         }
@@ -42,11 +47,13 @@ struct RegistryTests {
         let first = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         #expect(first.value.id == 1 && first.value.version == 1 && first.created)
         #expect(first.touchedHosts == ["bikesrental.example"], "its AASA now lists the clip")
-        #expect(first.notes.map(\.text) == [
-            "created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)", "created clip ABCDE12345.com.example.bikes.Clip",
-            "host bikesrental.example now belongs to team ABCDE12345",
-            "associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)",
-        ])
+        #expect(
+            first.notes.map(\.text) == [
+                "created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)",
+                "created clip ABCDE12345.com.example.bikes.Clip",
+                "host bikesrental.example now belongs to team ABCDE12345",
+                "associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)",
+            ])
         let second = try registry.register(try experienceJSON("https://bikesrental.example/return"))
         #expect(second.notes.isEmpty)
         #expect(try registry.clips().map(\.hosts) == [["bikesrental.example"]])
@@ -59,8 +66,9 @@ struct RegistryTests {
         let registry = try Registry(path: temporaryDatabasePath())
         let clip = "ABCDE12345.com.example.bikes.Clip"
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
-        #expect(try registry.register(try experienceJSON("https://bikesrental.example/return")).touchedHosts == [],
-                "the host's AASA already lists the clip")
+        #expect(
+            try registry.register(try experienceJSON("https://bikesrental.example/return")).touchedHosts == [],
+            "the host's AASA already lists the clip")
         #expect(try registry.addDomain(clip: clip, host: "www.bikesrental.example").touchedHosts == ["www.bikesrental.example"])
         #expect(try registry.addDomain(clip: clip, host: "www.bikesrental.example").touchedHosts == [], "already associated")
         #expect(try registry.removeDomain(clip: clip, host: "www.bikesrental.example").touchedHosts == ["www.bikesrental.example"])
@@ -102,10 +110,24 @@ struct RegistryTests {
             ("default", { try setDefault(["en-US": "Hi", "fr-FR": "Salut"], nil) }),
             ("default with image", { try setDefault(["en-US": "Hi"], image) }),
             ("default, image kept", { try setDefault(["en-US": "Hi"], nil) }),
-            ("applinks", { try registry.setApplinks(host: "bikesrental.example", app: app, components: [["/": "/rent/*"]],
-                                                    defaults: ["caseSensitive": false]).isQuiet }),
-            ("settings", { try registry.setApplinksSettings(host: "bikesrental.example", defaults: ["percentEncoded": true],
-                                                            substitutionVariables: nil).isQuiet }),
+            (
+                "applinks",
+                {
+                    try registry.setApplinks(
+                        host: "bikesrental.example", app: app, components: [["/": "/rent/*"]],
+                        defaults: ["caseSensitive": false]
+                    ).isQuiet
+                }
+            ),
+            (
+                "settings",
+                {
+                    try registry.setApplinksSettings(
+                        host: "bikesrental.example", defaults: ["percentEncoded": true],
+                        substitutionVariables: nil
+                    ).isQuiet
+                }
+            ),
             ("generation on", { try registry.setApplinksFromExperiences(host: "bikesrental.example", true).isQuiet }),
             ("generation off", { try registry.setApplinksFromExperiences(host: "bikesrental.example", false).isQuiet }),
         ]
@@ -142,17 +164,26 @@ struct RegistryTests {
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         let updated = try registry.update("1", with: ["title": "City bikes"], expectedVersion: 1)
         #expect(updated.value.version == 2 && updated.value.defaultCard.title == "City bikes")
-        #expect(throws: RegistryError.versionMismatch(expected: 1, actual: 2)) { try registry.update("1", with: ["title": "Stale"], expectedVersion: 1) }
+        #expect(throws: RegistryError.versionMismatch(expected: 1, actual: 2)) {
+            try registry.update("1", with: ["title": "Stale"], expectedVersion: 1)
+        }
         #expect(try registry.experience("1").defaultCard.title == "City bikes")
         // Moving to a new host associates it.
         let moved = try registry.update("1", with: ["url": "https://bikes.example/rent"])
-        #expect(moved.notes.map(\.text) == ["host bikes.example now belongs to team ABCDE12345", "associated bikes.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)"])
+        #expect(
+            moved.notes.map(\.text) == [
+                "host bikes.example now belongs to team ABCDE12345",
+                "associated bikes.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)",
+            ])
     }
 
     @Test func deactivationRemovalAndResolution() throws {
         let registry = try Registry(path: temporaryDatabasePath())
-        _ = try registry.register(try experienceJSON("https://brighteggcafe.example/store/", clip: "FGHIJ67890.com.brightegg.app.Clip", title: "All stores"))
-        _ = try registry.register(try experienceJSON("https://brighteggcafe.example/store/cupertino", clip: "FGHIJ67890.com.brightegg.app.Clip", title: "Flagship"))
+        _ = try registry.register(
+            try experienceJSON("https://brighteggcafe.example/store/", clip: "FGHIJ67890.com.brightegg.app.Clip", title: "All stores"))
+        _ = try registry.register(
+            try experienceJSON(
+                "https://brighteggcafe.example/store/cupertino", clip: "FGHIJ67890.com.brightegg.app.Clip", title: "Flagship"))
         func winner(_ url: String) throws -> Int64? {
             if case .advanced(let e, _) = try registry.resolve(url).match { return e.id }
             return nil
@@ -165,7 +196,10 @@ struct RegistryTests {
         #expect(throws: RegistryError.notFound("experience 2")) { try registry.experience("2") }
         #expect(try winner("https://brighteggcafe.example/store/cupertino") == 1)
         // The URL of a removed experience can be registered again.
-        #expect(try registry.register(try experienceJSON("https://brighteggcafe.example/store/cupertino", clip: "FGHIJ67890.com.brightegg.app.Clip")).value.id == 3)
+        #expect(
+            try registry.register(
+                try experienceJSON("https://brighteggcafe.example/store/cupertino", clip: "FGHIJ67890.com.brightegg.app.Clip")
+            ).value.id == 3)
         #expect(try registry.resolve("http://brighteggcafe.example/store").match == nil)
     }
 
@@ -173,28 +207,44 @@ struct RegistryTests {
         let registry = try Registry(path: temporaryDatabasePath())
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         #expect(try registry.resolve("https://bikesrental.example/about").match == nil)
-        _ = try registry.setDefaultExperience(clip: try AppID("ABCDE12345.com.example.bikes.Clip"), action: .view, localizations: ["en-US": "Rent a bike"])
+        _ = try registry.setDefaultExperience(
+            clip: try AppID("ABCDE12345.com.example.bikes.Clip"), action: .view, localizations: ["en-US": "Rent a bike"])
         guard case .defaultExperience(let fallback, let locale)? = try registry.resolve("https://bikesrental.example/about").match else {
             Issue.record("expected the default experience")
             return
         }
         #expect(fallback.experience.action == .view && locale == "en-US")
-        #expect(throws: RegistryError.self) { try registry.setDefaultExperience(clip: try AppID("ABCDE12345.com.example.bikes.Clip"), action: .open, localizations: ["english": String(repeating: "s", count: 57)]) }
+        #expect(throws: RegistryError.self) {
+            try registry.setDefaultExperience(
+                clip: try AppID("ABCDE12345.com.example.bikes.Clip"), action: .open,
+                localizations: ["english": String(repeating: "s", count: 57)])
+        }
     }
 
     @Test func aasaAndBanner() throws {
         let registry = try Registry(path: temporaryDatabasePath())
         _ = try registry.register(try experienceJSON("https://melamela.example/order", clip: "KLMNO13579.com.melamela.app.Clip"))
-        _ = try registry.saveApp(try BundleID("com.melamela.app"), team: try TeamID("KLMNO13579"), appStoreID: .some(try AppStoreID("1234567890")), name: "Mela Mela")
+        _ = try registry.saveApp(
+            try BundleID("com.melamela.app"), team: try TeamID("KLMNO13579"), appStoreID: .some(try AppStoreID("1234567890")),
+            name: "Mela Mela")
         _ = try registry.setApplinks(host: "melamela.example", app: try BundleID("com.melamela.app"), components: [["/": "/order/*"]])
-        #expect(String(decoding: try registry.aasa(host: "MelaMela.example."), as: UTF8.self)
-            == #"{"appclips":{"apps":["KLMNO13579.com.melamela.app.Clip"]},"applinks":{"apps":[],"details":[{"appIDs":["KLMNO13579.com.melamela.app"],"components":[{"/":"/order/*"}]}]}}"#)
-        #expect(throws: RegistryError.notFound("AASA for nothing.example: no clip, applinks rule or webcredentials is configured for this host")) { try registry.aasa(host: "nothing.example") }
+        #expect(
+            String(decoding: try registry.aasa(host: "MelaMela.example."), as: UTF8.self)
+                == #"{"appclips":{"apps":["KLMNO13579.com.melamela.app.Clip"]},"applinks":{"apps":[],"details":[{"appIDs":["KLMNO13579.com.melamela.app"],"components":[{"/":"/order/*"}]}]}}"#
+        )
+        #expect(
+            throws: RegistryError.notFound("AASA for nothing.example: no clip, applinks rule or webcredentials is configured for this host")
+        ) { try registry.aasa(host: "nothing.example") }
         let banner = try registry.banner(pageURL: "https://melamela.example/order/12")
-        #expect(banner.banner.metaTag == #"<meta name="apple-itunes-app" content="app-id=1234567890, app-clip-bundle-id=com.melamela.app.Clip, app-clip-display=card">"#)
+        #expect(
+            banner.banner.metaTag
+                == #"<meta name="apple-itunes-app" content="app-id=1234567890, app-clip-bundle-id=com.melamela.app.Clip, app-clip-display=card">"#
+        )
         #expect(banner.experienceID == 1)
         #expect(throws: RegistryError.self) { try registry.banner(pageURL: "https://elsewhere.example/") }
-        #expect(throws: RegistryError.self) { try registry.setApplinks(host: "melamela.example", app: try BundleID("com.melamela.app"), components: [["/": "/$(nope)"]]) }
+        #expect(throws: RegistryError.self) {
+            try registry.setApplinks(host: "melamela.example", app: try BundleID("com.melamela.app"), components: [["/": "/$(nope)"]])
+        }
     }
 
     @Test func importIsAllOrNothingAndReportsEveryBadLine() throws {
@@ -219,8 +269,16 @@ struct RegistryTests {
 
     @Test func exportReimportsToIdenticalBytes() throws {
         let registry = try Registry(path: temporaryDatabasePath())
-        _ = try registry.register(try experienceJSON("https://b.example/x?q=1", extra: #","localizations":{"FR":{"title":"Vélo, \"rapide\"","subtitle":"Louer, maintenant"}},"category":"BIKES""#))
-        _ = try registry.register(try experienceJSON("https://a.example/", extra: #","poweredBy":true,"status":"DEACTIVATED","place":{"names":["P"],"displayPoint":{"coordinates":{"latitude":1.5,"longitude":2}}}"#))
+        _ = try registry.register(
+            try experienceJSON(
+                "https://b.example/x?q=1",
+                extra: #","localizations":{"FR":{"title":"Vélo, \"rapide\"","subtitle":"Louer, maintenant"}},"category":"BIKES""#))
+        _ = try registry.register(
+            try experienceJSON(
+                "https://a.example/",
+                extra:
+                    #","poweredBy":true,"status":"DEACTIVATED","place":{"names":["P"],"displayPoint":{"coordinates":{"latitude":1.5,"longitude":2}}}"#
+            ))
         for format in Interchange.Format.allCases {
             var first = ""
             try registry.export(format: format) { first += $0 + "\n" }
@@ -260,8 +318,12 @@ struct RegistryTests {
         let registry = try Registry(path: temporaryDatabasePath())
         let clip = try AppID("ABCDE12345.com.example.bikes.Second")
         let added = try registry.addClip(clip)
-        #expect(added.created && added.notes.map(\.text) == ["created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)",
-                                                                "created clip ABCDE12345.com.example.bikes.Second"])
+        #expect(
+            added.created
+                && added.notes.map(\.text) == [
+                    "created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)",
+                    "created clip ABCDE12345.com.example.bikes.Second",
+                ])
         #expect(try registry.addClip(clip).isQuiet)
         let association = try registry.addDomain(clip: clip.rawValue, host: "Bikes.example")
         #expect(association.created && association.value == DomainAssociation(clip: clip, host: "bikes.example"))
@@ -288,9 +350,10 @@ struct RegistryTests {
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         _ = try registry.setStatus("1", .deactivated)
         let changes = try registry.changes()
-        #expect(changes.map { "\($0.action) \($0.entity)" } == [
-            "create team", "create app", "create clip", "claim host", "create domain", "create experience", "deactivate experience",
-        ])
+        #expect(
+            changes.map { "\($0.action) \($0.entity)" } == [
+                "create team", "create app", "create clip", "claim host", "create domain", "create experience", "deactivate experience",
+            ])
         #expect(changes.last?.before?["status"] == "ACTIVE" && changes.last?.after?["status"] == "DEACTIVATED")
         #expect(changes.allSatisfy { $0.actor == "tester" })
     }

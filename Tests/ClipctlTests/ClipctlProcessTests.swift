@@ -67,11 +67,26 @@ struct Clipctl {
 
     func registerExampleBusinesses() throws {
         for args in [
-            ["register", "https://bikesrental.example/rent", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "Rent a bike", "--subtitle", "Unlock one in seconds", "--category", "BIKES"],
-            ["register", "https://brighteggcafe.example/store/", "--clip", "FGHIJ67890.com.brightegg.app.Clip", "--title", "Bright Egg", "--subtitle", "Order ahead", "--action", "VIEW"],
-            ["register", "https://brighteggcafe.example/store/cupertino", "--clip", "FGHIJ67890.com.brightegg.app.Clip", "--title", "Bright Egg Cupertino", "--subtitle", "Our flagship", "--localization", "FR=Bright Egg Cupertino|Notre boutique phare"],
-            ["register", "https://melamela.example/order", "--clip", "KLMNO13579.com.melamela.app.Clip", "--title", "Order", "--subtitle", "Order for pickup"],
-            ["register", "https://melamela.example/reservation", "--clip", "KLMNO13579.com.melamela.app.Clip", "--title", "Reserve", "--subtitle", "Book a table"],
+            [
+                "register", "https://bikesrental.example/rent", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "Rent a bike",
+                "--subtitle", "Unlock one in seconds", "--category", "BIKES",
+            ],
+            [
+                "register", "https://brighteggcafe.example/store/", "--clip", "FGHIJ67890.com.brightegg.app.Clip", "--title", "Bright Egg",
+                "--subtitle", "Order ahead", "--action", "VIEW",
+            ],
+            [
+                "register", "https://brighteggcafe.example/store/cupertino", "--clip", "FGHIJ67890.com.brightegg.app.Clip", "--title",
+                "Bright Egg Cupertino", "--subtitle", "Our flagship", "--localization", "FR=Bright Egg Cupertino|Notre boutique phare",
+            ],
+            [
+                "register", "https://melamela.example/order", "--clip", "KLMNO13579.com.melamela.app.Clip", "--title", "Order",
+                "--subtitle", "Order for pickup",
+            ],
+            [
+                "register", "https://melamela.example/reservation", "--clip", "KLMNO13579.com.melamela.app.Clip", "--title", "Reserve",
+                "--subtitle", "Book a table",
+            ],
         ] {
             let r = try run(args)
             guard r.code == 0 else { throw CLIError(message: "\(args) failed: \(r.err)") }
@@ -84,17 +99,20 @@ struct Clipctl {
 struct ClipctlProcessTests {
     @Test func theNewUserStory() throws {
         let clipctl = try Clipctl()
-        let first = try clipctl("register", "https://bikesrental.example/rent", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "Rent a bike", "--subtitle", "Unlock one in seconds")
+        let first = try clipctl(
+            "register", "https://bikesrental.example/rent", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "Rent a bike",
+            "--subtitle", "Unlock one in seconds")
         #expect(first.code == 0)
-        #expect(first.out == """
-            registered experience 1: https://bikesrental.example/rent → ABCDE12345.com.example.bikes.Clip
-              created team ABCDE12345
-              created app com.example.bikes (team ABCDE12345)
-              created clip ABCDE12345.com.example.bikes.Clip
-              host bikesrental.example now belongs to team ABCDE12345
-              associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)
+        #expect(
+            first.out == """
+                registered experience 1: https://bikesrental.example/rent → ABCDE12345.com.example.bikes.Clip
+                  created team ABCDE12345
+                  created app com.example.bikes (team ABCDE12345)
+                  created clip ABCDE12345.com.example.bikes.Clip
+                  host bikesrental.example now belongs to team ABCDE12345
+                  associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)
 
-            """)
+                """)
         #expect(FileManager.default.fileExists(atPath: clipctl.file("clips.db")), "the default database is ./clips.db")
 
         let resolved = try clipctl("resolve", "https://bikesrental.example/rent?id=123")
@@ -106,7 +124,8 @@ struct ClipctlProcessTests {
         #expect(aasa.out == #"{"appclips":{"apps":["ABCDE12345.com.example.bikes.Clip"]},"applinks":{"apps":[],"details":[]}}"#)
 
         let banner = try clipctl("banner", "https://bikesrental.example/rent?id=9")
-        #expect(banner.out == "<meta name=\"apple-itunes-app\" content=\"app-clip-bundle-id=com.example.bikes.Clip, app-clip-display=card\">\n")
+        #expect(
+            banner.out == "<meta name=\"apple-itunes-app\" content=\"app-clip-bundle-id=com.example.bikes.Clip, app-clip-display=card\">\n")
         #expect(banner.err.contains("no App Store ID"))
     }
 
@@ -133,7 +152,8 @@ struct ClipctlProcessTests {
                 #expect(answer["matched"] == .null)
             }
         }
-        let french = try JSONParser.parse(try clipctl("resolve", "https://brighteggcafe.example/store/cupertino", "--language", "fr-CA", "--json").out)
+        let french = try JSONParser.parse(
+            try clipctl("resolve", "https://brighteggcafe.example/store/cupertino", "--language", "fr-CA", "--json").out)
         #expect(french["experience"]?["subtitle"] == "Notre boutique phare" && french["experience"]?["language"] == "FR")
         let explained = try clipctl("resolve", "https://brighteggcafe.example/stores", "--explain")
         #expect(explained.out.contains("near miss"))
@@ -156,15 +176,49 @@ struct ClipctlProcessTests {
         try clipctl.registerExampleBusinesses()
         let before = try clipctl.state()
         let cases: [([String], [String])] = [
-            (["register", "http://shop.example/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S"], ["url:", "url.scheme"]),
-            (["register", "https://shop.example:8443/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S"], ["url.port"]),
-            (["register", "https://me@shop.example/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S"], ["url.userinfo"]),
-            (["register", "https://shop.example/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S", "--action", "JUMP"], ["action:", "OPEN, VIEW, PLAY"]),
-            (["register", "https://shop.example/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", String(repeating: "x", count: 31), "--subtitle", "S"], ["title:", "31 characters; the limit is 30"]),
+            (
+                ["register", "http://shop.example/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S"],
+                ["url:", "url.scheme"]
+            ),
+            (
+                [
+                    "register", "https://shop.example:8443/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle",
+                    "S",
+                ], ["url.port"]
+            ),
+            (
+                [
+                    "register", "https://me@shop.example/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle",
+                    "S",
+                ], ["url.userinfo"]
+            ),
+            (
+                [
+                    "register", "https://shop.example/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S",
+                    "--action", "JUMP",
+                ], ["action:", "OPEN, VIEW, PLAY"]
+            ),
+            (
+                [
+                    "register", "https://shop.example/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title",
+                    String(repeating: "x", count: 31), "--subtitle", "S",
+                ], ["title:", "31 characters; the limit is 30"]
+            ),
             (["register", "https://shop.example/a", "--clip", "ABCDE12345.bikes", "--title", "T", "--subtitle", "S"], ["clip.bundleId"]),
-            (["register", "https://shop.example/a", "--clip", "abcde.com.example.bikes.Clip", "--title", "T", "--subtitle", "S"], ["appId.format"]),
-            (["register", "https://bikesrental.example/rent/", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S"], ["already registered as experience 1"]),
-            (["applinks", "set", "bikesrental.example", "--app", "com.example.bikes", "--components", #"[{"/":"/a","paths":["x"]}]"#], ["components[0].paths", "applinks.key"]),
+            (
+                ["register", "https://shop.example/a", "--clip", "abcde.com.example.bikes.Clip", "--title", "T", "--subtitle", "S"],
+                ["appId.format"]
+            ),
+            (
+                [
+                    "register", "https://bikesrental.example/rent/", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T",
+                    "--subtitle", "S",
+                ], ["already registered as experience 1"]
+            ),
+            (
+                ["applinks", "set", "bikesrental.example", "--app", "com.example.bikes", "--components", #"[{"/":"/a","paths":["x"]}]"#],
+                ["components[0].paths", "applinks.key"]
+            ),
             (["applinks", "set", "bikesrental.example", "--app", "com.example.bikes", "--components", #"[{"?":7}]"#], ["applinks.query"]),
             (["applinks", "set", "bikesrental.example", "--app", "com.example.bikes", "--components", "[{"], ["malformed JSON"]),
             (["resolve", "https://bikesrental.example/", "--language", "Klingon"], ["language.enum"]),
@@ -176,9 +230,12 @@ struct ClipctlProcessTests {
             for fragment in expected { #expect(r.err.contains(fragment), "\(args): \(r.err)") }
         }
         // Every problem at once.
-        let many = try clipctl("register", "ftp://x", "--clip", "nope", "--title", "", "--subtitle", String(repeating: "s", count: 57), "--category", "CAFE")
+        let many = try clipctl(
+            "register", "ftp://x", "--clip", "nope", "--title", "", "--subtitle", String(repeating: "s", count: 57), "--category", "CAFE")
         #expect(many.code == 65)
-        for rule in ["url.scheme", "appId.format", "title.empty", "subtitle.length", "category.enum"] { #expect(many.err.contains(rule), "\(rule)") }
+        for rule in ["url.scheme", "appId.format", "title.empty", "subtitle.length", "category.enum"] {
+            #expect(many.err.contains(rule), "\(rule)")
+        }
         #expect(try clipctl.state() == before)
     }
 
@@ -209,14 +266,19 @@ struct ClipctlProcessTests {
 
     @Test func usageErrorsExit64AndHelpExits0() throws {
         let clipctl = try Clipctl()
-        for args in [[], ["frobnicate"], ["register"], ["list", "--bogus"], ["resolve", "a", "b"], ["export", "--format"], ["app"], ["clip", "add"]] {
+        for args in [
+            [], ["frobnicate"], ["register"], ["list", "--bogus"], ["resolve", "a", "b"], ["export", "--format"], ["app"], ["clip", "add"],
+        ] {
             let r = try clipctl.run(args)
             #expect(r.code == 64, "\(args)")
             #expect(r.out.isEmpty, "\(args)")
             #expect(r.err.hasPrefix("clipctl: ") && r.err.contains("USAGE: clipctl"), "\(args): \(r.err)")
         }
-        for path in [[], ["register"], ["list"], ["show"], ["update"], ["deactivate"], ["activate"], ["remove"], ["resolve"], ["aasa"], ["banner"],
-                     ["import"], ["export"], ["app", "set"], ["clip", "add"], ["domain", "add"], ["default", "set"], ["applinks", "set"], ["changes"]] {
+        for path in [
+            [], ["register"], ["list"], ["show"], ["update"], ["deactivate"], ["activate"], ["remove"], ["resolve"], ["aasa"], ["banner"],
+            ["import"], ["export"], ["app", "set"], ["clip", "add"], ["domain", "add"], ["default", "set"], ["applinks", "set"],
+            ["changes"],
+        ] {
             let r = try clipctl.run(path + ["--help"])
             #expect(r.code == 0, "\(path)")
             #expect(r.out.contains("USAGE: \((["clipctl"] + path).joined(separator: " "))"), "\(path)")
@@ -243,18 +305,24 @@ struct ClipctlProcessTests {
         let clipctl = try Clipctl()
         try clipctl.registerExampleBusinesses()
         let list = try JSONParser.parse(try clipctl("list", "--json", "--host", "brighteggcafe.example").out)
-        #expect(list.arrayValue?.compactMap { $0["url"]?.stringValue } == ["https://brighteggcafe.example/store", "https://brighteggcafe.example/store/cupertino"])
+        #expect(
+            list.arrayValue?.compactMap { $0["url"]?.stringValue } == [
+                "https://brighteggcafe.example/store", "https://brighteggcafe.example/store/cupertino",
+            ])
         let error = try clipctl("show", "99", "--json")
         #expect(error.code == 1)
         #expect(try JSONParser.parse(error.err)["error"] == "not found: experience 99")
-        let invalid = try clipctl("register", "http://x.example", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S", "--json")
+        let invalid = try clipctl(
+            "register", "http://x.example", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S", "--json")
         #expect(try JSONParser.parse(invalid.err)["errors"]?.arrayValue?.first?["rule"] == "url.scheme")
     }
 
     /// With --json, a usage error is JSON on stderr too, shaped like every other JSON error.
     @Test func jsonUsageErrors() throws {
         let clipctl = try Clipctl()
-        for arguments in [["list", "--json", "--no-such-option"], ["--json", "show"], ["--json", "frobnicate"], ["resolve", "--json", "--language"]] {
+        for arguments in [
+            ["list", "--json", "--no-such-option"], ["--json", "show"], ["--json", "frobnicate"], ["resolve", "--json", "--language"],
+        ] {
             let r = try clipctl.run(arguments)
             #expect(r.code == 64, "\(arguments)")
             let error = try JSONParser.parse(r.err)
@@ -267,8 +335,12 @@ struct ClipctlProcessTests {
     @Test func lifecycleCommands() throws {
         let clipctl = try Clipctl()
         try clipctl.registerExampleBusinesses()
-        #expect(try clipctl("deactivate", "https://brighteggcafe.example/store/cupertino").out == "experience 3 is DEACTIVATED: https://brighteggcafe.example/store/cupertino\n")
-        #expect(try JSONParser.parse(try clipctl("resolve", "https://brighteggcafe.example/store/cupertino", "--json").out)["experience"]?["id"] == 2)
+        #expect(
+            try clipctl("deactivate", "https://brighteggcafe.example/store/cupertino").out
+                == "experience 3 is DEACTIVATED: https://brighteggcafe.example/store/cupertino\n")
+        #expect(
+            try JSONParser.parse(try clipctl("resolve", "https://brighteggcafe.example/store/cupertino", "--json").out)["experience"]?["id"]
+                == 2)
         #expect(try clipctl("activate", "3").code == 0)
         let updated = try clipctl("update", "3", "--subtitle", "Open late")
         #expect(updated.out == "updated experience 3 (version 4)\n")
@@ -276,34 +348,46 @@ struct ClipctlProcessTests {
         #expect(try clipctl("show", "3").code == 1)
         #expect(try clipctl("update", "1").code == 64, "nothing to update is a usage error")
 
-        #expect(try clipctl("default", "set", "ABCDE12345.com.example.bikes.Clip", "--action", "VIEW", "--subtitle", "en-US=Bikes for everyone").code == 0)
+        #expect(
+            try clipctl("default", "set", "ABCDE12345.com.example.bikes.Clip", "--action", "VIEW", "--subtitle", "en-US=Bikes for everyone")
+                .code == 0)
         let fallback = try JSONParser.parse(try clipctl("resolve", "https://bikesrental.example/faq", "--json").out)
         #expect(fallback["matched"] == "default" && fallback["experience"]?["subtitle"] == "Bikes for everyone")
 
         #expect(try clipctl("app", "set", "com.melamela.app", "--team", "KLMNO13579", "--app-store-id", "1234567890").code == 0)
         #expect(try clipctl("app", "set", "com.melamela.app", "--team", "KLMNO13579", "--app-store-id", "12ab").code == 65)
-        let banner = try clipctl("banner", "https://melamela.example/order", "--app-argument", "https://melamela.example/order?items=1,2&x=\"<y>\"")
-        #expect(banner.out == "<meta name=\"apple-itunes-app\" content=\"app-id=1234567890, app-argument=https://melamela.example/order?items=1%2C2&amp;x=%22%3Cy%3E%22, app-clip-bundle-id=com.melamela.app.Clip, app-clip-display=card\">\n")
+        let banner = try clipctl(
+            "banner", "https://melamela.example/order", "--app-argument", "https://melamela.example/order?items=1,2&x=\"<y>\"")
+        #expect(
+            banner.out
+                == "<meta name=\"apple-itunes-app\" content=\"app-id=1234567890, app-argument=https://melamela.example/order?items=1%2C2&amp;x=%22%3Cy%3E%22, app-clip-bundle-id=com.melamela.app.Clip, app-clip-display=card\">\n"
+        )
         #expect(try clipctl("banner", "https://unrelated.example/").code == 65)
 
         #expect(try clipctl("domain", "add", "KLMNO13579.com.melamela.app.Clip", "*.melamela.example").code == 65)
         #expect(try clipctl("domain", "add", "KLMNO13579.com.melamela.app.Clip", "www.melamela.example").code == 0)
-        #expect(try clipctl("domain", "remove", "KLMNO13579.com.melamela.app.Clip", "melamela.example").code == 65, "experiences still use the host")
+        #expect(
+            try clipctl("domain", "remove", "KLMNO13579.com.melamela.app.Clip", "melamela.example").code == 65,
+            "experiences still use the host")
         #expect(try clipctl("aasa", "www.melamela.example").out.contains("KLMNO13579.com.melamela.app.Clip"))
     }
 
     @Test func aasaCheckDecidesWithApplinksSemantics() throws {
         let clipctl = try Clipctl()
         try clipctl.registerExampleBusinesses()
-        #expect(try clipctl("applinks", "set", "melamela.example", "--app", "com.melamela.app",
-                            "--components", #"[{"/":"/order/admin/*","exclude":true},{"/":"/order/*"}]"#).code == 0)
+        #expect(
+            try clipctl(
+                "applinks", "set", "melamela.example", "--app", "com.melamela.app",
+                "--components", #"[{"/":"/order/admin/*","exclude":true},{"/":"/order/*"}]"#
+            ).code == 0)
         let match = try clipctl("aasa", "check", "https://melamela.example/order/12", "--app", "KLMNO13579.com.melamela.app")
         #expect(match.code == 0 && match.out == "match: details[0].components[1]\n")
         let excluded = try clipctl("aasa", "check", "https://melamela.example/order/admin/x", "--app", "KLMNO13579.com.melamela.app")
         #expect(excluded.code == 1 && excluded.out == "exclude: details[0].components[0]\n")
         #expect(try clipctl("aasa", "check", "https://melamela.example/menu", "--app", "KLMNO13579.com.melamela.app").code == 1)
         try clipctl.write("aasa.json", #"{"applinks":{"details":[{"appID":"ABCDE12345.com.x","paths":["NOT /private/*","*"]}]}}"#)
-        let file = try clipctl("aasa", "check", "https://any.example/private/1", "--app", "ABCDE12345.com.x", "--file", "aasa.json", "--json")
+        let file = try clipctl(
+            "aasa", "check", "https://any.example/private/1", "--app", "ABCDE12345.com.x", "--file", "aasa.json", "--json")
         #expect(try JSONParser.parse(file.out)["decision"] == "exclude")
         #expect(try clipctl("aasa", "check", "https://a.example/", "--app", "nope").code == 65)
         #expect(try clipctl("aasa", "check", "https://a.example/").code == 64, "--app is required")
@@ -332,22 +416,35 @@ struct ClipctlProcessTests {
         #expect(try clipctl("backup", "gap.db").code == 0)
         let sqlite = Process()  // Python's sqlite3 module (the crash test needs it too)
         sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        sqlite.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"DELETE FROM schema_migrations WHERE name = '0002_api_tokens'\"); c.commit()", clipctl.file("gap.db")]
+        sqlite.arguments = [
+            "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(\"DELETE FROM schema_migrations WHERE name = '0002_api_tokens'\"); c.commit()",
+            clipctl.file("gap.db"),
+        ]
         try sqlite.run()
         sqlite.waitUntilExit()
         try #require(sqlite.terminationStatus == 0)
         let live = try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db")))
         let state = try clipctl.state()
         let gap = try clipctl("restore", "gap.db")
-        #expect(gap.code == 1 && gap.err == "clipctl: gap.db is not a consistent Clip Registry backup: its migration history is inconsistent: 0002_api_tokens not recorded, though 0004_host_ownership is\n", "\(gap.err)")
+        #expect(
+            gap.code == 1
+                && gap.err
+                    == "clipctl: gap.db is not a consistent Clip Registry backup: its migration history is inconsistent: 0002_api_tokens not recorded, though 0004_host_ownership is\n",
+            "\(gap.err)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db"))) == live && (try clipctl.state()) == state)
         let restored = try clipctl("restore", "snapshot.db")
         #expect(restored.code == 0)
-        let replaced = try #require(try FileManager.default.contentsOfDirectory(atPath: clipctl.directory.path).first { $0.hasPrefix("clips.db.replaced-") })
-        #expect(restored.out == "restored clips.db from snapshot.db\n  the content replaced is kept in clips.db.replaced-\(replaced.dropFirst("clips.db.replaced-".count)) (restore it to undo; delete it when no longer needed)\n  API tokens kept as they are: 0 (tokens are the installation's, not the backup's)\n")
+        let replaced = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: clipctl.directory.path).first { $0.hasPrefix("clips.db.replaced-") })
+        #expect(
+            restored.out
+                == "restored clips.db from snapshot.db\n  the content replaced is kept in clips.db.replaced-\(replaced.dropFirst("clips.db.replaced-".count)) (restore it to undo; delete it when no longer needed)\n  API tokens kept as they are: 0 (tokens are the installation's, not the backup's)\n"
+        )
         #expect(try clipctl("export").out == before, "the restore brings back the snapshot exactly")
         let missingDirectory = try clipctl("backup", "nowhere/x.db")
-        #expect(missingDirectory.code == 1 && missingDirectory.err == "clipctl: cannot write nowhere/x.db: directory nowhere does not exist\n")
+        #expect(
+            missingDirectory.code == 1 && missingDirectory.err == "clipctl: cannot write nowhere/x.db: directory nowhere does not exist\n")
         #expect(try clipctl("--server", "http://127.0.0.1:1", "backup", "x.db").code == 64, "backup is local only")
     }
 
@@ -355,7 +452,9 @@ struct ClipctlProcessTests {
     func sqlite(_ path: String, _ sql: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()", path, sql]
+        process.arguments = [
+            "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()", path, sql,
+        ]
         try process.run()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0)
@@ -369,13 +468,24 @@ struct ClipctlProcessTests {
         #expect(try clipctl("backup", "old.db").code == 0)
         #expect(try clipctl("token", "revoke", "2").code == 0)
         #expect(try clipctl("token", "create", "--team", "ZZZZZ99999", "--name", "new").code == 0)
-        #expect(try clipctl("register", "https://bikesrental.example/late", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S").out.hasPrefix("registered experience 6:"))
+        #expect(
+            try clipctl(
+                "register", "https://bikesrental.example/late", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle",
+                "S"
+            ).out.hasPrefix("registered experience 6:"))
         let tokens = try clipctl("token", "list").out
         let restored = try clipctl("restore", "old.db")
-        #expect(restored.code == 0 && restored.out.hasSuffix("  API tokens kept as they are: 3 (tokens are the installation's, not the backup's)\n"), "\(restored)")
+        #expect(
+            restored.code == 0
+                && restored.out.hasSuffix("  API tokens kept as they are: 3 (tokens are the installation's, not the backup's)\n"),
+            "\(restored)")
         #expect(try clipctl("token", "list").out == tokens, "token 2 stays revoked, token 3 stays")
-        #expect(try clipctl("register", "https://bikesrental.example/after", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S").out.hasPrefix("registered experience 7:"),
-                "experience 6 was handed out before the restore")
+        #expect(
+            try clipctl(
+                "register", "https://bikesrental.example/after", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T",
+                "--subtitle", "S"
+            ).out.hasPrefix("registered experience 7:"),
+            "experience 6 was handed out before the restore")
         #expect(!admin.isEmpty && !leaked.isEmpty)
 
         // A backup whose content the registry cannot read is refused by name; nothing changes.
@@ -384,7 +494,10 @@ struct ClipctlProcessTests {
         let live = try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db")))
         let state = try clipctl.state()
         let bad = try clipctl("restore", "bad.db")
-        #expect(bad.code == 1 && bad.err.hasPrefix("clipctl: bad.db has content this version cannot use (2 problems, first: experience 2: url: "), "\(bad.err)")
+        #expect(
+            bad.code == 1
+                && bad.err.hasPrefix("clipctl: bad.db has content this version cannot use (2 problems, first: experience 2: url: "),
+            "\(bad.err)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db"))) == live && (try clipctl.state()) == state)
         #expect(try clipctl("list").code == 0)
     }
@@ -393,13 +506,19 @@ struct ClipctlProcessTests {
         let clipctl = try Clipctl()
         try clipctl.registerExampleBusinesses()
         let journal = try clipctl("backup", "clips.db-journal")
-        #expect(journal.code == 65 && journal.err == "clipctl: clips.db-journal is the database's journal file (SQLite's name for it); choose another name for the backup\n")
+        #expect(
+            journal.code == 65
+                && journal.err
+                    == "clipctl: clips.db-journal is the database's journal file (SQLite's name for it); choose another name for the backup\n"
+        )
         #expect(try clipctl("--db", "./clips.db", "backup", "clips.db-wal").code == 65)
         #expect(!FileManager.default.fileExists(atPath: clipctl.file("clips.db-journal")))
         #expect(try clipctl("list").out.split(separator: "\n").count == 5)
         let typo = try clipctl("--db", "typo.db", "backup", "x.db")
         #expect(typo.code == 1 && typo.err == "clipctl: no database at typo.db\n" && typo.out.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: clipctl.file("typo.db")) && !FileManager.default.fileExists(atPath: clipctl.file("x.db")))
+        #expect(
+            !FileManager.default.fileExists(atPath: clipctl.file("typo.db"))
+                && !FileManager.default.fileExists(atPath: clipctl.file("x.db")))
         #expect(try clipctl("backup", "").code == 64)
         #expect(try clipctl("restore", "").code == 64)
     }
@@ -409,23 +528,31 @@ struct ClipctlProcessTests {
         func png(_ w: Int, _ h: Int, colorType: UInt8) -> Data { Data(TestImages.png(width: w, height: h, colorType: colorType)) }
         try png(1800, 1200, colorType: 2).write(to: URL(fileURLWithPath: clipctl.file("ok.png")))
         try png(1800, 1200, colorType: 6).write(to: URL(fileURLWithPath: clipctl.file("alpha.png")))
-        let alpha = try clipctl("register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "alpha.png")
+        let alpha = try clipctl(
+            "register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "alpha.png")
         #expect(alpha.code == 65 && alpha.err.contains("image.alpha"))
-        let ok = try clipctl("register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "ok.png", "--json")
+        let ok = try clipctl(
+            "register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "ok.png",
+            "--json")
         #expect(ok.code == 0)
         #expect(try JSONParser.parse(ok.out)["headerImage"]?.stringValue?.count == 64)
         // A file that only starts like a PNG is refused (no IDAT, no IEND, a wrong CRC).
         var truncated = png(1800, 1200, colorType: 2)
         truncated.removeLast(12)
         try truncated.write(to: URL(fileURLWithPath: clipctl.file("truncated.png")))
-        let bad = try clipctl("register", "https://c.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "truncated.png")
+        let bad = try clipctl(
+            "register", "https://c.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image",
+            "truncated.png")
         #expect(bad.code == 65 && bad.err.contains("image.format"))
         // A 3×2 image's data under an IHDR of 30,000×20,000: the sides are checked before the data.
-        try Data(TestImages.png(width: 3, height: 2, ihdrWidth: 30_000, ihdrHeight: 20_000)).write(to: URL(fileURLWithPath: clipctl.file("huge.png")))
-        let huge = try clipctl("register", "https://c.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "huge.png")
+        try Data(TestImages.png(width: 3, height: 2, ihdrWidth: 30_000, ihdrHeight: 20_000)).write(
+            to: URL(fileURLWithPath: clipctl.file("huge.png")))
+        let huge = try clipctl(
+            "register", "https://c.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "huge.png")
         #expect(huge.code == 65 && huge.err.contains("image.dimensions"))
         #expect(try clipctl("list").out.contains("c.example") == false)
-        let missing = try clipctl("register", "https://b.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "nope.png")
+        let missing = try clipctl(
+            "register", "https://b.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S", "--image", "nope.png")
         #expect(missing.code == 1 && missing.err.contains("cannot read --image file nope.png"))
     }
 }

@@ -7,12 +7,17 @@ import Testing
 @Suite(.serialized) struct DoctorFixTests {
     @Test func everyCommandFixRunsAsPastedIntoAShell() throws {
         let clipctl = try Clipctl()
-        let register = try clipctl("register", "https://bikes.example/rent", "--clip", "ABCDE12345.com.bikes.app.Clip",
-                                   "--title", "Bob's Bikes & Rentals $HOME", "--subtitle", "Unlock a bike in seconds; no app `needed` at all!",
-                                   "--localization", "FR=L'atelier de vélos de Bob (*)|Louez un vélo",
-                                   "--localization", "DE=Rad|Mieten")
+        let register = try clipctl(
+            "register", "https://bikes.example/rent", "--clip", "ABCDE12345.com.bikes.app.Clip",
+            "--title", "Bob's Bikes & Rentals $HOME", "--subtitle", "Unlock a bike in seconds; no app `needed` at all!",
+            "--localization", "FR=L'atelier de vélos de Bob (*)|Louez un vélo",
+            "--localization", "DE=Rad|Mieten")
         #expect(register.code == 0, "\(register.err)")
-        #expect(try clipctl("register", "https://bikes.example/return", "--clip", "ABCDE12345.com.bikes.app.Clip", "--title", "Return", "--subtitle", "Here").code == 0)
+        #expect(
+            try clipctl(
+                "register", "https://bikes.example/return", "--clip", "ABCDE12345.com.bikes.app.Clip", "--title", "Return", "--subtitle",
+                "Here"
+            ).code == 0)
         let before = try clipctl.state()
         let report = try JSONParser.parse(Array(try clipctl("doctor", "--json").out.utf8))
         let fixes = (report["findings"]?.arrayValue ?? []).filter {
@@ -24,7 +29,9 @@ import Testing
             let shell = Process()
             shell.executableURL = URL(fileURLWithPath: "/bin/sh")
             shell.arguments = ["-c", fix]
-            shell.environment = clipctl.environment.merging(["PATH": Clipctl.binary.deletingLastPathComponent().path + ":/usr/bin:/bin"]) { $1 }
+            shell.environment = clipctl.environment.merging(["PATH": Clipctl.binary.deletingLastPathComponent().path + ":/usr/bin:/bin"]) {
+                $1
+            }
             shell.currentDirectoryURL = clipctl.directory
             shell.standardOutput = FileHandle.nullDevice
             try shell.run()

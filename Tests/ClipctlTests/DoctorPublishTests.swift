@@ -7,7 +7,10 @@ import Testing
     static let clip = "ABCDE12345.com.shop.app.Clip"
 
     func registerShop(_ clipctl: Clipctl) throws {
-        for (url, title) in [("https://shop.example/order", "Order"), ("https://shop.example/store/12", "Store 12"), ("https://shop.example/rent?id=4", "Rent")] {
+        for (url, title) in [
+            ("https://shop.example/order", "Order"), ("https://shop.example/store/12", "Store 12"),
+            ("https://shop.example/rent?id=4", "Rent"),
+        ] {
             let r = try clipctl("register", url, "--clip", Self.clip, "--title", title, "--subtitle", "Tap to start")
             try #require(r.code == 0, "\(r.err)")
         }
@@ -28,9 +31,12 @@ import Testing
         }
         #expect(try clipctl("aasa", "lint", "shop.example").out == "no problems\n")
         // A later experience is covered at once; an exclude rule of the app is reported.
-        try #require(try clipctl("register", "https://shop.example/help", "--clip", Self.clip, "--title", "Help", "--subtitle", "Ask us").code == 0)
+        try #require(
+            try clipctl("register", "https://shop.example/help", "--clip", Self.clip, "--title", "Help", "--subtitle", "Ask us").code == 0)
         #expect(try clipctl("aasa", "check", "https://shop.example/help", "--app", app).code == 0)
-        try #require(try clipctl("applinks", "set", "shop.example", "--app", "com.shop.app", "--components", #"[{"/":"/help/*","exclude":true}]"#).code == 0)
+        try #require(
+            try clipctl("applinks", "set", "shop.example", "--app", "com.shop.app", "--components", #"[{"/":"/help/*","exclude":true}]"#)
+                .code == 0)
         let checked = try clipctl("--json", "applinks", "generate", "shop.example", "on")
         #expect(checked.code == 1)
         let unmatched = try JSONParser.parse(checked.out)["unmatched"]?.arrayValue ?? []
@@ -49,15 +55,20 @@ import Testing
         #expect(healthy.code == 0 && healthy.out == "no problems found\n", "\(healthy.out)")
 
         // Warnings only: exit 0.
-        try #require(try clipctl("register", "https://h2.example/a~b", "--clip", Self.clip, "--title", "A title over eighteen", "--subtitle", "Go").code == 0)
+        try #require(
+            try clipctl("register", "https://h2.example/a~b", "--clip", Self.clip, "--title", "A title over eighteen", "--subtitle", "Go")
+                .code == 0)
         let warned = try clipctl("doctor")
         #expect(warned.code == 0)
         #expect(warned.out.contains("warning title-length https://h2.example/a~b: the EN title is 21 characters"))
-        #expect(warned.out.contains("warning app-clip-code https://h2.example/a~b: cannot be encoded in an App Clip Code: the host has '2'"))
+        #expect(
+            warned.out.contains("warning app-clip-code https://h2.example/a~b: cannot be encoded in an App Clip Code: the host has '2'"))
         #expect(warned.out.hasSuffix("0 error(s), 2 warning(s)\n"))
 
         // An error: the generated applinks cannot open an experience URL.
-        try #require(try clipctl("applinks", "set", "shop.example", "--app", "com.shop.app", "--components", #"[{"/":"/order/*","exclude":true}]"#).code == 0)
+        try #require(
+            try clipctl("applinks", "set", "shop.example", "--app", "com.shop.app", "--components", #"[{"/":"/order/*","exclude":true}]"#)
+                .code == 0)
         _ = try clipctl("applinks", "generate", "shop.example", "on")
         let failed = try clipctl("--json", "doctor")
         #expect(failed.code == 1)
@@ -84,7 +95,9 @@ import Testing
         #expect(first.out.hasPrefix("published 1 AASA file(s) and 3 banner snippet(s) to \(site)"))
         let aasa = try clipctl("aasa", "shop.example").out
         #expect(try clipctl.read("site/shop.example/.well-known/apple-app-site-association") == aasa)
-        #expect(try clipctl.read("site/shop.example/banners/1.html").contains(#"<meta name="apple-itunes-app" content="app-id=123456789, app-clip-bundle-id=com.shop.app.Clip, app-clip-display=card">"#))
+        #expect(
+            try clipctl.read("site/shop.example/banners/1.html").contains(
+                #"<meta name="apple-itunes-app" content="app-id=123456789, app-clip-bundle-id=com.shop.app.Clip, app-clip-display=card">"#))
         let index = try JSONParser.parse(Array(try clipctl.read("site/index.json").utf8))
         #expect(index["hosts"] == ["shop.example"])
         let before = try Self.tree(site)
@@ -125,7 +138,9 @@ import Testing
         #expect(index["format"] == "clip-registry-publish" && index["formatVersion"] == 1)
         // The same command twice: nothing changes, and it says so.
         let again = try clipctl("publish", "site")
-        #expect(again.code == 0 && !again.out.contains("added:") && !again.out.contains("changed:") && again.out.hasSuffix("  6 file(s) unchanged\n"), "\(again.out)")
+        #expect(
+            again.code == 0 && !again.out.contains("added:") && !again.out.contains("changed:")
+                && again.out.hasSuffix("  6 file(s) unchanged\n"), "\(again.out)")
         let site = clipctl.file("site")
         let published = try Self.tree(site)
 
@@ -137,8 +152,10 @@ import Testing
         let edited = try Self.tree(site)
         let refused = try clipctl("publish", "site")
         #expect(refused.code == 65)
-        #expect(refused.err.contains("cert.pem (not listed in index.json)") && refused.err.contains("logs (a folder publish did not make)")
-                && refused.err.contains("nginx.conf.sample (changed since it was published)") && refused.err.contains("shop.example/latest (not a regular file)"), "\(refused.err)")
+        #expect(
+            refused.err.contains("cert.pem (not listed in index.json)") && refused.err.contains("logs (a folder publish did not make)")
+                && refused.err.contains("nginx.conf.sample (changed since it was published)")
+                && refused.err.contains("shop.example/latest (not a regular file)"), "\(refused.err)")
         #expect(try Self.tree(site) == edited && FileManager.default.fileExists(atPath: clipctl.file("site/logs")))
         try FileManager.default.removeItem(atPath: clipctl.file("site/cert.pem"))
         try FileManager.default.removeItem(atPath: clipctl.file("site/logs"))
@@ -149,14 +166,18 @@ import Testing
         try #require(try clipctl("remove", "https://shop.example/order").code == 0)
         let changed = try clipctl("--json", "publish", "site")
         let report = try JSONParser.parse(changed.out)
-        #expect(report["added"] == [] && report["changed"] == ["index.json"] && report["removed"] == ["shop.example/banners/1.html"] && report["unchanged"] == 4, "\(changed.out)")
+        #expect(
+            report["added"] == [] && report["changed"] == ["index.json"] && report["removed"] == ["shop.example/banners/1.html"]
+                && report["unchanged"] == 4, "\(changed.out)")
 
         // Any index.json is not enough: only ours (the format of an earlier version included).
         try FileManager.default.createDirectory(atPath: clipctl.file("theirs"), withIntermediateDirectories: true)
         try clipctl.write("theirs/index.json", #"{"files":[],"hosts":[]}"#)
         try clipctl.write("theirs/page.html", "<p>hi</p>")
         let theirs = try clipctl("publish", "theirs")
-        #expect(theirs.code == 65 && theirs.err.contains("was not written by clipctl publish") && theirs.err.contains("page.html"), "\(theirs.err)")
+        #expect(
+            theirs.code == 65 && theirs.err.contains("was not written by clipctl publish") && theirs.err.contains("page.html"),
+            "\(theirs.err)")
         #expect(try clipctl.read("theirs/page.html") == "<p>hi</p>")
 
         // A symbolic link to a published folder publishes into it; the link stays.
@@ -186,14 +207,19 @@ import Testing
         let nginx = try #require(Self.nginx, "nginx is required (scripts/setup installs nginx-light)")
         let clipctl = try Clipctl()
         try registerShop(clipctl)
-        try #require(try clipctl("register", "https://cafe.example/menu", "--clip", "FGHIJ67890.com.cafe.app.Clip", "--title", "Menu", "--subtitle", "Today").code == 0)
+        try #require(
+            try clipctl(
+                "register", "https://cafe.example/menu", "--clip", "FGHIJ67890.com.cafe.app.Clip", "--title", "Menu", "--subtitle", "Today"
+            ).code == 0)
         let port = try Self.freePort()
         try #require(try clipctl("publish", "site", "--nginx-listen", "127.0.0.1:\(port)").code == 0)
         let run = clipctl.file("nginx")
         try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
         // Workers started by root drop to nobody, who must be able to read the files.
         let user = getuid() == 0 ? "user nobody nogroup;" : ""
-        try clipctl.write("nginx/nginx.conf", """
+        try clipctl.write(
+            "nginx/nginx.conf",
+            """
             \(user)
             daemon off;
             worker_processes 1;
@@ -226,7 +252,9 @@ import Testing
         #expect(answer.status == 200, "\((try? String(contentsOfFile: "\(run)/error.log", encoding: .utf8)) ?? "")")
         #expect(answer.headers.contains("content-type: application/json\r"))
         #expect(answer.body == expected)
-        #expect(try Self.curl(port: port, host: "cafe.example", path: "/.well-known/apple-app-site-association").body == (try clipctl("aasa", "cafe.example").out))
+        #expect(
+            try Self.curl(port: port, host: "cafe.example", path: "/.well-known/apple-app-site-association").body
+                == (try clipctl("aasa", "cafe.example").out))
         // Nothing else is served, and nothing redirects.
         #expect(try Self.curl(port: port, host: "shop.example", path: "/.well-known").status == 404)
         #expect(try Self.curl(port: port, host: "shop.example", path: "/banners/2.html").status == 404)
@@ -268,7 +296,9 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         let headers = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: headers) }
-        process.arguments = ["-s", "-D", headers, "--max-time", "5", "--resolve", "\(host):\(port):127.0.0.1", "http://\(host):\(port)\(path)"]
+        process.arguments = [
+            "-s", "-D", headers, "--max-time", "5", "--resolve", "\(host):\(port):127.0.0.1", "http://\(host):\(port)\(path)",
+        ]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = Pipe()

@@ -14,7 +14,9 @@ import Testing
             let r = try clipctl("register", url, "--clip", "ABCDE12345.com.a.app.Clip", "--title", "T", "--subtitle", "S", "--image", image)
             #expect(r.code == 0, "\(r.err)")
         }
-        #expect(try clipctl("register", "https://a.example/d", "--clip", "ABCDE12345.com.a.app.Clip", "--title", "T", "--subtitle", "S").code == 0)
+        #expect(
+            try clipctl("register", "https://a.example/d", "--clip", "ABCDE12345.com.a.app.Clip", "--title", "T", "--subtitle", "S").code
+                == 0)
         for format in ["ndjson", "csv"] {
             let first = try clipctl("export", "--format", format)
             #expect(first.code == 0)
@@ -33,11 +35,15 @@ import Testing
         // Data that is not the image named, or not an image, is refused by line, nothing written.
         let carrying = try #require(lines.first { $0.contains("headerImageData") })
         let other = try JSONParser.parse(Array(try clipctl("export").out.split(separator: "\n").first { $0.contains("/c\"") }!.utf8))
-        let swapped = carrying.replacingOccurrences(of: try JSONParser.parse(Array(carrying.utf8))["headerImage"]!.stringValue!, with: other["headerImage"]!.stringValue!)
+        let swapped = carrying.replacingOccurrences(
+            of: try JSONParser.parse(Array(carrying.utf8))["headerImage"]!.stringValue!, with: other["headerImage"]!.stringValue!)
         try clipctl.write("swapped.ndjson", swapped + "\n")
         let mismatch = try clipctl("--db", "bad.db", "import", "swapped.ndjson")
         #expect(mismatch.code == 65 && mismatch.err.contains("headerImageData.mismatch"), "\(mismatch.err)")
-        try clipctl.write("notimage.ndjson", #"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","headerImageData":"aGVsbG8="}"# + "\n")
+        try clipctl.write(
+            "notimage.ndjson",
+            #"{"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","headerImageData":"aGVsbG8="}"#
+                + "\n")
         let notImage = try clipctl("--db", "bad.db", "import", "notimage.ndjson")
         #expect(notImage.code == 65 && notImage.err.contains("image.format"), "\(notImage.err)")
         #expect(try clipctl("--db", "bad.db", "list", "--json").out == "[]\n")

@@ -24,7 +24,9 @@ import Testing
             // Works only if the mount is read-only even for root: the touch must fail.
             let probe = Process()
             probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-            probe.arguments = ["-m", "--propagation", "private", "/bin/sh", "-c", Self.mountScript + " && ! touch \"$1/x\" 2>/dev/null", "sh", folder]
+            probe.arguments = [
+                "-m", "--propagation", "private", "/bin/sh", "-c", Self.mountScript + " && ! touch \"$1/x\" 2>/dev/null", "sh", folder,
+            ]
             probe.standardOutput = FileHandle.nullDevice
             probe.standardError = FileHandle.nullDevice
             guard (try? probe.run()) != nil else { return nil }
@@ -45,8 +47,11 @@ import Testing
                 process.arguments = arguments
             case .readOnlyBindMount:
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-                process.arguments = ["-m", "--propagation", "private", "/bin/sh", "-c", Self.mountScript + #" && shift && cd "$0" && exec "$@""#,
-                                     clipctl.directory.path, clipctl.directory.path, Clipctl.binary.path] + arguments
+                process.arguments =
+                    [
+                        "-m", "--propagation", "private", "/bin/sh", "-c", Self.mountScript + #" && shift && cd "$0" && exec "$@""#,
+                        clipctl.directory.path, clipctl.directory.path, Clipctl.binary.path,
+                    ] + arguments
             }
             return process
         }
@@ -68,14 +73,19 @@ import Testing
         Clipctl.Result(try ProcessRunner.run(mechanism.process(clipctl, arguments)))
     }
 
-    @Test(.enabled(if: ReadOnlyDatabaseTests.mechanism != nil, "no way to make a folder read-only here: running as root without a usable `unshare -m` and bind mounts"))
+    @Test(
+        .enabled(
+            if: ReadOnlyDatabaseTests.mechanism != nil,
+            "no way to make a folder read-only here: running as root without a usable `unshare -m` and bind mounts"))
     func readsWorkAndWritesSayTheDatabaseIsReadOnly() throws {
         let mechanism = try #require(Self.mechanism)
         let clipctl = try Clipctl()
         try clipctl.registerExampleBusinesses()
         let token = try clipctl("token", "create", "--admin", "--name", "ro").out.trimmingCharacters(in: .whitespacesAndNewlines)
-        let expected = try ["list", "show 1", "resolve https://bikesrental.example/rent?id=1", "aasa bikesrental.example",
-                            "banner https://bikesrental.example/rent", "export", "doctor", "changes", "clip list", "token list"].map { line in
+        let expected = try [
+            "list", "show 1", "resolve https://bikesrental.example/rent?id=1", "aasa bikesrental.example",
+            "banner https://bikesrental.example/rent", "export", "doctor", "changes", "clip list", "token list",
+        ].map { line in
             (line, try clipctl.run(line.split(separator: " ").map(String.init)))
         }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db")))
@@ -87,7 +97,10 @@ import Testing
             let readOnly = try run(mechanism, clipctl, line.split(separator: " ").map(String.init))
             #expect(readOnly.code == writable.code && readOnly.out == writable.out, "\(line): \(readOnly.err)")
         }
-        for write in [["remove", "1"], ["register", "https://new.example/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S"]] {
+        for write in [
+            ["remove", "1"],
+            ["register", "https://new.example/a", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S"],
+        ] {
             let refused = try run(mechanism, clipctl, write)
             #expect(refused.code == 1 && refused.err.hasPrefix("clipctl: the database clips.db is read-only"), "\(write): \(refused.err)")
         }
@@ -106,7 +119,8 @@ import Testing
             first += chunk
         }
         let line = String(decoding: first, as: UTF8.self)
-        let port = try #require(line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "serve printed \(line)")
+        let port = try #require(
+            line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "serve printed \(line)")
         #expect(try Self.curl(port, "GET", "/readyz").status == 200)
         let resolved = try Self.curl(port, "GET", "/v1/resolve?url=https%3A%2F%2Fbikesrental.example%2Frent")
         #expect(resolved.status == 200 && resolved.body.contains("Rent a bike"))
@@ -124,7 +138,9 @@ import Testing
     static func curl(_ port: Int, _ method: String, _ path: String, token: String? = nil) throws -> (status: Int, body: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "-X", method, "-w", "\n%{http_code}", "--max-time", "5"] + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? []) + ["http://127.0.0.1:\(port)\(path)"]
+        process.arguments =
+            ["-s", "-X", method, "-w", "\n%{http_code}", "--max-time", "5"] + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? [])
+            + ["http://127.0.0.1:\(port)\(path)"]
         let out = Pipe()
         process.standardOutput = out
         try process.run()

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import StrictJSON
 import Testing
@@ -29,7 +29,9 @@ final class ServeProcess {
             line += chunk
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let colon = text.lastIndex(of: ":"),
+            let port = Int(text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             throw Clipctl.CLIError(message: "serve printed \(text)")
         }
         self.port = port
@@ -58,7 +60,8 @@ final class ServeProcess {
         try local.registerExampleBusinesses()
 
         var remote = try Clipctl()
-        let token = try remote("--db", "served.db", "token", "create", "--admin", "--name", "test").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try remote("--db", "served.db", "token", "create", "--admin", "--name", "test").out.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let server = try ServeProcess(remote, database: remote.file("served.db"))
         remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
         remote.environment["CLIP_TOKEN"] = token
@@ -70,7 +73,8 @@ final class ServeProcess {
             ["resolve", "https://brighteggcafe.example/stores", "--explain"],
             ["resolve", "https://melamela.example/order?x=1", "--json"],
             ["resolve", "http://melamela.example/order"],
-            ["aasa", "brighteggcafe.example"], ["banner", "https://melamela.example/order", "--app-argument", "https://melamela.example/o?a=1,2"],
+            ["aasa", "brighteggcafe.example"],
+            ["banner", "https://melamela.example/order", "--app-argument", "https://melamela.example/o?a=1,2"],
             ["export"], ["export", "--format", "csv"], ["clip", "list"], ["domain", "list"],
             // Catalog writes, each twice (the second changes nothing), and one for the wrong team.
             ["app", "set", "com.example.bikes", "--team", "ABCDE12345", "--name", "Bikes"],
@@ -126,7 +130,10 @@ final class ServeProcess {
             ["token", "revoke", "999"], ["token", "revoke", "x"],
             ["show", "https://BrightEggCafe.example/store/"], ["show", "99"], ["deactivate", "https://melamela.example/order"], ["list"],
             ["register", "http://x.example", "--clip", "nope", "--title", "", "--subtitle", "s"],
-            ["register", "https://melamela.example/reservation/", "--clip", "KLMNO13579.com.melamela.app.Clip", "--title", "T", "--subtitle", "S"],
+            [
+                "register", "https://melamela.example/reservation/", "--clip", "KLMNO13579.com.melamela.app.Clip", "--title", "T",
+                "--subtitle", "S",
+            ],
             ["update", "1", "--title", String(repeating: "x", count: 31)],
             ["remove", "2"], ["list", "--json"],
             ["import", "-"],
@@ -148,7 +155,8 @@ final class ServeProcess {
         func history(_ c: Clipctl) throws -> [String] {
             let records = try JSONParser.parse(Array(try c.run(["changes", "--json", "--limit", "1000"]).out.utf8)).arrayValue ?? []
             return records.compactMap { r in
-                r["entity"] == "token" ? nil : "\(r["action"]?.stringValue ?? "") \(r["entity"]?.stringValue ?? "") \(r["entityId"]?.stringValue ?? "")"
+                r["entity"] == "token"
+                    ? nil : "\(r["action"]?.stringValue ?? "") \(r["entity"]?.stringValue ?? "") \(r["entityId"]?.stringValue ?? "")"
             }
         }
         #expect(try history(local) == history(remote))
@@ -238,7 +246,8 @@ final class ServeProcess {
     /// --listen takes a name (resolved) or a bracketed IPv6 literal.
     @Test func listenOnLocalhostAndIPv6() throws {
         let clipctl = try Clipctl()
-        let token = try clipctl("--db", "s.db", "token", "create", "--admin", "--name", "t").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try clipctl("--db", "s.db", "token", "create", "--admin", "--name", "t").out.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let named = try ServeProcess(clipctl, database: clipctl.file("s.db"), listen: "localhost:0")
         let r = try clipctl("--server", "http://localhost:\(named.port)", "--token", token, "list", "--json")
         #expect(r.code == 0 && r.out == "[]\n", "\(r.err)")
@@ -255,7 +264,9 @@ final class ServeProcess {
         address.sin6_family = sa_family_t(AF_INET6)
         address.sin6_port = in_port_t(UInt16(v6.port).bigEndian)
         inet_pton(AF_INET6, "::1", &address.sin6_addr)
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
         #expect(connected == 0)
         let request = Array("GET /healthz HTTP/1.1\r\nHost: [::1]\r\nConnection: close\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }

@@ -4,13 +4,16 @@ import Testing
 
 /// Findings of the hostile-input review, through the built `clipctl`.
 struct TrustInputTests {
-    static let header = "url,clip,action,language,title,subtitle,category,poweredBy,status,localizations,place,headerImage,headerImageData\n"
+    static let header =
+        "url,clip,action,language,title,subtitle,category,poweredBy,status,localizations,place,headerImage,headerImageData\n"
 
     @Test func spreadsheetFilesWithAByteOrderMarkImport() throws {
         let clipctl = try Clipctl()
         let bom = Data([0xEF, 0xBB, 0xBF])
-        try (bom + Data("url,clip,title,subtitle\nhttps://a.example/1,ABCDE12345.com.a.Clip,One,S\n".utf8)).write(to: URL(fileURLWithPath: clipctl.file("excel.csv")))
-        try (bom + Data(#"{"url":"https://a.example/2","clip":"ABCDE12345.com.a.Clip","title":"Two","subtitle":"S"}"#.utf8)).write(to: URL(fileURLWithPath: clipctl.file("sheet.ndjson")))
+        try (bom + Data("url,clip,title,subtitle\nhttps://a.example/1,ABCDE12345.com.a.Clip,One,S\n".utf8)).write(
+            to: URL(fileURLWithPath: clipctl.file("excel.csv")))
+        try (bom + Data(#"{"url":"https://a.example/2","clip":"ABCDE12345.com.a.Clip","title":"Two","subtitle":"S"}"#.utf8)).write(
+            to: URL(fileURLWithPath: clipctl.file("sheet.ndjson")))
         let csv = try clipctl("import", "excel.csv")
         #expect(csv.code == 0 && csv.out.hasPrefix("imported 1 experience in one transaction"), "\(csv.err)")
         let ndjson = try clipctl("import", "sheet.ndjson")
@@ -48,16 +51,21 @@ struct TrustInputTests {
         let r = try clipctl("import", "-", "--json", stdin: input)
         #expect(r.code == 65)
         let errors = try JSONParser.parse(r.err)["errors"]?.arrayValue ?? []
-        #expect(errors.map { JSONWriter.string($0) } == [
-            #"{"line":2,"field":"colour","rule":"unknown","message":"is not a known field"}"#,
-            #"{"line":3,"field":"(line)","rule":"json","message":"malformed JSON: unexpected character 'o' at column 9"}"#,
-        ])
+        #expect(
+            errors.map { JSONWriter.string($0) } == [
+                #"{"line":2,"field":"colour","rule":"unknown","message":"is not a known field"}"#,
+                #"{"line":3,"field":"(line)","rule":"json","message":"malformed JSON: unexpected character 'o' at column 9"}"#,
+            ])
         #expect(try clipctl.state() == before)
     }
 
     @Test func spreadsheetSafeExport() throws {
         let clipctl = try Clipctl()
-        #expect(try clipctl("register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "=HYPERLINK(\"http://e.example\")", "--subtitle", "@SUM(1+2)").code == 0)
+        #expect(
+            try clipctl(
+                "register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "=HYPERLINK(\"http://e.example\")",
+                "--subtitle", "@SUM(1+2)"
+            ).code == 0)
         let plain = try clipctl("export", "--format", "csv").out
         #expect(plain.contains(#","=HYPERLINK(""http://e.example"")",@SUM(1+2),"#))
         let safe = try clipctl("export", "--format", "csv", "--spreadsheet-safe")

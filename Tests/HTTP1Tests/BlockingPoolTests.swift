@@ -12,7 +12,9 @@ struct BlockingPoolTests {
         let group = DispatchGroup()
         let first = DispatchSemaphore(value: 0)
         group.enter()
-        Thread { pool.run(); group.leave() }.start()
+        Thread {
+            pool.run(); group.leave()
+        }.start()
         pool.submit { first.wait() }  // holds the only running thread until the rest is queued
         for i in 0..<50 { pool.submit { order.withLock { $0.append(i) } } }
         first.signal()
@@ -21,7 +23,9 @@ struct BlockingPoolTests {
         #expect(group.wait(timeout: .now() + 10) == .success)
         #expect(order.withLock { $0 } == Array(0..<50))
         group.enter()
-        Thread { pool.run(); group.leave() }.start()  // the second thread, started late: it exits too
+        Thread {
+            pool.run(); group.leave()
+        }.start()  // the second thread, started late: it exits too
         #expect(group.wait(timeout: .now() + 10) == .success)
     }
 }

@@ -32,17 +32,22 @@ struct LLHTTPCorpusTests {
     }
 
     enum Reason: String, CaseIterable {
-        case transferEncoding = "Transfer-Encoding is answered 501: no chunked request bodies (RFC 9112 §6.1, §7: a server may refuse a coding it does not implement)"
-        case lenient = "llhttp accepts only with a leniency flag on; we apply RFC 9112 strictly (§2.2 CRLF, §5.1 no whitespace before ':', §5.2 obs-fold, §2.3 version, §6.3 TE with CL; RFC 9110 §5.5 no controls in values)"
-        case keepAliveOff = "after a request without keep-alive we answer and close; later bytes are never parsed (RFC 9112 §9.6), llhttp reports them as an error"
+        case transferEncoding =
+            "Transfer-Encoding is answered 501: no chunked request bodies (RFC 9112 §6.1, §7: a server may refuse a coding it does not implement)"
+        case lenient =
+            "llhttp accepts only with a leniency flag on; we apply RFC 9112 strictly (§2.2 CRLF, §5.1 no whitespace before ':', §5.2 obs-fold, §2.3 version, §6.3 TE with CL; RFC 9110 §5.5 no controls in values)"
+        case keepAliveOff =
+            "after a request without keep-alive we answer and close; later bytes are never parsed (RFC 9112 §9.6), llhttp reports them as an error"
         case decidedAtHeadEnd = "llhttp rejects mid-head; we judge a head once its blank line arrives, and then reject it too (checked)"
         case proxyForms = "an origin server: CONNECT and authority-form are for proxies (RFC 9112 §3.2.3); answered 400"
         case userinfo = "userinfo in an http(s) target is an error (RFC 9110 §4.2.4)"
         case asteriskForm = "asterisk-form only with OPTIONS (RFC 9112 §3.2.4)"
-        case anyMethod = "any token is a method (RFC 9112 §3.1, RFC 9110 §9.1); llhttp knows a fixed list, we leave unknown ones to the router"
+        case anyMethod =
+            "any token is a method (RFC 9112 §3.1, RFC 9110 §9.1); llhttp knows a fixed list, we leave unknown ones to the router"
         case notHTTP = "only HTTP/1.0 and HTTP/1.1 request lines: no HTTP/0.9, RTSP or ICE (RFC 9112 §2.3, §3)"
         case http2Preface = "no HTTP/2 with prior knowledge over HTTP/1.1 (RFC 9113 §3.3); PRI * is a 400"
-        case llhttpTestOption = "llhttp's test skips the body from its callback (skipBody); a server has no such option and waits for Content-Length bytes"
+        case llhttpTestOption =
+            "llhttp's test skips the body from its callback (skipBody); a server has no such option and waits for Content-Length bytes"
     }
 
     /// Cases whose outcome differs from llhttp's, and why. Keyed by case name.
@@ -159,7 +164,9 @@ struct LLHTTPCorpusTests {
             guard pos < input.count else { return run }
             let (rest, added) = addingHost(Array(input[pos...]))
             if added > 0 { run.hostAdded = true }
-            let outcome = rest.withUnsafeBytes { raw in Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: HTTPLimits()) } }
+            let outcome = rest.withUnsafeBytes { raw in
+                Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: HTTPLimits()) }
+            }
             switch outcome {
             case .failure(let error):
                 run.outcome = "reject"
@@ -212,7 +219,8 @@ struct LLHTTPCorpusTests {
             if run.hostAdded { hostAdded += 1 }
             var differences = run.outcome == c.expect ? [] : ["\(run.outcome) ≠ llhttp \(c.expect)"]
             differences += Self.detailDifferences(c, run.heads)
-            let describe = "\(c.name) [\(c.type)]: \(differences.joined(separator: "; ")) (ours: \(run.error.map { "\($0.status) \($0.message)" } ?? "-"); llhttp: \(c.error ?? "-"))"
+            let describe =
+                "\(c.name) [\(c.type)]: \(differences.joined(separator: "; ")) (ours: \(run.error.map { "\($0.status) \($0.message)" } ?? "-"); llhttp: \(c.error ?? "-"))"
             switch (differences.isEmpty, Self.deliberate[c.name]) {
             case (true, nil): agree += 1
             case (true, .some): Issue.record("listed as deliberate but now agrees with llhttp: \(describe)")

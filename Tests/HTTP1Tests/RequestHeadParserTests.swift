@@ -4,7 +4,8 @@ import Testing
 struct RequestHeadParserTests {
     func parse(_ text: String, limits: HTTPLimits = HTTPLimits()) throws(RequestError) -> RequestHeadParser.Outcome {
         let bytes = Array(text.utf8)
-        return try bytes.withUnsafeBytes { raw in Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits) } }.get()
+        return try bytes.withUnsafeBytes { raw in Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits) } }
+            .get()
     }
 
     func head(_ text: String) throws -> RequestHead {
@@ -14,7 +15,8 @@ struct RequestHeadParserTests {
     }
 
     @Test func parsesAStrictRequest() throws {
-        let h = try head("POST /v1/x?a=1 HTTP/1.1\r\nHost: a.example\r\nContent-Type:application/json\r\nContent-Length: 4\r\nX-Empty:\r\n\r\nBODY")
+        let h = try head(
+            "POST /v1/x?a=1 HTTP/1.1\r\nHost: a.example\r\nContent-Type:application/json\r\nContent-Length: 4\r\nX-Empty:\r\n\r\nBODY")
         #expect(h.method == "POST" && h.target == "/v1/x?a=1" && h.version == .http11)
         #expect(h.headers["content-type"] == "application/json", "whitespace after ':' is optional (RFC 9110 OWS)")
         #expect(h.headers["X-Empty"] == "")
@@ -45,7 +47,10 @@ struct RequestHeadParserTests {
     /// RFC 9112 §3.2: HTTP/1.0 may omit Host; HTTP/1.1 may not; a Host must be uri-host [":" port].
     @Test func hostRules() throws {
         #expect(try head("GET / HTTP/1.0\r\n\r\n").headers["Host"] == nil)
-        for good in ["shop.example", "shop.example:443", "shop.example:", "127.0.0.1:8080", "[::1]:8080", "[2001:db8::1]", "xn--caf-dma.example", "a%41.example", ""] {
+        for good in [
+            "shop.example", "shop.example:443", "shop.example:", "127.0.0.1:8080", "[::1]:8080", "[2001:db8::1]", "xn--caf-dma.example",
+            "a%41.example", "",
+        ] {
             #expect(try head("GET / HTTP/1.1\r\nHost: \(good)\r\n\r\n").headers["Host"] == good, "\(good)")
         }
     }
@@ -81,7 +86,9 @@ struct RequestHeadParserTests {
     @Test func asteriskFormOnlyForOptions() throws {
         #expect(try head("OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n").target == "*")
         for method in ["GET", "M-SEARCH", "PRI", "options", "DELETE"] {
-            #expect(throws: RequestError(400, "the request target * is only for OPTIONS")) { try parse("\(method) * HTTP/1.1\r\nHost: a\r\n\r\n") }
+            #expect(throws: RequestError(400, "the request target * is only for OPTIONS")) {
+                try parse("\(method) * HTTP/1.1\r\nHost: a\r\n\r\n")
+            }
         }
     }
 
@@ -124,8 +131,12 @@ struct RequestHeadParserTests {
         limits.maxHeaderBytes = 256
         limits.maxHeaderCount = 3
         #expect { try parse("GET /" + String(repeating: "a", count: 100), limits: limits) } throws: { ($0 as? RequestError)?.status == 414 }
-        #expect { try parse("GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "a", count: 300), limits: limits) } throws: { ($0 as? RequestError)?.status == 431 }
-        #expect { try parse("GET / HTTP/1.1\r\nHost: a\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: limits) } throws: { ($0 as? RequestError)?.status == 431 }
+        #expect { try parse("GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "a", count: 300), limits: limits) } throws: {
+            ($0 as? RequestError)?.status == 431
+        }
+        #expect { try parse("GET / HTTP/1.1\r\nHost: a\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: limits) } throws: {
+            ($0 as? RequestError)?.status == 431
+        }
     }
 
     @Test func responsesNeverCarryInjectedHeaders() {
@@ -138,7 +149,8 @@ struct RequestHeadParserTests {
         #expect(text.contains("Content-Length: 2\r\n"))
         let head = String(decoding: ResponseWriter.serialize(response, includeBody: false, keepAlive: false), as: UTF8.self)
         #expect(head.hasSuffix("Content-Length: 2\r\nConnection: close\r\n\r\n"))
-        let notModified = String(decoding: ResponseWriter.serialize(HTTPResponse(status: 304), includeBody: true, keepAlive: true), as: UTF8.self)
+        let notModified = String(
+            decoding: ResponseWriter.serialize(HTTPResponse(status: 304), includeBody: true, keepAlive: true), as: UTF8.self)
         #expect(!notModified.contains("Content-Length"))
     }
 
@@ -147,10 +159,14 @@ struct RequestHeadParserTests {
         builder.add("GET", "/v1/items/{id}") { _, _ in HTTPResponse(status: 200) }
         builder.add("DELETE", "/v1/items/{id}") { _, _ in HTTPResponse(status: 204) }
         let router = builder.freeze()
-        guard case .found(let route, let parameters) = router.match(method: "GET", path: "/v1/items/a%20b") else { Issue.record("no match"); return }
+        guard case .found(let route, let parameters) = router.match(method: "GET", path: "/v1/items/a%20b") else {
+            Issue.record("no match"); return
+        }
         #expect(route.template == "/v1/items/{id}" && parameters["id"] == "a b")
         guard case .found = router.match(method: "HEAD", path: "/v1/items/1") else { Issue.record("HEAD is served by GET"); return }
-        guard case .methodNotAllowed(let allow) = router.match(method: "POST", path: "/v1/items/1") else { Issue.record("expected 405"); return }
+        guard case .methodNotAllowed(let allow) = router.match(method: "POST", path: "/v1/items/1") else {
+            Issue.record("expected 405"); return
+        }
         #expect(allow == ["DELETE", "GET", "HEAD"])
         guard case .notFound = router.match(method: "GET", path: "/v1/items") else { Issue.record("expected 404"); return }
         guard case .notFound = router.match(method: "GET", path: "/v1/items/") else { Issue.record("empty parameter is 404"); return }
@@ -159,7 +175,10 @@ struct RequestHeadParserTests {
     }
 
     @Test func queryStrings() {
-        #expect(QueryString.parse("url=https%3A%2F%2Fa.example%2Fx%3Fy%3D1&explain=true&q=a+b")?.map { "\($0.name)=\($0.value)" } == ["url=https://a.example/x?y=1", "explain=true", "q=a b"])
+        #expect(
+            QueryString.parse("url=https%3A%2F%2Fa.example%2Fx%3Fy%3D1&explain=true&q=a+b")?.map { "\($0.name)=\($0.value)" } == [
+                "url=https://a.example/x?y=1", "explain=true", "q=a b",
+            ])
         #expect(QueryString.parse("a=%zz") == nil)
         #expect(QueryString.parse("a=%00") == nil)
         #expect(QueryString.parse("a=%C3") == nil, "invalid UTF-8")
@@ -167,6 +186,8 @@ struct RequestHeadParserTests {
         // In a path segment "+" is itself, not a space.
         #expect(PercentDecoding.decode("a+b%20c") == "a+b c")
         #expect(QueryString.encodeComponent("a b/é?&=~._-Z9") == "a%20b%2F%C3%A9%3F%26%3D~._-Z9")
-        #expect(QueryString.parse(Substring("x=" + QueryString.encodeComponent("https://a.example/?q=1&r=+")))?.first?.value == "https://a.example/?q=1&r=+")
+        #expect(
+            QueryString.parse(Substring("x=" + QueryString.encodeComponent("https://a.example/?q=1&r=+")))?.first?.value
+                == "https://a.example/?q=1&r=+")
     }
 }

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import HTTP1
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The server over real sockets on 127.0.0.1, port 0.
@@ -11,15 +11,20 @@ final class TestServer {
     let server: HTTPServer
     let port: Int
 
-    init(limits: HTTPLimits = HTTPLimits(), eventThreads: Int? = nil, blockingThreads: Int? = nil,
-         inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: HTTPHandler? = nil) throws {
+    init(
+        limits: HTTPLimits = HTTPLimits(), eventThreads: Int? = nil, blockingThreads: Int? = nil,
+        inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: HTTPHandler? = nil
+    ) throws {
         var configuration = HTTPServer.Configuration(limits: limits)
         if let eventThreads { configuration.eventThreads = eventThreads }
         if let blockingThreads { configuration.blockingThreads = blockingThreads }
-        server = HTTPServer(configuration: configuration, inline: inline, handler: handler ?? { request in
-            if request.target == "/slow" { Thread.sleep(forTimeInterval: 0.5) }
-            return HTTPResponse(status: 200, contentType: "text/plain", body: Array("\(request.method) \(request.target) \(request.body.count)".utf8))
-        })
+        server = HTTPServer(
+            configuration: configuration, inline: inline,
+            handler: handler ?? { request in
+                if request.target == "/slow" { Thread.sleep(forTimeInterval: 0.5) }
+                return HTTPResponse(
+                    status: 200, contentType: "text/plain", body: Array("\(request.method) \(request.target) \(request.body.count)".utf8))
+            })
         port = try server.start()
     }
 
@@ -42,9 +47,11 @@ final class TestServer {
     @Test func aClientThatDoesNotReadNeverStallsTheEventLoop() throws {
         // One event thread answering inline: a blocking write there would stall every client.
         let big = [UInt8](repeating: UInt8(ascii: "x"), count: 256 * 1024)
-        let t = try TestServer(eventThreads: 1, inline: { _ in true }, handler: { request in
-            HTTPResponse(status: 200, contentType: "text/plain", body: request.target == "/big" ? big : Array("small".utf8))
-        })
+        let t = try TestServer(
+            eventThreads: 1, inline: { _ in true },
+            handler: { request in
+                HTTPResponse(status: 200, contentType: "text/plain", body: request.target == "/big" ? big : Array("small".utf8))
+            })
         let hog = try RawClient(port: t.port)
         hog.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 64))  // 16 MiB it never reads
         Thread.sleep(forTimeInterval: 0.3)
@@ -70,9 +77,11 @@ final class TestServer {
     func clientsThatDoNotReadNeverHoldTheBlockingPool(bigAnswersInline: Bool) throws {
         // Three non-reading clients on a pool of two: a pool thread waiting on a client's socket
         // (or finishing an inline answer's write) would leave none for the next request.
-        let t = try TestServer(blockingThreads: 2, inline: { bigAnswersInline && $0.target == "/big" }, handler: { request in
-            HTTPResponse(status: 200, contentType: "text/plain", body: request.target == "/big" ? Self.big : Array("small".utf8))
-        })
+        let t = try TestServer(
+            blockingThreads: 2, inline: { bigAnswersInline && $0.target == "/big" },
+            handler: { request in
+                HTTPResponse(status: 200, contentType: "text/plain", body: request.target == "/big" ? Self.big : Array("small".utf8))
+            })
         let hogs = try Self.hogs(3, port: t.port)
         Thread.sleep(forTimeInterval: 0.5)
         let sent = monotonicSeconds()
@@ -86,9 +95,11 @@ final class TestServer {
     }
 
     @Test func aStopWithAClientThatDoesNotReadEndsWithinTheDrainWindow() throws {
-        let t = try TestServer(blockingThreads: 2, handler: { request in
-            HTTPResponse(status: 200, contentType: "text/plain", body: request.target == "/big" ? Self.big : Array("small".utf8))
-        })
+        let t = try TestServer(
+            blockingThreads: 2,
+            handler: { request in
+                HTTPResponse(status: 200, contentType: "text/plain", body: request.target == "/big" ? Self.big : Array("small".utf8))
+            })
         let hogs = try Self.hogs(3, port: t.port)
         Thread.sleep(forTimeInterval: 0.5)
         let started = monotonicSeconds()
@@ -101,7 +112,9 @@ final class TestServer {
     @Test func inlineAndPooledRequestsOnOneConnectionStayInOrder() throws {
         let t = try TestServer(eventThreads: 1, inline: { $0.target.hasPrefix("/fast") })
         let client = try RawClient(port: t.port)
-        client.send("GET /fast1 HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        client.send(
+            "GET /fast1 HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
         let responses = client.readResponses(3)
         #expect(responses.map(body) == ["GET /fast1 0", "GET /slow 0", "GET /fast2 0"])
     }
@@ -109,7 +122,9 @@ final class TestServer {
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let t = try TestServer()
         let client = try RawClient(port: t.port)
-        client.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET /d HTTP/1.1\r\nHost: x\r\n\r\nHEAD /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        client.send(
+            "GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET /d HTTP/1.1\r\nHost: x\r\n\r\nHEAD /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
         var rest = Array(client.readAll().utf8)
         var responses: [String] = []
         while responses.count < 3, let (response, used) = RawClient.split(rest) {
@@ -134,13 +149,25 @@ final class TestServer {
     }
 
     static let hostile: [String: (request: String, expected: String)] = [
-        "CL+TE smuggling": ("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc", "HTTP/1.1 400 Bad Request"),
-        "two Content-Lengths": ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", "HTTP/1.1 400 Bad Request"),
+        "CL+TE smuggling": (
+            "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc", "HTTP/1.1 400 Bad Request"
+        ),
+        "two Content-Lengths": (
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", "HTTP/1.1 400 Bad Request"
+        ),
         "negative Content-Length": ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -3\r\n\r\nabc", "HTTP/1.1 400 Bad Request"),
-        "chunked body": ("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", "HTTP/1.1 501 Not Implemented"),
+        "chunked body": (
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", "HTTP/1.1 501 Not Implemented"
+        ),
         "long request line": ("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 414 URI Too Long"),
-        "huge header": ("GET / HTTP/1.1\r\nHost: x\r\nX: \(String(repeating: "a", count: 40000))\r\n\r\n", "HTTP/1.1 431 Request Header Fields Too Large"),
-        "too many headers": ("GET / HTTP/1.1\r\nHost: x\r\n" + (0..<101).map { "X-\($0): y\r\n" }.joined() + "\r\n", "HTTP/1.1 431 Request Header Fields Too Large"),
+        "huge header": (
+            "GET / HTTP/1.1\r\nHost: x\r\nX: \(String(repeating: "a", count: 40000))\r\n\r\n",
+            "HTTP/1.1 431 Request Header Fields Too Large"
+        ),
+        "too many headers": (
+            "GET / HTTP/1.1\r\nHost: x\r\n" + (0..<101).map { "X-\($0): y\r\n" }.joined() + "\r\n",
+            "HTTP/1.1 431 Request Header Fields Too Large"
+        ),
         "HTTP/3.0": ("GET / HTTP/3.0\r\nHost: x\r\n\r\n", "HTTP/1.1 505 HTTP Version Not Supported"),
         "obs-fold": ("GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n", "HTTP/1.1 400 Bad Request"),
         "too large body": ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8388609\r\n\r\n", "HTTP/1.1 413 Content Too Large"),
@@ -220,11 +247,13 @@ final class TestServer {
 
     @Test func aRequestStillQueuedAtTheDrainDeadlineIsNotStarted() throws {
         let started = Mutex<[String]>([])
-        let t = try TestServer(blockingThreads: 1, handler: { request in
-            started.withLock { $0.append(request.target) }
-            if request.target == "/slow" { Thread.sleep(forTimeInterval: 1) }
-            return HTTPResponse(status: 200, contentType: "text/plain", body: Array(request.target.utf8))
-        })
+        let t = try TestServer(
+            blockingThreads: 1,
+            handler: { request in
+                started.withLock { $0.append(request.target) }
+                if request.target == "/slow" { Thread.sleep(forTimeInterval: 1) }
+                return HTTPResponse(status: 200, contentType: "text/plain", body: Array(request.target.utf8))
+            })
         let running = try RawClient(port: t.port), queued = try RawClient(port: t.port)
         running.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
         Thread.sleep(forTimeInterval: 0.1)

@@ -71,7 +71,10 @@ struct ConnectionTests {
 
     @Test func roundTripsValues() throws {
         let db = try Connection(path: temporaryDatabasePath())
-        let row = try #require(try db.query("SELECT ? AS a, ? AS b, ? AS c, ? AS d, ? AS e", [.integer(-7), .real(1.5), .text("é🎉"), .blob([0, 1, 255]), .null]).first)
+        let row = try #require(
+            try db.query(
+                "SELECT ? AS a, ? AS b, ? AS c, ? AS d, ? AS e", [.integer(-7), .real(1.5), .text("é🎉"), .blob([0, 1, 255]), .null]
+            ).first)
         #expect(row.values == [.integer(-7), .real(1.5), .text("é🎉"), .blob([0, 1, 255]), .null])
         #expect(throws: RowError.self) { try row.string("a") }
         #expect(throws: RowError.self) { try row.int("missing") }
@@ -111,7 +114,8 @@ struct MigratorTests {
 
     @Test func aFailingMigrationLeavesNothingOfItself() throws {
         let db = try Connection(path: temporaryDatabasePath())
-        let broken = Migrator(migrations: migrations + [Migrator.Migration(name: "0003_c", sql: "CREATE TABLE c (x INTEGER); CREATE TABLE oops (")])
+        let broken = Migrator(
+            migrations: migrations + [Migrator.Migration(name: "0003_c", sql: "CREATE TABLE c (x INTEGER); CREATE TABLE oops (")])
         #expect(throws: SQLiteError.self) { try broken.migrate(db) }
         #expect(try Migrator(migrations: migrations).appliedNames(db) == ["0001_a", "0002_b"])
         #expect(try db.query("SELECT name FROM sqlite_master WHERE name = 'c'").isEmpty)

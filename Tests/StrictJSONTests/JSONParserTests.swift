@@ -69,7 +69,9 @@ struct JSONParserTests {
         let value: JSONValue = ["z": "a\"b\\c\u{1}\u{2028}", "a": [1, .double(0.5), .double(3), nil]]
         #expect(JSONWriter.string(value) == #"{"z":"a\"b\\c\u0001\u2028","a":[1,0.5,3,null]}"#)
         #expect(try JSONParser.parse(JSONWriter.string(value)) == value)
-        #expect(JSONWriter.string(value, pretty: true) == "{\n  \"z\": \"a\\\"b\\\\c\\u0001\\u2028\",\n  \"a\": [\n    1,\n    0.5,\n    3,\n    null\n  ]\n}")
+        #expect(
+            JSONWriter.string(value, pretty: true)
+                == "{\n  \"z\": \"a\\\"b\\\\c\\u0001\\u2028\",\n  \"a\": [\n    1,\n    0.5,\n    3,\n    null\n  ]\n}")
     }
 
     @Test func objectEqualityIgnoresMemberOrder() {

@@ -148,9 +148,12 @@ public enum TestImages {
     /// `ihdrWidth`/`ihdrHeight` make the IHDR lie about the size the data holds (for the rules
     /// checked before the data); `zlib` replaces the IDAT data, split into chunks of `idatChunk`
     /// bytes; `acTL` adds an APNG animation control chunk before the IDAT.
-    public static func png(width: Int, height: Int, colorType: UInt8 = 2, grey: UInt8 = 0x80, tRNS: Bool = false, ihdrWidth: Int? = nil, ihdrHeight: Int? = nil,
-                    idat: Bool = true, iend: Bool = true, badCRC: Bool = false, trailing: [UInt8] = [],
-                    zlib: [UInt8]? = nil, idatChunk: Int? = nil, acTL: Bool = false) -> [UInt8] {
+    public static func png(
+        width: Int, height: Int, colorType: UInt8 = 2, grey: UInt8 = 0x80, tRNS: Bool = false, ihdrWidth: Int? = nil,
+        ihdrHeight: Int? = nil,
+        idat: Bool = true, iend: Bool = true, badCRC: Bool = false, trailing: [UInt8] = [],
+        zlib: [UInt8]? = nil, idatChunk: Int? = nil, acTL: Bool = false
+    ) -> [UInt8] {
         let channels = colorType == 6 ? 4 : 3
         let data = zlib ?? zlibRuns(greyRuns(width: width, height: height, channels: channels, grey: grey))
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -171,7 +174,10 @@ public enum TestImages {
     /// entropy bytes, one stuffed 0xFF 0x00 and a restart marker), EOI.
     public static func jpeg(width: Int, height: Int, components: Int = 1, sos: Bool = true, eoi: Bool = true) -> [UInt8] {
         var b: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x4A, 0x46]
-        b += [0xFF, 0xC0, 0x00, UInt8(8 + 3 * components), 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), UInt8(components)]
+        b += [
+            0xFF, 0xC0, 0x00, UInt8(8 + 3 * components), 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8),
+            UInt8(width & 0xFF), UInt8(components),
+        ]
         for c in 0..<components { b += [UInt8(c + 1), 0x11, 0x00] }
         if sos { b += [0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3F, 0x00] + [0x12, 0xFF, 0x00, 0x34, 0xFF, 0xD0, 0x56] }
         if eoi { b += [0xFF, 0xD9] }
