@@ -1,5 +1,5 @@
 import Glibc
-import SystemCrypto
+public import SystemCrypto
 
 /// An App Store Connect API key: its key ID, its issuer ID and the private key (the `.p8` file
 /// Apple lets one download once), from flags or the environment.

@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 // What the client writes: the attributes of a create or an update, in ASC's own vocabulary. A plan
 // (registry state vs. ASC state → steps) produces these; the client turns them into the request

@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 // Typed App Store Connect resources, as read: each keeps ASC's id and only what the App Clip flows
 // use. Values a newer API may extend are `ASCValue` (unknown values kept). The client builds them

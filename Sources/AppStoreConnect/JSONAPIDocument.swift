@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// A resource identifier object (JSON:API 1.0 "Resource Identifier Objects"): what a relationship's
 /// `data` holds.

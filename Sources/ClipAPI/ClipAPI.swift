@@ -2,7 +2,7 @@ import ClipCore
 import ClipStore
 import ClipWire
 import Foundation
-import HTTP1
+public import HTTP1
 import StrictJSON
 import Synchronization
 

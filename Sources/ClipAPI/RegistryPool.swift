@@ -1,4 +1,4 @@
-import ClipStore
+public import ClipStore
 import Foundation
 import SQLiteDB
 import Synchronization

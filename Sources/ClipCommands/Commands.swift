@@ -1,4 +1,4 @@
-import ArgParse
+public import ArgParse
 
 /// The grammar of `clipctl` (docs/architecture.md#clipctl). Help is generated from it.
 public enum Commands {

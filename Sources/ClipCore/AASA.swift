@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// What one host's apple-app-site-association file is made of.
 public struct AASAContent: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Foundation  // Locale.Region.isoRegions / LanguageCode.isoLanguageCodes for $(region) and $(lang) (no I/O)
-import StrictJSON
+public import StrictJSON
 
 /// Decides whether an AASA file's `applinks` give a URL to an app, with Apple's semantics
 /// (docs/apple-formats.md#applinks, docs/apple-formats.md#pattern-matching; the conformance corpus's

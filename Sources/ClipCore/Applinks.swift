@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// The `applinks` details entry of one full app on one host: its `components` (and optional
 /// `defaults`), in the modern format only (`appIDs` + `components`, never legacy `paths`,

@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// One change record: when, who, what entity, the action, and the entity before and after
 /// (in the forms the API answers), kept for every write.

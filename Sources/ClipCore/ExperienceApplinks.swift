@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// `applinks` components for a full app generated from its clips' advanced experiences, so that
 /// the installed app opens the links its App Clip is invoked with (docs/apple-formats.md).

@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// The JSON form of an advanced experience, shared by import/export, `clipctl --json` and the
 /// HTTP API: `url`, `clip`, `action`, `language`, `title`, `subtitle`, `category`,

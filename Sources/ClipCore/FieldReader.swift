@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// Reads the members of one JSON object with typed getters, recording a `FieldError` for each
 /// wrong type and, at `finish()`, for each member nobody asked for (docs/rules.md#errors-and-statuses: unknown fields

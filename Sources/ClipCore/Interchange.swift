@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// Import/export formats (docs/rules.md#import-and-export): NDJSON, one experience per line in the portable JSON
 /// form, and CSV with the same column names (nested `localizations` and `place` as JSON text).

@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// Card text of one language: title ≤ 30 and subtitle ≤ 56 characters (HIG, docs/apple-formats.md#the-app-clip-card),
 /// counted as Swift `Character`s (user-perceived characters).

@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// The default experience of a clip associated with a host, offered when no advanced experience
 /// matches (docs/rules.md#default-experiences).

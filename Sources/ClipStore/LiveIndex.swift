@@ -1,4 +1,4 @@
-import ClipCore
+public import ClipCore
 import Dispatch
 import SQLiteDB
 import StrictJSON

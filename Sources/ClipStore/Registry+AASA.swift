@@ -1,6 +1,6 @@
-import ClipCore
+public import ClipCore
 import SQLiteDB
-import StrictJSON
+public import StrictJSON
 
 /// AASA files: what each host's is made of, and the applinks and webcredentials they carry.
 extension Registry {

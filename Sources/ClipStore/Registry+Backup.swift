@@ -1,5 +1,5 @@
 import ClipCore
-import Foundation
+public import Foundation
 import SQLiteDB
 import StrictJSON
 

@@ -1,4 +1,4 @@
-import ClipCore
+public import ClipCore
 import ClipWire
 import SQLiteDB
 import StrictJSON

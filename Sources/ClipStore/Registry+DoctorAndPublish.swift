@@ -1,4 +1,4 @@
-import ClipCore
+public import ClipCore
 import SQLiteDB
 
 /// The data `clipctl doctor` cross-checks (Doctor), read in one transaction.

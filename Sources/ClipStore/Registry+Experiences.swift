@@ -1,7 +1,7 @@
-import ClipCore
+public import ClipCore
 import ClipWire
 import SQLiteDB
-import StrictJSON
+public import StrictJSON
 
 /// Advanced experiences: register, read, list, update, activate/deactivate, remove.
 extension Registry {

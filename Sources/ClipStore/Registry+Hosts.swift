@@ -1,4 +1,4 @@
-import ClipCore
+public import ClipCore
 import SQLiteDB
 import StrictJSON
 

@@ -1,5 +1,5 @@
 import Foundation
-import ClipCore
+public import ClipCore
 import SQLiteDB
 import ClipWire
 import StrictJSON

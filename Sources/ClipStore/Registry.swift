@@ -1,6 +1,6 @@
-import ClipCore
-import Foundation
-import SQLiteDB
+public import ClipCore
+public import Foundation
+public import SQLiteDB
 import StrictJSON
 
 /// The registry on one SQLite file: every operation of the API and clipctl that reads or writes, built

@@ -1,4 +1,4 @@
-import ClipCore
+public import ClipCore
 import SQLiteDB
 
 /// What can go wrong in a registry operation, in terms a caller maps to an exit code or an

@@ -1,4 +1,4 @@
-import SQLiteDB
+public import SQLiteDB
 
 /// The schema of `Migrations/*.sql`, embedded in the binary by the EmbedMigrations plugin.
 public enum Schema {

@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// What the AASA evaluator decided for one URL and app (`GET /v1/aasa/check`, `clipctl aasa
 /// check --json`), and the lint's diagnostics (`clipctl aasa lint --json`).

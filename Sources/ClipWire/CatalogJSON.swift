@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// The JSON forms of apps, clips, domain associations, default experiences, applinks, banners
 /// and write results, shared by the HTTP API and `clipctl` (local and remote alike), so that

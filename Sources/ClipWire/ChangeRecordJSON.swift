@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// Change records as `GET /v1/changes` and `clipctl changes --json` give them, and the forms of
 /// the objects a record keeps before and after a change.

@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// What `clipctl --json` prints for the commands whose answer is not an object of the registry:
 /// confirmations, backup, restore, publish, and a failure (on stderr).

@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// The experience as the API answers it and `clipctl --json` prints it; the portable form and
 /// the input reader are ClipCore's (import and export use them too).

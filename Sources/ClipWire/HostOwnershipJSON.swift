@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// Who holds a host (HostOwnership): `{host, owner, teams: [{team, role, origin}]}`, with the
 /// notes of a write that changed it.

@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// The answer of `clipctl import --json` and `POST /v1/experiences/import`.
 public enum ImportReportJSON {

@@ -1,4 +1,4 @@
-import StrictJSON
+public import StrictJSON
 
 /// The envelopes of list answers: `{items}`, a page `{items, nextCursor}` (experiences), and
 /// change records `{items, nextSince}`.

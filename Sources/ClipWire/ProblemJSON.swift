@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// Problem details (RFC 9457) as the API answers a failed request, with the list of field
 /// errors (`errors`, each `{field, rule, message}`, `line` first for a line of an import); the

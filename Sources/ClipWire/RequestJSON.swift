@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// The request bodies a client sends (a remote `clipctl`; the routes read them with FieldReader).
 public enum RequestJSON {

@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// The answer to "which experience does this URL get", as `clipctl resolve` prints it: what
 /// `Resolution.json(explain:)` (ClipCore) says, read back. `GET /v1/resolve` answers it too, and

@@ -1,5 +1,5 @@
-import ClipCore
-import StrictJSON
+public import ClipCore
+public import StrictJSON
 
 /// API tokens as listed (never their secret), and a new token with its secret, shown once.
 public enum TokenJSON {
