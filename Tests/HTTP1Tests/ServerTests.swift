@@ -256,7 +256,10 @@ final class TestServer {
             })
         let running = try RawClient(port: t.port), queued = try RawClient(port: t.port)
         running.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-        Thread.sleep(forTimeInterval: 0.1)
+        // The one pool thread is busy with /slow before /queued arrives (bounded wait, no guess).
+        let deadline = Date().addingTimeInterval(5)
+        while started.withLock({ $0.isEmpty }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(started.withLock { $0 } == ["/slow"])
         queued.send("PUT /queued HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")  // behind /slow on the one pool thread
         let server = t.server
         let stopped = Thread { server.stop(drainSeconds: 0.3) }
