@@ -56,6 +56,22 @@ struct Context {
         if let own = try caller.team, own != team { throw Problem.notFound("not found: \(what)") }
     }
 
+    /// The team a create or upsert writes for: the body's `team`, else the one the path implies (an
+    /// App ID), else the caller's; an admin must name one. A body naming another team than the
+    /// path's is a field error. Problems are added to `reader`.
+    func writingTeam(_ reader: FieldReader, impliedByPath pathTeam: TeamID? = nil) throws -> TeamID? {
+        var team: TeamID?
+        if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+        if let pathTeam, let named = team, named != pathTeam {
+            reader.fail("team", "team.mismatch", "is \(named.rawValue), but the path's App ID names team \(pathTeam.rawValue)")
+        }
+        if team == nil { team = try pathTeam ?? caller.team }
+        if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
+            reader.fail("team", "required", "is required with an admin token")
+        }
+        return team
+    }
+
     /// Team tokens may create only in their own team.
     func checkWritable(team: TeamID) throws {
         if let own = try caller.team, own != team {

@@ -17,13 +17,9 @@ extension ClipAPI {
             if let b = reader.string("bundleId", required: true) {
                 bundle = reader.attempt { () throws(ValidationFailure) in try BundleID(b, field: "bundleId") }
             }
-            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+            team = try c.writingTeam(reader)
             if let a = reader.string("appStoreId") { appStoreID = reader.attempt { () throws(ValidationFailure) in try AppStoreID(a) } }
             let name = reader.string("name")
-            if team == nil { team = try c.caller.team }
-            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
-                reader.fail("team", "required", "is required with an admin token")
-            }
             let errors = reader.finish()
             guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: team)
@@ -48,13 +44,9 @@ extension ClipAPI {
             let reader = FieldReader(try c.jsonBody())
             var bundle: BundleID?, team: TeamID?
             do throws(ValidationFailure) { bundle = try BundleID(raw, field: "bundleId") } catch { reader.add(error.errors) }
-            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+            team = try c.writingTeam(reader)
             let appStoreID = api.appStoreIDChange(reader)
             let name = reader.string("name")
-            if team == nil { team = try c.caller.team }
-            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
-                reader.fail("team", "required", "is required with an admin token")
-            }
             let errors = reader.finish()
             guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: team)
@@ -119,14 +111,7 @@ extension ClipAPI {
                     reader.add(error.errors)
                 }
             }
-            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
-            if let pathTeam, let named = team, named != pathTeam {
-                reader.fail("team", "team.mismatch", "is \(named.rawValue), but the path's App ID names team \(pathTeam.rawValue)")
-            }
-            if team == nil { team = try pathTeam ?? c.caller.team }
-            if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
-                reader.fail("team", "required", "is required with an admin token")
-            }
+            team = try c.writingTeam(reader, impliedByPath: pathTeam)
             let errors = reader.finish()
             guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
             try c.checkWritable(team: team)
