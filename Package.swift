@@ -58,12 +58,17 @@ let package = Package(
         // clipctl's commands as a library (wiring and presentation), and the thin executable.
         .target(
             name: "ClipCLI",
-            dependencies: ["ClipCore", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON"],
+            dependencies: [
+                "ClipCore", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync", "AppStoreConnect",
+                "SystemCrypto",
+            ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
         // The App Store Connect API client side: credentials and the ES256 JWT (knows ASC, not the store).
         .target(name: "AppStoreConnect", dependencies: ["SystemCrypto", "StrictJSON"], swiftSettings: strict),
         // Prints a JWT for a given key and ids, for scripts/asc-jwt-check's independent verification.
+        // The pure sync plan: the registry's experiences against App Store Connect's (knows both, does no I/O).
+        .target(name: "ClipSync", dependencies: ["ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
         .executableTarget(name: "asc-jwt", dependencies: ["AppStoreConnect", "SystemCrypto"], swiftSettings: strict),
         .executableTarget(name: "clip-bench", dependencies: ["CLinuxIO", "ClipCore", "ClipStore"], swiftSettings: strict),
 
@@ -87,6 +92,7 @@ let package = Package(
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto"], swiftSettings: strict),
         .testTarget(name: "AppStoreConnectTests", dependencies: ["AppStoreConnect", "SystemCrypto", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,229 @@
+public import AppStoreConnect
+public import ClipCore
+import StrictJSON
+
+/// What an apply would do to one clip's advanced experiences in App Store Connect, and why: pure (no I/O),
+/// from the registry's experiences, what App Store Connect holds (typed resources) and the link records.
+/// It lives apart from the store and the client (docs/architecture.md): it needs both models, and neither
+/// of them needs it.
+public struct SyncPlan: Sendable, Equatable {
+    public enum Action: String, Sendable, Equatable {
+        case create, update
+        /// The URL changed: App Store Connect's `link` is create-only, so the old one is removed and a new one made.
+        case recreate
+        /// Deleted or deactivated here (or, with --prune, only ever in App Store Connect).
+        case remove
+        /// Only the header image changed.
+        case uploadImage = "upload-image"
+        case nothing
+    }
+
+    /// One field whose value App Store Connect holds differs from the registry's.
+    public struct FieldChange: Sendable, Equatable {
+        public var field: String
+        public var before: String
+        public var after: String
+        public init(field: String, before: String, after: String) {
+            self.field = field
+            self.before = before
+            self.after = after
+        }
+    }
+
+    /// A step App Store Connect would refuse, found before anything is sent, and how to fix it.
+    public struct Refusal: Sendable, Equatable {
+        public var rule: String
+        public var message: String
+        public var fix: String
+        public init(rule: String, message: String, fix: String) {
+            self.rule = rule
+            self.message = message
+            self.fix = fix
+        }
+    }
+
+    public struct Step: Sendable, Equatable {
+        /// The registry experience, nil for one only App Store Connect has.
+        public var experienceID: Int64?
+        public var url: String
+        public var ascExperienceID: String?
+        /// App Store Connect's status, verbatim (a value this registry does not know is kept).
+        public var ascState: String?
+        public var action: Action
+        public var changes: [FieldChange]
+        public var refusals: [Refusal]
+        /// Changed in App Store Connect since the last pull or push.
+        public var drifted: Bool
+        /// Things worth saying that change nothing: unknown values kept, an App Store Connect-only experience left alone.
+        public var notes: [String]
+    }
+
+    public var clip: AppID
+    public var steps: [Step]
+
+    /// Steps that would change App Store Connect.
+    public var pending: [Step] { steps.filter { $0.action != .nothing } }
+    public var refused: [Step] { steps.filter { !$0.refusals.isEmpty } }
+    public var isInSync: Bool { pending.isEmpty && !steps.contains(where: \.drifted) }
+
+    /// - Parameters:
+    ///   - experiences: the clip's registry experiences that are not removed.
+    ///   - associatedHosts: the hosts whose AASA lists the clip.
+    ///   - asc: the clip's advanced experiences in App Store Connect (removed ones left out).
+    ///   - prune: also remove what App Store Connect has and the registry never had.
+    public static func make(
+        clip: AppID, experiences: [AdvancedExperience], associatedHosts: Set<String>, asc: [ASCAdvancedExperience],
+        link: AppStoreConnectLink, records: [AppStoreConnectSyncRecord], prune: Bool
+    ) -> SyncPlan {
+        let byASCID = Dictionary(asc.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let byLink = Dictionary(asc.map { ($0.link, $0) }, uniquingKeysWith: { first, _ in first })
+        let recordOf = Dictionary(records.map { ($0.experienceID, $0) }, uniquingKeysWith: { first, _ in first })
+        var claimed = Set<String>()
+        var steps: [Step] = []
+        let primaryLanguage = link.primaryLocale.flatMap(Language.init(tag:))
+
+        for experience in experiences.sorted(by: { $0.url.canonical < $1.url.canonical }) {
+            let record = recordOf[experience.id]
+            // The record's id first: the experience's URL may have changed since it was pushed.
+            let match = record?.ascExperienceID.flatMap { byASCID[$0] } ?? byLink[experience.url.canonical]
+            if let match { claimed.insert(match.id) }
+            var step = Step(
+                experienceID: experience.id, url: experience.url.canonical, ascExperienceID: match?.id, ascState: match?.status?.rawValue,
+                action: .nothing, changes: [], refusals: [], drifted: false, notes: [])
+            if let match {
+                step.notes = unknownValues(match)
+                if let seen = record?.ascFingerprint, seen != fingerprint(match) { step.drifted = true }
+            }
+            if experience.status == .deactivated {
+                // Deactivated here: App Store Connect keeps no deactivated experience of ours (a removal there is final).
+                if match != nil { step.action = .remove }
+                steps.append(step)
+                continue
+            }
+            if let match {
+                step.changes = fieldChanges(experience, match)
+                if match.link != experience.url.canonical {
+                    step.action = .recreate
+                    step.changes.insert(FieldChange(field: "link", before: match.link, after: experience.url.canonical), at: 0)
+                } else {
+                    let imageChanged = experience.headerImage != nil && experience.headerImage != record?.pushedImageSHA256
+                    if imageChanged {
+                        step.changes.append(
+                            FieldChange(
+                                field: "headerImage", before: record?.pushedImageSHA256 ?? match.headerImageID ?? "none",
+                                after: experience.headerImage!))
+                    }
+                    step.action = step.changes.isEmpty ? .nothing : step.changes.allSatisfy { $0.field == "headerImage" } ? .uploadImage : .update
+                }
+            } else {
+                step.action = .create
+            }
+            if step.action != .nothing {
+                step.refusals = refusals(experience, associatedHosts: associatedHosts, primaryLanguage: primaryLanguage)
+            }
+            steps.append(step)
+        }
+
+        // Pushed once, since removed here: remove there too.
+        let live = Set(experiences.map(\.id))
+        for record in records.sorted(by: { $0.experienceID < $1.experienceID }) where !live.contains(record.experienceID) {
+            guard let id = record.ascExperienceID, let match = byASCID[id], !claimed.contains(id) else { continue }
+            claimed.insert(id)
+            steps.append(
+                Step(
+                    experienceID: record.experienceID, url: match.link, ascExperienceID: id, ascState: match.status?.rawValue,
+                    action: .remove, changes: [], refusals: [], drifted: record.ascFingerprint.map { $0 != fingerprint(match) } ?? false,
+                    notes: ["removed from the registry"]))
+        }
+
+        // Only App Store Connect has these: removed only when asked to (--prune).
+        for other in asc.sorted(by: { $0.link < $1.link }) where !claimed.contains(other.id) {
+            steps.append(
+                Step(
+                    experienceID: nil, url: other.link, ascExperienceID: other.id, ascState: other.status?.rawValue,
+                    action: prune ? .remove : .nothing, changes: [], refusals: [], drifted: false,
+                    notes: unknownValues(other)
+                        + [prune ? "only in App Store Connect" : "only in App Store Connect: kept (asc pull adopts it, --prune removes it)"]))
+        }
+        return SyncPlan(clip: clip, steps: steps)
+    }
+
+    /// The fields App Store Connect holds that differ from the registry's, in a fixed order.
+    static func fieldChanges(_ experience: AdvancedExperience, _ asc: ASCAdvancedExperience) -> [FieldChange] {
+        var changes: [FieldChange] = []
+        func compare(_ field: String, _ before: String?, _ after: String?) {
+            if before != after { changes.append(FieldChange(field: field, before: before ?? "none", after: after ?? "none")) }
+        }
+        compare("action", asc.action?.rawValue, experience.action.rawValue)
+        compare("businessCategory", asc.businessCategory?.rawValue, experience.businessCategory?.rawValue)
+        compare("defaultLanguage", asc.defaultLanguage?.rawValue, experience.defaultLanguage.rawValue)
+        compare("isPoweredBy", asc.isPoweredBy.map { "\($0)" } ?? "false", "\(experience.isPoweredBy)")
+        let ascPlace = asc.place.flatMap { $0 == .null ? nil : $0 }
+        compare("place", ascPlace.map { JSONWriter.string($0) }, experience.place.map { JSONWriter.string($0) })
+        let theirs = Dictionary(
+            asc.localizations.compactMap { l in l.language.map { ($0.rawValue, l) } }, uniquingKeysWith: { first, _ in first })
+        let languages = Set(theirs.keys).union(experience.localizations.keys.map(\.rawValue)).sorted()
+        for language in languages {
+            let ours = Language(rawValue: language).flatMap { experience.localizations[$0] }
+            compare("localizations.\(language).title", theirs[language]?.title, ours?.title)
+            compare("localizations.\(language).subtitle", theirs[language]?.subtitle, ours?.subtitle)
+        }
+        return changes
+    }
+
+    /// What App Store Connect would refuse, with the command that fixes it.
+    static func refusals(_ experience: AdvancedExperience, associatedHosts: Set<String>, primaryLanguage: Language?) -> [Refusal] {
+        var refusals: [Refusal] = []
+        if experience.headerImage == nil {
+            refusals.append(
+                Refusal(
+                    rule: "headerImage.required", message: "App Store Connect requires a header image for an advanced experience",
+                    fix: "clipctl update \(experience.id) --image FILE (PNG or JPEG, 1800×1200)"))
+        }
+        if let primaryLanguage, experience.localizations[primaryLanguage] == nil {
+            refusals.append(
+                Refusal(
+                    rule: "localizations.primaryLanguage",
+                    message: "no card in \(primaryLanguage.rawValue), the app's primary language in App Store Connect",
+                    fix: "clipctl update \(experience.id) --localization '\(primaryLanguage.rawValue)=TITLE|SUBTITLE'"))
+        }
+        if !associatedHosts.contains(experience.url.host) {
+            refusals.append(
+                Refusal(
+                    rule: "link.associatedDomain",
+                    message: "the AASA of \(experience.url.host) does not list \(experience.clip.rawValue), so App Store Connect cannot verify the link",
+                    fix: "clipctl domain add \(experience.clip.rawValue) \(experience.url.host)"))
+        }
+        return refusals
+    }
+
+    /// Values App Store Connect sent that this registry does not know: kept and reported, never fatal.
+    static func unknownValues(_ asc: ASCAdvancedExperience) -> [String] {
+        var notes: [String] = []
+        func note<K>(_ field: String, _ value: ASCValue<K>?) {
+            if case .unknown(let raw)? = value { notes.append("App Store Connect sent \(field) \(raw), unknown to this registry: kept as is") }
+        }
+        note("action", asc.action)
+        note("businessCategory", asc.businessCategory)
+        note("defaultLanguage", asc.defaultLanguage)
+        note("status", asc.status)
+        note("placeStatus", asc.placeStatus)
+        for l in asc.localizations { note("localizations[\(l.id)].language", l.language) }
+        return notes
+    }
+
+    /// A digest of what App Store Connect holds for an experience (its content, not its ids' order):
+    /// a different digest than the one recorded at the last pull or push means someone changed it there.
+    public static func fingerprint(_ asc: ASCAdvancedExperience) -> String {
+        let localizations = asc.localizations.map { l -> JSONValue in
+            ["language": .string(l.language?.rawValue ?? ""), "title": .string(l.title ?? ""), "subtitle": .string(l.subtitle ?? "")]
+        }.sorted { JSONWriter.string($0) < JSONWriter.string($1) }
+        let content: JSONValue = [
+            "link": .string(asc.link), "action": .string(asc.action?.rawValue ?? ""),
+            "businessCategory": .string(asc.businessCategory?.rawValue ?? ""), "defaultLanguage": .string(asc.defaultLanguage?.rawValue ?? ""),
+            "isPoweredBy": .bool(asc.isPoweredBy ?? false), "place": asc.place ?? .null, "headerImage": .string(asc.headerImageID ?? ""),
+            "localizations": .array(localizations),
+        ]
+        return SHA256.hexDigest(Array(JSONWriter.string(content).utf8))
+    }
+}

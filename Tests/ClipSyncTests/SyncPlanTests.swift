@@ -1,0 +1,116 @@
+import AppStoreConnect
+import ClipCore
+import ClipSync
+import StrictJSON
+import Testing
+
+/// The plan of one clip: what an apply would send, found from both sides without I/O.
+struct SyncPlanTests {
+    static let clip = try! AppID("ABCDE12345.com.example.bikes.Clip")
+    static let link = AppStoreConnectLink(
+        clip: clip, ascAppID: "6400000001", ascAppClipID: "clip-1", appBundleID: "com.example.bikes", primaryLocale: "en-US")
+    static let image = String(repeating: "a", count: 64)
+
+    static func experience(_ id: Int64, _ path: String, title: String = "Rent a bike", image: String? = image) -> AdvancedExperience {
+        AdvancedExperience(
+            id: id, url: try! NormalizedURL("https://bikes.example\(path)"), clip: clip, businessCategory: .BIKES,
+            localizations: [.EN: CardText(title: title, subtitle: "In seconds")], headerImage: image)
+    }
+
+    static func asc(_ id: String, _ path: String, title: String = "Rent a bike", action: String = "OPEN") -> ASCAdvancedExperience {
+        ASCAdvancedExperience(
+            id: id, link: "https://bikes.example\(path)", isPoweredBy: false, action: ASCValue(action),
+            businessCategory: ASCValue("BIKES"), defaultLanguage: ASCValue("EN"), status: ASCValue("RECEIVED"),
+            headerImageID: "img-\(id)",
+            localizations: [ASCAdvancedExperienceLocalization(id: "loc-\(id)", language: ASCValue("EN"), title: title, subtitle: "In seconds")])
+    }
+
+    static func pushed(_ id: Int64, _ asc: ASCAdvancedExperience) -> AppStoreConnectSyncRecord {
+        AppStoreConnectSyncRecord(
+            experienceID: id, clip: clip, ascExperienceID: asc.id, ascLink: asc.link, pushedVersion: 1, pushedImageSHA256: image,
+            ascFingerprint: SyncPlan.fingerprint(asc))
+    }
+
+    static func plan(
+        _ experiences: [AdvancedExperience], _ asc: [ASCAdvancedExperience], records: [AppStoreConnectSyncRecord] = [],
+        hosts: Set<String> = ["bikes.example"], prune: Bool = false
+    ) -> SyncPlan {
+        SyncPlan.make(
+            clip: clip, experiences: experiences, associatedHosts: hosts, asc: asc, link: link, records: records, prune: prune)
+    }
+
+    @Test func theSameOnBothSidesIsInSync() {
+        let theirs = Self.asc("exp-1", "/rent")
+        let plan = Self.plan([Self.experience(1, "/rent")], [theirs], records: [Self.pushed(1, theirs)])
+        #expect(plan.isInSync)
+        #expect(plan.steps.map(\.action) == [.nothing])
+        #expect(plan.steps[0].ascExperienceID == "exp-1")
+    }
+
+    @Test func newHereIsCreatedAndAChangedTitleIsAnUpdateNamingBeforeAndAfter() {
+        let theirs = Self.asc("exp-1", "/rent")
+        let plan = Self.plan(
+            [Self.experience(1, "/rent", title: "Ride now"), Self.experience(2, "/store")], [theirs], records: [Self.pushed(1, theirs)])
+        #expect(plan.steps.map(\.action) == [.update, .create])
+        #expect(plan.steps[0].changes == [SyncPlan.FieldChange(field: "localizations.EN.title", before: "Rent a bike", after: "Ride now")])
+        #expect(!plan.isInSync)
+    }
+
+    @Test func aChangedURLIsARecreateSinceTheLinkIsCreateOnly() {
+        let theirs = Self.asc("exp-1", "/rent")
+        let plan = Self.plan([Self.experience(1, "/rentals")], [theirs], records: [Self.pushed(1, theirs)])
+        #expect(plan.steps.map(\.action) == [.recreate])
+        #expect(plan.steps[0].changes.first == .init(field: "link", before: "https://bikes.example/rent", after: "https://bikes.example/rentals"))
+    }
+
+    @Test func removedOrDeactivatedHereIsRemovedThereAndAnASCOnlyOneOnlyWithPrune() {
+        let a = Self.asc("exp-1", "/rent"), b = Self.asc("exp-2", "/gone"), c = Self.asc("exp-3", "/theirs")
+        var off = Self.experience(1, "/rent")
+        off.status = .deactivated
+        let records = [Self.pushed(1, a), Self.pushed(2, b)]
+        let kept = Self.plan([off], [a, b, c], records: records)
+        #expect(kept.steps.map(\.action) == [.remove, .remove, .nothing])
+        #expect(kept.steps.map(\.ascExperienceID) == ["exp-1", "exp-2", "exp-3"])
+        #expect(kept.steps[2].notes.last?.contains("--prune") == true)
+        let pruned = Self.plan([off], [a, b, c], records: records, prune: true)
+        #expect(pruned.steps.map(\.action) == [.remove, .remove, .remove])
+        // Deactivated and never pushed: nothing to do.
+        #expect(Self.plan([off], []).steps.map(\.action) == [.nothing])
+    }
+
+    @Test func aNewHeaderImageIsAnUploadAlone() {
+        let theirs = Self.asc("exp-1", "/rent")
+        let plan = Self.plan([Self.experience(1, "/rent", image: String(repeating: "b", count: 64))], [theirs], records: [Self.pushed(1, theirs)])
+        #expect(plan.steps.map(\.action) == [.uploadImage])
+    }
+
+    @Test func whatASCWouldRefuseIsSaidWithItsFix() {
+        var french = Self.experience(1, "/rent", image: nil)
+        french.localizations = [.FR: CardText(title: "Louer", subtitle: "Vite")]
+        french.defaultLanguage = .FR
+        let plan = Self.plan([french], [], hosts: ["other.example"])
+        #expect(plan.steps[0].action == .create)
+        #expect(plan.steps[0].refusals.map(\.rule) == ["headerImage.required", "localizations.primaryLanguage", "link.associatedDomain"])
+        #expect(plan.steps[0].refusals[2].fix == "clipctl domain add ABCDE12345.com.example.bikes.Clip bikes.example")
+        // Nothing to send: nothing to refuse.
+        let theirs = Self.asc("exp-1", "/rent")
+        #expect(Self.plan([Self.experience(1, "/rent")], [theirs], records: [Self.pushed(1, theirs)], hosts: []).refused.isEmpty)
+    }
+
+    @Test func unknownValuesFromANewerASCAreKeptAndReported() {
+        let theirs = Self.asc("exp-1", "/rent", action: "TELEPORT")
+        let plan = Self.plan([Self.experience(1, "/rent")], [theirs], records: [Self.pushed(1, theirs)])
+        #expect(plan.steps[0].notes == ["App Store Connect sent action TELEPORT, unknown to this registry: kept as is"])
+        #expect(plan.steps[0].changes == [.init(field: "action", before: "TELEPORT", after: "OPEN")])
+        #expect(plan.steps[0].action == .update)
+    }
+
+    @Test func aChangeMadeInASCSinceTheLastPushIsDrift() {
+        let pushed = Self.asc("exp-1", "/rent")
+        let edited = Self.asc("exp-1", "/rent", title: "Edited there")
+        let plan = Self.plan([Self.experience(1, "/rent")], [edited], records: [Self.pushed(1, pushed)])
+        #expect(plan.steps[0].drifted)
+        #expect(plan.steps[0].action == .update)
+        #expect(!Self.plan([Self.experience(1, "/rent")], [pushed], records: [Self.pushed(1, pushed)]).steps[0].drifted)
+    }
+}
