@@ -101,6 +101,9 @@ final class Context {
         ["token", "create"]: { try $0.tokenCreate() },
         ["token", "list"]: { try $0.tokenList() },
         ["token", "revoke"]: { try $0.tokenRevoke() },
+        ["asc", "link"]: { try $0.ascLink() },
+        ["asc", "plan"]: { try $0.ascPlan() },
+        ["asc", "status"]: { try $0.ascStatus() },
     ]
 
     func dispatch() throws {

@@ -23,6 +23,13 @@ public enum Commands {
         .option("image", value: "FILE", help: "header image: PNG or JPEG, 3:2 (1800×1200), no transparency"),
     ]
 
+    static let ascOptions: [OptionSpec] = [
+        .option("key-id", value: "ID", help: "App Store Connect API key ID (env ASC_KEY_ID)"),
+        .option("issuer-id", value: "UUID", help: "the key's issuer ID (env ASC_ISSUER_ID)"),
+        .option("private-key", value: "FILE", help: "the key's .p8 file (env ASC_PRIVATE_KEY_PATH, or ASC_PRIVATE_KEY with the PEM)"),
+        .option("asc-url", value: "URL", help: "App Store Connect API base URL (env ASC_API_URL)"),
+    ]
+
     public static let root = CommandSpec(
         "clipctl", summary: "the Clip Registry command-line tool",
         discussion: """
@@ -259,6 +266,29 @@ public enum Commands {
                         ]),
                     CommandSpec("list", summary: "list tokens (never their secrets)"),
                     CommandSpec("revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")]),
+                ]),
+            CommandSpec(
+                "asc", summary: "sync experiences with App Store Connect (link, plan, status; pull and apply are not there yet)",
+                discussion: """
+                    Credentials: --key-id, --issuer-id, --private-key FILE (a .p8), or ASC_KEY_ID, ASC_ISSUER_ID, \
+                    ASC_PRIVATE_KEY_PATH or ASC_PRIVATE_KEY (the PEM itself). --asc-url or ASC_API_URL points elsewhere \
+                    (default https://api.appstoreconnect.apple.com). The key is never stored or printed.
+                    """,
+                subcommands: [
+                    CommandSpec(
+                        "link", summary: "find a clip's app and App Clip in App Store Connect by bundle ID and remember their ids",
+                        positionals: [PositionalSpec("CLIP", help: "the clip's App ID (TEAMID.BUNDLE) or bundle ID")], options: ascOptions),
+                    CommandSpec(
+                        "plan", summary: "what an apply would change in App Store Connect, and why, per experience",
+                        discussion: "Exits 0; with --detailed-exitcode 0 when in sync and 2 when changes are pending.",
+                        options: [
+                            .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)"),
+                            .flag("prune", help: "also remove experiences only App Store Connect has"),
+                            .flag("detailed-exitcode", help: "exit 2 when changes are pending"),
+                        ] + ascOptions),
+                    CommandSpec(
+                        "status", summary: "per experience: in sync, pending or drifted, with App Store Connect's ids and states",
+                        options: [.option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)")] + ascOptions),
                 ]),
             CommandSpec(
                 "backup", summary: "write a consistent snapshot of the database to a new file (safe while a server runs)",

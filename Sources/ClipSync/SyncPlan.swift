@@ -70,10 +70,12 @@ public struct SyncPlan: Sendable, Equatable {
     ///   - experiences: the clip's registry experiences that are not removed.
     ///   - associatedHosts: the hosts whose AASA lists the clip.
     ///   - asc: the clip's advanced experiences in App Store Connect (removed ones left out).
+    ///   - imageMD5: the MD5 (hex) of the registry's header images by SHA-256: App Store Connect reports an
+    ///     image's `sourceFileChecksum` in MD5, so an image never pushed from here can still be found the same.
     ///   - prune: also remove what App Store Connect has and the registry never had.
     public static func make(
         clip: AppID, experiences: [AdvancedExperience], associatedHosts: Set<String>, asc: [ASCAdvancedExperience],
-        link: AppStoreConnectLink, records: [AppStoreConnectSyncRecord], prune: Bool
+        link: AppStoreConnectLink, records: [AppStoreConnectSyncRecord], imageMD5: [String: String] = [:], prune: Bool
     ) -> SyncPlan {
         let byASCID = Dictionary(asc.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let byLink = Dictionary(asc.map { ($0.link, $0) }, uniquingKeysWith: { first, _ in first })
@@ -106,7 +108,9 @@ public struct SyncPlan: Sendable, Equatable {
                     step.action = .recreate
                     step.changes.insert(FieldChange(field: "link", before: match.link, after: experience.url.canonical), at: 0)
                 } else {
-                    let imageChanged = experience.headerImage != nil && experience.headerImage != record?.pushedImageSHA256
+                    let sameChecksum = experience.headerImage.flatMap { imageMD5[$0] }.map { $0 == match.headerImage?.sourceFileChecksum }
+                    let imageChanged =
+                        experience.headerImage != nil && experience.headerImage != record?.pushedImageSHA256 && sameChecksum != true
                     if imageChanged {
                         step.changes.append(
                             FieldChange(

@@ -84,6 +84,20 @@ struct SyncPlanTests {
         #expect(plan.steps.map(\.action) == [.uploadImage])
     }
 
+    /// Never pushed from here: the image is the same when App Store Connect's MD5 checksum is the registry image's.
+    @Test func anImageNeverPushedFromHereIsComparedByItsMD5() {
+        var theirs = Self.asc("exp-1", "/rent")
+        theirs.headerImage = ASCImage(type: "appClipAdvancedExperienceImages", id: "img-exp-1", sourceFileChecksum: "0123")
+        let same = SyncPlan.make(
+            clip: Self.clip, experiences: [Self.experience(1, "/rent")], associatedHosts: ["bikes.example"], asc: [theirs], link: Self.link,
+            records: [], imageMD5: [Self.image: "0123"], prune: false)
+        #expect(same.steps.map(\.action) == [.nothing])
+        let other = SyncPlan.make(
+            clip: Self.clip, experiences: [Self.experience(1, "/rent")], associatedHosts: ["bikes.example"], asc: [theirs], link: Self.link,
+            records: [], imageMD5: [Self.image: "4567"], prune: false)
+        #expect(other.steps.map(\.action) == [.uploadImage])
+    }
+
     @Test func whatASCWouldRefuseIsSaidWithItsFix() {
         var french = Self.experience(1, "/rent", image: nil)
         french.localizations = [.FR: CardText(title: "Louer", subtitle: "Vite")]
