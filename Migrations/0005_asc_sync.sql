@@ -13,11 +13,12 @@ CREATE TABLE asc_clip_link (
     linked_at        TEXT NOT NULL
 ) STRICT;
 
--- One row per registry experience App Store Connect knows of (or an apply has started to create).
--- An experience is never deleted (removal is soft), so its row outlives it and a removal can be pushed.
+-- One row per registry experience and the clip it was pushed under (or an apply has started to create it
+-- there). An experience is never deleted (removal is soft) and may move to another clip, so its row
+-- outlives both and the removal can be pushed to the App Clip that has it.
 CREATE TABLE asc_experience_sync (
-    experience_id        INTEGER PRIMARY KEY REFERENCES advanced_experience(id) ON DELETE CASCADE,
     clip_bundle_id       TEXT NOT NULL REFERENCES asc_clip_link(clip_bundle_id) ON DELETE CASCADE,
+    experience_id        INTEGER NOT NULL REFERENCES advanced_experience(id) ON DELETE CASCADE,
     -- NULL until App Store Connect answered the create.
     asc_experience_id    TEXT UNIQUE,
     -- The link App Store Connect holds: it is create-only there, so another URL means re-create.
@@ -38,6 +39,7 @@ CREATE TABLE asc_experience_sync (
     pending_step         TEXT CHECK (pending_step IS NULL OR pending_step IN ('create', 'update', 'recreate', 'remove', 'upload-image')),
     pending_since        TEXT,
     pushed_at            TEXT,
-    pulled_at            TEXT
-) STRICT;
-CREATE INDEX asc_experience_sync_by_clip ON asc_experience_sync(clip_bundle_id);
+    pulled_at            TEXT,
+    PRIMARY KEY (clip_bundle_id, experience_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX asc_experience_sync_by_experience ON asc_experience_sync(experience_id);

@@ -66,7 +66,7 @@ extension Registry {
         try db.query(Self.linkColumns + " WHERE l.clip_bundle_id = ?", [.text(clip.bundleID.rawValue)]).first.map(readLink)
     }
 
-    private func readLink(_ row: Row) throws -> AppStoreConnectLink {
+    func readLink(_ row: Row) throws -> AppStoreConnectLink {
         AppStoreConnectLink(
             clip: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id"))),
             ascAppID: try row.string("asc_app_id"), ascAppClipID: try row.string("asc_app_clip_id"),

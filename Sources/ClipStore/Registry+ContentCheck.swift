@@ -86,6 +86,10 @@ extension Registry {
                         for problem in TextLimits.checkTokenName(token.name) { note("token \(token.id)", problem.description) }
                     } catch { note("token \(try row.int("id"))", error) }
                 }
+                // App Store Connect links read back (a clip of the registry, its team's App ID).
+                for row in try db.query(Self.linkColumns + " ORDER BY l.clip_bundle_id") {
+                    do { _ = try readLink(row) } catch { note("App Store Connect link of \(try row.string("clip_bundle_id"))", error) }
+                }
                 // Hosts are stored normalized: every lookup normalizes the host it is given.
                 for row in try db.query(
                     """

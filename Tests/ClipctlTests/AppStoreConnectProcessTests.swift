@@ -1,0 +1,270 @@
+import Foundation
+import StrictJSON
+import SystemCrypto
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `clipctl asc link|plan|status`, the built binary against the fake App Store Connect
+/// (scripts/fake-asc; .venv-asc from scripts/asc-venv), which checks every request against Apple's specification.
+final class FakeASCProcess {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let python = repository.appendingPathComponent(".venv-asc/bin/python").path
+    static var shouldRun: Bool {
+        FileManager.default.isExecutableFile(atPath: python) || ProcessInfo.processInfo.environment["CLIP_SKIP_FAKE_ASC"] != "1"
+    }
+
+    /// RFC 6979's P-256 test key (Appendix A.2.5), as Apple's .p8 files are written, and its public half for the fake.
+    static let privateKeyPEM = """
+        -----BEGIN PRIVATE KEY-----
+        MIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQgya+p2EW6dRZrXCFX
+        Z7HWk05Qw9s26JsSe4piKxIPZyGgCgYIKoZIzj0DAQehRANCAARg/tS6JVqdMclh
+        63TGNW1owEm4kjth+mzmaWIuYPKftnkD/hAIuLyZpBrp6VYovGTy8bIMLX6fUXej
+        wpTURiKZ
+        -----END PRIVATE KEY-----
+
+        """
+    static let publicKeyPEM = """
+        -----BEGIN PUBLIC KEY-----
+        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEYP7UuiVanTHJYet0xjVtaMBJuJI7
+        Yfps5mliLmDyn7Z5A/4QCLi8maQa6elWKLxk8vGyDC1+n1F3o8KU1EYimQ==
+        -----END PUBLIC KEY-----
+
+        """
+    static let keyID = "2X9R4HXF34"
+    static let issuerID = "57246542-96fe-1a63-e053-0824d011072a"
+
+    struct Unavailable: Error, CustomStringConvertible { let description: String }
+
+    let process = Process()
+    private let input = Pipe()
+    let baseURL: String
+
+    init(folder: URL) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            throw Unavailable(
+                description: "\(Self.python) is missing: run scripts/asc-venv (or set CLIP_SKIP_FAKE_ASC=1 to skip these tests)")
+        }
+        let key = folder.appendingPathComponent("fake-public.pem")
+        try Data(Self.publicKeyPEM.utf8).write(to: key)
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = [
+            Self.repository.appendingPathComponent("scripts/fake-asc/fake_asc.py").path, "--public-key", key.path, "--key-id", Self.keyID,
+            "--issuer-id", Self.issuerID, "--exit-with-stdin",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        var line: [UInt8] = []
+        while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { line.append(byte) }
+        guard let port = String(decoding: line, as: UTF8.self).split(separator: " ").last.flatMap({ Int($0) }) else {
+            process.terminate()
+            throw Unavailable(description: "the fake App Store Connect did not start: \(String(decoding: line, as: UTF8.self))")
+        }
+        baseURL = "http://127.0.0.1:\(port)"
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        for _ in 0..<200 where process.isRunning { usleep(10_000) }
+    }
+
+    @discardableResult
+    func control(_ method: String, _ path: String, _ body: JSONValue? = nil) throws -> JSONValue {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = method
+        if let body {
+            request.httpBody = Data(JSONWriter.bytes(body))
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        final class Box: @unchecked Sendable { var data: Data?; var status = 0 }  // written before signal, read after wait
+        let box = Box(), done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            box.data = data
+            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            done.signal()
+        }.resume()
+        done.wait()
+        guard box.status == 200, let data = box.data else { throw Unavailable(description: "\(method) \(path): \(box.status)") }
+        return try JSONParser.parse([UInt8](data))
+    }
+
+    func violations() throws -> [String] {
+        (try control("GET", "/__fake/violations")["violations"]?.arrayValue ?? []).compactMap(\.stringValue)
+    }
+
+    /// The bikes app (primary locale en-US) with its App Clip, and two advanced experiences: /rent (the
+    /// header image whose MD5 is `imageMD5`) and /old (only there).
+    func seed(imageMD5: String) throws {
+        func experience(_ id: String, _ link: String, title: String, image: String?) -> [JSONValue] {
+            var relationships: JSONValue = ["appClip": "clip-1", "localizations": [.string("loc-\(id)")]]
+            if let image { relationships = ["appClip": "clip-1", "localizations": [.string("loc-\(id)")], "headerImage": .string(image)] }
+            return [
+                [
+                    "type": "appClipAdvancedExperienceLocalizations", "id": .string("loc-\(id)"),
+                    "attributes": ["language": "EN", "title": .string(title), "subtitle": "Unlock one in seconds"],
+                ],
+                [
+                    "type": "appClipAdvancedExperiences", "id": .string(id),
+                    "attributes": [
+                        "link": .string(link), "isPoweredBy": false, "defaultLanguage": "EN", "action": "OPEN", "businessCategory": "BIKES",
+                        "status": "RECEIVED", "version": 1,
+                    ],
+                    "relationships": relationships,
+                ],
+            ]
+        }
+        let resources: [JSONValue] =
+            [
+                [
+                    "type": "apps", "id": "6400000001",
+                    "attributes": ["bundleId": "com.example.bikes", "name": "Bikes", "primaryLocale": "en-US"],
+                ],
+                ["type": "appClips", "id": "clip-1", "attributes": ["bundleId": "com.example.bikes.Clip"], "relationships": ["app": "6400000001"]],
+                [
+                    "type": "appClipAdvancedExperienceImages", "id": "img-rent",
+                    "attributes": [
+                        "fileName": "rent.png", "fileSize": 3, "sourceFileChecksum": .string(imageMD5),
+                        "assetDeliveryState": ["state": "COMPLETE"],
+                    ],
+                ],
+            ] + experience("exp-rent", "https://bikesrental.example/rent", title: "Rent a bike", image: "img-rent")
+            + experience("exp-store", "https://bikesrental.example/store", title: "Old title", image: "img-rent")
+            + experience("exp-old", "https://bikesrental.example/old", title: "Only there", image: nil)
+        try control("POST", "/__fake/seed", ["resources": .array(resources)])
+    }
+}
+
+@Suite(.enabled(if: FakeASCProcess.shouldRun)) struct AppStoreConnectProcessTests {
+    static let clip = "ABCDE12345.com.example.bikes.Clip"
+
+    /// A registry of three bikes experiences (one as App Store Connect has it, one with another title, one new)
+    /// and clipctl configured for the fake through the environment.
+    static func setUp() throws -> (Clipctl, FakeASCProcess) {
+        var clipctl = try Clipctl()
+        let fake = try FakeASCProcess(folder: clipctl.directory)
+        let image = TestImages.png(width: 1800, height: 1200, grey: 1)
+        try Data(image).write(to: URL(fileURLWithPath: clipctl.file("rent.png")))
+        try fake.seed(imageMD5: Digest.hex(try Digest.md5(image)))
+        try clipctl.write("AuthKey.p8", FakeASCProcess.privateKeyPEM)
+        #expect(chmod(clipctl.file("AuthKey.p8"), 0o600) == 0)
+        for (path, title) in [("/rent", "Rent a bike"), ("/store", "New title"), ("/new", "Brand new")] {
+            let r = try clipctl(
+                "register", "https://bikesrental.example\(path)", "--clip", clip, "--title", title, "--subtitle", "Unlock one in seconds",
+                "--category", "BIKES", "--image", "rent.png")
+            #expect(r.code == 0, "\(r.err)")
+        }
+        clipctl.environment["ASC_KEY_ID"] = FakeASCProcess.keyID
+        clipctl.environment["ASC_ISSUER_ID"] = FakeASCProcess.issuerID
+        clipctl.environment["ASC_PRIVATE_KEY_PATH"] = clipctl.file("AuthKey.p8")
+        clipctl.environment["ASC_API_URL"] = fake.baseURL
+        return (clipctl, fake)
+    }
+
+    @Test func linkPlanAndStatusAgainstASeededFake() throws {
+        let (clipctl, fake) = try Self.setUp()
+        let link = try clipctl("asc", "link", Self.clip)
+        #expect(link.code == 0, "\(link.err)")
+        #expect(link.out.hasPrefix("linked \(Self.clip) → App Store Connect app 6400000001 (com.example.bikes, primary locale en-US), App Clip clip-1"))
+        // The same link again (by bundle ID): nothing changes, the first link's time stays.
+        let first = try clipctl("--json", "asc", "link", "com.example.bikes.Clip")
+        let again = try clipctl("--json", "asc", "link", "com.example.bikes.Clip")
+        #expect(again.code == 0)
+        #expect(again.out == first.out)
+        #expect(try JSONParser.parse(Array(again.out.utf8))["created"] == false)
+
+        let plan = try clipctl("asc", "plan")
+        #expect(plan.code == 0, "\(plan.err)")
+        #expect(plan.out.contains("create   3   https://bikesrental.example/new"))
+        #expect(plan.out.contains("update   2   https://bikesrental.example/store  exp-store"))
+        #expect(plan.out.contains("localizations.EN.title: Old title → New title"))
+        #expect(plan.out.contains("nothing  1   https://bikesrental.example/rent   exp-rent"))
+        #expect(plan.out.contains("nothing  -   https://bikesrental.example/old    exp-old"))
+        #expect(plan.out.contains("pending: 1 create, 1 update"))
+        #expect(try clipctl("asc", "plan", "--detailed-exitcode").code == 2)
+        // --prune removes what only App Store Connect has; nothing else changes.
+        let pruned = try JSONParser.parse(Array(try clipctl("--json", "asc", "plan", "--prune", "--clip", Self.clip).out.utf8))
+        let actions = (pruned["steps"]?.arrayValue ?? []).map { "\($0["url"]?.stringValue ?? "") \($0["action"]?.stringValue ?? "")" }
+        #expect(
+            actions == [
+                "https://bikesrental.example/new create", "https://bikesrental.example/rent nothing",
+                "https://bikesrental.example/store update", "https://bikesrental.example/old remove",
+            ])
+
+        let status = try clipctl("asc", "status")
+        #expect(status.code == 0, "\(status.err)")
+        #expect(status.out.contains("in-sync   1   https://bikesrental.example/rent   exp-rent   RECEIVED"))
+        #expect(status.out.contains("pending   2   https://bikesrental.example/store  exp-store  RECEIVED"))
+        #expect(status.out.contains("1 in-sync, 2 pending, 1 asc-only"))
+
+        // In sync once the registry says what App Store Connect says: exit 0 under --detailed-exitcode.
+        #expect(try clipctl("update", "2", "--title", "Old title").code == 0)
+        #expect(try clipctl("remove", "3").code == 0)
+        let synced = try clipctl("asc", "plan", "--detailed-exitcode")
+        #expect(synced.code == 0, "\(synced.out)")
+        #expect(synced.out.contains("in sync: nothing to do"))
+
+        // The key is in no output, and not in the database.
+        let keyLines = FakeASCProcess.privateKeyPEM.split(separator: "\n").filter { !$0.hasPrefix("-----") }
+        var stored = Data()
+        for suffix in ["", "-wal"] { stored += (try? Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db" + suffix)))) ?? Data() }
+        let outputs = [link, first, again, plan, status, synced].map { $0.out + $0.err }.joined() + (try clipctl("changes", "--limit", "1000").out)
+        for line in keyLines {
+            #expect(!outputs.contains(line))
+            #expect(stored.range(of: Data(line.utf8)) == nil)
+        }
+        #expect(!outputs.contains("PRIVATE KEY"))
+        #expect(stored.range(of: Data("PRIVATE KEY".utf8)) == nil)
+        #expect(try fake.violations() == [])
+    }
+
+    @Test func badKeyWrongIssuerAndAClipNotInASCAreRefusedClearlyAndChangeNothing() throws {
+        var (clipctl, fake) = try Self.setUp()
+        #expect(try clipctl("clip", "add", "ABCDE12345.com.example.bikes.Other").code == 0)
+        let before = try clipctl.state()
+
+        // A clip App Store Connect does not have.
+        let missing = try clipctl("asc", "link", "ABCDE12345.com.example.bikes.Other")
+        #expect(missing.code == 1)
+        #expect(missing.err.contains("App Store Connect's app com.example.bikes (6400000001) has no App Clip com.example.bikes.Other"))
+        let unlinked = try clipctl("asc", "status", "--clip", "ABCDE12345.com.example.bikes.Other")
+        #expect(unlinked.code == 1)
+        #expect(unlinked.err.contains("is not linked: run clipctl asc link"))
+        // Not in the registry at all.
+        #expect(try clipctl("asc", "link", "ABCDE12345.com.example.nowhere.Clip").code == 1)
+        // Nothing linked yet: plan says what to do first.
+        let nothing = try clipctl("asc", "plan")
+        #expect(nothing.code == 1)
+        #expect(nothing.err.contains("no clip is linked"))
+
+        // A wrong issuer: the fake refuses the token (401 twice).
+        var wrongIssuer = clipctl
+        wrongIssuer.environment["ASC_ISSUER_ID"] = "00000000-0000-0000-0000-000000000000"
+        let refused = try wrongIssuer.run(["asc", "link", Self.clip])
+        #expect(refused.code == 1)
+        #expect(refused.err.contains("App Store Connect refused the key"))
+
+        // A key that is no key: a usage error naming the file, never its content.
+        try clipctl.write("bad.p8", "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n")
+        #expect(chmod(clipctl.file("bad.p8"), 0o600) == 0)
+        let bad = try clipctl("asc", "link", Self.clip, "--private-key", clipctl.file("bad.p8"))
+        #expect(bad.code == 64)
+        #expect(bad.err.contains("the private key (--private-key \(clipctl.file("bad.p8"))) is not usable"))
+        #expect(!bad.err.contains("bm90IGEga2V5"))
+        // No credentials at all.
+        clipctl.environment["ASC_KEY_ID"] = nil
+        let none = try clipctl("asc", "link", Self.clip)
+        #expect(none.code == 64)
+        #expect(none.err.contains("no "))
+
+        #expect(try clipctl.state() == before)
+        #expect(try clipctl("asc", "plan").err.contains("no clip is linked"))
+        #expect(try fake.violations() == [])
+    }
+}
