@@ -59,7 +59,8 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipCore", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync", "AppStoreConnect",
+                "ClipCore", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync",
+                "AppStoreConnect",
                 "SystemCrypto",
             ],
             swiftSettings: strict),

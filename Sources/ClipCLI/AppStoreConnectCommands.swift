@@ -69,12 +69,16 @@ extension Context {
         for plan in plans {
             print("clip \(plan.clip.rawValue)")
             let rows = plan.steps.map { step in
-                [SyncPlan.state(of: step), step.experienceID.map(String.init) ?? "-", step.url, step.ascExperienceID ?? "-", step.ascState ?? "-"]
+                [
+                    SyncPlan.state(of: step), step.experienceID.map(String.init) ?? "-", step.url, step.ascExperienceID ?? "-",
+                    step.ascState ?? "-",
+                ]
             }
             printTable(["STATE", "ID", "URL", "ASC ID", "ASC STATE"], rows)
             let states = Dictionary(grouping: plan.steps, by: SyncPlan.state(of:))
             print(
-                ["in-sync", "pending", "drifted", "asc-only"].compactMap { s in states[s].map { "\($0.count) \(s)" } }.joined(separator: ", "))
+                ["in-sync", "pending", "drifted", "asc-only"].compactMap { s in states[s].map { "\($0.count) \(s)" } }.joined(
+                    separator: ", "))
         }
     }
 
@@ -93,13 +97,15 @@ extension Context {
         let links: [AppStoreConnectLink]
         if let reference = parsed.value("clip") {
             guard let link = try registry.ascLink(reference) else {
-                throw CommandFailure(code: ExitCode.failure, message: "clip \(reference) is not linked: run clipctl asc link \(reference) first")
+                throw CommandFailure(
+                    code: ExitCode.failure, message: "clip \(reference) is not linked: run clipctl asc link \(reference) first")
             }
             links = [link]
         } else {
             links = try registry.ascLinks()
             guard !links.isEmpty else {
-                throw CommandFailure(code: ExitCode.failure, message: "no clip is linked to App Store Connect: run clipctl asc link CLIP first")
+                throw CommandFailure(
+                    code: ExitCode.failure, message: "no clip is linked to App Store Connect: run clipctl asc link CLIP first")
             }
         }
         let client = try ascClient()
@@ -137,7 +143,9 @@ extension Context {
         if plan.isInSync {
             print("in sync: nothing to do")
         } else {
-            let counts = Dictionary(grouping: plan.pending, by: \.action.rawValue).sorted { $0.key < $1.key }.map { "\($0.value.count) \($0.key)" }
+            let counts = Dictionary(grouping: plan.pending, by: \.action.rawValue).sorted { $0.key < $1.key }.map {
+                "\($0.value.count) \($0.key)"
+            }
             var summary = "pending: " + (counts.isEmpty ? "none" : counts.joined(separator: ", "))
             if !plan.refused.isEmpty { summary += "; \(plan.refused.count) would be refused (see fix)" }
             print(summary)
@@ -172,7 +180,8 @@ extension Context {
         for warning in loaded.warnings { io.err("warning: \(warning)\n") }
         do {
             return try ASCClient(
-                baseURL: parsed.value("asc-url") ?? ASCClient.baseURL(environment: environment), tokens: ASCTokenCache(credentials: loaded.credentials))
+                baseURL: parsed.value("asc-url") ?? ASCClient.baseURL(environment: environment),
+                tokens: ASCTokenCache(credentials: loaded.credentials))
         } catch {
             throw CommandFailure(code: ExitCode.usage, message: error.description)
         }

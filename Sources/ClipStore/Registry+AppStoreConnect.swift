@@ -48,9 +48,11 @@ extension Registry {
                 "SELECT * FROM asc_experience_sync WHERE clip_bundle_id = ? ORDER BY experience_id", [.text(clip.bundleID.rawValue)]
             ).map { row in
                 AppStoreConnectSyncRecord(
-                    experienceID: Int64(try row.int("experience_id")), clip: clip, ascExperienceID: try row.optionalString("asc_experience_id"),
+                    experienceID: Int64(try row.int("experience_id")), clip: clip,
+                    ascExperienceID: try row.optionalString("asc_experience_id"),
                     ascLink: try row.optionalString("asc_link"), pushedVersion: try row.optionalInt("pushed_version"),
-                    pushedImageSHA256: try row.optionalString("pushed_image_sha256"), pushedImageMD5: try row.optionalString("pushed_image_md5"),
+                    pushedImageSHA256: try row.optionalString("pushed_image_sha256"),
+                    pushedImageMD5: try row.optionalString("pushed_image_md5"),
                     reservedImageID: try row.optionalString("reserved_image_id"), ascState: try row.optionalString("asc_state"),
                     ascFingerprint: try row.optionalString("asc_fingerprint"), pendingStep: try row.optionalString("pending_step"),
                     pushedAt: try row.optionalString("pushed_at"), pulledAt: try row.optionalString("pulled_at"))

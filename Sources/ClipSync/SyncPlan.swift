@@ -117,7 +117,8 @@ public struct SyncPlan: Sendable, Equatable {
                                 field: "headerImage", before: record?.pushedImageSHA256 ?? match.headerImageID ?? "none",
                                 after: experience.headerImage!))
                     }
-                    step.action = step.changes.isEmpty ? .nothing : step.changes.allSatisfy { $0.field == "headerImage" } ? .uploadImage : .update
+                    step.action =
+                        step.changes.isEmpty ? .nothing : step.changes.allSatisfy { $0.field == "headerImage" } ? .uploadImage : .update
                 }
             } else {
                 step.action = .create
@@ -147,7 +148,8 @@ public struct SyncPlan: Sendable, Equatable {
                     experienceID: nil, url: other.link, ascExperienceID: other.id, ascState: other.status?.rawValue,
                     action: prune ? .remove : .nothing, changes: [], refusals: [], drifted: false,
                     notes: unknownValues(other)
-                        + [prune ? "only in App Store Connect" : "only in App Store Connect: kept (asc pull adopts it, --prune removes it)"]))
+                        + [prune ? "only in App Store Connect" : "only in App Store Connect: kept (asc pull adopts it, --prune removes it)"]
+                ))
         }
         return SyncPlan(clip: clip, steps: steps)
     }
@@ -195,7 +197,8 @@ public struct SyncPlan: Sendable, Equatable {
             refusals.append(
                 Refusal(
                     rule: "link.associatedDomain",
-                    message: "the AASA of \(experience.url.host) does not list \(experience.clip.rawValue), so App Store Connect cannot verify the link",
+                    message:
+                        "the AASA of \(experience.url.host) does not list \(experience.clip.rawValue), so App Store Connect cannot verify the link",
                     fix: "clipctl domain add \(experience.clip.rawValue) \(experience.url.host)"))
         }
         return refusals
@@ -205,7 +208,9 @@ public struct SyncPlan: Sendable, Equatable {
     static func unknownValues(_ asc: ASCAdvancedExperience) -> [String] {
         var notes: [String] = []
         func note<K>(_ field: String, _ value: ASCValue<K>?) {
-            if case .unknown(let raw)? = value { notes.append("App Store Connect sent \(field) \(raw), unknown to this registry: kept as is") }
+            if case .unknown(let raw)? = value {
+                notes.append("App Store Connect sent \(field) \(raw), unknown to this registry: kept as is")
+            }
         }
         note("action", asc.action)
         note("businessCategory", asc.businessCategory)
@@ -224,7 +229,8 @@ public struct SyncPlan: Sendable, Equatable {
         }.sorted { JSONWriter.string($0) < JSONWriter.string($1) }
         let content: JSONValue = [
             "link": .string(asc.link), "action": .string(asc.action?.rawValue ?? ""),
-            "businessCategory": .string(asc.businessCategory?.rawValue ?? ""), "defaultLanguage": .string(asc.defaultLanguage?.rawValue ?? ""),
+            "businessCategory": .string(asc.businessCategory?.rawValue ?? ""),
+            "defaultLanguage": .string(asc.defaultLanguage?.rawValue ?? ""),
             "isPoweredBy": .bool(asc.isPoweredBy ?? false), "place": asc.place ?? .null, "headerImage": .string(asc.headerImageID ?? ""),
             "localizations": .array(localizations),
         ]

@@ -9,7 +9,8 @@ struct AppStoreConnectLinkTests {
     static let clip = try! AppID("ABCDE12345.com.example.bikes.Clip")
 
     static func link(appClip: String = "clip-1") -> AppStoreConnectLink {
-        AppStoreConnectLink(clip: clip, ascAppID: "6400000001", ascAppClipID: appClip, appBundleID: "com.example.bikes", primaryLocale: "en-US")
+        AppStoreConnectLink(
+            clip: clip, ascAppID: "6400000001", ascAppClipID: appClip, appBundleID: "com.example.bikes", primaryLocale: "en-US")
     }
 
     func rows(_ path: String) throws -> [String] {

@@ -22,7 +22,9 @@ struct SyncPlanTests {
             id: id, link: "https://bikes.example\(path)", isPoweredBy: false, action: ASCValue(action),
             businessCategory: ASCValue("BIKES"), defaultLanguage: ASCValue("EN"), status: ASCValue("RECEIVED"),
             headerImageID: "img-\(id)",
-            localizations: [ASCAdvancedExperienceLocalization(id: "loc-\(id)", language: ASCValue("EN"), title: title, subtitle: "In seconds")])
+            localizations: [
+                ASCAdvancedExperienceLocalization(id: "loc-\(id)", language: ASCValue("EN"), title: title, subtitle: "In seconds")
+            ])
     }
 
     static func pushed(_ id: Int64, _ asc: ASCAdvancedExperience) -> AppStoreConnectSyncRecord {
@@ -60,7 +62,9 @@ struct SyncPlanTests {
         let theirs = Self.asc("exp-1", "/rent")
         let plan = Self.plan([Self.experience(1, "/rentals")], [theirs], records: [Self.pushed(1, theirs)])
         #expect(plan.steps.map(\.action) == [.recreate])
-        #expect(plan.steps[0].changes.first == .init(field: "link", before: "https://bikes.example/rent", after: "https://bikes.example/rentals"))
+        #expect(
+            plan.steps[0].changes.first
+                == .init(field: "link", before: "https://bikes.example/rent", after: "https://bikes.example/rentals"))
     }
 
     @Test func removedOrDeactivatedHereIsRemovedThereAndAnASCOnlyOneOnlyWithPrune() {
@@ -80,7 +84,8 @@ struct SyncPlanTests {
 
     @Test func aNewHeaderImageIsAnUploadAlone() {
         let theirs = Self.asc("exp-1", "/rent")
-        let plan = Self.plan([Self.experience(1, "/rent", image: String(repeating: "b", count: 64))], [theirs], records: [Self.pushed(1, theirs)])
+        let plan = Self.plan(
+            [Self.experience(1, "/rent", image: String(repeating: "b", count: 64))], [theirs], records: [Self.pushed(1, theirs)])
         #expect(plan.steps.map(\.action) == [.uploadImage])
     }
 

@@ -126,7 +126,10 @@ final class FakeASCProcess {
                     "type": "apps", "id": "6400000001",
                     "attributes": ["bundleId": "com.example.bikes", "name": "Bikes", "primaryLocale": "en-US"],
                 ],
-                ["type": "appClips", "id": "clip-1", "attributes": ["bundleId": "com.example.bikes.Clip"], "relationships": ["app": "6400000001"]],
+                [
+                    "type": "appClips", "id": "clip-1", "attributes": ["bundleId": "com.example.bikes.Clip"],
+                    "relationships": ["app": "6400000001"],
+                ],
                 [
                     "type": "appClipAdvancedExperienceImages", "id": "img-rent",
                     "attributes": [
@@ -171,7 +174,9 @@ final class FakeASCProcess {
         let (clipctl, fake) = try Self.setUp()
         let link = try clipctl("asc", "link", Self.clip)
         #expect(link.code == 0, "\(link.err)")
-        #expect(link.out.hasPrefix("linked \(Self.clip) → App Store Connect app 6400000001 (com.example.bikes, primary locale en-US), App Clip clip-1"))
+        #expect(
+            link.out.hasPrefix(
+                "linked \(Self.clip) → App Store Connect app 6400000001 (com.example.bikes, primary locale en-US), App Clip clip-1"))
         // The same link again (by bundle ID): nothing changes, the first link's time stays.
         let first = try clipctl("--json", "asc", "link", "com.example.bikes.Clip")
         let again = try clipctl("--json", "asc", "link", "com.example.bikes.Clip")
@@ -214,7 +219,8 @@ final class FakeASCProcess {
         let keyLines = FakeASCProcess.privateKeyPEM.split(separator: "\n").filter { !$0.hasPrefix("-----") }
         var stored = Data()
         for suffix in ["", "-wal"] { stored += (try? Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db" + suffix)))) ?? Data() }
-        let outputs = [link, first, again, plan, status, synced].map { $0.out + $0.err }.joined() + (try clipctl("changes", "--limit", "1000").out)
+        let outputs =
+            [link, first, again, plan, status, synced].map { $0.out + $0.err }.joined() + (try clipctl("changes", "--limit", "1000").out)
         for line in keyLines {
             #expect(!outputs.contains(line))
             #expect(stored.range(of: Data(line.utf8)) == nil)
