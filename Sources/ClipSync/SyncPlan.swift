@@ -197,8 +197,7 @@ public struct SyncPlan: Sendable, Equatable {
             refusals.append(
                 Refusal(
                     rule: "link.associatedDomain",
-                    message:
-                        "the AASA of \(experience.url.host) does not list \(experience.clip.rawValue), so App Store Connect cannot verify the link",
+                    message: "the AASA of \(experience.url.host) does not list \(experience.clip.rawValue): ASC cannot verify the link",
                     fix: "clipctl domain add \(experience.clip.rawValue) \(experience.url.host)"))
         }
         return refusals
