@@ -269,6 +269,11 @@ final class FakeASCProcess {
         #expect(none.code == 64)
         #expect(none.err.contains("no "))
 
+        // The asc commands read the database itself: --server is a usage error, not a silent local run.
+        let remote = try clipctl("asc", "status", "--server", "http://127.0.0.1:9")
+        #expect(remote.code == 64)
+        #expect(remote.err.contains("--server does not apply"))
+
         #expect(try clipctl.state() == before)
         #expect(try clipctl("asc", "plan").err.contains("no clip is linked"))
         #expect(try fake.violations() == [])
