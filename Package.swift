@@ -24,7 +24,9 @@ let package = Package(
         .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(name: "StrictJSON", swiftSettings: strict),
         .target(name: "ArgParse", swiftSettings: strict),
-        .target(name: "HTTP1", dependencies: ["CLinuxIO"], swiftSettings: strict),
+        // A value behind a lock (the standard library's Mutex, visible to ThreadSanitizer).
+        .target(name: "Locking", swiftSettings: strict),
+        .target(name: "HTTP1", dependencies: ["CLinuxIO", "Locking"], swiftSettings: strict),
         // P-256 keys from PKCS#8 PEM, ES256 signatures (R‖S), SHA-256 and MD5 over libcrypto.
         .target(name: "SystemCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
 
@@ -40,12 +42,13 @@ let package = Package(
 
         // The SQLite-backed registry store.
         .target(
-            name: "ClipStore", dependencies: ["ClipCore", "ClipWire", "SQLiteDB", "StrictJSON"], swiftSettings: strict,
+            name: "ClipStore", dependencies: ["ClipCore", "ClipWire", "SQLiteDB", "StrictJSON", "Locking"], swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
         .target(
-            name: "ClipAPI", dependencies: ["ClipCore", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON"], swiftSettings: strict),
+            name: "ClipAPI", dependencies: ["ClipCore", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking"],
+            swiftSettings: strict),
 
         // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.
         .target(name: "ClipCommands", dependencies: ["ArgParse"], swiftSettings: strict),
@@ -61,12 +64,12 @@ let package = Package(
             dependencies: [
                 "ClipCore", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync",
                 "AppStoreConnect",
-                "SystemCrypto",
+                "SystemCrypto", "Locking",
             ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
         // The App Store Connect API client side: credentials and the ES256 JWT (knows ASC, not the store).
-        .target(name: "AppStoreConnect", dependencies: ["SystemCrypto", "StrictJSON"], swiftSettings: strict),
+        .target(name: "AppStoreConnect", dependencies: ["SystemCrypto", "StrictJSON", "Locking"], swiftSettings: strict),
         // Prints a JWT for a given key and ids, for scripts/asc-jwt-check's independent verification.
         // The pure sync plan: the registry's experiences against App Store Connect's (knows both, does no I/O).
         .target(name: "ClipSync", dependencies: ["ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
@@ -77,9 +80,10 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
-        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ClipAPITests", dependencies: ["ClipAPI", "ClipStore", "ClipCore", "ClipWire", "HTTP1", "SQLiteDB", "StrictJSON"],
+            name: "ClipAPITests",
+            dependencies: ["ClipAPI", "ClipStore", "ClipCore", "ClipWire", "HTTP1", "SQLiteDB", "StrictJSON", "Locking"],
             swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
@@ -91,8 +95,9 @@ let package = Package(
             name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto"], swiftSettings: strict),
-        .testTarget(name: "AppStoreConnectTests", dependencies: ["AppStoreConnect", "SystemCrypto", "StrictJSON"], swiftSettings: strict),
-        .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport", "SystemCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "AppStoreConnectTests", dependencies: ["AppStoreConnect", "SystemCrypto", "StrictJSON", "Locking"], swiftSettings: strict),
+        .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport", "SystemCrypto", "Locking"], swiftSettings: strict),
         .testTarget(name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]

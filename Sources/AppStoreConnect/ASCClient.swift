@@ -1,6 +1,6 @@
 import Foundation
 import StrictJSON
-import Synchronization
+import Locking
 
 /// The App Store Connect API client: bearer tokens from ASCTokenCache (a 401 gets one fresh token),
 /// JSON:API documents through StrictJSON, pages followed by `links.next`, and ASCRetryPolicy for
@@ -47,7 +47,7 @@ public final class ASCClient: Sendable {
     let configuration: Configuration
     let sleeper: Sleeper
     let random: Random
-    private let rateLimitSeen = Mutex<ASCRateLimit?>(nil)
+    private let rateLimitSeen = Locked<ASCRateLimit?>(nil)
 
     /// The `X-Rate-Limit` of the latest answer that had one: what is left of the key's hourly
     /// budget, which every tool using the same key shares (Apple, "Identifying Rate Limits").

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import Locking
 
 /// One App Store Connect token shared by every request until it nears expiry: Apple asks clients
 /// to "reuse the same signed token for multiple requests until it expires"
@@ -16,7 +16,7 @@ public final class ASCTokenCache: Sendable {
 
     private let credentials: ASCCredentials
     private let clock: Clock
-    private let current = Mutex<ASCToken?>(nil)
+    private let current = Locked<ASCToken?>(nil)
 
     public init(credentials: ASCCredentials, clock: @escaping Clock = ASCTokenCache.systemClock) {
         self.credentials = credentials

@@ -4,7 +4,7 @@ import ClipWire
 import Foundation
 public import HTTP1
 import StrictJSON
-import Synchronization
+import Locking
 
 /// Who is calling, from the bearer token.
 enum Principal {
@@ -159,7 +159,7 @@ public final class ClipAPI: @unchecked Sendable {
         get { connectionCountSource.withLock { $0 } }
         set { connectionCountSource.withLock { $0 = newValue } }
     }
-    private let connectionCountSource = Mutex<@Sendable () -> Int>({ 0 })
+    private let connectionCountSource = Locked<@Sendable () -> Int>({ 0 })
     private var access: [String: Access] = [:]
 
     public init(pool: RegistryPool, logsRequests: Bool = true, log: @escaping @Sendable (String) -> Void) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Prometheus text-format metrics (exposition format 0.0.4): requests by route template, method
 /// and status; a latency histogram by route template. Raw URLs are never labels (cardinality
@@ -17,7 +17,7 @@ final class Metrics: Sendable {
         var latencySum: [String: Double] = [:]
         var latencyCount: [String: Int] = [:]
     }
-    private let counts = Mutex(Counts())
+    private let counts = Locked(Counts())
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
     func record(route: String, method: String, status: Int, seconds: Double) {

@@ -1,7 +1,7 @@
 public import ClipStore
 import Foundation
 import SQLiteDB
-import Synchronization
+import Locking
 
 /// A few `Registry` connections shared by the server's threads: a request checks one out,
 /// uses it alone, and returns it. SQLite in WAL mode lets readers run beside the one writer.
@@ -10,7 +10,7 @@ public final class RegistryPool: Sendable {
     /// A connection not checked out. `@unchecked Sendable`: a Registry is not thread-safe, but the
     /// pool gives each to one request at a time, so it only ever moves between threads whole.
     private struct Parked: @unchecked Sendable { let registry: Registry }
-    private let idle: Mutex<[Parked]>
+    private let idle: Locked<[Parked]>
     private let capacity: Int
     private let available: DispatchSemaphore
     /// The in-memory read model that resolve and the served AASA use (docs/architecture.md#the-read-model).
@@ -23,7 +23,7 @@ public final class RegistryPool: Sendable {
         self.path = path
         self.capacity = capacity
         available = DispatchSemaphore(value: capacity)
-        idle = Mutex([Parked(registry: try Registry(path: path, actor: "api", stop: stop))])
+        idle = Locked([Parked(registry: try Registry(path: path, actor: "api", stop: stop))])
         index = try LiveIndex(path: path)
     }
 

@@ -5,7 +5,7 @@ import ClipStore
 import ClipSync
 import Foundation
 import StrictJSON
-import Synchronization
+import Locking
 import SystemCrypto
 
 /// `clipctl asc link|plan|status`: the registry against App Store Connect (README "App Store Connect").
@@ -189,7 +189,7 @@ extension Context {
 
     /// Runs an App Store Connect exchange to its end on this thread (clipctl's commands are synchronous).
     private func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(ASCClientError) -> T) throws -> T {
-        let result = Mutex<Result<T, ASCClientError>?>(nil)
+        let result = Locked<Result<T, ASCClientError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             let outcome: Result<T, ASCClientError>

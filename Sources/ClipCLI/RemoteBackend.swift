@@ -5,7 +5,7 @@ import Dispatch
 import Foundation
 import HTTP1
 import StrictJSON
-import Synchronization
+import Locking
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -62,7 +62,7 @@ struct RemoteBackend: Backend {
             request.httpBody = body
             request.setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
-        let box = Mutex(Exchange())
+        let box = Locked(Exchange())
         let done = DispatchSemaphore(value: 0)
         // swift-corelibs-foundation takes the idle timeout from the session's configuration.
         let configuration = URLSessionConfiguration.ephemeral

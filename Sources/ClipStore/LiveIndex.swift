@@ -2,7 +2,7 @@ public import ClipCore
 import Dispatch
 import SQLiteDB
 import StrictJSON
-import Synchronization
+import Locking
 
 /// The server's read model: an `ExperienceIndex` of the whole registry and each
 /// host's AASA bytes, kept in step with the database so that reads never touch the disk.
@@ -30,15 +30,15 @@ public final class LiveIndex: Sendable {
 
     /// Everything a read or a catch-up changes, behind one lock (the registry's connection too:
     /// one thread at a time uses it).
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Rendered experience members, behind their own lock: rendering happens outside it.
-    private let renderedExperiences = Mutex<[RenderedKey: [UInt8]]>([:])
+    private let renderedExperiences = Locked<[RenderedKey: [UInt8]]>([:])
 
     /// Opens its own connection and builds the index.
     public init(path: String, checkIntervalNanoseconds: UInt64 = 1_000_000) throws(RegistryError) {
         var initial = State(registry: try Registry(path: path, actor: "index"), checkIntervalNanoseconds: checkIntervalNanoseconds)
         try initial.refresh()
-        state = Mutex(initial)
+        state = Locked(initial)
     }
 
     public var count: Int { state.withLock { $0.index.count } }

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Locking
 
 /// Threads that run handlers which may block (a database write, say), in the order they were
 /// submitted, so that a slow request never holds up the event loop.
@@ -10,7 +10,7 @@ final class BlockingPool: Sendable {
         var stopped = false
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
     /// One signal per submitted job, and one per thread at the stop.
     private let ready = DispatchSemaphore(value: 0)
     private let threads: Int

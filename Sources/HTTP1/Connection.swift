@@ -1,3 +1,4 @@
+import Locking
 import CLinuxIO
 import Dispatch
 import Synchronization
@@ -7,7 +8,7 @@ import Synchronization
 
 /// One accepted connection: its socket, the bytes read and not yet used, and its state machine.
 /// `@unchecked Sendable`: it moves between threads, but only the thread that owns it (its slot in
-/// `EventLoop.table` is `busy`, set under that Mutex) touches its fields.
+/// `EventLoop.table` is `busy`, set under that lock) touches its fields.
 final class Connection: @unchecked Sendable {
     let socket: ConnectionSocket
     let id: UInt64

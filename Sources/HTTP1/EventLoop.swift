@@ -1,7 +1,7 @@
 import CLinuxIO
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -46,7 +46,7 @@ final class EventLoop: Sendable {
     let wakeup: Int32
     let timer: Int32
     let pool: BlockingPool
-    let table = Mutex(Table())
+    let table = Locked(Table())
     /// Signalled while stopping whenever a connection closes or a request finishes.
     let changed = DispatchSemaphore(value: 0)
     let finished = DispatchGroup()

@@ -1,6 +1,6 @@
 import CLinuxIO
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -42,8 +42,8 @@ public final class HTTPServer: Sendable {
     let inline: (@Sendable (HTTPRequest) -> Bool)?
     /// Called once per request with (request, response, seconds) for logs and metrics.
     let observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
-    private let running = Mutex<EventLoop?>(nil)
-    private let drainDeadlineHook = Mutex<(@Sendable (Int) -> Void)?>(nil)
+    private let running = Locked<EventLoop?>(nil)
+    private let drainDeadlineHook = Locked<(@Sendable (Int) -> Void)?>(nil)
 
     public init(
         configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil,

@@ -1,15 +1,15 @@
 import AppStoreConnect
 import Foundation
 import StrictJSON
-import Synchronization
+import Locking
 import SystemCrypto
 import Testing
 
 /// A transport that answers from a script and records what was sent; no sockets.
 final class ScriptedTransport: ASCTransport {
-    private let script: Mutex<[ASCHTTPResponse]>
-    private let sentRequests = Mutex<[ASCHTTPRequest]>([])
-    init(_ responses: [ASCHTTPResponse]) { script = Mutex(responses) }
+    private let script: Locked<[ASCHTTPResponse]>
+    private let sentRequests = Locked<[ASCHTTPRequest]>([])
+    init(_ responses: [ASCHTTPResponse]) { script = Locked(responses) }
     var sent: [ASCHTTPRequest] { sentRequests.withLock { $0 } }
 
     func send(_ request: ASCHTTPRequest) async throws(ASCTransportError) -> ASCHTTPResponse {

@@ -1,7 +1,7 @@
 import AppStoreConnect
 import Foundation
 import StrictJSON
-import Synchronization
+import Locking
 import SystemCrypto
 
 /// The fake App Store Connect (scripts/fake-asc/fake_asc.py) as a process on 127.0.0.1, port 0,
@@ -195,7 +195,7 @@ final class FakeASC {
 
 /// A sleeper that records the waits asked for and does not wait.
 final class RecordingSleeper: Sendable {
-    private let recorded = Mutex<[Double]>([])
+    private let recorded = Locked<[Double]>([])
     var waits: [Double] { recorded.withLock { $0 } }
     var sleeper: ASCClient.Sleeper { { seconds in self.recorded.withLock { $0.append(seconds) } } }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// RFC 6979 Appendix A.2.5's public P-256 test key (x = C9AFA9D8…0F6721) as an Apple-style .p8
 /// (PKCS#8, 150 bytes of DER): a throwaway key, never a credential.
@@ -54,8 +54,8 @@ func hex(_ text: String) -> [UInt8] {
 
 /// A clock the test moves by hand.
 final class ManualClock: Sendable {
-    private let seconds: Mutex<Int64>
-    init(_ start: Int64) { seconds = Mutex(start) }
+    private let seconds: Locked<Int64>
+    init(_ start: Int64) { seconds = Locked(start) }
     var now: Int64 { seconds.withLock { $0 } }
     func set(_ value: Int64) { seconds.withLock { $0 = value } }
     func advance(_ delta: Int64) { seconds.withLock { $0 += delta } }

@@ -5,7 +5,7 @@ import Foundation
 @testable import HTTP1
 import SQLiteDB
 import StrictJSON
-import Synchronization
+import Locking
 import Testing
 
 /// How a test reaches the API. The API suites run under both, as Hummingbird's run under
@@ -100,7 +100,7 @@ final class APIFixture: Sendable {
     let logLines = LogSink()
 
     final class LogSink: Sendable {
-        private let lines = Mutex<[String]>([])
+        private let lines = Locked<[String]>([])
         func append(_ line: String) { lines.withLock { $0.append(line) } }
         var all: [String] { lines.withLock { $0 } }
     }

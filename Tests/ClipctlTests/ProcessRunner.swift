@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 
 /// Runs a child process to its end and collects what it wrote. Standard input is written, and
 /// standard output and standard error are read to end of file, each on its own thread: a pipe
@@ -56,7 +56,7 @@ enum ProcessRunner {
     private static let sigpipeIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
     private final class Collected: Sendable {
-        let out = Mutex(Data())
-        let err = Mutex(Data())
+        let out = Locked(Data())
+        let err = Locked(Data())
     }
 }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 /// The runner of every clipctl test finishes with a child that writes more than a pipe holds
@@ -13,7 +13,7 @@ struct ProcessRunnerTests {
     /// so that a runner that deadlocks fails the test instead of hanging the suite (the child is
     /// killed, which ends its output and frees the runner).
     func runBounded(_ process: Process, stdin: Data? = nil, seconds: Double = 60) throws -> ProcessRunner.Output? {
-        let result = Mutex<Result<ProcessRunner.Output, any Error>?>(nil)
+        let result = Locked<Result<ProcessRunner.Output, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let outcome = Result { try ProcessRunner.run(process, stdin: stdin, timeoutSeconds: seconds * 2) }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 @testable import HTTP1
 
@@ -8,7 +8,7 @@ struct BlockingPoolTests {
     /// (a careless caller) neither hangs nor loses a thread's exit.
     @Test func jobsRunInOrderAndTheThreadsExitAfterTheStop() {
         let pool = BlockingPool(threads: 2)
-        let order = Mutex<[Int]>([])
+        let order = Locked<[Int]>([])
         let group = DispatchGroup()
         let first = DispatchSemaphore(value: 0)
         group.enter()

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 @testable import HTTP1
 #if canImport(FoundationNetworking)
@@ -246,7 +246,7 @@ final class TestServer {
     }
 
     @Test func aRequestStillQueuedAtTheDrainDeadlineIsNotStarted() throws {
-        let started = Mutex<[String]>([])
+        let started = Locked<[String]>([])
         let t = try TestServer(
             blockingThreads: 1,
             handler: { request in
