@@ -122,6 +122,15 @@ import Testing
         let wrong2 = try f.call("POST", "/v1/experiences/1", token: f.admin, json: "{}")
         #expect(wrong2.status == 405 && wrong2.headers["Allow"] == "DELETE, GET, HEAD, PATCH")
         #expect(try f.call("GET", "/v1/experiences/%00", token: f.admin).status == 400)
+        // The export and import routes are theirs, not an experience's {id}: each method once in Allow.
+        for method in ["POST", "DELETE", "PATCH", "PUT"] {
+            let export = try f.call(method, "/v1/experiences/export", token: f.admin, json: "{}")
+            #expect(export.status == 405 && export.headers["Allow"] == "GET, HEAD", "\(method) export")
+        }
+        for method in ["GET", "HEAD", "PUT", "DELETE", "PATCH"] {
+            let importing = try f.call(method, "/v1/experiences/import", token: f.admin)
+            #expect(importing.status == 405 && importing.headers["Allow"] == "POST", "\(method) import")
+        }
     }
 
     @Test(arguments: APITransport.allCases) func requestIDsAreEchoedAndLogsHoldNoSecrets(_ transport: APITransport) throws {
