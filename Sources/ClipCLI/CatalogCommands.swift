@@ -29,8 +29,9 @@ extension Context {
         if let id = parsed.value("app-store-id") { appStoreID = .some(try parse { () throws(ValidationFailure) in try AppStoreID(id) }) }
         if parsed.flag("no-app-store-id") { appStoreID = .some(nil) }
         let saved = try backend().saveApp(bundle: bundle, team: team, appStoreID: appStoreID, name: parsed.value("name"))
+        if json { return printWritten(CatalogJSON.app(saved.value), notes: saved.notes) }
         printApp(saved.value)
-        if !json { printNotes(saved.notes) }
+        printNotes(saved.notes)
     }
 
     func appList() throws {
@@ -53,7 +54,7 @@ extension Context {
     func clipAdd() throws {
         let id = try parse { () throws(ValidationFailure) in try AppID(parsed.positional(0)!) }
         let added = try backend().addClip(id)
-        if json { printJSON(CatalogJSON.clip(added.value, notes: added.notes)); return }
+        if json { return printWritten(CatalogJSON.clip(added.value), notes: added.notes) }
         print(added.created ? "clip \(id.rawValue) added" : "clip \(id.rawValue) already exists")
         printNotes(added.notes)
     }
@@ -166,7 +167,7 @@ extension Context {
         let saved = try backend().setApplinks(
             host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"),
             position: position)
-        if json { printJSON(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes)); return }
+        if json { return printWritten(CatalogJSON.applinks(saved.value), notes: saved.notes) }
         let count = saved.value.components.arrayValue?.count ?? 0
         print("applinks of \(saved.value.app.rawValue) on \(parsed.positional(0)!): \(count) component(s)")
         printNotes(saved.notes)
@@ -194,7 +195,7 @@ extension Context {
         let outcome = try backend().setApplinksFromExperiences(host: host, state == "on")
         let unmatched = outcome.value
         if json {
-            printJSON(CatalogJSON.applinksGeneration(host: host, enabled: state == "on", unmatched: unmatched, notes: outcome.notes))
+            printWritten(CatalogJSON.applinksGeneration(host: host, enabled: state == "on", unmatched: unmatched), notes: outcome.notes)
         } else {
             print("applinks of \(host) \(state == "on" ? "cover its experience URLs" : "no longer generated from experiences")")
             printNotes(outcome.notes)
@@ -216,6 +217,10 @@ extension Context {
         let verb = parsed.positional(0)!
         guard verb == "add" || verb == "remove" else { throw CommandFailure.usage("applinks webcredentials takes add or remove") }
         let notes = try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
+        if json && verb == "add" {
+            let host = try Registry.normalizeHost(parsed.positional(1)!)
+            return printWritten(CatalogJSON.webcredentials(host: host, app: app), notes: notes)
+        }
         if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, notes)); return }
         print("webcredentials of \(parsed.positional(1)!) updated")
         printNotes(notes)

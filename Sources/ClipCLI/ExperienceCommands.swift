@@ -60,7 +60,7 @@ extension Context {
         members += try experienceMembers()
         if parsed.flag("powered-by") { members.append((key: "poweredBy", value: true)) }
         let outcome = try backend().register(.object(members), image: try image())
-        if json { printJSON(CatalogJSON.written(outcome)); return }
+        if json { return printWritten(CatalogJSON.written(outcome), notes: outcome.notes) }
         let e = outcome.value
         print("registered experience \(e.id): \(e.url.canonical) → \(e.clip.rawValue)")
         printWriteExtras(outcome)
@@ -129,7 +129,7 @@ extension Context {
             throw CommandFailure.usage("nothing to update: give at least one field option (see clipctl update --help)")
         }
         let outcome = try backend().update(parsed.positional(0)!, .object(members), image: image)
-        if json { printJSON(CatalogJSON.written(outcome)); return }
+        if json { return printWritten(CatalogJSON.written(outcome), notes: outcome.notes) }
         print("updated experience \(outcome.value.id) (version \(outcome.value.version))")
         printWriteExtras(outcome)
     }
