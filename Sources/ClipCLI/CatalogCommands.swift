@@ -179,12 +179,12 @@ extension Context {
     }
 
     func applinksSettings() throws {
-        let notes = try backend().setApplinksSettings(
+        let saved = try backend().setApplinksSettings(
             host: parsed.positional(0)!, defaults: try jsonOption("defaults"),
             substitutionVariables: try jsonOption("substitution-variables"))
-        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, notes)); return }
+        if json { return printWritten(saved.value, notes: saved.notes) }
         print("applinks settings of \(parsed.positional(0)!) saved")
-        printNotes(notes)
+        printNotes(saved.notes)
     }
 
     /// `applinks generate HOST on|off`: prints the experience URLs the app would still not open.
@@ -216,14 +216,15 @@ extension Context {
         let app = try appOption()
         let verb = parsed.positional(0)!
         guard verb == "add" || verb == "remove" else { throw CommandFailure.usage("applinks webcredentials takes add or remove") }
-        let notes = try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
+        let outcome = try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
         if json && verb == "add" {
             let host = try Registry.normalizeHost(parsed.positional(1)!)
-            return printWritten(CatalogJSON.webcredentials(host: host, app: app), notes: notes)
+            return printWritten(CatalogJSON.webcredentials(host: host, app: app), notes: outcome.notes)
         }
-        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, notes)); return }
-        print("webcredentials of \(parsed.positional(1)!) updated")
-        printNotes(notes)
+        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, outcome.notes)); return }
+        // Adding what is there already changes nothing, and says so.
+        print(verb == "add" && outcome.isQuiet ? "nothing to change" : "webcredentials of \(parsed.positional(1)!) updated")
+        printNotes(outcome.notes)
     }
 
     func tokenCreate() throws {

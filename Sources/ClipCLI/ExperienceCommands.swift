@@ -128,9 +128,15 @@ extension Context {
         guard !members.isEmpty || image != nil else {
             throw CommandFailure.usage("nothing to update: give at least one field option (see clipctl update --help)")
         }
+        // The version before, to say when the update changed nothing (an update that changes nothing makes no version).
+        let before = try? backend().experience(parsed.positional(0)!)
         let outcome = try backend().update(parsed.positional(0)!, .object(members), image: image)
         if json { return printWritten(CatalogJSON.written(outcome), notes: outcome.notes) }
-        print("updated experience \(outcome.value.id) (version \(outcome.value.version))")
+        if let before, before.version == outcome.value.version, outcome.notes.isEmpty {
+            print("nothing to change")
+        } else {
+            print("updated experience \(outcome.value.id) (version \(outcome.value.version))")
+        }
         printWriteExtras(outcome)
     }
 

@@ -288,7 +288,7 @@ import Testing
             ),
             ("GET", "/v1/clips/com.a.app.Clip/default-experience", nil, [401, 404, 200, 200]),
             ("PUT", "/v1/domains/a.example/applinks/com.a.app", #"{"components":[{"/":"/store/*"}]}"#, [401, 404, 200, 200]),
-            ("PUT", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 200, 200]),
+            ("PUT", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 201, 200]),
             // Host-wide settings: the host's owner (team A) or an administrator; team B is refused for the host.
             ("PUT", "/v1/domains/a.example/applinks-settings", #"{"defaults":{"caseSensitive":false}}"#, [401, 403, 200, 200]),
             ("PUT", "/v1/domains/a.example/applinks-generation", #"{"fromExperiences":true}"#, [401, 403, 200, 200]),

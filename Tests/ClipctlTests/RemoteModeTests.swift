@@ -209,6 +209,16 @@ final class ServeProcess {
             _ = try write(links)
             #expect(try write(links)["notes"] == [])
             #expect(try write(["applinks", "generate", "bikesrental.example", "off"])["notes"] == [])
+            let settings = try write(["applinks", "settings", "bikesrental.example", "--defaults", #"{"caseSensitive":false}"#])
+            #expect(settings["defaults"] == ["caseSensitive": false] && settings["notes"] == [], "\(settings)")
+            // Text: a repeated write that changes nothing says so.
+            let subtitle = ["update", "1", "--subtitle", "Ride in seconds"]
+            #expect(try c.run(subtitle).out == "nothing to change\n")
+            #expect(try c.run(["update", "1", "--subtitle", "Ride on"]).out == "updated experience 1 (version 3)\n")
+            let addCredentials = ["applinks", "webcredentials", "add", "login.bikesrental.example", "--app", "com.example.bikes"]
+            #expect(try c.run(addCredentials).out == "nothing to change\n")
+            let fresh = try c.run(["applinks", "webcredentials", "add", "id.bikesrental.example", "--app", "com.example.bikes"])
+            #expect(fresh.out.hasPrefix("webcredentials of id.bikesrental.example updated\n"), "\(fresh.out)")
             outputs.append([app, again, update, credentials].map { JSONWriter.string($0, pretty: true) })
         }
         #expect(outputs[0].map(Self.withoutTimes) == outputs[1].map(Self.withoutTimes))
