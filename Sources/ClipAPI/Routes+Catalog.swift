@@ -235,7 +235,8 @@ extension ClipAPI {
             try c.noBody()
             let added = try c.registry.addWebcredentials(host: c.parameter("host"), app: app)
             let entry = CatalogJSON.webcredentials(host: try Registry.normalizeHost(c.parameter("host")), app: app)
-            return json(CatalogJSON.withNotes(entry, added.notes))
+            // 201 when this PUT added it (RFC 9110 §9.3.4), 200 when it was there already.
+            return json(CatalogJSON.withNotes(entry, added.notes), status: added.created ? 201 : 200)
         }
         add("DELETE", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
             try c.registry.removeWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)

@@ -49,11 +49,12 @@ protocol Backend {
     ) throws -> WriteOutcome<ApplinksDetails>
     func removeApplinks(host: String, app: BundleID) throws
     /// The notes of the change (a free host becoming the team's).
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote]
+    /// The host's settings as stored (their JSON, as the API answers them), with the notes.
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> WriteOutcome<JSONValue>
     /// The experience URLs the generated applinks do not give to their app.
     func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]>
     /// The notes of an addition (a free host becoming the team's).
-    func webcredentials(add: Bool, host: String, app: BundleID) throws -> [WriteNote]
+    func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void>
     /// At most `limit` records after `since`, and the id to pass as `since` for the rest (nil: none left).
     func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?)
     func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)>
@@ -163,20 +164,21 @@ struct LocalBackend: Backend {
 
     func removeApplinks(host: String, app: BundleID) throws { try registry.removeApplinks(host: host, app: app) }
 
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote] {
-        try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables).notes
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> WriteOutcome<JSONValue> {
+        let stored = try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables)
+        return WriteOutcome(CatalogJSON.applinksSettings(stored.value), notes: stored.notes)
     }
 
     func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]> {
         try registry.setApplinksFromExperiences(host: host, enabled)
     }
 
-    func webcredentials(add: Bool, host: String, app: BundleID) throws -> [WriteNote] {
+    func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void> {
         guard add else {
             try registry.removeWebcredentials(host: host, app: app)
-            return []
+            return WriteOutcome(())
         }
-        return try registry.addWebcredentials(host: host, app: app).notes
+        return try registry.addWebcredentials(host: host, app: app)
     }
 
     func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {

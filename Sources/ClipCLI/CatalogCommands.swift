@@ -29,8 +29,9 @@ extension Context {
         if let id = parsed.value("app-store-id") { appStoreID = .some(try parse { () throws(ValidationFailure) in try AppStoreID(id) }) }
         if parsed.flag("no-app-store-id") { appStoreID = .some(nil) }
         let saved = try backend().saveApp(bundle: bundle, team: team, appStoreID: appStoreID, name: parsed.value("name"))
+        if json { return printWritten(CatalogJSON.app(saved.value), notes: saved.notes) }
         printApp(saved.value)
-        if !json { printNotes(saved.notes) }
+        printNotes(saved.notes)
     }
 
     func appList() throws {
@@ -53,7 +54,7 @@ extension Context {
     func clipAdd() throws {
         let id = try parse { () throws(ValidationFailure) in try AppID(parsed.positional(0)!) }
         let added = try backend().addClip(id)
-        if json { printJSON(CatalogJSON.clip(added.value, notes: added.notes)); return }
+        if json { return printWritten(CatalogJSON.clip(added.value), notes: added.notes) }
         print(added.created ? "clip \(id.rawValue) added" : "clip \(id.rawValue) already exists")
         printNotes(added.notes)
     }
@@ -166,7 +167,7 @@ extension Context {
         let saved = try backend().setApplinks(
             host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"),
             position: position)
-        if json { printJSON(CatalogJSON.withNotes(CatalogJSON.applinks(saved.value), saved.notes)); return }
+        if json { return printWritten(CatalogJSON.applinks(saved.value), notes: saved.notes) }
         let count = saved.value.components.arrayValue?.count ?? 0
         print("applinks of \(saved.value.app.rawValue) on \(parsed.positional(0)!): \(count) component(s)")
         printNotes(saved.notes)
@@ -178,12 +179,12 @@ extension Context {
     }
 
     func applinksSettings() throws {
-        let notes = try backend().setApplinksSettings(
+        let saved = try backend().setApplinksSettings(
             host: parsed.positional(0)!, defaults: try jsonOption("defaults"),
             substitutionVariables: try jsonOption("substitution-variables"))
-        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, notes)); return }
+        if json { return printWritten(saved.value, notes: saved.notes) }
         print("applinks settings of \(parsed.positional(0)!) saved")
-        printNotes(notes)
+        printNotes(saved.notes)
     }
 
     /// `applinks generate HOST on|off`: prints the experience URLs the app would still not open.
@@ -194,7 +195,7 @@ extension Context {
         let outcome = try backend().setApplinksFromExperiences(host: host, state == "on")
         let unmatched = outcome.value
         if json {
-            printJSON(CatalogJSON.applinksGeneration(host: host, enabled: state == "on", unmatched: unmatched, notes: outcome.notes))
+            printWritten(CatalogJSON.applinksGeneration(host: host, enabled: state == "on", unmatched: unmatched), notes: outcome.notes)
         } else {
             print("applinks of \(host) \(state == "on" ? "cover its experience URLs" : "no longer generated from experiences")")
             printNotes(outcome.notes)
@@ -215,10 +216,15 @@ extension Context {
         let app = try appOption()
         let verb = parsed.positional(0)!
         guard verb == "add" || verb == "remove" else { throw CommandFailure.usage("applinks webcredentials takes add or remove") }
-        let notes = try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
-        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, notes)); return }
-        print("webcredentials of \(parsed.positional(1)!) updated")
-        printNotes(notes)
+        let outcome = try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
+        if json && verb == "add" {
+            let host = try Registry.normalizeHost(parsed.positional(1)!)
+            return printWritten(CatalogJSON.webcredentials(host: host, app: app), notes: outcome.notes)
+        }
+        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, outcome.notes)); return }
+        // Adding what is there already changes nothing, and says so.
+        print(verb == "add" && outcome.isQuiet ? "nothing to change" : "webcredentials of \(parsed.positional(1)!) updated")
+        printNotes(outcome.notes)
     }
 
     func tokenCreate() throws {

@@ -119,6 +119,18 @@ final class Context {
 
     func printJSON(_ value: JSONValue) { io.out(JSONWriter.string(value, pretty: true) + "\n") }
 
+    /// A write's `--json` (README "Output"): the object written, with its `notes` always present (possibly empty),
+    /// so a script reads every write the same way, local or remote.
+    func printWritten(_ object: JSONValue, notes: [WriteNote]) {
+        guard case .object(var members) = object else { return printJSON(object) }
+        if let i = members.firstIndex(where: { $0.key == "notes" }) {
+            members[i].value = CatalogJSON.notes(notes)
+        } else {
+            members.append((key: "notes", value: CatalogJSON.notes(notes)))
+        }
+        printJSON(.object(members))
+    }
+
     /// At most this many notes or warnings are printed one per line; the rest are counted.
     static let listedAtMost = 20
 

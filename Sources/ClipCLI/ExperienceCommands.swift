@@ -60,7 +60,7 @@ extension Context {
         members += try experienceMembers()
         if parsed.flag("powered-by") { members.append((key: "poweredBy", value: true)) }
         let outcome = try backend().register(.object(members), image: try image())
-        if json { printJSON(CatalogJSON.written(outcome)); return }
+        if json { return printWritten(CatalogJSON.written(outcome), notes: outcome.notes) }
         let e = outcome.value
         print("registered experience \(e.id): \(e.url.canonical) → \(e.clip.rawValue)")
         printWriteExtras(outcome)
@@ -128,9 +128,15 @@ extension Context {
         guard !members.isEmpty || image != nil else {
             throw CommandFailure.usage("nothing to update: give at least one field option (see clipctl update --help)")
         }
+        // The version before, to say when the update changed nothing (an update that changes nothing makes no version).
+        let before = try? backend().experience(parsed.positional(0)!)
         let outcome = try backend().update(parsed.positional(0)!, .object(members), image: image)
-        if json { printJSON(CatalogJSON.written(outcome)); return }
-        print("updated experience \(outcome.value.id) (version \(outcome.value.version))")
+        if json { return printWritten(CatalogJSON.written(outcome), notes: outcome.notes) }
+        if let before, before.version == outcome.value.version, outcome.notes.isEmpty {
+            print("nothing to change")
+        } else {
+            print("updated experience \(outcome.value.id) (version \(outcome.value.version))")
+        }
         printWriteExtras(outcome)
     }
 

@@ -116,7 +116,15 @@ extension Context {
         } else {
             for r in records { print("\(r.id)  \(r.at)  \(r.actor)  \(r.action) \(r.entity) \(r.entityID)") }
         }
-        // Where the rest begins, on standard error (with --json too, whose output stays the array).
-        if let nextSince { io.err("more records follow: clipctl changes --since \(nextSince)\n") }
+        // Where the rest begins, on standard error (with --json too, whose output stays the array), as the
+        // command to run next: the caller's own options kept (never a token: it is a secret).
+        if let nextSince {
+            var words = ["clipctl"]
+            for option in ["db", "server"] { if let value = parsed.value(option) { words += ["--\(option)", value] } }
+            words += ["changes", "--since", String(nextSince)]
+            if let value = parsed.value("limit") { words += ["--limit", value] }
+            if json { words.append("--json") }
+            io.err("more records follow: \(Shell.command(words))\n")
+        }
     }
 }

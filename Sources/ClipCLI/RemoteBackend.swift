@@ -331,14 +331,19 @@ struct RemoteBackend: Backend {
         return try decode(answer.json, CatalogJSON.applinksGeneration(json:))
     }
 
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> [WriteNote] {
+    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> WriteOutcome<JSONValue> {
         let body = RequestJSON.setApplinksSettings(defaults: defaults, substitutionVariables: substitutionVariables)
-        return CatalogJSON.notes(json: try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: body).json)
+        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: body).json
+        let settings = try decode(answer) { (v) throws(WireError) -> JSONValue in
+            guard case .object(let members) = v else { throw WireError("applinks settings: not an object") }
+            return .object(members.filter { $0.key != "notes" })
+        }
+        return WriteOutcome(settings, notes: CatalogJSON.notes(json: answer))
     }
 
-    func webcredentials(add: Bool, host: String, app: BundleID) throws -> [WriteNote] {
+    func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void> {
         let answer = try call(add ? "PUT" : "DELETE", "/v1/domains/\(Self.component(host))/webcredentials/\(Self.component(app.rawValue))")
-        return CatalogJSON.notes(json: answer.json)
+        return WriteOutcome((), created: answer.status == 201, notes: CatalogJSON.notes(json: answer.json))
     }
 
     /// Page after page of the API's (at most 1000 each) until `limit` records or the end.

@@ -62,12 +62,12 @@ extension Registry {
             var carriedImages: Set<String> = []
             var imported = 0, seen = 0
             var pending: [Interchange.Line] = []
-            func writeBatch() {
+            func writeBatch() throws {
                 // The batch's header images first, so a line may name an image a later line of its
                 // team carries (checkImage: bringing the bytes is what lets a team use an image).
                 for line in pending {
                     guard let image = line.image else { continue }
-                    do { try storeImage(image) } catch { errors.append(.init(line: line.line, errors: Self.lineErrors(error))) }
+                    do { try storeImage(image) } catch { errors.append(.init(line: line.line, errors: try Self.lineErrors(error))) }
                     if let clip = line.object["clip"]?.stringValue, let id = try? AppID(clip) {
                         carriedImages.insert("\(id.team.rawValue) \(image.sha256)")
                     }
@@ -110,21 +110,21 @@ extension Registry {
                         notes += lineNotes
                         imported += 1
                     } catch {
-                        errors.append(.init(line: line.line, errors: Self.lineErrors(error)))
+                        errors.append(.init(line: line.line, errors: try Self.lineErrors(error)))
                     }
                 }
                 seen += pending.count
                 pending.removeAll(keepingCapacity: true)
                 progress(seen)
             }
-            func take(_ batch: Interchange.Batch) {
+            func take(_ batch: Interchange.Batch) throws {
                 errors += batch.errors
                 pending += batch.lines
-                if pending.count >= Self.importBatchLines { writeBatch() }
+                if pending.count >= Self.importBatchLines { try writeBatch() }
             }
-            while let chunk = try chunks() { take(reader.feed(chunk)) }
-            take(reader.finish())
-            if !pending.isEmpty { writeBatch() }
+            while let chunk = try chunks() { try take(reader.feed(chunk)) }
+            try take(reader.finish())
+            if !pending.isEmpty { try writeBatch() }
             guard errors.isEmpty else { throw RegistryError.invalidImport(errors.sorted { $0.line < $1.line }) }
             return ImportReport(imported: imported, notes: notes, warnings: warnings, warningLinesNotListed: warningLinesNotListed)
         }
@@ -152,18 +152,21 @@ extension Registry {
         func joined() -> [Decoded] { lock.withLock { chunks.flatMap { $0 } } }
     }
 
-    static func lineErrors(_ error: any Error) -> [FieldError] {
+    /// What a line's own content was refused for. Anything else (the database interrupted, busy, read-only, failing,
+    /// or any SQLite error) is no fault of the line: it is rethrown and ends the whole import, which rolls back.
+    static func lineErrors(_ error: any Error) throws -> [FieldError] {
         switch error {
-        case let failure as ValidationFailure: failure.errors
-        case RegistryError.invalid(let errors): errors
-        case RegistryError.conflict(let message, let existing?):
-            [FieldError(field: "url", rule: "duplicate", message: message + " (experience \(existing))")]
-        case RegistryError.conflict(let message, nil): [FieldError(field: "clip", rule: "conflict", message: message)]
+        case let failure as ValidationFailure: return failure.errors
+        case RegistryError.invalid(let errors): return errors
+        case RegistryError.conflict(let message, _?):
+            return [FieldError(field: "url", rule: "duplicate", message: message)]
+        case RegistryError.conflict(let message, nil): return [FieldError(field: "clip", rule: "conflict", message: message)]
         // An import may come from a team token: the line says the host is taken, not by whom.
         case RegistryError.hostRefused(let refusal):
-            [FieldError(field: "url", rule: HostOwnership.Refusal.rule, message: refusal.teamMessage)]
-        case let registry as RegistryError: [FieldError(field: "(line)", rule: "invalid", message: registry.description)]
-        default: [FieldError(field: "(line)", rule: "invalid", message: "\(error)")]
+            return [FieldError(field: "url", rule: HostOwnership.Refusal.rule, message: refusal.teamMessage)]
+        case RegistryError.notFound, RegistryError.unprocessable:
+            return [FieldError(field: "(line)", rule: "invalid", message: "\(error)")]
+        default: throw error
         }
     }
 

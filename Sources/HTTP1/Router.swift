@@ -56,6 +56,8 @@ public struct RouteTable: Sendable {
         let segments: [Segment]
         public let fromMemory: MemoryAnswer
         public let handler: Router.Handler
+        /// For each segment, whether it is a literal: the route's specificity.
+        var literalShape: [Bool] { segments.map { if case .literal = $0 { true } else { false } } }
     }
 
     enum Segment: Equatable, Sendable {
@@ -101,8 +103,9 @@ public struct RouteTable: Sendable {
             guard let value = PercentDecoding.decode(part) else { return .badPath }
             decoded.append(value)
         }
-        var allowed: [String] = []
-        var found: (Route, RouteParameters)?
+        // The routes whose template matches, and of those only the most specific: a literal segment wins over a
+        // parameter (`/v1/experiences/export` over `/v1/experiences/{id}`), for the match and for `Allow` alike.
+        var matching: [(route: Route, parameters: RouteParameters)] = []
         for route in routes where route.segments.count == decoded.count {
             var parameters: [String: String] = [:]
             var ok = true
@@ -115,15 +118,26 @@ public struct RouteTable: Sendable {
                 }
                 if !ok { break }
             }
-            guard ok else { continue }
-            allowed.append(route.method)
-            if route.method == method || (method == "HEAD" && route.method == "GET" && found == nil) {
-                if found == nil || route.method == method { found = (route, RouteParameters(values: parameters)) }
-            }
+            if ok { matching.append((route, RouteParameters(values: parameters))) }
         }
-        if let found { return .found(found.0, found.1) }
-        if allowed.isEmpty { return .notFound }
-        if allowed.contains("GET") && !allowed.contains("HEAD") { allowed.append("HEAD") }
+        guard let shape = matching.map({ $0.route.literalShape }).max(by: { Self.isMoreSpecific($1, than: $0) }) else {
+            return .notFound
+        }
+        let candidates = matching.filter { $0.route.literalShape == shape }
+        if let exact = candidates.first(where: { $0.route.method == method })
+            ?? (method == "HEAD" ? candidates.first(where: { $0.route.method == "GET" }) : nil)
+        {
+            return .found(exact.route, exact.parameters)
+        }
+        var allowed = Set(candidates.map(\.route.method))
+        if allowed.contains("GET") { allowed.insert("HEAD") }
         return .methodNotAllowed(allow: allowed.sorted())
+    }
+
+    /// Whether shape `a` (true: a literal segment) is more specific than `b`: at the first segment where they
+    /// differ, `a` has the literal.
+    static func isMoreSpecific(_ a: [Bool], than b: [Bool]) -> Bool {
+        for (x, y) in zip(a, b) where x != y { return x }
+        return false
     }
 }

@@ -122,6 +122,15 @@ import Testing
         let wrong2 = try f.call("POST", "/v1/experiences/1", token: f.admin, json: "{}")
         #expect(wrong2.status == 405 && wrong2.headers["Allow"] == "DELETE, GET, HEAD, PATCH")
         #expect(try f.call("GET", "/v1/experiences/%00", token: f.admin).status == 400)
+        // The export and import routes are theirs, not an experience's {id}: each method once in Allow.
+        for method in ["POST", "DELETE", "PATCH", "PUT"] {
+            let export = try f.call(method, "/v1/experiences/export", token: f.admin, json: "{}")
+            #expect(export.status == 405 && export.headers["Allow"] == "GET, HEAD", "\(method) export")
+        }
+        for method in ["GET", "HEAD", "PUT", "DELETE", "PATCH"] {
+            let importing = try f.call(method, "/v1/experiences/import", token: f.admin)
+            #expect(importing.status == 405 && importing.headers["Allow"] == "POST", "\(method) import")
+        }
     }
 
     @Test(arguments: APITransport.allCases) func requestIDsAreEchoedAndLogsHoldNoSecrets(_ transport: APITransport) throws {
@@ -279,7 +288,7 @@ import Testing
             ),
             ("GET", "/v1/clips/com.a.app.Clip/default-experience", nil, [401, 404, 200, 200]),
             ("PUT", "/v1/domains/a.example/applinks/com.a.app", #"{"components":[{"/":"/store/*"}]}"#, [401, 404, 200, 200]),
-            ("PUT", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 200, 200]),
+            ("PUT", "/v1/domains/a.example/webcredentials/com.a.app", nil, [401, 404, 201, 200]),
             // Host-wide settings: the host's owner (team A) or an administrator; team B is refused for the host.
             ("PUT", "/v1/domains/a.example/applinks-settings", #"{"defaults":{"caseSensitive":false}}"#, [401, 403, 200, 200]),
             ("PUT", "/v1/domains/a.example/applinks-generation", #"{"fromExperiences":true}"#, [401, 403, 200, 200]),

@@ -138,7 +138,7 @@ import Testing
         // No body where none is read: fine.
         let typed: [(String, String)] = [("Content-Type", "text/plain")]
         #expect(try f.call("PUT", "/v1/clips/com.a.app.Clip/domains/fresh.example", token: f.admin, headers: typed).status == 201)
-        #expect(try f.call("PUT", "/v1/domains/login.a.example/webcredentials/com.a.app", token: f.admin).status == 200)
+        #expect(try f.call("PUT", "/v1/domains/login.a.example/webcredentials/com.a.app", token: f.admin).status == 201)
     }
 
     /// The clip routes take a clip as local mode does: an App ID (whose team must be the clip's)

@@ -1,5 +1,6 @@
 import ClipCore
 import Foundation
+import SQLiteDB
 import StrictJSON
 import Testing
 @testable import ClipStore
@@ -72,6 +73,47 @@ struct StreamingImportTests {
             progress.append($0)
         }
         #expect(report.imported == 20_000 && progress.last == 20_000 && progress.count > 1)
+    }
+
+    /// A line repeating a registered URL names the experience once.
+    @Test func aLineRepeatingARegisteredURLNamesItsExperienceOnce() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
+        #expect {
+            try registry.importExperiences(
+                #"{"url":"https://bikesrental.example/rent","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#,
+                format: .ndjson)
+        } throws: { error in
+            guard case .invalidImport(let bad) = error as? RegistryError else { return false }
+            return bad.flatMap(\.errors).map(\.message) == ["https://bikesrental.example/rent is already registered as experience 1"]
+        }
+    }
+
+    /// A stop raised mid-import (a server's drain deadline) ends the whole import with the store's
+    /// error, never as line errors: nothing is written and no line is blamed.
+    @Test func aStopMidImportIsTheStoresErrorNotTheLines() throws {
+        let path = temporaryDatabasePath()
+        let stop = StopSignal()
+        let registry = try Registry(path: path, stop: stop)
+        _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
+        let before = try snapshot(path)
+        let lines = (1...30_000).map {
+            #"{"url":"https://s\#($0 % 50).example/\#($0)","clip":"ABCDE12345.com.s\#($0 % 50).Clip","title":"T","subtitle":"S"}"#
+        }
+        let bytes = Array(lines.joined(separator: "\n").utf8)
+        var offset = 0
+        #expect(throws: RegistryError.interrupted) {
+            try registry.importExperiences(
+                format: .ndjson,
+                chunks: {
+                    guard offset < bytes.count else { return nil }
+                    // The first batch is written, then the stop comes.
+                    if offset > 0 { stop.raise() }
+                    defer { offset += 1 << 20 }
+                    return bytes[offset..<min(bytes.count, offset + (1 << 20))]
+                })
+        }
+        #expect(try snapshot(path) == before)
     }
 }
 

@@ -179,6 +179,51 @@ final class ServeProcess {
         }.joined(separator: "\n")
     }
 
+    /// Every write's `--json` is the object written with `notes` always present (possibly empty),
+    /// local and remote alike: `app set` kept its notes, a repeated write says `[]`, and
+    /// `webcredentials add` prints what it added rather than a bare acknowledgement.
+    @Test func everyWritesJSONCarriesItsNotes() throws {
+        let local = try Clipctl()
+        var remote = try Clipctl()
+        let created = try remote("--db", "served.db", "token", "create", "--admin", "--name", "test")
+        let server = try ServeProcess(remote, database: remote.file("served.db"))
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
+        remote.environment["CLIP_TOKEN"] = created.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        var outputs: [[String]] = []
+        for c in [local, remote] {
+            try c.registerExampleBusinesses()
+            func write(_ args: [String]) throws -> JSONValue {
+                let r = try c.run(args + ["--json"])
+                #expect(r.code == 0, "\(args): \(r.err)")
+                return try JSONParser.parse(Array(r.out.utf8))
+            }
+            let app = try write(["app", "set", "com.example.trikes", "--team", "ABCDE12345", "--name", "Trikes"])
+            #expect(app["notes"] == ["created app com.example.trikes (team ABCDE12345)"], "\(app)")
+            let again = try write(["app", "set", "com.example.trikes", "--team", "ABCDE12345", "--name", "Trikes"])
+            #expect(again["notes"] == [], "\(again)")
+            let update = try write(["update", "1", "--subtitle", "Ride in seconds"])
+            #expect(update["subtitle"] == "Ride in seconds" && update["notes"] == [], "\(update)")
+            let credentials = try write(["applinks", "webcredentials", "add", "Login.BikesRental.example", "--app", "com.example.bikes"])
+            #expect(credentials["host"] == "login.bikesrental.example" && credentials["notes"] != nil, "\(credentials)")
+            let links = ["applinks", "set", "bikesrental.example", "--app", "com.example.bikes", "--components", #"[{"/":"/rent/*"}]"#]
+            _ = try write(links)
+            #expect(try write(links)["notes"] == [])
+            #expect(try write(["applinks", "generate", "bikesrental.example", "off"])["notes"] == [])
+            let settings = try write(["applinks", "settings", "bikesrental.example", "--defaults", #"{"caseSensitive":false}"#])
+            #expect(settings["defaults"] == ["caseSensitive": false] && settings["notes"] == [], "\(settings)")
+            // Text: a repeated write that changes nothing says so.
+            let subtitle = ["update", "1", "--subtitle", "Ride in seconds"]
+            #expect(try c.run(subtitle).out == "nothing to change\n")
+            #expect(try c.run(["update", "1", "--subtitle", "Ride on"]).out == "updated experience 1 (version 3)\n")
+            let addCredentials = ["applinks", "webcredentials", "add", "login.bikesrental.example", "--app", "com.example.bikes"]
+            #expect(try c.run(addCredentials).out == "nothing to change\n")
+            let fresh = try c.run(["applinks", "webcredentials", "add", "id.bikesrental.example", "--app", "com.example.bikes"])
+            #expect(fresh.out.hasPrefix("webcredentials of id.bikesrental.example updated\n"), "\(fresh.out)")
+            outputs.append([app, again, update, credentials].map { JSONWriter.string($0, pretty: true) })
+        }
+        #expect(outputs[0].map(Self.withoutTimes) == outputs[1].map(Self.withoutTimes))
+    }
+
     /// `changes` says on standard error where the rest begins (local and remote alike, --json too),
     /// and `token create --team` of a new team says it created the team and records it.
     @Test func changesSayWhereTheRestBeginsAndTokenCreationNotesItsTeam() throws {
@@ -205,10 +250,10 @@ final class ServeProcess {
             let ids = records.compactMap { r -> Int64? in if case .integer(let n)? = r["id"] { n } else { nil } }
             let first = try c.run(["changes", "--limit", "2"])
             #expect(first.code == 0 && first.out.split(separator: "\n").count == 2)
-            #expect(first.err == "more records follow: clipctl changes --since \(ids[1])\n", "\(first.err)")
+            #expect(first.err == "more records follow: clipctl changes --since \(ids[1]) --limit 2\n", "\(first.err)")
             let json = try c.run(["changes", "--limit", "2", "--json"])
             let listed = try JSONParser.parse(Array(json.out.utf8)).arrayValue?.count
-            #expect(json.err == first.err && listed == 2)
+            #expect(json.err == "more records follow: clipctl changes --since \(ids[1]) --limit 2 --json\n" && listed == 2)
             // The last page says nothing more; neither does a page that ends exactly at the last record.
             let rest = try c.run(["changes", "--since", String(ids[ids.count - 3]), "--limit", "2"])
             #expect(rest.out.split(separator: "\n").count == 2 && rest.err.isEmpty, "\(rest.err)")

@@ -31,6 +31,38 @@ struct RouteTableTests {
         #expect(!memory("GET", "/nowhere"))
     }
 
+    /// A literal segment wins over a parameter for the same path, in the match and in `Allow` (each method once).
+    @Test func literalSegmentsWinOverParameters() {
+        var router = Router()
+        router.add("GET", "/v1/items/{id}", Self.ok("item"))
+        router.add("PATCH", "/v1/items/{id}", Self.ok("patch"))
+        router.add("DELETE", "/v1/items/{id}", Self.ok("delete"))
+        router.add("GET", "/v1/items/export", Self.ok("export"))
+        router.add("POST", "/v1/items/import", Self.ok("import"))
+        let t = router.freeze()
+        func allow(_ method: String, _ path: Substring) -> [String]? {
+            guard case .methodNotAllowed(let allow) = t.match(method: method, path: path) else { return nil }
+            return allow
+        }
+        #expect(allow("POST", "/v1/items/export") == ["GET", "HEAD"])
+        #expect(allow("DELETE", "/v1/items/export") == ["GET", "HEAD"])
+        #expect(allow("PATCH", "/v1/items/export") == ["GET", "HEAD"])
+        #expect(allow("PUT", "/v1/items/import") == ["POST"])
+        #expect(allow("GET", "/v1/items/import") == ["POST"])
+        #expect(allow("HEAD", "/v1/items/import") == ["POST"])
+        #expect(allow("POST", "/v1/items/7") == ["DELETE", "GET", "HEAD", "PATCH"])
+        if case .found(let route, _) = t.match(method: "HEAD", path: "/v1/items/export") {
+            #expect(route.template == "/v1/items/export")
+        } else {
+            Issue.record("HEAD /v1/items/export must be served by its GET route")
+        }
+        if case .found(let route, let parameters) = t.match(method: "DELETE", path: "/v1/items/exports") {
+            #expect(route.template == "/v1/items/{id}" && parameters["id"] == "exports")
+        } else {
+            Issue.record("another id still reaches the parameter route")
+        }
+    }
+
     @Test func aFrozenTableDoesNotChangeWhenItsBuilderDoes() {
         var router = Router()
         router.add("GET", "/a", Self.ok("a"))
