@@ -13,9 +13,11 @@ final class TestServer {
 
     init(
         limits: HTTPLimits = HTTPLimits(), eventThreads: Int? = nil, blockingThreads: Int? = nil,
-        inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: HTTPHandler? = nil
+        inline: (@Sendable (HTTPRequest) -> Bool)? = nil, answerBeforeBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
+        handler: HTTPHandler? = nil
     ) throws {
         var configuration = HTTPServer.Configuration(limits: limits)
+        configuration.answerBeforeBody = answerBeforeBody
         if let eventThreads { configuration.eventThreads = eventThreads }
         if let blockingThreads { configuration.blockingThreads = blockingThreads }
         server = HTTPServer(
@@ -146,6 +148,74 @@ final class TestServer {
         let big = try RawClient(port: t.port)
         big.send("PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\nExpect: 100-continue\r\n\r\n")
         #expect(statusLine(big.readAll()) == "HTTP/1.1 413 Content Too Large", "too large is refused before any body is sent")
+    }
+
+    /// A server whose hook answers /nope from the head alone, as ClipAPI does for an unknown path.
+    static func earlyAnswering(limits: HTTPLimits = HTTPLimits()) throws -> TestServer {
+        try TestServer(
+            limits: limits,
+            answerBeforeBody: { head in
+                head.path == "/nope" ? HTTPResponse(status: 404, contentType: "text/plain", body: Array("no \(head.method)".utf8)) : nil
+            })
+    }
+
+    /// The attack: a head, one byte of a 1000-byte body, then nothing. The answer does not depend
+    /// on the body, so it goes out at once with a close instead of holding the slot for the body.
+    @Test func anAnswerThatCannotDependOnTheBodyIsSentBeforeIt() throws {
+        let t = try Self.earlyAnswering()
+        let client = try RawClient(port: t.port)
+        let sent = monotonicSeconds()
+        client.send("POST /nope HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n{")
+        let answer = client.readResponses(1, seconds: 5).first ?? ""
+        #expect(statusLine(answer) == "HTTP/1.1 404 Not Found" && body(answer) == "no POST")
+        #expect(answer.contains("Connection: close"))
+        #expect(monotonicSeconds() - sent < 2, "answered without waiting for the body")
+        // The client still sending its body gets no reset (lingering close), then the close.
+        #expect(client.send([UInt8](repeating: 65, count: 999)))
+        #expect(client.isClosedByPeer(seconds: 5))
+        // A route that needs its body still gets it, on the same server.
+        let upload = try RawClient(port: t.port)
+        upload.send("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhe")
+        Thread.sleep(forTimeInterval: 0.1)
+        upload.send("llo")
+        #expect(upload.readResponses(1).first.map(body) == "POST /x 5")
+    }
+
+    /// Expect: 100-continue asks whether to send the body: the early answer is the reply, not 100.
+    @Test func expectContinueGetsTheEarlyAnswerInsteadOf100() throws {
+        let t = try Self.earlyAnswering()
+        let client = try RawClient(port: t.port)
+        client.send("PUT /nope HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        let answer = client.readAll(seconds: 5)
+        #expect(statusLine(answer) == "HTTP/1.1 404 Not Found" && !answer.contains("100 Continue"))
+    }
+
+    /// A kept-alive connection whose second request is answered early: the first is answered as
+    /// usual, the second with a close, and nothing pipelined after it is served.
+    @Test func anEarlyAnswerOnAKeptAliveConnectionEndsIt() throws {
+        let t = try Self.earlyAnswering()
+        let client = try RawClient(port: t.port)
+        client.send("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nok")
+        #expect(client.readResponses(1).first.map(body) == "POST /x 2")
+        client.send("POST /nope HTTP/1.1\r\nHost: a\r\nContent-Length: 50\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n")
+        let answer = client.readAll(seconds: 5)
+        #expect(statusLine(answer) == "HTTP/1.1 404 Not Found")
+        #expect(!answer.contains("/smuggled"), "bytes of an unread body are never parsed as a request")
+    }
+
+    /// The live test of the body rate (ConnectionStateMachineTests cover it on a manual clock).
+    @Test func aStalledBodyGets408AfterTheGrace() throws {
+        var limits = HTTPLimits()
+        limits.bodyGraceSeconds = 0.3
+        let t = try TestServer(limits: limits)
+        let client = try RawClient(port: t.port)
+        let sent = monotonicSeconds()
+        client.send("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n{")
+        let answer = client.readAll(seconds: 10)
+        let waited = monotonicSeconds() - sent
+        #expect(statusLine(answer) == "HTTP/1.1 408 Request Timeout")
+        #expect(body(answer).contains("the request body arrived slower than 1024 bytes a second"))
+        #expect(waited >= 0.29 && waited < 5, "answered after the grace, not the 30 s body deadline: after \(waited) s")
     }
 
     static let hostile: [String: (request: String, expected: String)] = [
