@@ -296,10 +296,11 @@ final class TestServer {
         var limits = HTTPLimits()
         limits.maxConnections = 2
         let t = try TestServer(limits: limits)
+        // Both slots hold a request under way (an idle one would be closed to make room).
         let a = try RawClient(port: t.port), b = try RawClient(port: t.port)
-        a.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
-        b.send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(a.readResponses(1).count == 1 && b.readResponses(1).count == 1)
+        a.send("GET /a HTTP/1.1\r\nHost: x\r\n")
+        b.send("GET /b HTTP/1.1\r\nHost: x\r\n")
+        Thread.sleep(forTimeInterval: 0.2)
         let c = try RawClient(port: t.port)
         let refused = c.readAll(seconds: 2)
         #expect(statusLine(refused) == "HTTP/1.1 503 Service Unavailable" && refused.contains("Retry-After: 1"))
@@ -311,8 +312,42 @@ final class TestServer {
         let bodySent = eager.send([UInt8](repeating: 65, count: 262_144))
         #expect(bodySent, "the body was refused with a reset")
         #expect(statusLine(eager.readAll(seconds: 3)) == "HTTP/1.1 503 Service Unavailable")
-        a.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(a.readResponses(1).first.map(body) == "GET /again 0")
+        a.send("\r\n")
+        #expect(a.readResponses(1).first.map(body) == "GET /a 0")
+    }
+
+    /// At the cap, a kept-alive connection sitting idle is closed (the one idle longest) so that a
+    /// new client is served instead of refused; a connection with a request under way never is.
+    @Test func idleConnectionsAreClosedToMakeRoomAtTheCap() throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 3
+        let t = try TestServer(limits: limits)
+        let busy = try RawClient(port: t.port)
+        busy.send("GET /busy HTTP/1.1\r\nHost: x\r\n")  // a head under way
+        let a = try RawClient(port: t.port)
+        a.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(a.readResponses(1).first.map(body) == "GET /a 0")
+        Thread.sleep(forTimeInterval: 0.05)
+        let b = try RawClient(port: t.port)
+        b.send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(b.readResponses(1).first.map(body) == "GET /b 0")
+        Thread.sleep(forTimeInterval: 0.05)  // the clock is in milliseconds: b is idle the shorter time
+        // At the cap with a and b idle: a newcomer is served and a (idle longer) is closed.
+        let c = try RawClient(port: t.port)
+        c.send("GET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(c.readResponses(1).first.map(body) == "GET /c 0")
+        #expect(a.isClosedByPeer(seconds: 2), "the connection idle longest made room")
+        Thread.sleep(forTimeInterval: 0.05)
+        // Another newcomer at once: b is the idle one now.
+        let d = try RawClient(port: t.port)
+        d.send("GET /d HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(d.readResponses(1).first.map(body) == "GET /d 0")
+        #expect(b.isClosedByPeer(seconds: 2))
+        c.send("GET /c2 HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(c.readResponses(1).first.map(body) == "GET /c2 0")
+        // The request under way kept its slot throughout.
+        busy.send("\r\n")
+        #expect(busy.readResponses(1).first.map(body) == "GET /busy 0")
     }
 
     @Test func aRequestStillQueuedAtTheDrainDeadlineIsNotStarted() throws {
