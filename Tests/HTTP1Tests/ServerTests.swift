@@ -316,6 +316,26 @@ final class TestServer {
         #expect(a.readResponses(1).first.map(body) == "GET /a 0")
     }
 
+    /// The attack from the QA pass at the cap: sockets answered early and lingering (their client
+    /// neither reads nor closes) make room before a kept-alive client, whose answer is not out yet.
+    @Test func lingeringConnectionsMakeRoomBeforeIdleOnes() throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 2
+        let t = try Self.earlyAnswering(limits: limits)
+        let kept = try RawClient(port: t.port)
+        kept.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(kept.readResponses(1).first.map(body) == "GET /a 0")
+        Thread.sleep(forTimeInterval: 0.05)
+        let hostile = try RawClient(port: t.port)
+        hostile.send("POST /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+        Thread.sleep(forTimeInterval: 0.1)  // answered and lingering, never read
+        let newcomer = try RawClient(port: t.port)
+        newcomer.send("GET /new HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(newcomer.readResponses(1).first.map(body) == "GET /new 0")
+        kept.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(kept.readResponses(1).first.map(body) == "GET /again 0", "the idle client kept its connection")
+    }
+
     /// At the cap, a kept-alive connection sitting idle is closed (the one idle longest) so that a
     /// new client is served instead of refused; a connection with a request under way never is.
     @Test func idleConnectionsAreClosedToMakeRoomAtTheCap() throws {
