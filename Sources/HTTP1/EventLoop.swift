@@ -197,7 +197,9 @@ final class EventLoop: Sendable {
             var makingRoom: Connection?
             let admission = table.withLock { table -> Admission in
                 let atCap = table.slots.count - table.refused >= configuration.limits.maxConnections
-                if atCap && !table.stopping { makingRoom = table.takeConnectionToMakeRoom() }
+                if atCap && !table.stopping {
+                    makingRoom = table.takeConnectionToMakeRoom(now: monotonicMilliseconds(), idleAtLeast: idleBeforeMakingRoom)
+                }
                 let refuse = table.stopping || (atCap && makingRoom == nil)
                 if refuse && table.refused >= Self.maxLingeringRefusals { return .dropped }
                 let machine = ConnectionStateMachine(timeouts: timeouts, now: monotonicMilliseconds())
