@@ -246,7 +246,8 @@ struct ConnectionStateMachineTests {
         limits.bodyGraceSeconds = 1.5
         let t = ConnectionStateMachine.Timeouts(limits)
         #expect(
-            t == ConnectionStateMachine.Timeouts(head: 600, body: 30_000, idle: 400, write: 30_000, minimumBodyRate: 1024, bodyGrace: 1_500))
+            t == ConnectionStateMachine.Timeouts(head: 600, body: 30_000, idle: 400, write: 30_000, minimumBodyRate: 1024, bodyGrace: 1_500)
+        )
         #expect(ConnectionStateMachine.text(600) == "600 ms" && ConnectionStateMachine.text(10_000) == "10 s")
     }
 }
