@@ -193,6 +193,20 @@ public final class ClipAPI: @unchecked Sendable {
     /// and the rest on its blocking pool, so reads never wait behind a write.
     public func answersFromMemory(_ request: HTTPRequest) -> Bool { routeTable.answersFromMemory(request) }
 
+    /// The answer to a request whose body has not arrived, when it cannot depend on that body
+    /// (`HTTPServer.Configuration.answerBeforeBody`): no route for its path (404) or method (405),
+    /// a malformed path (400), or a route that needs a bearer token sent without `Authorization`
+    /// (401). nil: the route needs the body. Answered, logged and counted as `handle` would.
+    public func answerBeforeBody(_ head: HTTPRequest) -> HTTPResponse? {
+        switch routeTable.match(method: head.method, path: head.path) {
+        case .notFound, .methodNotAllowed, .badPath:
+            return handle(head)
+        case .found(let route, _):
+            guard access["\(route.method) \(route.template)"] == .token, head.headers["Authorization"] == nil else { return nil }
+            return handle(head)
+        }
+    }
+
     /// The server's handler.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = monotonicSeconds()
@@ -284,6 +298,10 @@ public final class ClipAPI: @unchecked Sendable {
     {
         guard let query = QueryString.parse(request.query) else {
             return Problem.badRequest("the query string has a malformed percent-encoding or invalid UTF-8").response
+        }
+        // Answered without a registry: `answerBeforeBody` sends this from the event loop.
+        if access == .token && request.headers["Authorization"] == nil {
+            return Problem.unauthorized("this route needs Authorization: Bearer TOKEN").response
         }
         do {
             return try pool.with(actor: "api") { registry in

@@ -33,13 +33,14 @@ extension Context {
             guard let v = Int(n), v > 0 else { throw CommandFailure.usage("--max-body-bytes takes a positive number") }
             limits.maxBodyBytes = v
         }
-        let configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
+        var configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.
         let pool = try RegistryPool(path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads)
         let quiet = parsed.flag("quiet")
         let io = self.io
         let api = ClipAPI(pool: pool, logsRequests: !quiet, log: { line in io.err(line + "\n") })
+        configuration.answerBeforeBody = { api.answerBeforeBody($0) }
         let server = HTTPServer(
             configuration: configuration,
             observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },

@@ -105,7 +105,15 @@ extension EventLoop {
             }
             // The body: exactly Content-Length bytes (the rest stays for the next request).
             if c.buffer.count - headLength < head.contentLength {
-                return carryOut(c.machine.partialBody(expectsContinue: head.expectsContinue, now: monotonicMilliseconds()), c)
+                // An answer that cannot depend on the body goes out before it, instead of a 100.
+                if !c.machine.isReadingBody, let answerBeforeBody = configuration.answerBeforeBody {
+                    var headOnly = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers)
+                    headOnly.remoteAddress = c.address
+                    if let response = answerBeforeBody(headOnly) { return answerBeforeItsBody(c, headOnly, response) }
+                }
+                let received = c.buffer.count - headLength
+                return carryOut(
+                    c.machine.partialBody(expectsContinue: head.expectsContinue, received: received, now: monotonicMilliseconds()), c)
             }
             let body = Array(c.buffer[headLength..<(headLength + head.contentLength)])
             c.buffer.removeFirst(headLength + head.contentLength)
@@ -236,6 +244,13 @@ extension EventLoop {
         request.remoteAddress = c.address
         observer?(request, response, 0)
         return answerAndLinger(c, ResponseWriter.serialize(response, includeBody: true, keepAlive: false))
+    }
+
+    /// Answers a request from its head alone (`Configuration.answerBeforeBody`) and ends the
+    /// connection without reading the body: its bytes are discarded while the connection lingers.
+    private func answerBeforeItsBody(_ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse) -> Step {
+        observer?(request, response, 0)
+        return answerAndLinger(c, ResponseWriter.serialize(response, includeBody: request.method != "HEAD", keepAlive: false))
     }
 
     /// Writes a last answer without waiting, half-closes and reads what the client still sends

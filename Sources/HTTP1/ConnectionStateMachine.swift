@@ -8,7 +8,9 @@
 /// - idle: a new or kept-alive connection with no request byte for `idle` ms is closed quietly;
 /// - head: a request head still incomplete `head` ms after its first byte answers 408 (slowloris,
 ///   RFC 9110 §15.5.9);
-/// - body: a body still incomplete `body` ms after its head answers 408;
+/// - body: a body still incomplete `body` ms after its head answers 408, and so does one arriving
+///   slower than `minimumBodyRate` bytes a second once `bodyGrace` ms have passed: `bodyGrace` +
+///   received ÷ rate after its head (a body dripped or stalled holds a connection for seconds);
 /// - write: an answer the client has not taken `write` ms after it started ends the connection;
 /// - linger: a connection answered and half-closed (an error, or a refusal over the cap) is read
 ///   and discarded for at most `linger` ms before it closes, so the client reads the answer instead
@@ -23,19 +25,35 @@ struct ConnectionStateMachine: Equatable, Sendable {
         var idle: UInt64
         var write: UInt64
         var linger: UInt64
+        /// Body bytes a second a body must average after `bodyGrace`; 0: no rate, only `body`.
+        var minimumBodyRate: UInt64
+        var bodyGrace: UInt64
 
-        init(head: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64 = 2_000) {
+        init(
+            head: UInt64, body: UInt64, idle: UInt64, write: UInt64, linger: UInt64 = 2_000, minimumBodyRate: UInt64 = 0,
+            bodyGrace: UInt64 = 0
+        ) {
             self.head = head
             self.body = body
             self.idle = idle
             self.write = write
             self.linger = linger
+            self.minimumBodyRate = minimumBodyRate
+            self.bodyGrace = bodyGrace
         }
 
         init(_ limits: HTTPLimits) {
             self.init(
                 head: milliseconds(limits.headDeadlineSeconds), body: milliseconds(limits.bodyDeadlineSeconds),
-                idle: milliseconds(limits.idleTimeoutSeconds), write: milliseconds(limits.writeTimeoutSeconds))
+                idle: milliseconds(limits.idleTimeoutSeconds), write: milliseconds(limits.writeTimeoutSeconds),
+                minimumBodyRate: UInt64(max(0, limits.minimumBodyBytesPerSecond)), bodyGrace: milliseconds(limits.bodyGraceSeconds))
+        }
+
+        /// When a body whose head completed at `since`, with `received` bytes of it in, is late.
+        func bodyDeadline(since: UInt64, received: Int) -> UInt64 {
+            let whole = since + body
+            guard minimumBodyRate > 0 else { return whole }
+            return min(whole, since + bodyGrace + UInt64(max(0, received)) * 1000 / minimumBodyRate)
         }
     }
 
@@ -44,9 +62,9 @@ struct ConnectionStateMachine: Equatable, Sendable {
         case idle(since: UInt64)
         /// Part of a request head has arrived, the first byte at `since`.
         case readingHead(since: UInt64)
-        /// The head is complete and the body is awaited since `since`; `continueSent` once the
-        /// interim 100 (Continue) went out (RFC 9110 §10.1.1).
-        case readingBody(since: UInt64, continueSent: Bool)
+        /// The head is complete and the body is awaited since `since`, `received` bytes of it in;
+        /// `continueSent` once the interim 100 (Continue) went out (RFC 9110 §10.1.1).
+        case readingBody(since: UInt64, continueSent: Bool, received: Int)
         /// A complete request is with its handler.
         case handling
         /// Its answer is being written since `since`.
@@ -115,7 +133,7 @@ struct ConnectionStateMachine: Equatable, Sendable {
         switch state {
         case .idle(let since): since + timeouts.idle
         case .readingHead(let since): since + timeouts.head
-        case .readingBody(let since, _): since + timeouts.body
+        case .readingBody(let since, _, let received): timeouts.bodyDeadline(since: since, received: received)
         case .writing(let since): since + timeouts.write
         case .lingering(let since): since + timeouts.linger
         case .handling, .closed: nil
@@ -133,19 +151,17 @@ struct ConnectionStateMachine: Equatable, Sendable {
         return readMore(stopping: false)
     }
 
-    /// The head is complete but its body is not: the body deadline runs from the first time this
-    /// is seen; a client that sent `Expect: 100-continue` is told to go on, once.
-    mutating func partialBody(expectsContinue: Bool, now: UInt64) -> Action {
+    /// The head is complete but its body is not (`received` bytes of it are in): the body deadline
+    /// runs from the first time this is seen; a client that sent `Expect: 100-continue` is told to
+    /// go on, once.
+    mutating func partialBody(expectsContinue: Bool, received: Int, now: UInt64) -> Action {
         if peerClosed { return closed() }
         switch state {
-        case .readingBody(let since, let continueSent):
-            if expectsContinue && !continueSent {
-                state = .readingBody(since: since, continueSent: true)
-                return .sendContinue
-            }
-            return .read
+        case .readingBody(let since, let continueSent, _):
+            state = .readingBody(since: since, continueSent: continueSent || expectsContinue, received: received)
+            return expectsContinue && !continueSent ? .sendContinue : .read
         default:
-            state = .readingBody(since: now, continueSent: expectsContinue)
+            state = .readingBody(since: now, continueSent: expectsContinue, received: received)
             return expectsContinue ? .sendContinue : .read
         }
     }
@@ -203,8 +219,11 @@ struct ConnectionStateMachine: Equatable, Sendable {
         case .readingHead:
             state = .closed
             return .fail(RequestError(408, "the request head did not arrive within \(Self.text(timeouts.head))"))
-        case .readingBody:
+        case .readingBody(let since, _, _):
             state = .closed
+            if deadline < since + timeouts.body {
+                return .fail(RequestError(408, "the request body arrived slower than \(timeouts.minimumBodyRate) bytes a second"))
+            }
             return .fail(RequestError(408, "the request body did not arrive within \(Self.text(timeouts.body))"))
         case .writing, .lingering:
             return closed()

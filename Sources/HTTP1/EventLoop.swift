@@ -194,8 +194,13 @@ final class EventLoop: Sendable {
             let socket = ConnectionSocket(fd: fd)
             socket.setNoDelay()
             enum Admission { case admitted(Connection), refused(Connection), dropped }
+            var makingRoom: Connection?
             let admission = table.withLock { table -> Admission in
-                let refuse = table.stopping || table.slots.count - table.refused >= configuration.limits.maxConnections
+                let atCap = table.slots.count - table.refused >= configuration.limits.maxConnections
+                if atCap && !table.stopping {
+                    makingRoom = table.takeConnectionToMakeRoom(now: monotonicMilliseconds(), idleAtLeast: idleBeforeMakingRoom)
+                }
+                let refuse = table.stopping || (atCap && makingRoom == nil)
                 if refuse && table.refused >= Self.maxLingeringRefusals { return .dropped }
                 let machine = ConnectionStateMachine(timeouts: timeouts, now: monotonicMilliseconds())
                 let c = Connection(socket: socket, id: table.nextID, address: address, machine: machine)
@@ -204,6 +209,7 @@ final class EventLoop: Sendable {
                 if refuse { table.refused += 1 }
                 return refuse ? .refused(c) : .admitted(c)
             }
+            if let makingRoom { close(makingRoom) }
             let connection: Connection
             switch admission {
             case .dropped:

@@ -28,6 +28,10 @@ public final class HTTPServer: Sendable {
         public var blockingThreads = 8
         /// How long `stop` lets requests under way finish before `atDrainDeadline` interrupts them.
         public var drainSeconds: Double = 10
+        /// Asked once a request's head is complete and its body is still to come: an answer that
+        /// cannot depend on the body (no such route, a missing credential) goes out at once with
+        /// `Connection: close`, and the body is never read. nil: always wait for the body.
+        public var answerBeforeBody: (@Sendable (HTTPRequest) -> HTTPResponse?)?
         public init(host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits()) {
             self.host = host
             self.port = port

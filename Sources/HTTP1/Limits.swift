@@ -14,6 +14,12 @@ public struct HTTPLimits: Sendable {
     public var headDeadlineSeconds = 10.0
     /// For the whole body; slower → 408 and close.
     public var bodyDeadlineSeconds = 30.0
+    /// After `bodyGraceSeconds` from its head, a body must average this many bytes a second;
+    /// slower → 408 and close, so a body stalled or dripped holds a connection for seconds, not
+    /// `bodyDeadlineSeconds`. 0 turns the rate off.
+    public var minimumBodyBytesPerSecond = 1024
+    /// How long a body may send nothing before `minimumBodyBytesPerSecond` applies.
+    public var bodyGraceSeconds = 5.0
     /// A kept-alive connection with no new request for this long is closed.
     public var idleTimeoutSeconds = 5.0
     /// A response not taken by the client within this long ends the connection.

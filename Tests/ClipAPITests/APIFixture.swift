@@ -132,6 +132,7 @@ final class APIFixture: Sendable {
         case .live:
             var configuration = HTTPServer.Configuration(limits: limits)
             configuration.drainSeconds = drainSeconds
+            configuration.answerBeforeBody = { api.answerBeforeBody($0) }
             let server = HTTPServer(configuration: configuration, routes: api.routeTable, handler: { api.handle($0) })
             server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }
             client = .live(port: try server.start())

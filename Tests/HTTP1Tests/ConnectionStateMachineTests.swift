@@ -44,10 +44,10 @@ struct ConnectionStateMachineTests {
     @Test func aSlowBodyGets408AtTheBodyDeadlineFromItsHead() {
         var m = fresh(at: 0)
         #expect(m.partialHead(now: 500) == .read)
-        #expect(m.partialBody(expectsContinue: false, now: 1_000) == .read)
+        #expect(m.partialBody(expectsContinue: false, received: 0, now: 1_000) == .read)
         #expect(m.deadline == 31_000, "the body deadline runs from the complete head")
         // More of the body, slowly: the deadline stays.
-        #expect(m.partialBody(expectsContinue: false, now: 20_000) == .read)
+        #expect(m.partialBody(expectsContinue: false, received: 0, now: 20_000) == .read)
         #expect(m.tick(now: 30_999) == .none)
         guard case .fail(let error) = m.tick(now: 31_000) else {
             Issue.record("expected a 408")
@@ -56,16 +56,68 @@ struct ConnectionStateMachineTests {
         #expect(error.status == 408 && error.message == "the request body did not arrive within 30 s")
     }
 
+    static let paced = ConnectionStateMachine.Timeouts(
+        head: 10_000, body: 30_000, idle: 5_000, write: 20_000, minimumBodyRate: 1_000, bodyGrace: 5_000)
+
+    /// The attack this rule is for: a head, one byte of body, then nothing.
+    @Test func aStalledBodyGets408AfterTheGraceNotTheWholeBodyDeadline() {
+        var m = ConnectionStateMachine(timeouts: Self.paced, now: 0)
+        #expect(m.partialBody(expectsContinue: false, received: 1, now: 1_000) == .read)
+        #expect(m.deadline == 6_001, "grace + 1 byte at 1000 bytes/s")
+        #expect(m.tick(now: 6_000) == .none)
+        guard case .fail(let error) = m.tick(now: 6_001) else {
+            Issue.record("expected a 408")
+            return
+        }
+        #expect(error.status == 408 && error.message == "the request body arrived slower than 1000 bytes a second")
+    }
+
+    /// Slowloris for bodies: a byte now and then buys a millisecond each, not the whole deadline.
+    @Test func drippingTheBodyDoesNotKeepTheConnection() {
+        var m = ConnectionStateMachine(timeouts: Self.paced, now: 0)
+        var received = 0
+        var now: UInt64 = 0
+        while now < 30_000, m.tick(now: now) == .none {
+            received += 1
+            _ = m.partialBody(expectsContinue: false, received: received, now: now)
+            now += 500
+        }
+        #expect(m.state == .closed)
+        #expect(now <= 6_000, "a byte every 0.5 s is cut off after the grace, not at 30 s (closed at \(now) ms)")
+    }
+
+    /// A well-behaved slow upload (above the rate) is never cut off before the whole-body deadline,
+    /// which still bounds a large body at any rate.
+    @Test func aBodyAboveTheMinimumRateHasTheWholeBodyDeadline() {
+        var m = ConnectionStateMachine(timeouts: Self.paced, now: 0)
+        var now: UInt64 = 0
+        for second in 1...29 {
+            now = UInt64(second) * 1_000
+            #expect(m.tick(now: now) == .none, "cut off at \(now) ms")
+            _ = m.partialBody(expectsContinue: false, received: second * 1_100, now: now)
+        }
+        #expect(m.requestComplete() == .dispatch, "a body at 1100 bytes/s completes")
+        var big = ConnectionStateMachine(timeouts: Self.paced, now: 0)
+        _ = big.partialBody(expectsContinue: false, received: 0, now: 0)
+        _ = big.partialBody(expectsContinue: false, received: 10_000_000, now: 29_000)
+        #expect(big.deadline == 30_000, "the whole-body deadline caps a fast body")
+        guard case .fail(let error) = big.tick(now: 30_000) else {
+            Issue.record("expected a 408")
+            return
+        }
+        #expect(error.message == "the request body did not arrive within 30 s")
+    }
+
     @Test func expectContinueIsAnsweredOnceHoweverOftenTheHeadIsSeen() {
         var m = fresh(at: 0)
-        #expect(m.partialBody(expectsContinue: true, now: 10) == .sendContinue)
-        #expect(m.partialBody(expectsContinue: true, now: 20) == .read)
-        #expect(m.partialBody(expectsContinue: true, now: 30) == .read)
+        #expect(m.partialBody(expectsContinue: true, received: 0, now: 10) == .sendContinue)
+        #expect(m.partialBody(expectsContinue: true, received: 0, now: 20) == .read)
+        #expect(m.partialBody(expectsContinue: true, received: 0, now: 30) == .read)
         #expect(m.requestComplete() == .dispatch)
         // The next request on the connection gets its own 100 Continue.
         m.writeStarted(now: 40)
         #expect(m.writeFinished(written: true, keepAlive: true, now: 50) == .none)
-        #expect(m.partialBody(expectsContinue: true, now: 60) == .sendContinue)
+        #expect(m.partialBody(expectsContinue: true, received: 0, now: 60) == .sendContinue)
     }
 
     @Test func noDeadlineWhileTheHandlerRuns() {
@@ -114,7 +166,7 @@ struct ConnectionStateMachineTests {
         #expect(head.partialHead(now: 1_100) == .close)
         var body = fresh()
         body.peerDidClose()
-        #expect(body.partialBody(expectsContinue: true, now: 1_100) == .close, "no 100 Continue to a peer that is gone")
+        #expect(body.partialBody(expectsContinue: true, received: 0, now: 1_100) == .close, "no 100 Continue to a peer that is gone")
         var idle = fresh()
         idle.peerDidClose()
         #expect(idle.readMore(stopping: false) == .close)
@@ -191,8 +243,11 @@ struct ConnectionStateMachineTests {
         var limits = HTTPLimits()
         limits.headDeadlineSeconds = 0.6
         limits.idleTimeoutSeconds = 0.4
+        limits.bodyGraceSeconds = 1.5
         let t = ConnectionStateMachine.Timeouts(limits)
-        #expect(t == ConnectionStateMachine.Timeouts(head: 600, body: 30_000, idle: 400, write: 30_000))
+        #expect(
+            t == ConnectionStateMachine.Timeouts(head: 600, body: 30_000, idle: 400, write: 30_000, minimumBodyRate: 1024, bodyGrace: 1_500)
+        )
         #expect(ConnectionStateMachine.text(600) == "600 ms" && ConnectionStateMachine.text(10_000) == "10 s")
     }
 }

@@ -13,9 +13,11 @@ final class TestServer {
 
     init(
         limits: HTTPLimits = HTTPLimits(), eventThreads: Int? = nil, blockingThreads: Int? = nil,
-        inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: HTTPHandler? = nil
+        inline: (@Sendable (HTTPRequest) -> Bool)? = nil, answerBeforeBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
+        handler: HTTPHandler? = nil
     ) throws {
         var configuration = HTTPServer.Configuration(limits: limits)
+        configuration.answerBeforeBody = answerBeforeBody
         if let eventThreads { configuration.eventThreads = eventThreads }
         if let blockingThreads { configuration.blockingThreads = blockingThreads }
         server = HTTPServer(
@@ -148,6 +150,74 @@ final class TestServer {
         #expect(statusLine(big.readAll()) == "HTTP/1.1 413 Content Too Large", "too large is refused before any body is sent")
     }
 
+    /// A server whose hook answers /nope from the head alone, as ClipAPI does for an unknown path.
+    static func earlyAnswering(limits: HTTPLimits = HTTPLimits()) throws -> TestServer {
+        try TestServer(
+            limits: limits,
+            answerBeforeBody: { head in
+                head.path == "/nope" ? HTTPResponse(status: 404, contentType: "text/plain", body: Array("no \(head.method)".utf8)) : nil
+            })
+    }
+
+    /// The attack: a head, one byte of a 1000-byte body, then nothing. The answer does not depend
+    /// on the body, so it goes out at once with a close instead of holding the slot for the body.
+    @Test func anAnswerThatCannotDependOnTheBodyIsSentBeforeIt() throws {
+        let t = try Self.earlyAnswering()
+        let client = try RawClient(port: t.port)
+        let sent = monotonicSeconds()
+        client.send("POST /nope HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n{")
+        let answer = client.readResponses(1, seconds: 5).first ?? ""
+        #expect(statusLine(answer) == "HTTP/1.1 404 Not Found" && body(answer) == "no POST")
+        #expect(answer.contains("Connection: close"))
+        #expect(monotonicSeconds() - sent < 2, "answered without waiting for the body")
+        // The client still sending its body gets no reset (lingering close), then the close.
+        #expect(client.send([UInt8](repeating: 65, count: 999)))
+        #expect(client.isClosedByPeer(seconds: 5))
+        // A route that needs its body still gets it, on the same server.
+        let upload = try RawClient(port: t.port)
+        upload.send("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhe")
+        Thread.sleep(forTimeInterval: 0.1)
+        upload.send("llo")
+        #expect(upload.readResponses(1).first.map(body) == "POST /x 5")
+    }
+
+    /// Expect: 100-continue asks whether to send the body: the early answer is the reply, not 100.
+    @Test func expectContinueGetsTheEarlyAnswerInsteadOf100() throws {
+        let t = try Self.earlyAnswering()
+        let client = try RawClient(port: t.port)
+        client.send("PUT /nope HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        let answer = client.readAll(seconds: 5)
+        #expect(statusLine(answer) == "HTTP/1.1 404 Not Found" && !answer.contains("100 Continue"))
+    }
+
+    /// A kept-alive connection whose second request is answered early: the first is answered as
+    /// usual, the second with a close, and nothing pipelined after it is served.
+    @Test func anEarlyAnswerOnAKeptAliveConnectionEndsIt() throws {
+        let t = try Self.earlyAnswering()
+        let client = try RawClient(port: t.port)
+        client.send("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nok")
+        #expect(client.readResponses(1).first.map(body) == "POST /x 2")
+        client.send("POST /nope HTTP/1.1\r\nHost: a\r\nContent-Length: 50\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n")
+        let answer = client.readAll(seconds: 5)
+        #expect(statusLine(answer) == "HTTP/1.1 404 Not Found")
+        #expect(!answer.contains("/smuggled"), "bytes of an unread body are never parsed as a request")
+    }
+
+    /// The live test of the body rate (ConnectionStateMachineTests cover it on a manual clock).
+    @Test func aStalledBodyGets408AfterTheGrace() throws {
+        var limits = HTTPLimits()
+        limits.bodyGraceSeconds = 0.3
+        let t = try TestServer(limits: limits)
+        let client = try RawClient(port: t.port)
+        let sent = monotonicSeconds()
+        client.send("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n{")
+        let answer = client.readAll(seconds: 10)
+        let waited = monotonicSeconds() - sent
+        #expect(statusLine(answer) == "HTTP/1.1 408 Request Timeout")
+        #expect(body(answer).contains("the request body arrived slower than 1024 bytes a second"))
+        #expect(waited >= 0.29 && waited < 5, "answered after the grace, not the 30 s body deadline: after \(waited) s")
+    }
+
     static let hostile: [String: (request: String, expected: String)] = [
         "CL+TE smuggling": (
             "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc", "HTTP/1.1 400 Bad Request"
@@ -226,10 +296,11 @@ final class TestServer {
         var limits = HTTPLimits()
         limits.maxConnections = 2
         let t = try TestServer(limits: limits)
+        // Both slots hold a request under way (an idle one would be closed to make room).
         let a = try RawClient(port: t.port), b = try RawClient(port: t.port)
-        a.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
-        b.send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(a.readResponses(1).count == 1 && b.readResponses(1).count == 1)
+        a.send("GET /a HTTP/1.1\r\nHost: x\r\n")
+        b.send("GET /b HTTP/1.1\r\nHost: x\r\n")
+        Thread.sleep(forTimeInterval: 0.2)
         let c = try RawClient(port: t.port)
         let refused = c.readAll(seconds: 2)
         #expect(statusLine(refused) == "HTTP/1.1 503 Service Unavailable" && refused.contains("Retry-After: 1"))
@@ -241,8 +312,65 @@ final class TestServer {
         let bodySent = eager.send([UInt8](repeating: 65, count: 262_144))
         #expect(bodySent, "the body was refused with a reset")
         #expect(statusLine(eager.readAll(seconds: 3)) == "HTTP/1.1 503 Service Unavailable")
-        a.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(a.readResponses(1).first.map(body) == "GET /again 0")
+        a.send("\r\n")
+        #expect(a.readResponses(1).first.map(body) == "GET /a 0")
+    }
+
+    /// The attack from the QA pass at the cap: sockets answered early and lingering (their client
+    /// neither reads nor closes) make room before a kept-alive client, whose answer is not out yet.
+    @Test func lingeringConnectionsMakeRoomBeforeIdleOnes() throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 2
+        let t = try Self.earlyAnswering(limits: limits)
+        let kept = try RawClient(port: t.port)
+        kept.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(kept.readResponses(1).first.map(body) == "GET /a 0")
+        Thread.sleep(forTimeInterval: 0.05)
+        let hostile = try RawClient(port: t.port)
+        hostile.send("POST /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+        Thread.sleep(forTimeInterval: 0.1)  // answered and lingering, never read
+        let newcomer = try RawClient(port: t.port)
+        newcomer.send("GET /new HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(newcomer.readResponses(1).first.map(body) == "GET /new 0")
+        kept.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(kept.readResponses(1).first.map(body) == "GET /again 0", "the idle client kept its connection")
+    }
+
+    /// At the cap, a connection idle for a second or more (the one idle longest) is closed so that
+    /// a new client is served instead of refused; one idle for less (a burst of new connections,
+    /// a keep-alive client between two requests) or with a request under way never is.
+    @Test func idleConnectionsAreClosedToMakeRoomAtTheCap() throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 3
+        let t = try TestServer(limits: limits)
+        let busy = try RawClient(port: t.port)
+        busy.send("GET /busy HTTP/1.1\r\nHost: x\r\n")  // a head under way
+        let a = try RawClient(port: t.port)
+        a.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(a.readResponses(1).first.map(body) == "GET /a 0")
+        Thread.sleep(forTimeInterval: 1.1)
+        let b = try RawClient(port: t.port)
+        b.send("GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(b.readResponses(1).first.map(body) == "GET /b 0")
+        Thread.sleep(forTimeInterval: 0.05)  // the clock is in milliseconds: b idles longer than c
+        // At the cap with a idle over a second: a newcomer is served and a is closed.
+        let c = try RawClient(port: t.port)
+        c.send("GET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(c.readResponses(1).first.map(body) == "GET /c 0")
+        #expect(a.isClosedByPeer(seconds: 2), "the connection idle longest made room")
+        // Another newcomer at once: b and c have been idle for less than a second.
+        let d = try RawClient(port: t.port)
+        #expect(statusLine(d.readAll(seconds: 2)) == "HTTP/1.1 503 Service Unavailable")
+        Thread.sleep(forTimeInterval: 1.1)
+        let e = try RawClient(port: t.port)
+        e.send("GET /e HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(e.readResponses(1).first.map(body) == "GET /e 0")
+        #expect(b.isClosedByPeer(seconds: 2), "b was idle longer than c")
+        c.send("GET /c2 HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(c.readResponses(1).first.map(body) == "GET /c2 0")
+        // The request under way kept its slot throughout.
+        busy.send("\r\n")
+        #expect(busy.readResponses(1).first.map(body) == "GET /busy 0")
     }
 
     @Test func aRequestStillQueuedAtTheDrainDeadlineIsNotStarted() throws {
