@@ -22,6 +22,9 @@ final class BlockingPool: Sendable {
         ready.signal()
     }
 
+    /// Jobs submitted and not yet taken by a thread.
+    var waiting: Int { queue.withLock { $0.jobs.count - $0.head } }
+
     /// A pool thread's loop: returns once stopped and every submitted job has run.
     func run() {
         while true {

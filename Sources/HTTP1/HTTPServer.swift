@@ -98,6 +98,9 @@ public final class HTTPServer: Sendable {
 
     public var connectionCount: Int { running.withLock { $0 }?.connectionCount ?? 0 }
 
+    /// Requests waiting for a blocking-pool thread (for tests that must know one is queued).
+    var requestsWaitingForThePool: Int { running.withLock { $0 }?.pool.waiting ?? 0 }
+
     /// Stops accepting, lets in-flight requests finish (up to `drainSeconds`, by default the
     /// configuration's), closes idle keep-alive connections, and returns when all are closed.
     /// A second call returns at once.

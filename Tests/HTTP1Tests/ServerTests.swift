@@ -390,6 +390,9 @@ final class TestServer {
         #expect(started.withLock { $0 } == ["/slow"])
         queued.send("PUT /queued HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")  // behind /slow on the one pool thread
         let server = t.server
+        // Stop only once /queued waits for the pool (before, it is an idle connection the stop closes).
+        while server.requestsWaitingForThePool == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(server.requestsWaitingForThePool == 1)
         let stopped = Thread { server.stop(drainSeconds: 0.3) }
         stopped.start()
         #expect(body(running.readAll(seconds: 3)) == "/slow", "a handler that started is answered")
