@@ -3,73 +3,24 @@ import Foundation
 import StrictJSON
 import Locking
 import SystemCrypto
+import TestSupport
 
 /// The fake App Store Connect (scripts/fake-asc/fake_asc.py) as a process on 127.0.0.1, port 0,
 /// for one test; stopped when the test lets go of it. It needs .venv-asc (scripts/asc-venv).
 final class FakeASC {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let python = repository.appendingPathComponent(".venv-asc/bin/python").path
+    static var shouldRun: Bool { FakeAppStoreConnectProcess.shouldRun }
 
-    /// The tests that need the fake run unless .venv-asc is missing AND CLIP_SKIP_FAKE_ASC=1 says
-    /// to skip them; without that variable a missing venv fails them, saying how to make it.
-    static var shouldRun: Bool {
-        FileManager.default.isExecutableFile(atPath: python) || ProcessInfo.processInfo.environment["CLIP_SKIP_FAKE_ASC"] != "1"
-    }
-
-    /// RFC 6979's public P-256 test key: the fake verifies the client's JWTs with it.
-    static let publicKeyPEM = """
-        -----BEGIN PUBLIC KEY-----
-        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEYP7UuiVanTHJYet0xjVtaMBJuJI7
-        Yfps5mliLmDyn7Z5A/4QCLi8maQa6elWKLxk8vGyDC1+n1F3o8KU1EYimQ==
-        -----END PUBLIC KEY-----
-
-        """
-
-    struct Unavailable: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    let process: Process
-    /// The fake's standard input: closing it (or this process ending) ends the fake.
-    private let input = Pipe()
-    let baseURL: String
+    private let fake: FakeAppStoreConnectProcess
+    var baseURL: String { fake.baseURL }
     private let folder: TemporaryFolder
     private let control = URLSessionTransport(timeout: 30)
 
     init(pageSize: Int = 2, partSize: Int = 1024, processingPolls: Int = 2) throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
-            throw Unavailable(
-                description: "\(Self.python) is missing: run scripts/asc-venv (or set CLIP_SKIP_FAKE_ASC=1 to skip these tests)")
-        }
         folder = try TemporaryFolder()
-        let key = try folder.file("public.pem", Self.publicKeyPEM, mode: 0o644)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [
-            Self.repository.appendingPathComponent("scripts/fake-asc/fake_asc.py").path, "--public-key", key, "--key-id", exampleKeyID,
-            "--issuer-id", exampleIssuerID, "--page-size", "\(pageSize)", "--part-size", "\(partSize)", "--processing-polls",
-            "\(processingPolls)", "--exit-with-stdin",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        try process.run()
-        // The first line is "fake-asc listening on PORT".
-        var line: [UInt8] = []
-        while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { line.append(byte) }
-        guard let port = String(decoding: line, as: UTF8.self).split(separator: " ").last.flatMap({ Int($0) }) else {
-            process.terminate()
-            throw Unavailable(description: "the fake App Store Connect did not start: \(String(decoding: line, as: UTF8.self))")
-        }
-        baseURL = "http://127.0.0.1:\(port)"
-    }
-
-    deinit {
-        // Process.waitUntilExit spins a run loop off the main thread; polling is enough here.
-        try? input.fileHandleForWriting.close()
-        process.terminate()
-        for _ in 0..<200 where process.isRunning { usleep(10_000) }
+        let key = try folder.file("public.pem", ThrowawayKeys.rfc6979PublicKeyPEM, mode: 0o644)
+        fake = try FakeAppStoreConnectProcess(
+            publicKeyPath: key,
+            arguments: ["--page-size", "\(pageSize)", "--part-size", "\(partSize)", "--processing-polls", "\(processingPolls)"])
     }
 
     /// A client of this fake with the RFC 6979 key, the given sleeper and fixed jitter.
@@ -91,7 +42,9 @@ final class FakeASC {
             method: method, url: URL(string: baseURL + path)!, headers: body == nil ? [] : [("Content-Type", "application/json")],
             body: body.map { JSONWriter.bytes($0) })
         let response = try await control.send(request)
-        guard response.status == 200 else { throw Unavailable(description: "\(method) \(path): \(response.status)") }
+        guard response.status == 200 else {
+            throw FakeAppStoreConnectProcess.Unavailable(description: "\(method) \(path): \(response.status)")
+        }
         return try JSONParser.parse(response.body)
     }
 

@@ -1,31 +1,15 @@
 import Foundation
 import Locking
+import TestSupport
 
-/// RFC 6979 Appendix A.2.5's public P-256 test key (x = C9AFA9D8…0F6721) as an Apple-style .p8
-/// (PKCS#8, 150 bytes of DER): a throwaway key, never a credential.
-let rfc6979KeyPEM = """
-    -----BEGIN PRIVATE KEY-----
-    MIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQgya+p2EW6dRZrXCFX
-    Z7HWk05Qw9s26JsSe4piKxIPZyGgCgYIKoZIzj0DAQehRANCAARg/tS6JVqdMclh
-    63TGNW1owEm4kjth+mzmaWIuYPKftnkD/hAIuLyZpBrp6VYovGTy8bIMLX6fUXej
-    wpTURiKZ
-    -----END PRIVATE KEY-----
-    """
+/// RFC 6979 Appendix A.2.5's public P-256 test key as an Apple-style .p8 (TestSupport).
+let rfc6979KeyPEM = ThrowawayKeys.rfc6979PrivateKeyPEM
 
-/// The same key encrypted (PKCS#8 EncryptedPrivateKeyInfo, password "test").
-let encryptedKeyPEM = """
-    -----BEGIN ENCRYPTED PRIVATE KEY-----
-    MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAjumIuA8p9IBQICCAAw
-    DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEHhd8rbTaAyG5oKb15tA9BsEgZBD
-    rBfrEZQJSpRGdZAY09U+ULeQLf5/w7xBpUd0YAKRen/UukfbSp32bsdjmn05uNsA
-    /Ii5QAgPLkyeE+dRJighKKvvsyFt16TdgRaYDHZaYXhv3KErrPq7bPatCHaz0RCe
-    00n74v140iYLFSOBM3kNzUSOaH4lwK720dA6QPLq3V/KSV0H5Z9ovKpwb/LQec4=
-    -----END ENCRYPTED PRIVATE KEY-----
-    """
+/// An encrypted P-256 key (TestSupport).
+let encryptedKeyPEM = ThrowawayKeys.encryptedPrivateKeyPEM
 
-/// Apple's example key ID and issuer ID ("Generating Tokens for API Requests").
-let exampleKeyID = "2X9R4HXF34"
-let exampleIssuerID = "57246542-96fe-1a63-e053-0824d011072a"
+let exampleKeyID = ThrowawayKeys.exampleKeyID
+let exampleIssuerID = ThrowawayKeys.exampleIssuerID
 
 /// 12-character pieces of every body line of `pem`: a text containing one has leaked key material.
 func secretPieces(of pem: String) -> [String] {

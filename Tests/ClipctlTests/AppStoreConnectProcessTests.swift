@@ -11,68 +11,18 @@ import Testing
 /// `clipctl asc link|plan|status`, the built binary against the fake App Store Connect
 /// (scripts/fake-asc; .venv-asc from scripts/asc-venv), which checks every request against Apple's specification.
 final class FakeASCProcess {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let python = repository.appendingPathComponent(".venv-asc/bin/python").path
-    static var shouldRun: Bool {
-        FileManager.default.isExecutableFile(atPath: python) || ProcessInfo.processInfo.environment["CLIP_SKIP_FAKE_ASC"] != "1"
-    }
+    static var shouldRun: Bool { FakeAppStoreConnectProcess.shouldRun }
+    static let privateKeyPEM = ThrowawayKeys.rfc6979PrivateKeyPEM
+    static let keyID = ThrowawayKeys.exampleKeyID
+    static let issuerID = ThrowawayKeys.exampleIssuerID
 
-    /// RFC 6979's P-256 test key (Appendix A.2.5), as Apple's .p8 files are written, and its public half for the fake.
-    static let privateKeyPEM = """
-        -----BEGIN PRIVATE KEY-----
-        MIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQgya+p2EW6dRZrXCFX
-        Z7HWk05Qw9s26JsSe4piKxIPZyGgCgYIKoZIzj0DAQehRANCAARg/tS6JVqdMclh
-        63TGNW1owEm4kjth+mzmaWIuYPKftnkD/hAIuLyZpBrp6VYovGTy8bIMLX6fUXej
-        wpTURiKZ
-        -----END PRIVATE KEY-----
-
-        """
-    static let publicKeyPEM = """
-        -----BEGIN PUBLIC KEY-----
-        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEYP7UuiVanTHJYet0xjVtaMBJuJI7
-        Yfps5mliLmDyn7Z5A/4QCLi8maQa6elWKLxk8vGyDC1+n1F3o8KU1EYimQ==
-        -----END PUBLIC KEY-----
-
-        """
-    static let keyID = "2X9R4HXF34"
-    static let issuerID = "57246542-96fe-1a63-e053-0824d011072a"
-
-    struct Unavailable: Error, CustomStringConvertible { let description: String }
-
-    let process = Process()
-    private let input = Pipe()
-    let baseURL: String
+    private let fake: FakeAppStoreConnectProcess
+    var baseURL: String { fake.baseURL }
 
     init(folder: URL) throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
-            throw Unavailable(
-                description: "\(Self.python) is missing: run scripts/asc-venv (or set CLIP_SKIP_FAKE_ASC=1 to skip these tests)")
-        }
         let key = folder.appendingPathComponent("fake-public.pem")
-        try Data(Self.publicKeyPEM.utf8).write(to: key)
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [
-            Self.repository.appendingPathComponent("scripts/fake-asc/fake_asc.py").path, "--public-key", key.path, "--key-id", Self.keyID,
-            "--issuer-id", Self.issuerID, "--exit-with-stdin",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        try process.run()
-        var line: [UInt8] = []
-        while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { line.append(byte) }
-        guard let port = String(decoding: line, as: UTF8.self).split(separator: " ").last.flatMap({ Int($0) }) else {
-            process.terminate()
-            throw Unavailable(description: "the fake App Store Connect did not start: \(String(decoding: line, as: UTF8.self))")
-        }
-        baseURL = "http://127.0.0.1:\(port)"
-    }
-
-    deinit {
-        try? input.fileHandleForWriting.close()
-        process.terminate()
-        for _ in 0..<200 where process.isRunning { usleep(10_000) }
+        try Data(ThrowawayKeys.rfc6979PublicKeyPEM.utf8).write(to: key)
+        fake = try FakeAppStoreConnectProcess(publicKeyPath: key.path)
     }
 
     @discardableResult
@@ -91,7 +41,9 @@ final class FakeASCProcess {
             done.signal()
         }.resume()
         done.wait()
-        guard box.status == 200, let data = box.data else { throw Unavailable(description: "\(method) \(path): \(box.status)") }
+        guard box.status == 200, let data = box.data else {
+            throw FakeAppStoreConnectProcess.Unavailable(description: "\(method) \(path): \(box.status)")
+        }
         return try JSONParser.parse([UInt8](data))
     }
 

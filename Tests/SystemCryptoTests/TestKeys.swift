@@ -1,15 +1,9 @@
+import TestSupport
+
 /// Keys for the tests, all public and throwaway: never a credential.
 enum TestKeys {
-    /// RFC 6979 Appendix A.2.5's P-256 test key (x = C9AFA9D8…0F6721) as an Apple-style .p8: PKCS#8 with the
-    /// curve OID and the public key inside the RFC 5915 ECPrivateKey (150 bytes of DER).
-    static let rfc6979 = """
-        -----BEGIN PRIVATE KEY-----
-        MIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQgya+p2EW6dRZrXCFX
-        Z7HWk05Qw9s26JsSe4piKxIPZyGgCgYIKoZIzj0DAQehRANCAARg/tS6JVqdMclh
-        63TGNW1owEm4kjth+mzmaWIuYPKftnkD/hAIuLyZpBrp6VYovGTy8bIMLX6fUXej
-        wpTURiKZ
-        -----END PRIVATE KEY-----
-        """
+    /// RFC 6979 Appendix A.2.5's P-256 test key as an Apple-style .p8 (TestSupport).
+    static let rfc6979 = ThrowawayKeys.rfc6979PrivateKeyPEM
 
     /// A P-256 key as `openssl genpkey` writes it (138 bytes: no curve OID inside ECPrivateKey).
     static let opensslP256 = """
@@ -29,16 +23,8 @@ enum TestKeys {
         -----END EC PRIVATE KEY-----
         """
 
-    /// The same key encrypted (PKCS#8 EncryptedPrivateKeyInfo, PBES2 / AES-256-CBC, password "test").
-    static let encrypted = """
-        -----BEGIN ENCRYPTED PRIVATE KEY-----
-        MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAjumIuA8p9IBQICCAAw
-        DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEHhd8rbTaAyG5oKb15tA9BsEgZBD
-        rBfrEZQJSpRGdZAY09U+ULeQLf5/w7xBpUd0YAKRen/UukfbSp32bsdjmn05uNsA
-        /Ii5QAgPLkyeE+dRJighKKvvsyFt16TdgRaYDHZaYXhv3KErrPq7bPatCHaz0RCe
-        00n74v140iYLFSOBM3kNzUSOaH4lwK720dA6QPLq3V/KSV0H5Z9ovKpwb/LQec4=
-        -----END ENCRYPTED PRIVATE KEY-----
-        """
+    /// A P-256 key encrypted with a password (TestSupport).
+    static let encrypted = ThrowawayKeys.encryptedPrivateKeyPEM
 
     /// RSA 1024 in PKCS#8.
     static let rsa = """
