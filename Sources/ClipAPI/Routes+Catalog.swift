@@ -279,7 +279,7 @@ extension ClipAPI {
                 throw Problem(RegistryError.invalid(error.errors))
             }
             let shared = try c.registry.shareHost(c.parameter("host"), team: team)
-            return json(api.ownershipJSON(shared.value, for: nil, notes: shared.notes), status: shared.notes.isEmpty ? 200 : 201)
+            return json(api.ownershipJSON(shared.value, for: nil, notes: shared.notes), status: shared.created ? 201 : 200)
         }
         add("DELETE", "/v1/domains/{host}/teams/{team}", .token) { api, c in
             try c.requireAdmin()

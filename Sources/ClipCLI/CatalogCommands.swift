@@ -221,7 +221,7 @@ extension Context {
             let host = try Registry.normalizeHost(parsed.positional(1)!)
             return printWritten(CatalogJSON.webcredentials(host: host, app: app), notes: outcome.notes)
         }
-        if json { printJSON(CatalogJSON.withNotes(CommandJSON.saved, outcome.notes)); return }
+        if json { return printWritten(CommandJSON.saved, notes: outcome.notes) }
         // Adding what is there already changes nothing, and says so.
         print(verb == "add" && outcome.isQuiet ? "nothing to change" : "webcredentials of \(parsed.positional(1)!) updated")
         printNotes(outcome.notes)
@@ -235,7 +235,7 @@ extension Context {
         let team = try teamText.map { t in try parse { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
         let created = try backend().createToken(name: name, team: team)
         let (token, secret) = created.value
-        if json { printJSON(CatalogJSON.withNotes(TokenJSON.created(token, secret: secret), created.notes)); return }
+        if json { return printWritten(TokenJSON.created(token, secret: secret), notes: created.notes) }
         // The secret alone on standard output (TOKEN=$(clipctl token create …)); the rest on standard error.
         print(secret)
         io.err("token \(token.id) (\(team.map { "team \($0.rawValue)" } ?? "admin")) created; the secret above is shown only once\n")

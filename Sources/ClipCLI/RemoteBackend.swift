@@ -367,9 +367,15 @@ struct RemoteBackend: Backend {
     func tokens() throws -> [APIToken] { try items(try call("GET", "/v1/tokens"), TokenJSON.token(json:)) }
 
     func revokeToken(id: Int64) throws -> APIToken {
-        let listed = try tokens().first { $0.id == id }
+        // The DELETE answers 204: the token as revoked is read back after it. An unknown id is
+        // refused before anything is sent, as locally.
+        guard try tokens().contains(where: { $0.id == id }) else {
+            throw CommandFailure(code: ExitCode.failure, message: "not found: token \(id)")
+        }
         _ = try call("DELETE", "/v1/tokens/\(id)")
-        guard let token = listed else { throw CommandFailure(code: ExitCode.failure, message: "not found: token \(id)") }
-        return token
+        guard let revoked = try tokens().first(where: { $0.id == id }) else {
+            throw CommandFailure(code: ExitCode.failure, message: "not found: token \(id)")
+        }
+        return revoked
     }
 }

@@ -106,14 +106,17 @@ public struct ExperienceIndex: Sendable {
         probes.append((Int(bitPattern: UInt(h)), length))
         probes.reverse()  // longest first: more path segments are more specific
         if url.path != "/" { probes.append((Self.key(url.host, "/"), 1)) }
-        let items = Set(url.queryItems)
+        // The invocation's query items as a set, built only for a candidate that requires some.
+        var items: Set<NormalizedURL.QueryItem>?
         for (key, length) in probes {
             guard let list = byHostPath[key] else { continue }
             for slot in list {
+                guard let candidate = slots[Int(slot)], candidate.status == .active, candidate.url.path.utf8.count == length else {
+                    continue
+                }
+                if !candidate.url.queryItems.isEmpty && items == nil { items = Set(url.queryItems) }
                 // A hash names a key; the match rule itself decides (a collision costs a comparison).
-                guard let candidate = slots[Int(slot)], candidate.status == .active, candidate.url.path.utf8.count == length,
-                    candidate.url.matches(url, invocationItems: items)
-                else { continue }
+                guard candidate.url.matches(url, invocationItems: items ?? []) else { continue }
                 return candidate
             }
         }

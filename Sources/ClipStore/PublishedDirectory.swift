@@ -28,8 +28,8 @@ public enum PublishedDirectory {
         do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
             throw Failure.io("cannot publish to \(path): cannot create \(parent)")
         }
-        guard let real = DurableFiles.realPath(parent) else { throw Failure.io("cannot publish to \(path): cannot resolve \(parent)") }
-        return real == "/" ? "/\((path as NSString).lastPathComponent)" : "\(real)/\((path as NSString).lastPathComponent)"
+        guard DurableFiles.realPath(parent) != nil else { throw Failure.io("cannot publish to \(path): cannot resolve \(parent)") }
+        return DurableFiles.resolved(path)
     }
 
     /// Publish replaces DIR and everything in it: DIR must not be the database's folder or one

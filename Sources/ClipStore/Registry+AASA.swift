@@ -8,12 +8,7 @@ extension Registry {
 
     /// Every host that may have an AASA: those with a clip, an applinks rule or webcredentials,
     /// the three things `aasaContent` requires one of (a superset: a row whose app is gone counts).
-    func hostsWithAASA() throws -> Set<String> {
-        Set(
-            try db.query(
-                "SELECT host FROM domain_association UNION SELECT host FROM applinks_details UNION SELECT host FROM webcredentials"
-            ).map { try $0.string("host") })
-    }
+    func hostsWithAASA() throws -> Set<String> { Set(try aasaHosts()) }
 
     /// What the AASA of `host` is made of, or notFound when nothing is configured for it.
     public func aasaContent(host rawHost: String) throws(RegistryError) -> AASAContent {

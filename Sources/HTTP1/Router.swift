@@ -39,7 +39,8 @@ public struct Router {
         }
         routes.append(
             RouteTable.Route(
-                method: method, template: template, segments: Array(segments), fromMemory: fromMemory,
+                method: method, template: template, segments: Array(segments),
+                literalShape: segments.map { if case .literal = $0 { true } else { false } }, fromMemory: fromMemory,
                 handler: handler))
     }
 
@@ -54,10 +55,10 @@ public struct RouteTable: Sendable {
         public let method: String
         public let template: String
         let segments: [Segment]
+        /// For each segment, whether it is a literal: the route's specificity.
+        let literalShape: [Bool]
         public let fromMemory: MemoryAnswer
         public let handler: Router.Handler
-        /// For each segment, whether it is a literal: the route's specificity.
-        var literalShape: [Bool] { segments.map { if case .literal = $0 { true } else { false } } }
     }
 
     enum Segment: Equatable, Sendable {

@@ -238,7 +238,9 @@ final class ServeProcess {
             #expect(created.code == 0 && created.err.contains("  created team ZYXWV98765"), "\(created.err)")
             #expect(created.out.split(separator: "\n").count == 1, "the secret alone on standard output")
             let again = try c.run(["token", "create", "--team", "ZYXWV98765", "--name", "t2", "--json"])
-            #expect(try JSONParser.parse(Array(again.out.utf8))["notes"] == nil, "\(again.out)")
+            #expect(
+                try JSONParser.parse(Array(again.out.utf8))["notes"] == [],
+                "every write's --json carries its notes, none here: \(again.out)")
             try c.registerExampleBusinesses()
         }
         // Local ids start after the remote's first token; compare the hints' shape and the records listed.
