@@ -80,15 +80,27 @@ public struct SyncPlan: Sendable, Equatable {
         let byASCID = Dictionary(asc.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let byLink = Dictionary(asc.map { ($0.link, $0) }, uniquingKeysWith: { first, _ in first })
         let recordOf = Dictionary(records.map { ($0.experienceID, $0) }, uniquingKeysWith: { first, _ in first })
-        var claimed = Set<String>()
         var steps: [Step] = []
         let primaryLanguage = link.primaryLocale.flatMap(Language.init(tag:))
+        let ordered = experiences.sorted(by: { $0.url.canonical < $1.url.canonical })
 
-        for experience in experiences.sorted(by: { $0.url.canonical < $1.url.canonical }) {
+        // Each App Store Connect experience answers for one registry experience at most. The id recorded at the
+        // last push wins (the URL may have changed since); only then does a URL match an unclaimed one, so an
+        // experience moved to a new URL and a new one made at its old URL do not both claim the old one.
+        var matchOf: [Int64: ASCAdvancedExperience] = [:]
+        var claimed = Set<String>()
+        for experience in ordered {
+            if let id = recordOf[experience.id]?.ascExperienceID, let match = byASCID[id], claimed.insert(id).inserted {
+                matchOf[experience.id] = match
+            }
+        }
+        for experience in ordered where matchOf[experience.id] == nil {
+            if let match = byLink[experience.url.canonical], claimed.insert(match.id).inserted { matchOf[experience.id] = match }
+        }
+
+        for experience in ordered {
             let record = recordOf[experience.id]
-            // The record's id first: the experience's URL may have changed since it was pushed.
-            let match = record?.ascExperienceID.flatMap { byASCID[$0] } ?? byLink[experience.url.canonical]
-            if let match { claimed.insert(match.id) }
+            let match = matchOf[experience.id]
             var step = Step(
                 experienceID: experience.id, url: experience.url.canonical, ascExperienceID: match?.id, ascState: match?.status?.rawValue,
                 action: .nothing, changes: [], refusals: [], drifted: false, notes: [])

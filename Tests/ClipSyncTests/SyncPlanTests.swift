@@ -132,4 +132,18 @@ struct SyncPlanTests {
         #expect(plan.steps[0].action == .update)
         #expect(!Self.plan([Self.experience(1, "/rent")], [pushed], records: [Self.pushed(1, pushed)]).steps[0].drifted)
     }
+    /// Experience 1 moved from /rent to /rentals and experience 2 was made at /rent: App Store Connect's /rent
+    /// experience is experience 1's (by the id recorded at its push), so 1 is re-created and 2 created; the old one
+    /// is claimed once, not by both.
+    @Test func anExperienceMovedAndANewOneAtItsOldURLDoNotShareOneASCExperience() {
+        let theirs = Self.asc("exp-1", "/rent")
+        let plan = Self.plan(
+            [Self.experience(1, "/rentals"), Self.experience(2, "/rent")], [theirs], records: [Self.pushed(1, theirs)])
+        let byID = Dictionary(uniqueKeysWithValues: plan.steps.map { ($0.experienceID, $0) })
+        #expect(byID[1]?.action == .recreate)
+        #expect(byID[1]?.ascExperienceID == "exp-1")
+        #expect(byID[2]?.action == .create)
+        #expect(byID[2]?.ascExperienceID == nil)
+        #expect(plan.steps.count == 2)
+    }
 }
