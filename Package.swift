@@ -63,8 +63,7 @@ let package = Package(
             name: "ClipCLI",
             dependencies: [
                 "ClipCore", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync",
-                "AppStoreConnect",
-                "SystemCrypto", "Locking",
+                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking",
             ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
@@ -73,6 +72,10 @@ let package = Package(
         // Prints a JWT for a given key and ids, for scripts/asc-jwt-check's independent verification.
         // The pure sync plan: the registry's experiences against App Store Connect's (knows both, does no I/O).
         .target(name: "ClipSync", dependencies: ["ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
+        .target(
+            name: "ClipSyncEngine",
+            dependencies: ["ClipSync", "ClipStore", "ClipCore", "AppStoreConnect", "SystemCrypto", "StrictJSON", "Locking"],
+            swiftSettings: strict),
         .executableTarget(name: "asc-jwt", dependencies: ["AppStoreConnect", "SystemCrypto"], swiftSettings: strict),
         .executableTarget(name: "clip-bench", dependencies: ["CLinuxIO", "ClipCore", "ClipStore"], swiftSettings: strict),
 

@@ -111,6 +111,11 @@ extension ASCClient {
         return try await waitUntilProcessed(image)
     }
 
+    /// Reserves an advanced experience's header image (no relationships: an experience names it later).
+    public func reserveAdvancedExperienceImage(fileName: String, size: Int) async throws(ASCClientError) -> ASCImage {
+        try await reserveImage(type: "appClipAdvancedExperienceImages", fileName: fileName, size: size, relationships: nil)
+    }
+
     func reserveImage(type: String, fileName: String, size: Int, relationships: JSONValue?) async throws(ASCClientError) -> ASCImage {
         let body: JSONValue = [
             "data": .object([
@@ -167,12 +172,35 @@ extension ASCClient {
         return ASCImage(try single(try await document("PATCH", "/v1/\(image.type)/\(Self.segment(image.id))", body: body)))
     }
 
-    /// Reads the image until its `assetDeliveryState` is `COMPLETE` (returned) or `FAILED` (thrown).
+    /// An image as App Store Connect holds it now (its state, checksum and, before commit, its upload operations).
+    public func image(type: String, id: String) async throws(ASCClientError) -> ASCImage {
+        ASCImage(try single(try await document("GET", "/v1/\(type)/\(Self.segment(id))")))
+    }
+
+    /// The bytes of an image App Store Connect serves (`imageAsset.templateUrl` filled in): a CDN address, fetched
+    /// without the JWT, at most `limit` bytes. These are re-encoded bytes, not the file once uploaded.
+    public func downloadImage(from address: String, limit: Int = 10 << 20) async throws(ASCClientError) -> [UInt8] {
+        guard let url = URL(string: address), url.scheme == "https" || url.scheme == "http" else {
+            throw .invalidResponse("the image address \(address) is not http(s)")
+        }
+        let response: ASCHTTPResponse
+        do { response = try await transport.send(ASCHTTPRequest(method: "GET", url: url)) } catch {
+            throw error == .timedOut ? .timedOut(attempts: 1) : .unreachable(error.description)
+        }
+        guard (200..<300).contains(response.status) else {
+            throw .rejected(status: response.status, method: "GET", path: url.path, errors: [])
+        }
+        guard response.body.count <= limit else { throw .invalidResponse("the image at \(address) is over \(limit) bytes") }
+        return response.body
+    }
+
+    /// Reads the image until its `assetDeliveryState` is `COMPLETE` (returned) or `FAILED` (thrown): at once, then
+    /// after waits that double from a quarter second up to `imagePollInterval`.
     public func waitUntilProcessed(_ image: ASCImage) async throws(ASCClientError) -> ASCImage {
         var current = image
         for poll in 0..<max(1, configuration.imagePollAttempts) {
-            if poll > 0 { await sleeper(configuration.imagePollInterval) }
-            current = ASCImage(try single(try await document("GET", "/v1/\(image.type)/\(Self.segment(image.id))")))
+            if poll > 0 { await sleeper(min(configuration.imagePollInterval, 0.25 * Double(1 << min(poll - 1, 10)))) }
+            current = try await self.image(type: image.type, id: image.id)
             switch current.state?.known {
             case .complete?: return current
             case .failed?: throw .imageProcessingFailed(imageID: image.id, errors: current.errors)

@@ -55,12 +55,16 @@ public struct AdvancedExperienceChange: Equatable, Sendable {
     public var headerImageID: String?
     /// The whole new set of localizations (sent inline), or nil to keep them.
     public var localizations: [AdvancedExperienceLocalizationDraft]?
+    /// Optional attributes to empty (sent as JSON null, which the specification allows for each): `place`,
+    /// `businessCategory`, `action`.
+    public var cleared: Set<String>
 
     public init(
         isPoweredBy: Bool? = nil, defaultLanguage: AppClipLanguage? = nil, action: AppClipAction? = nil,
         businessCategory: AppClipBusinessCategory? = nil, place: JSONValue? = nil, headerImageID: String? = nil,
-        localizations: [AdvancedExperienceLocalizationDraft]? = nil
+        localizations: [AdvancedExperienceLocalizationDraft]? = nil, cleared: Set<String> = []
     ) {
+        self.cleared = cleared
         self.isPoweredBy = isPoweredBy
         self.defaultLanguage = defaultLanguage
         self.action = action
@@ -112,11 +116,17 @@ enum ASCRequestBody {
     }
 
     static func updateAdvancedExperience(id: String, _ change: AdvancedExperienceChange) -> JSONValue {
-        let attributes: JSONValue = .object([
-            "isPoweredBy": change.isPoweredBy.map { .bool($0) }, "defaultLanguage": change.defaultLanguage.map { .string($0.rawValue) },
-            "action": change.action.map { .string($0.rawValue) }, "businessCategory": change.businessCategory.map { .string($0.rawValue) },
-            "place": change.place,
-        ])
+        var members: [(key: String, value: JSONValue?)] = [
+            ("isPoweredBy", change.isPoweredBy.map { .bool($0) }), ("defaultLanguage", change.defaultLanguage.map { .string($0.rawValue) }),
+            ("action", change.action.map { .string($0.rawValue) }),
+            ("businessCategory", change.businessCategory.map { .string($0.rawValue) }),
+            ("place", change.place),
+        ]
+        for name in change.cleared.sorted() where ["place", "businessCategory", "action"].contains(name) {
+            members.removeAll { $0.key == name }
+            members.append((name, .some(.null)))
+        }
+        let attributes: JSONValue = .object(members.compactMap { key, value in value.map { (key: key, value: $0) } })
         let inline = change.localizations.map(localizations)
         let relationships: JSONValue = .object([
             "headerImage": change.headerImageID.map { linkage("appClipAdvancedExperienceImages", $0) }, "localizations": inline?.linkage,

@@ -1,46 +1,25 @@
-import ArgParse
 import AppStoreConnect
+import ArgParse
 import ClipCore
 import ClipStore
 import ClipSync
+import ClipSyncEngine
 import Foundation
 import StrictJSON
-import Locking
-import SystemCrypto
 
-/// `clipctl asc link|plan|status`: the registry against App Store Connect (README "App Store Connect").
-/// Local database only; the key is read for this run and never stored or printed.
+/// `clipctl asc link|pull|plan|apply|status`: the registry against App Store Connect (README "App Store Connect").
+/// The work is SyncEngine's; this prints it. The key is read for this run and never stored or printed.
 extension Context {
     func ascLink() throws {
-        let registry = try ascRegistry()
-        let clip = try registry.clip(parsed.positional(0)!)
-        let client = try ascClient()
-        let bundle = clip.appBundleID.rawValue
-        let (app, appClip) = try blocking { () async throws(ASCClientError) -> (ASCApp?, ASCAppClip?) in
-            guard let app = try await client.app(bundleID: bundle) else { return (nil, nil) }
-            return (app, try await client.appClip(appID: app.id, bundleID: clip.appID.bundleID.rawValue))
-        }
-        guard let app else {
-            throw CommandFailure(
-                code: ExitCode.failure,
-                message: "App Store Connect has no app with bundle ID \(bundle) for this key (create it there, or check the key's team)")
-        }
-        guard let appClip else {
-            throw CommandFailure(
-                code: ExitCode.failure,
-                message: "App Store Connect's app \(bundle) (\(app.id)) has no App Clip \(clip.appID.bundleID.rawValue) "
-                    + "(upload a build with the App Clip first)")
-        }
-        let outcome = try registry.link(
-            AppStoreConnectLink(
-                clip: clip.appID, ascAppID: app.id, ascAppClipID: appClip.id, appBundleID: app.bundleID, primaryLocale: app.primaryLocale))
+        let outcome = try ascRun { try ascEngine().link(parsed.positional(0)!) }
         let link = outcome.value
         if json {
-            printJSON([
-                "clip": .string(link.clip.rawValue), "ascAppId": .string(link.ascAppID), "ascAppClipId": .string(link.ascAppClipID),
-                "appBundleId": .string(link.appBundleID), "primaryLocale": link.primaryLocale.map { .string($0) } ?? .null,
-                "linkedAt": .string(link.linkedAt), "created": .bool(outcome.created),
-            ])
+            printJSON(
+                .object([
+                    "clip": .string(link.clip.rawValue), "ascAppId": .string(link.ascAppID), "ascAppClipId": .string(link.ascAppClipID),
+                    "appBundleId": .string(link.appBundleID), "primaryLocale": link.primaryLocale.map { .string($0) } ?? .null,
+                    "linkedAt": .string(link.linkedAt), "created": .bool(outcome.created),
+                ]))
         } else {
             print(
                 "\(outcome.created ? "linked" : "already linked:") \(link.clip.rawValue) → App Store Connect app \(link.ascAppID) "
@@ -74,54 +53,122 @@ extension Context {
                     step.ascState ?? "-",
                 ]
             }
-            printTable(["STATE", "ID", "URL", "ASC ID", "ASC STATE"], rows)
-            let states = Dictionary(grouping: plan.steps, by: SyncPlan.state(of:))
-            print(
-                ["in-sync", "pending", "drifted", "asc-only"].compactMap { s in states[s].map { "\($0.count) \(s)" } }.joined(
-                    separator: ", "))
+            for line in table(["STATE", "ID", "URL", "ASC ID", "ASC STATE"], rows) { print(line) }
+            print(plan.stateCounts.map { "\($0.count) \($0.state)" }.joined(separator: ", "))
+        }
+    }
+
+    func ascApply() throws {
+        let prune = parsed.flag("prune")
+        if remoteServer != nil {
+            let answer = try ascRemote("POST", "/v1/asc/apply", query: [], body: ascApplyRequest(prune: prune))
+            do { return try finishApply(try ApplyReport.reports(from: answer)) } catch let error as SyncPlanWireError {
+                throw CommandFailure(code: ExitCode.failure, message: error.description)
+            }
+        }
+        let engine = try ascEngine()
+        guard parsed.flag("yes") else {
+            // Nothing is sent without --yes: the plan is shown first, as `asc plan` would.
+            let plans = try ascRun { try engine.plans(clip: parsed.value("clip"), prune: prune) }
+            for plan in plans where !json { printPlan(plan) }
+            guard plans.allSatisfy(\.isInSync) else {
+                throw CommandFailure.usage("asc apply changes App Store Connect: review the plan above, then run it again with --yes")
+            }
+            if json { printJSON(["applied": .array(plans.map { ApplyReport(clip: $0.clip).json })]) }
+            return
+        }
+        if let text = parsed.value("rate-reserve") {
+            guard let reserve = Int(text), reserve >= 0 else { throw CommandFailure.usage("--rate-reserve takes a number of requests") }
+            engine.rateLimitReserve = reserve
+        }
+        if io.standardErrorIsTerminal && !json { engine.progress = { [io] line in io.err(line + "\n") } }
+        try finishApply(try ascRun { try engine.apply(clip: parsed.value("clip"), prune: prune) })
+    }
+
+    func ascPull() throws {
+        var prefer: PullPreference?
+        if let text = parsed.value("prefer") {
+            guard let value = PullPreference(rawValue: text) else { throw CommandFailure.usage("--prefer takes asc or registry") }
+            prefer = value
+        }
+        let engine = try ascEngine()
+        if io.standardErrorIsTerminal && !json { engine.progress = { [io] line in io.err(line + "\n") } }
+        let reports = try ascRun { try engine.pull(clip: parsed.value("clip"), prefer: prefer) }
+        if json {
+            printJSON(["pulled": .array(reports.map(\.json))])
+        } else {
+            for report in reports {
+                print("clip \(report.clip.rawValue)")
+                for adopted in report.adopted { print("  adopted \(adopted.url) as experience \(adopted.id)") }
+                for difference in report.differing {
+                    let settled = report.tookASC.contains(difference.experienceID) ? " (took App Store Connect's)" : ""
+                    print("  differs: experience \(difference.experienceID) \(difference.url)\(settled)")
+                    for change in difference.changes {
+                        print("      \(change.field): registry \(change.after), App Store Connect \(change.before)")
+                    }
+                }
+                for note in report.notes { print("  note: \(note)") }
+                print("\(report.adopted.count) adopted, \(report.same) in sync, \(report.differing.count) differ")
+            }
+        }
+        let unsettled = reports.flatMap(\.differing).count - reports.flatMap(\.tookASC).count
+        if prefer == nil, unsettled > 0 {
+            throw CommandFailure(
+                code: 2,
+                message: "\(unsettled) experience(s) differ and were left as they are: run asc pull --prefer asc to take App Store "
+                    + "Connect's values, or --prefer registry to keep the registry's (asc apply then pushes them)")
         }
     }
 
     // MARK: - Plumbing
 
-    private func ascRegistry() throws -> Registry {
-        if remoteServer != nil {
-            throw CommandFailure.usage("asc works on the database itself for now; run it where the database is (--server does not apply)")
+    private func finishApply(_ reports: [ApplyReport]) throws {
+        if json {
+            printJSON(["applied": .array(reports.map(\.json))])
+        } else {
+            for report in reports {
+                print("clip \(report.clip.rawValue)")
+                for done in report.done {
+                    print("  \(done.action.rawValue) \(done.url)" + (done.ascExperienceID.map { " → \($0)" } ?? ""))
+                }
+                for note in report.notes { print("  note: \(note)") }
+                var summary = report.done.isEmpty ? "in sync: nothing to do" : "applied \(report.done.count) change(s)"
+                if report.failure != nil { summary = "stopped after \(report.done.count) change(s), \(report.left) left" }
+                if let limit = report.rateLimit, let remaining = limit.hourRemaining {
+                    summary += "; the key has \(remaining)\(limit.hourLimit.map { " of \($0)" } ?? "") requests left this hour"
+                }
+                print(summary)
+            }
         }
-        return try registry()
+        if let failure = reports.compactMap(\.failure).first { throw Self.commandFailure(failure) }
     }
 
-    /// The plan of each linked clip (or of --clip), from one read of App Store Connect per clip.
     private func ascPlans(prune: Bool) throws -> [SyncPlan] {
-        let registry = try ascRegistry()
-        let links: [AppStoreConnectLink]
-        if let reference = parsed.value("clip") {
-            guard let link = try registry.ascLink(reference) else {
-                throw CommandFailure(
-                    code: ExitCode.failure, message: "clip \(reference) is not linked: run clipctl asc link \(reference) first")
-            }
-            links = [link]
-        } else {
-            links = try registry.ascLinks()
-            guard !links.isEmpty else {
-                throw CommandFailure(
-                    code: ExitCode.failure, message: "no clip is linked to App Store Connect: run clipctl asc link CLIP first")
+        if remoteServer != nil {
+            var query: [(String, String)] = []
+            if let clip = parsed.value("clip") { query.append(("clip", clip)) }
+            if prune { query.append(("prune", "true")) }
+            do { return try SyncPlan.plans(from: try ascRemote("GET", "/v1/asc/plan", query: query, body: nil)) } catch let error
+                as SyncPlanWireError
+            {
+                throw CommandFailure(code: ExitCode.failure, message: error.description)
             }
         }
-        let client = try ascClient()
-        return try links.map { link in
-            let clip = try registry.clip(link.clip.rawValue)
-            let experiences = try registry.experiences(Registry.ListFilter(clip: link.clip))
-            var imageMD5: [String: String] = [:]
-            for sha in Set(experiences.compactMap(\.headerImage)) {
-                imageMD5[sha] = Digest.hex(try Digest.md5(try registry.headerImage(sha).bytes))
-            }
-            let appClipID = link.ascAppClipID
-            let asc = try blocking { () async throws(ASCClientError) in try await client.advancedExperiences(appClipID: appClipID) }
-            return SyncPlan.make(
-                clip: link.clip, experiences: experiences, associatedHosts: Set(clip.hosts), asc: asc, link: link,
-                records: try registry.ascSyncRecords(clip: link.clip), imageMD5: imageMD5, prune: prune)
-        }
+        let engine = try ascEngine()
+        return try ascRun { try engine.plans(clip: parsed.value("clip"), prune: prune) }
+    }
+
+    /// An `/v1/asc` route of the server named by --server: an apply answers when it is done, so it waits up to
+    /// 15 minutes (or CLIP_TIMEOUT if longer).
+    private func ascRemote(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws -> JSONValue {
+        guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server is not set") }
+        let patient = try RemoteBackend(server: remote.base, token: remote.token, timeoutSeconds: max(remote.timeoutSeconds, 900))
+        let answer = try patient.call(method, path, query: query.map { ($0.0, Optional($0.1)) }, json: body).json
+        return answer
+    }
+
+    private func ascApplyRequest(prune: Bool) -> JSONValue {
+        .object(["clip": parsed.value("clip").map { .string($0) }, "prune": .bool(prune)])
     }
 
     private func printPlan(_ plan: SyncPlan) {
@@ -143,17 +190,12 @@ extension Context {
         if plan.isInSync {
             print("in sync: nothing to do")
         } else {
-            let counts = Dictionary(grouping: plan.pending, by: \.action.rawValue).sorted { $0.key < $1.key }.map {
-                "\($0.value.count) \($0.key)"
-            }
-            var summary = "pending: " + (counts.isEmpty ? "none" : counts.joined(separator: ", "))
+            var summary =
+                "pending: "
+                + (plan.pendingCounts.isEmpty ? "none" : plan.pendingCounts.map { "\($0.count) \($0.action)" }.joined(separator: ", "))
             if !plan.refused.isEmpty { summary += "; \(plan.refused.count) would be refused (see fix)" }
             print(summary)
         }
-    }
-
-    private func printTable(_ header: [String], _ rows: [[String]]) {
-        for line in table(header, rows) { print(line) }
     }
 
     private func table(_ header: [String], _ rows: [[String]]) -> [String] {
@@ -166,7 +208,16 @@ extension Context {
         }
     }
 
-    /// A client with the key from the flags or the environment; the key's warnings (a file others can read) on stderr.
+    /// The engine over the local database, with a client keyed from the flags or the environment; the key's warnings
+    /// (a file others can read) on stderr.
+    private func ascEngine() throws -> SyncEngine {
+        if remoteServer != nil {
+            throw CommandFailure.usage(
+                "asc \(parsed.path.last ?? "") works on the database itself; over --server only asc plan, status and apply run")
+        }
+        return SyncEngine(registry: try registry(), client: try ascClient())
+    }
+
     private func ascClient() throws -> ASCClient {
         let loaded: ASCCredentials.Loaded
         do {
@@ -187,24 +238,21 @@ extension Context {
         }
     }
 
-    /// Runs an App Store Connect exchange to its end on this thread (clipctl's commands are synchronous).
-    private func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(ASCClientError) -> T) throws -> T {
-        let result = Locked<Result<T, ASCClientError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let outcome: Result<T, ASCClientError>
-            do throws(ASCClientError) { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-        done.wait()
-        switch result.withLock({ $0 })! {
-        case .success(let value): return value
-        case .failure(let error):
-            switch error {
-            case .unreachable, .timedOut: throw CommandFailure(code: ExitCode.unavailable, message: error.description)
-            default: throw CommandFailure(code: ExitCode.failure, message: error.description)
-            }
+    private func ascRun<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let failure as SyncFailure { throw Self.commandFailure(failure) }
+    }
+
+    static func commandFailure(_ failure: SyncFailure) -> CommandFailure {
+        switch failure {
+        case .registry(let error): return CommandFailure(error)
+        case .appStoreConnect(.unreachable), .appStoreConnect(.timedOut), .rateBudget, .appStoreConnect(.rateLimited):
+            return CommandFailure(code: ExitCode.unavailable, message: failure.description)
+        case .appStoreConnect(.token): return CommandFailure(code: ExitCode.usage, message: failure.description)
+        case .rejected(_, _, _, let errors):
+            return CommandFailure(
+                code: ExitCode.failure, message: failure.description,
+                fieldErrors: errors.compactMap { e in e.field.map { FieldError(field: $0, rule: e.code, message: e.detail) } })
+        default: return CommandFailure(code: ExitCode.failure, message: failure.description)
         }
     }
 }

@@ -104,6 +104,8 @@ final class Context {
         ["asc", "link"]: { try $0.ascLink() },
         ["asc", "plan"]: { try $0.ascPlan() },
         ["asc", "status"]: { try $0.ascStatus() },
+        ["asc", "pull"]: { try $0.ascPull() },
+        ["asc", "apply"]: { try $0.ascApply() },
     ]
 
     func dispatch() throws {

@@ -47,6 +47,11 @@ public enum ChangeEntity: String, Sendable, CaseIterable {
     case webcredentials
     /// The whole database (`entity_id` "main"): a restore.
     case registry
+    /// A clip's link to its App Store Connect app and App Clip (`entity_id` the clip's App ID).
+    case ascLink = "asc-link"
+    /// An advanced experience as an apply left it in App Store Connect (`entity_id` the registry experience's id,
+    /// or "asc:ID" for one only App Store Connect had): create, update, remove there.
+    case ascExperience = "asc-experience"
 }
 
 public enum ChangeAction: String, Sendable, CaseIterable {

@@ -1,5 +1,6 @@
 public import ClipCore
 import SQLiteDB
+import StrictJSON
 
 /// What the registry remembers of App Store Connect (Migrations/0005_asc_sync.sql). Never a key or token.
 extension Registry {
@@ -14,6 +15,7 @@ extension Registry {
             {
                 return WriteOutcome(current, created: false, notes: [])
             }
+            let before = try storedLink(clip)
             try db.execute("DELETE FROM asc_clip_link WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)])
             try db.execute(
                 """
@@ -24,7 +26,172 @@ extension Registry {
                     .text(clip.bundleID.rawValue), .text(link.ascAppID), .text(link.ascAppClipID), .text(link.appBundleID),
                     .text(link.primaryLocale), .text(timestamp()),
                 ])
-            return WriteOutcome(try storedLink(clip)!, created: true, notes: [])
+            let stored = try storedLink(clip)!
+            try recordChange(
+                entity: .ascLink, id: clip.rawValue, action: before == nil ? .create : .update, before: before.map(Self.json),
+                after: Self.json(stored))
+            return WriteOutcome(stored, created: true, notes: [])
+        }
+    }
+
+    static func json(_ link: AppStoreConnectLink) -> JSONValue {
+        [
+            "clip": .string(link.clip.rawValue), "ascAppId": .string(link.ascAppID), "ascAppClipId": .string(link.ascAppClipID),
+            "appBundleId": .string(link.appBundleID), "primaryLocale": link.primaryLocale.map { .string($0) } ?? .null,
+        ]
+    }
+
+    // MARK: - What an apply or a pull leaves behind (idempotent, resumable: docs/architecture.md)
+
+    /// Notes that an apply starts `step` on an experience, before anything is sent: a resumed apply then knows
+    /// it may have happened (and re-reads App Store Connect, which it does anyway).
+    public func beginASCStep(clip: AppID, experienceID: Int64, step: String) throws(RegistryError) {
+        try write {
+            _ = try db.execute(
+                """
+                INSERT INTO asc_experience_sync(clip_bundle_id, experience_id, pending_step, pending_since) VALUES (?, ?, ?, ?)
+                ON CONFLICT(clip_bundle_id, experience_id) DO UPDATE SET pending_step = excluded.pending_step,
+                    pending_since = excluded.pending_since
+                """, [.text(clip.bundleID.rawValue), .integer(experienceID), .text(step), .text(timestamp())])
+        }
+    }
+
+    /// Forgets a step App Store Connect refused (so nothing happened there): the experience's row is as before the step,
+    /// but for an image reservation made meanwhile, which stays to be reused.
+    public func clearASCStep(clip: AppID, experienceID: Int64) throws(RegistryError) {
+        try write {
+            let key: [SQLValue] = [.text(clip.bundleID.rawValue), .integer(experienceID)]
+            _ = try db.execute(
+                "UPDATE asc_experience_sync SET pending_step = NULL, pending_since = NULL WHERE clip_bundle_id = ? AND experience_id = ?",
+                key)
+            _ = try db.execute(
+                """
+                DELETE FROM asc_experience_sync WHERE clip_bundle_id = ? AND experience_id = ? AND asc_experience_id IS NULL
+                    AND reserved_image_id IS NULL AND pushed_at IS NULL AND pulled_at IS NULL
+                """, key)
+        }
+    }
+
+    /// Remembers a header image reserved in App Store Connect and not yet used, so a resumed upload reuses it
+    /// (App Store Connect has no DELETE for an advanced experience image); nil forgets it.
+    public func recordASCImageReservation(clip: AppID, experienceID: Int64, imageID: String?) throws(RegistryError) {
+        try write {
+            _ = try db.execute(
+                """
+                INSERT INTO asc_experience_sync(clip_bundle_id, experience_id, reserved_image_id) VALUES (?, ?, ?)
+                ON CONFLICT(clip_bundle_id, experience_id) DO UPDATE SET reserved_image_id = excluded.reserved_image_id
+                """, [.text(clip.bundleID.rawValue), .integer(experienceID), .text(imageID)])
+        }
+    }
+
+    /// What App Store Connect holds for an experience after a step of an apply or a pull.
+    public struct ASCExperienceSeen: Sendable, Equatable {
+        public var ascExperienceID: String
+        public var link: String
+        public var state: String?
+        public var fingerprint: String
+        public init(ascExperienceID: String, link: String, state: String?, fingerprint: String) {
+            self.ascExperienceID = ascExperienceID
+            self.link = link
+            self.state = state
+            self.fingerprint = fingerprint
+        }
+    }
+
+    /// Records a create or update pushed to App Store Connect, and its change record, in one transaction: the
+    /// registry version and header image pushed, App Store Connect's id, link, state and fingerprint.
+    public func recordASCPush(
+        clip: AppID, experienceID: Int64, action: ChangeAction, seen: ASCExperienceSeen, version: Int, imageSHA256: String?,
+        imageMD5: String?
+    ) throws(RegistryError) {
+        try write {
+            let before = try syncRow(clip: clip, experienceID: experienceID)
+            try storeSeen(
+                clip: clip, experienceID: experienceID, seen: seen, pushedVersion: version, imageSHA256: imageSHA256, imageMD5: imageMD5,
+                column: "pushed_at")
+            try recordChange(
+                entity: .ascExperience, id: "\(experienceID)", action: action, before: before,
+                after: try syncRow(clip: clip, experienceID: experienceID))
+        }
+    }
+
+    /// Records what a pull found for an experience (the registry now matches it, or keeps its own values when
+    /// `pushedVersion` is nil: the next plan then shows the update).
+    public func recordASCPull(
+        clip: AppID, experienceID: Int64, seen: ASCExperienceSeen, pushedVersion: Int?, imageSHA256: String?, imageMD5: String?
+    ) throws(RegistryError) {
+        try write {
+            try storeSeen(
+                clip: clip, experienceID: experienceID, seen: seen, pushedVersion: pushedVersion, imageSHA256: imageSHA256,
+                imageMD5: imageMD5, column: "pulled_at")
+        }
+    }
+
+    /// Records an experience removed in App Store Connect (`PATCH removed: true`) with its change record: the
+    /// registry experience's sync row goes (a later reactivation creates it there again). `experienceID` is nil
+    /// for one only App Store Connect had (`--prune`).
+    public func recordASCRemoval(clip: AppID, experienceID: Int64?, ascExperienceID: String, link: String) throws(RegistryError) {
+        try write {
+            let before: JSONValue
+            if let experienceID, let row = try syncRow(clip: clip, experienceID: experienceID) {
+                before = row
+            } else {
+                before = ["clip": .string(clip.rawValue), "ascExperienceId": .string(ascExperienceID), "link": .string(link)]
+            }
+            try db.execute("DELETE FROM asc_experience_sync WHERE asc_experience_id = ?", [.text(ascExperienceID)])
+            if let experienceID {
+                try db.execute(
+                    "DELETE FROM asc_experience_sync WHERE clip_bundle_id = ? AND experience_id = ?",
+                    [.text(clip.bundleID.rawValue), .integer(experienceID)])
+            }
+            try recordChange(
+                entity: .ascExperience, id: experienceID.map { "\($0)" } ?? "asc:\(ascExperienceID)", action: .remove, before: before,
+                after: nil)
+        }
+    }
+
+    private func storeSeen(
+        clip: AppID, experienceID: Int64, seen: ASCExperienceSeen, pushedVersion: Int?, imageSHA256: String?, imageMD5: String?,
+        column: String
+    ) throws {
+        // App Store Connect's id belongs to one registry experience: one removed here and re-registered at the same
+        // URL takes it over.
+        try db.execute(
+            "DELETE FROM asc_experience_sync WHERE asc_experience_id = ? AND NOT (clip_bundle_id = ? AND experience_id = ?)",
+            [.text(seen.ascExperienceID), .text(clip.bundleID.rawValue), .integer(experienceID)])
+        try db.execute(
+            """
+            INSERT INTO asc_experience_sync(clip_bundle_id, experience_id) VALUES (?, ?)
+            ON CONFLICT(clip_bundle_id, experience_id) DO NOTHING
+            """, [.text(clip.bundleID.rawValue), .integer(experienceID)])
+        try db.execute(
+            """
+            UPDATE asc_experience_sync SET asc_experience_id = ?, asc_link = ?, pushed_version = ?, pushed_image_sha256 = ?,
+                pushed_image_md5 = ?, reserved_image_id = NULL, asc_state = ?, asc_fingerprint = ?, pending_step = NULL,
+                pending_since = NULL, \(column) = ?
+            WHERE clip_bundle_id = ? AND experience_id = ?
+            """,
+            [
+                .text(seen.ascExperienceID), .text(seen.link), pushedVersion.map { .integer(Int64($0)) } ?? .null, .text(imageSHA256),
+                .text(imageMD5), .text(seen.state), .text(seen.fingerprint), .text(timestamp()), .text(clip.bundleID.rawValue),
+                .integer(experienceID),
+            ])
+    }
+
+    /// The sync row as a change record shows it.
+    private func syncRow(clip: AppID, experienceID: Int64) throws -> JSONValue? {
+        try db.query(
+            "SELECT * FROM asc_experience_sync WHERE clip_bundle_id = ? AND experience_id = ?",
+            [.text(clip.bundleID.rawValue), .integer(experienceID)]
+        ).first.map { row in
+            .object([
+                "clip": .string(clip.rawValue), "experienceId": .integer(experienceID),
+                "ascExperienceId": try row.optionalString("asc_experience_id").map { .string($0) } ?? .null,
+                "link": try row.optionalString("asc_link").map { .string($0) } ?? .null,
+                "pushedVersion": try row.optionalInt("pushed_version").map { .integer(Int64($0)) } ?? .null,
+                "pushedImage": try row.optionalString("pushed_image_sha256").map { .string($0) } ?? .null,
+                "ascState": try row.optionalString("asc_state").map { .string($0) } ?? .null,
+            ])
         }
     }
 

@@ -56,6 +56,26 @@ public struct SyncPlan: Sendable, Equatable {
         public var drifted: Bool
         /// Things worth saying that change nothing: unknown values kept, an App Store Connect-only experience left alone.
         public var notes: [String]
+
+        public init(
+            experienceID: Int64?, url: String, ascExperienceID: String?, ascState: String?, action: Action, changes: [FieldChange],
+            refusals: [Refusal], drifted: Bool, notes: [String]
+        ) {
+            self.experienceID = experienceID
+            self.url = url
+            self.ascExperienceID = ascExperienceID
+            self.ascState = ascState
+            self.action = action
+            self.changes = changes
+            self.refusals = refusals
+            self.drifted = drifted
+            self.notes = notes
+        }
+    }
+
+    public init(clip: AppID, steps: [Step]) {
+        self.clip = clip
+        self.steps = steps
     }
 
     public var clip: AppID
@@ -65,6 +85,17 @@ public struct SyncPlan: Sendable, Equatable {
     public var pending: [Step] { steps.filter { $0.action != .nothing } }
     public var refused: [Step] { steps.filter { !$0.refusals.isEmpty } }
     public var isInSync: Bool { pending.isEmpty && !steps.contains(where: \.drifted) }
+
+    /// Pending steps per action, by action name.
+    public var pendingCounts: [(action: String, count: Int)] {
+        Dictionary(grouping: pending, by: \.action.rawValue).sorted { $0.key < $1.key }.map { ($0.key, $0.value.count) }
+    }
+
+    /// Steps per state (`SyncPlan.state(of:)`), in a fixed order.
+    public var stateCounts: [(state: String, count: Int)] {
+        let states = Dictionary(grouping: steps, by: Self.state(of:))
+        return ["in-sync", "pending", "drifted", "asc-only"].compactMap { s in states[s].map { (s, $0.count) } }
+    }
 
     /// - Parameters:
     ///   - experiences: the clip's registry experiences that are not removed.
@@ -216,7 +247,7 @@ public struct SyncPlan: Sendable, Equatable {
     }
 
     /// Values App Store Connect sent that this registry does not know: kept and reported, never fatal.
-    static func unknownValues(_ asc: ASCAdvancedExperience) -> [String] {
+    public static func unknownValues(_ asc: ASCAdvancedExperience) -> [String] {
         var notes: [String] = []
         func note<K>(_ field: String, _ value: ASCValue<K>?) {
             if case .unknown(let raw)? = value {

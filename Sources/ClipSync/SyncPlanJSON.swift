@@ -12,9 +12,7 @@ extension SyncPlan {
     }
 
     public var json: JSONValue {
-        let counts = Dictionary(grouping: pending, by: \.action.rawValue).sorted { $0.key < $1.key }.map {
-            (key: $0.key, value: JSONValue.integer(Int64($0.value.count)))
-        }
+        let counts = pendingCounts.map { (key: $0.action, value: JSONValue.integer(Int64($0.count))) }
         return [
             "clip": .string(clip.rawValue), "inSync": .bool(isInSync), "pending": .object(counts),
             "refused": .integer(Int64(refused.count)),
@@ -34,4 +32,48 @@ extension SyncPlan {
                 }),
         ]
     }
+
+    /// The plans of an answer of `GET /v1/asc/plan` (`{"plans": [...]}`): what `clipctl --server … asc plan` prints.
+    public static func plans(from json: JSONValue) throws(SyncPlanWireError) -> [SyncPlan] {
+        guard let plans = json["plans"]?.arrayValue else { throw SyncPlanWireError("the answer has no plans") }
+        var result: [SyncPlan] = []
+        for plan in plans { result.append(try SyncPlan(json: plan)) }
+        return result
+    }
+
+    public init(json: JSONValue) throws(SyncPlanWireError) {
+        guard let clipText = json["clip"]?.stringValue, let clip = try? AppID(clipText), let steps = json["steps"]?.arrayValue else {
+            throw SyncPlanWireError("a plan without clip or steps")
+        }
+        var read: [Step] = []
+        for step in steps {
+            guard let url = step["url"]?.stringValue, let action = step["action"]?.stringValue.flatMap(Action.init(rawValue:)) else {
+                throw SyncPlanWireError("a step without url or action")
+            }
+            let experience: Int64?
+            if case .integer(let id)? = step["experience"] { experience = id } else { experience = nil }
+            read.append(
+                Step(
+                    experienceID: experience, url: url, ascExperienceID: step["ascExperienceId"]?.stringValue,
+                    ascState: step["ascState"]?.stringValue, action: action,
+                    changes: (step["changes"]?.arrayValue ?? []).map {
+                        FieldChange(
+                            field: $0["field"]?.stringValue ?? "", before: $0["before"]?.stringValue ?? "",
+                            after: $0["after"]?.stringValue ?? "")
+                    },
+                    refusals: (step["refusals"]?.arrayValue ?? []).map {
+                        Refusal(
+                            rule: $0["rule"]?.stringValue ?? "", message: $0["message"]?.stringValue ?? "",
+                            fix: $0["fix"]?.stringValue ?? "")
+                    },
+                    drifted: step["drifted"]?.boolValue ?? false, notes: (step["notes"]?.arrayValue ?? []).compactMap(\.stringValue)))
+        }
+        self.init(clip: clip, steps: read)
+    }
+}
+
+/// An answer that is not a sync plan or report.
+public struct SyncPlanWireError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = "not an App Store Connect sync answer: " + description }
 }

@@ -221,12 +221,15 @@ final class FakeASCProcess {
         #expect(none.code == 64)
         #expect(none.err.contains("no "))
 
-        // The asc commands read the database itself: --server is a usage error, not a silent local run.
-        let remote = try clipctl("asc", "status", "--server", "http://127.0.0.1:9")
-        #expect(remote.code == 64)
-        #expect(remote.err.contains("--server does not apply"))
+        // link and pull read the database itself: --server is a usage error, not a silent local run.
+        for command in ["link", "pull"] {
+            let remote = try clipctl.run(["asc", command] + (command == "link" ? [Self.clip] : []) + ["--server", "http://127.0.0.1:9"])
+            #expect(remote.code == 64)
+            #expect(remote.err.contains("works on the database itself"))
+        }
 
         #expect(try clipctl.state() == before)
+        clipctl.environment["ASC_KEY_ID"] = FakeASCProcess.keyID
         #expect(try clipctl("asc", "plan").err.contains("no clip is linked"))
         #expect(try fake.violations() == [])
     }

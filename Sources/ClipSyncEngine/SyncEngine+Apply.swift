@@ -1,0 +1,318 @@
+public import AppStoreConnect
+public import ClipCore
+import ClipStore
+public import ClipSync
+import StrictJSON
+
+/// What one apply did for one clip, in order, and where it stopped if it did.
+public struct ApplyReport: Sendable {
+    public struct Done: Sendable, Equatable {
+        public var experienceID: Int64?
+        public var url: String
+        public var action: SyncPlan.Action
+        public var ascExperienceID: String?
+    }
+
+    public var clip: AppID
+    public var done: [Done] = []
+    /// Steps still pending when it stopped (0 when it finished).
+    public var left = 0
+    /// Worth saying and changing nothing: an image reserved earlier and left unused, and so on.
+    public var notes: [String] = []
+    public var failure: SyncFailure?
+    public var rateLimit: ASCRateLimit?
+
+    public init(clip: AppID) { self.clip = clip }
+}
+
+extension SyncEngine {
+    /// Makes App Store Connect hold the registry's experiences of each linked clip (or of `clipReference`): the plan's
+    /// steps, removals first. Idempotent and resumable: each step is noted before it is sent and recorded with its
+    /// result (ids, version, image) in one transaction, and every apply plans afresh from what App Store Connect
+    /// holds, so one that was interrupted is finished by the next without duplicates. Steps App Store Connect would
+    /// refuse stop the whole apply before anything is sent.
+    public func apply(clip clipReference: String?, prune: Bool) throws(SyncFailure) -> [ApplyReport] {
+        let sides = try links(clipReference).map { link throws(SyncFailure) in try read(link) }
+        let plans = sides.map { $0.plan(prune: prune) }
+        let refused = plans.flatMap(\.refused)
+        guard refused.isEmpty else { throw .refused(refused) }
+        var reports: [ApplyReport] = []
+        for (side, plan) in zip(sides, plans) {
+            var report = ApplyReport(clip: plan.clip)
+            do throws(SyncFailure) {
+                try apply(plan, side, into: &report)
+            } catch {
+                report.failure = error
+            }
+            report.rateLimit = client.lastRateLimit
+            reports.append(report)
+            if report.failure != nil { break }
+        }
+        return reports
+    }
+
+    /// Removals first (a URL freed before one is made), then re-creations, updates, image uploads and creations.
+    static let order: [SyncPlan.Action] = [.remove, .recreate, .update, .uploadImage, .create]
+
+    /// Requests a step may take at most: image reserve, parts, commit, polls, the write and a read back.
+    static let requestsPerStep = 12
+
+    private func apply(_ plan: SyncPlan, _ side: Sides, into report: inout ApplyReport) throws(SyncFailure) {
+        let steps = plan.pending.sorted { Self.order.firstIndex(of: $0.action)! < Self.order.firstIndex(of: $1.action)! }
+        let experiences = Dictionary(side.experiences.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let records = Dictionary(side.records.map { ($0.experienceID, $0) }, uniquingKeysWith: { first, _ in first })
+        let asc = Dictionary(side.asc.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for (index, step) in steps.enumerated() {
+            report.left = steps.count - index
+            if let limit = client.lastRateLimit, let remaining = limit.hourRemaining, remaining - Self.requestsPerStep < rateLimitReserve {
+                throw .rateBudget(remaining: remaining, limit: limit.hourLimit, reserve: rateLimitReserve)
+            }
+            progress("[\(index + 1)/\(steps.count)] \(step.action.rawValue) \(step.url)")
+            let experience = step.experienceID.flatMap { experiences[$0] }
+            let record = step.experienceID.flatMap { records[$0] }
+            var ascID = step.ascExperienceID
+            switch step.action {
+            case .nothing: continue
+            case .remove:
+                try remove(step, clip: plan.clip)
+            case .recreate:
+                guard let experience, step.ascExperienceID != nil else { continue }
+                try registryCall { () throws(RegistryError) in
+                    try registry.beginASCStep(clip: plan.clip, experienceID: experience.id, step: "recreate")
+                }
+                try remove(step, clip: plan.clip)
+                ascID = try create(experience, link: side.link, record: record, report: &report)
+            case .create:
+                guard let experience else { continue }
+                ascID = try create(experience, link: side.link, record: record, report: &report)
+            case .update, .uploadImage:
+                guard let experience, let id = step.ascExperienceID, let theirs = asc[id] else { continue }
+                try update(experience, theirs, step: step, link: side.link, record: record, report: &report)
+            }
+            report.done.append(.init(experienceID: step.experienceID, url: step.url, action: step.action, ascExperienceID: ascID))
+        }
+        report.left = 0
+    }
+
+    private func remove(_ step: SyncPlan.Step, clip: AppID) throws(SyncFailure) {
+        guard let id = step.ascExperienceID else { return }
+        let client = self.client
+        try send(step.experienceID, step.url, drafts: []) { () async throws(ASCClientError) in
+            try await client.removeAdvancedExperience(id: id)
+        }
+        try registryCall { () throws(RegistryError) in
+            try registry.recordASCRemoval(clip: clip, experienceID: step.experienceID, ascExperienceID: id, link: step.url)
+        }
+    }
+
+    /// Runs a step noted as pending on the experience; a step App Store Connect refused (it did nothing) is forgotten.
+    private func step<T>(_ name: String, _ experienceID: Int64, clip: AppID, _ body: () throws(SyncFailure) -> T) throws(SyncFailure) -> T {
+        try registryCall { () throws(RegistryError) in try registry.beginASCStep(clip: clip, experienceID: experienceID, step: name) }
+        do {
+            return try body()
+        } catch .rejected(let id, let url, let status, let errors) {
+            try registryCall { () throws(RegistryError) in try registry.clearASCStep(clip: clip, experienceID: experienceID) }
+            throw .rejected(experienceID: id, url: url, status: status, errors: errors)
+        }
+    }
+
+    private func create(
+        _ experience: AdvancedExperience, link: AppStoreConnectLink, record: AppStoreConnectSyncRecord?, report: inout ApplyReport
+    ) throws(SyncFailure) -> String {
+        try step("create", experience.id, clip: link.clip) { () throws(SyncFailure) in
+            try created(experience, link: link, record: record, report: &report)
+        }
+    }
+
+    private func created(
+        _ experience: AdvancedExperience, link: AppStoreConnectLink, record: AppStoreConnectSyncRecord?, report: inout ApplyReport
+    ) throws(SyncFailure) -> String {
+        let draft = try Self.draft(experience)
+        let image = try uploadedImage(experience, clip: link.clip, reserved: record?.reservedImageID, report: &report)
+        let client = self.client, appClipID = link.ascAppClipID
+        let created = try send(experience.id, experience.url.canonical, drafts: draft.localizations) {
+            () async throws(ASCClientError) in
+            try await client.createAdvancedExperience(draft, appClipID: appClipID, headerImageID: image.id)
+        }
+        try recordPush(experience, ascID: created.id, action: .create, clip: link.clip, imageMD5: image.md5)
+        return created.id
+    }
+
+    private func update(
+        _ experience: AdvancedExperience, _ theirs: ASCAdvancedExperience, step: SyncPlan.Step, link: AppStoreConnectLink,
+        record: AppStoreConnectSyncRecord?, report: inout ApplyReport
+    ) throws(SyncFailure) {
+        try self.step(step.action.rawValue, experience.id, clip: link.clip) { () throws(SyncFailure) in
+            try updated(experience, theirs, step: step, link: link, record: record, report: &report)
+        }
+    }
+
+    private func updated(
+        _ experience: AdvancedExperience, _ theirs: ASCAdvancedExperience, step: SyncPlan.Step, link: AppStoreConnectLink,
+        record: AppStoreConnectSyncRecord?, report: inout ApplyReport
+    ) throws(SyncFailure) {
+        let draft = try Self.draft(experience)
+        var change = AdvancedExperienceChange()
+        let fields = Set(step.changes.map(\.field))
+        if fields.contains("action") { change.action = draft.action }
+        if fields.contains("isPoweredBy") { change.isPoweredBy = draft.isPoweredBy }
+        if fields.contains("businessCategory") {
+            if let category = draft.businessCategory {
+                change.businessCategory = category
+            } else {
+                change.cleared.insert("businessCategory")
+            }
+        }
+        if fields.contains("place") {
+            if let place = draft.place { change.place = place } else { change.cleared.insert("place") }
+        }
+        let languageChanged = fields.contains("defaultLanguage")
+        if languageChanged { change.defaultLanguage = draft.defaultLanguage }
+        // The whole set: a new default language needs its card in the same request.
+        if languageChanged || fields.contains(where: { $0.hasPrefix("localizations.") }) { change.localizations = draft.localizations }
+        var imageMD5 = record?.pushedImageMD5 ?? theirs.headerImage?.sourceFileChecksum
+        if fields.contains("headerImage") {
+            let image = try uploadedImage(experience, clip: link.clip, reserved: record?.reservedImageID, report: &report)
+            change.headerImageID = image.id
+            imageMD5 = image.md5
+        } else if let sha = experience.headerImage {
+            imageMD5 = try registryCall { () throws(RegistryError) in try storedImage(sha).md5 }
+        }
+        let client = self.client, id = theirs.id, sent = change
+        _ = try send(experience.id, experience.url.canonical, drafts: change.localizations ?? []) { () async throws(ASCClientError) in
+            try await client.updateAdvancedExperience(id: id, sent)
+        }
+        try recordPush(experience, ascID: id, action: .update, clip: link.clip, imageMD5: imageMD5)
+    }
+
+    /// Reads the experience back (with its localizations and image: the fingerprint a later plan compares) and records
+    /// the push with its change record in one transaction.
+    private func recordPush(
+        _ experience: AdvancedExperience, ascID: String, action: ChangeAction, clip: AppID, imageMD5: String?
+    ) throws(SyncFailure) {
+        let client = self.client
+        let fresh = try call { () async throws(ASCClientError) in try await client.advancedExperience(id: ascID) }
+        try registryCall { () throws(RegistryError) in
+            try registry.recordASCPush(
+                clip: clip, experienceID: experience.id, action: action,
+                seen: .init(
+                    ascExperienceID: fresh.id, link: fresh.link, state: fresh.status?.rawValue, fingerprint: SyncPlan.fingerprint(fresh)),
+                version: experience.version, imageSHA256: experience.headerImage, imageMD5: imageMD5)
+        }
+    }
+
+    /// The experience's header image, processed in App Store Connect: a reservation an interrupted apply left is
+    /// finished when it is for the same bytes (App Store Connect has no DELETE for it); otherwise a new one.
+    private func uploadedImage(
+        _ experience: AdvancedExperience, clip: AppID, reserved: String?, report: inout ApplyReport
+    ) throws(SyncFailure) -> (id: String, md5: String) {
+        guard let sha = experience.headerImage else {
+            throw .registry(.unprocessable("experience \(experience.id) has no header image, which App Store Connect requires"))
+        }
+        let image = try registryCall { () throws(RegistryError) in try storedImage(sha) }
+        let client = self.client, bytes = image.bytes, md5 = image.md5
+        if let reserved {
+            let current: ASCImage?
+            do {
+                current = try Self.wait { () async throws(ASCClientError) in
+                    try await client.image(type: "appClipAdvancedExperienceImages", id: reserved)
+                }
+            } catch .rejected(status: 404, _, _, _) {
+                current = nil
+            } catch {
+                throw .appStoreConnect(error)
+            }
+            if let current, let finished = try resume(current, bytes: bytes, md5: md5) {
+                progress("  image \(finished.id): resumed")
+                return (finished.id, md5)
+            }
+            report.notes.append(
+                "image \(reserved) reserved by an earlier apply for experience \(experience.id) is left unused "
+                    + "(App Store Connect has no DELETE for it)")
+        }
+        let fileName = "\(sha.prefix(16)).\(image.mediaType == "image/jpeg" ? "jpg" : "png")"
+        let reservation = try call { () async throws(ASCClientError) in
+            try await client.reserveAdvancedExperienceImage(fileName: fileName, size: bytes.count)
+        }
+        try registryCall { () throws(RegistryError) in
+            try registry.recordASCImageReservation(clip: clip, experienceID: experience.id, imageID: reservation.id)
+        }
+        progress("  image \(reservation.id): uploading \(bytes.count) bytes in \(reservation.uploadOperations.count) part(s)")
+        let finished = try send(experience.id, experience.url.canonical, drafts: []) { () async throws(ASCClientError) in
+            try await client.finishUpload(reservation, bytes: bytes)
+        }
+        return (finished.id, md5)
+    }
+
+    /// Finishes a reserved image if it is for these bytes: nil when it is not (another size or checksum, or failed).
+    private func resume(_ image: ASCImage, bytes: [UInt8], md5: String) throws(SyncFailure) -> ASCImage? {
+        let client = self.client
+        switch image.state?.known {
+        case .awaitingUpload?:
+            guard image.fileSize == bytes.count, !image.uploadOperations.isEmpty else { return nil }
+            return try call { () async throws(ASCClientError) in try await client.finishUpload(image, bytes: bytes) }
+        case .uploadComplete?, .complete?:
+            guard image.sourceFileChecksum == md5 else { return nil }
+            return try call { () async throws(ASCClientError) in try await client.waitUntilProcessed(image) }
+        default:
+            return nil
+        }
+    }
+
+    /// Sends a write; App Store Connect's entity errors come back mapped to the registry's fields.
+    private func send<T: Sendable>(
+        _ experienceID: Int64?, _ url: String, drafts: [AdvancedExperienceLocalizationDraft],
+        _ body: @escaping @Sendable () async throws(ASCClientError) -> T
+    ) throws(SyncFailure) -> T {
+        do {
+            return try Self.wait(body)
+        } catch .rejected(let status, _, _, let errors) where (400..<500).contains(status) && !errors.isEmpty {
+            throw .rejected(
+                experienceID: experienceID, url: url, status: status,
+                errors: errors.map { e in
+                    .init(
+                        field: e.pointer.flatMap { Self.field(pointer: $0, drafts: drafts) }, code: e.code, detail: e.detail ?? e.title,
+                        pointer: e.pointer)
+                })
+        } catch {
+            throw .appStoreConnect(error)
+        }
+    }
+
+    /// The registry's name (docs/architecture.md#the-http-api) for what an RFC 6901 pointer into a request names.
+    static func field(pointer: String, drafts: [AdvancedExperienceLocalizationDraft]) -> String? {
+        let parts = pointer.split(separator: "/").map(String.init)
+        let attributes = [
+            "link": "url", "action": "action", "businessCategory": "category", "defaultLanguage": "language", "isPoweredBy": "poweredBy",
+            "place": "place",
+        ]
+        if parts.count >= 3, parts[0] == "data", parts[1] == "attributes", let name = attributes[parts[2]] {
+            return ([name] + parts.dropFirst(3)).joined(separator: ".")
+        }
+        if parts.count >= 3, parts[0] == "data", parts[1] == "relationships", parts[2] == "headerImage" { return "headerImage" }
+        if parts.count >= 4, parts[0] == "included", let index = Int(parts[1]), drafts.indices.contains(index), parts[2] == "attributes" {
+            return "localizations.\(drafts[index].language.rawValue).\(parts[3])"
+        }
+        return nil
+    }
+
+    /// The create request of an experience, in App Store Connect's vocabulary (the registry's enums are its values).
+    static func draft(_ experience: AdvancedExperience) throws(SyncFailure) -> AdvancedExperienceDraft {
+        var localizations: [AdvancedExperienceLocalizationDraft] = []
+        for (language, card) in experience.localizations.sorted(by: { $0.key < $1.key }) {
+            guard let theirs = AppClipLanguage(rawValue: language.rawValue) else {
+                throw .registry(
+                    .unprocessable("language \(language.rawValue) of experience \(experience.id) has no App Store Connect value"))
+            }
+            localizations.append(.init(language: theirs, title: card.title, subtitle: card.subtitle))
+        }
+        guard let language = AppClipLanguage(rawValue: experience.defaultLanguage.rawValue) else {
+            throw .registry(.unprocessable("language \(experience.defaultLanguage.rawValue) has no App Store Connect value"))
+        }
+        return AdvancedExperienceDraft(
+            link: experience.url.canonical, isPoweredBy: experience.isPoweredBy, defaultLanguage: language,
+            action: AppClipAction(rawValue: experience.action.rawValue),
+            businessCategory: experience.businessCategory.flatMap { AppClipBusinessCategory(rawValue: $0.rawValue) },
+            place: experience.place, localizations: localizations)
+    }
+}

@@ -1,0 +1,197 @@
+import AppStoreConnect
+public import ClipCore
+import ClipStore
+public import ClipSync
+import StrictJSON
+
+/// What a pull did for one clip.
+public struct PullReport: Sendable {
+    public struct Difference: Sendable, Equatable {
+        public var experienceID: Int64
+        public var url: String
+        public var changes: [SyncPlan.FieldChange]
+    }
+
+    public var clip: AppID
+    /// Experiences only App Store Connect had, now in the registry too.
+    public var adopted: [(id: Int64, url: String)] = []
+    /// Experiences the same on both sides, now recorded as in sync.
+    public var same = 0
+    /// Experiences that differ; unchanged here unless a side was preferred.
+    public var differing: [Difference] = []
+    /// Differences settled by `--prefer asc` (the registry took App Store Connect's values).
+    public var tookASC: [Int64] = []
+    public var notes: [String] = []
+}
+
+/// Which side a pull keeps where both hold an experience and they differ.
+public enum PullPreference: String, Sendable, CaseIterable {
+    /// The registry takes App Store Connect's values.
+    case asc
+    /// The registry keeps its own: the next apply pushes them.
+    case registry
+}
+
+extension SyncEngine {
+    /// Adopts what App Store Connect holds for each linked clip (or `clipReference`): its advanced experiences, with
+    /// their localizations, place, action, category and header image (downloaded at 1800×1200). Experiences already
+    /// here are matched by the id recorded at a push, then by normalized URL; where they differ, the difference is
+    /// reported and nothing is overwritten unless `prefer` says which side wins.
+    public func pull(clip clipReference: String?, prefer: PullPreference?) throws(SyncFailure) -> [PullReport] {
+        var reports: [PullReport] = []
+        for link in try links(clipReference) {
+            let side = try read(link)
+            var report = PullReport(clip: link.clip)
+            let plan = side.plan(prune: false)
+            let experiences = Dictionary(side.experiences.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let asc = Dictionary(side.asc.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for step in plan.steps {
+                guard let ascID = step.ascExperienceID, let theirs = asc[ascID] else { continue }
+                if let id = step.experienceID, let ours = experiences[id] {
+                    try settle(ours, theirs, step: step, link: link, prefer: prefer, report: &report)
+                } else if step.experienceID == nil {
+                    try adopt(theirs, link: link, report: &report)
+                }
+            }
+            reports.append(report)
+        }
+        return reports
+    }
+
+    private func seen(_ theirs: ASCAdvancedExperience) -> Registry.ASCExperienceSeen {
+        .init(ascExperienceID: theirs.id, link: theirs.link, state: theirs.status?.rawValue, fingerprint: SyncPlan.fingerprint(theirs))
+    }
+
+    /// One experience on both sides: recorded as in sync when the same; otherwise reported, or settled by `prefer`.
+    private func settle(
+        _ ours: AdvancedExperience, _ theirs: ASCAdvancedExperience, step: SyncPlan.Step, link: AppStoreConnectLink,
+        prefer: PullPreference?, report: inout PullReport
+    ) throws(SyncFailure) {
+        let clip = link.clip
+        if step.action == .nothing {
+            let md5 = try ours.headerImage.map { sha throws(SyncFailure) in
+                try registryCall { () throws(RegistryError) in try storedImage(sha).md5 }
+            }
+            try registryCall { () throws(RegistryError) in
+                try registry.recordASCPull(
+                    clip: clip, experienceID: ours.id, seen: seen(theirs), pushedVersion: ours.version, imageSHA256: ours.headerImage,
+                    imageMD5: md5)
+            }
+            report.same += 1
+            return
+        }
+        report.differing.append(.init(experienceID: ours.id, url: ours.url.canonical, changes: step.changes))
+        switch prefer {
+        case nil:
+            return
+        case .registry?:
+            try registryCall { () throws(RegistryError) in
+                try registry.recordASCPull(
+                    clip: clip, experienceID: ours.id, seen: seen(theirs), pushedVersion: nil, imageSHA256: nil, imageMD5: nil)
+            }
+        case .asc?:
+            guard theirs.link == ours.url.canonical else {
+                report.notes.append(
+                    "experience \(ours.id) is at \(ours.url.canonical) here and \(theirs.link) there: change its URL here "
+                        + "(App Store Connect's link cannot change)")
+                return
+            }
+            guard var json = try converted(theirs, clip: clip, report: &report) else { return }
+            json = json.removing("url", "clip")
+            let image = try downloadedImage(theirs, report: &report)
+            let updated = try registryCall { () throws(RegistryError) in
+                try registry.update("\(ours.id)", with: json, image: image?.bytes, expectedVersion: ours.version).value
+            }
+            try registryCall { () throws(RegistryError) in
+                try registry.recordASCPull(
+                    clip: clip, experienceID: updated.id, seen: seen(theirs), pushedVersion: updated.version,
+                    imageSHA256: image == nil ? ours.headerImage : updated.headerImage,
+                    imageMD5: image == nil ? nil : theirs.headerImage?.sourceFileChecksum)
+            }
+            report.tookASC.append(ours.id)
+        }
+    }
+
+    /// An experience only App Store Connect has, registered here with its header image.
+    private func adopt(_ theirs: ASCAdvancedExperience, link: AppStoreConnectLink, report: inout PullReport) throws(SyncFailure) {
+        guard let json = try converted(theirs, clip: link.clip, report: &report) else { return }
+        let image = try downloadedImage(theirs, report: &report)
+        let created: AdvancedExperience
+        do {
+            created = try registry.register(json, image: image?.bytes).value
+        } catch {
+            report.notes.append("\(theirs.link) (\(theirs.id)) not adopted: \(error.description)")
+            return
+        }
+        try registryCall { () throws(RegistryError) in
+            try registry.recordASCPull(
+                clip: link.clip, experienceID: created.id, seen: seen(theirs), pushedVersion: created.version,
+                imageSHA256: created.headerImage, imageMD5: image == nil ? nil : theirs.headerImage?.sourceFileChecksum)
+        }
+        report.adopted.append((created.id, created.url.canonical))
+        progress("adopted \(created.url.canonical) as experience \(created.id)")
+    }
+
+    /// App Store Connect's experience in the registry's JSON form (docs/architecture.md#the-http-api), or nil (with a
+    /// note) when it holds a value this registry does not know: kept there as is, not adopted.
+    private func converted(_ theirs: ASCAdvancedExperience, clip: AppID, report: inout PullReport) throws(SyncFailure) -> JSONValue? {
+        // A status or place status unknown here is App Store Connect's business; a card value is the registry's.
+        var unknown: [String] = []
+        func note<K>(_ field: String, _ value: ASCValue<K>?) {
+            if case .unknown(let raw)? = value { unknown.append("App Store Connect sent \(field) \(raw), unknown to this registry") }
+        }
+        note("action", theirs.action)
+        note("businessCategory", theirs.businessCategory)
+        note("defaultLanguage", theirs.defaultLanguage)
+        for localization in theirs.localizations { note("a localization's language", localization.language) }
+        guard unknown.isEmpty else {
+            report.notes.append("\(theirs.link) (\(theirs.id)) not taken: " + unknown.joined(separator: "; "))
+            return nil
+        }
+        var cards: [Language: CardText] = [:]
+        for localization in theirs.localizations {
+            guard let language = localization.language.flatMap({ Language(rawValue: $0.rawValue) }) else { continue }
+            cards[language] = CardText(title: localization.title ?? "", subtitle: localization.subtitle ?? "")
+        }
+        let language = theirs.defaultLanguage.flatMap { Language(rawValue: $0.rawValue) } ?? .EN
+        guard cards[language] != nil else {
+            report.notes.append("\(theirs.link) (\(theirs.id)) not taken: no card in its default language \(language.rawValue)")
+            return nil
+        }
+        let url: NormalizedURL
+        do { url = try NormalizedURL(theirs.link) } catch {
+            report.notes.append("\(theirs.link) (\(theirs.id)) not taken: \(error)")
+            return nil
+        }
+        let place = theirs.place.flatMap { $0 == .null ? nil : $0 }
+        let experience = AdvancedExperience(
+            url: url, clip: clip, action: theirs.action.flatMap { Action(rawValue: $0.rawValue) } ?? .open, defaultLanguage: language,
+            isPoweredBy: theirs.isPoweredBy ?? false,
+            businessCategory: theirs.businessCategory.flatMap { BusinessCategory(rawValue: $0.rawValue) }, localizations: cards,
+            place: place)
+        return ExperienceJSON.portable(experience)
+    }
+
+    /// The header image App Store Connect serves for the experience, at Apple's card size; nil (with a note) when it
+    /// has none or it cannot be fetched.
+    private func downloadedImage(_ theirs: ASCAdvancedExperience, report: inout PullReport) throws(SyncFailure) -> HeaderImage? {
+        guard let address = theirs.headerImage?.url(width: HeaderImage.appleSize.width, height: HeaderImage.appleSize.height) else {
+            return nil
+        }
+        let client = self.client
+        do {
+            let bytes = try Self.wait { () async throws(ASCClientError) in try await client.downloadImage(from: address) }
+            return try HeaderImage(bytes: bytes)
+        } catch {
+            report.notes.append("\(theirs.link): its header image was not taken (\(error))")
+            return nil
+        }
+    }
+}
+
+extension JSONValue {
+    fileprivate func removing(_ names: String...) -> JSONValue {
+        guard case .object(let members) = self else { return self }
+        return .object(members.filter { !names.contains($0.key) })
+    }
+}
