@@ -19,11 +19,48 @@ final class FakeASCProcess {
     private let fake: FakeAppStoreConnectProcess
     var baseURL: String { fake.baseURL }
 
-    init(folder: URL) throws {
+    init(folder: URL, arguments: [String] = []) throws {
         let key = folder.appendingPathComponent("fake-public.pem")
         try Data(ThrowawayKeys.rfc6979PublicKeyPEM.utf8).write(to: key)
-        fake = try FakeAppStoreConnectProcess(publicKeyPath: key.path)
+        fake = try FakeAppStoreConnectProcess(publicKeyPath: key.path, arguments: arguments)
     }
+
+    /// The advanced experiences App Store Connect holds now (removed ones left out): link → title of each card, by language.
+    func experiences() throws -> [String: [String: String]] {
+        let resources = try control("GET", "/__fake/state")["resources"]?.arrayValue ?? []
+        func of(_ type: String) -> [JSONValue] { resources.filter { $0["type"]?.stringValue == type } }
+        let localizations = Dictionary(
+            of("appClipAdvancedExperienceLocalizations").map { ($0["id"]?.stringValue ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        var result: [String: [String: String]] = [:]
+        for experience in of("appClipAdvancedExperiences") where experience["removed"]?.boolValue != true {
+            let link = experience["attributes"]?["link"]?.stringValue ?? ""
+            #expect(result[link] == nil, "App Store Connect holds \(link) twice")
+            var cards: [String: String] = [:]
+            for id in experience["relationships"]?["localizations"]?.arrayValue ?? [] {
+                let l = localizations[id.stringValue ?? ""]
+                cards[l?["attributes"]?["language"]?.stringValue ?? "?"] = l?["attributes"]?["title"]?.stringValue ?? ""
+            }
+            result[link] = cards
+        }
+        return result
+    }
+
+    /// Advanced experience images no live experience names: reservations an interrupted apply left, or images replaced.
+    func unusedImages() throws -> [String] {
+        let resources = try control("GET", "/__fake/state")["resources"]?.arrayValue ?? []
+        let used = Set(
+            resources.filter { $0["type"]?.stringValue == "appClipAdvancedExperiences" && $0["removed"]?.boolValue != true }
+                .compactMap { $0["relationships"]?["headerImage"]?.stringValue })
+        return resources.filter { $0["type"]?.stringValue == "appClipAdvancedExperienceImages" }.compactMap { $0["id"]?.stringValue }
+            .filter { !used.contains($0) }
+    }
+
+    /// Requests that change App Store Connect (POST, PATCH, DELETE and upload PUTs) so far.
+    func writes() throws -> Int {
+        (try control("GET", "/__fake/requests")["requests"]?.arrayValue ?? []).filter { $0["method"]?.stringValue != "GET" }.count
+    }
+
+    func inject(_ faults: [JSONValue]) throws { try control("POST", "/__fake/faults", ["faults": .array(faults)]) }
 
     @discardableResult
     func control(_ method: String, _ path: String, _ body: JSONValue? = nil) throws -> JSONValue {
