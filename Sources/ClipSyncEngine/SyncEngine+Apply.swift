@@ -238,7 +238,7 @@ extension SyncEngine {
             try registry.recordASCImageReservation(clip: clip, experienceID: experience.id, imageID: reservation.id)
         }
         progress("  image \(reservation.id): uploading \(bytes.count) bytes in \(reservation.uploadOperations.count) part(s)")
-        let finished = try send(experience.id, experience.url.canonical, drafts: []) { () async throws(ASCClientError) in
+        let finished = try send(experience.id, experience.url.canonical, drafts: [], image: true) { () async throws(ASCClientError) in
             try await client.finishUpload(reservation, bytes: bytes)
         }
         return (finished.id, md5)
@@ -261,7 +261,7 @@ extension SyncEngine {
 
     /// Sends a write; App Store Connect's entity errors come back mapped to the registry's fields.
     private func send<T: Sendable>(
-        _ experienceID: Int64?, _ url: String, drafts: [AdvancedExperienceLocalizationDraft],
+        _ experienceID: Int64?, _ url: String, drafts: [AdvancedExperienceLocalizationDraft], image: Bool = false,
         _ body: @escaping @Sendable () async throws(ASCClientError) -> T
     ) throws(SyncFailure) -> T {
         do {
@@ -271,7 +271,8 @@ extension SyncEngine {
                 experienceID: experienceID, url: url, status: status,
                 errors: errors.map { e in
                     .init(
-                        field: e.pointer.flatMap { Self.field(pointer: $0, drafts: drafts) }, code: e.code, detail: e.detail ?? e.title,
+                        field: image ? "headerImage" : e.pointer.flatMap { Self.field(pointer: $0, drafts: drafts) }, code: e.code,
+                        detail: e.detail ?? e.title,
                         pointer: e.pointer)
                 })
         } catch {

@@ -128,4 +128,81 @@ import Testing
         #expect(try Self.inSync(clipctl))
         #expect(try fake.violations() == [])
     }
+
+    /// A 429 storm is waited out, 500s on a PATCH and a failed upload part are retried; ASC's entity error stops the
+    /// apply with ASC's detail mapped to the registry's field, and leaves the registry as it was.
+    @Test func faultsAreRetriedOrStopTheApplyWithTheFieldAtFault() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        try fake.inject([
+            ["kind": "status", "status": 429, "retryAfter": 0, "rateLimit": "user-hour-lim:3600;user-hour-rem:0;", "times": 3],
+            ["kind": "status", "status": 500, "method": "PATCH", "path": "appClipAdvancedExperiences/", "times": 2],
+            ["kind": "uploadFailure", "times": 1],
+        ])
+        let applied = try clipctl("asc", "apply", "--yes")
+        #expect(applied.code == 0, "\(applied.err)")
+        #expect(try Self.inSync(clipctl))
+
+        // ASC refuses an update: the field is named as the registry names it, and nothing here changes.
+        #expect(try clipctl("update", "2", "--category", "FOOD_AND_DRINK").code == 0)
+        let before = try clipctl.state() + clipctl("--json", "asc", "status").out
+        try fake.inject([
+            [
+                "kind": "status", "status": 409, "method": "PATCH", "code": "ENTITY_ERROR.ATTRIBUTE.INVALID",
+                "detail": "This category is not available for this experience", "pointer": "/data/attributes/businessCategory",
+            ]
+        ])
+        let refused = try clipctl("asc", "apply", "--yes")
+        #expect(refused.code == 1)
+        #expect(refused.err.contains("category: This category is not available for this experience [ENTITY_ERROR.ATTRIBUTE.INVALID]"))
+        #expect(refused.out.contains("stopped after 0 change(s), 1 left"))
+        #expect(try clipctl.state() + clipctl("--json", "asc", "status").out == before)
+        #expect(try clipctl("asc", "apply", "--yes").code == 0)
+        #expect(try Self.inSync(clipctl))
+        #expect(try fake.violations() == [])
+    }
+
+    /// An upload whose bytes arrive damaged (the commit's MD5 does not match) is finished by the next apply with the
+    /// same reservation; an image ASC fails to process is left (there is no DELETE) and said, and a new one is made.
+    @Test func aDamagedUploadResumesOnItsReservationAndAFailedImageIsReplaced() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        #expect(try clipctl("remove", "2").code == 0)
+        try fake.inject([["kind": "corruptUpload", "times": 1]])
+        let damaged = try clipctl("asc", "apply", "--yes")
+        #expect(damaged.code == 1)
+        #expect(damaged.err.contains("headerImage: The checksum "))
+        let resumed = try clipctl("asc", "apply", "--yes")
+        #expect(resumed.code == 0, "\(resumed.err)")
+        #expect(try fake.unusedImages() == [])
+
+        #expect(
+            try clipctl(
+                "register", "https://bikesrental.example/late", "--clip", Self.clip, "--title", "Late", "--subtitle", "Still here",
+                "--image", "rent.png"
+            ).code == 0)
+        try fake.inject([["kind": "assetFailed", "times": 1]])
+        let failed = try clipctl("asc", "apply", "--yes")
+        #expect(failed.code == 1)
+        #expect(failed.err.contains("IMAGE_INCORRECT_DIMENSIONS"))
+        let replaced = try clipctl("asc", "apply", "--yes")
+        #expect(replaced.code == 0, "\(replaced.err)")
+        #expect(replaced.out.contains("is left unused (App Store Connect has no DELETE for it)"))
+        #expect(try fake.unusedImages().count == 1)
+        #expect(try Self.inSync(clipctl))
+        #expect(try fake.violations() == [])
+    }
+
+    /// A key with few requests left this hour: the apply stops before going under the reserve, and finishes later.
+    @Test func theKeysHourlyBudgetIsLeftToOtherToolsAndTheApplyResumes() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        let stopped = try clipctl("asc", "apply", "--yes", "--rate-reserve", "3590")
+        #expect(stopped.code == 69)
+        #expect(stopped.err.contains("requests left this hour and 3590 are kept for other tools"))
+        #expect(try fake.writes() == 0)
+        let finished = try clipctl("asc", "apply", "--yes", "--rate-reserve", "10")
+        #expect(finished.code == 0, "\(finished.err)")
+        #expect(try Self.inSync(clipctl))
+    }
 }
