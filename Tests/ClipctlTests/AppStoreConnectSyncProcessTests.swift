@@ -205,4 +205,150 @@ import Testing
         #expect(finished.code == 0, "\(finished.err)")
         #expect(try Self.inSync(clipctl))
     }
+
+    /// The bikes app with its App Clip and `count` advanced experiences /dock/N (EN card, one shared processed header
+    /// image App Store Connect serves), plus `extra` resources.
+    static func seedForPull(_ fake: FakeASCProcess, image: [UInt8], count: Int, extra: [JSONValue] = []) throws {
+        var resources: [JSONValue] = [
+            [
+                "type": "apps", "id": "6400000001",
+                "attributes": ["bundleId": "com.example.bikes", "name": "Bikes", "primaryLocale": "en-US"],
+            ],
+            [
+                "type": "appClips", "id": "clip-1", "attributes": ["bundleId": "com.example.bikes.Clip"],
+                "relationships": ["app": "6400000001"],
+            ],
+            [
+                "type": "appClipAdvancedExperienceImages", "id": "img-1", "bytesBase64": .string(Data(image).base64EncodedString()),
+                "attributes": [
+                    "fileName": "dock.png", "fileSize": .integer(Int64(image.count)),
+                    "sourceFileChecksum": .string(Digest.hex(try Digest.md5(image))),
+                    "assetDeliveryState": ["state": "COMPLETE"],
+                    "imageAsset": ["templateUrl": .string(fake.baseURL + "/__image/img-1/{w}x{h}bb.{f}"), "width": 1800, "height": 1200],
+                ],
+            ],
+        ]
+        for n in 0..<count {
+            resources.append([
+                "type": "appClipAdvancedExperienceLocalizations", "id": .string("loc-\(n)"),
+                "attributes": ["language": "EN", "title": .string("Dock \(n)"), "subtitle": "Unlock one in seconds"],
+            ])
+            resources.append([
+                "type": "appClipAdvancedExperiences", "id": .string("exp-\(n)"),
+                "attributes": [
+                    "link": .string("https://bikesrental.example/dock/\(n)"), "isPoweredBy": false, "defaultLanguage": "EN",
+                    "action": "OPEN",
+                    "businessCategory": "BIKES", "status": "RECEIVED", "version": 1,
+                ],
+                "relationships": ["appClip": "clip-1", "localizations": [.string("loc-\(n)")], "headerImage": "img-1"],
+            ])
+        }
+        try fake.control("POST", "/__fake/seed", ["resources": .array(resources + extra)])
+    }
+
+    static func pullSetUp(count: Int, fakeArguments: [String] = [], extra: [JSONValue] = []) throws -> (Clipctl, FakeASCProcess) {
+        var clipctl = try Clipctl()
+        let fake = try FakeASCProcess(folder: clipctl.directory, arguments: fakeArguments)
+        try seedForPull(fake, image: TestImages.png(width: 1800, height: 1200, grey: 7), count: count, extra: extra)
+        try clipctl.write("AuthKey.p8", FakeASCProcess.privateKeyPEM)
+        #expect(chmod(clipctl.file("AuthKey.p8"), 0o600) == 0)
+        clipctl.environment["ASC_KEY_ID"] = FakeASCProcess.keyID
+        clipctl.environment["ASC_ISSUER_ID"] = FakeASCProcess.issuerID
+        clipctl.environment["ASC_PRIVATE_KEY_PATH"] = clipctl.file("AuthKey.p8")
+        clipctl.environment["ASC_API_URL"] = fake.baseURL
+        #expect(try clipctl("clip", "add", Self.clip).code == 0)
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        return (clipctl, fake)
+    }
+
+    /// A pull into an empty registry adopts ASC's experiences with their header images; the plan then says in sync. A
+    /// value this registry does not know is reported and that experience left in ASC as it is.
+    @Test func aPullIntoAnEmptyRegistryAdoptsWhatASCHasAndThePlanIsInSync() throws {
+        let teleport: [JSONValue] = [
+            [
+                "type": "appClipAdvancedExperienceLocalizations", "id": "loc-t",
+                "attributes": ["language": "EN", "title": "Beam me", "subtitle": "Up"],
+            ],
+            [
+                "type": "appClipAdvancedExperiences", "id": "exp-t",
+                "attributes": [
+                    "link": "https://bikesrental.example/teleport", "isPoweredBy": false, "defaultLanguage": "EN", "action": "TELEPORT",
+                    "status": "RECEIVED",
+                ],
+                "relationships": ["appClip": "clip-1", "localizations": ["loc-t"], "headerImage": "img-1"],
+            ],
+        ]
+        let (clipctl, fake) = try Self.pullSetUp(count: 3, fakeArguments: ["--no-response-check"], extra: teleport)
+        let pulled = try clipctl("asc", "pull")
+        #expect(pulled.code == 0, "\(pulled.err)")
+        #expect(pulled.out.contains("adopted https://bikesrental.example/dock/0 as experience 1"))
+        #expect(pulled.out.contains("App Store Connect sent action TELEPORT, unknown to this registry"))
+        #expect(pulled.out.contains("3 adopted, 0 in sync, 0 differ"))
+        let shown = try JSONParser.parse(Array(try clipctl("--json", "show", "1").out.utf8))
+        #expect(shown["title"]?.stringValue == "Dock 0")
+        #expect(shown["category"]?.stringValue == "BIKES")
+        #expect(shown["headerImage"]?.stringValue?.count == 64)
+        #expect(try Self.inSync(clipctl))
+        // Pulling again changes nothing.
+        let state = try clipctl.state()
+        let again = try clipctl("asc", "pull")
+        #expect(again.code == 0)
+        #expect(again.out.contains("0 adopted, 3 in sync, 0 differ"))
+        #expect(try clipctl.state() == state)
+        #expect(try fake.violations() == [])
+    }
+
+    /// A card edited in ASC's web pages shows as drift; a pull reports the difference and overwrites nothing until a side
+    /// is preferred.
+    @Test func aChangeMadeInASCIsDriftAndAPullSettlesItOnlyWhenASideIsPreferred() throws {
+        let (clipctl, fake) = try Self.pullSetUp(count: 2)
+        #expect(try clipctl("asc", "pull").code == 0)
+        try fake.control(
+            "POST", "/__fake/seed",
+            [
+                "resources": [
+                    [
+                        "type": "appClipAdvancedExperienceLocalizations", "id": "loc-1",
+                        "attributes": ["language": "EN", "title": "Edited in ASC", "subtitle": "Unlock one in seconds"],
+                    ]
+                ]
+            ])
+        let status = try clipctl("asc", "status")
+        #expect(status.out.contains("drifted  2   https://bikesrental.example/dock/1  exp-1"))
+        let before = try clipctl.state()
+        let reported = try clipctl("asc", "pull")
+        #expect(reported.code == 2)
+        #expect(reported.out.contains("localizations.EN.title: registry Dock 1, App Store Connect Edited in ASC"))
+        #expect(reported.err.contains("--prefer asc"))
+        #expect(try clipctl.state() == before)
+
+        // Keep ours: recorded as seen, so the plan now pushes our title without calling it drift.
+        #expect(try clipctl("asc", "pull", "--prefer", "registry").code == 0)
+        let plan = try clipctl("asc", "plan")
+        #expect(plan.out.contains("localizations.EN.title: Edited in ASC → Dock 1"))
+        #expect(!plan.out.contains("changed in App Store Connect"))
+        // Take theirs: the registry's card becomes ASC's, and both sides agree.
+        let taken = try clipctl("asc", "pull", "--prefer", "asc")
+        #expect(taken.code == 0, "\(taken.err)")
+        #expect(try JSONParser.parse(Array(try clipctl("--json", "show", "2").out.utf8))["title"]?.stringValue == "Edited in ASC")
+        #expect(try Self.inSync(clipctl))
+        #expect(try fake.violations() == [])
+    }
+
+    /// 500 experiences across pages of 50: pulled, in sync, and one change pushed.
+    @Test func fiveHundredExperiencesAcrossPages() throws {
+        let (clipctl, fake) = try Self.pullSetUp(count: 500, fakeArguments: ["--page-size", "50"])
+        let pulled = try clipctl("asc", "pull")
+        #expect(pulled.code == 0, "\(pulled.err)")
+        #expect(pulled.out.contains("500 adopted, 0 in sync, 0 differ"))
+        #expect(try Self.inSync(clipctl))
+        #expect(try clipctl("update", "https://bikesrental.example/dock/250", "--title", "Dock two-fifty").code == 0)
+        let applied = try clipctl("asc", "apply", "--yes")
+        #expect(applied.code == 0, "\(applied.err)")
+        #expect(applied.out.contains("applied 1 change(s)"))
+        #expect(try fake.experiences()["https://bikesrental.example/dock/250"] == ["EN": "Dock two-fifty"])
+        #expect(try fake.experiences().count == 500)
+        #expect(try Self.inSync(clipctl))
+        #expect(try fake.violations() == [])
+    }
 }
