@@ -47,7 +47,11 @@ let package = Package(
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
         .target(
-            name: "ClipAPI", dependencies: ["ClipCore", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking"],
+            name: "ClipAPI",
+            dependencies: [
+                "ClipCore", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "AppStoreConnect", "ClipSync",
+                "ClipSyncEngine",
+            ],
             swiftSettings: strict),
 
         // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.

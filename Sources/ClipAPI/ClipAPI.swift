@@ -1,3 +1,4 @@
+public import AppStoreConnect
 import ClipCore
 import ClipStore
 import ClipWire
@@ -161,9 +162,16 @@ public final class ClipAPI: @unchecked Sendable {
     }
     private let connectionCountSource = Locked<@Sendable () -> Int>({ 0 })
     private var access: [String: Access] = [:]
+    /// The App Store Connect client of `/v1/asc`, when the server was started with a key.
+    let appStoreConnect: ASCClient?
+    /// Whether an App Store Connect apply is running (one at a time).
+    let ascApplying = Locked(false)
 
-    public init(pool: RegistryPool, logsRequests: Bool = true, log: @escaping @Sendable (String) -> Void) {
+    public init(
+        pool: RegistryPool, logsRequests: Bool = true, appStoreConnect: ASCClient? = nil, log: @escaping @Sendable (String) -> Void
+    ) {
         self.pool = pool
+        self.appStoreConnect = appStoreConnect
         self.log = log
         self.logsRequests = logsRequests
         registerRoutes()

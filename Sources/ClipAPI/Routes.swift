@@ -42,6 +42,7 @@ extension ClipAPI {
         // Apps, clips, domains, default experiences, applinks.
         registerCatalogRoutes()
         registerHostRoutes()
+        registerAppStoreConnectRoutes()
 
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in

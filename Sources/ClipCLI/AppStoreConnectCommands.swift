@@ -60,16 +60,9 @@ extension Context {
 
     func ascApply() throws {
         let prune = parsed.flag("prune")
-        if remoteServer != nil {
-            let answer = try ascRemote("POST", "/v1/asc/apply", query: [], body: ascApplyRequest(prune: prune))
-            do { return try finishApply(try ApplyReport.reports(from: answer)) } catch let error as SyncPlanWireError {
-                throw CommandFailure(code: ExitCode.failure, message: error.description)
-            }
-        }
-        let engine = try ascEngine()
         guard parsed.flag("yes") else {
             // Nothing is sent without --yes: the plan is shown first, as `asc plan` would.
-            let plans = try ascRun { try engine.plans(clip: parsed.value("clip"), prune: prune) }
+            let plans = try ascPlans(prune: prune)
             for plan in plans where !json { printPlan(plan) }
             guard plans.allSatisfy(\.isInSync) else {
                 throw CommandFailure.usage("asc apply changes App Store Connect: review the plan above, then run it again with --yes")
@@ -77,6 +70,16 @@ extension Context {
             if json { printJSON(["applied": .array(plans.map { ApplyReport(clip: $0.clip).json })]) }
             return
         }
+        if remoteServer != nil {
+            if parsed.value("rate-reserve") != nil {
+                throw CommandFailure.usage("--rate-reserve is the server's to set; not with --server")
+            }
+            let answer = try ascRemote("POST", "/v1/asc/apply", query: [], body: ascApplyRequest(prune: prune))
+            do { return try finishApply(try ApplyReport.reports(from: answer)) } catch let error as SyncPlanWireError {
+                throw CommandFailure(code: ExitCode.failure, message: error.description)
+            }
+        }
+        let engine = try ascEngine()
         if let text = parsed.value("rate-reserve") {
             guard let reserve = Int(text), reserve >= 0 else { throw CommandFailure.usage("--rate-reserve takes a number of requests") }
             engine.rateLimitReserve = reserve
@@ -219,22 +222,28 @@ extension Context {
     }
 
     private func ascClient() throws -> ASCClient {
+        try appStoreConnectClient(
+            keyID: parsed.value("key-id"), issuerID: parsed.value("issuer-id"), privateKeyPath: parsed.value("private-key"),
+            baseURL: parsed.value("asc-url"))
+    }
+
+    /// A client with the key these flags or the environment name; the key's warnings (a file others can read) on stderr.
+    func appStoreConnectClient(
+        keyID: String?, issuerID: String?, privateKeyPath: String?, baseURL: String?, purpose: String = ""
+    ) throws -> ASCClient {
         let loaded: ASCCredentials.Loaded
         do {
             loaded = try ASCCredentials.load(
-                from: .init(
-                    keyID: parsed.value("key-id"), issuerID: parsed.value("issuer-id"), privateKeyPath: parsed.value("private-key"),
-                    environment: environment))
+                from: .init(keyID: keyID, issuerID: issuerID, privateKeyPath: privateKeyPath, environment: environment))
         } catch {
-            throw CommandFailure(code: ExitCode.usage, message: error.description)
+            throw CommandFailure(code: ExitCode.usage, message: purpose + error.description)
         }
         for warning in loaded.warnings { io.err("warning: \(warning)\n") }
         do {
             return try ASCClient(
-                baseURL: parsed.value("asc-url") ?? ASCClient.baseURL(environment: environment),
-                tokens: ASCTokenCache(credentials: loaded.credentials))
+                baseURL: baseURL ?? ASCClient.baseURL(environment: environment), tokens: ASCTokenCache(credentials: loaded.credentials))
         } catch {
-            throw CommandFailure(code: ExitCode.usage, message: error.description)
+            throw CommandFailure(code: ExitCode.usage, message: purpose + error.description)
         }
     }
 

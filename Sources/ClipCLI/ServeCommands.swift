@@ -1,3 +1,4 @@
+import AppStoreConnect
 import ArgParse
 import ClipAPI
 import ClipCore
@@ -39,7 +40,8 @@ extension Context {
         let pool = try RegistryPool(path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads)
         let quiet = parsed.flag("quiet")
         let io = self.io
-        let api = ClipAPI(pool: pool, logsRequests: !quiet, log: { line in io.err(line + "\n") })
+        let api = ClipAPI(
+            pool: pool, logsRequests: !quiet, appStoreConnect: try servedAppStoreConnect(), log: { line in io.err(line + "\n") })
         configuration.answerBeforeBody = { api.answerBeforeBody($0) }
         let server = HTTPServer(
             configuration: configuration,
@@ -75,6 +77,18 @@ extension Context {
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
         server.stop()
         sources.forEach { $0.cancel() }
+    }
+
+    /// The App Store Connect client of `/v1/asc` when a key is given (flags or the ASC_ environment); nil without one.
+    private func servedAppStoreConnect() throws -> ASCClient? {
+        let flags = ["asc-key-id", "asc-issuer-id", "asc-key"].compactMap { parsed.value($0) }
+        let named = environment.contains {
+            ["ASC_KEY_ID", "ASC_PRIVATE_KEY_PATH", "ASC_PRIVATE_KEY"].contains($0.key) && !$0.value.isEmpty
+        }
+        guard !flags.isEmpty || named else { return nil }
+        return try appStoreConnectClient(
+            keyID: parsed.value("asc-key-id"), issuerID: parsed.value("asc-issuer-id"), privateKeyPath: parsed.value("asc-key"),
+            baseURL: parsed.value("asc-url"), purpose: "App Store Connect key for /v1/asc: ")
     }
 
     func backup() throws {

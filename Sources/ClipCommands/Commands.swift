@@ -247,12 +247,16 @@ public enum Commands {
             CommandSpec(
                 "serve", summary: "serve the HTTP API on the database",
                 discussion:
-                    "Binds 127.0.0.1 unless told otherwise; port 0 picks a free port (the real one is printed). Stops gracefully on SIGTERM or SIGINT.",
+                    "Binds 127.0.0.1 unless told otherwise; port 0 picks a free port (the real one is printed). Stops gracefully on SIGTERM or SIGINT. With an App Store Connect key (--asc-key-id … or the ASC_ environment), admin tokens can plan and apply through /v1/asc.",
                 options: [
                     .option("listen", value: "HOST:PORT", help: "address to listen on (default 127.0.0.1:8080)"),
                     .option("max-connections", value: "N", help: "open connections at most (default 256)"),
                     .option("max-body-bytes", value: "N", help: "largest request body (default 8388608)"),
                     .flag("quiet", help: "no request log lines"),
+                    .option("asc-key-id", value: "ID", help: "App Store Connect API key ID for /v1/asc (env ASC_KEY_ID)"),
+                    .option("asc-issuer-id", value: "UUID", help: "the key's issuer ID (env ASC_ISSUER_ID)"),
+                    .option("asc-key", value: "FILE", help: "the key's .p8 file (env ASC_PRIVATE_KEY_PATH, or ASC_PRIVATE_KEY)"),
+                    .option("asc-url", value: "URL", help: "App Store Connect API base URL (env ASC_API_URL)"),
                 ]),
             CommandSpec(
                 "token", summary: "manage API tokens",

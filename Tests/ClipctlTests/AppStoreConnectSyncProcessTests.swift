@@ -351,4 +351,81 @@ import Testing
         #expect(try Self.inSync(clipctl))
         #expect(try fake.violations() == [])
     }
+
+    /// `/v1/asc` on a server started with a key, driven by `clipctl --server … asc`: admin tokens only, the same plan as
+    /// on the database, an apply that needs --yes, one apply at a time, and a server without a key says so.
+    @Test func planAndApplyOverTheServer() throws {
+        var (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        let local = try clipctl("asc", "plan")
+        let admin = try clipctl("token", "create", "--admin", "--name", "sync").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let team = try clipctl("token", "create", "--team", "ABCDE12345", "--name", "team").out.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let server = try ServeProcess(
+            clipctl, database: clipctl.file("clips.db"),
+            arguments: [
+                "--asc-key-id", FakeASCProcess.keyID, "--asc-issuer-id", FakeASCProcess.issuerID, "--asc-key", clipctl.file("AuthKey.p8"),
+                "--asc-url", fake.baseURL,
+            ])
+        defer { _ = server.stop() }
+        var remote = clipctl
+        for key in ["ASC_KEY_ID", "ASC_ISSUER_ID", "ASC_PRIVATE_KEY_PATH", "ASC_API_URL"] { remote.environment[key] = nil }
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
+        remote.environment["CLIP_TOKEN"] = team
+        let forbidden = try remote("asc", "plan")
+        #expect(forbidden.code == 1)
+        #expect(forbidden.err.contains("this route needs an admin token"))
+        remote.environment["CLIP_TOKEN"] = admin
+        let plan = try remote("asc", "plan")
+        #expect(plan.code == 0, "\(plan.err)")
+        #expect(plan.out == local.out)
+        let writes = try fake.writes()
+        #expect(try remote("asc", "apply").code == 64)
+        #expect(try fake.writes() == writes)
+
+        // A slow apply: a second one sent meanwhile is refused, not run twice.
+        try fake.inject([["kind": "stall", "seconds": 1, "times": 1, "method": "POST", "path": "appClipAdvancedExperiences$"]])
+        let first = Process()
+        first.executableURL = Clipctl.binary
+        first.arguments = ["asc", "apply", "--yes"]
+        first.environment = remote.environment
+        first.currentDirectoryURL = clipctl.directory
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        var second: Clipctl.Result?
+        for _ in 0..<40 {
+            Thread.sleep(forTimeInterval: 0.05)
+            let attempt = try remote("asc", "apply", "--yes")
+            if attempt.err.contains("an App Store Connect apply is running") {
+                second = attempt
+                break
+            }
+        }
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+        #expect(second?.code == 65)
+        #expect(try Self.inSync(clipctl))
+        var expected = try Self.registry(clipctl)
+        expected["https://bikesrental.example/old"] = ["EN": "Only there"]
+        #expect(try fake.experiences() == expected)
+
+        // What ASC would refuse is refused by the server before anything is sent (422, with the fix).
+        #expect(
+            try clipctl("register", "https://bikesrental.example/plain", "--clip", Self.clip, "--title", "Plain", "--subtitle", "No image")
+                .code == 0)
+        let refused = try remote("asc", "apply", "--yes")
+        #expect(refused.code == 65)
+        #expect(refused.err.contains("headerImage.required"))
+        #expect(try fake.experiences()["https://bikesrental.example/plain"] == nil)
+        #expect(try fake.violations() == [])
+
+        // A server without a key answers 503 and says how to give it one.
+        let keyless = try ServeProcess(clipctl, database: clipctl.file("clips.db"))
+        defer { _ = keyless.stop() }
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(keyless.port)"
+        let unavailable = try remote("asc", "plan")
+        #expect(unavailable.code == 1)
+        #expect(unavailable.err.contains("started without an App Store Connect key"))
+    }
 }

@@ -12,10 +12,10 @@ final class ServeProcess {
     let port: Int
     let clipctl: Clipctl
 
-    init(_ clipctl: Clipctl, database: String, listen: String = "127.0.0.1:0") throws {
+    init(_ clipctl: Clipctl, database: String, listen: String = "127.0.0.1:0", arguments: [String] = []) throws {
         self.clipctl = clipctl
         process.executableURL = Clipctl.binary
-        process.arguments = ["--db", database, "serve", "--listen", listen, "--quiet"]
+        process.arguments = ["--db", database, "serve", "--listen", listen, "--quiet"] + arguments
         process.currentDirectoryURL = clipctl.directory
         let out = Pipe()
         process.standardOutput = out

@@ -1,0 +1,81 @@
+import AppStoreConnect
+import ClipCore
+import ClipStore
+import ClipSync
+import ClipSyncEngine
+import HTTP1
+import Locking
+import StrictJSON
+
+/// `/v1/asc`: the registry against App Store Connect for business tooling without a shell (README "App Store
+/// Connect"), with an admin token, on a server started with an App Store Connect key. SyncEngine does the work.
+extension ClipAPI {
+    func registerAppStoreConnectRoutes() {
+        add("GET", "/v1/asc/plan", .token) { api, c in
+            try c.requireAdmin()
+            let prune = try Self.flag(c, "prune")
+            let engine = try api.syncEngine(c)
+            let plans = try Self.synced { () throws(SyncFailure) in try engine.plans(clip: c.query("clip"), prune: prune) }
+            return json(["plans": .array(plans.map(\.json))], headers: [("Cache-Control", "no-store")])
+        }
+        add("POST", "/v1/asc/apply", .token) { api, c in
+            try c.requireAdmin()
+            var clip: String?
+            var prune = false
+            if !c.request.body.isEmpty {
+                let reader = FieldReader(try c.jsonBody())
+                clip = reader.string("clip")
+                prune = reader.bool("prune") ?? false
+                let errors = reader.finish()
+                guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
+            }
+            let engine = try api.syncEngine(c)
+            // One apply at a time: two would plan from the same reading and send the same steps twice.
+            let started = api.ascApplying.withLock { running -> Bool in
+                defer { running = true }
+                return !running
+            }
+            guard started else {
+                throw Problem(status: 409, detail: "an App Store Connect apply is running; try again when it has finished")
+            }
+            defer { api.ascApplying.withLock { $0 = false } }
+            let reports = try Self.synced { () throws(SyncFailure) in try engine.apply(clip: clip, prune: prune) }
+            return json(["applied": .array(reports.map(\.json))], headers: [("Cache-Control", "no-store")])
+        }
+    }
+
+    func syncEngine(_ c: Context) throws -> SyncEngine {
+        guard let client = appStoreConnect else {
+            throw Problem(
+                status: 503,
+                detail: "this server was started without an App Store Connect key (clipctl serve --asc-key-id … or ASC_KEY_ID …)")
+        }
+        return SyncEngine(registry: c.registry, client: client)
+    }
+
+    /// A sync failure as a problem (docs/rules.md#errors-and-statuses): App Store Connect's own failures are a bad
+    /// gateway (RFC 9110 §15.6.3) or unavailable with Retry-After; what ASC would refuse is the request's fault (422).
+    static func synced<T>(_ body: () throws(SyncFailure) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            switch error {
+            case .notLinked, .noneLinked, .noApp, .noAppClip: throw Problem.notFound(error.description)
+            case .registry(let registryError): throw Problem(registryError)
+            case .refused(let steps):
+                throw Problem(
+                    status: 422, detail: "nothing was sent: App Store Connect would refuse \(steps.count) step(s)",
+                    errors: steps.flatMap { step in
+                        step.refusals.map { FieldError(field: step.url, rule: $0.rule, message: "\($0.message) (fix: \($0.fix))") }
+                    })
+            case .rejected(_, _, _, let errors):
+                throw Problem(
+                    status: 422, detail: error.description,
+                    errors: errors.compactMap { e in e.field.map { FieldError(field: $0, rule: e.code, message: e.detail) } })
+            case .rateBudget, .appStoreConnect(.rateLimited):
+                throw Problem(status: 503, detail: error.description, headers: [("Retry-After", "60")])
+            case .appStoreConnect, .remote: throw Problem(status: 502, detail: error.description)
+            }
+        }
+    }
+}
