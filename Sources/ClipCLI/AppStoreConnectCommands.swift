@@ -110,11 +110,15 @@ extension Context {
                         print("      \(change.field): registry \(change.after), App Store Connect \(change.before)")
                     }
                 }
+                if let outcome = report.defaultExperience { print("  default experience: \(outcome)") }
+                for change in report.defaultExperienceChanges {
+                    print("      \(change.field): registry \(change.after), App Store Connect \(change.before)")
+                }
                 for note in report.notes { print("  note: \(note)") }
                 print("\(report.adopted.count) adopted, \(report.same) in sync, \(report.differing.count) differ")
             }
         }
-        let unsettled = reports.flatMap(\.differing).count - reports.flatMap(\.tookASC).count
+        let unsettled = reports.map(\.unsettled).reduce(0, +)
         if prefer == nil, unsettled > 0 {
             throw CommandFailure(
                 code: 2,
@@ -190,13 +194,24 @@ extension Context {
             }
             for note in step.notes { print("      note: \(note)") }
         }
+        if let defaultPlan = plan.defaultExperience {
+            let version = defaultPlan.appStoreVersion.map { "App Store version \($0)" } ?? "no App Store version being edited"
+            print("default experience (\(version)): \(defaultPlan.action.rawValue)")
+            for change in defaultPlan.changes { print("      \(change.field): \(change.before) → \(change.after)") }
+            for refusal in defaultPlan.refusals {
+                print("      refused [\(refusal.rule)]: \(refusal.message)")
+                print("        fix: \(refusal.fix)")
+            }
+            for note in defaultPlan.notes { print("      note: \(note)") }
+        }
         if plan.isInSync {
             print("in sync: nothing to do")
         } else {
-            var summary =
-                "pending: "
-                + (plan.pendingCounts.isEmpty ? "none" : plan.pendingCounts.map { "\($0.count) \($0.action)" }.joined(separator: ", "))
-            if !plan.refused.isEmpty { summary += "; \(plan.refused.count) would be refused (see fix)" }
+            var counts = plan.pendingCounts.map { "\($0.count) \($0.action)" }
+            if let action = plan.defaultExperience?.action, action != .nothing { counts.append("default experience \(action.rawValue)") }
+            var summary = "pending: " + (counts.isEmpty ? "none" : counts.joined(separator: ", "))
+            let refused = plan.refused.count + (plan.defaultExperience?.refusals.isEmpty == false ? 1 : 0)
+            if refused > 0 { summary += "; \(refused) would be refused (see fix)" }
             print(summary)
         }
     }

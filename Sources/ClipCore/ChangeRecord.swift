@@ -52,6 +52,8 @@ public enum ChangeEntity: String, Sendable, CaseIterable {
     /// An advanced experience as an apply left it in App Store Connect (`entity_id` the registry experience's id,
     /// or "asc:ID" for one only App Store Connect had): create, update, remove there.
     case ascExperience = "asc-experience"
+    /// A clip's default experience as an apply left it on App Store Connect's version being edited (`entity_id` the clip).
+    case ascDefaultExperience = "asc-default-experience"
 }
 
 public enum ChangeAction: String, Sendable, CaseIterable {

@@ -1,6 +1,6 @@
 public import ClipCore
 import SQLiteDB
-import StrictJSON
+public import StrictJSON
 
 /// What the registry remembers of App Store Connect (Migrations/0005_asc_sync.sql). Never a key or token.
 extension Registry {
@@ -148,6 +148,12 @@ extension Registry {
                 entity: .ascExperience, id: experienceID.map { "\($0)" } ?? "asc:\(ascExperienceID)", action: .remove, before: before,
                 after: nil)
         }
+    }
+
+    /// Records a default experience pushed to App Store Connect (its change record: there is nothing else to keep, since
+    /// each apply reads the version's default experience afresh).
+    public func recordASCDefaultExperiencePush(clip: AppID, action: ChangeAction, after: JSONValue) throws(RegistryError) {
+        try write { try recordChange(entity: .ascDefaultExperience, id: clip.rawValue, action: action, before: nil, after: after) }
     }
 
     private func storeSeen(

@@ -73,18 +73,25 @@ public struct SyncPlan: Sendable, Equatable {
         }
     }
 
-    public init(clip: AppID, steps: [Step]) {
+    public init(clip: AppID, steps: [Step], defaultExperience: DefaultExperiencePlan? = nil) {
         self.clip = clip
         self.steps = steps
+        self.defaultExperience = defaultExperience
     }
 
     public var clip: AppID
     public var steps: [Step]
+    /// The default experience of the App Store version being edited, when the registry has one for the clip.
+    public var defaultExperience: DefaultExperiencePlan?
 
     /// Steps that would change App Store Connect.
     public var pending: [Step] { steps.filter { $0.action != .nothing } }
     public var refused: [Step] { steps.filter { !$0.refusals.isEmpty } }
-    public var isInSync: Bool { pending.isEmpty && !steps.contains(where: \.drifted) }
+    public var isInSync: Bool {
+        pending.isEmpty && !steps.contains(where: \.drifted) && (defaultExperience?.action ?? .nothing) == .nothing
+    }
+    /// Whether anything App Store Connect would refuse was found (a step's or the default experience's).
+    public var hasRefusals: Bool { !refused.isEmpty || defaultExperience?.refusals.isEmpty == false }
 
     /// Pending steps per action, by action name.
     public var pendingCounts: [(action: String, count: Int)] {

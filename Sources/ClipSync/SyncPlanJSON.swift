@@ -15,6 +15,7 @@ extension SyncPlan {
         let counts = pendingCounts.map { (key: $0.action, value: JSONValue.integer(Int64($0.count))) }
         return [
             "clip": .string(clip.rawValue), "inSync": .bool(isInSync), "pending": .object(counts),
+            "defaultExperience": defaultExperience.map(\.json) ?? .null,
             "refused": .integer(Int64(refused.count)),
             "steps": .array(
                 steps.map { step in
@@ -23,10 +24,7 @@ extension SyncPlan {
                         "ascExperienceId": step.ascExperienceID.map { .string($0) } ?? .null,
                         "ascState": step.ascState.map { .string($0) } ?? .null, "action": .string(step.action.rawValue),
                         "state": .string(Self.state(of: step)), "drifted": .bool(step.drifted),
-                        "changes": .array(
-                            step.changes.map { ["field": .string($0.field), "before": .string($0.before), "after": .string($0.after)] }),
-                        "refusals": .array(
-                            step.refusals.map { ["rule": .string($0.rule), "message": .string($0.message), "fix": .string($0.fix)] }),
+                        "changes": Self.json(step.changes), "refusals": Self.json(step.refusals),
                         "notes": .array(step.notes.map { .string($0) }),
                     ]
                 }),
@@ -56,19 +54,53 @@ extension SyncPlan {
                 Step(
                     experienceID: experience, url: url, ascExperienceID: step["ascExperienceId"]?.stringValue,
                     ascState: step["ascState"]?.stringValue, action: action,
-                    changes: (step["changes"]?.arrayValue ?? []).map {
-                        FieldChange(
-                            field: $0["field"]?.stringValue ?? "", before: $0["before"]?.stringValue ?? "",
-                            after: $0["after"]?.stringValue ?? "")
-                    },
-                    refusals: (step["refusals"]?.arrayValue ?? []).map {
-                        Refusal(
-                            rule: $0["rule"]?.stringValue ?? "", message: $0["message"]?.stringValue ?? "",
-                            fix: $0["fix"]?.stringValue ?? "")
-                    },
+                    changes: Self.changes(step["changes"]), refusals: Self.refusals(step["refusals"]),
                     drifted: step["drifted"]?.boolValue ?? false, notes: (step["notes"]?.arrayValue ?? []).compactMap(\.stringValue)))
         }
-        self.init(clip: clip, steps: read)
+        self.init(clip: clip, steps: read, defaultExperience: try json["defaultExperience"].flatMap(DefaultExperiencePlan.init(json:)))
+    }
+
+    static func json(_ changes: [FieldChange]) -> JSONValue {
+        .array(changes.map { ["field": .string($0.field), "before": .string($0.before), "after": .string($0.after)] })
+    }
+
+    static func json(_ refusals: [Refusal]) -> JSONValue {
+        .array(refusals.map { ["rule": .string($0.rule), "message": .string($0.message), "fix": .string($0.fix)] })
+    }
+
+    static func changes(_ json: JSONValue?) -> [FieldChange] {
+        (json?.arrayValue ?? []).map {
+            FieldChange(
+                field: $0["field"]?.stringValue ?? "", before: $0["before"]?.stringValue ?? "", after: $0["after"]?.stringValue ?? "")
+        }
+    }
+
+    static func refusals(_ json: JSONValue?) -> [Refusal] {
+        (json?.arrayValue ?? []).map {
+            Refusal(rule: $0["rule"]?.stringValue ?? "", message: $0["message"]?.stringValue ?? "", fix: $0["fix"]?.stringValue ?? "")
+        }
+    }
+}
+
+extension DefaultExperiencePlan {
+    public var json: JSONValue {
+        [
+            "appStoreVersion": appStoreVersion.map { .string($0) } ?? .null,
+            "appStoreVersionId": appStoreVersionID.map { .string($0) } ?? .null,
+            "ascDefaultExperienceId": ascDefaultExperienceID.map { .string($0) } ?? .null, "action": .string(action.rawValue),
+            "changes": SyncPlan.json(changes), "refusals": SyncPlan.json(refusals), "notes": .array(notes.map { .string($0) }),
+        ]
+    }
+
+    init?(json: JSONValue) throws(SyncPlanWireError) {
+        guard json != .null else { return nil }
+        guard let action = json["action"]?.stringValue.flatMap(Action.init(rawValue:)) else {
+            throw SyncPlanWireError("a default experience plan without action")
+        }
+        self.init(
+            appStoreVersion: json["appStoreVersion"]?.stringValue, appStoreVersionID: json["appStoreVersionId"]?.stringValue,
+            ascDefaultExperienceID: json["ascDefaultExperienceId"]?.stringValue, action: action, changes: SyncPlan.changes(json["changes"]),
+            refusals: SyncPlan.refusals(json["refusals"]), notes: (json["notes"]?.arrayValue ?? []).compactMap(\.stringValue))
     }
 }
 

@@ -34,7 +34,19 @@ extension SyncEngine {
     public func apply(clip clipReference: String?, prune: Bool) throws(SyncFailure) -> [ApplyReport] {
         let sides = try links(clipReference).map { link throws(SyncFailure) in try read(link) }
         let plans = sides.map { $0.plan(prune: prune) }
-        let refused = plans.flatMap(\.refused)
+        let refused = plans.flatMap { plan in
+            plan.refused
+                + (plan.defaultExperience.map { d in
+                    d.refusals.isEmpty
+                        ? []
+                        : [
+                            SyncPlan.Step(
+                                experienceID: nil, url: "the default experience of \(plan.clip.rawValue)", ascExperienceID: nil,
+                                ascState: nil,
+                                action: .update, changes: d.changes, refusals: d.refusals, drifted: false, notes: [])
+                        ]
+                } ?? [])
+        }
         guard refused.isEmpty else { throw .refused(refused) }
         var reports: [ApplyReport] = []
         for (side, plan) in zip(sides, plans) {
@@ -91,7 +103,94 @@ extension SyncEngine {
             }
             report.done.append(.init(experienceID: step.experienceID, url: step.url, action: step.action, ascExperienceID: ascID))
         }
+        if let defaultPlan = plan.defaultExperience {
+            report.notes += defaultPlan.notes
+            if defaultPlan.action != .nothing {
+                report.left = 1
+                progress("default experience (App Store version \(defaultPlan.appStoreVersion ?? "?"))")
+                let id = try applyDefault(defaultPlan, side, report: &report)
+                report.done.append(
+                    .init(
+                        experienceID: nil, url: "default experience, App Store version \(defaultPlan.appStoreVersion ?? "?")",
+                        action: defaultPlan.action == .create ? .create : .update, ascExperienceID: id))
+            }
+        }
         report.left = 0
+    }
+
+    /// Makes the default experience of the App Store version being edited the registry's: its action, each locale's
+    /// subtitle and header image (an image is replaced by delete and upload: App Store Connect, "Uploading Assets"),
+    /// and no locale the registry does not have. Each request reads nothing it does not re-read next time, so an
+    /// interrupted apply is finished by the next.
+    private func applyDefault(_ plan: DefaultExperiencePlan, _ side: Sides, report: inout ApplyReport) throws(SyncFailure) -> String? {
+        guard let ours = side.defaultExperience, let versionID = plan.appStoreVersionID else { return nil }
+        guard let action = AppClipAction(rawValue: ours.action.rawValue) else {
+            throw .registry(.unprocessable("action \(ours.action.rawValue) has no App Store Connect value"))
+        }
+        let client = self.client, appClipID = side.link.ascAppClipID, what = "default experience"
+        var current: ASCDefaultExperience
+        if let existing = side.ascDefault {
+            current = existing
+            if existing.action?.rawValue != action.rawValue {
+                let id = existing.id
+                _ = try send(nil, what, drafts: []) { () async throws(ASCClientError) in
+                    try await client.updateDefaultExperience(id: id, action: action)
+                }
+            }
+        } else {
+            current = try send(nil, what, drafts: []) { () async throws(ASCClientError) in
+                try await client.createDefaultExperience(appClipID: appClipID, appStoreVersionID: versionID, action: action)
+            }
+        }
+        let experienceID = current.id
+        let theirs = Dictionary(current.localizations.map { ($0.locale, $0) }, uniquingKeysWith: { first, _ in first })
+        for (locale, localization) in ours.localizations.sorted(by: { $0.key < $1.key }) {
+            let subtitle = localization.subtitle
+            let localizationID: String
+            if let existing = theirs[locale] {
+                localizationID = existing.id
+                if existing.subtitle != subtitle {
+                    let id = existing.id
+                    _ = try send(nil, "\(what) \(locale)", drafts: []) { () async throws(ASCClientError) in
+                        try await client.updateDefaultExperienceLocalization(id: id, subtitle: subtitle)
+                    }
+                }
+            } else {
+                let created = try send(nil, "\(what) \(locale)", drafts: []) { () async throws(ASCClientError) in
+                    try await client.createDefaultExperienceLocalization(experienceID: experienceID, locale: locale, subtitle: subtitle)
+                }
+                localizationID = created.id
+            }
+            guard let sha = localization.headerImage else { continue }
+            let image = try registryCall { () throws(RegistryError) in try storedImage(sha) }
+            guard image.md5 != theirs[locale]?.headerImage?.sourceFileChecksum else { continue }
+            if let old = theirs[locale]?.headerImageID {
+                _ = try send(nil, "\(what) \(locale)", drafts: [], image: true) { () async throws(ASCClientError) in
+                    try await client.deleteHeaderImage(id: old)
+                }
+            }
+            let bytes = image.bytes, fileName = "\(sha.prefix(16)).\(image.mediaType == "image/jpeg" ? "jpg" : "png")"
+            let target = localizationID
+            _ = try send(nil, "\(what) \(locale)", drafts: [], image: true) { () async throws(ASCClientError) in
+                try await client.uploadHeaderImage(localizationID: target, fileName: fileName, bytes: bytes)
+            }
+        }
+        for (locale, extra) in theirs.sorted(by: { $0.key < $1.key }) where ours.localizations[locale] == nil {
+            let id = extra.id
+            _ = try send(nil, "\(what) \(locale)", drafts: []) { () async throws(ASCClientError) in
+                try await client.deleteDefaultExperienceLocalization(id: id)
+            }
+        }
+        let clip = side.link.clip
+        try registryCall { () throws(RegistryError) in
+            try registry.recordASCDefaultExperiencePush(
+                clip: clip, action: side.ascDefault == nil ? .create : .update,
+                after: [
+                    "ascDefaultExperienceId": .string(experienceID), "appStoreVersion": .string(plan.appStoreVersion ?? versionID),
+                    "action": .string(action.rawValue), "locales": .array(ours.localizations.keys.sorted().map { .string($0) }),
+                ])
+        }
+        return experienceID
     }
 
     private func remove(_ step: SyncPlan.Step, clip: AppID) throws(SyncFailure) {

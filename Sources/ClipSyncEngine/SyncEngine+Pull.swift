@@ -21,7 +21,15 @@ public struct PullReport: Sendable {
     public var differing: [Difference] = []
     /// Differences settled by `--prefer asc` (the registry took App Store Connect's values).
     public var tookASC: [Int64] = []
+    /// What became of the default experience of the App Store version being edited: adopted, same, differs, took
+    /// App Store Connect's; nil when App Store Connect has none.
+    public var defaultExperience: String?
+    /// Where the default experiences differ: App Store Connect's value → the registry's.
+    public var defaultExperienceChanges: [SyncPlan.FieldChange] = []
     public var notes: [String] = []
+
+    /// Differences left as they are (no side preferred).
+    public var unsettled: Int { differing.count - tookASC.count + (defaultExperience == "differs" ? 1 : 0) }
 }
 
 /// Which side a pull keeps where both hold an experience and they differ.
@@ -53,6 +61,7 @@ extension SyncEngine {
                     try adopt(theirs, link: link, report: &report)
                 }
             }
+            try pullDefault(side, prefer: prefer, report: &report)
             reports.append(report)
         }
         return reports
@@ -110,6 +119,62 @@ extension SyncEngine {
             }
             report.tookASC.append(ours.id)
         }
+    }
+
+    /// The default experience of the App Store version being edited: adopted when the registry has none; otherwise
+    /// compared, and overwritten only with `prefer` asc. The registry keeps one header image for all its locales, so
+    /// the first locale's is taken, and said when the others differ.
+    private func pullDefault(_ side: Sides, prefer: PullPreference?, report: inout PullReport) throws(SyncFailure) {
+        let (version, found) = side.defaultExperience == nil ? try editedVersion(side.link) : (side.version, side.ascDefault)
+        guard let version, let theirs = found else {
+            if version == nil { report.notes.append("no App Store version is being edited: no default experience to take") }
+            return
+        }
+        guard let action = theirs.action?.known.flatMap({ Action(rawValue: $0.rawValue) }) else {
+            report.notes.append("the default experience's action \(theirs.action?.rawValue ?? "none") is not taken: unknown here")
+            return
+        }
+        let subtitles = Dictionary(
+            theirs.localizations.map { ($0.locale, $0.subtitle ?? "") }, uniquingKeysWith: { first, _ in first })
+        if let ours = side.defaultExperience {
+            let plan = DefaultExperiencePlan.make(
+                registry: ours, version: version, asc: theirs, primaryLocale: side.link.primaryLocale, imageMD5: side.imageMD5)
+            guard let changes = plan?.changes, !changes.isEmpty else {
+                report.defaultExperience = "same"
+                return
+            }
+            report.defaultExperienceChanges = changes
+            guard prefer == .asc else {
+                report.defaultExperience = prefer == .registry ? "differs: kept the registry's" : "differs"
+                return
+            }
+        }
+        let sorted = theirs.localizations.sorted { $0.locale < $1.locale }
+        let withImage = sorted.filter { $0.headerImage?.templateURL != nil }
+        var image: HeaderImage?
+        if let first = withImage.first, let address = first.headerImage?.url(width: 1800, height: 1200) {
+            let client = self.client
+            do {
+                image = try HeaderImage(
+                    bytes: try Self.wait { () async throws(ASCClientError) in try await client.downloadImage(from: address) })
+            } catch {
+                report.notes.append("the default experience's header image was not taken (\(error))")
+            }
+            if Set(withImage.map { $0.headerImage?.sourceFileChecksum }).count > 1 {
+                report.notes.append(
+                    "the default experience's locales have different header images there: \(first.locale)'s is taken for all")
+            }
+        }
+        let existed = side.defaultExperience != nil
+        do {
+            _ = try registry.setDefaultExperience(
+                clip: side.link.clip, action: action, localizations: subtitles, image: image?.bytes,
+                expectedVersion: side.defaultExperience?.version)
+        } catch {
+            report.notes.append("the default experience was not taken: \(error.description)")
+            return
+        }
+        report.defaultExperience = existed ? "took App Store Connect's" : "adopted"
     }
 
     /// An experience only App Store Connect has, registered here with its header image.

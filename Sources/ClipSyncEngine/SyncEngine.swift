@@ -70,11 +70,19 @@ public final class SyncEngine {
         var asc: [ASCAdvancedExperience]
         var records: [AppStoreConnectSyncRecord]
         var imageMD5: [String: String]
+        /// The clip's default experience here, and, when there is one, App Store Connect's version being edited and
+        /// that version's default experience.
+        var defaultExperience: DefaultExperience?
+        var version: ASCAppStoreVersion?
+        var ascDefault: ASCDefaultExperience?
 
         func plan(prune: Bool) -> SyncPlan {
-            SyncPlan.make(
+            var plan = SyncPlan.make(
                 clip: link.clip, experiences: experiences, associatedHosts: Set(clip.hosts), asc: asc, link: link, records: records,
                 imageMD5: imageMD5, prune: prune)
+            plan.defaultExperience = DefaultExperiencePlan.make(
+                registry: defaultExperience, version: version, asc: ascDefault, primaryLocale: link.primaryLocale, imageMD5: imageMD5)
+            return plan
         }
     }
 
@@ -82,14 +90,36 @@ public final class SyncEngine {
         progress("reading App Store Connect for \(link.clip.rawValue)")
         let client = self.client, appClipID = link.ascAppClipID
         let asc = try call { () async throws(ASCClientError) in try await client.advancedExperiences(appClipID: appClipID) }
-        return try registryCall { () throws(RegistryError) in
+        var sides = try registryCall { () throws(RegistryError) in
             let clip = try registry.clip(link.clip.rawValue)
             let experiences = try registry.experiences(Registry.ListFilter(clip: link.clip))
+            var defaultExperience: DefaultExperience?
+            do throws(RegistryError) {
+                defaultExperience = try registry.defaultExperience(clip: link.clip.rawValue)
+            } catch .notFound {
+                defaultExperience = nil
+            } catch {
+                throw error
+            }
+            let images = experiences.compactMap(\.headerImage) + (defaultExperience?.localizations.values.compactMap(\.headerImage) ?? [])
             var imageMD5: [String: String] = [:]
-            for sha in Set(experiences.compactMap(\.headerImage)) { imageMD5[sha] = try storedImage(sha).md5 }
+            for sha in Set(images) { imageMD5[sha] = try storedImage(sha).md5 }
             return Sides(
                 link: link, clip: clip, experiences: experiences, asc: asc, records: try registry.ascSyncRecords(clip: link.clip),
-                imageMD5: imageMD5)
+                imageMD5: imageMD5, defaultExperience: defaultExperience)
+        }
+        if sides.defaultExperience != nil {
+            (sides.version, sides.ascDefault) = try editedVersion(link)
+        }
+        return sides
+    }
+
+    /// The App Store version being edited (the first, if App Store Connect has more) and its default experience.
+    func editedVersion(_ link: AppStoreConnectLink) throws(SyncFailure) -> (ASCAppStoreVersion?, ASCDefaultExperience?) {
+        let client = self.client, appID = link.ascAppID
+        return try call { () async throws(ASCClientError) -> (ASCAppStoreVersion?, ASCDefaultExperience?) in
+            guard let version = try await client.editableAppStoreVersions(appID: appID).first else { return (nil, nil) }
+            return (version, try await client.defaultExperience(appStoreVersionID: version.id))
         }
     }
 

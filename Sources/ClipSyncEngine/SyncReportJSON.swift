@@ -72,6 +72,11 @@ extension PullReport {
                             }),
                     ]
                 }),
+            "defaultExperience": defaultExperience.map { .string($0) } ?? .null,
+            "defaultExperienceChanges": .array(
+                defaultExperienceChanges.map {
+                    ["field": .string($0.field), "appStoreConnect": .string($0.before), "registry": .string($0.after)]
+                }),
             "notes": .array(notes.map { .string($0) }),
         ]
     }

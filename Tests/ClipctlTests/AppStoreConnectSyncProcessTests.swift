@@ -428,4 +428,80 @@ import Testing
         #expect(unavailable.code == 1)
         #expect(unavailable.err.contains("started without an App Store Connect key"))
     }
+
+    /// The default experience goes on the App Store version being edited: created with its locales and header images,
+    /// then changed (a subtitle, an image, a locale fewer); without such a version the plan says what to do.
+    @Test func theDefaultExperienceGoesOnTheVersionBeingEdited() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("remove", "3").code == 0)
+        #expect(try clipctl("update", "2", "--title", "Old title").code == 0)
+        #expect(
+            try clipctl(
+                "default", "set", Self.clip, "--action", "VIEW", "--subtitle", "en-US=Rent a bike", "--subtitle", "de-DE=Fahrrad leihen",
+                "--image", "rent.png"
+            ).code == 0)
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        let none = try clipctl("asc", "plan")
+        #expect(none.out.contains("default experience (no App Store version being edited): nothing"))
+        #expect(none.out.contains("create the next version there, then apply again"))
+        #expect(try Self.inSync(clipctl))
+
+        try fake.control(
+            "POST", "/__fake/seed",
+            [
+                "resources": [
+                    [
+                        "type": "appStoreVersions", "id": "ver-1",
+                        "attributes": ["versionString": "1.0", "platform": "IOS", "appVersionState": "READY_FOR_DISTRIBUTION"],
+                        "relationships": ["app": "6400000001"],
+                    ],
+                    [
+                        "type": "appStoreVersions", "id": "ver-2",
+                        "attributes": ["versionString": "1.1", "platform": "IOS", "appVersionState": "PREPARE_FOR_SUBMISSION"],
+                        "relationships": ["app": "6400000001"],
+                    ],
+                ]
+            ])
+        let plan = try clipctl("asc", "plan")
+        #expect(plan.out.contains("default experience (App Store version 1.1): create"))
+        #expect(plan.out.contains("localizations.de-DE.subtitle: none → Fahrrad leihen"))
+        #expect(plan.out.contains("pending: default experience create"))
+        let applied = try clipctl("asc", "apply", "--yes")
+        #expect(applied.code == 0, "\(applied.err)")
+        #expect(try Self.inSync(clipctl))
+        func defaults() throws -> [String: String] {
+            let resources = try fake.control("GET", "/__fake/state")["resources"]?.arrayValue ?? []
+            var result: [String: String] = [:]
+            for r in resources where r["type"]?.stringValue == "appClipDefaultExperienceLocalizations" {
+                let image = r["relationships"]?["appClipHeaderImage"]?.stringValue
+                result[r["attributes"]?["locale"]?.stringValue ?? "?"] =
+                    (r["attributes"]?["subtitle"]?.stringValue ?? "") + (image == nil ? "" : " +image")
+            }
+            return result
+        }
+        #expect(try defaults() == ["en-US": "Rent a bike +image", "de-DE": "Fahrrad leihen +image"])
+
+        // A subtitle and the image change, a locale goes: the same default experience, changed in place.
+        try clipctl.write("other.png", "")
+        try Data(TestImages.png(width: 1800, height: 1200, grey: 200)).write(to: URL(fileURLWithPath: clipctl.file("other.png")))
+        #expect(
+            try clipctl("default", "set", Self.clip, "--action", "VIEW", "--subtitle", "en-US=Ride today", "--image", "other.png").code == 0
+        )
+        let changed = try clipctl("asc", "apply", "--yes")
+        #expect(changed.code == 0, "\(changed.err)")
+        #expect(changed.out.contains("update default experience, App Store version 1.1"))
+        #expect(try defaults() == ["en-US": "Ride today +image"])
+        #expect(try Self.inSync(clipctl))
+        let records = try clipctl("changes", "--limit", "1000").out
+        #expect(records.contains("update ascDefaultExperience \(Self.clip)"))
+
+        // A pull into a registry without a default experience takes this one.
+        #expect(try clipctl("default", "remove", Self.clip).code == 0)
+        let pulled = try clipctl("asc", "pull")
+        #expect(pulled.code == 0, "\(pulled.err)")
+        #expect(pulled.out.contains("default experience: adopted"))
+        #expect(try clipctl("default", "show", Self.clip).out.contains("Ride today"))
+        #expect(try Self.inSync(clipctl))
+        #expect(try fake.violations() == [])
+    }
 }
