@@ -13,6 +13,7 @@ public enum PNGEncoder {
         width: Int, height: Int, dark: [Bool], scale: Int = 1, border: Int = 0, metadata: PNGMetadata = PNGMetadata()
     ) throws(PNGError) -> [UInt8] {
         guard width > 0, height > 0 else { throw .emptyImage(width: width, height: height) }
+        guard width <= maxDimension, height <= maxDimension else { throw .tooLarge(width: width, height: height) }
         guard dark.count == width * height else { throw .pixelCountMismatch(expected: width * height, actual: dark.count) }
         guard scale >= 1, scale <= maxDimension else { throw .scaleOutOfRange(scale) }
         guard border >= 0, border <= maxDimension else { throw .borderOutOfRange(border) }
