@@ -166,9 +166,11 @@ private struct BlockWriter {
             }
         }
         let fixedBits =
-            3 + extraBits + cost(literalCounts, DeflateTables.fixedLiteralLengths) + cost(distanceCounts, DeflateTables.fixedDistanceLengths)
+            3 + extraBits + cost(literalCounts, DeflateTables.fixedLiteralLengths)
+            + cost(distanceCounts, DeflateTables.fixedDistanceLengths)
         let dynamic = DynamicHeader(literalCounts: literalCounts, distanceCounts: distanceCounts)
-        let dynamicBits = 3 + dynamic.bitCount + extraBits + cost(literalCounts, dynamic.literal.lengths)
+        let dynamicBits =
+            3 + dynamic.bitCount + extraBits + cost(literalCounts, dynamic.literal.lengths)
             + cost(distanceCounts, dynamic.distance.lengths)
         let storedBits = storedCost(byteCount: end - blockStart, startingAt: writer.bitCount)
 

@@ -21,7 +21,8 @@ public struct NDEFMessage: Sendable, Equatable {
         for scalar in uri.unicodeScalars {
             let value = scalar.value
             let isControl = value < 0x21 || (0x7F...0x9F).contains(value)
-            let isBidiFormatting = value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+            let isBidiFormatting =
+                value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
             if isControl || isBidiFormatting { throw .characterNotInURI(scalar) }
         }
         let (code, rest) = URIPrefix.abbreviate(uri)
@@ -107,7 +108,8 @@ public enum NDEFError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .emptyURI: "an NDEF URI record needs a URI"
-        case .characterNotInURI(let scalar): "a URI cannot contain \(codePoint(scalar)) (a space, control or bidirectional formatting character)"
+        case .characterNotInURI(let scalar):
+            "a URI cannot contain \(codePoint(scalar)) (a space, control or bidirectional formatting character)"
         case .tooLarge(let bytes, let limit): "the NDEF message is \(bytes) bytes; at most \(limit) fit"
         }
     }

@@ -46,7 +46,9 @@ public enum PNGEncoder {
     /// An 8-bit greyscale image: `pixels` holds `width × height` values row by row, 0 black, 255
     /// white. Each row is filtered the way whose bytes, read as signed, have the smallest sum of
     /// magnitudes, the heuristic the spec suggests (§12.8).
-    public static func grayscale(width: Int, height: Int, pixels: [UInt8], metadata: PNGMetadata = PNGMetadata()) throws(PNGError) -> [UInt8] {
+    public static func grayscale(width: Int, height: Int, pixels: [UInt8], metadata: PNGMetadata = PNGMetadata()) throws(PNGError)
+        -> [UInt8]
+    {
         guard width > 0, height > 0 else { throw .emptyImage(width: width, height: height) }
         guard width <= maxDimension, height <= maxDimension else { throw .tooLarge(width: width, height: height) }
         guard pixels.count == width * height else { throw .pixelCountMismatch(expected: width * height, actual: pixels.count) }

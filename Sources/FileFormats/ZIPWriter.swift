@@ -79,7 +79,8 @@ public struct ZIPWriter: Sendable {
             throw ZIPError.archiveTooLarge(limit: byteLimit)
         }
 
-        let record = CentralRecord(name: nameBytes, method: method, crc: crc, compressedSize: data.count, size: contents.count, offset: written)
+        let record = CentralRecord(
+            name: nameBytes, method: method, crc: crc, compressedSize: data.count, size: contents.count, offset: written)
         var header: [UInt8] = []
         header.reserveCapacity(headerSize)
         header.appendLittleEndian(UInt32(0x0403_4B50))

@@ -54,7 +54,9 @@ func metadata(_ options: ArraySlice<String>) -> PNGMetadata {
         switch option {
         case "--ppi": metadata.pixelsPerInch = number(options.popFirst())
         case "--text":
-            guard let keyword = options.popFirst(), let text = options.popFirst() else { fail("--text takes a keyword and a text", code: 64) }
+            guard let keyword = options.popFirst(), let text = options.popFirst() else {
+                fail("--text takes a keyword and a text", code: 64)
+            }
             metadata.text.append(PNGText(keyword: keyword, text: text))
         default: fail("unknown option \(option)", code: 64)
         }
@@ -95,7 +97,8 @@ case "png-bilevel":
     let border = number(arguments.popFirst())
     let dark = readStandardInput().map { $0 != 0 }
     let options = metadata(arguments)
-    writeStandardOutput(refusing { try PNGEncoder.bilevel(width: width, height: height, dark: dark, scale: scale, border: border, metadata: options) })
+    writeStandardOutput(
+        refusing { try PNGEncoder.bilevel(width: width, height: height, dark: dark, scale: scale, border: border, metadata: options) })
 case "png-gray":
     let width = number(arguments.popFirst())
     let height = number(arguments.popFirst())
@@ -104,7 +107,9 @@ case "png-gray":
     writeStandardOutput(refusing { try PNGEncoder.grayscale(width: width, height: height, pixels: pixels, metadata: options) })
 case "zip":
     let parts = (0..<6).map { _ in number(arguments.popFirst()) }
-    let timestamp = refusing { try DOSTimestamp(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4], second: parts[5]) }
+    let timestamp = refusing {
+        try DOSTimestamp(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4], second: parts[5])
+    }
     let compression: ZIPWriter.Compression =
         switch arguments.popFirst() {
         case "stored": .stored

@@ -9,7 +9,10 @@ struct DeflateTests {
     @Test(arguments: [
         ("", "789c030000000001"),
         ("hello hello hello hello", "789ccb48cdc9c957c02001680308b1"),
-        ("abcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcxyzzy", "789c4b4c4aa611aaa8acaaaa0400d37624d3"),
+        (
+            "abcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcxyzzy",
+            "789c4b4c4aa611aaa8acaaaa0400d37624d3"
+        ),
     ])
     func goldenStreams(_ text: String, _ hex: String) {
         #expect(Zlib.compress(Array(text.utf8)) == bytes(hex: hex))

@@ -112,7 +112,9 @@ struct PNGEncoderTests {
     }
 
     /// §11.3.4.2: 1 to 79 printable Latin-1 characters, no leading, trailing or consecutive spaces.
-    @Test(arguments: ["", " Title", "Title ", "Two  spaces", String(repeating: "K", count: 80), "Tab\there", "Del\u{7F}", "東京", "Zero\u{200B}width"])
+    @Test(arguments: [
+        "", " Title", "Title ", "Two  spaces", String(repeating: "K", count: 80), "Tab\there", "Del\u{7F}", "東京", "Zero\u{200B}width",
+    ])
     func keywordRefusals(keyword: String) {
         #expect(throws: PNGError.invalidKeyword(keyword)) {
             try PNGEncoder.grayscale(width: 1, height: 1, pixels: [0], metadata: PNGMetadata(text: [PNGText(keyword: keyword, text: "x")]))
@@ -128,7 +130,8 @@ struct PNGEncoderTests {
 
     @Test func textRefusals() {
         func encode(_ text: String) throws(PNGError) {
-            _ = try PNGEncoder.grayscale(width: 1, height: 1, pixels: [0], metadata: PNGMetadata(text: [PNGText(keyword: "Title", text: text)]))
+            _ = try PNGEncoder.grayscale(
+                width: 1, height: 1, pixels: [0], metadata: PNGMetadata(text: [PNGText(keyword: "Title", text: text)]))
         }
         #expect(throws: PNGError.textNotLatin1(keyword: "Title", character: "東")) { try encode("Tokyo 東京") }
         #expect(throws: PNGError.textNotLatin1(keyword: "Title", character: "\u{200B}")) { try encode("in\u{200B}visible") }
