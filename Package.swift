@@ -29,6 +29,10 @@ let package = Package(
         .target(name: "HTTP1", dependencies: ["CLinuxIO", "Locking"], swiftSettings: strict),
         // P-256 keys from PKCS#8 PEM, ES256 signatures (R‖S), SHA-256 and MD5 over libcrypto.
         .target(name: "SystemCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
+        // File formats written from bytes to bytes: CRC-32, Adler-32, DEFLATE, zlib, PNG, ZIP, NDEF. Pure, no I/O.
+        .target(name: "FileFormats", swiftSettings: strict),
+        // Writes those formats from standard input and arguments, for scripts/formats-check's independent readers.
+        .executableTarget(name: "formats-write", dependencies: ["FileFormats"], swiftSettings: strict),
 
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
         .target(name: "ClipCore", dependencies: ["StrictJSON"], swiftSettings: strict),
@@ -101,6 +105,7 @@ let package = Package(
         .testTarget(
             name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB", "TestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "FileFormatsTests", dependencies: ["FileFormats"], swiftSettings: strict),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "AppStoreConnectTests", dependencies: ["AppStoreConnect", "SystemCrypto", "StrictJSON", "Locking", "TestSupport"],
