@@ -1,6 +1,8 @@
 import ArgParse
 import ClipCore
 import ClipStore
+import ClipSync
+import ClipSyncEngine
 import ClipWire
 import Foundation
 import StrictJSON
@@ -11,7 +13,7 @@ extension Context {
         if remoteServer != nil {
             throw CommandFailure.usage("doctor reads the database itself; run it where the database is (--server does not apply)")
         }
-        let findings = Doctor.examine(try registry().doctorSnapshot(host: parsed.value("host")))
+        let findings = Doctor.examine(try registry().doctorSnapshot(host: parsed.value("host"))) + (try appStoreConnectFindings())
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.filter { $0.severity == .warning }.count
         if json {
@@ -25,6 +27,43 @@ extension Context {
         }
         // Non-zero only on errors: warnings are advice.
         if errors > 0 { throw CommandFailure(code: ExitCode.failure, message: "") }
+    }
+
+    /// Drift and pending changes of the clips linked to App Store Connect, read there when a key is given (flags or the
+    /// ASC_ environment); without one, or when App Store Connect cannot be read, doctor says so and goes on.
+    private func appStoreConnectFindings() throws -> [Doctor.Finding] {
+        guard parsed.value("host") == nil, !(try registry().ascLinks()).isEmpty else { return [] }
+        let keyGiven =
+            parsed.value("key-id") != nil
+            || environment.contains { ["ASC_KEY_ID", "ASC_PRIVATE_KEY_PATH", "ASC_PRIVATE_KEY"].contains($0.key) && !$0.value.isEmpty }
+        guard keyGiven else {
+            return [
+                .init(
+                    severity: .info, code: "asc.notChecked", subject: "App Store Connect",
+                    message: "clips are linked to App Store Connect, but no key was given: drift was not checked",
+                    fix: "set ASC_KEY_ID, ASC_ISSUER_ID and ASC_PRIVATE_KEY_PATH (or pass --key-id …) and run doctor again")
+            ]
+        }
+        do {
+            let engine = SyncEngine(
+                registry: try registry(),
+                client: try appStoreConnectClient(
+                    keyID: parsed.value("key-id"), issuerID: parsed.value("issuer-id"), privateKeyPath: parsed.value("private-key"),
+                    baseURL: parsed.value("asc-url")))
+            return try engine.plans(clip: nil, prune: false).flatMap(\.doctorFindings)
+        } catch let failure as SyncFailure {
+            return [
+                .init(
+                    severity: .warning, code: "asc.unreadable", subject: "App Store Connect",
+                    message: "drift was not checked: \(failure.description)", fix: nil)
+            ]
+        } catch let failure as CommandFailure {
+            return [
+                .init(
+                    severity: .warning, code: "asc.unreadable", subject: "App Store Connect",
+                    message: "drift was not checked: \(failure.message)", fix: nil)
+            ]
+        }
     }
 
     /// `publish DIR`: writes every file into a new sibling directory, then swaps it in with one

@@ -232,8 +232,8 @@ public enum Commands {
             CommandSpec(
                 "doctor", summary: "cross-check the registry and say how to fix what is wrong",
                 discussion:
-                    "Checks host associations, each host's AASA (lint, size headroom, generated applinks), banner clips, App Clip Code URL rules, card text against the older 18/43 guidance, default experiences, App Store IDs and localization sets. Exits 1 when any finding is an error.",
-                options: [.option("host", value: "HOST", help: "only what touches this host")]),
+                    "Checks host associations, each host's AASA (lint, size headroom, generated applinks), banner clips, App Clip Code URL rules, card text against the older 18/43 guidance, default experiences, App Store IDs and localization sets; for clips linked to App Store Connect, with a key, drift and pending changes there. Exits 1 when any finding is an error.",
+                options: [.option("host", value: "HOST", help: "only what touches this host")] + ascOptions),
             CommandSpec(
                 "publish", summary: "write every AASA file, banner snippets, an index and an nginx sample to a directory",
                 discussion:

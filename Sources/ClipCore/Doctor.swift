@@ -11,6 +11,14 @@ public enum Doctor {
         public let subject: String
         public let message: String
         public let fix: String?
+
+        public init(severity: Severity, code: String, subject: String, message: String, fix: String?) {
+            self.severity = severity
+            self.code = code
+            self.subject = subject
+            self.message = message
+            self.fix = fix
+        }
     }
 
     /// One host's AASA as the registry generates it.

@@ -315,6 +315,13 @@ import Testing
             ])
         let status = try clipctl("asc", "status")
         #expect(status.out.contains("drifted  2   https://bikesrental.example/dock/1  exp-1"))
+        let doctor = try clipctl("doctor")
+        #expect(doctor.code == 0, "drift is a warning")
+        #expect(doctor.out.contains("warning asc.drift https://bikesrental.example/dock/1: changed in App Store Connect (exp-1)"))
+        var keyless = clipctl
+        keyless.environment["ASC_KEY_ID"] = nil
+        keyless.environment["ASC_PRIVATE_KEY_PATH"] = nil
+        #expect(try keyless("doctor").out.contains("info asc.notChecked App Store Connect: clips are linked to App Store Connect"))
         let before = try clipctl.state()
         let reported = try clipctl("asc", "pull")
         #expect(reported.code == 2)
