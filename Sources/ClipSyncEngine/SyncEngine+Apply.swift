@@ -370,30 +370,16 @@ extension SyncEngine {
                 experienceID: experienceID, url: url, status: status,
                 errors: errors.map { e in
                     .init(
-                        field: image ? "headerImage" : e.pointer.flatMap { Self.field(pointer: $0, drafts: drafts) }, code: e.code,
+                        field: image
+                            ? "headerImage"
+                            : e.pointer.flatMap { SyncPlan.registryField(pointer: $0, languages: drafts.map(\.language.rawValue)) },
+                        code: e.code,
                         detail: e.detail ?? e.title,
                         pointer: e.pointer)
                 })
         } catch {
             throw .appStoreConnect(error)
         }
-    }
-
-    /// The registry's name (docs/architecture.md#the-http-api) for what an RFC 6901 pointer into a request names.
-    static func field(pointer: String, drafts: [AdvancedExperienceLocalizationDraft]) -> String? {
-        let parts = pointer.split(separator: "/").map(String.init)
-        let attributes = [
-            "link": "url", "action": "action", "businessCategory": "category", "defaultLanguage": "language", "isPoweredBy": "poweredBy",
-            "place": "place",
-        ]
-        if parts.count >= 3, parts[0] == "data", parts[1] == "attributes", let name = attributes[parts[2]] {
-            return ([name] + parts.dropFirst(3)).joined(separator: ".")
-        }
-        if parts.count >= 3, parts[0] == "data", parts[1] == "relationships", parts[2] == "headerImage" { return "headerImage" }
-        if parts.count >= 4, parts[0] == "included", let index = Int(parts[1]), drafts.indices.contains(index), parts[2] == "attributes" {
-            return "localizations.\(drafts[index].language.rawValue).\(parts[3])"
-        }
-        return nil
     }
 
     /// The create request of an experience, in App Store Connect's vocabulary (the registry's enums are its values).
