@@ -298,6 +298,9 @@ import Testing
             ("PUT", "/v1/domains/a.example/teams/FGHIJ67890", nil, [401, 403, 403, 201]),
             ("DELETE", "/v1/domains/a.example/teams/FGHIJ67890", nil, [401, 403, 403, 200]),
             ("GET", "/v1/changes", nil, [401, 403, 403, 200]),
+            // App Store Connect sync: administrators only; this server has no App Store Connect key (503).
+            ("GET", "/v1/asc/plan", nil, [401, 403, 403, 503]),
+            ("POST", "/v1/asc/apply", nil, [401, 403, 403, 503]),
             (
                 "POST", "/v1/experiences",
                 #"{"url":"https://a.example/new","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#, [401, 403, 201, 409]
