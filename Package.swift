@@ -98,6 +98,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: strict),
         .testTarget(
             name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "StrictJSON", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strict),

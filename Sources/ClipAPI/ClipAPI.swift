@@ -164,8 +164,6 @@ public final class ClipAPI: @unchecked Sendable {
     private var access: [String: Access] = [:]
     /// The App Store Connect client of `/v1/asc`, when the server was started with a key.
     let appStoreConnect: ASCClient?
-    /// Whether an App Store Connect apply is running (one at a time).
-    let ascApplying = Locked(false)
 
     public init(
         pool: RegistryPool, logsRequests: Bool = true, appStoreConnect: ASCClient? = nil, log: @escaping @Sendable (String) -> Void

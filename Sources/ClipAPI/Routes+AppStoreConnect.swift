@@ -4,7 +4,6 @@ import ClipStore
 import ClipSync
 import ClipSyncEngine
 import HTTP1
-import Locking
 import StrictJSON
 
 /// `/v1/asc`: the registry against App Store Connect for business tooling without a shell (README "App Store
@@ -30,15 +29,6 @@ extension ClipAPI {
                 guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
             }
             let engine = try api.syncEngine(c)
-            // One apply at a time: two would plan from the same reading and send the same steps twice.
-            let started = api.ascApplying.withLock { running -> Bool in
-                defer { running = true }
-                return !running
-            }
-            guard started else {
-                throw Problem(status: 409, detail: "an App Store Connect apply is running; try again when it has finished")
-            }
-            defer { api.ascApplying.withLock { $0 = false } }
             let reports = try Self.synced { () throws(SyncFailure) in try engine.apply(clip: clip, prune: prune) }
             return json(["applied": .array(reports.map(\.json))], headers: [("Cache-Control", "no-store")])
         }
@@ -72,6 +62,7 @@ extension ClipAPI {
                 throw Problem(
                     status: 422, detail: error.description,
                     errors: errors.compactMap { e in e.field.map { FieldError(field: $0, rule: e.code, message: e.detail) } })
+            case .applyRunning: throw Problem(status: 409, detail: error.description)
             case .rateBudget, .appStoreConnect(.rateLimited):
                 throw Problem(status: 503, detail: error.description, headers: [("Retry-After", "60")])
             case .appStoreConnect, .remote: throw Problem(status: 502, detail: error.description)

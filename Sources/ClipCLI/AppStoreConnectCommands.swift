@@ -272,6 +272,7 @@ extension Context {
         case .appStoreConnect(.unreachable), .appStoreConnect(.timedOut), .rateBudget, .appStoreConnect(.rateLimited):
             return CommandFailure(code: ExitCode.unavailable, message: failure.description)
         case .appStoreConnect(.token): return CommandFailure(code: ExitCode.usage, message: failure.description)
+        case .applyRunning: return CommandFailure(code: ExitCode.unavailable, message: failure.description)
         case .rejected(_, _, _, let errors):
             return CommandFailure(
                 code: ExitCode.failure, message: failure.description,

@@ -2,6 +2,7 @@ public import AppStoreConnect
 public import ClipCore
 import ClipStore
 public import ClipSync
+import Locking
 import StrictJSON
 
 /// What one apply did for one clip, in order, and where it stopped if it did.
@@ -32,6 +33,14 @@ extension SyncEngine {
     /// holds, so one that was interrupted is finished by the next without duplicates. Steps App Store Connect would
     /// refuse stop the whole apply before anything is sent.
     public func apply(clip clipReference: String?, prune: Bool) throws(SyncFailure) -> [ApplyReport] {
+        // One apply per database at a time, across processes (clipctl and a server): two would plan from the same
+        // reading and send the same steps twice. Held until this apply returns; a killed holder drops it.
+        let lock: FileLock?
+        do { lock = try FileLock(path: registry.path + "-asc-apply.lock") } catch {
+            throw .registry(.storage(error.description))
+        }
+        guard let lock else { throw .applyRunning }
+        defer { withExtendedLifetime(lock) {} }
         let sides = try links(clipReference).map { link throws(SyncFailure) in try read(link) }
         let plans = sides.map { $0.plan(prune: prune) }
         let refused = plans.flatMap { plan in

@@ -16,6 +16,8 @@ public enum SyncFailure: Error, CustomStringConvertible {
     case refused([SyncPlan.Step])
     /// The key's hourly budget is down to the reserve left for other tools; an apply run later goes on.
     case rateBudget(remaining: Int, limit: Int?, reserve: Int)
+    /// Another apply is running on this database (in this process or another).
+    case applyRunning
     /// A server's apply stopped with this message (`clipctl --server … asc apply`).
     case remote(String)
 
@@ -46,6 +48,7 @@ public enum SyncFailure: Error, CustomStringConvertible {
                     step.refusals.map { "  \(step.url): \($0.message)\n    fix: \($0.fix)" }.joined(separator: "\n")
                 }.joined(separator: "\n")
         case .remote(let message): message
+        case .applyRunning: "an App Store Connect apply is running on this database; try again when it has finished"
         case .rateBudget(let remaining, let limit, let reserve):
             "stopped: the key has \(remaining)\(limit.map { " of \($0)" } ?? "") requests left this hour and \(reserve) are kept "
                 + "for other tools; run apply again later to finish (it resumes where it stopped)"

@@ -401,17 +401,22 @@ import Testing
         first.standardError = FileHandle.nullDevice
         try first.run()
         var second: Clipctl.Result?
+        var onTheDatabase: Clipctl.Result?
         for _ in 0..<40 {
             Thread.sleep(forTimeInterval: 0.05)
             let attempt = try remote("asc", "apply", "--yes")
             if attempt.err.contains("an App Store Connect apply is running") {
                 second = attempt
+                // clipctl on the database itself, while the server applies: refused too (a lock beside the database).
+                onTheDatabase = try clipctl("asc", "apply", "--yes")
                 break
             }
         }
         first.waitUntilExit()
         #expect(first.terminationStatus == 0)
         #expect(second?.code == 65)
+        #expect(onTheDatabase?.code == 69)
+        #expect(onTheDatabase?.err.contains("is running on this database") == true)
         #expect(try Self.inSync(clipctl))
         var expected = try Self.registry(clipctl)
         expected["https://bikesrental.example/old"] = ["EN": "Only there"]
