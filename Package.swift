@@ -30,6 +30,9 @@ let package = Package(
         // P-256 keys from PKCS#8 PEM, ES256 signatures (R‖S), SHA-256 and MD5 over libcrypto.
         .target(name: "SystemCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
 
+        // QR codes (ISO/IEC 18004:2015) and their SVG drawing; pure, knows nothing about App Clips.
+        .target(name: "QRCode", swiftSettings: strict),
+
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
         .target(name: "ClipCore", dependencies: ["StrictJSON"], swiftSettings: strict),
 
@@ -100,6 +103,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport", "SystemCrypto", "Locking"], swiftSettings: strict),
         .testTarget(name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )
