@@ -121,7 +121,8 @@ public struct QRCode: Sendable, Equatable {
         return bits
     }
 
-    private static func make(segments: [QRSegment], version: Int, level: ErrorCorrectionLevel, mask: Int?) -> QRCode {
+    /// The data codewords (before error correction) of segments in a version and level.
+    static func dataCodewords(_ segments: [QRSegment], version: Int, level: ErrorCorrectionLevel) -> [UInt8] {
         let structure = BlockStructure(version: version, level: level)
         let capacity = structure.dataBits
         var buffer = BitBuffer()
@@ -137,6 +138,12 @@ public struct QRCode: Sendable, Equatable {
         buffer.append(0, bits: (8 - buffer.count % 8) % 8)
         var data = buffer.bytes
         while data.count < structure.dataCodewords { data.append(data.count % 2 == buffer.bytes.count % 2 ? 0xEC : 0x11) }
+        return data
+    }
+
+    private static func make(segments: [QRSegment], version: Int, level: ErrorCorrectionLevel, mask: Int?) -> QRCode {
+        let structure = BlockStructure(version: version, level: level)
+        let data = dataCodewords(segments, version: version, level: level)
         var matrix = ModuleMatrix(version: version)
         matrix.place(structure.interleave(data))
         // §7.8.3: the pattern with the lowest penalty, judged before the format and version information are
