@@ -1,5 +1,5 @@
 /// How a version's codewords divide into data and error correction blocks: ISO/IEC 18004:2015 §7.5.2
-/// Table 9 (error correction characteristics), and the module counts of §6.4.10 / Table 1.
+/// Table 9 (error correction characteristics), and the codewords of each version (Table 1).
 struct BlockStructure: Equatable {
     /// Codewords in the symbol (data and error correction together).
     let totalCodewords: Int

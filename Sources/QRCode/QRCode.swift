@@ -70,13 +70,13 @@ public struct QRCode: Sendable, Equatable {
     }
 
     /// Whether segments need the ECI designator for UTF-8: when a byte is outside ASCII. Byte mode is read as
-    /// ISO/IEC 8859-1 unless an ECI says otherwise (ISO/IEC 18004:2015 §7.4.2.2, §7.4.5); ASCII is the same in
+    /// ISO/IEC 8859-1 unless an ECI says otherwise (ISO/IEC 18004:2015 §7.3.2, §7.4.5); ASCII is the same in
     /// both, so only a text with other characters carries ECI 000026 (UTF-8, AIM ECI register) in front.
     static func declaresUTF8(_ segments: [QRSegment]) -> Bool {
         segments.contains { $0.bytes.contains { $0 >= 0x80 } }
     }
 
-    /// The ECI mode indicator 0111 and a one-byte designator (0xxxxxxx, values below 128), §7.4.2.2.
+    /// The ECI mode indicator 0111 and a one-byte designator (0xxxxxxx, values below 128), §7.4.2.
     static let eciHeaderBits = 12
     static let utf8ECI = 26
 

@@ -15,7 +15,7 @@ extension QRSegment {
     /// phase (numeric 4, 3, 3: a group of three is 10 bits, §7.4.3; alphanumeric 6, 5: a pair is 11 bits,
     /// §7.4.4; byte 8, §7.4.5); starting one costs its mode indicator and character count indicator
     /// (Table 3) as well. Costs are exact, so the result is the minimum over every segmentation into these
-    /// three modes (ISO/IEC 18004:2015 Annex J describes the same trade-off with thresholds). Ties continue the
+    /// three modes (§7.4.7 allows mixing them; Annex J weighs the same trade-off with thresholds). Ties continue the
     /// current segment, then keep the earlier state: byte before alphanumeric before numeric.
     static func optimal(_ bytes: [UInt8], for versionClass: VersionClass) -> [QRSegment] {
         if bytes.isEmpty { return [] }

@@ -66,4 +66,25 @@ import Testing
         // A larger version than needed is kept.
         #expect(try QRCode.encode(url, version: 30).version == 30)
     }
+
+    /// Random scalars from every plane (controls, combining marks, private use, emoji), every level: each text
+    /// either encodes and keeps its exact UTF-8, or is refused as too long.
+    @Test func randomTextsEncodeOrAreRefused() throws {
+        var generator = SystemRandomNumberGenerator()
+        let ranges: [ClosedRange<UInt32>] = [0...0x7F, 0x80...0x7FF, 0x800...0xD7FF, 0xE000...0xFFFF, 0x10000...0x10FFFF]
+        for _ in 0..<150 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0...400, using: &generator) {
+                let range = ranges.randomElement(using: &generator)!
+                text.unicodeScalars.append(Unicode.Scalar(UInt32.random(in: range, using: &generator))!)
+            }
+            let level = ErrorCorrectionLevel.allCases.randomElement(using: &generator)!
+            do {
+                let code = try QRCode.encode(text, ecc: level)
+                #expect(code.text.utf8.elementsEqual(text.utf8) && code.size == 17 + 4 * code.version)
+            } catch {
+                #expect(text.utf8.count > QRCode.byteCapacity(version: 40, level: level, utf8: true), "\(error)")
+            }
+        }
+    }
 }
