@@ -34,6 +34,9 @@ let package = Package(
         // Writes those formats from standard input and arguments, for scripts/formats-check's independent readers.
         .executableTarget(name: "formats-write", dependencies: ["FileFormats"], swiftSettings: strict),
 
+        // QR codes (ISO/IEC 18004:2015) and their SVG drawing; pure, knows nothing about App Clips.
+        .target(name: "QRCode", swiftSettings: strict),
+
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
         .target(name: "ClipCore", dependencies: ["StrictJSON"], swiftSettings: strict),
 
@@ -113,6 +116,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport", "SystemCrypto", "Locking"], swiftSettings: strict),
         .testTarget(name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )
