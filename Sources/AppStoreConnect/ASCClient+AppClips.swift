@@ -179,18 +179,19 @@ extension ASCClient {
 
     /// The bytes of an image App Store Connect serves (`imageAsset.templateUrl` filled in): a CDN address, fetched
     /// without the JWT, at most `limit` bytes. These are re-encoded bytes, not the file once uploaded.
+    /// Only https, as Apple's CDN serves them (plain http only when the API itself is reached over http: a local fake).
     public func downloadImage(from address: String, limit: Int = 10 << 20) async throws(ASCClientError) -> [UInt8] {
-        guard let url = URL(string: address), url.scheme == "https" || url.scheme == "http" else {
-            throw .invalidResponse("the image address \(address) is not http(s)")
+        guard let url = URL(string: address), url.host != nil,
+            url.scheme == "https" || (url.scheme == "http" && origin.hasPrefix("http:"))
+        else {
+            throw .imageUnavailable(url: address, reason: "not an https address")
         }
         let response: ASCHTTPResponse
         do { response = try await transport.send(ASCHTTPRequest(method: "GET", url: url)) } catch {
-            throw error == .timedOut ? .timedOut(attempts: 1) : .unreachable(error.description)
+            throw .imageUnavailable(url: address, reason: error.description)
         }
-        guard (200..<300).contains(response.status) else {
-            throw .rejected(status: response.status, method: "GET", path: url.path, errors: [])
-        }
-        guard response.body.count <= limit else { throw .invalidResponse("the image at \(address) is over \(limit) bytes") }
+        guard (200..<300).contains(response.status) else { throw .imageUnavailable(url: address, reason: "HTTP \(response.status)") }
+        guard response.body.count <= limit else { throw .imageUnavailable(url: address, reason: "over \(limit) bytes") }
         return response.body
     }
 

@@ -101,6 +101,8 @@ public final class ASCClient: Sendable {
         var rateLimitWaits = 0
         var refreshed = false
         while true {
+            // A caller that stopped waiting (a server's drain) is not followed by more requests.
+            if Task.isCancelled { throw .cancelled }
             var headers: [(name: String, value: String)] = [("Authorization", token.authorization), ("Accept", "application/json")]
             if body != nil { headers.append(("Content-Type", "application/json")) }
             let request = ASCHTTPRequest(method: method, url: url, headers: headers, body: body.map { JSONWriter.bytes($0) })

@@ -64,6 +64,10 @@ public enum ASCClientError: Error, Equatable, Sendable, CustomStringConvertible 
     /// Image processing ended `FAILED` (`assetDeliveryState.errors`), or never ended.
     case imageProcessingFailed(imageID: String, errors: [String])
     case imageProcessingTimedOut(imageID: String, state: String)
+    /// The work was stopped from outside (a server shutting down) between requests.
+    case cancelled
+    /// An image App Store Connect links to (`imageAsset.templateUrl`) could not be fetched.
+    case imageUnavailable(url: String, reason: String)
 
     public var description: String {
         switch self {
@@ -99,6 +103,8 @@ public enum ASCClientError: Error, Equatable, Sendable, CustomStringConvertible 
                 + (errors.isEmpty ? "no reason given" : errors.joined(separator: "; "))
         case .imageProcessingTimedOut(let imageID, let state):
             return "image \(imageID) is still \(state) after waiting; run again later"
+        case .cancelled: return "stopped before App Store Connect was asked again (shutting down); run it again to finish"
+        case .imageUnavailable(let url, let reason): return "the image at \(url) could not be fetched: \(reason)"
         }
     }
 }

@@ -21,9 +21,11 @@ public struct ASCRetryPolicy: Sendable {
     /// A `Retry-After` longer than this is not waited for: the client reports the limit instead.
     public var longestRetryAfter: Double
 
+    /// `longestRetryAfter` is two minutes: a key whose budget is spent for longer is reported (a command exits 69, a
+    /// server answers 503 with Retry-After) rather than waited for with a request held open.
     public init(
         maximumAttempts: Int = 4, maximumRateLimitWaits: Int = 8, baseDelay: Double = 1, maximumDelay: Double = 60, jitter: Double = 0.25,
-        longestRetryAfter: Double = 3600
+        longestRetryAfter: Double = 120
     ) {
         self.maximumAttempts = maximumAttempts
         self.maximumRateLimitWaits = maximumRateLimitWaits

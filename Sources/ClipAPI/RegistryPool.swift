@@ -31,6 +31,9 @@ public final class RegistryPool: Sendable {
     /// transactions roll back and they answer 503 (`RegistryError.interrupted` or `.busy`).
     public func interruptWork() { stop.raise() }
 
+    /// Whether `interruptWork` was called: long work outside the database (an App Store Connect apply) stops too.
+    public var isInterrupted: Bool { stop.isRaised }
+
     public func with<T>(actor: String, _ body: (Registry) throws -> T) throws -> T {
         available.wait()
         defer { available.signal() }

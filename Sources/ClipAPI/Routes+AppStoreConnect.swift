@@ -40,7 +40,10 @@ extension ClipAPI {
                 status: 503,
                 detail: "this server was started without an App Store Connect key (clipctl serve --asc-key-id … or ASC_KEY_ID …)")
         }
-        return SyncEngine(registry: c.registry, client: client)
+        let engine = SyncEngine(registry: c.registry, client: client)
+        let pool = self.pool
+        engine.shouldStop = { pool.isInterrupted }
+        return engine
     }
 
     /// A sync failure as a problem (docs/rules.md#errors-and-statuses): App Store Connect's own failures are a bad
@@ -55,15 +58,11 @@ extension ClipAPI {
             case .refused(let steps):
                 throw Problem(
                     status: 422, detail: "nothing was sent: App Store Connect would refuse \(steps.count) step(s)",
-                    errors: steps.flatMap { step in
-                        step.refusals.map { FieldError(field: step.url, rule: $0.rule, message: "\($0.message) (fix: \($0.fix))") }
-                    })
-            case .rejected(_, _, _, let errors):
-                throw Problem(
-                    status: 422, detail: error.description,
-                    errors: errors.compactMap { e in e.field.map { FieldError(field: $0, rule: e.code, message: e.detail) } })
+                    errors: error.fieldErrors)
+            case .rejected:
+                throw Problem(status: 422, detail: error.description, errors: error.fieldErrors)
             case .applyRunning: throw Problem(status: 409, detail: error.description)
-            case .rateBudget, .appStoreConnect(.rateLimited):
+            case .rateBudget, .appStoreConnect(.rateLimited), .appStoreConnect(.cancelled):
                 throw Problem(status: 503, detail: error.description, headers: [("Retry-After", "60")])
             case .appStoreConnect, .remote: throw Problem(status: 502, detail: error.description)
             }

@@ -254,9 +254,18 @@ extension Context {
             throw CommandFailure(code: ExitCode.usage, message: purpose + error.description)
         }
         for warning in loaded.warnings { io.err("warning: \(warning)\n") }
+        // On a terminal, a wait of a second or more is said (a 429's Retry-After, a backoff).
+        let io = self.io
+        let sleeper: ASCClient.Sleeper = { seconds in
+            if io.standardErrorIsTerminal && seconds >= 1 {
+                io.err("waiting \(Int(seconds.rounded())) s before asking App Store Connect again\n")
+            }
+            await ASCClient.systemSleeper(seconds)
+        }
         do {
             return try ASCClient(
-                baseURL: baseURL ?? ASCClient.baseURL(environment: environment), tokens: ASCTokenCache(credentials: loaded.credentials))
+                baseURL: baseURL ?? ASCClient.baseURL(environment: environment), tokens: ASCTokenCache(credentials: loaded.credentials),
+                sleeper: sleeper)
         } catch {
             throw CommandFailure(code: ExitCode.usage, message: purpose + error.description)
         }
@@ -269,14 +278,16 @@ extension Context {
     static func commandFailure(_ failure: SyncFailure) -> CommandFailure {
         switch failure {
         case .registry(let error): return CommandFailure(error)
-        case .appStoreConnect(.unreachable), .appStoreConnect(.timedOut), .rateBudget, .appStoreConnect(.rateLimited):
+        case .appStoreConnect(.unreachable), .appStoreConnect(.timedOut), .rateBudget, .appStoreConnect(.rateLimited),
+            .appStoreConnect(.cancelled):
             return CommandFailure(code: ExitCode.unavailable, message: failure.description)
         case .appStoreConnect(.token): return CommandFailure(code: ExitCode.usage, message: failure.description)
         case .applyRunning: return CommandFailure(code: ExitCode.unavailable, message: failure.description)
-        case .rejected(_, _, _, let errors):
+        // As a server's 422 reads over --server: the field errors when there are any, else the whole message.
+        case .refused, .rejected:
+            let errors = failure.fieldErrors
             return CommandFailure(
-                code: ExitCode.failure, message: failure.description,
-                fieldErrors: errors.compactMap { e in e.field.map { FieldError(field: $0, rule: e.code, message: e.detail) } })
+                code: ExitCode.invalidInput, message: errors.isEmpty ? failure.description : "invalid input", fieldErrors: errors)
         default: return CommandFailure(code: ExitCode.failure, message: failure.description)
         }
     }

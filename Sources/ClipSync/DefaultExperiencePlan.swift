@@ -61,8 +61,8 @@ public struct DefaultExperiencePlan: Sendable, Equatable {
             // Compared by the MD5 of the file uploaded, since App Store Connect serves re-encoded bytes.
             let theirMD5 = theirs[locale]?.headerImage?.sourceFileChecksum
             let ourMD5 = ours.headerImage.flatMap { imageMD5[$0] }
-            if ourMD5 != nil, ourMD5 != theirMD5 {
-                compare("localizations.\(locale).headerImage", theirs[locale]?.headerImageID, ours.headerImage)
+            if let ourMD5, ourMD5 != theirMD5 {
+                compare("localizations.\(locale).headerImage", theirMD5.map { "md5 \($0)" }, "md5 \(ourMD5)")
             }
         }
         var refusals: [SyncPlan.Refusal] = []

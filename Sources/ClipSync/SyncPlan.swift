@@ -148,7 +148,15 @@ public struct SyncPlan: Sendable, Equatable {
             }
             if experience.status == .deactivated {
                 // Deactivated here: App Store Connect keeps no deactivated experience of ours (a removal there is final).
-                if match != nil { step.action = .remove }
+                // One matched by URL alone was never pushed from here (made in App Store Connect's pages): only --prune
+                // removes it, as for any experience only App Store Connect has.
+                if let match {
+                    if record?.ascExperienceID == match.id || prune {
+                        step.action = .remove
+                    } else {
+                        step.notes.append("deactivated here, but never pushed from here: App Store Connect's is kept (--prune removes it)")
+                    }
+                }
                 steps.append(step)
                 continue
             }
@@ -163,9 +171,11 @@ public struct SyncPlan: Sendable, Equatable {
                         experience.headerImage != nil && experience.headerImage != record?.pushedImageSHA256 && sameChecksum != true
                     if imageChanged {
                         step.changes.append(
+                            // Both sides by MD5, the checksum App Store Connect keeps of the file uploaded.
                             FieldChange(
-                                field: "headerImage", before: record?.pushedImageSHA256 ?? match.headerImageID ?? "none",
-                                after: experience.headerImage!))
+                                field: "headerImage",
+                                before: "md5 " + (match.headerImage?.sourceFileChecksum ?? record?.pushedImageMD5 ?? "none"),
+                                after: "md5 " + (experience.headerImage.flatMap { imageMD5[$0] } ?? "unknown")))
                     }
                     step.action =
                         step.changes.isEmpty ? .nothing : step.changes.allSatisfy { $0.field == "headerImage" } ? .uploadImage : .update
@@ -258,7 +268,7 @@ public struct SyncPlan: Sendable, Equatable {
         var notes: [String] = []
         func note<K>(_ field: String, _ value: ASCValue<K>?) {
             if case .unknown(let raw)? = value {
-                notes.append("App Store Connect sent \(field) \(raw), unknown to this registry: kept as is")
+                notes.append("App Store Connect sent \(field) \(raw), unknown to this registry: shown as it is")
             }
         }
         note("action", asc.action)

@@ -83,6 +83,7 @@ extension SyncEngine {
         let experiences = Dictionary(side.experiences.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let records = Dictionary(side.records.map { ($0.experienceID, $0) }, uniquingKeysWith: { first, _ in first })
         let asc = Dictionary(side.asc.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        try completeRecords(plan, side, experiences: experiences, records: records, asc: asc, report: &report)
         for (index, step) in steps.enumerated() {
             report.left = steps.count - index
             if let limit = client.lastRateLimit, let remaining = limit.hourRemaining, remaining - Self.requestsPerStep < rateLimitReserve {
@@ -125,6 +126,42 @@ extension SyncEngine {
             }
         }
         report.left = 0
+    }
+
+    /// Experiences App Store Connect already holds as the registry has them, whose record is missing or unfinished: a
+    /// step an interrupted apply sent and did not record (its create landed; its PATCH did), or one made the same on both
+    /// sides. Recorded now from what was read, so drift is seen from here on; a finished step gets its change record.
+    private func completeRecords(
+        _ plan: SyncPlan, _ side: Sides, experiences: [Int64: AdvancedExperience], records: [Int64: AppStoreConnectSyncRecord],
+        asc: [String: ASCAdvancedExperience], report: inout ApplyReport
+    ) throws(SyncFailure) {
+        for step in plan.steps where step.action == .nothing {
+            guard let id = step.experienceID, let experience = experiences[id], experience.status == .active,
+                let ascID = step.ascExperienceID, let theirs = asc[ascID]
+            else { continue }
+            let record = records[id]
+            guard record?.ascExperienceID != ascID || record?.pendingStep != nil || record?.ascFingerprint == nil else { continue }
+            let md5 = try experience.headerImage.map { sha throws(SyncFailure) in
+                try registryCall { () throws(RegistryError) in try storedImage(sha).md5 }
+            }
+            let seen = Registry.ASCExperienceSeen(
+                ascExperienceID: ascID, link: theirs.link, state: theirs.status?.rawValue, fingerprint: SyncPlan.fingerprint(theirs))
+            let clip = plan.clip
+            if let pending = record?.pendingStep {
+                try registryCall { () throws(RegistryError) in
+                    try registry.recordASCPush(
+                        clip: clip, experienceID: id, action: pending == "create" || pending == "recreate" ? .create : .update, seen: seen,
+                        version: experience.version, imageSHA256: experience.headerImage, imageMD5: md5)
+                }
+                report.notes.append("experience \(id): the \(pending) an earlier apply sent had landed (\(ascID)); recorded now")
+            } else {
+                try registryCall { () throws(RegistryError) in
+                    try registry.recordASCPull(
+                        clip: clip, experienceID: id, seen: seen, pushedVersion: experience.version, imageSHA256: experience.headerImage,
+                        imageMD5: md5)
+                }
+            }
+        }
     }
 
     /// Makes the default experience of the App Store version being edited the registry's: its action, each locale's
@@ -322,7 +359,7 @@ extension SyncEngine {
         if let reserved {
             let current: ASCImage?
             do {
-                current = try Self.wait { () async throws(ASCClientError) in
+                current = try wait { () async throws(ASCClientError) in
                     try await client.image(type: "appClipAdvancedExperienceImages", id: reserved)
                 }
             } catch .rejected(status: 404, _, _, _) {
@@ -373,7 +410,7 @@ extension SyncEngine {
         _ body: @escaping @Sendable () async throws(ASCClientError) -> T
     ) throws(SyncFailure) -> T {
         do {
-            return try Self.wait(body)
+            return try wait(body)
         } catch .rejected(let status, _, _, let errors) where (400..<500).contains(status) && !errors.isEmpty {
             throw .rejected(
                 experienceID: experienceID, url: url, status: status,

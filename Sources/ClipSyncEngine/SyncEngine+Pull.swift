@@ -156,7 +156,7 @@ extension SyncEngine {
             let client = self.client
             do {
                 image = try HeaderImage(
-                    bytes: try Self.wait { () async throws(ASCClientError) in try await client.downloadImage(from: address) })
+                    bytes: try wait { () async throws(ASCClientError) in try await client.downloadImage(from: address) })
             } catch {
                 report.notes.append("the default experience's header image was not taken (\(error))")
             }
@@ -183,7 +183,10 @@ extension SyncEngine {
         let image = try downloadedImage(theirs, report: &report)
         let created: AdvancedExperience
         do {
-            created = try registry.register(json, image: image?.bytes).value
+            let outcome = try registry.register(json, image: image?.bytes)
+            created = outcome.value
+            // What registering it implied (a team, app or clip made, a host claimed): said, as clipctl register says it.
+            report.notes += outcome.notes.map { "\(theirs.link): \($0.text)" }
         } catch {
             report.notes.append("\(theirs.link) (\(theirs.id)) not adopted: \(error.description)")
             return
@@ -245,7 +248,7 @@ extension SyncEngine {
         }
         let client = self.client
         do {
-            let bytes = try Self.wait { () async throws(ASCClientError) in try await client.downloadImage(from: address) }
+            let bytes = try wait { () async throws(ASCClientError) in try await client.downloadImage(from: address) }
             return try HeaderImage(bytes: bytes)
         } catch {
             report.notes.append("\(theirs.link): its header image was not taken (\(error))")

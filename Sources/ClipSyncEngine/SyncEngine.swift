@@ -18,6 +18,8 @@ public final class SyncEngine {
     /// Requests of the key's hourly budget (`X-Rate-Limit`) an apply leaves to the other tools sharing the key:
     /// it stops, resumable, rather than go below (Apple, "Identifying Rate Limits").
     public var rateLimitReserve: Int
+    /// Asked while waiting for App Store Connect: true ends the wait (a server draining), and no request follows.
+    public var shouldStop: () -> Bool = { false }
 
     public init(registry: Registry, client: ASCClient, rateLimitReserve: Int = 100, progress: @escaping (String) -> Void = { _ in }) {
         self.registry = registry
@@ -147,20 +149,27 @@ public final class SyncEngine {
     }
 
     func call<T: Sendable>(_ body: @escaping @Sendable () async throws(ASCClientError) -> T) throws(SyncFailure) -> T {
-        do { return try Self.wait(body) } catch { throw .appStoreConnect(error) }
+        do { return try wait(body) } catch { throw .appStoreConnect(error) }
     }
 
-    /// Runs an App Store Connect exchange to its end on this thread (the engine's callers are synchronous).
-    public static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws(ASCClientError) -> T) throws(ASCClientError) -> T {
+    /// Runs an App Store Connect exchange to its end on this thread (the engine's callers are synchronous), or until
+    /// `shouldStop` says to stop: the exchange is then cancelled and ends with `.cancelled` before its next request.
+    func wait<T: Sendable>(_ body: @escaping @Sendable () async throws(ASCClientError) -> T) throws(ASCClientError) -> T {
         let result = Locked<Result<T, ASCClientError>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        let task = Task {
             let outcome: Result<T, ASCClientError>
             do throws(ASCClientError) { outcome = .success(try await body()) } catch { outcome = .failure(error) }
             result.withLock { $0 = outcome }
             done.signal()
         }
-        done.wait()
+        while done.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            if shouldStop() {
+                task.cancel()
+                done.wait()
+                break
+            }
+        }
         return try result.withLock({ $0 })!.get()
     }
 }

@@ -1,4 +1,5 @@
 public import AppStoreConnect
+public import ClipCore
 public import ClipStore
 public import ClipSync
 
@@ -27,6 +28,20 @@ public enum SyncFailure: Error, CustomStringConvertible {
         public var code: String
         public var detail: String
         public var pointer: String?
+    }
+
+    /// The field errors a refusal or App Store Connect's entity errors come down to, as the API answers them (422) and
+    /// clipctl prints them, the same on the database and over `--server`.
+    public var fieldErrors: [FieldError] {
+        switch self {
+        case .refused(let steps):
+            steps.flatMap { step in
+                step.refusals.map { FieldError(field: step.url, rule: $0.rule, message: "\($0.message) (fix: \($0.fix))") }
+            }
+        case .rejected(_, _, _, let errors):
+            errors.compactMap { e in e.field.map { FieldError(field: $0, rule: e.code, message: e.detail) } }
+        default: []
+        }
     }
 
     public var description: String {

@@ -119,7 +119,7 @@ struct SyncPlanTests {
     @Test func unknownValuesFromANewerASCAreKeptAndReported() {
         let theirs = Self.asc("exp-1", "/rent", action: "TELEPORT")
         let plan = Self.plan([Self.experience(1, "/rent")], [theirs], records: [Self.pushed(1, theirs)])
-        #expect(plan.steps[0].notes == ["App Store Connect sent action TELEPORT, unknown to this registry: kept as is"])
+        #expect(plan.steps[0].notes == ["App Store Connect sent action TELEPORT, unknown to this registry: shown as it is"])
         #expect(plan.steps[0].changes == [.init(field: "action", before: "TELEPORT", after: "OPEN")])
         #expect(plan.steps[0].action == .update)
     }
@@ -145,5 +145,18 @@ struct SyncPlanTests {
         #expect(byID[2]?.action == .create)
         #expect(byID[2]?.ascExperienceID == nil)
         #expect(plan.steps.count == 2)
+    }
+
+    /// Deactivated here and matched by URL alone (made in App Store Connect's pages, never pushed from here): kept there
+    /// unless --prune says otherwise.
+    @Test func aDeactivatedExperienceNeverPushedFromHereIsNotRemovedWithoutPrune() {
+        var off = Self.experience(1, "/help")
+        off.status = .deactivated
+        let theirs = Self.asc("web-1", "/help")
+        let kept = Self.plan([off], [theirs])
+        #expect(kept.steps.map(\.action) == [.nothing])
+        #expect(kept.steps[0].notes.last?.contains("never pushed from here") == true)
+        #expect(Self.plan([off], [theirs], prune: true).steps.map(\.action) == [.remove])
+        #expect(Self.plan([off], [theirs], records: [Self.pushed(1, theirs)]).steps.map(\.action) == [.remove])
     }
 }

@@ -126,6 +126,17 @@ import Testing
         #expect(try fake.experiences() == expected)
         #expect(try fake.unusedImages().count <= kills, "\(kills) kills")
         #expect(try Self.inSync(clipctl))
+        // Every experience is recorded with its App Store Connect id, a create that landed before a kill included: one
+        // create record each, and a change made there afterwards shows as drift.
+        let changes = try JSONParser.parse(Array(try clipctl("--json", "changes", "--limit", "10000").out.utf8)).arrayValue ?? []
+        let creates = changes.filter { $0["entity"]?.stringValue == "asc-experience" && $0["action"]?.stringValue == "create" }
+        #expect(creates.count == 9, "8 docks and /new")
+        #expect(Set(creates.compactMap { $0["entityId"]?.stringValue }).count == 9)
+        let status = try JSONParser.parse(Array(try clipctl("--json", "asc", "status").out.utf8))
+        #expect(
+            (status["plans"]?.arrayValue?.first?["steps"]?.arrayValue ?? []).allSatisfy {
+                ["in-sync", "asc-only"].contains($0["state"]?.stringValue)
+            })
         #expect(try fake.violations() == [])
     }
 
@@ -153,12 +164,21 @@ import Testing
             ]
         ])
         let refused = try clipctl("asc", "apply", "--yes")
-        #expect(refused.code == 1)
-        #expect(refused.err.contains("category: This category is not available for this experience [ENTITY_ERROR.ATTRIBUTE.INVALID]"))
+        #expect(refused.code == 65)
+        #expect(refused.err.contains("category: This category is not available for this experience"), "\(refused.err)")
         #expect(refused.out.contains("stopped after 0 change(s), 1 left"))
         #expect(try clipctl.state() + clipctl("--json", "asc", "status").out == before)
         #expect(try clipctl("asc", "apply", "--yes").code == 0)
         #expect(try Self.inSync(clipctl))
+
+        // A budget spent for an hour is said at once, not waited for (exit 69); nothing else is sent meanwhile.
+        #expect(try clipctl("update", "2", "--category", "BIKES").code == 0)
+        try fake.inject([["kind": "status", "status": 429, "retryAfter": 3600, "method": "PATCH", "times": 1]])
+        let started = Date()
+        let spent = try clipctl("asc", "apply", "--yes")
+        #expect(spent.code == 69)
+        #expect(spent.err.contains("it asks to wait 3600 s"))
+        #expect(Date().timeIntervalSince(started) < 30)
         #expect(try fake.violations() == [])
     }
 
@@ -170,7 +190,7 @@ import Testing
         #expect(try clipctl("remove", "2").code == 0)
         try fake.inject([["kind": "corruptUpload", "times": 1]])
         let damaged = try clipctl("asc", "apply", "--yes")
-        #expect(damaged.code == 1)
+        #expect(damaged.code == 65)
         #expect(damaged.err.contains("headerImage: The checksum "))
         let resumed = try clipctl("asc", "apply", "--yes")
         #expect(resumed.code == 0, "\(resumed.err)")
@@ -513,6 +533,44 @@ import Testing
         #expect(pulled.code == 0, "\(pulled.err)")
         #expect(pulled.out.contains("default experience: adopted"))
         #expect(try clipctl("default", "show", Self.clip).out.contains("Ride today"))
+        #expect(try Self.inSync(clipctl))
+        #expect(try fake.violations() == [])
+    }
+
+    /// A server waiting out App Store Connect's Retry-After stops when told to (SIGTERM): the apply ends at the drain
+    /// deadline, sends nothing more, and the next apply finishes the job.
+    @Test func aServerWaitingOnAppStoreConnectStillStopsOnSIGTERM() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        let admin = try clipctl("token", "create", "--admin", "--name", "sync").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try ServeProcess(
+            clipctl, database: clipctl.file("clips.db"),
+            arguments: [
+                "--asc-key-id", FakeASCProcess.keyID, "--asc-issuer-id", FakeASCProcess.issuerID, "--asc-key", clipctl.file("AuthKey.p8"),
+                "--asc-url", fake.baseURL,
+            ])
+        try fake.inject([["kind": "status", "status": 429, "retryAfter": 100, "method": "PATCH", "times": 1]])
+        var remote = clipctl
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
+        remote.environment["CLIP_TOKEN"] = admin
+        let apply = Process()
+        apply.executableURL = Clipctl.binary
+        apply.arguments = ["asc", "apply", "--yes"]
+        apply.environment = remote.environment
+        apply.currentDirectoryURL = clipctl.directory
+        apply.standardOutput = FileHandle.nullDevice
+        apply.standardError = FileHandle.nullDevice
+        try apply.run()
+        Thread.sleep(forTimeInterval: 2)  // the PATCH is refused and the server waits 100 s
+        let writes = try fake.writes()
+        let stopped = Date()
+        #expect(server.stop() == 0, "stopped gracefully")
+        #expect(Date().timeIntervalSince(stopped) < 18)
+        apply.waitUntilExit()
+        #expect(apply.terminationStatus != 0)
+        #expect(try fake.writes() == writes, "nothing sent after the stop")
+        let finished = try clipctl("asc", "apply", "--yes")
+        #expect(finished.code == 0, "\(finished.err)")
         #expect(try Self.inSync(clipctl))
         #expect(try fake.violations() == [])
     }

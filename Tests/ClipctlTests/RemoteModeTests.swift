@@ -19,7 +19,9 @@ final class ServeProcess {
         process.currentDirectoryURL = clipctl.directory
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        // The server's log (and a sanitizer's report, if any) stays beside the test's files.
+        FileManager.default.createFile(atPath: clipctl.file("serve-stderr.log"), contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: clipctl.file("serve-stderr.log")) ?? FileHandle.nullDevice
         try process.run()
         // The first line says where it listens: "serving DB on http://127.0.0.1:PORT".
         var line = Data()
