@@ -60,7 +60,7 @@ let package = Package(
             name: "ClipAPI",
             dependencies: [
                 "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "AppStoreConnect", "ClipSync",
-                "ClipSyncEngine", "FileFormats",
+                "ClipSyncEngine", "FileFormats", "QRCode",
             ],
             swiftSettings: strict),
 
@@ -77,7 +77,7 @@ let package = Package(
             name: "ClipCLI",
             dependencies: [
                 "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync",
-                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "FileFormats",
+                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "FileFormats", "QRCode",
             ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),

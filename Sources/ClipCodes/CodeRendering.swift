@@ -66,6 +66,14 @@ public enum CodeSize: Sendable, Equatable {
         return .pixelsPerModule(value)
     }
 
+    /// The text `parse` reads back.
+    public var text: String {
+        switch self {
+        case .pixelsPerModule(let pixels): "\(pixels)"
+        case .millimetres(let millimetres): "\(millimetres)mm"
+        }
+    }
+
     public static let rule = "a whole number of pixels a module from 1 to 100, or the printed width in millimetres from 10mm to 1000mm"
 }
 

@@ -99,9 +99,17 @@ public enum PublishedDirectory {
     /// Replaces `target` by `files`; refused, untouched, when `target` holds anything but an
     /// earlier publish (`StaticSite.changes`; at most `listedAtMost` such entries are named).
     public static func write(
-        _ files: [StaticSite.File], to target: String, listedAtMost: Int, marker: StaticSite.IndexMarker = StaticSite.publishMarker
+        _ files: [StaticSite.File], to target: String, listedAtMost: Int, marker: StaticSite.IndexMarker = StaticSite.publishMarker,
+        keepingUnchanged: Bool = false
     ) throws(Failure) -> StaticSite.Changes {
-        do { return try replace(target, with: files, listedAtMost: listedAtMost, marker: marker) } catch let failure as Failure { throw failure } catch {
+        do {
+            // Nothing to change: DIR is left as it is, down to its inode and times.
+            if keepingUnchanged, DurableFiles.exists(target) {
+                let changes = try Self.changes(target, files, listedAtMost: listedAtMost, marker: marker)
+                if changes.added.isEmpty && changes.changed.isEmpty && changes.removed.isEmpty { return changes }
+            }
+            return try replace(target, with: files, listedAtMost: listedAtMost, marker: marker)
+        } catch let failure as Failure { throw failure } catch {
             throw .io("cannot publish to \(target): \(error)")
         }
     }
