@@ -56,6 +56,7 @@ public enum VendorCSV {
 
     public struct TooManyRows: Error, Sendable, Equatable, CustomStringConvertible {
         public let rows: Int
+        public init(rows: Int) { self.rows = rows }
         public var description: String {
             "\(rows) codes; the print vendor's CSV holds at most \(VendorCSV.maxRows): export fewer at a time (--host or --clip)"
         }
