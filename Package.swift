@@ -52,14 +52,16 @@ let package = Package(
 
         // The SQLite-backed registry store.
         .target(
-            name: "ClipStore", dependencies: ["ClipCore", "ClipCodes", "ClipWire", "SQLiteDB", "StrictJSON", "Locking"], swiftSettings: strict,
+            name: "ClipStore", dependencies: ["ClipCore", "ClipCodes", "ClipWire", "SQLiteDB", "StrictJSON", "Locking"],
+            swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "AppStoreConnect", "ClipSync",
+                "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "AppStoreConnect",
+                "ClipSync",
                 "ClipSyncEngine", "FileFormats", "QRCode",
             ],
             swiftSettings: strict),
@@ -108,7 +110,8 @@ let package = Package(
         .testTarget(
             name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "StrictJSON", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strict),
-        .testTarget(name: "ClipCodesTests", dependencies: ["ClipCodes", "ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
+        .testTarget(
+            name: "ClipCodesTests", dependencies: ["ClipCodes", "ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipWireTests", dependencies: ["ClipWire", "ClipCore", "StrictJSON"], swiftSettings: strict),
         .testTarget(
             name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB", "StrictJSON", "TestSupport"],

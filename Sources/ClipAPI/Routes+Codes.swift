@@ -83,13 +83,17 @@ extension ClipAPI {
         var errors: [FieldError] = []
         var ecc = ErrorCorrectionLevel.medium
         if let text = c.query("ecc") {
-            if let level = ErrorCorrectionLevel.parse(text) { ecc = level } else {
+            if let level = ErrorCorrectionLevel.parse(text) {
+                ecc = level
+            } else {
                 errors.append(FieldError(field: "ecc", rule: "enum", message: "expected L, M, Q or H"))
             }
         }
         var size = CodeSize.standard
         if let text = c.query("size") {
-            if let parsed = CodeSize.parse(text) { size = parsed } else {
+            if let parsed = CodeSize.parse(text) {
+                size = parsed
+            } else {
                 errors.append(FieldError(field: "size", rule: "range", message: "expected \(CodeSize.rule)"))
             }
         }

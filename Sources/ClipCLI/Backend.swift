@@ -132,7 +132,8 @@ struct LocalBackend: Backend {
         }
         do {
             let code = try CodeRenderer.render(target.url, format: format, ecc: ecc, size: size)
-            return CodeAnswer(bytes: code.bytes, qrVersion: code.qrVersion, errorCorrection: code.errorCorrection?.letter, ntag: code.ntag?.rawValue)
+            return CodeAnswer(
+                bytes: code.bytes, qrVersion: code.qrVersion, errorCorrection: code.errorCorrection?.letter, ntag: code.ntag?.rawValue)
         } catch { throw CommandFailure(code: ExitCode.invalidInput, message: "no code: \(error)") }
     }
 

@@ -57,7 +57,9 @@ extension Context {
         guard let ecc = ErrorCorrectionLevel.parse(eccText) else { throw CommandFailure.usage("--ecc is L, M, Q or H (got \(eccText))") }
         var size = CodeSize.standard
         if let sizeText = parsed.value("size") {
-            guard let parsedSize = CodeSize.parse(sizeText) else { throw CommandFailure.usage("--size is \(CodeSize.rule) (got \(sizeText))") }
+            guard let parsedSize = CodeSize.parse(sizeText) else {
+                throw CommandFailure.usage("--size is \(CodeSize.rule) (got \(sizeText))")
+            }
             size = parsedSize
         }
         return (ecc, size)

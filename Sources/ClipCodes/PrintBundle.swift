@@ -71,14 +71,14 @@ public enum PrintBundle {
             (
                 key: "files",
                 value:
-                .array(
-                    files.map { file in
-                        .object(
-                            [
-                                (key: "path", value: .string(file.path)), (key: "bytes", value: .integer(Int64(file.bytes.count))),
-                                (key: "sha256", value: .string(SHA256.hexDigest(file.bytes))),
-                            ] + (entries[file.path] ?? []))
-                    })
+                    .array(
+                        files.map { file in
+                            .object(
+                                [
+                                    (key: "path", value: .string(file.path)), (key: "bytes", value: .integer(Int64(file.bytes.count))),
+                                    (key: "sha256", value: .string(SHA256.hexDigest(file.bytes))),
+                                ] + (entries[file.path] ?? []))
+                        })
             ),
         ])
         let indexFile = StaticSite.File(path: StaticSite.indexName, bytes: JSONWriter.bytes(index, pretty: true) + [0x0A])

@@ -256,7 +256,8 @@ public enum Commands {
                 options: [
                     .option("format", value: "FORMAT", help: "svg (default), png, ndef (raw NDEF message) or ndef-hex"),
                     .option("ecc", value: "L|M|Q|H", help: "QR error correction level (default M)"),
-                    .option("size", value: "N|Nmm", help: "pixels a module (1–100, default 8), or the printed width such as 30mm (10–1000)"),
+                    .option(
+                        "size", value: "N|Nmm", help: "pixels a module (1–100, default 8), or the printed width such as 30mm (10–1000)"),
                     .option("output", short: "o", value: "FILE", help: "write to FILE"),
                 ]),
             CommandSpec(
@@ -278,7 +279,7 @@ public enum Commands {
                             .option("formats", value: "LIST", help: "comma-separated: svg, png, ndef (default all three)"),
                             .option("ecc", value: "L|M|Q|H", help: "QR error correction level (default M)"),
                             .option("size", value: "N|Nmm", help: "pixels a module (default 8), or the printed width such as 30mm"),
-                        ]),
+                        ])
                 ]),
             CommandSpec(
                 "serve", summary: "serve the HTTP API on the database",

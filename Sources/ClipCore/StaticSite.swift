@@ -184,7 +184,8 @@ public enum StaticSite {
     ) -> Result<Changes, Refusal> {
         var old: [String: String] = [:]
         if let existing, !existing.isEmpty {
-            guard case .file(let indexSHA)? = existing[indexName], let bytes = readIndex(), let listed = listedFiles(index: bytes, marker: marker)
+            guard case .file(let indexSHA)? = existing[indexName], let bytes = readIndex(),
+                let listed = listedFiles(index: bytes, marker: marker)
             else {
                 return .failure(
                     Refusal(

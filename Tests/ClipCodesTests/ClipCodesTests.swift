@@ -42,7 +42,10 @@ struct CodeFileNameTests {
             let name = CodeFileName.stem(for: url)
             #expect(!name.isEmpty)
             #expect(name.count + ".ndef".count <= CodeFileName.maxLength, "\(name.count)")
-            #expect(name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "._-~".unicodeScalars.contains($0) })
+            #expect(
+                name.unicodeScalars.allSatisfy {
+                    ("a"..."z").contains($0) || ("0"..."9").contains($0) || "._-~".unicodeScalars.contains($0)
+                })
             #expect(!name.hasPrefix(".") && !name.hasPrefix("-"))
             #expect(!name.contains("/") && name != "." && name != "..", "\(name)")
         }
@@ -140,7 +143,9 @@ struct CodeTargetTests {
         let order = try experience("https://shop.example/order")
         let off = try experience("https://shop.example/order", status: .deactivated)
         #expect(CodeTarget.decide(try resolve("https://shop.example/order", [off])) { _, _ in true } == .failure(.deactivated(ids: [1])))
-        guard case .failure(.noMatch(let why)) = CodeTarget.decide(try resolve("https://shop.example/pay", [order]), associated: { _, _ in true })
+        guard
+            case .failure(.noMatch(let why)) = CodeTarget.decide(
+                try resolve("https://shop.example/pay", [order]), associated: { _, _ in true })
         else {
             Issue.record("expected no match")
             return

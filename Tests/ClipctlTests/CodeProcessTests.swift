@@ -7,7 +7,9 @@ import Testing
     static let clip = "ABCDE12345.com.shop.app.Clip"
 
     func registerShop(_ clipctl: Clipctl) throws {
-        for url in ["https://shop.example/order", "https://shop.example/store/12", "https://shop.example/rent?id=4", "https://shop.example/off"] {
+        for url in [
+            "https://shop.example/order", "https://shop.example/store/12", "https://shop.example/rent?id=4", "https://shop.example/off",
+        ] {
             let r = try clipctl("register", url, "--clip", Self.clip, "--title", "Shop", "--subtitle", "Tap to start")
             try #require(r.code == 0, "\(r.err)")
         }
@@ -29,7 +31,8 @@ import Testing
         #expect(hex.code == 0)
         // NDEF record header (MB ME SR, TNF 1), type length 1, payload length, "U", 0x04 for "https://" (RTD-URI), the rest.
         let rest = Data("shop.example/order/7?table=2".utf8)
-        #expect(hex.out == "D101" + String(format: "%02X", rest.count + 1) + "5504" + rest.map { String(format: "%02X", $0) }.joined() + "\n")
+        #expect(
+            hex.out == "D101" + String(format: "%02X", rest.count + 1) + "5504" + rest.map { String(format: "%02X", $0) }.joined() + "\n")
         #expect(hex.err.contains("NTAG213"))
         let png = try clipctl("code", "1", "--format", "png", "--size", "30mm", "-o", "order.png")
         #expect(png.code == 0 && png.out.isEmpty, "\(png.err)")
@@ -86,7 +89,8 @@ import Testing
         #expect(r.code == 1 && r.err.contains("symbolic link"), "\(r.err)")
         #expect(try String(contentsOf: victim, encoding: .utf8) == "someone's file\n")
         let dangling = clipctl.directory.appendingPathComponent("dangling.svg")
-        try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: clipctl.directory.appendingPathComponent("made").path)
+        try FileManager.default.createSymbolicLink(
+            atPath: dangling.path, withDestinationPath: clipctl.directory.appendingPathComponent("made").path)
         #expect(try clipctl("code", "1", "-o", "dangling.svg").code == 1)
         #expect(!FileManager.default.fileExists(atPath: clipctl.directory.appendingPathComponent("made").path))
     }
@@ -101,7 +105,8 @@ import Testing
         let files = try DoctorPublishTests.tree(print.path)
         #expect(
             files.keys.sorted() == [
-                "codes.csv", "index.json", "ndef/shop.example_order.ndef", "ndef/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).ndef",
+                "codes.csv", "index.json", "ndef/shop.example_order.ndef",
+                "ndef/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).ndef",
                 "ndef/shop.example_store_12.ndef", "png/shop.example_order.png",
                 "png/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).png", "png/shop.example_store_12.png",
                 "svg/shop.example_order.svg", "svg/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).svg",
@@ -119,7 +124,11 @@ import Testing
         #expect(try clipctl("deactivate", "1").code == 0)
         let third = try clipctl("codes", "export", "print", "--formats", "svg")
         #expect(third.code == 0 && third.out.contains("removed: png/shop.example_order.png"), "\(third.out)")
-        #expect(try DoctorPublishTests.tree(print.path).keys.sorted() == ["codes.csv", "index.json", "svg/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).svg", "svg/shop.example_store_12.svg"])
+        #expect(
+            try DoctorPublishTests.tree(print.path).keys.sorted() == [
+                "codes.csv", "index.json", "svg/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).svg",
+                "svg/shop.example_store_12.svg",
+            ])
 
         // Someone else's file in DIR: refused, listed, untouched.
         try Data("mine".utf8).write(to: print.appendingPathComponent("notes.txt"))
