@@ -128,7 +128,9 @@ struct LocalBackend: Backend {
         let target: CodeTarget
         switch decision {
         case .success(let t): target = t
-        case .failure(let refusal): throw CommandFailure(code: ExitCode.failure, message: "no code: \(refusal)")
+        case .failure(let refusal):
+            // As over HTTP: a URL that opens nothing is not found (404, exit 1); one that cannot be used as it is, 422 (exit 65).
+            throw CommandFailure(code: refusal.isNotFound ? ExitCode.failure : ExitCode.invalidInput, message: "no code: \(refusal)")
         }
         do {
             let code = try CodeRenderer.render(target.url, format: format, ecc: ecc, size: size)
