@@ -16,6 +16,9 @@ extension Context {
         guard let format = CodeFormat(rawValue: formatText.lowercased()) else {
             throw CommandFailure.usage("--format is svg, png, ndef or ndef-hex (got \(formatText))")
         }
+        if !format.isQRCode, parsed.value("ecc") != nil || parsed.value("size") != nil {
+            throw CommandFailure.usage("--ecc and --size apply to QR codes (svg, png), not to --format \(format.rawValue)")
+        }
         let (ecc, size) = try codeOptions()
         let output = parsed.value("output")
         if format.isBinary && output == nil {

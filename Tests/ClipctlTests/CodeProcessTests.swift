@@ -67,6 +67,7 @@ import Testing
             (["code", "1", "--format", "gif", "-o", "x.svg"], 64, "--format"),
             (["code", "1", "--format", "png"], 64, "-o FILE"),
             (["code", "1", "--format", "ndef"], 64, "-o FILE"),
+            (["code", "1", "--format", "ndef-hex", "--ecc", "H"], 64, "apply to QR codes"),
             (["code", "1", "-o", "no/such/folder/x.svg"], 1, "does not exist"),
         ]
         for (arguments, code, message) in cases {
