@@ -3,8 +3,8 @@ import ClipCore
 /// File names for the codes of a print bundle: deterministic, unique, and safe on every file system a
 /// print shop may unpack them on.
 public enum CodeFileName {
-    /// At most this many characters, extension included: the limit on file names in Apple's App Clip Code
-    /// printing guide (developer.apple.com, "Preparing App Clip Codes for print").
+    /// At most this many characters, extension included: the file-name limit of Apple's App Clip Code
+    /// guidelines for print (developer.apple.com, Human Interface Guidelines, App Clip Codes).
     public static let maxLength = 188
     /// The hexadecimal characters of SHA-256 that tell two URLs apart when their names alone would not.
     static let hashLength = 12
@@ -48,7 +48,7 @@ public enum CodeFileName {
 
 /// The CSV file a print shop's App Clip Code tool takes: one line per code, "SVG File Name,URL".
 public enum VendorCSV {
-    /// At most this many codes in one file, the batch size print vendors' code tools take. More is
+    /// At most this many codes in one file: the batch we keep to for a print vendor's tool. More is
     /// refused with the count: the caller narrows the export (--host, --clip) rather than this tool
     /// splitting it into parts a shop has to put back together.
     public static let maxRows = 10_000

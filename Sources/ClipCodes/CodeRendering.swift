@@ -22,9 +22,9 @@ public enum CodeFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// The media type answered over HTTP. image/svg+xml and image/png are registered (RFC 6838's IANA
-    /// registry; W3C SVG 1.1 Appendix P, PNG spec §4.1); no media type is registered for an NDEF message,
-    /// so its bytes are application/octet-stream (RFC 2046 §4.5.1).
+    /// The media type answered over HTTP. image/svg+xml (W3C SVG 1.1, Appendix P) and image/png (the PNG
+    /// specification's media type) are registered with IANA; no media type is registered for an NDEF
+    /// message, so its bytes are application/octet-stream (RFC 2046 §4.5.1).
     public var mediaType: String {
         switch self {
         case .svg: "image/svg+xml"

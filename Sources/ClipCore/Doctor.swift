@@ -273,10 +273,10 @@ public enum AppClipCode {
     }
 }
 
-/// How dense a URL's QR code is (ISO/IEC 18004:2015 §6.4.1: 17 + 4 · version modules a side).
+/// How dense a URL's QR code is (ISO/IEC 18004:2015: version V has 17 + 4 · V modules a side).
 public enum QRCodeSize {
     /// The highest version that still scans easily from a table tent or a sticker: 57 modules a side,
-    /// about 0.7 mm a module on a 40 mm code.
+    /// 65 with the quiet zone, so about 0.6 mm a module on a 40 mm code.
     public static let advisedMaxVersion = 10
 
     /// The version `url` needs at level M when it is above `advisedMaxVersion`; nil when it is not, or
