@@ -151,6 +151,18 @@ import Testing
         #expect(entries(clipctl.directory).filter { $0.contains("publishing") } == [])
     }
 
+    @Test func doctorWarnsAboutADenseCodeAndTheCodeSaysItsVersion() throws {
+        let clipctl = try Clipctl()
+        let long = "https://shop.example/" + String(repeating: "menu/", count: 40) + "today"
+        try #require(try clipctl("register", long, "--clip", Self.clip, "--title", "Menu", "--subtitle", "Today").code == 0)
+        try #require(try clipctl("default", "set", Self.clip, "--subtitle", "en-US=Shop").code == 0)
+        let doctor = try clipctl("doctor")
+        #expect(doctor.out.contains("warning qr-version \(long): its QR code needs version 11"), "\(doctor.out)")
+        #expect(doctor.out.contains("fix: register a shorter URL"))
+        let code = try clipctl("code", "1", "-o", "menu.svg")
+        #expect(code.code == 0 && code.err.contains("version 11"), "\(code.err)")
+    }
+
     static func digest(_ url: String) -> String {
         // SHA-256 by /usr/bin/sha256sum: an implementation other than ours.
         let process = Process()
