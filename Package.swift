@@ -38,7 +38,10 @@ let package = Package(
         .target(name: "QRCode", swiftSettings: strict),
 
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
-        .target(name: "ClipCore", dependencies: ["StrictJSON"], swiftSettings: strict),
+        .target(name: "ClipCore", dependencies: ["StrictJSON", "QRCode"], swiftSettings: strict),
+
+        // Which URL gets a QR code or NFC tag, how the files of a print bundle are named, and their bytes. Pure, no I/O.
+        .target(name: "ClipCodes", dependencies: ["ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
 
         // Every JSON shape the API answers and clipctl prints: encoders, and the readers a remote clipctl needs.
         .target(name: "ClipWire", dependencies: ["ClipCore", "StrictJSON"], swiftSettings: strict),
@@ -49,15 +52,17 @@ let package = Package(
 
         // The SQLite-backed registry store.
         .target(
-            name: "ClipStore", dependencies: ["ClipCore", "ClipWire", "SQLiteDB", "StrictJSON", "Locking"], swiftSettings: strict,
+            name: "ClipStore", dependencies: ["ClipCore", "ClipCodes", "ClipWire", "SQLiteDB", "StrictJSON", "Locking"],
+            swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ClipCore", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "AppStoreConnect", "ClipSync",
-                "ClipSyncEngine",
+                "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "AppStoreConnect",
+                "ClipSync",
+                "ClipSyncEngine", "FileFormats", "QRCode",
             ],
             swiftSettings: strict),
 
@@ -73,8 +78,8 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipCore", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync",
-                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking",
+                "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync",
+                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "FileFormats", "QRCode",
             ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
@@ -88,7 +93,7 @@ let package = Package(
             dependencies: ["ClipSync", "ClipStore", "ClipCore", "AppStoreConnect", "SystemCrypto", "StrictJSON", "Locking"],
             swiftSettings: strict),
         .executableTarget(name: "asc-jwt", dependencies: ["AppStoreConnect", "SystemCrypto"], swiftSettings: strict),
-        .executableTarget(name: "clip-bench", dependencies: ["CLinuxIO", "ClipCore", "ClipStore"], swiftSettings: strict),
+        .executableTarget(name: "clip-bench", dependencies: ["CLinuxIO", "ClipCore", "ClipCodes", "ClipStore"], swiftSettings: strict),
 
         // What more than one test target uses (test images), in one place; no test depends on another.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
@@ -105,6 +110,8 @@ let package = Package(
         .testTarget(
             name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "StrictJSON", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strict),
+        .testTarget(
+            name: "ClipCodesTests", dependencies: ["ClipCodes", "ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipWireTests", dependencies: ["ClipWire", "ClipCore", "StrictJSON"], swiftSettings: strict),
         .testTarget(
             name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB", "StrictJSON", "TestSupport"],

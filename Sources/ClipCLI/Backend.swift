@@ -1,3 +1,6 @@
+import ClipCodes
+import FileFormats
+import QRCode
 import ClipCore
 import ClipStore
 import ClipWire
@@ -60,6 +63,16 @@ protocol Backend {
     func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)>
     func tokens() throws -> [APIToken]
     func revokeToken(id: Int64) throws -> APIToken
+    /// The QR code or NDEF message of an experience (by id) or of an invocation URL; refused when it opens no card.
+    func code(_ reference: String, format: CodeFormat, ecc: ErrorCorrectionLevel, size: CodeSize) throws -> CodeAnswer
+}
+
+/// A code's bytes and what stderr says about them.
+struct CodeAnswer {
+    let bytes: [UInt8]
+    let qrVersion: Int?
+    let errorCorrection: String?
+    let ntag: String?
 }
 
 enum HostAssignment: String { case claim, share, unshare }
@@ -104,6 +117,27 @@ struct LocalBackend: Backend {
     }
 
     func aasa(host: String) throws -> [UInt8] { try registry.aasa(host: host) }
+
+    func code(_ reference: String, format: CodeFormat, ecc: ErrorCorrectionLevel, size: CodeSize) throws -> CodeAnswer {
+        let decision: Result<CodeTarget, CodeTarget.Refusal>
+        if let id = Int64(reference), id > 0, String(id) == reference {
+            decision = try registry.codeTarget(experience: try registry.experience(reference))
+        } else {
+            decision = try registry.codeTarget(url: reference)
+        }
+        let target: CodeTarget
+        switch decision {
+        case .success(let t): target = t
+        case .failure(let refusal):
+            // As over HTTP: a URL that opens nothing is not found (404, exit 1); one that cannot be used as it is, 422 (exit 65).
+            throw CommandFailure(code: refusal.isNotFound ? ExitCode.failure : ExitCode.invalidInput, message: "no code: \(refusal)")
+        }
+        do {
+            let code = try CodeRenderer.render(target.url, format: format, ecc: ecc, size: size)
+            return CodeAnswer(
+                bytes: code.bytes, qrVersion: code.qrVersion, errorCorrection: code.errorCorrection?.letter, ntag: code.ntag?.rawValue)
+        } catch { throw CommandFailure(code: ExitCode.invalidInput, message: "no code: \(error)") }
+    }
 
     func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner {
         try registry.banner(pageURL: url, appArgument: appArgument, clip: clip)

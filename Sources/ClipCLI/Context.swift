@@ -95,6 +95,8 @@ final class Context {
         ["changes"]: { try $0.changes() },
         ["doctor"]: { try $0.doctor() },
         ["publish"]: { try $0.publish() },
+        ["code"]: { try $0.code() },
+        ["codes", "export"]: { try $0.codesExport() },
         ["serve"]: { try $0.serve() },
         ["backup"]: { try $0.backup() },
         ["restore"]: { try $0.restore() },

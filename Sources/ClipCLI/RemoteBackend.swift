@@ -1,4 +1,7 @@
+import ClipCodes
 import ClipCore
+import FileFormats
+import QRCode
 import ClipStore
 import ClipWire
 import Dispatch
@@ -182,6 +185,26 @@ struct RemoteBackend: Backend {
         let answer = try send("GET", "/v1/resolve", query: [("url", url), ("language", language), ("explain", explain ? "true" : nil)])
         if answer.status == 404, let miss = try decode(answer.json, ResolutionJSON.miss(problem:)) { return miss }
         return try decode(try checked(answer).json, ResolutionJSON.answer(json:))
+    }
+
+    /// `GET /v1/experiences/{id}/code.svg|code.png|tag.ndef` for an id, `GET /v1/codes?url=…` for a URL; hexadecimal is
+    /// made here from the NDEF bytes, as the local database does.
+    func code(_ reference: String, format: CodeFormat, ecc: ErrorCorrectionLevel, size: CodeSize) throws -> CodeAnswer {
+        let wire: CodeFormat = format == .ndefHex ? .ndef : format
+        let query: [(String, String?)] = wire.isQRCode ? [("ecc", ecc.letter), ("size", size.text)] : []
+        let answer: Answer
+        if let id = Int64(reference), id > 0, String(id) == reference {
+            let file = wire == .ndef ? "tag.ndef" : "code.\(wire.rawValue)"
+            answer = try checked(try send("GET", "/v1/experiences/\(id)/\(file)", query: query, accept: wire.mediaType))
+        } else {
+            answer = try checked(
+                try send("GET", "/v1/codes", query: [("url", reference), ("format", wire.rawValue)] + query, accept: wire.mediaType))
+        }
+        var bytes = [UInt8](answer.body)
+        if format == .ndefHex { bytes = Array((Hexadecimal.string(bytes) + "\n").utf8) }
+        return CodeAnswer(
+            bytes: bytes, qrVersion: answer.headers["code-qr-version"].flatMap { Int($0) }, errorCorrection: answer.headers["code-ecc"],
+            ntag: answer.headers["code-ntag"])
     }
 
     func aasa(host: String) throws -> [UInt8] {

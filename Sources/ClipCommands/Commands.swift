@@ -245,6 +245,43 @@ public enum Commands {
                         help: "the sample's nginx listen parameter (default \"443 ssl\", with certificate lines to fill in)")
                 ]),
             CommandSpec(
+                "code", summary: "make the QR code or NFC tag of an experience or of an invocation URL",
+                discussion: """
+                    A code is made only for a URL that opens an App Clip card: an active experience's, or one that resolves to an \
+                    active experience or to the default experience of a clip associated with the host; otherwise it says why and \
+                    writes nothing. SVG and hex go to standard output without -o; PNG and NDEF need -o. FILE is written whole \
+                    (a temporary file renamed), never through a symbolic link. Standard error says the QR version or the smallest NTAG.
+                    """,
+                positionals: [PositionalSpec("URL|ID", help: "an invocation URL (https) or an experience id")],
+                options: [
+                    .option("format", value: "FORMAT", help: "svg (default), png, ndef (raw NDEF message) or ndef-hex"),
+                    .option("ecc", value: "L|M|Q|H", help: "QR error correction level (default M)"),
+                    .option(
+                        "size", value: "N|Nmm", help: "pixels a module (1–100, default 8), or the printed width such as 30mm (10–1000)"),
+                    .option("output", short: "o", value: "FILE", help: "write to FILE"),
+                ]),
+            CommandSpec(
+                "codes", summary: "print bundles of codes",
+                subcommands: [
+                    CommandSpec(
+                        "export", summary: "write a code per active experience and format, an index and the print vendor's CSV",
+                        discussion: """
+                            Writes DIR/svg/<name>.svg, DIR/png/<name>.png, DIR/ndef/<name>.ndef per active experience whose host is \
+                            associated with its clip, DIR/codes.csv ("SVG File Name,URL", at most 10000 codes) and DIR/index.json \
+                            (each file's URL, format, bytes, SHA-256, QR version and level, NTAG). The same data gives the same bytes, \
+                            and an export that changes nothing leaves DIR alone. DIR is replaced as a whole in one rename; an existing \
+                            DIR must be empty or an earlier export, and must not hold the database.
+                            """,
+                        positionals: [PositionalSpec("DIR", help: "the directory to write")],
+                        options: [
+                            .option("host", value: "HOST", help: "only experiences on this host"),
+                            .option("clip", value: "CLIP", help: "only this clip's experiences"),
+                            .option("formats", value: "LIST", help: "comma-separated: svg, png, ndef (default all three)"),
+                            .option("ecc", value: "L|M|Q|H", help: "QR error correction level (default M)"),
+                            .option("size", value: "N|Nmm", help: "pixels a module (default 8), or the printed width such as 30mm"),
+                        ])
+                ]),
+            CommandSpec(
                 "serve", summary: "serve the HTTP API on the database",
                 discussion:
                     "Binds 127.0.0.1 unless told otherwise; port 0 picks a free port (the real one is printed). Stops gracefully on SIGTERM or SIGINT. With an App Store Connect key (--asc-key-id … or the ASC_ environment), admin tokens can plan and apply through /v1/asc.",

@@ -1,3 +1,4 @@
+import QRCode
 import StrictJSON
 
 /// Cross-checks of a registry's data that catch what users get wrong, each finding with a stable
@@ -97,6 +98,13 @@ public enum Doctor {
                     .warning, "app-clip-code", url, "cannot be encoded in an App Clip Code: " + codeProblems.joined(separator: "; "),
                     fix: "register a URL with a host of a–z, '.' and '-' and a path of a–z A–Z 0–9 /#?=%-._,+;:& "
                         + "(Apple: \"Encoding a URL in an App Clip Code\"), or invoke it by NFC, QR or Safari only")
+            }
+            if let version = QRCodeSize.versionAboveAdvised(url) {
+                add(
+                    .warning, "qr-version", url,
+                    "its QR code needs version \(version) at error correction level M (\(QRCode.size(version: version)) modules a side); "
+                        + "above version \(QRCodeSize.advisedMaxVersion) the modules of a code printed on a table tent are too small to scan from arm's length",
+                    fix: "register a shorter URL (fewer path segments or query items), or print the code larger than 40 mm")
             }
             for (language, card) in e.localizations.sorted(by: { $0.key < $1.key }) {
                 // The fix is the command that sets the text as it is now: shorten it, then run it.
@@ -262,5 +270,29 @@ public enum AppClipCode {
 
     static func describe(_ characters: Set<Character>) -> String {
         characters.sorted().map { "'\($0)'" }.joined(separator: " ")
+    }
+}
+
+/// How dense a URL's QR code is (ISO/IEC 18004:2015: version V has 17 + 4 · V modules a side).
+public enum QRCodeSize {
+    /// The highest version that still scans easily from a table tent or a sticker: 57 modules a side,
+    /// 65 with the quiet zone, so about 0.6 mm a module on a 40 mm code.
+    public static let advisedMaxVersion = 10
+
+    /// The version `url` needs at level M when it is above `advisedMaxVersion`; nil when it is not, or
+    /// when no version holds it (the code command says so itself).
+    public static func versionAboveAdvised(_ url: String) -> Int? {
+        // A URL that fits version 10 in byte mode fits it whatever the segmentation: skip the encoder.
+        let byteCount = url.utf8.count
+        if byteCount <= QRCode.byteCapacity(version: advisedMaxVersion, level: .medium, utf8: url.utf8.contains { $0 >= 0x80 }) {
+            return nil
+        }
+        do {
+            _ = try QRCode.encode(url, ecc: .medium, version: advisedMaxVersion)
+            return nil
+        } catch {
+            if case .versionTooSmall(_, _, let needed, _) = error { return needed }
+            return nil
+        }
     }
 }

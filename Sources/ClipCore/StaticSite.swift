@@ -10,6 +10,23 @@ public enum StaticSite {
         /// Relative to the published directory, "/"-separated.
         public let path: String
         public let bytes: [UInt8]
+        public init(path: String, bytes: [UInt8]) {
+            self.path = path
+            self.bytes = bytes
+        }
+    }
+
+    /// What says, in a directory's `index.json`, which tool wrote the directory (and so may replace it):
+    /// the index's "format" and "formatVersion", and the command named in refusals.
+    public struct IndexMarker: Sendable, Equatable {
+        public let format: String
+        public let version: Int64
+        public let writer: String
+        public init(format: String, version: Int64, writer: String) {
+            self.format = format
+            self.version = version
+            self.writer = writer
+        }
     }
 
     public struct Banner: Sendable, Equatable {
@@ -39,6 +56,7 @@ public enum StaticSite {
     /// The marker in `index.json` that says this tool wrote the directory; nothing else is ours.
     public static let indexFormat = "clip-registry-publish"
     public static let indexFormatVersion: Int64 = 1
+    public static let publishMarker = IndexMarker(format: indexFormat, version: indexFormatVersion, writer: "clipctl publish")
     public static let nginxName = "nginx.conf.sample"
     static let wellKnown = ".well-known/apple-app-site-association"
 
@@ -142,9 +160,9 @@ public enum StaticSite {
 
     /// The files an earlier publish listed in its `index.json` (path → SHA-256), or nil when the
     /// bytes are not an index this version writes (the format marker and version).
-    public static func listedFiles(index bytes: [UInt8]) -> [String: String]? {
-        guard let index = try? JSONParser.parse(bytes), index["format"]?.stringValue == indexFormat,
-            index["formatVersion"] == .integer(indexFormatVersion), let entries = index["files"]?.arrayValue
+    public static func listedFiles(index bytes: [UInt8], marker: IndexMarker = publishMarker) -> [String: String]? {
+        guard let index = try? JSONParser.parse(bytes), index["format"]?.stringValue == marker.format,
+            index["formatVersion"] == .integer(marker.version), let entries = index["files"]?.arrayValue
         else { return nil }
         var listed: [String: String] = [:]
         for entry in entries {
@@ -161,20 +179,22 @@ public enum StaticSite {
     /// lists (one edited since is somebody's now), and the folders they need. Anything else is
     /// refused with the list of what is foreign, and nothing is touched.
     public static func changes(
-        replacing existing: [String: Entry]?, with files: [File],
+        replacing existing: [String: Entry]?, with files: [File], marker: IndexMarker = publishMarker,
         readIndex: () -> [UInt8]?
     ) -> Result<Changes, Refusal> {
         var old: [String: String] = [:]
         if let existing, !existing.isEmpty {
-            guard case .file(let indexSHA)? = existing[indexName], let bytes = readIndex(), let listed = listedFiles(index: bytes) else {
+            guard case .file(let indexSHA)? = existing[indexName], let bytes = readIndex(),
+                let listed = listedFiles(index: bytes, marker: marker)
+            else {
                 return .failure(
                     Refusal(
                         reason:
-                            "it is not empty and was not written by clipctl publish (no \(indexName) with \"format\": \"\(indexFormat)\", \"formatVersion\": \(indexFormatVersion))",
+                            "it is not empty and was not written by \(marker.writer) (no \(indexName) with \"format\": \"\(marker.format)\", \"formatVersion\": \(marker.version))",
                         // Every file, and every folder with nothing in it (the others show through their content).
                         foreign: existing.keys.sorted().compactMap { path in
                             if existing[path] == .directory && existing.keys.contains(where: { $0.hasPrefix(path + "/") }) { return nil }
-                            return (path, path == indexName ? "not an index clipctl publish wrote" : "not listed in an index")
+                            return (path, path == indexName ? "not an index \(marker.writer) wrote" : "not listed in an index")
                         }))
             }
             let folders = Set(
@@ -194,7 +214,7 @@ public enum StaticSite {
                 }
             }
             guard foreign.isEmpty else {
-                return .failure(Refusal(reason: "it holds files clipctl publish did not write (or that changed since)", foreign: foreign))
+                return .failure(Refusal(reason: "it holds files \(marker.writer) did not write (or that changed since)", foreign: foreign))
             }
             for (path, sha) in listed {
                 if case .file(let onDisk)? = existing[path], onDisk == sha { old[path] = sha }

@@ -92,6 +92,55 @@ public enum DurableFiles {
         try syncDirectory(directory(of: path))
     }
 
+    /// Puts `bytes` at `path` whole or not at all: written to a new file beside it (mkstemp(3)), synced, then
+    /// renamed over `path` (rename(2) replaces the name itself: a symbolic link at `path` is replaced, never
+    /// written through). Refused, writing nothing, when `path` is a symbolic link, not a regular file, or
+    /// somebody else's file.
+    public static func replaceWhole(_ path: String, with bytes: [UInt8]) throws(Failure) {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK: throw Failure(description: "\(path) is a symbolic link: not written through; remove it or choose another name")
+            case S_IFREG:
+                guard info.st_uid == geteuid() else {
+                    throw Failure(description: "\(path) belongs to another user: not replaced; choose another name")
+                }
+            default: throw Failure(description: "\(path) exists and is not a regular file")
+            }
+        }
+        if let missing = missingDirectory(for: path) { throw Failure(description: "cannot write \(path): \(missing)") }
+        let temporary = try createUnique(prefix: directory(of: path) + "/." + (path as NSString).lastPathComponent + ".partial-")
+        let fd = open(temporary, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        guard fd >= 0 else {
+            let failure = failure("open \(temporary)")
+            unlink(temporary)
+            throw failure
+        }
+        var offset = 0
+        var failed: Failure?
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                failed = failure("write \(path)")
+                break
+            }
+            offset += n
+        }
+        // Readable like any file the user makes (mkstemp makes it 0600), less what the umask takes away.
+        let mask = umask(0)
+        umask(mask)
+        if failed == nil, fchmod(fd, 0o644 & ~mask) != 0 { failed = failure("set the mode of \(path)") }
+        if failed == nil, fsync(fd) != 0 { failed = failure("fsync \(path)") }
+        close(fd)
+        if failed == nil, rename(temporary, path) != 0 { failed = failure("rename \(temporary) to \(path)") }
+        if let failed {
+            unlink(temporary)
+            throw failed
+        }
+        try syncDirectory(directory(of: path))
+    }
+
     /// fsync(2) on a directory, so that the entries created, renamed or removed in it last.
     public static func syncDirectory(_ path: String) throws(Failure) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

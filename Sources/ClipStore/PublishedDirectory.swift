@@ -35,13 +35,13 @@ public enum PublishedDirectory {
     /// Publish replaces DIR and everything in it: DIR must not be the database's folder or one
     /// above it (where the file, its -wal and -shm live; SQLite keeps them beside the file a
     /// symbolic link points to, so both folders count).
-    public static func checkNotHoldingDatabase(_ target: String, database: String) throws(Failure) {
+    public static func checkNotHoldingDatabase(_ target: String, database: String, command: String = "publish") throws(Failure) {
         let given = URL(fileURLWithPath: database).standardizedFileURL.path
         let folders = [given, DurableFiles.realPath(given) ?? given].map { ($0 as NSString).deletingLastPathComponent }
         for folder in Set(folders + folders.compactMap(DurableFiles.realPath))
         where folder == target || folder.hasPrefix(target == "/" ? "/" : target + "/") {
             throw Failure.target(
-                "\(target) holds the database \(database) (publish replaces the whole directory); choose a directory of its own")
+                "\(target) holds the database \(database) (\(command) replaces the whole directory); choose a directory of its own")
         }
     }
 
@@ -78,9 +78,11 @@ public enum PublishedDirectory {
     }
 
     /// The changes of replacing `target` by `files`, or the refusal, with the foreign entries listed.
-    static func changes(_ target: String, _ files: [StaticSite.File], listedAtMost: Int) throws -> StaticSite.Changes {
+    static func changes(
+        _ target: String, _ files: [StaticSite.File], listedAtMost: Int, marker: StaticSite.IndexMarker
+    ) throws -> StaticSite.Changes {
         let existing = try list(target)
-        let result = StaticSite.changes(replacing: existing, with: files) {
+        let result = StaticSite.changes(replacing: existing, with: files, marker: marker) {
             FileManager.default.contents(atPath: "\(target)/\(StaticSite.indexName)").map { [UInt8]($0) }
         }
         switch result {
@@ -96,14 +98,26 @@ public enum PublishedDirectory {
 
     /// Replaces `target` by `files`; refused, untouched, when `target` holds anything but an
     /// earlier publish (`StaticSite.changes`; at most `listedAtMost` such entries are named).
-    public static func write(_ files: [StaticSite.File], to target: String, listedAtMost: Int) throws(Failure) -> StaticSite.Changes {
-        do { return try replace(target, with: files, listedAtMost: listedAtMost) } catch let failure as Failure { throw failure } catch {
+    public static func write(
+        _ files: [StaticSite.File], to target: String, listedAtMost: Int, marker: StaticSite.IndexMarker = StaticSite.publishMarker,
+        keepingUnchanged: Bool = false
+    ) throws(Failure) -> StaticSite.Changes {
+        do {
+            // Nothing to change: DIR is left as it is, down to its inode and times.
+            if keepingUnchanged, DurableFiles.exists(target) {
+                let changes = try Self.changes(target, files, listedAtMost: listedAtMost, marker: marker)
+                if changes.added.isEmpty && changes.changed.isEmpty && changes.removed.isEmpty { return changes }
+            }
+            return try replace(target, with: files, listedAtMost: listedAtMost, marker: marker)
+        } catch let failure as Failure { throw failure } catch {
             throw .io("cannot publish to \(target): \(error)")
         }
     }
 
-    static func replace(_ target: String, with files: [StaticSite.File], listedAtMost: Int) throws -> StaticSite.Changes {
-        let changes = try Self.changes(target, files, listedAtMost: listedAtMost)
+    static func replace(
+        _ target: String, with files: [StaticSite.File], listedAtMost: Int, marker: StaticSite.IndexMarker
+    ) throws -> StaticSite.Changes {
+        let changes = try Self.changes(target, files, listedAtMost: listedAtMost, marker: marker)
         let parent = (target as NSString).deletingLastPathComponent
         var template = Array("\(parent)/.\((target as NSString).lastPathComponent).publishing-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
@@ -127,7 +141,7 @@ public enum PublishedDirectory {
             if DurableFiles.exists(target) {
                 try exchange(staging, target)
                 // Checked again now that it is out of the way: a file added meanwhile is put back.
-                do { _ = try Self.changes(staging, files, listedAtMost: listedAtMost) } catch {
+                do { _ = try Self.changes(staging, files, listedAtMost: listedAtMost, marker: marker) } catch {
                     try? exchange(staging, target)
                     try? sync(parent)
                     throw error

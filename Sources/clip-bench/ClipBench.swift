@@ -1,4 +1,5 @@
 import CLinuxIO
+import ClipCodes
 import ClipCore
 import ClipStore
 import Foundation
@@ -6,12 +7,15 @@ import Foundation
 /// In-process measurements for the README's "Performance" (run by scripts/bench, never by the tests):
 ///
 ///     clip-bench DATABASE REQUESTS [--seconds S]
+///     clip-bench --codes [--seconds S]
 ///
 /// Builds the server's read model from DATABASE (the start-up work), then resolves the URLs of
 /// REQUESTS (one a line, as gen-dataset.py writes them) round and round for S seconds (default 3)
 /// and prints one line of key=value pairs: build time, lookups, median ns per lookup over batches
 /// of 1,000 (normalization and index probes, as a request does), the same for whole answers
 /// (the Resolution the API renders), memory, and the heap bytes a lookup leaves behind.
+/// With --codes: QR codes drawn per second as SVG and as PNG (8 pixels a module, level M) for
+/// typical invocation URLs (versions 3 to 5), one core, and NDEF messages per second.
 @main
 struct ClipBench {
     static func main() throws {
@@ -20,6 +24,10 @@ struct ClipBench {
         if let i = arguments.firstIndex(of: "--seconds"), i + 1 < arguments.count, let s = Double(arguments[i + 1]) {
             seconds = s
             arguments.removeSubrange(i...(i + 1))
+        }
+        if arguments == ["--codes"] {
+            try codes(seconds: seconds)
+            return
         }
         guard arguments.count == 2 else {
             FileHandle.standardError.write(Data("usage: clip-bench DATABASE REQUESTS [--seconds S]\n".utf8))
@@ -53,6 +61,27 @@ struct ClipBench {
         print(
             "experiences=\(index.count) build_s=\(format(buildSeconds)) lookup_ns=\(Int(lookupNs)) probe_ns=\(Int(probeNs)) answer_ns=\(Int(answerNs)) "
                 + "bytes_retained_per_probe=\(format(retainedPerProbe)) rss_mib=\(memory("VmRSS")) peak_rss_mib=\(memory("VmHWM")) matched=\(matched > 0)"
+        )
+    }
+
+    static func codes(seconds: Double) throws {
+        let urls = (0..<1_000).map { "https://bikesrental.example/store/\($0 * 7919 % 100_000)/rent?table=\($0 % 40)&zone=north" }
+        var bytes = 0
+        func rate(_ format: CodeFormat, share: Double) throws -> Double {
+            var i = 0, made = 0
+            let end = now() + seconds * share
+            let start = now()
+            repeat {
+                bytes += try CodeRenderer.render(urls[i], format: format).bytes.count
+                i = (i + 1) % urls.count
+                made += 1
+            } while now() < end
+            return Double(made) / (now() - start)
+        }
+        let svg = try rate(.svg, share: 0.4), png = try rate(.png, share: 0.4), ndef = try rate(.ndef, share: 0.2)
+        let versions = Set(try urls.prefix(50).map { try CodeRenderer.render($0, format: .svg).qrVersion ?? 0 }).sorted()
+        print(
+            "svg_per_s=\(Int(svg)) png_per_s=\(Int(png)) ndef_per_s=\(Int(ndef)) qr_versions=\(versions.map(String.init).joined(separator: ",")) bytes=\(bytes > 0)"
         )
     }
 

@@ -275,6 +275,10 @@ import Testing
         // (method, path, body, status for: none, other team, own team, admin); own team = team A.
         let routes: [(String, String, String?, [Int])] = [
             ("GET", "/v1/experiences/1", nil, [401, 404, 200, 200]),
+            ("GET", "/v1/experiences/1/code.svg", nil, [401, 404, 200, 200]),
+            ("GET", "/v1/experiences/1/code.png", nil, [401, 404, 200, 200]),
+            ("GET", "/v1/experiences/1/tag.ndef", nil, [401, 404, 200, 200]),
+            ("GET", "/v1/codes/export", nil, [401, 200, 200, 200]),
             ("PATCH", "/v1/experiences/1", #"{"subtitle":"Changed"}"#, [401, 404, 200, 200]),
             ("GET", "/v1/apps/com.a.app", nil, [401, 404, 200, 200]),
             ("PATCH", "/v1/apps/com.a.app", #"{"name":"A"}"#, [401, 404, 200, 200]),

@@ -169,6 +169,22 @@ struct DoctorTests {
         #expect(findings[3].message.hasPrefix("3 of the clip's 4 experiences have no FR card"))
     }
 
+    /// ISO/IEC 18004:2015 Table 7: version 10 at level M holds 213 bytes in byte mode; one more needs version 11.
+    @Test func aURLPastQRVersion10AtLevelMIsWarnedAbout() throws {
+        let prefix = "https://shop.example/"
+        let fits = prefix + String(repeating: "a", count: 213 - prefix.utf8.count)
+        let over = fits + "a"
+        let findings = Doctor.examine(try snapshot([try experience(fits), try experience(over, id: 2)]))
+        #expect(findings.map { "\($0.severity.rawValue) \($0.code) \($0.subject)" } == ["warning qr-version \(over)"])
+        #expect(findings[0].message.contains("version 11"))
+        #expect(findings[0].message.contains("61 modules"))
+        #expect(findings[0].fix?.contains("shorter URL") == true)
+        #expect(QRCodeSize.versionAboveAdvised(fits) == nil)
+        #expect(QRCodeSize.versionAboveAdvised(over) == 11)
+        // Digits pack tighter (numeric mode): a long run of them still fits version 10.
+        #expect(QRCodeSize.versionAboveAdvised(prefix + String(repeating: "7", count: 300)) == nil)
+    }
+
     @Test func hostFilesAreLintedSizedAndTheirGeneratedApplinksVerified() throws {
         let app = try AppID("ABCDE12345.com.shop.app")
         let order = try experience("https://shop.example/order")

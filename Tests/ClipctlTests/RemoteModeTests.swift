@@ -78,6 +78,12 @@ final class ServeProcess {
             ["aasa", "brighteggcafe.example"],
             ["banner", "https://melamela.example/order", "--app-argument", "https://melamela.example/o?a=1,2"],
             ["export"], ["export", "--format", "csv"], ["clip", "list"], ["domain", "list"],
+            // Codes: the routes give the bytes and the refusals clipctl gives on the database.
+            ["code", "1"], ["code", "1", "--format", "ndef-hex"],
+            ["code", "https://melamela.example/order?x=1", "--ecc", "H", "--size", "30mm"],
+            ["code", "1", "--format", "png", "--size", "12", "-o", "one.png", "--json"], ["code", "1", "--format", "png"],
+            ["code", "https://nowhere.example/"], ["code", "http://melamela.example/order"], ["code", "99", "--format", "ndef-hex"],
+            ["code", "https://melamela.example/order\u{200B}"],
             // Catalog writes, each twice (the second changes nothing), and one for the wrong team.
             ["app", "set", "com.example.bikes", "--team", "ABCDE12345", "--name", "Bikes"],
             ["app", "set", "com.example.bikes", "--team", "ABCDE12345", "--name", "Bikes", "--json"],

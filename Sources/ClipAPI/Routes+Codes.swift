@@ -1,0 +1,142 @@
+import ClipCodes
+import ClipCore
+import ClipStore
+import FileFormats
+import Foundation
+import HTTP1
+import QRCode
+import StrictJSON
+
+/// QR codes, NFC tags and print bundles (`ClipCodes`).
+extension ClipAPI {
+    func registerCodeRoutes() {
+        add("GET", "/v1/experiences/{id}/code.svg", .token) { api, c in try api.experienceCode(c, .svg) }
+        add("GET", "/v1/experiences/{id}/code.png", .token) { api, c in try api.experienceCode(c, .png) }
+        add("GET", "/v1/experiences/{id}/tag.ndef", .token) { api, c in try api.experienceCode(c, .ndef) }
+        // Public: the URL is printed for anyone to scan; the answer says no more than resolve does.
+        add("GET", "/v1/codes", .open) { api, c in try api.urlCode(c) }
+        add("GET", "/v1/codes/export", .token) { api, c in try api.codesExport(c) }
+    }
+
+    func experienceCode(_ c: Context, _ format: CodeFormat) throws -> HTTPResponse {
+        let experience = try visibleExperience(c)
+        let (ecc, size) = try Self.codeOptions(c)
+        switch try c.registry.codeTarget(experience: experience) {
+        case .success(let target): return try Self.codeResponse(c, target, format, ecc, size, cacheControl: "private, no-cache")
+        case .failure(let refusal): throw Self.problem(refusal)
+        }
+    }
+
+    func urlCode(_ c: Context) throws -> HTTPResponse {
+        guard let url = c.query("url"), !url.isEmpty else {
+            throw Problem(
+                status: 400, detail: "give the invocation URL as ?url=",
+                errors: [FieldError(field: "url", rule: "required", message: "is required")])
+        }
+        let formatText = c.query("format") ?? "svg"
+        guard let format = CodeFormat(rawValue: formatText), PrintBundle.formats.contains(format) else {
+            throw Problem(
+                status: 422, detail: "format is svg, png or ndef",
+                errors: [FieldError(field: "format", rule: "enum", message: "expected svg, png or ndef")])
+        }
+        let (ecc, size) = try Self.codeOptions(c)
+        switch try c.registry.codeTarget(url: url) {
+        case .success(let target): return try Self.codeResponse(c, target, format, ecc, size, cacheControl: "public, max-age=300")
+        case .failure(let refusal): throw Self.problem(refusal)
+        }
+    }
+
+    /// The print bundle of the experiences the caller may see, as one ZIP archive.
+    func codesExport(_ c: Context) throws -> HTTPResponse {
+        var filter = Registry.ListFilter()
+        filter.team = try c.caller.team
+        if let host = c.query("host") { filter.host = try Registry.normalizeHost(host) }
+        if let clip = c.query("clip") {
+            guard let id = try? c.registry.clipID(clip) else { throw Problem.notFound("not found: clip \(clip)") }
+            filter.clip = id
+        }
+        var formats = PrintBundle.formats
+        if let list = c.query("formats") {
+            formats = []
+            for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let format = CodeFormat(rawValue: String(name)), PrintBundle.formats.contains(format) else {
+                    throw Problem(
+                        status: 422, detail: "formats is a comma-separated list of svg, png and ndef",
+                        errors: [FieldError(field: "formats", rule: "enum", message: "expected svg, png or ndef, separated by commas")])
+                }
+                if !formats.contains(format) { formats.append(format) }
+            }
+        }
+        let (ecc, size) = try Self.codeOptions(c)
+        let (targets, _) = try c.registry.codeTargets(filter)
+        let archive: [UInt8]
+        do { archive = try PrintBundle.archive(try PrintBundle.files(targets, formats: formats, ecc: ecc, size: size)) } catch {
+            throw Problem(status: 422, detail: error.description)
+        }
+        return Self.bytesResponse(
+            c, archive, contentType: "application/zip", cacheControl: "private, no-cache",
+            extra: [("Content-Disposition", "attachment; filename=\"codes.zip\"")])
+    }
+
+    /// `ecc` and `size` from the query, checked.
+    static func codeOptions(_ c: Context) throws -> (ErrorCorrectionLevel, CodeSize) {
+        var errors: [FieldError] = []
+        var ecc = ErrorCorrectionLevel.medium
+        if let text = c.query("ecc") {
+            if let level = ErrorCorrectionLevel.parse(text) {
+                ecc = level
+            } else {
+                errors.append(FieldError(field: "ecc", rule: "enum", message: "expected L, M, Q or H"))
+            }
+        }
+        var size = CodeSize.standard
+        if let text = c.query("size") {
+            if let parsed = CodeSize.parse(text) {
+                size = parsed
+            } else {
+                errors.append(FieldError(field: "size", rule: "range", message: "expected \(CodeSize.rule)"))
+            }
+        }
+        guard errors.isEmpty else { throw Problem(status: 422, detail: "the code options are invalid", errors: errors) }
+        return (ecc, size)
+    }
+
+    /// A URL that opens nothing is 404; one that cannot be used as it is (deactivated, host not associated,
+    /// not an invocation URL), 422.
+    static func problem(_ refusal: CodeTarget.Refusal) -> Problem {
+        Problem(status: refusal.isNotFound ? 404 : 422, detail: "no code: \(refusal)")
+    }
+
+    static func codeResponse(
+        _ c: Context, _ target: CodeTarget, _ format: CodeFormat, _ ecc: ErrorCorrectionLevel, _ size: CodeSize, cacheControl: String
+    ) throws -> HTTPResponse {
+        let code: RenderedCode
+        do { code = try CodeRenderer.render(target.url, format: format, ecc: ecc, size: size) } catch {
+            throw Problem(status: 422, detail: "no code: \(error)")
+        }
+        var extra = [("Content-Disposition", "inline; filename=\"\(CodeFileName.stem(for: target.url)).\(format.fileExtension)\"")]
+        if let version = code.qrVersion, let level = code.errorCorrection {
+            extra += [("Code-QR-Version", "\(version)"), ("Code-ECC", level.letter)]
+        }
+        if let tag = code.ntag { extra.append(("Code-NTAG", tag.rawValue)) }
+        return bytesResponse(c, code.bytes, contentType: format.mediaType, cacheControl: cacheControl, extra: extra)
+    }
+
+    /// Bytes with a strong ETag of their SHA-256 (RFC 9110 §8.8.3), and 304 when If-None-Match names it (§13.1.2).
+    static func bytesResponse(
+        _ c: Context, _ bytes: [UInt8], contentType: String, cacheControl: String, extra: [(String, String)]
+    ) -> HTTPResponse {
+        let tag = "\"\(SHA256.hexDigest(bytes))\""
+        var headers: [(String, String)] = [("ETag", tag), ("Cache-Control", cacheControl)]
+        if let match = c.request.headers["If-None-Match"],
+            match.split(separator: ",").contains(where: {
+                let t = $0.trimmingCharacters(in: .whitespaces)
+                return t == tag || t == "*" || t == "W/" + tag
+            })
+        {
+            return HTTPResponse(status: 304, headers: HTTPHeaders(headers))
+        }
+        headers.insert(("Content-Type", contentType), at: 0)
+        return HTTPResponse(status: 200, headers: HTTPHeaders(headers + extra), body: bytes)
+    }
+}
