@@ -43,6 +43,8 @@ let package = Package(
         // Every JSON shape the API answers and clipctl prints: encoders, and the readers a remote clipctl needs.
         .target(name: "ClipWire", dependencies: ["ClipCore", "StrictJSON"], swiftSettings: strict),
 
+        .target(name: "CardPreview", dependencies: ["ClipCore", "QRCode", "FileFormats"], swiftSettings: strict),
+
         // Migrations/*.sql embedded into ClipStore by a build-tool plugin.
         .executableTarget(name: "embed-migrations", swiftSettings: strict),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["embed-migrations"]),
@@ -57,7 +59,7 @@ let package = Package(
             name: "ClipAPI",
             dependencies: [
                 "ClipCore", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "AppStoreConnect", "ClipSync",
-                "ClipSyncEngine",
+                "ClipSyncEngine", "CardPreview",
             ],
             swiftSettings: strict),
 
@@ -74,7 +76,7 @@ let package = Package(
             name: "ClipCLI",
             dependencies: [
                 "ClipCore", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync",
-                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking",
+                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "CardPreview",
             ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
@@ -117,6 +119,7 @@ let package = Package(
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport", "SystemCrypto", "Locking"], swiftSettings: strict),
         .testTarget(name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )

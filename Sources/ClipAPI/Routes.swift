@@ -43,6 +43,7 @@ extension ClipAPI {
         registerCatalogRoutes()
         registerHostRoutes()
         registerAppStoreConnectRoutes()
+        registerPreviewRoutes()
 
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in
