@@ -93,11 +93,11 @@ public struct CardPreviewPage: Sendable, Equatable {
             <meta name="referrer" content="no-referrer">
             <meta http-equiv="Content-Security-Policy" content="\(esc(metaPolicy(styleSource: styleSource)))">
             <meta name="color-scheme" content="light dark">
-            <title>App Clip card: \(esc(r.invocationURL))</title>
+            <title>App Clip card: \(HTMLText.visible(r.invocationURL))</title>
             <style>\(styleSheet)</style>
             </head>
             <body class="\(kind.rawValue)">
-            <header class="top"><h1>App Clip card preview</h1><p class="url"><code>\(esc(r.invocationURL))</code></p></header>
+            <header class="top"><h1>App Clip card preview</h1><p class="url"><code>\(HTMLText.visible(r.invocationURL))</code></p></header>
             <main>
             <div class="screen">\(card)</div>
             <div class="facts">
@@ -191,7 +191,7 @@ public struct CardPreviewPage: Sendable, Equatable {
             let svg = try QRCode.encode(url).svg(size: .pixelsPerModule(qrPixelsPerModule))
             // The XML declaration has no place in an HTML document (HTML Living Standard §13.1.2.3: foreign elements).
             let element = svg.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).last.map(String.init) ?? svg
-            out += "<figure class=\"qr\">\(element)<figcaption><code>\(esc(url))</code></figcaption></figure>\n"
+            out += "<figure class=\"qr\">\(element)<figcaption><code>\(HTMLText.visible(url))</code></figcaption></figure>\n"
         } catch {
             out += "<p class=\"bad\">No QR code: \(esc(error.description))</p>\n"
         }

@@ -23,6 +23,30 @@ enum HTMLText {
         return out
     }
 
+    /// `escaped`, with every character a reader would not see named instead ("[U+200B]"): format
+    /// characters (General_Category Cf), default-ignorable code points (DerivedCoreProperties.txt)
+    /// and separators other than the space (Z*). For URLs, where such a character decides what
+    /// matches while the text looks the same.
+    static func visible(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            let p = scalar.properties
+            let hidden: Bool =
+                switch p.generalCategory {
+                case .format, .lineSeparator, .paragraphSeparator: true
+                case .spaceSeparator: scalar != " "
+                default: p.isDefaultIgnorableCodePoint
+                }
+            if hidden {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                shown += "[U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped(shown)
+    }
+
     static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         if v < 0x20 || (0x7F...0x9F).contains(v) { return true }
