@@ -119,7 +119,8 @@ let package = Package(
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport", "SystemCrypto", "Locking"], swiftSettings: strict),
         .testTarget(name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "SystemCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "SystemCrypto"], swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )

@@ -70,7 +70,7 @@ public struct CardPreviewPage: Sendable, Equatable {
             summary = """
                 <p>No advanced experience covers this URL: it gets the <strong>default experience</strong> of the clip \
                 <code>\(esc(fallback.experience.clip.rawValue))</code>\(locale.map { ", locale <code>\(esc($0))</code>" } ?? ""). \
-                Its card has no title of its own: iOS shows the app's name there. App Store Connect shows it for \
+                Its card has no title of its own: iOS shows the app's name there. iOS shows it from \
                 Safari's Smart App Banner and links in Messages.</p>
                 \(fallback.appName.isEmpty ? "<p class=\"warn\">The app has no name in the registry, so the title is empty here.</p>" : "")
                 """
@@ -114,7 +114,8 @@ public struct CardPreviewPage: Sendable, Equatable {
     // MARK: The card
 
     /// The label iOS puts on the action button (Human Interface Guidelines, "App Clips": "View" for
-    /// media and information, "Play" for games, "Open" otherwise).
+    /// media and information, "Play" for games, "Open" otherwise). iOS writes it in the device's
+    /// language, which a page cannot know: it is shown in English and marked so (`lang="en"`).
     public static func label(_ action: Action) -> String {
         switch action {
         case .open: "Open"
@@ -148,8 +149,8 @@ public struct CardPreviewPage: Sendable, Equatable {
             <div class="content">
             <h2 class="title">\(esc(title))</h2>
             <p class="subtitle">\(esc(subtitle))</p>
-            <p class="action">\(label(action))</p>
-            <p class="app"><span class="badge">App Clip</span> \(esc(appName))</p>
+            <p class="action" lang="en" dir="ltr">\(label(action))</p>
+            <p class="app"><span class="badge" lang="en" dir="ltr">App Clip</span> \(esc(appName))</p>
             </div>
             </section>
             """

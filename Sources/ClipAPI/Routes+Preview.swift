@@ -43,8 +43,12 @@ extension ClipAPI {
     /// `If-None-Match` with it answers 304 (RFC 9110 §13.1.2).
     func headerImage(_ c: Context) throws -> HTTPResponse {
         let sha = c.parameter("sha256")
-        let hex = sha.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
-        guard sha.utf8.count == 64, hex else { throw Problem.notFound("no header image \(sha.prefix(80)): give its SHA-256 in lower-case hexadecimal") }
+        let hex = sha.utf8.allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+        }
+        guard sha.utf8.count == 64, hex else {
+            throw Problem.notFound("no header image \(sha.prefix(80)): give its SHA-256 in lower-case hexadecimal")
+        }
         // An unknown hash is RegistryError.notFound, answered 404 like any other.
         let image = try c.registry.headerImage(sha)
         let tag = "\"\(sha)\""
@@ -52,7 +56,9 @@ extension ClipAPI {
             ("ETag", tag), ("Cache-Control", "public, max-age=31536000, immutable"), ("X-Content-Type-Options", "nosniff"),
         ]
         if let match = c.request.headers["If-None-Match"],
-            match.split(separator: ",").contains(where: { let t = $0.trimmingCharacters(in: .whitespaces); return t == tag || t == "*" })
+            match.split(separator: ",").contains(where: {
+                let t = $0.trimmingCharacters(in: .whitespaces); return t == tag || t == "*"
+            })
         {
             return HTTPResponse(status: 304, headers: HTTPHeaders(headers))
         }

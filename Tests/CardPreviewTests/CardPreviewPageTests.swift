@@ -37,7 +37,8 @@ enum Fixture {
     }
 
     static func page(
-        _ resolution: Resolution, appName: String = "Bikes", banner: BannerPreview = .unavailable("no clip"), sources: [String: String] = [:],
+        _ resolution: Resolution, appName: String = "Bikes", banner: BannerPreview = .unavailable("no clip"),
+        sources: [String: String] = [:],
         origin: String? = ""
     ) -> CardPreviewPage {
         CardPreviewPage.render(
@@ -61,14 +62,15 @@ extension String {
         let e = Fixture.experience(
             title: "Rent a bike", subtitle: "Unlock one", image: Fixture.image,
             extra: [.FR: CardText(title: "Louer un vélo", subtitle: "En quelques secondes")])
-        let page = Fixture.page(Fixture.resolve("https://bikesrental.example/rent?id=1", candidates: [e], preferences: [.FR]),
+        let page = Fixture.page(
+            Fixture.resolve("https://bikesrental.example/rent?id=1", candidates: [e], preferences: [.FR]),
             sources: [Fixture.image: "/v1/images/\(Fixture.image)"])
         #expect(page.kind == .advanced)
         let card = try #require(page.html.between("<section class=\"sheet\"", "</section>"))
         #expect(card.contains("lang=\"fr\" dir=\"ltr\""))
         #expect(card.contains("<h2 class=\"title\">Louer un vélo</h2>"))
         #expect(card.contains("<p class=\"subtitle\">En quelques secondes</p>"))
-        #expect(card.contains("<p class=\"action\">Open</p>"))
+        #expect(card.contains("<p class=\"action\" lang=\"en\" dir=\"ltr\">Open</p>"))
         #expect(card.contains("Bikes"))
         #expect(card.contains("src=\"/v1/images/\(Fixture.image)\""))
         // The NDEF bytes of the invocation URL, as FileFormats writes them.
@@ -85,7 +87,7 @@ extension String {
     func actionButtonIsLabelledAsIOSLabelsIt(action: Action, label: String) {
         let e = Fixture.experience(action: action)
         let page = Fixture.page(Fixture.resolve("https://bikesrental.example/rent", candidates: [e]))
-        #expect(page.html.contains("<p class=\"action\">\(label)</p>"))
+        #expect(page.html.contains("<p class=\"action\" lang=\"en\" dir=\"ltr\">\(label)</p>"))
     }
 
     @Test(arguments: [(Language.HE, "he", "rtl"), (.AR, "ar", "rtl"), (.JA, "ja", "ltr"), (.EN, "en", "ltr")])
@@ -106,7 +108,7 @@ extension String {
         #expect(!page.html.lowercased().contains("<script"))
         #expect(page.html.contains("<h2 class=\"title\">\(escaped)</h2>"))
         #expect(page.html.contains("<p class=\"subtitle\">\(escaped)</p>"))
-        #expect(page.html.contains("<span class=\"badge\">App Clip</span> \(escaped)</p>"))
+        #expect(page.html.contains("<span class=\"badge\" lang=\"en\" dir=\"ltr\">App Clip</span> \(escaped)</p>"))
         #expect(page.html.contains("<li>\(escaped)</li>"))
         #expect(page.html.contains("&lt;meta name=&quot;apple-itunes-app&quot;"))
     }
@@ -139,14 +141,16 @@ extension String {
         let fallback = DefaultFallback(
             experience: DefaultExperience(
                 clip: Fixture.clip, action: .view,
-                localizations: ["en-US": .init(subtitle: "Bikes all over town"), "ar-SA": .init(subtitle: "دراجات", headerImage: Fixture.image)]),
+                localizations: [
+                    "en-US": .init(subtitle: "Bikes all over town"), "ar-SA": .init(subtitle: "دراجات", headerImage: Fixture.image),
+                ]),
             appName: "Bikes & <Co>")
         let page = Fixture.page(Fixture.resolve("https://bikesrental.example/", fallbacks: [fallback], preferences: [.AR]))
         #expect(page.kind == .defaultExperience)
         let card = try #require(page.html.between("<section class=\"sheet\"", "</section>"))
         #expect(card.contains("lang=\"ar-SA\" dir=\"rtl\""))
         #expect(card.contains("<h2 class=\"title\">Bikes &amp; &lt;Co&gt;</h2>"))
-        #expect(card.contains("<p class=\"action\">View</p>"))
+        #expect(card.contains("<p class=\"action\" lang=\"en\" dir=\"ltr\">View</p>"))
         #expect(card.contains("Header image not available"))
         #expect(page.html.contains("<strong>default experience</strong>"))
         #expect(!page.html.contains("<svg"))

@@ -38,7 +38,7 @@ import TestSupport
         #expect(r.headers["Cache-Control"] == "no-cache")
         #expect(r.text.contains("<h2 class=\"title\">&lt;script&gt;alert(1)&lt;/script&gt;</h2>"))
         #expect(r.text.contains("<p class=\"subtitle\">Fish &amp; &quot;chips&quot;</p>"))
-        #expect(r.text.contains("<p class=\"action\">Play</p>"))
+        #expect(r.text.contains("<p class=\"action\" lang=\"en\" dir=\"ltr\">Play</p>"))
         #expect(r.text.contains("src=\"/v1/images/\(Self.imageHash)\""))
         #expect(r.text.contains("href=\"/v1/codes?url=https%3A%2F%2Fc.example%2Fmenu%3Ftable%3D4&amp;format=svg\""))
         #expect(r.text.contains("&lt;meta name=&quot;apple-itunes-app&quot; content=&quot;app-clip-bundle-id=com.c.app.Clip"))
@@ -92,7 +92,9 @@ import TestSupport
         #expect(again.status == 304 && again.body.isEmpty && again.headers["ETag"] == "\"\(Self.imageHash)\"")
         let changed = try f.call("GET", "/v1/images/\(Self.imageHash)", headers: [("If-None-Match", "\"other\"")])
         #expect(changed.status == 200)
-        for bad in [String(repeating: "0", count: 64), Self.imageHash.uppercased(), String(Self.imageHash.dropLast()), "x", Self.imageHash + "0"] {
+        for bad in [
+            String(repeating: "0", count: 64), Self.imageHash.uppercased(), String(Self.imageHash.dropLast()), "x", Self.imageHash + "0",
+        ] {
             let answer = try f.call("GET", "/v1/images/\(bad)")
             #expect(answer.status == 404, "\(bad)")
         }

@@ -22,7 +22,8 @@ import Testing
 
     /// The card's section of a page.
     static func card(_ html: String) -> String? {
-        guard let start = html.range(of: "<section class=\"sheet\""), let end = html.range(of: "</section>", range: start.upperBound..<html.endIndex)
+        guard let start = html.range(of: "<section class=\"sheet\""),
+            let end = html.range(of: "</section>", range: start.upperBound..<html.endIndex)
         else { return nil }
         return String(html[start.lowerBound..<end.upperBound])
     }
