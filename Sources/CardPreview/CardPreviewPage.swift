@@ -106,7 +106,7 @@ public struct CardPreviewPage: Sendable, Equatable {
             """
         html += codesHTML(input, kind: kind)
         html += bannerHTML(input.banner)
-        html += explanationHTML(r.candidates)
+        html += input.urlIsValid ? explanationHTML(r.candidates) : ""
         html += "</div>\n</main>\n</body>\n</html>\n"
         return CardPreviewPage(kind: kind, html: html, styleSource: styleSource)
     }
@@ -183,7 +183,7 @@ public struct CardPreviewPage: Sendable, Equatable {
         guard kind == .advanced else {
             let why =
                 kind == .defaultExperience
-                ? "Codes are made for advanced experiences: register one for this URL to give it a card and codes of its own."
+                ? "This page gives codes for advanced experiences only: register one for this URL to give it a card and codes of its own."
                 : "No code: a code for this URL would open no App Clip card."
             return "<section><h2>Codes</h2><p>\(why)</p></section>\n"
         }

@@ -121,6 +121,7 @@ extension String {
         #expect(page.html.contains("javascript:alert(&quot;&lt;b&gt;\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}&lt;/b&gt;&quot;)"))
         #expect(!page.html.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
         #expect(page.html.contains("Not an invocation URL"))
+        #expect(!page.html.contains("<h2>Why</h2>"), "no host, so no candidates to explain")
     }
 
     @Test func noMatchPageHasNoCardAndNoCodes() {
