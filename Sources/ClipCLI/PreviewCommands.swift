@@ -49,12 +49,15 @@ extension Context {
         }
         let directory = DurableFiles.directory(of: path)
         let name = (path as NSString).lastPathComponent
-        let temporary = try DurableFiles.createUnique(prefix: (directory as NSString).appendingPathComponent(".\(name).tmp-"))
+        // mkstemp's own descriptor is written: the name is never opened again, so nothing put in its place meanwhile is.
+        var template = Array(((directory as NSString).appendingPathComponent(".\(name).tmp-XXXXXX")).utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw DurableFiles.failure("create a file in \(directory)") }
+        defer { close(fd) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var done = false
         defer { if !done { unlink(temporary) } }
-        let fd = open(temporary, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw DurableFiles.failure("open \(temporary)") }
-        defer { close(fd) }
         var written = 0
         while written < bytes.count {
             let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
