@@ -46,6 +46,8 @@ let package = Package(
         // Every JSON shape the API answers and clipctl prints: encoders, and the readers a remote clipctl needs.
         .target(name: "ClipWire", dependencies: ["ClipCore", "StrictJSON"], swiftSettings: strict),
 
+        .target(name: "CardPreview", dependencies: ["ClipCore", "QRCode", "FileFormats"], swiftSettings: strict),
+
         // Migrations/*.sql embedded into ClipStore by a build-tool plugin.
         .executableTarget(name: "embed-migrations", swiftSettings: strict),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["embed-migrations"]),
@@ -62,7 +64,7 @@ let package = Package(
             dependencies: [
                 "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "AppStoreConnect",
                 "ClipSync",
-                "ClipSyncEngine", "FileFormats", "QRCode",
+                "ClipSyncEngine", "FileFormats", "QRCode", "CardPreview",
             ],
             swiftSettings: strict),
 
@@ -79,7 +81,7 @@ let package = Package(
             name: "ClipCLI",
             dependencies: [
                 "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync",
-                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "FileFormats", "QRCode",
+                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "FileFormats", "QRCode", "CardPreview",
             ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
@@ -102,7 +104,7 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ClipAPITests",
-            dependencies: ["ClipAPI", "ClipStore", "ClipCore", "ClipWire", "HTTP1", "SQLiteDB", "StrictJSON", "Locking"],
+            dependencies: ["ClipAPI", "ClipStore", "ClipCore", "ClipWire", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
@@ -124,6 +126,8 @@ let package = Package(
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport", "SystemCrypto", "Locking"], swiftSettings: strict),
         .testTarget(name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "SystemCrypto"], swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )

@@ -44,6 +44,7 @@ extension ClipAPI {
         registerHostRoutes()
         registerAppStoreConnectRoutes()
         registerCodeRoutes()
+        registerPreviewRoutes()
 
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in

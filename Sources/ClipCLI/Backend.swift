@@ -2,6 +2,8 @@ import ClipCodes
 import FileFormats
 import QRCode
 import ClipCore
+import CardPreview
+import ClipAPI
 import ClipStore
 import ClipWire
 import StrictJSON
@@ -21,6 +23,8 @@ protocol Backend {
     func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer
     func aasa(host: String) throws -> [UInt8]
     func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner
+    /// The card preview of `url` as one self-contained HTML file (`CardPreviewFile`).
+    func cardPreview(url: String, language: String?) throws -> CardPreviewFile
     /// Imports the bytes `chunks` gives (one chunk per call, nil at the end); `progress(lines)`.
     func importFile(
         format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
@@ -141,6 +145,13 @@ struct LocalBackend: Backend {
 
     func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner {
         try registry.banner(pageURL: url, appArgument: appArgument, clip: clip)
+    }
+
+    func cardPreview(url: String, language: String?) throws -> CardPreviewFile {
+        let input = try CardPreviewSource.input(
+            registry: registry, url: url, language: language, acceptLanguage: nil, images: .inline, codesOrigin: nil)
+        let page = CardPreviewPage.render(input)
+        return CardPreviewFile(html: page.html, showsCard: page.kind != .noMatch, reason: input.resolution.reason)
     }
 
     func importFile(

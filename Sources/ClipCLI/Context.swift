@@ -68,6 +68,7 @@ final class Context {
         ["aasa", "check"]: { try $0.aasaCheck() },
         ["aasa", "lint"]: { try $0.aasaLint() },
         ["banner"]: { try $0.banner() },
+        ["preview"]: { try $0.preview() },
         ["import"]: { try $0.importFile() },
         ["export"]: { try $0.export() },
         ["app", "set"]: { try $0.appSet() },

@@ -99,6 +99,15 @@ public enum Commands {
                         positionals: [PositionalSpec("FILE|HOST", help: "a file (- for standard input), or a host of the registry")]),
                 ]),
             CommandSpec(
+                "preview", summary: "write the App Clip card preview page of an invocation URL",
+                discussion:
+                    "One self-contained HTML file (no script; images inlined): the card the URL gets, its QR code, NFC NDEF bytes, the resolve explanation and the Smart App Banner tag. With --server, the server's page with its images inlined. The file is replaced whole, never written through a symbolic link. Exits 1 when the URL gets no card (the page says why).",
+                positionals: [PositionalSpec("URL", help: "the invocation URL")],
+                options: [
+                    .option("language", value: "LANG", help: "card language (EN, fr-CA, …)"),
+                    .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output"),
+                ]),
+            CommandSpec(
                 "banner", summary: "print the Smart App Banner tag for a page", positionals: [PositionalSpec("URL", help: "the page URL")],
                 options: [
                     .option("app-argument", value: "URL", help: "URL handed to the full app"),

@@ -1,0 +1,48 @@
+public import CardPreview
+import ClipCore
+public import ClipStore
+
+/// Gathers what the card preview of one URL shows from a registry: the resolve answer with its
+/// explanation, the app's name, the page's Smart App Banner and where the header image comes from.
+/// Used by `GET /preview` and by `clipctl preview` on a local database.
+public enum CardPreviewSource {
+    /// How the page refers to the header image.
+    public enum Images: Sendable {
+        /// By its path on the server that serves the page (`/v1/images/{sha256}`).
+        case served
+        /// Inline, as a `data:` URI (RFC 2397), for a file opened on its own.
+        case inline
+    }
+
+    /// - Parameter codesOrigin: where the code routes are (`CardPreviewInput.codesOrigin`).
+    public static func input(
+        registry: Registry, url: String, language: String?, acceptLanguage: String?, images: Images, codesOrigin: String?
+    ) throws(RegistryError) -> CardPreviewInput {
+        let resolution = try registry.resolve(url, language: language, acceptLanguage: acceptLanguage)
+        let urlIsValid = (try? NormalizedURL(url)) != nil
+        var appName = ""
+        if case .advanced(let e, _) = resolution.match, let bundle = e.clip.bundleID.parent {
+            appName = (try? registry.app(bundle).name) ?? ""
+        }
+        let banner: BannerPreview
+        do {
+            let page = try registry.banner(pageURL: url)
+            banner = .tag(page.banner, notes: page.notes)
+        } catch {
+            banner = .unavailable(error.description)
+        }
+        var input = CardPreviewInput(
+            resolution: resolution, urlIsValid: urlIsValid, appName: appName, banner: banner, imageSources: [:], codesOrigin: codesOrigin)
+        if let sha = input.headerImage {
+            switch images {
+            case .served:
+                input.imageSources[sha] = CardPreviewPage.imagePath + sha
+            case .inline:
+                if let image = try? registry.headerImage(sha) {
+                    input.imageSources[sha] = "data:\(image.mediaType);base64,\(Base64.encode(image.bytes))"
+                }
+            }
+        }
+        return input
+    }
+}
