@@ -80,8 +80,10 @@ public enum ASCClientError: Error, Equatable, Sendable, CustomStringConvertible 
             }
             return "App Store Connect refused \(method) \(path) (\(status)): " + (what.isEmpty ? "no detail" : what.joined(separator: "; "))
         case .unauthorized(let errors):
+            // A token is signed with this machine's time (iat, exp): a clock far off makes every token look expired.
             return "App Store Connect refused the key (401 with a fresh token): "
                 + (errors.first?.detail ?? "check ASC_KEY_ID, ASC_ISSUER_ID and that the key is not revoked")
+                + " (tokens carry this machine's time: check its clock too)"
         case .rateLimited(let retryAfter, let rateLimit):
             var text = "App Store Connect's rate limit for this key is exhausted"
             if let retryAfter { text += "; it asks to wait \(Int(retryAfter)) s" }
