@@ -40,6 +40,11 @@ extension ClipAPI {
                 errors: [FieldError(field: "format", rule: "enum", message: "expected svg, png or ndef")])
         }
         let (ecc, size) = try Self.codeOptions(c)
+        if format == .png, !size.isPublic {
+            throw Problem(
+                status: 422, detail: "\(CodeSize.publicRule): print sizes come from /v1/experiences/{id}/code.png or clipctl code",
+                errors: [FieldError(field: "size", rule: "range", message: CodeSize.publicRule)])
+        }
         switch try c.registry.codeTarget(url: url) {
         case .success(let target): return try Self.codeResponse(c, target, format, ecc, size, cacheControl: "public, max-age=300")
         case .failure(let refusal): throw Self.problem(refusal)

@@ -75,6 +75,17 @@ public enum CodeSize: Sendable, Equatable {
     }
 
     public static let rule = "a whole number of pixels a module from 1 to 100, or the printed width in millimetres from 10mm to 1000mm"
+
+    /// What anyone may ask a PNG for without a token (`GET /v1/codes`): screen sizes, up to 16 pixels a module or
+    /// 200 mm. A poster-size PNG is seconds of work; it is for a token's routes and `clipctl code`.
+    public var isPublic: Bool {
+        switch self {
+        case .pixelsPerModule(let pixels): pixels <= 16
+        case .millimetres(let millimetres): millimetres <= 200
+        }
+    }
+
+    public static let publicRule = "without a token, a PNG is at most 16 pixels a module or 200mm"
 }
 
 extension ErrorCorrectionLevel {

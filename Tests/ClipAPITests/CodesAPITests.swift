@@ -66,6 +66,15 @@ struct CodesAPITests {
             let r = try f.call("GET", "/v1/codes?url=\(Self.query("https://a.example/store"))&\(bad)")
             #expect(r.status == 422, "\(bad): \(r.text)")
         }
+        // A poster-size PNG is seconds of work: not for anyone without a token (the SVG, a few bytes more, is).
+        for size in ["17", "201mm", "1000mm"] {
+            let big = try f.call("GET", "/v1/codes?url=\(Self.query("https://a.example/store"))&format=png&size=\(size)")
+            #expect(big.status == 422, "\(size)")
+            #expect(big.text.contains("without a token"))
+        }
+        #expect(try f.call("GET", "/v1/codes?url=\(Self.query("https://a.example/store"))&format=png&size=16").status == 200)
+        #expect(try f.call("GET", "/v1/codes?url=\(Self.query("https://a.example/store"))&format=svg&size=1000mm").status == 200)
+        #expect(try f.call("GET", "/v1/experiences/1/code.png?size=300mm", token: f.admin).status == 200)
         // Too long for version 40 at level H: the text fits at L but not at H.
         let long = "https://a.example/store/" + String(repeating: "x", count: 2000)
         #expect(try f.call("GET", "/v1/codes?url=\(Self.query(long))&ecc=L").status == 200)
