@@ -17,11 +17,21 @@ public struct CardPreviewInput: Sendable, Equatable {
     /// Where the code routes are: "" for the server that serves the page, an origin such as
     /// `https://registry.example` for a file opened elsewhere, nil when there is no server (local).
     public var codesOrigin: String?
+    /// Whether the URL gets a QR code and an NFC tag, as the codes rule decides (ClipCodes' `CodeTarget`, the same
+    /// answer `GET /v1/codes` gives): the URL to encode, or why there is none.
+    public var code: Result<String, CodeRefusal>
+
+    /// Why a URL gets no code, in the codes rule's words.
+    public struct CodeRefusal: Error, Sendable, Equatable {
+        public var reason: String
+        public init(_ reason: String) { self.reason = reason }
+    }
 
     public init(
         resolution: Resolution, urlIsValid: Bool, appName: String, banner: BannerPreview, imageSources: [String: String],
-        codesOrigin: String?
+        codesOrigin: String?, code: Result<String, CodeRefusal>
     ) {
+        self.code = code
         self.resolution = resolution
         self.urlIsValid = urlIsValid
         self.appName = appName

@@ -179,13 +179,10 @@ public struct CardPreviewPage: Sendable, Equatable {
 
     /// The QR code and the NFC tag's NDEF message for the invocation URL, and the code files' links.
     static func codesHTML(_ input: CardPreviewInput, kind: Kind) -> String {
-        let url = input.resolution.invocationURL
-        guard kind == .advanced else {
-            let why =
-                kind == .defaultExperience
-                ? "This page gives codes for advanced experiences only: register one for this URL to give it a card and codes of its own."
-                : "No code: a code for this URL would open no App Clip card."
-            return "<section><h2>Codes</h2><p>\(why)</p></section>\n"
+        let url: String
+        switch input.code {
+        case .success(let target): url = target
+        case .failure(let refusal): return "<section><h2>Codes</h2><p>No code: \(esc(refusal.reason))</p></section>\n"
         }
         var out = "<section class=\"codes\"><h2>QR code</h2>\n"
         do {

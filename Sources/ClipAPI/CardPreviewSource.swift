@@ -1,4 +1,5 @@
 public import CardPreview
+import ClipCodes
 import ClipCore
 public import ClipStore
 
@@ -31,8 +32,14 @@ public enum CardPreviewSource {
         } catch {
             banner = .unavailable(error.description)
         }
+        let code: Result<String, CardPreviewInput.CodeRefusal>
+        switch try registry.codeTarget(url: url) {
+        case .success(let target): code = .success(target.url)
+        case .failure(let refusal): code = .failure(.init(refusal.description))
+        }
         var input = CardPreviewInput(
-            resolution: resolution, urlIsValid: urlIsValid, appName: appName, banner: banner, imageSources: [:], codesOrigin: codesOrigin)
+            resolution: resolution, urlIsValid: urlIsValid, appName: appName, banner: banner, imageSources: [:], codesOrigin: codesOrigin,
+            code: code)
         if let sha = input.headerImage {
             switch images {
             case .served:

@@ -36,15 +36,18 @@ enum Fixture {
         fatalError("\(url) is a valid URL")
     }
 
+    /// `code` nil: a code for the invocation URL when there is a match (what the codes rule says of an associated host).
     static func page(
         _ resolution: Resolution, appName: String = "Bikes", banner: BannerPreview = .unavailable("no clip"),
         sources: [String: String] = [:],
-        origin: String? = ""
+        origin: String? = "", code: Result<String, CardPreviewInput.CodeRefusal>? = nil
     ) -> CardPreviewPage {
         CardPreviewPage.render(
             CardPreviewInput(
                 resolution: resolution, urlIsValid: (try? NormalizedURL(resolution.invocationURL)) != nil, appName: appName, banner: banner,
-                imageSources: sources, codesOrigin: origin))
+                imageSources: sources, codesOrigin: origin,
+                code: code ?? (resolution.match == nil ? .failure(.init("it opens no App Clip card")) : .success(resolution.invocationURL)))
+        )
     }
 }
 
@@ -154,7 +157,14 @@ extension String {
         #expect(card.contains("<p class=\"action\" lang=\"en\" dir=\"ltr\">View</p>"))
         #expect(card.contains("Header image not available"))
         #expect(page.html.contains("<strong>default experience</strong>"))
-        #expect(!page.html.contains("<svg"))
+        // A default experience's URL gets codes when the codes rule says so (its host is associated with the clip)…
+        #expect(page.html.contains("<svg"))
+        // …and none, with the rule's reason, when it does not.
+        let refused = Fixture.page(
+            Fixture.resolve("https://bikesrental.example/", fallbacks: [fallback], preferences: [.AR]),
+            code: .failure(.init("bikesrental.example is not associated with the clip")))
+        #expect(!refused.html.contains("<svg"))
+        #expect(refused.html.contains("No code: bikesrental.example is not associated with the clip"))
     }
 
     @Test func winnerLosersAndDeactivatedAreExplained() {
