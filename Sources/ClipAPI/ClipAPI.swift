@@ -313,11 +313,8 @@ public final class ClipAPI: @unchecked Sendable {
             return try pool.with(actor: "api") { registry in
                 var principal: Principal?
                 // Public routes ignore credentials: the AASA, resolve and banner answer anyone alike.
-                if access == .token, let authorization = request.headers["Authorization"] {
-                    let parts = authorization.split(separator: " ", maxSplits: 1)
-                    guard parts.count == 2, parts[0].lowercased() == "bearer",
-                        let token = try registry.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces))
-                    else {
+                if access == .token, request.headers["Authorization"] != nil {
+                    guard let secret = Self.bearerSecret(request), let token = try registry.authenticate(secret) else {
                         throw Problem.unauthorized("the bearer token is unknown, malformed or revoked")
                     }
                     principal = token.team.map { .team($0, tokenID: token.id) } ?? .admin(tokenID: token.id)
@@ -343,6 +340,16 @@ public final class ClipAPI: @unchecked Sendable {
             log("{\"level\":\"error\",\"msg\":\"unexpected\",\"detail\":\(JSONWriter.string(.string("\(error)")))}")
             return Problem(status: 500, detail: "internal error").response
         }
+    }
+}
+
+extension ClipAPI {
+    /// The secret of an `Authorization: Bearer …` header (RFC 6750 §2.1), or nil when there is none or it is malformed.
+    static func bearerSecret(_ request: HTTPRequest) -> String? {
+        guard let authorization = request.headers["Authorization"] else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
     }
 }
 

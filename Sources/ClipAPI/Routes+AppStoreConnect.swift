@@ -30,6 +30,12 @@ extension ClipAPI {
             }
             let engine = try api.syncEngine(c)
             let reports = try Self.synced { () throws(SyncFailure) in try engine.apply(clip: clip, prune: prune) }
+            // An apply that stopped answers as its failure would (422, 502, 503…), with what it did before.
+            if let failure = reports.compactMap(\.failure).first {
+                var problem = Self.problem(failure)
+                problem.extra.append((key: "applied", value: .array(reports.map(\.json))))
+                throw problem
+            }
             return json(["applied": .array(reports.map(\.json))], headers: [("Cache-Control", "no-store")])
         }
     }
@@ -49,23 +55,23 @@ extension ClipAPI {
     /// A sync failure as a problem (docs/rules.md#errors-and-statuses): App Store Connect's own failures are a bad
     /// gateway (RFC 9110 §15.6.3) or unavailable with Retry-After; what ASC would refuse is the request's fault (422).
     static func synced<T>(_ body: () throws(SyncFailure) -> T) throws -> T {
-        do {
-            return try body()
-        } catch {
-            switch error {
-            case .notLinked, .noneLinked, .noApp, .noAppClip: throw Problem.notFound(error.description)
-            case .registry(let registryError): throw Problem(registryError)
-            case .refused(let steps):
-                throw Problem(
-                    status: 422, detail: "nothing was sent: App Store Connect would refuse \(steps.count) step(s)",
-                    errors: error.fieldErrors)
-            case .rejected:
-                throw Problem(status: 422, detail: error.description, errors: error.fieldErrors)
-            case .applyRunning: throw Problem(status: 409, detail: error.description)
-            case .rateBudget, .appStoreConnect(.rateLimited), .appStoreConnect(.cancelled):
-                throw Problem(status: 503, detail: error.description, headers: [("Retry-After", "60")])
-            case .appStoreConnect, .remote: throw Problem(status: 502, detail: error.description)
-            }
+        do { return try body() } catch { throw problem(error) }
+    }
+
+    static func problem(_ failure: SyncFailure) -> Problem {
+        switch failure {
+        case .notLinked, .noneLinked, .noApp, .noAppClip: return Problem.notFound(failure.description)
+        case .registry(let registryError): return Problem(registryError)
+        case .refused(let steps):
+            return Problem(
+                status: 422, detail: "nothing was sent: App Store Connect would refuse \(steps.count) step(s)", errors: failure.fieldErrors)
+        case .rejected: return Problem(status: 422, detail: failure.description, errors: failure.fieldErrors)
+        case .applyRunning: return Problem(status: 409, detail: failure.description)
+        case .appStoreConnect(.rateLimited(let retryAfter, _)):
+            return Problem(status: 503, detail: failure.description, headers: [("Retry-After", "\(Int(retryAfter ?? 60))")])
+        case .rateBudget, .appStoreConnect(.cancelled):
+            return Problem(status: 503, detail: failure.description, headers: [("Retry-After", "60")])
+        case .appStoreConnect, .remote: return Problem(status: 502, detail: failure.description)
         }
     }
 }

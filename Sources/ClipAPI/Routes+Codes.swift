@@ -40,7 +40,7 @@ extension ClipAPI {
                 errors: [FieldError(field: "format", rule: "enum", message: "expected svg, png or ndef")])
         }
         let (ecc, size) = try Self.codeOptions(c)
-        if format == .png, !size.isPublic {
+        if format == .png, !size.isPublic, try !Self.carriesValidToken(c) {
             throw Problem(
                 status: 422, detail: "\(CodeSize.publicRule): print sizes come from /v1/experiences/{id}/code.png or clipctl code",
                 errors: [FieldError(field: "size", rule: "range", message: CodeSize.publicRule)])
@@ -57,7 +57,10 @@ extension ClipAPI {
         filter.team = try c.caller.team
         if let host = c.query("host") { filter.host = try Registry.normalizeHost(host) }
         if let clip = c.query("clip") {
-            guard let id = try? c.registry.clipID(clip) else { throw Problem.notFound("not found: clip \(clip)") }
+            // Another team's clip answers as one that does not exist (docs/rules.md#tenancy).
+            guard let id = try? c.registry.clipID(clip), filter.team == nil || filter.team == id.team else {
+                throw Problem.notFound("not found: clip \(clip)")
+            }
             filter.clip = id
         }
         var formats = PrintBundle.formats
@@ -73,6 +76,14 @@ extension ClipAPI {
             }
         }
         let (ecc, size) = try Self.codeOptions(c)
+        // A bundle is one request's work for every code at once: PNGs at screen sizes only (print sizes with clipctl
+        // codes export, on the database's machine).
+        if formats.contains(.png), !size.isPublic {
+            throw Problem(
+                status: 422,
+                detail: "over HTTP a bundle's PNGs are at most 16 pixels a module or 200mm: print sizes come from clipctl codes export",
+                errors: [FieldError(field: "size", rule: "range", message: "at most 16 pixels a module or 200mm for a bundle's PNGs")])
+        }
         let (targets, _) = try c.registry.codeTargets(filter)
         let archive: [UInt8]
         do { archive = try PrintBundle.archive(try PrintBundle.files(targets, formats: formats, ecc: ecc, size: size)) } catch {
@@ -81,6 +92,13 @@ extension ClipAPI {
         return Self.bytesResponse(
             c, archive, contentType: "application/zip", cacheControl: "private, no-cache",
             extra: [("Content-Disposition", "attachment; filename=\"codes.zip\"")])
+    }
+
+    /// Whether a request to a public route carries a live bearer token (which public routes otherwise ignore): what
+    /// anyone may ask is then lifted to what a token may, as on the token routes.
+    static func carriesValidToken(_ c: Context) throws -> Bool {
+        guard let secret = ClipAPI.bearerSecret(c.request) else { return false }
+        return try c.registry.authenticate(secret) != nil
     }
 
     /// `ecc` and `size` from the query, checked.

@@ -4,6 +4,7 @@ import ClipCore
 import ClipStore
 import ClipSync
 import ClipSyncEngine
+import ClipWire
 import Foundation
 import StrictJSON
 
@@ -170,8 +171,15 @@ extension Context {
     private func ascRemote(_ method: String, _ path: String, query: [(String, String)], body: JSONValue?) throws -> JSONValue {
         guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server is not set") }
         let patient = try RemoteBackend(server: remote.base, token: remote.token, timeoutSeconds: max(remote.timeoutSeconds, 900))
-        let answer = try patient.call(method, path, query: query.map { ($0.0, Optional($0.1)) }, json: body).json
-        return answer
+        let answer = try patient.send(
+            method, path, query: query.map { ($0.0, Optional($0.1)) }, body: body.map { Data(JSONWriter.bytes($0)) })
+        // App Store Connect unavailable to the server (its rate limit, unreachable, the server stopping): exit 69, as on
+        // the database itself; the rest as every remote command maps a problem.
+        if [502, 503].contains(answer.status) {
+            let problem = ProblemJSON.problem(json: answer.json)
+            throw CommandFailure(code: ExitCode.unavailable, message: problem.detail ?? "the server answered \(answer.status)")
+        }
+        return try patient.checked(answer).json
     }
 
     private func ascApplyRequest(prune: Bool) -> JSONValue {

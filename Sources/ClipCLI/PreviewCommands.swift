@@ -27,51 +27,12 @@ extension Context {
         }
     }
 
-    /// Writes `bytes` to a new file beside `path` (mkstemp(3): O_EXCL, so it never opens an existing
-    /// file or a symbolic link), syncs it and renames it over `path` (rename(2) replaces the entry
-    /// `path` itself: a symbolic link there is replaced, its target untouched), then syncs the
-    /// directory. A failure at any step removes the new file: `path` is the old file or the whole new one.
+    /// The page at `path`, whole or not at all, never through a symbolic link or over another user's file
+    /// (`DurableFiles.replaceWhole`, as `clipctl code -o` writes).
     static func replaceFile(_ path: String, with bytes: [UInt8]) throws(CommandFailure) {
-        do throws(DurableFiles.Failure) { try replaceFileOrFail(path, with: bytes) } catch {
+        do throws(DurableFiles.Failure) { try DurableFiles.replaceWhole(path, with: bytes) } catch {
             throw CommandFailure(code: ExitCode.failure, message: error.description)
         }
-    }
-
-    private static func replaceFileOrFail(_ path: String, with bytes: [UInt8]) throws(DurableFiles.Failure) {
-        if DurableFiles.missingDirectory(for: path) != nil {
-            errno = ENOENT
-            throw DurableFiles.failure("write \(path)")
-        }
-        var info = stat()
-        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            errno = EISDIR
-            throw DurableFiles.failure("write \(path)")
-        }
-        let directory = DurableFiles.directory(of: path)
-        let name = (path as NSString).lastPathComponent
-        // mkstemp's own descriptor is written: the name is never opened again, so nothing put in its place meanwhile is.
-        var template = Array(((directory as NSString).appendingPathComponent(".\(name).tmp-XXXXXX")).utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw DurableFiles.failure("create a file in \(directory)") }
-        defer { close(fd) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var done = false
-        defer { if !done { unlink(temporary) } }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw DurableFiles.failure("write \(path)") }
-            written += n
-        }
-        // mkstemp makes the file 0600; a page to share is readable as a new file would be (umask applies).
-        let mask = umask(0)
-        umask(mask)
-        guard fchmod(fd, 0o666 & ~mask) == 0, fsync(fd) == 0 else { throw DurableFiles.failure("write \(path)") }
-        guard rename(temporary, path) == 0 else { throw DurableFiles.failure("write \(path)") }
-        done = true
-        try DurableFiles.syncDirectory(directory)
     }
 }
 

@@ -87,19 +87,13 @@ public struct CodeTarget: Sendable, Equatable {
 }
 
 extension CodeTarget {
-    /// Why a URL given for a code holds a character nobody can see on the printed code (a control, a
-    /// space, or a format character such as U+200B ZERO WIDTH SPACE or a bidirectional mark: Unicode
-    /// general categories Cc, Cf, Zs, Zl, Zp); nil when it holds none.
+    /// Why a URL given for a code holds a character nobody can see on the printed code (`TextLimits.isInvisible`: a
+    /// space, a control, a format character such as U+200B or a bidirectional mark, a Hangul filler, a variation
+    /// selector, a blank glyph…); nil when it holds none.
     public static func invisibleCharacterProblem(_ url: String) -> String? {
-        for scalar in url.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                return "it holds U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex), "
-                    + "a character nobody can see on a printed code (percent-encode it if it is meant)"
-            default: continue
-            }
-        }
-        return nil
+        guard let scalar = url.unicodeScalars.first(where: TextLimits.isInvisible) else { return nil }
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "it holds U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex), "
+            + "a character nobody can see on a printed code (percent-encode it if it is meant)"
     }
 }

@@ -134,6 +134,18 @@ public enum TextLimits {
     /// White_Space nor ignorable) and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD (§21.2).
     static func isBlankGlyph(_ s: Unicode.Scalar) -> Bool { s.value == 0x2800 || s.value == 0x1D159 }
 
+    /// A character that shows nothing, or nothing a reader could type back: a space or separator (Z*), one that
+    /// `isRefused` (controls, format characters, private use, unassigned, U+FFFC), a Default_Ignorable_Code_Point
+    /// (the Hangul fillers, variation selectors, U+034F, U+17B4–U+17B5, U+180B–U+180F, …) or a blank glyph. What
+    /// is printed for others to read (a QR code's URL) may hold none of them.
+    public static func isInvisible(_ s: Unicode.Scalar) -> Bool {
+        let p = s.properties
+        switch p.generalCategory {
+        case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
+        case let category: return isRefused(s, category) || p.isDefaultIgnorableCodePoint || isBlankGlyph(s)
+        }
+    }
+
     static func isMark(_ category: Unicode.GeneralCategory) -> Bool {
         category == .nonspacingMark || category == .spacingMark || category == .enclosingMark
     }

@@ -9,10 +9,15 @@ public enum DurableFiles {
         public let description: String
     }
 
-    /// The directory holding `path` ("." for a bare name).
+    /// The directory holding `path` ("." for a bare name, "/" for a name in the root), as dirname(3) has it. Not
+    /// NSString's deletingLastPathComponent, which traps on a one-character name in swift-corelibs-foundation.
     public static func directory(of path: String) -> String {
-        let parent = (path as NSString).deletingLastPathComponent
-        return parent.isEmpty ? "." : parent
+        var scalars = Array(path.unicodeScalars)
+        while scalars.count > 1, scalars.last == "/" { scalars.removeLast() }
+        guard let slash = scalars.lastIndex(of: "/") else { return "." }
+        var parent = Array(scalars[..<slash])
+        while parent.count > 1, parent.last == "/" { parent.removeLast() }
+        return parent.isEmpty ? "/" : String(String.UnicodeScalarView(parent))
     }
 
     /// Why `path`'s directory cannot take a new file, or nil when it can.

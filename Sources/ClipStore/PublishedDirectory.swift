@@ -24,7 +24,7 @@ public enum PublishedDirectory {
     public static func resolve(_ argument: String) throws(Failure) -> String {
         let path = URL(fileURLWithPath: argument).standardizedFileURL.path
         if DurableFiles.exists(path), let real = DurableFiles.realPath(path) { return real }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = DurableFiles.directory(of: path)
         do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
             throw Failure.io("cannot publish to \(path): cannot create \(parent)")
         }
@@ -37,7 +37,7 @@ public enum PublishedDirectory {
     /// symbolic link points to, so both folders count).
     public static func checkNotHoldingDatabase(_ target: String, database: String, command: String = "publish") throws(Failure) {
         let given = URL(fileURLWithPath: database).standardizedFileURL.path
-        let folders = [given, DurableFiles.realPath(given) ?? given].map { ($0 as NSString).deletingLastPathComponent }
+        let folders = [given, DurableFiles.realPath(given) ?? given].map { DurableFiles.directory(of: $0) }
         for folder in Set(folders + folders.compactMap(DurableFiles.realPath))
         where folder == target || folder.hasPrefix(target == "/" ? "/" : target + "/") {
             throw Failure.target(
@@ -118,7 +118,7 @@ public enum PublishedDirectory {
         _ target: String, with files: [StaticSite.File], listedAtMost: Int, marker: StaticSite.IndexMarker
     ) throws -> StaticSite.Changes {
         let changes = try Self.changes(target, files, listedAtMost: listedAtMost, marker: marker)
-        let parent = (target as NSString).deletingLastPathComponent
+        let parent = DurableFiles.directory(of: target)
         var template = Array("\(parent)/.\((target as NSString).lastPathComponent).publishing-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw posixFailure("create a directory in \(parent)")
@@ -129,11 +129,11 @@ public enum PublishedDirectory {
             var folders: Set<String> = []
             for file in files {
                 let path = "\(staging)/\(file.path)"
-                let folder = (path as NSString).deletingLastPathComponent
+                let folder = DurableFiles.directory(of: path)
                 try FileManager.default.createDirectory(
                     atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
                 var f = folder
-                while f.count > staging.count { folders.insert(f); f = (f as NSString).deletingLastPathComponent }
+                while f.count > staging.count { folders.insert(f); f = DurableFiles.directory(of: f) }
                 try writeDurably(file.bytes, to: path)
             }
             // Deepest first, so each folder's entry is durable in its parent before the swap.

@@ -16,6 +16,15 @@ extension Registry {
                 return WriteOutcome(current, created: false, notes: [])
             }
             let before = try storedLink(clip)
+            if let before, before.ascAppClipID == link.ascAppClipID {
+                // The same App Clip with other facts (the app's primary locale, say): its sync records stay.
+                _ = try db.execute(
+                    "UPDATE asc_clip_link SET asc_app_id = ?, app_bundle_id = ?, primary_locale = ? WHERE clip_bundle_id = ?",
+                    [.text(link.ascAppID), .text(link.appBundleID), .text(link.primaryLocale), .text(clip.bundleID.rawValue)])
+                let stored = try storedLink(clip)!
+                try recordChange(entity: .ascLink, id: clip.rawValue, action: .update, before: Self.json(before), after: Self.json(stored))
+                return WriteOutcome(stored, created: true, notes: [])
+            }
             try db.execute("DELETE FROM asc_clip_link WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)])
             try db.execute(
                 """
@@ -45,14 +54,17 @@ extension Registry {
 
     /// Notes that an apply starts `step` on an experience, before anything is sent: a resumed apply then knows
     /// it may have happened (and re-reads App Store Connect, which it does anyway).
-    public func beginASCStep(clip: AppID, experienceID: Int64, step: String) throws(RegistryError) {
+    /// `link`, for a create, is the URL being created: a resumed apply finds App Store Connect's copy by it even if the
+    /// experience's URL changed or it was deactivated or removed meanwhile.
+    public func beginASCStep(clip: AppID, experienceID: Int64, step: String, link: String? = nil) throws(RegistryError) {
         try write {
             _ = try db.execute(
                 """
-                INSERT INTO asc_experience_sync(clip_bundle_id, experience_id, pending_step, pending_since) VALUES (?, ?, ?, ?)
+                INSERT INTO asc_experience_sync(clip_bundle_id, experience_id, pending_step, pending_since, asc_link) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT(clip_bundle_id, experience_id) DO UPDATE SET pending_step = excluded.pending_step,
-                    pending_since = excluded.pending_since
-                """, [.text(clip.bundleID.rawValue), .integer(experienceID), .text(step), .text(timestamp())])
+                    pending_since = excluded.pending_since,
+                    asc_link = CASE WHEN asc_experience_id IS NULL AND ?5 IS NOT NULL THEN ?5 ELSE asc_link END
+                """, [.text(clip.bundleID.rawValue), .integer(experienceID), .text(step), .text(timestamp()), .text(link)])
         }
     }
 

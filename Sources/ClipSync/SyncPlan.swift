@@ -132,6 +132,15 @@ public struct SyncPlan: Sendable, Equatable {
                 matchOf[experience.id] = match
             }
         }
+        // A create an interrupted apply sent: App Store Connect's copy is at the link it was sent with, whatever the
+        // experience's URL is now.
+        for experience in ordered where matchOf[experience.id] == nil {
+            if let record = recordOf[experience.id], Self.sentCreate(record), let sent = record.ascLink, let match = byLink[sent],
+                claimed.insert(match.id).inserted
+            {
+                matchOf[experience.id] = match
+            }
+        }
         for experience in ordered where matchOf[experience.id] == nil {
             if let match = byLink[experience.url.canonical], claimed.insert(match.id).inserted { matchOf[experience.id] = match }
         }
@@ -151,7 +160,9 @@ public struct SyncPlan: Sendable, Equatable {
                 // One matched by URL alone was never pushed from here (made in App Store Connect's pages): only --prune
                 // removes it, as for any experience only App Store Connect has.
                 if let match {
-                    if record?.ascExperienceID == match.id || prune {
+                    let pushedFromHere =
+                        record?.ascExperienceID == match.id || (record.map(Self.sentCreate) == true && record?.ascLink == match.link)
+                    if pushedFromHere || prune {
                         step.action = .remove
                     } else {
                         step.notes.append("deactivated here, but never pushed from here: App Store Connect's is kept (--prune removes it)")
@@ -192,7 +203,9 @@ public struct SyncPlan: Sendable, Equatable {
         // Pushed once, since removed here: remove there too.
         let live = Set(experiences.map(\.id))
         for record in records.sorted(by: { $0.experienceID < $1.experienceID }) where !live.contains(record.experienceID) {
-            guard let id = record.ascExperienceID, let match = byASCID[id], !claimed.contains(id) else { continue }
+            let sent = Self.sentCreate(record) ? record.ascLink.flatMap { byLink[$0] } : nil
+            guard let match = record.ascExperienceID.flatMap({ byASCID[$0] }) ?? sent, !claimed.contains(match.id) else { continue }
+            let id = match.id
             claimed.insert(id)
             steps.append(
                 Step(
@@ -212,6 +225,11 @@ public struct SyncPlan: Sendable, Equatable {
                 ))
         }
         return SyncPlan(clip: clip, steps: steps)
+    }
+
+    /// Whether an apply sent this record's create and did not hear back (its App Store Connect copy may exist).
+    static func sentCreate(_ record: AppStoreConnectSyncRecord) -> Bool {
+        record.ascExperienceID == nil && (record.pendingStep == "create" || record.pendingStep == "recreate")
     }
 
     /// The fields App Store Connect holds that differ from the registry's, in a fixed order.

@@ -35,11 +35,7 @@ extension SyncEngine {
     public func apply(clip clipReference: String?, prune: Bool) throws(SyncFailure) -> [ApplyReport] {
         // One apply per database at a time, across processes (clipctl and a server): two would plan from the same
         // reading and send the same steps twice. Held until this apply returns; a killed holder drops it.
-        let lock: FileLock?
-        do { lock = try FileLock(path: registry.path + "-asc-apply.lock") } catch {
-            throw .registry(.storage(error.description))
-        }
-        guard let lock else { throw .applyRunning }
+        let lock = try exclusive()
         defer { withExtendedLifetime(lock) {} }
         let sides = try links(clipReference).map { link throws(SyncFailure) in try read(link) }
         let plans = sides.map { $0.plan(prune: prune) }
@@ -70,6 +66,16 @@ extension SyncEngine {
             if report.failure != nil { break }
         }
         return reports
+    }
+
+    /// The lock one apply or pull per database holds (`DB-asc-apply.lock`), across processes.
+    func exclusive() throws(SyncFailure) -> FileLock {
+        let lock: FileLock?
+        do { lock = try FileLock(path: registry.path + "-asc-apply.lock") } catch {
+            throw .registry(.storage(error.description))
+        }
+        guard let lock else { throw .applyRunning }
+        return lock
     }
 
     /// Removals first (a URL freed before one is made), then re-creations, updates, image uploads and creations.
@@ -251,8 +257,12 @@ extension SyncEngine {
     }
 
     /// Runs a step noted as pending on the experience; a step App Store Connect refused (it did nothing) is forgotten.
-    private func step<T>(_ name: String, _ experienceID: Int64, clip: AppID, _ body: () throws(SyncFailure) -> T) throws(SyncFailure) -> T {
-        try registryCall { () throws(RegistryError) in try registry.beginASCStep(clip: clip, experienceID: experienceID, step: name) }
+    private func step<T>(
+        _ name: String, _ experienceID: Int64, clip: AppID, link: String? = nil, _ body: () throws(SyncFailure) -> T
+    ) throws(SyncFailure) -> T {
+        try registryCall { () throws(RegistryError) in
+            try registry.beginASCStep(clip: clip, experienceID: experienceID, step: name, link: link)
+        }
         do {
             return try body()
         } catch .rejected(let id, let url, let status, let errors) {
@@ -264,7 +274,7 @@ extension SyncEngine {
     private func create(
         _ experience: AdvancedExperience, link: AppStoreConnectLink, record: AppStoreConnectSyncRecord?, report: inout ApplyReport
     ) throws(SyncFailure) -> String {
-        try step("create", experience.id, clip: link.clip) { () throws(SyncFailure) in
+        try step("create", experience.id, clip: link.clip, link: experience.url.canonical) { () throws(SyncFailure) in
             try created(experience, link: link, record: record, report: &report)
         }
     }
@@ -411,7 +421,9 @@ extension SyncEngine {
     ) throws(SyncFailure) -> T {
         do {
             return try wait(body)
-        } catch .rejected(let status, _, _, let errors) where (400..<500).contains(status) && !errors.isEmpty {
+        } catch .rejected(let status, _, _, let errors)
+            where [409, 422].contains(status) && errors.contains(where: { $0.hasCode("ENTITY_ERROR") })
+        {
             throw .rejected(
                 experienceID: experienceID, url: url, status: status,
                 errors: errors.map { e in

@@ -46,6 +46,9 @@ extension SyncEngine {
     /// here are matched by the id recorded at a push, then by normalized URL; where they differ, the difference is
     /// reported and nothing is overwritten unless `prefer` says which side wins.
     public func pull(clip clipReference: String?, prefer: PullPreference?) throws(SyncFailure) -> [PullReport] {
+        // Not beside an apply: it could take App Store Connect's values from before the apply's PATCH.
+        let lock = try exclusive()
+        defer { withExtendedLifetime(lock) {} }
         var reports: [PullReport] = []
         for link in try links(clipReference) {
             let side = try read(link)
@@ -77,6 +80,9 @@ extension SyncEngine {
         prefer: PullPreference?, report: inout PullReport
     ) throws(SyncFailure) {
         let clip = link.clip
+        // A deactivated experience matched by URL alone stays unrecorded: recording it would make App Store Connect's
+        // (made in its pages) look pushed from here, and the next apply would remove it without --prune.
+        guard ours.status == .active else { return }
         if step.action == .nothing {
             let md5 = try ours.headerImage.map { sha throws(SyncFailure) in
                 try registryCall { () throws(RegistryError) in try storedImage(sha).md5 }

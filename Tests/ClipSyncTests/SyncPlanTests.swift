@@ -159,4 +159,19 @@ struct SyncPlanTests {
         #expect(Self.plan([off], [theirs], prune: true).steps.map(\.action) == [.remove])
         #expect(Self.plan([off], [theirs], records: [Self.pushed(1, theirs)]).steps.map(\.action) == [.remove])
     }
+
+    /// A create an interrupted apply sent (no id came back) is found at the link it was sent with: after the URL
+    /// changed it is re-created, not created a second time beside an orphan; removed here, it is removed there too.
+    @Test func aCreateSentButNotHeardBackIsFoundAtTheLinkItWasSentWith() {
+        let landed = Self.asc("exp-9", "/rent")
+        let sent = AppStoreConnectSyncRecord(experienceID: 1, clip: Self.clip, ascLink: "https://bikes.example/rent", pendingStep: "create")
+        let moved = Self.plan([Self.experience(1, "/rentals")], [landed], records: [sent])
+        #expect(moved.steps.map(\.action) == [.recreate])
+        #expect(moved.steps[0].ascExperienceID == "exp-9")
+        let removed = Self.plan([], [landed], records: [sent])
+        #expect(removed.steps.map(\.action) == [.remove])
+        var off = Self.experience(1, "/rent")
+        off.status = .deactivated
+        #expect(Self.plan([off], [landed], records: [sent]).steps.map(\.action) == [.remove])
+    }
 }

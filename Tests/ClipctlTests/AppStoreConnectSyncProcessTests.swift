@@ -457,7 +457,7 @@ import Testing
         defer { _ = keyless.stop() }
         remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(keyless.port)"
         let unavailable = try remote("asc", "plan")
-        #expect(unavailable.code == 1)
+        #expect(unavailable.code == 69)
         #expect(unavailable.err.contains("started without an App Store Connect key"))
     }
 

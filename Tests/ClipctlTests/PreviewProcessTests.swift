@@ -56,16 +56,22 @@ import Testing
         #expect(html.contains("No App Clip card") && Self.card(html) == nil && !html.contains("<svg"))
     }
 
-    @Test func writingReplacesASymbolicLinkNotItsTargetAndLeavesNoPartialFile() throws {
+    @Test func aSymbolicLinkIsNeitherWrittenThroughNorReplacedAndNoPartialFileIsLeft() throws {
         let clipctl = try Self.registered()
         try clipctl.write("victim.txt", "someone else's file\n")
         try FileManager.default.createSymbolicLink(atPath: clipctl.file("card.html"), withDestinationPath: clipctl.file("victim.txt"))
+        // As `clipctl code -o` (DurableFiles.replaceWhole): refused, the link and its target as they were.
         let r = try clipctl("preview", "https://bikesrental.example/rent", "-o", "card.html")
-        #expect(r.code == 0, "\(r.err)")
+        #expect(r.code == 1)
+        #expect(r.err.contains("is a symbolic link"))
         #expect(try clipctl.read("victim.txt") == "someone else's file\n")
         let type = try FileManager.default.attributesOfItem(atPath: clipctl.file("card.html"))[.type] as? FileAttributeType
-        #expect(type == .typeRegular)
-        #expect(try clipctl.read("card.html").contains("App Clip card preview"))
+        #expect(type == .typeSymbolicLink)
+        #expect(try clipctl("preview", "https://bikesrental.example/rent", "-o", "fresh.html").code == 0)
+        #expect(try clipctl.read("fresh.html").contains("App Clip card preview"))
+        // A one-character name in the current folder (once a crash in the path's directory).
+        #expect(try clipctl("preview", "https://bikesrental.example/rent", "-o", "k").code == 0)
+        #expect(try clipctl("code", "https://bikesrental.example/rent", "-o", "q").code == 0)
         // A directory in the way, or a missing folder: refused, and nothing left behind.
         try FileManager.default.createDirectory(atPath: clipctl.file("folder"), withIntermediateDirectories: false)
         let onDirectory = try clipctl("preview", "https://bikesrental.example/rent", "-o", "folder")
