@@ -6,8 +6,8 @@ import HTTP1
 
 extension ClipAPI {
     func registerPreviewRoutes() {
-        add("GET", "/preview", .open) { api, c in try api.cardPreview(c) }
-        add("GET", "/v1/images/{sha256}", .open) { api, c in try api.headerImage(c) }
+        add("GET", "/preview", .open, caching: .shared(vary: ["Accept-Language"])) { api, c in try api.cardPreview(c) }
+        add("GET", "/v1/images/{sha256}", .open, caching: .immutable) { api, c in try api.headerImage(c) }
     }
 
     /// The card preview page of `?url=` in `?language=` (else `Accept-Language`): 200 when a card
@@ -51,18 +51,7 @@ extension ClipAPI {
         }
         // An unknown hash is RegistryError.notFound, answered 404 like any other.
         let image = try c.registry.headerImage(sha)
-        let tag = "\"\(sha)\""
-        var headers: [(String, String)] = [
-            ("ETag", tag), ("Cache-Control", "public, max-age=31536000, immutable"), ("X-Content-Type-Options", "nosniff"),
-        ]
-        if let match = c.request.headers["If-None-Match"],
-            match.split(separator: ",").contains(where: {
-                let t = $0.trimmingCharacters(in: .whitespaces); return t == tag || t == "*"
-            })
-        {
-            return HTTPResponse(status: 304, headers: HTTPHeaders(headers))
-        }
-        headers.insert(("Content-Type", image.mediaType), at: 0)
+        let headers = [("Content-Type", image.mediaType), ("ETag", "\"\(sha)\""), ("X-Content-Type-Options", "nosniff")]
         return HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: image.bytes)
     }
 }
