@@ -31,7 +31,8 @@ extension ClipAPI {
                 // Fetch §3.5.2 (`nosniff`) and Referrer Policy §3 (`no-referrer`: the URL previewed stays here).
                 ("X-Content-Type-Options", "nosniff"),
                 ("Referrer-Policy", "no-referrer"),
-                // The registry may change at any moment: a cache asks again (RFC 9111 §5.2.2.4).
+                // A page without a card (404, 422) is not for caches to keep: asked again each time
+                // (RFC 9111 §5.2.2.4); a 200 gets the route's public policy instead (ClipAPI.cached).
                 ("Cache-Control", "no-cache"),
                 ("Vary", "Accept-Language"),
             ]),

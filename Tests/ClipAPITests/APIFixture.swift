@@ -105,7 +105,7 @@ final class APIFixture: Sendable {
         var all: [String] { lines.withLock { $0 } }
     }
 
-    init(_ transport: APITransport, limits: HTTPLimits = HTTPLimits(), drainSeconds: Double = 10) throws {
+    init(_ transport: APITransport, limits: HTTPLimits = HTTPLimits(), drainSeconds: Double = 10, publicMaxAge: Int = 60) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipapi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         path = dir.appendingPathComponent("clips.db").path
@@ -124,7 +124,7 @@ final class APIFixture: Sendable {
         registry.close()
         let pool = try RegistryPool(path: path)
         let sink = logLines
-        let api = ClipAPI(pool: pool, log: { sink.append($0) })
+        let api = ClipAPI(pool: pool, publicMaxAge: publicMaxAge, log: { sink.append($0) })
         switch transport {
         case .inProcess:
             server = nil
