@@ -23,7 +23,9 @@ extension ClipAPI {
         }
         add("GET", "/.well-known/apple-app-site-association", .open, fromMemory: .always) { api, c in try api.servedAASA(c) }
         add("GET", "/apple-app-site-association", .open, fromMemory: .always) { api, c in try api.servedAASA(c) }
-        add("GET", "/v1/resolve", .open, fromMemory: .unlessQueryNames("explain"), caching: .shared(vary: ["Accept-Language"])) { api, c in try api.resolve(c) }
+        add("GET", "/v1/resolve", .open, fromMemory: .unlessQueryNames("explain"), caching: .shared(vary: ["Accept-Language"])) { api, c in
+            try api.resolve(c)
+        }
         add("GET", "/v1/banner", .open, caching: .shared(vary: ["Accept"])) { api, c in try api.banner(c) }
         add("GET", "/v1/aasa/check", .open) { api, c in try api.aasaCheck(c) }
         add("GET", "/v1/domains/{host}/aasa", .open) { api, c in
@@ -129,7 +131,8 @@ extension ClipAPI {
             throw RegistryError.notFound("AASA for \(normalized): no clip, applinks rule or webcredentials is configured for this host")
         }
         // Caching fields and the 304 come from the route's policy (ClipAPI.cached).
-        return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("ETag", file.etag)]), body: file.bytes)
+        return HTTPResponse(
+            status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("ETag", file.etag)]), body: file.bytes)
     }
 
     /// Does the registry's AASA for the URL's host give the URL to the app?

@@ -68,7 +68,9 @@ import Testing
         #expect(try f.call("GET", target, headers: [("If-Modified-Since", HTTPDate.format(new))]).status == 304)
         // The AASA's bytes did not change: the same tag still answers 304.
         let tag = try #require(aasa.headers["ETag"])
-        #expect(try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example"), ("If-None-Match", tag)]).status == 304)
+        #expect(
+            try f.call("GET", "/.well-known/apple-app-site-association", headers: [("Host", "a.example"), ("If-None-Match", tag)]).status
+                == 304)
     }
 
     @Test(arguments: APITransport.allCases) func tokenAnswersAreNeverStored(_ transport: APITransport) throws {
@@ -94,7 +96,9 @@ import Testing
     @Test func theMaxAgeIsConfigurable() throws {
         for seconds in [0, 2, 86_400] {
             let f = try APIFixture(.inProcess, publicMaxAge: seconds)
-            #expect(try f.call("GET", "/v1/banner?url=\(q("https://a.example/store"))").headers["Cache-Control"] == "public, max-age=\(seconds)")
+            #expect(
+                try f.call("GET", "/v1/banner?url=\(q("https://a.example/store"))").headers["Cache-Control"] == "public, max-age=\(seconds)"
+            )
         }
     }
 }

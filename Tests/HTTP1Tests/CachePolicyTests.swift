@@ -25,7 +25,8 @@ struct CachePolicyTests {
     @Test func theResponsesOwnTagWins() {
         var tagged = ok
         tagged.headers.add("ETag", "\"own\"")
-        let r = CachePolicy(.publicFor(seconds: 1)).apply(to: tagged, request: get(), entityTag: "\"computed\"", lastModified: nil, now: now)
+        let r = CachePolicy(.publicFor(seconds: 1)).apply(
+            to: tagged, request: get(), entityTag: "\"computed\"", lastModified: nil, now: now)
         #expect(r.headers.all("ETag") == ["\"own\""])
         #expect(r.headers["Last-Modified"] == nil)
     }
@@ -65,7 +66,8 @@ struct CachePolicyTests {
         let policy = CachePolicy(.publicFor(seconds: 30))
         let missing = HTTPResponse(status: 404, text: "no")
         #expect(policy.apply(to: missing, request: get(), entityTag: "\"t\"", lastModified: now, now: now).headers["Cache-Control"] == nil)
-        let head = policy.apply(to: ok, request: get([("If-None-Match", "\"t\"")], method: "HEAD"), entityTag: "\"t\"", lastModified: nil, now: now)
+        let head = policy.apply(
+            to: ok, request: get([("If-None-Match", "\"t\"")], method: "HEAD"), entityTag: "\"t\"", lastModified: nil, now: now)
         #expect(head.status == 304)
         #expect(policy.apply(to: ok, request: get(method: "POST"), entityTag: "\"t\"", lastModified: nil, now: now).headers["ETag"] == nil)
     }
