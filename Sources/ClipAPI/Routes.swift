@@ -47,6 +47,7 @@ extension ClipAPI {
         registerAppStoreConnectRoutes()
         registerCodeRoutes()
         registerPreviewRoutes()
+        registerImageRoutes()
 
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in

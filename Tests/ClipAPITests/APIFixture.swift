@@ -152,6 +152,14 @@ final class APIFixture: Sendable {
         return try client.send(method, target, headers: all, body: Array((body ?? "").utf8))
     }
 
+    /// A request with a raw body of `contentType` (an image upload).
+    func send(_ method: String, _ target: String, token: String?, contentType: String?, bytes: [UInt8]) throws -> HTTPClient.Response {
+        var all: [(String, String)] = []
+        if let token { all.append(("Authorization", "Bearer \(token)")) }
+        if let contentType { all.append(("Content-Type", contentType)) }
+        return try client.send(method, target, headers: all, body: bytes)
+    }
+
     func jsonOf(_ response: HTTPClient.Response) throws -> JSONValue { try JSONParser.parse(response.body) }
 
     /// A dump of every table (as ClipStoreTests' `snapshot`), to prove a refused request changed
