@@ -19,10 +19,6 @@ extension ClipAPI {
         guard let declared = HeaderImage.MediaType(rawValue: type) else {
             throw Problem(status: 415, detail: "send the image as image/png or image/jpeg (got \(type.isEmpty ? "no Content-Type" : type))")
         }
-        guard !c.request.body.isEmpty else {
-            throw Problem(
-                RegistryError.invalid([FieldError(field: "image", rule: "required", message: "the request has no image bytes")]))
-        }
         let image: HeaderImage
         do { image = try HeaderImage(bytes: c.request.body) } catch { throw Problem(RegistryError.invalid(error.errors)) }
         guard image.mediaType == declared else {

@@ -138,7 +138,8 @@ struct RemoteBackend: Backend {
         throw CommandFailure(code: ExitCode.failure, message: "not found: experience with URL \(url.canonical)")
     }
 
-    static let noImages = CommandFailure.usage("--image is not available with --server: upload header images with clipctl on the database")
+    static let noImages = CommandFailure.usage(
+        "default set --image is not available with --server: set the default experience's image with clipctl on the database")
 
     func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
         var body = body, imageWarnings: [FieldError] = []
