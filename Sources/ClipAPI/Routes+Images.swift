@@ -19,11 +19,7 @@ extension ClipAPI {
         guard let declared = HeaderImage.MediaType(rawValue: type) else {
             throw Problem(status: 415, detail: "send the image as image/png or image/jpeg (got \(type.isEmpty ? "no Content-Type" : type))")
         }
-        let image: HeaderImage
-        do { image = try HeaderImage(bytes: c.request.body) } catch { throw Problem(RegistryError.invalid(error.errors)) }
-        guard image.mediaType == declared else {
-            throw Problem(status: 415, detail: "the bytes are \(image.mediaType.rawValue), not the \(declared.rawValue) Content-Type says")
-        }
+        // Tenancy before the bytes: a team acting for another is 403 whatever it sends.
         var team = try c.caller.team
         if let named = c.query("team") {
             let id: TeamID
@@ -34,6 +30,11 @@ extension ClipAPI {
         guard let team else {
             throw Problem(
                 RegistryError.invalid([FieldError(field: "team", rule: "required", message: "is required with an admin token (?team=)")]))
+        }
+        let image: HeaderImage
+        do { image = try HeaderImage(bytes: c.request.body) } catch { throw Problem(RegistryError.invalid(error.errors)) }
+        guard image.mediaType == declared else {
+            throw Problem(status: 415, detail: "the bytes are \(image.mediaType.rawValue), not the \(declared.rawValue) Content-Type says")
         }
         let saved = try c.registry.uploadImage(image, team: team)
         return json(

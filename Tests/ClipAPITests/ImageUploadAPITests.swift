@@ -55,6 +55,7 @@ import Testing
         #expect(try named.status == 201 && f.jsonOf(named)["mediaType"] == "image/jpeg")
         #expect(try f.send("POST", "/v1/images?team=nope", token: f.admin, contentType: "image/jpeg", bytes: jpeg).status == 422)
         #expect(try f.send("POST", "/v1/images?team=FGHIJ67890", token: f.teamA, contentType: "image/jpeg", bytes: jpeg).status == 403)
+        #expect(try f.send("POST", "/v1/images?team=FGHIJ67890", token: f.teamA, contentType: "image/jpeg", bytes: [1, 2]).status == 403)
         // A size other than Apple's is stored, with the warning --image gives.
         let small = try f.send(
             "POST", "/v1/images", token: f.teamA, contentType: "image/png", bytes: TestImages.png(width: 300, height: 200))
