@@ -104,7 +104,9 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ClipAPITests",
-            dependencies: ["ClipAPI", "ClipStore", "ClipCore", "ClipWire", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "TestSupport"],
+            dependencies: [
+                "ClipAPI", "ClipStore", "ClipCore", "ClipWire", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "SystemCrypto", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),

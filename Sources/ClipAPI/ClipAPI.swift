@@ -142,6 +142,14 @@ struct Context {
 /// the routes before the API can be shared) and only read afterwards; every other field is Sendable.
 public final class ClipAPI: @unchecked Sendable {
     enum Access { case open, token }
+    /// How caches may keep a public route's answers: shared for `publicMaxAge` seconds with `Vary`
+    /// on the request fields that change them, for ever (content-addressed), or not at all
+    /// (operational answers). Token routes are never stored, whatever they say here.
+    enum Caching {
+        case shared(vary: [String])
+        case immutable
+        case never
+    }
     /// Handlers get the API as an argument rather than capturing it, so that the router (owned by
     /// the API) holds no reference back to it: no retain cycle (found by LeakSanitizer).
     typealias Handler = @Sendable (ClipAPI, Context) throws -> HTTPResponse
@@ -162,13 +170,17 @@ public final class ClipAPI: @unchecked Sendable {
     }
     private let connectionCountSource = Locked<@Sendable () -> Int>({ 0 })
     private var access: [String: Access] = [:]
+    /// `max-age` of the public answers (`serve --public-max-age`).
+    let publicMaxAge: Int
     /// The App Store Connect client of `/v1/asc`, when the server was started with a key.
     let appStoreConnect: ASCClient?
 
     public init(
-        pool: RegistryPool, logsRequests: Bool = true, appStoreConnect: ASCClient? = nil, log: @escaping @Sendable (String) -> Void
+        pool: RegistryPool, logsRequests: Bool = true, appStoreConnect: ASCClient? = nil, publicMaxAge: Int = 60,
+        log: @escaping @Sendable (String) -> Void
     ) {
         self.pool = pool
+        self.publicMaxAge = publicMaxAge
         self.appStoreConnect = appStoreConnect
         self.log = log
         self.logsRequests = logsRequests
@@ -187,11 +199,42 @@ public final class ClipAPI: @unchecked Sendable {
 
     /// Registers a route (during `init` only). `fromMemory`: whether its handler answers without
     /// blocking, so the server may run it on its event loop (see `answersFromMemory`).
-    func add(_ method: String, _ template: String, _ access: Access, fromMemory: MemoryAnswer = .never, _ handler: @escaping Handler) {
+    func add(
+        _ method: String, _ template: String, _ access: Access, fromMemory: MemoryAnswer = .never, caching: Caching = .shared(vary: []),
+        _ handler: @escaping Handler
+    ) {
         self.access["\(method) \(template)"] = access
-        registering.add(method, template, fromMemory: fromMemory) { [unowned self] request, parameters in
-            self.run(request, parameters, template: template, access: access, handler)
+        let policy: CachePolicy
+        switch (access, caching) {
+        case (.token, _), (.open, .never): policy = CachePolicy(.noStore)
+        case (.open, .immutable): policy = CachePolicy(.immutable)
+        case (.open, .shared(let vary)): policy = CachePolicy(.publicFor(seconds: publicMaxAge), vary: vary)
         }
+        registering.add(method, template, fromMemory: fromMemory) { [unowned self] request, parameters in
+            self.cached(self.run(request, parameters, template: template, access: access, handler), request, policy)
+        }
+    }
+
+    /// The answer with the route's caching fields and validators, or its `304` (`CachePolicy`):
+    /// the tag is the answer's own or its bytes' SHA-256; the last modification the newest change
+    /// record, the latest moment anything a public answer shows could have changed.
+    func cached(_ response: HTTPResponse, _ request: HTTPRequest, _ policy: CachePolicy) -> HTTPResponse {
+        let now = Int64(Date().timeIntervalSince1970)
+        guard policy.freshness != .noStore, response.status == 200 else {
+            return policy.apply(to: response, request: request, entityTag: "", lastModified: nil, now: now)
+        }
+        let tag = response.headers["ETag"] ?? "\"\(SHA256.hexDigest(response.body).prefix(32))\""
+        let changed = (try? pool.index.lastChange()).flatMap { Self.seconds(iso8601: $0.at) }
+        return policy.apply(to: response, request: request, entityTag: tag, lastModified: changed, now: now)
+    }
+
+    /// Whole seconds since 1970 of a stored ISO 8601 time; nil when there is none.
+    static func seconds(iso8601 text: String) -> Int64? {
+        guard !text.isEmpty else { return nil }
+        let date =
+            (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
+        return date.map { Int64($0.timeIntervalSince1970.rounded(.down)) }
     }
 
     /// Requests answered from memory, without blocking, as their routes say (the served AASA,

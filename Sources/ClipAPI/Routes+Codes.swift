@@ -22,7 +22,7 @@ extension ClipAPI {
         let experience = try visibleExperience(c)
         let (ecc, size) = try Self.codeOptions(c)
         switch try c.registry.codeTarget(experience: experience) {
-        case .success(let target): return try Self.codeResponse(c, target, format, ecc, size, cacheControl: "private, no-cache")
+        case .success(let target): return try Self.codeResponse(c, target, format, ecc, size)
         case .failure(let refusal): throw Self.problem(refusal)
         }
     }
@@ -46,7 +46,7 @@ extension ClipAPI {
                 errors: [FieldError(field: "size", rule: "range", message: CodeSize.publicRule)])
         }
         switch try c.registry.codeTarget(url: url) {
-        case .success(let target): return try Self.codeResponse(c, target, format, ecc, size, cacheControl: "public, max-age=300")
+        case .success(let target): return try Self.codeResponse(c, target, format, ecc, size)
         case .failure(let refusal): throw Self.problem(refusal)
         }
     }
@@ -90,7 +90,7 @@ extension ClipAPI {
             throw Problem(status: 422, detail: error.description)
         }
         return Self.bytesResponse(
-            c, archive, contentType: "application/zip", cacheControl: "private, no-cache",
+            c, archive, contentType: "application/zip",
             extra: [("Content-Disposition", "attachment; filename=\"codes.zip\"")])
     }
 
@@ -131,7 +131,7 @@ extension ClipAPI {
     }
 
     static func codeResponse(
-        _ c: Context, _ target: CodeTarget, _ format: CodeFormat, _ ecc: ErrorCorrectionLevel, _ size: CodeSize, cacheControl: String
+        _ c: Context, _ target: CodeTarget, _ format: CodeFormat, _ ecc: ErrorCorrectionLevel, _ size: CodeSize
     ) throws -> HTTPResponse {
         let code: RenderedCode
         do { code = try CodeRenderer.render(target.url, format: format, ecc: ecc, size: size) } catch {
@@ -142,24 +142,15 @@ extension ClipAPI {
             extra += [("Code-QR-Version", "\(version)"), ("Code-ECC", level.letter)]
         }
         if let tag = code.ntag { extra.append(("Code-NTAG", tag.rawValue)) }
-        return bytesResponse(c, code.bytes, contentType: format.mediaType, cacheControl: cacheControl, extra: extra)
+        return bytesResponse(c, code.bytes, contentType: format.mediaType, extra: extra)
     }
 
-    /// Bytes with a strong ETag of their SHA-256 (RFC 9110 §8.8.3), and 304 when If-None-Match names it (§13.1.2).
+    /// Bytes with a strong ETag of their SHA-256 (RFC 9110 §8.8.3); the route's policy answers 304 (ClipAPI.cached).
     static func bytesResponse(
-        _ c: Context, _ bytes: [UInt8], contentType: String, cacheControl: String, extra: [(String, String)]
+        _ c: Context, _ bytes: [UInt8], contentType: String, extra: [(String, String)]
     ) -> HTTPResponse {
         let tag = "\"\(SHA256.hexDigest(bytes))\""
-        var headers: [(String, String)] = [("ETag", tag), ("Cache-Control", cacheControl)]
-        if let match = c.request.headers["If-None-Match"],
-            match.split(separator: ",").contains(where: {
-                let t = $0.trimmingCharacters(in: .whitespaces)
-                return t == tag || t == "*" || t == "W/" + tag
-            })
-        {
-            return HTTPResponse(status: 304, headers: HTTPHeaders(headers))
-        }
-        headers.insert(("Content-Type", contentType), at: 0)
+        let headers: [(String, String)] = [("Content-Type", contentType), ("ETag", tag)]
         return HTTPResponse(status: 200, headers: HTTPHeaders(headers + extra), body: bytes)
     }
 }

@@ -6,8 +6,7 @@ import HTTP1
 
 extension ClipAPI {
     func registerPreviewRoutes() {
-        add("GET", "/preview", .open) { api, c in try api.cardPreview(c) }
-        add("GET", "/v1/images/{sha256}", .open) { api, c in try api.headerImage(c) }
+        add("GET", "/preview", .open, caching: .shared(vary: ["Accept-Language"])) { api, c in try api.cardPreview(c) }
     }
 
     /// The card preview page of `?url=` in `?language=` (else `Accept-Language`): 200 when a card
@@ -31,38 +30,11 @@ extension ClipAPI {
                 // Fetch §3.5.2 (`nosniff`) and Referrer Policy §3 (`no-referrer`: the URL previewed stays here).
                 ("X-Content-Type-Options", "nosniff"),
                 ("Referrer-Policy", "no-referrer"),
-                // The registry may change at any moment: a cache asks again (RFC 9111 §5.2.2.4).
+                // A page without a card (404, 422) is not for caches to keep: asked again each time
+                // (RFC 9111 §5.2.2.4); a 200 gets the route's public policy instead (ClipAPI.cached).
                 ("Cache-Control", "no-cache"),
                 ("Vary", "Accept-Language"),
             ]),
             body: Array(page.html.utf8))
-    }
-
-    /// A stored header image by its SHA-256: the bytes never change for a name, so the answer may be
-    /// cached for a year as `immutable` (RFC 8246) with the hash as its strong ETag (RFC 9110 §8.8.3);
-    /// `If-None-Match` with it answers 304 (RFC 9110 §13.1.2).
-    func headerImage(_ c: Context) throws -> HTTPResponse {
-        let sha = c.parameter("sha256")
-        let hex = sha.utf8.allSatisfy {
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-        }
-        guard sha.utf8.count == 64, hex else {
-            throw Problem.notFound("no header image \(sha.prefix(80)): give its SHA-256 in lower-case hexadecimal")
-        }
-        // An unknown hash is RegistryError.notFound, answered 404 like any other.
-        let image = try c.registry.headerImage(sha)
-        let tag = "\"\(sha)\""
-        var headers: [(String, String)] = [
-            ("ETag", tag), ("Cache-Control", "public, max-age=31536000, immutable"), ("X-Content-Type-Options", "nosniff"),
-        ]
-        if let match = c.request.headers["If-None-Match"],
-            match.split(separator: ",").contains(where: {
-                let t = $0.trimmingCharacters(in: .whitespaces); return t == tag || t == "*"
-            })
-        {
-            return HTTPResponse(status: 304, headers: HTTPHeaders(headers))
-        }
-        headers.insert(("Content-Type", image.mediaType), at: 0)
-        return HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: image.bytes)
     }
 }

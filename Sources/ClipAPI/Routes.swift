@@ -8,13 +8,13 @@ import StrictJSON
 extension ClipAPI {
     func registerRoutes() {
         // Public (docs/architecture.md#the-http-api): no token.
-        add("GET", "/healthz", .open, fromMemory: .always) { _, _ in json(["status": "ok"]) }
-        add("GET", "/readyz", .open) { api, c in
+        add("GET", "/healthz", .open, fromMemory: .always, caching: .never) { _, _ in json(["status": "ok"]) }
+        add("GET", "/readyz", .open, caching: .never) { api, c in
             c.registry.isReady()
                 ? json(["status": "ready"])
                 : Problem(status: 503, detail: "the database is not migrated", headers: [("Retry-After", "5")]).response
         }
-        add("GET", "/metrics", .open) { api, c in
+        add("GET", "/metrics", .open, caching: .never) { api, c in
             let counts = try c.registry.experienceCounts()
             let text = api.metrics.render(
                 experiences: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
@@ -23,8 +23,10 @@ extension ClipAPI {
         }
         add("GET", "/.well-known/apple-app-site-association", .open, fromMemory: .always) { api, c in try api.servedAASA(c) }
         add("GET", "/apple-app-site-association", .open, fromMemory: .always) { api, c in try api.servedAASA(c) }
-        add("GET", "/v1/resolve", .open, fromMemory: .unlessQueryNames("explain")) { api, c in try api.resolve(c) }
-        add("GET", "/v1/banner", .open) { api, c in try api.banner(c) }
+        add("GET", "/v1/resolve", .open, fromMemory: .unlessQueryNames("explain"), caching: .shared(vary: ["Accept-Language"])) { api, c in
+            try api.resolve(c)
+        }
+        add("GET", "/v1/banner", .open, caching: .shared(vary: ["Accept"])) { api, c in try api.banner(c) }
         add("GET", "/v1/aasa/check", .open) { api, c in try api.aasaCheck(c) }
         add("GET", "/v1/domains/{host}/aasa", .open) { api, c in
             json(try JSONParser.parse(try c.registry.aasa(host: c.parameter("host"))))
@@ -45,6 +47,7 @@ extension ClipAPI {
         registerAppStoreConnectRoutes()
         registerCodeRoutes()
         registerPreviewRoutes()
+        registerImageRoutes()
 
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in
@@ -128,17 +131,9 @@ extension ClipAPI {
         guard let file = try pool.index.aasa(host: normalized) else {
             throw RegistryError.notFound("AASA for \(normalized): no clip, applinks rule or webcredentials is configured for this host")
         }
-        let bytes = file.bytes, tag = file.etag
-        var headers: [(String, String)] = [("ETag", tag), ("Cache-Control", "public, max-age=300")]
-        if let match = c.request.headers["If-None-Match"],
-            match.split(separator: ",").contains(where: {
-                let t = $0.trimmingCharacters(in: .whitespaces); return t == tag || t == "*" || t == "W/" + tag
-            })
-        {
-            return HTTPResponse(status: 304, headers: HTTPHeaders(headers))
-        }
-        headers.insert(("Content-Type", "application/json"), at: 0)
-        return HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: bytes)
+        // Caching fields and the 304 come from the route's policy (ClipAPI.cached).
+        return HTTPResponse(
+            status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("ETag", file.etag)]), body: file.bytes)
     }
 
     /// Does the registry's AASA for the URL's host give the URL to the app?

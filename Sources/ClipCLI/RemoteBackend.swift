@@ -138,12 +138,33 @@ struct RemoteBackend: Backend {
         throw CommandFailure(code: ExitCode.failure, message: "not found: experience with URL \(url.canonical)")
     }
 
-    static let noImages = CommandFailure.usage("--image is not available with --server: upload header images with clipctl on the database")
+    static let noImages = CommandFailure.usage(
+        "default set --image is not available with --server: set the default experience's image with clipctl on the database")
 
     func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
-        if image != nil { throw Self.noImages }
+        var body = body, imageWarnings: [FieldError] = []
+        if let image {
+            // The clip's App ID names the team the image is for; a bad one is refused by the POST below.
+            let team = body["clip"]?.stringValue?.split(separator: ".", maxSplits: 1).first.map(String.init)
+            (body, imageWarnings) = try withUploadedImage(body, image, team: team)
+        }
         let answer = try call("POST", "/v1/experiences", json: body)
-        return try decode(answer.json) { (v) throws(WireError) in try CatalogJSON.written(json: v, created: answer.status == 201) }
+        var outcome = try decode(answer.json) { (v) throws(WireError) in try CatalogJSON.written(json: v, created: answer.status == 201) }
+        outcome.warnings += imageWarnings
+        return outcome
+    }
+
+    /// `POST /v1/images` with the bytes (as `--image` does locally, in two requests): `body` naming the
+    /// stored image by its hash, and the upload's warnings.
+    func withUploadedImage(_ body: JSONValue, _ image: [UInt8], team: String?) throws -> (JSONValue, [FieldError]) {
+        let type = image.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
+        let answer = try checked(try send("POST", "/v1/images", query: [("team", team)], body: Data(image), contentType: type))
+        guard let uploaded = HeaderImageJSON.uploaded(json: answer.json), case .object(var members) = body else {
+            throw CommandFailure(code: ExitCode.failure, message: "the server's answer to POST /v1/images is not an image from \(base)")
+        }
+        members.removeAll { $0.key == "headerImage" }
+        members.append((key: "headerImage", value: .string(uploaded.sha256)))
+        return (.object(members), uploaded.warnings)
     }
 
     func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience] {
@@ -164,9 +185,16 @@ struct RemoteBackend: Backend {
     }
 
     func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
-        if image != nil { throw Self.noImages }
-        let answer = try call("PATCH", "/v1/experiences/\(try experienceID(reference))", json: body)
-        return try decode(answer.json) { (v) throws(WireError) in try CatalogJSON.written(json: v, created: false) }
+        let id = try experienceID(reference)
+        var body = body, imageWarnings: [FieldError] = []
+        if let image {
+            let team = try experience(String(id)).clip.team.rawValue
+            (body, imageWarnings) = try withUploadedImage(body, image, team: team)
+        }
+        let answer = try call("PATCH", "/v1/experiences/\(id)", json: body)
+        var outcome = try decode(answer.json) { (v) throws(WireError) in try CatalogJSON.written(json: v, created: false) }
+        outcome.warnings += imageWarnings
+        return outcome
     }
 
     func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience> {

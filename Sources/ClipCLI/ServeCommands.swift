@@ -34,6 +34,13 @@ extension Context {
             guard let v = Int(n), v > 0 else { throw CommandFailure.usage("--max-body-bytes takes a positive number") }
             limits.maxBodyBytes = v
         }
+        var publicMaxAge = 60
+        if let n = parsed.value("public-max-age") {
+            guard let v = Int(n), (0...31_536_000).contains(v) else {
+                throw CommandFailure.usage("--public-max-age takes a number of seconds from 0 to 31536000")
+            }
+            publicMaxAge = v
+        }
         var configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.
@@ -41,7 +48,8 @@ extension Context {
         let quiet = parsed.flag("quiet")
         let io = self.io
         let api = ClipAPI(
-            pool: pool, logsRequests: !quiet, appStoreConnect: try servedAppStoreConnect(), log: { line in io.err(line + "\n") })
+            pool: pool, logsRequests: !quiet, appStoreConnect: try servedAppStoreConnect(), publicMaxAge: publicMaxAge,
+            log: { line in io.err(line + "\n") })
         configuration.answerBeforeBody = { api.answerBeforeBody($0) }
         let server = HTTPServer(
             configuration: configuration,

@@ -108,6 +108,15 @@ public final class LiveIndex: Sendable {
         }
     }
 
+    /// The newest change record's id and time (ISO 8601, as stored), once caught up with the database:
+    /// the last moment anything a public answer shows could have changed.
+    public func lastChange() throws(RegistryError) -> (id: Int64, at: String) {
+        try state.withLock { (s) throws(RegistryError) -> (id: Int64, at: String) in
+            try s.refresh()
+            return s.lastChange
+        }
+    }
+
     /// Called after this process committed a write (the API's writes), so that the next read
     /// asks the database instead of waiting for the next periodic check.
     public func noteLocalWrite() {

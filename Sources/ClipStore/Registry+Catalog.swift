@@ -394,6 +394,29 @@ extension Registry {
             ])
     }
 
+    /// Stores an uploaded header image for `team`, checked as `--image` is (`HeaderImage(bytes:)`):
+    /// `created` when the team did not have it yet (stored by another team or not at all). The team
+    /// may then name it by hash; other teams still may not (`checkImage`).
+    public func uploadImage(_ image: HeaderImage, team: TeamID) throws(RegistryError) -> WriteOutcome<HeaderImage> {
+        var warnings: [FieldError] = []
+        if !image.isAppleSize {
+            warnings.append(
+                FieldError(field: "image", rule: "image.size", message: "is \(image.width)×\(image.height); Apple asks for 1800×1200"))
+        }
+        return try write {
+            try storeImage(image)
+            let had = try !db.query(
+                "SELECT 1 FROM team_header_image WHERE team_id = ? AND sha256 = ?", [.text(team.rawValue), .text(image.sha256)]
+            ).isEmpty
+            if !had {
+                try db.execute(
+                    "INSERT INTO team_header_image(team_id, sha256, created_at) VALUES (?, ?, ?)",
+                    [.text(team.rawValue), .text(image.sha256), .text(timestamp())])
+            }
+            return WriteOutcome(image, created: !had, warnings: warnings)
+        }
+    }
+
     /// A stored header image's media type and bytes.
     public func headerImage(_ sha256: String) throws(RegistryError) -> (mediaType: String, bytes: [UInt8]) {
         try guarded {

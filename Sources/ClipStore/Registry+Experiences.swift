@@ -220,13 +220,15 @@ extension Registry {
             UNION ALL
             SELECT 1 FROM default_experience_localization d JOIN clip c ON c.bundle_id = d.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
               WHERE d.header_image_sha256 = ?1 AND a.team_id = ?2
+            UNION ALL
+            SELECT 1 FROM team_header_image WHERE sha256 = ?1 AND team_id = ?2
             LIMIT 1
             """, [.text(sha256), .text(team.rawValue)])
         guard used.isEmpty else { return }
         throw ValidationFailure(
             field: "headerImage", rule: "headerImage.missing",
             message:
-                "team \(team.rawValue) has no header image with hash \(sha256); give the image file (--image, or headerImageData in an import)"
+                "team \(team.rawValue) has no header image with hash \(sha256); give the image file (--image, headerImageData in an import, or POST /v1/images)"
         )
     }
 

@@ -105,7 +105,7 @@ final class APIFixture: Sendable {
         var all: [String] { lines.withLock { $0 } }
     }
 
-    init(_ transport: APITransport, limits: HTTPLimits = HTTPLimits(), drainSeconds: Double = 10) throws {
+    init(_ transport: APITransport, limits: HTTPLimits = HTTPLimits(), drainSeconds: Double = 10, publicMaxAge: Int = 60) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipapi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         path = dir.appendingPathComponent("clips.db").path
@@ -124,7 +124,7 @@ final class APIFixture: Sendable {
         registry.close()
         let pool = try RegistryPool(path: path)
         let sink = logLines
-        let api = ClipAPI(pool: pool, log: { sink.append($0) })
+        let api = ClipAPI(pool: pool, publicMaxAge: publicMaxAge, log: { sink.append($0) })
         switch transport {
         case .inProcess:
             server = nil
@@ -150,6 +150,14 @@ final class APIFixture: Sendable {
         if let token { all.append(("Authorization", "Bearer \(token)")) }
         if body != nil && !all.contains(where: { $0.0 == "Content-Type" }) { all.append(("Content-Type", "application/json")) }
         return try client.send(method, target, headers: all, body: Array((body ?? "").utf8))
+    }
+
+    /// A request with a raw body of `contentType` (an image upload).
+    func send(_ method: String, _ target: String, token: String?, contentType: String?, bytes: [UInt8]) throws -> HTTPClient.Response {
+        var all: [(String, String)] = []
+        if let token { all.append(("Authorization", "Bearer \(token)")) }
+        if let contentType { all.append(("Content-Type", contentType)) }
+        return try client.send(method, target, headers: all, body: bytes)
     }
 
     func jsonOf(_ response: HTTPClient.Response) throws -> JSONValue { try JSONParser.parse(response.body) }
@@ -193,8 +201,11 @@ final class APIFixture: Sendable {
             let one = try a.call(method, target, headers: headers, json: body)
             let other = try b.call(method, target, headers: headers, json: body)
             #expect(one.status == other.status && one.body == other.body, "\(method) \(target): \(one.text) ≠ \(other.text)")
-            // The same fields in the same order; a generated request id differs in value only.
-            let fields = { (r: HTTPClient.Response) in r.headers.fields.map { "\($0.name): \($0.name == "X-Request-Id" ? "" : $0.value)" } }
+            // The same fields in the same order; a generated request id, and the time of each fixture's
+            // writes (Last-Modified: the two registries were written a moment apart), differ in value only.
+            let fields = { (r: HTTPClient.Response) in
+                r.headers.fields.map { "\($0.name): \(["X-Request-Id", "Last-Modified"].contains($0.name) ? "" : $0.value)" }
+            }
             #expect(fields(one) == fields(other), "\(method) \(target)")
         }
     }

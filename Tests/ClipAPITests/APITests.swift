@@ -4,6 +4,7 @@ import ClipStore
 import Foundation
 import HTTP1
 import StrictJSON
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct PublicRouteTests {
@@ -270,6 +271,9 @@ import Testing
     }
 
     /// Every object route × {no token, other team, own team, admin} → the exact status.
+    /// Marks the matrix's image upload, whose body is a PNG's bytes.
+    static let imageBody = "(a 1800×1200 PNG)"
+
     @Test(arguments: APITransport.allCases) func tenantIsolationMatrix(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         // (method, path, body, status for: none, other team, own team, admin); own team = team A.
@@ -325,13 +329,18 @@ import Testing
             ("DELETE", "/v1/tokens/4", nil, [401, 404, 204, 404]),  // token 4: team A's, made just above
             ("DELETE", "/v1/experiences/1", nil, [401, 404, 204, 404]),
             ("DELETE", "/v1/clips/com.a.app.Clip", nil, [401, 404, 409, 409]),  // it still has experiences
+            // An upload for team A: team B may not upload for it; the admin's comes after team A's (200).
+            ("POST", "/v1/images?team=ABCDE12345", Self.imageBody, [401, 403, 201, 200]),
         ]
         for (method, path, body, expected) in routes {
             let tokens: [String?] = [nil, f.teamB, f.teamA, f.admin]
             for (token, status) in zip(tokens, expected) {
                 let headers: [(String, String)] = body == nil && (method == "PUT") ? [("Content-Type", "application/json")] : []
                 let before = try tableDump(f.path)
-                let r = try f.call(method, path, token: token, headers: headers, json: body)
+                let r =
+                    body == Self.imageBody
+                    ? try f.send(method, path, token: token, contentType: "image/png", bytes: TestImages.png(width: 1800, height: 1200))
+                    : try f.call(method, path, token: token, headers: headers, json: body)
                 let who = token == nil ? "no token" : token == f.teamB ? "team B" : token == f.teamA ? "team A" : "admin"
                 #expect(r.status == status, "\(method) \(path) as \(who): \(r.text)")
                 // A refused request changes nothing (docs/rules.md#updates-and-versions).

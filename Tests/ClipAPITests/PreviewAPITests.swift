@@ -35,7 +35,7 @@ import TestSupport
         #expect(!policy.contains("script-src") && !policy.contains("unsafe"))
         #expect(r.headers["X-Content-Type-Options"] == "nosniff")
         #expect(r.headers["Referrer-Policy"] == "no-referrer")
-        #expect(r.headers["Cache-Control"] == "no-cache")
+        #expect(r.headers["Cache-Control"] == "public, max-age=60" && r.headers["Vary"] == "Accept-Language")
         #expect(r.text.contains("<h2 class=\"title\">&lt;script&gt;alert(1)&lt;/script&gt;</h2>"))
         #expect(r.text.contains("<p class=\"subtitle\">Fish &amp; &quot;chips&quot;</p>"))
         #expect(r.text.contains("<p class=\"action\" lang=\"en\" dir=\"ltr\">Play</p>"))

@@ -3,6 +3,7 @@ import Foundation
     import Glibc
 #endif
 import StrictJSON
+import TestSupport
 import Testing
 
 /// `clipctl serve` as a process, and `clipctl --server` against it: the same commands give the
@@ -143,6 +144,22 @@ final class ServeProcess {
                 "--subtitle", "S",
             ],
             ["update", "1", "--title", String(repeating: "x", count: 31)],
+            // Header images: uploaded first over the API (POST /v1/images), then named by hash; the same
+            // output, warnings and refusals as on the database.
+            [
+                "register", "https://melamela.example/photo", "--clip", "KLMNO13579.com.melamela.app.Clip", "--title", "P", "--subtitle",
+                "S", "--image", "apple.png",
+            ],
+            [
+                "register", "https://melamela.example/small", "--clip", "KLMNO13579.com.melamela.app.Clip", "--title", "P", "--subtitle",
+                "S", "--image", "small.jpg", "--json",
+            ],
+            ["update", "3", "--image", "apple.png"], ["update", "3", "--image", "apple.png", "--json"],
+            ["update", "3", "--image", "alpha.png"], ["update", "3", "--image", "empty.png"],
+            [
+                "register", "https://melamela.example/bad", "--clip", "KLMNO13579.com.melamela.app.Clip", "--title", "P", "--subtitle", "S",
+                "--image", "lying.png",
+            ],
             ["remove", "2"], ["list", "--json"],
             ["import", "-"],
             // One language changes one language; no-op writes make no version (docs/rules.md#updates-and-versions).
@@ -151,6 +168,14 @@ final class ServeProcess {
             ["update", "3", "--localization", "EN=Bright Egg|Flagship"],
             ["deactivate", "4"], ["activate", "4"], ["activate", "4"], ["update", "4", "--title", "Order"], ["show", "4", "--json"],
         ]
+        for c in [local, remote] {
+            try Data(TestImages.png(width: 1800, height: 1200, grey: 3)).write(to: URL(fileURLWithPath: c.file("apple.png")))
+            try Data(TestImages.jpeg(width: 300, height: 200)).write(to: URL(fileURLWithPath: c.file("small.jpg")))
+            try Data(TestImages.png(width: 1800, height: 1200, colorType: 6)).write(to: URL(fileURLWithPath: c.file("alpha.png")))
+            try Data().write(to: URL(fileURLWithPath: c.file("empty.png")))
+            try Data(TestImages.png(width: 3, height: 2, ihdrWidth: 1800, ihdrHeight: 1200)).write(
+                to: URL(fileURLWithPath: c.file("lying.png")))
+        }
         let importInput = "{\"url\":\"https://new.example/a\",\"clip\":\"ABCDE12345.com.example.bikes.Clip\",\"title\":\"A\"}\n"
         for args in commands {
             let a = try local.run(args, stdin: args == ["import", "-"] ? importInput : nil)

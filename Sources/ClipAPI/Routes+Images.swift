@@ -1,0 +1,61 @@
+import ClipCore
+import ClipStore
+import ClipWire
+import Foundation
+import HTTP1
+
+/// Header images: uploaded by a team's token, served to anyone by their SHA-256.
+extension ClipAPI {
+    func registerImageRoutes() {
+        add("POST", "/v1/images", .token) { api, c in try api.uploadImage(c) }
+        add("GET", "/v1/images/{sha256}", .open, caching: .immutable) { api, c in try api.headerImage(c) }
+    }
+
+    /// `POST /v1/images`: the raw bytes of a PNG or JPEG, checked as `--image` is (`HeaderImage`), stored
+    /// for the caller's team (an admin names it with `?team=`): 201 when the team did not have it, 200
+    /// when it did; the team may then name it by hash in its experiences.
+    func uploadImage(_ c: Context) throws -> HTTPResponse {
+        let type = c.request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard let declared = HeaderImage.MediaType(rawValue: type) else {
+            throw Problem(status: 415, detail: "send the image as image/png or image/jpeg (got \(type.isEmpty ? "no Content-Type" : type))")
+        }
+        // Tenancy before the bytes: a team acting for another is 403 whatever it sends.
+        var team = try c.caller.team
+        if let named = c.query("team") {
+            let id: TeamID
+            do { id = try TeamID(named, field: "team") } catch { throw Problem(RegistryError.invalid(error.errors)) }
+            try c.checkWritable(team: id)
+            team = id
+        }
+        guard let team else {
+            throw Problem(
+                RegistryError.invalid([FieldError(field: "team", rule: "required", message: "is required with an admin token (?team=)")]))
+        }
+        let image: HeaderImage
+        do { image = try HeaderImage(bytes: c.request.body) } catch { throw Problem(RegistryError.invalid(error.errors)) }
+        guard image.mediaType == declared else {
+            throw Problem(status: 415, detail: "the bytes are \(image.mediaType.rawValue), not the \(declared.rawValue) Content-Type says")
+        }
+        let saved = try c.registry.uploadImage(image, team: team)
+        return json(
+            HeaderImageJSON.uploaded(saved.value, warnings: saved.warnings), status: saved.created ? 201 : 200,
+            headers: [("Location", "/v1/images/\(saved.value.sha256)")])
+    }
+
+    /// A stored header image by its SHA-256: the bytes never change for a name, so the answer may be
+    /// cached for a year as `immutable` (RFC 8246) with the hash as its strong ETag (RFC 9110 §8.8.3);
+    /// `If-None-Match` with it answers 304 (RFC 9110 §13.1.2).
+    func headerImage(_ c: Context) throws -> HTTPResponse {
+        let sha = c.parameter("sha256")
+        let hex = sha.utf8.allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+        }
+        guard sha.utf8.count == 64, hex else {
+            throw Problem.notFound("no header image \(sha.prefix(80)): give its SHA-256 in lower-case hexadecimal")
+        }
+        // An unknown hash is RegistryError.notFound, answered 404 like any other.
+        let image = try c.registry.headerImage(sha)
+        let headers = [("Content-Type", image.mediaType), ("ETag", "\"\(sha)\""), ("X-Content-Type-Options", "nosniff")]
+        return HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: image.bytes)
+    }
+}

@@ -1,0 +1,60 @@
+/// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`.
+public enum HTTPDate {
+    static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// The IMF-fixdate of `seconds` since 1970-01-01T00:00:00Z.
+    public static func format(_ seconds: Int64) -> String {
+        let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - day * 86_400
+        let (y, m, d) = civil(fromDays: day)
+        let weekday = weekdays[Int(((day % 7) + 7) % 7)]
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let year = String(y)
+        let paddedYear = String(repeating: "0", count: max(0, 4 - year.count)) + year
+        return "\(weekday), \(two(d)) \(months[Int(m) - 1]) \(paddedYear) \(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT"
+    }
+
+    /// Seconds since 1970 of an IMF-fixdate; nil for anything else (the obsolete forms of §5.6.7
+    /// included: a condition that cannot be read is ignored, §13.1.3).
+    public static func parse(_ text: String) -> Int64? {
+        let parts = text.trimmingOWS().split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","), weekdays.contains(String(parts[0].dropLast())),
+            parts[1].count == 2, let d = Int64(parts[1]), let mi = months.firstIndex(of: String(parts[2])),
+            parts[3].count == 4, let y = Int64(parts[3]), parts[5] == "GMT"
+        else { return nil }
+        let clock = parts[4].split(separator: ":", omittingEmptySubsequences: false)
+        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
+            let h = Int64(clock[0]), let mm = Int64(clock[1]), let s = Int64(clock[2]), h < 24, mm < 60, s < 61,
+            (1...31).contains(d)
+        else { return nil }
+        let day = dayNumber(y, Int64(mi + 1), d)
+        // The day must exist (no 31 Feb), and the weekday must be its own.
+        guard civil(fromDays: day) == (y, Int64(mi + 1), d), weekdays[Int(((day % 7) + 7) % 7)] == String(parts[0].dropLast()) else {
+            return nil
+        }
+        return day * 86_400 + h * 3600 + mm * 60 + Swift.min(s, 59)
+    }
+
+    /// The proleptic Gregorian date of a day count from 1970-01-01 (the civil-from-days algorithm).
+    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    static func dayNumber(_ y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}
