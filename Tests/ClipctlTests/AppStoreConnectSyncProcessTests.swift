@@ -382,7 +382,7 @@ import Testing
     /// `/v1/asc` on a server started with a key, driven by `clipctl --server … asc`: admin tokens only, the same plan as
     /// on the database, an apply that needs --yes, one apply at a time, and a server without a key says so.
     @Test func planAndApplyOverTheServer() throws {
-        var (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
         #expect(try clipctl("asc", "link", Self.clip).code == 0)
         let local = try clipctl("asc", "plan")
         let admin = try clipctl("token", "create", "--admin", "--name", "sync").out.trimmingCharacters(in: .whitespacesAndNewlines)

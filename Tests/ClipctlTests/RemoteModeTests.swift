@@ -21,7 +21,7 @@ final class ServeProcess {
         let out = Pipe()
         process.standardOutput = out
         // The server's log (and a sanitizer's report, if any) stays beside the test's files.
-        FileManager.default.createFile(atPath: clipctl.file("serve-stderr.log"), contents: nil)
+        _ = FileManager.default.createFile(atPath: clipctl.file("serve-stderr.log"), contents: nil)
         process.standardError = FileHandle(forWritingAtPath: clipctl.file("serve-stderr.log")) ?? FileHandle.nullDevice
         try process.run()
         // The first line says where it listens: "serving DB on http://127.0.0.1:PORT".

@@ -18,7 +18,7 @@ struct FileLockTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let target = directory.appendingPathComponent("theirs").path
-        FileManager.default.createFile(atPath: target, contents: Data("theirs".utf8))
+        _ = FileManager.default.createFile(atPath: target, contents: Data("theirs".utf8))
         try? FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("x.lock").path, withDestinationPath: target)
         #expect(throws: FileLockError.self) { try FileLock(path: directory.appendingPathComponent("x.lock").path) }
         #expect(FileManager.default.contents(atPath: target) == Data("theirs".utf8))
