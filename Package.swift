@@ -83,8 +83,12 @@ let package = Package(
                 "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync",
                 "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "FileFormats", "QRCode", "CardPreview",
             ],
-            swiftSettings: strict),
+            swiftSettings: strict,
+            plugins: ["EmbedBuildInfo"]),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
+        // VERSION and the git commit embedded into ClipCLI for `clipctl --version`.
+        .executableTarget(name: "embed-build-info", swiftSettings: strict),
+        .plugin(name: "EmbedBuildInfo", capability: .buildTool(), dependencies: ["embed-build-info"]),
         // The App Store Connect API client side: credentials and the ES256 JWT (knows ASC, not the store).
         .target(name: "AppStoreConnect", dependencies: ["SystemCrypto", "StrictJSON", "Locking"], swiftSettings: strict),
         // Prints a JWT for a given key and ids, for scripts/asc-jwt-check's independent verification.

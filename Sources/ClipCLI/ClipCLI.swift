@@ -72,6 +72,7 @@ struct CommandFailure: Error {
 public enum ClipCLI {
     /// Runs `clipctl` with `arguments` (without the program name). Returns the exit code.
     public static func run(_ arguments: [String], environment: [String: String], io: CLIIO) -> Int32 {
+        if let code = maintenance(arguments, io: io) { return code }
         let parsed: ParsedCommand
         do {
             parsed = try ArgumentParser.parse(arguments, root: Commands.root, globals: Commands.globals)
@@ -106,6 +107,32 @@ public enum ClipCLI {
         } catch {
             report(CommandFailure(code: ExitCode.failure, message: "\(error)"), json: json, io: io)
             return ExitCode.failure
+        }
+    }
+
+    /// The words outside the command tree, each alone on the command line: `--version`, and for packaging
+    /// `--generate-man [DATE]` (the clipctl(1) page) and `--generate-completion bash|zsh|fish`, both generated
+    /// from `Commands.root`. nil for anything else.
+    static func maintenance(_ arguments: [String], io: CLIIO) -> Int32? {
+        switch arguments.first {
+        case "--version" where arguments.count == 1:
+            io.out("clipctl \(BuildInfo.version) (commit \(BuildInfo.commit))\n")
+            return ExitCode.ok
+        case "--generate-man" where arguments.count <= 2:
+            io.out(
+                ManPage.roff(
+                    root: Commands.root, globals: Commands.globals, date: arguments.count == 2 ? arguments[1] : "",
+                    source: "clipctl \(BuildInfo.version)", manual: "Clip Registry"))
+            return ExitCode.ok
+        case "--generate-completion" where arguments.count == 2:
+            guard let shell = ShellCompletion.Shell(rawValue: arguments[1]) else {
+                io.err("clipctl: --generate-completion takes bash, zsh or fish\n")
+                return ExitCode.usage
+            }
+            io.out(ShellCompletion.script(for: shell, root: Commands.root, globals: Commands.globals))
+            return ExitCode.ok
+        default:
+            return nil
         }
     }
 

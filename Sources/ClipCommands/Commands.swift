@@ -35,6 +35,7 @@ public enum Commands {
         discussion: """
             Stores App Clip experiences in SQLite, resolves invocation URLs, and writes AASA files and Smart App Banner tags.
             Exit codes: 0 ok, 1 failure (not found, no match), 64 usage error, 65 invalid input, 69 server unreachable.
+            'clipctl --version' prints the version and the git commit it was built from.
             """,
         subcommands: [
             CommandSpec(
