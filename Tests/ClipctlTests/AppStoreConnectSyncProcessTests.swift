@@ -24,6 +24,29 @@ import Testing
         return result
     }
 
+    /// `clipctl asc apply --yes` started in the background with `clipctl`'s environment, its output discarded.
+    static func applyInTheBackground(_ clipctl: Clipctl) throws -> Process {
+        let process = Process()
+        process.executableURL = Clipctl.binary
+        process.arguments = ["asc", "apply", "--yes"]
+        process.environment = clipctl.environment
+        process.currentDirectoryURL = clipctl.directory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// `clipctl serve` on the test's database with the fake App Store Connect's key.
+    static func serverWithKey(_ clipctl: Clipctl, _ fake: FakeASCProcess) throws -> ServeProcess {
+        try ServeProcess(
+            clipctl, database: clipctl.file("clips.db"),
+            arguments: [
+                "--asc-key-id", FakeASCProcess.keyID, "--asc-issuer-id", FakeASCProcess.issuerID, "--asc-key", clipctl.file("AuthKey.p8"),
+                "--asc-url", fake.baseURL,
+            ])
+    }
+
     static func inSync(_ clipctl: Clipctl) throws -> Bool {
         let plan = try clipctl("asc", "plan", "--detailed-exitcode")
         return plan.code == 0
@@ -102,14 +125,7 @@ import Testing
         try fake.inject([["kind": "stall", "seconds": .double(0.15), "times": 10_000, "path": "appClipAdvancedExperience"]])
         var kills = 0
         for delay in [Double.random(in: 0.3...1.5), Double.random(in: 0.3...2.5)] {
-            let process = Process()
-            process.executableURL = Clipctl.binary
-            process.arguments = ["asc", "apply", "--yes"]
-            process.environment = clipctl.environment
-            process.currentDirectoryURL = clipctl.directory
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.applyInTheBackground(clipctl)
             Thread.sleep(forTimeInterval: delay)
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
@@ -388,12 +404,7 @@ import Testing
         let admin = try clipctl("token", "create", "--admin", "--name", "sync").out.trimmingCharacters(in: .whitespacesAndNewlines)
         let team = try clipctl("token", "create", "--team", "ABCDE12345", "--name", "team").out.trimmingCharacters(
             in: .whitespacesAndNewlines)
-        let server = try ServeProcess(
-            clipctl, database: clipctl.file("clips.db"),
-            arguments: [
-                "--asc-key-id", FakeASCProcess.keyID, "--asc-issuer-id", FakeASCProcess.issuerID, "--asc-key", clipctl.file("AuthKey.p8"),
-                "--asc-url", fake.baseURL,
-            ])
+        let server = try Self.serverWithKey(clipctl, fake)
         defer { _ = server.stop() }
         var remote = clipctl
         for key in ["ASC_KEY_ID", "ASC_ISSUER_ID", "ASC_PRIVATE_KEY_PATH", "ASC_API_URL"] { remote.environment[key] = nil }
@@ -412,14 +423,7 @@ import Testing
 
         // A slow apply: a second one sent meanwhile is refused, not run twice.
         try fake.inject([["kind": "stall", "seconds": 1, "times": 1, "method": "POST", "path": "appClipAdvancedExperiences$"]])
-        let first = Process()
-        first.executableURL = Clipctl.binary
-        first.arguments = ["asc", "apply", "--yes"]
-        first.environment = remote.environment
-        first.currentDirectoryURL = clipctl.directory
-        first.standardOutput = FileHandle.nullDevice
-        first.standardError = FileHandle.nullDevice
-        try first.run()
+        let first = try Self.applyInTheBackground(remote)
         var second: Clipctl.Result?
         var onTheDatabase: Clipctl.Result?
         for _ in 0..<40 {
@@ -543,24 +547,12 @@ import Testing
         let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
         #expect(try clipctl("asc", "link", Self.clip).code == 0)
         let admin = try clipctl("token", "create", "--admin", "--name", "sync").out.trimmingCharacters(in: .whitespacesAndNewlines)
-        let server = try ServeProcess(
-            clipctl, database: clipctl.file("clips.db"),
-            arguments: [
-                "--asc-key-id", FakeASCProcess.keyID, "--asc-issuer-id", FakeASCProcess.issuerID, "--asc-key", clipctl.file("AuthKey.p8"),
-                "--asc-url", fake.baseURL,
-            ])
+        let server = try Self.serverWithKey(clipctl, fake)
         try fake.inject([["kind": "status", "status": 429, "retryAfter": 100, "method": "PATCH", "times": 1]])
         var remote = clipctl
         remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
         remote.environment["CLIP_TOKEN"] = admin
-        let apply = Process()
-        apply.executableURL = Clipctl.binary
-        apply.arguments = ["asc", "apply", "--yes"]
-        apply.environment = remote.environment
-        apply.currentDirectoryURL = clipctl.directory
-        apply.standardOutput = FileHandle.nullDevice
-        apply.standardError = FileHandle.nullDevice
-        try apply.run()
+        let apply = try Self.applyInTheBackground(remote)
         Thread.sleep(forTimeInterval: 2)  // the PATCH is refused and the server waits 100 s
         let writes = try fake.writes()
         let stopped = Date()
