@@ -218,7 +218,7 @@ extension Context {
             var counts = plan.pendingCounts.map { "\($0.count) \($0.action)" }
             if let action = plan.defaultExperience?.action, action != .nothing { counts.append("default experience \(action.rawValue)") }
             var summary = "pending: " + (counts.isEmpty ? "none" : counts.joined(separator: ", "))
-            let refused = plan.refused.count + (plan.defaultExperience?.refusals.isEmpty == false ? 1 : 0)
+            let refused = plan.allRefused.count
             if refused > 0 { summary += "; \(refused) would be refused (see fix)" }
             print(summary)
         }

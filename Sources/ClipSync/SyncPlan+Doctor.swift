@@ -14,7 +14,7 @@ extension SyncPlan {
                     fix: "clipctl asc pull --clip \(clip.rawValue) --prefer asc (take it), or clipctl asc apply --yes (push the registry's)"
                 ))
         }
-        for step in refused {
+        for step in allRefused {
             for refusal in step.refusals {
                 findings.append(
                     .init(severity: .warning, code: "asc.\(refusal.rule)", subject: step.url, message: refusal.message, fix: refusal.fix))

@@ -90,8 +90,16 @@ public struct SyncPlan: Sendable, Equatable {
     public var isInSync: Bool {
         pending.isEmpty && !steps.contains(where: \.drifted) && (defaultExperience?.action ?? .nothing) == .nothing
     }
-    /// Whether anything App Store Connect would refuse was found (a step's or the default experience's).
-    public var hasRefusals: Bool { !refused.isEmpty || defaultExperience?.refusals.isEmpty == false }
+    /// Everything App Store Connect would refuse: the steps' refusals, and the default experience's as one step named
+    /// after it. An apply sends nothing while any is left; the plan, doctor and the API report them from here.
+    public var allRefused: [Step] {
+        guard let defaultPlan = defaultExperience, !defaultPlan.refusals.isEmpty else { return refused }
+        return refused + [
+            Step(
+                experienceID: nil, url: "the default experience of \(clip.rawValue)", ascExperienceID: nil, ascState: nil,
+                action: .update, changes: defaultPlan.changes, refusals: defaultPlan.refusals, drifted: false, notes: [])
+        ]
+    }
 
     /// Pending steps per action, by action name.
     public var pendingCounts: [(action: String, count: Int)] {

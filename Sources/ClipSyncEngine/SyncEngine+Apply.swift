@@ -39,19 +39,7 @@ extension SyncEngine {
         defer { withExtendedLifetime(lock) {} }
         let sides = try links(clipReference).map { link throws(SyncFailure) in try read(link) }
         let plans = sides.map { $0.plan(prune: prune) }
-        let refused = plans.flatMap { plan in
-            plan.refused
-                + (plan.defaultExperience.map { d in
-                    d.refusals.isEmpty
-                        ? []
-                        : [
-                            SyncPlan.Step(
-                                experienceID: nil, url: "the default experience of \(plan.clip.rawValue)", ascExperienceID: nil,
-                                ascState: nil,
-                                action: .update, changes: d.changes, refusals: d.refusals, drifted: false, notes: [])
-                        ]
-                } ?? [])
-        }
+        let refused = plans.flatMap(\.allRefused)
         guard refused.isEmpty else { throw .refused(refused) }
         var reports: [ApplyReport] = []
         for (side, plan) in zip(sides, plans) {

@@ -60,7 +60,8 @@ struct DefaultExperiencePlanTests {
         #expect(refused.refusals.map(\.rule) == ["defaultExperience.primaryLocale"])
         var syncPlan = SyncPlan(clip: Self.clip, steps: [], defaultExperience: refused)
         #expect(!syncPlan.isInSync)
-        #expect(syncPlan.hasRefusals)
+        #expect(syncPlan.allRefused.map(\.url) == ["the default experience of \(Self.clip.rawValue)"])
+        #expect(syncPlan.doctorFindings.map(\.code).contains("asc.defaultExperience.primaryLocale"))
         syncPlan.defaultExperience = none
         #expect(syncPlan.isInSync)
     }
