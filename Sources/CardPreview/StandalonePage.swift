@@ -1,3 +1,5 @@
+import ClipCore
+
 /// A page served by a registry made into a file that opens on its own: each header image the page
 /// loads from the registry (`src="/v1/images/{sha256}"`, as `CardPreviewPage` writes it) inlined as a
 /// `data:` URI (RFC 2397), and the code links made absolute on the registry's origin. Every text the

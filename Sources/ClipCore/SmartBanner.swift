@@ -23,7 +23,7 @@ public enum SmartBanner {
         parameters.append("app-clip-bundle-id=\(clipBundleID.rawValue)")
         parameters.append("app-clip-display=card")
         let content = parameters.joined(separator: ", ")
-        return Banner(content: content, metaTag: "<meta name=\"apple-itunes-app\" content=\"\(htmlEscape(content))\">")
+        return Banner(content: content, metaTag: "<meta name=\"apple-itunes-app\" content=\"\(HTMLText.escaped(content))\">")
     }
 
     /// An absolute URL (RFC 3986 §4.3) with every byte that could end a parameter or the
@@ -49,23 +49,6 @@ public enum SmartBanner {
             }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    /// HTML attribute escaping (HTML §13.1.2.3): `&`, `"`, `'`, `<`, `>`.
-    public static func htmlEscape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
     }
 }
 

@@ -65,7 +65,7 @@ public enum StaticSite {
         let hosts = aasa.map(\.host).sorted()
         var files = aasa.map { File(path: "\($0.host)/\(wellKnown)", bytes: $0.bytes) }
         for banner in banners {
-            let html = "<!-- Smart App Banner for \(SmartBanner.htmlEscape(banner.url.canonical)) -->\n\(banner.metaTag)\n"
+            let html = "<!-- Smart App Banner for \(HTMLText.escaped(banner.url.canonical)) -->\n\(banner.metaTag)\n"
             files.append(File(path: "\(banner.url.host)/banners/\(banner.experienceID).html", bytes: Array(html.utf8)))
         }
         files.append(File(path: nginxName, bytes: Array(nginxConfiguration(hosts: hosts, options: nginx).utf8)))

@@ -1,11 +1,11 @@
-/// Text made safe for an HTML document, as character data or a quoted attribute value.
-enum HTMLText {
+/// Text made safe for an HTML document (the one owner of HTML escaping: banners, card previews), as character data or a quoted attribute value.
+public enum HTMLText {
     /// Escapes `&`, `<`, `>`, `"` and `'` as character references (HTML Living Standard §13.1.2.3
     /// "Attributes" and §13.1.3 "Text": none of them may then start markup or end an attribute),
     /// and writes U+FFFD for what the input stream may not carry: NUL, C0 controls other than tab,
     /// line feed and form feed, carriage return, C1 controls and noncharacters (§13.2.3.5
     /// "Preprocessing the input stream": each is a parse error).
-    static func escaped(_ text: String) -> String {
+    public static func escaped(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -27,7 +27,7 @@ enum HTMLText {
     /// characters (General_Category Cf), default-ignorable code points (DerivedCoreProperties.txt)
     /// and separators other than the space (Z*). For URLs, where such a character decides what
     /// matches while the text looks the same.
-    static func visible(_ text: String) -> String {
+    public static func visible(_ text: String) -> String {
         var shown = ""
         for scalar in text.unicodeScalars {
             let p = scalar.properties
@@ -47,7 +47,7 @@ enum HTMLText {
         return escaped(shown)
     }
 
-    static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         if v < 0x20 || (0x7F...0x9F).contains(v) { return true }
         // Noncharacters: U+FDD0–U+FDEF and the last two code points of every plane (Unicode §23.7).
@@ -55,7 +55,7 @@ enum HTMLText {
     }
 
     /// A query parameter value percent-encoded (RFC 3986 §2.1, §3.4): only unreserved bytes stay.
-    static func queryValue(_ text: String) -> String {
+    public static func queryValue(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
             switch byte {
