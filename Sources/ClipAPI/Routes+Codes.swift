@@ -20,7 +20,7 @@ extension ClipAPI {
 
     func experienceCode(_ c: Context, _ format: CodeFormat) throws -> HTTPResponse {
         let experience = try visibleExperience(c)
-        let (ecc, size) = try Self.codeOptions(c)
+        let (ecc, size) = try Self.codeOptions(c, for: format)
         switch try c.registry.codeTarget(experience: experience) {
         case .success(let target): return try Self.codeResponse(c, target, format, ecc, size)
         case .failure(let refusal): throw Self.problem(refusal)
@@ -39,7 +39,7 @@ extension ClipAPI {
                 status: 422, detail: "format is svg, png or ndef",
                 errors: [FieldError(field: "format", rule: "enum", message: "expected svg, png or ndef")])
         }
-        let (ecc, size) = try Self.codeOptions(c)
+        let (ecc, size) = try Self.codeOptions(c, for: format)
         if format == .png, !size.isPublic, try !Self.carriesValidToken(c) {
             throw Problem(
                 status: 422, detail: "\(CodeSize.publicRule): print sizes come from /v1/experiences/{id}/code.png or clipctl code",
@@ -101,9 +101,14 @@ extension ClipAPI {
         return try c.registry.authenticate(secret) != nil
     }
 
-    /// `ecc` and `size` from the query, checked.
-    static func codeOptions(_ c: Context) throws -> (ErrorCorrectionLevel, CodeSize) {
+    /// `ecc` and `size` from the query, checked; with one code of a `format` that is not a QR code, refused.
+    static func codeOptions(_ c: Context, for format: CodeFormat? = nil) throws -> (ErrorCorrectionLevel, CodeSize) {
         var errors: [FieldError] = []
+        if let format, !format.isQRCode {
+            for field in ["ecc", "size"] where c.query(field) != nil {
+                errors.append(FieldError(field: field, rule: "not-applicable", message: CodeFormat.qrOptionsRule))
+            }
+        }
         var ecc = ErrorCorrectionLevel.medium
         if let text = c.query("ecc") {
             if let level = ErrorCorrectionLevel.parse(text) {

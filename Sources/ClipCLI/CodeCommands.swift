@@ -17,7 +17,7 @@ extension Context {
             throw CommandFailure.usage("--format is svg, png, ndef or ndef-hex (got \(formatText))")
         }
         if !format.isQRCode, parsed.value("ecc") != nil || parsed.value("size") != nil {
-            throw CommandFailure.usage("--ecc and --size apply to QR codes (svg, png), not to --format \(format.rawValue)")
+            throw CommandFailure.usage("--\(CodeFormat.qrOptionsRule) (got --format \(format.rawValue))")
         }
         let (ecc, size) = try codeOptions()
         let output = parsed.value("output")
@@ -34,23 +34,28 @@ extension Context {
             let tag = answer.ntag.map { "the smallest NTAG that holds it: \($0)" } ?? "no NTAG21x holds it"
             facts = "NDEF message of \((format == .ndefHex ? answer.bytes.count / 2 : answer.bytes.count)) bytes; \(tag)"
         }
+        // With --json, one object either way: the file written, or the text itself (an SVG or NDEF hex).
+        func described(_ place: (key: String, value: JSONValue)) -> JSONValue {
+            let facts: [(key: String, value: JSONValue?)] = [
+                ("format", .string(format.rawValue)), ("bytes", .integer(Int64(answer.bytes.count))),
+                ("sha256", .string(SHA256.hexDigest(answer.bytes))), ("qrVersion", answer.qrVersion.map { .integer(Int64($0)) }),
+                ("ecc", answer.errorCorrection.map(JSONValue.string)), ("ntag", answer.ntag.map(JSONValue.string)),
+            ]
+            return .object([place] + facts.compactMap { key, value in value.map { (key: key, value: $0) } })
+        }
         if let output {
             do { try DurableFiles.replaceWhole(output, with: answer.bytes) } catch {
                 throw CommandFailure(code: ExitCode.failure, message: "\(error)")
             }
-            if json {
-                printJSON(
-                    .object([
-                        "file": .string(output), "format": .string(format.rawValue), "bytes": .integer(Int64(answer.bytes.count)),
-                        "sha256": .string(SHA256.hexDigest(answer.bytes)), "qrVersion": answer.qrVersion.map { .integer(Int64($0)) },
-                        "ecc": answer.errorCorrection.map(JSONValue.string), "ntag": answer.ntag.map(JSONValue.string),
-                    ]))
-            } else {
-                io.err("wrote \(output): \(facts)\n")
-            }
+            if json { printJSON(described((key: "file", value: .string(output)))) } else { io.err("wrote \(output): \(facts)\n") }
             return
         }
-        io.out(String(decoding: answer.bytes, as: UTF8.self))
+        let text = String(decoding: answer.bytes, as: UTF8.self)
+        if json {
+            printJSON(described((key: "text", value: .string(text))))
+            return
+        }
+        io.out(text)
         io.err("\(facts)\n")
     }
 

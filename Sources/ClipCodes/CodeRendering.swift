@@ -38,6 +38,9 @@ public enum CodeFormat: String, Sendable, CaseIterable {
     public var isBinary: Bool { self == .png || self == .ndef }
 
     public var isQRCode: Bool { self == .svg || self == .png }
+    /// Error correction and size shape a QR code's modules; an NDEF message has none, so asking for them with it
+    /// is a mistake to report, not to ignore.
+    public static let qrOptionsRule = "ecc and size apply to QR codes (svg, png), not to NFC tags (ndef)"
 }
 
 /// How big a QR code is drawn.
@@ -59,11 +62,20 @@ public enum CodeSize: Sendable, Equatable {
     /// "8" (pixels a module) or "30mm" (the whole symbol); nil when neither, or out of range.
     public static func parse(_ text: String) -> CodeSize? {
         if text.hasSuffix("mm") {
-            guard let value = Double(text.dropLast(2)), value.isFinite, millimetreRange.contains(value) else { return nil }
+            let number = text.dropLast(2)
+            guard isPlainDecimal(number), let value = Double(number), millimetreRange.contains(value) else { return nil }
             return .millimetres(value)
         }
         guard let value = Int(text), pixelRange.contains(value), String(value) == text else { return nil }
         return .pixelsPerModule(value)
+    }
+
+    /// Digits with at most one "." between digits: what a person writes for a width. `Double` alone
+    /// would also take "1e3", "0x1p4", "+30" and "nan".
+    static func isPlainDecimal(_ text: Substring) -> Bool {
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count) else { return false }
+        return parts.allSatisfy { part in !part.isEmpty && part.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
     }
 
     /// The text `parse` reads back.

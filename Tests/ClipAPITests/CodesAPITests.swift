@@ -62,7 +62,10 @@ struct CodesAPITests {
         #expect(invisible.status == 422)
         #expect(invisible.text.contains("U+200B"))
         #expect(try f.call("GET", "/v1/codes").status == 400)
-        for bad in ["format=gif", "ecc=X", "size=0", "size=101", "size=5mm", "size=abc", "size=1e9mm", "size=nanmm"] {
+        for bad in [
+            "format=gif", "ecc=X", "size=0", "size=101", "size=5mm", "size=abc", "size=1e9mm", "size=nanmm", "size=1e3mm",
+            "format=ndef&ecc=H", "format=ndef&size=30mm",
+        ] {
             let r = try f.call("GET", "/v1/codes?url=\(Self.query("https://a.example/store"))&\(bad)")
             #expect(r.status == 422, "\(bad): \(r.text)")
         }
@@ -75,6 +78,9 @@ struct CodesAPITests {
         #expect(try f.call("GET", "/v1/codes?url=\(Self.query("https://a.example/store"))&format=png&size=16").status == 200)
         #expect(try f.call("GET", "/v1/codes?url=\(Self.query("https://a.example/store"))&format=svg&size=1000mm").status == 200)
         #expect(try f.call("GET", "/v1/experiences/1/code.png?size=300mm", token: f.admin).status == 200)
+        let ndefWithECC = try f.call("GET", "/v1/experiences/1/tag.ndef?ecc=H", token: f.admin)
+        #expect(ndefWithECC.status == 422)
+        #expect(ndefWithECC.text.contains("not to NFC tags"))
         // Too long for version 40 at level H: the text fits at L but not at H.
         let long = "https://a.example/store/" + String(repeating: "x", count: 2000)
         #expect(try f.call("GET", "/v1/codes?url=\(Self.query(long))&ecc=L").status == 200)

@@ -77,7 +77,10 @@ struct CodeRenderingTests {
         #expect(CodeSize.parse("8") == .pixelsPerModule(8))
         #expect(CodeSize.parse("30mm") == .millimetres(30))
         #expect(CodeSize.parse("12.5mm") == .millimetres(12.5))
-        for bad in ["0", "101", "-1", "08", "", "mm", "9mm", "1001mm", "nanmm", "infmm", "1e3", " 8", "8 ", "８"] {
+        for bad in [
+            "0", "101", "-1", "08", "", "mm", "9mm", "1001mm", "nanmm", "infmm", "1e3", "1e3mm", "1E2mm", "0x1p5mm", "+30mm", "30.mm",
+            ".5e2mm", "3..0mm", "30,5mm", " 8", "8 ", "８",
+        ] {
             #expect(CodeSize.parse(bad) == nil, "\(bad)")
         }
         #expect(ErrorCorrectionLevel.parse("q") == .quartile)

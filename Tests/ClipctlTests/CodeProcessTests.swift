@@ -34,6 +34,13 @@ import Testing
         #expect(
             hex.out == "D101" + String(format: "%02X", rest.count + 1) + "5504" + rest.map { String(format: "%02X", $0) }.joined() + "\n")
         #expect(hex.err.contains("NTAG213"))
+        // --json: one object with the text in it, not the text alone.
+        let hexJSON = try clipctl("--json", "code", "https://shop.example/order/7?table=2", "--format", "ndef-hex")
+        #expect(hexJSON.code == 0 && hexJSON.err.isEmpty, "\(hexJSON.err)")
+        let hexAnswer = try JSONParser.parse(Array(hexJSON.out.utf8))
+        #expect(hexAnswer["text"]?.stringValue == hex.out)
+        #expect(hexAnswer["ntag"]?.stringValue == "NTAG213")
+        #expect(hexAnswer["format"]?.stringValue == "ndef-hex")
         let png = try clipctl("code", "1", "--format", "png", "--size", "30mm", "-o", "order.png")
         #expect(png.code == 0 && png.out.isEmpty, "\(png.err)")
         let bytes = try Data(contentsOf: clipctl.directory.appendingPathComponent("order.png"))
