@@ -80,9 +80,7 @@ extension SyncEngine {
         try completeRecords(plan, side, experiences: experiences, records: records, asc: asc, report: &report)
         for (index, step) in steps.enumerated() {
             report.left = steps.count - index
-            if let limit = client.lastRateLimit, let remaining = limit.hourRemaining, remaining - Self.requestsPerStep < rateLimitReserve {
-                throw .rateBudget(remaining: remaining, limit: limit.hourLimit, reserve: rateLimitReserve)
-            }
+            try checkBudget(requests: Self.requestsPerStep)
             progress("[\(index + 1)/\(steps.count)] \(step.action.rawValue) \(step.url)")
             let experience = step.experienceID.flatMap { experiences[$0] }
             let record = step.experienceID.flatMap { records[$0] }
@@ -111,6 +109,8 @@ extension SyncEngine {
             report.notes += defaultPlan.notes
             if defaultPlan.action != .nothing {
                 report.left = 1
+                // Each changed locale may replace its header image (delete, reserve, parts, commit, polls).
+                try checkBudget(requests: Self.requestsPerStep * max(1, defaultPlan.changes.count))
                 progress("default experience (App Store version \(defaultPlan.appStoreVersion ?? "?"))")
                 let id = try applyDefault(defaultPlan, side, report: &report)
                 report.done.append(
@@ -120,6 +120,14 @@ extension SyncEngine {
             }
         }
         report.left = 0
+    }
+
+    /// Stops before a step that could take the key's hourly budget (`X-Rate-Limit`, as last answered) under the
+    /// reserve kept for the other tools sharing the key.
+    private func checkBudget(requests: Int) throws(SyncFailure) {
+        if let limit = client.lastRateLimit, let remaining = limit.hourRemaining, remaining - requests < rateLimitReserve {
+            throw .rateBudget(remaining: remaining, limit: limit.hourLimit, reserve: rateLimitReserve)
+        }
     }
 
     /// Experiences App Store Connect already holds as the registry has them, whose record is missing or unfinished: a

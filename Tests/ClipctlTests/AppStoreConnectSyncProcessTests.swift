@@ -523,6 +523,12 @@ import Testing
         #expect(
             try clipctl("default", "set", Self.clip, "--action", "VIEW", "--subtitle", "en-US=Ride today", "--image", "other.png").code == 0
         )
+        // The hourly budget is kept for the default experience's step too: stopped before it sends anything.
+        let writesBefore = try fake.writes()
+        let budget = try clipctl("asc", "apply", "--yes", "--rate-reserve", "3590")
+        #expect(budget.code == 69, "\(budget.err)")
+        #expect(budget.err.contains("are kept for other tools"))
+        #expect(try fake.writes() == writesBefore)
         let changed = try clipctl("asc", "apply", "--yes")
         #expect(changed.code == 0, "\(changed.err)")
         #expect(changed.out.contains("update default experience, App Store version 1.1"))
