@@ -137,6 +137,15 @@ extension SyncEngine {
         _ plan: SyncPlan, _ side: Sides, experiences: [Int64: AdvancedExperience], records: [Int64: AppStoreConnectSyncRecord],
         asc: [String: ASCAdvancedExperience], report: inout ApplyReport
     ) throws(SyncFailure) {
+        // A removal an interrupted apply sent: App Store Connect no longer lists the experience.
+        for record in side.records where record.pendingStep == "remove" {
+            guard let ascID = record.ascExperienceID, asc[ascID] == nil else { continue }
+            let clip = plan.clip, link = record.ascLink ?? experiences[record.experienceID]?.url.canonical ?? ""
+            try registryCall { () throws(RegistryError) in
+                try registry.recordASCRemoval(clip: clip, experienceID: record.experienceID, ascExperienceID: ascID, link: link)
+            }
+            report.notes.append("experience \(record.experienceID): the removal an earlier apply sent had landed (\(ascID)); recorded now")
+        }
         for step in plan.steps where step.action == .nothing {
             guard let id = step.experienceID, let experience = experiences[id], experience.status == .active,
                 let ascID = step.ascExperienceID, let theirs = asc[ascID]
@@ -243,9 +252,23 @@ extension SyncEngine {
 
     private func remove(_ step: SyncPlan.Step, clip: AppID) throws(SyncFailure) {
         guard let id = step.ascExperienceID else { return }
+        if let experienceID = step.experienceID {
+            // Noted before the PATCH, so a removal that lands unrecorded (killed before its answer) is recorded by the next
+            // apply (`completeRecords`) instead of leaving the record pointing at nothing and no change record.
+            try registryCall { () throws(RegistryError) in
+                try registry.beginASCStep(clip: clip, experienceID: experienceID, step: "remove")
+            }
+        }
         let client = self.client
         try send(step.experienceID, step.url, drafts: []) { () async throws(ASCClientError) in
-            try await client.removeAdvancedExperience(id: id)
+            do throws(ASCClientError) {
+                try await client.removeAdvancedExperience(id: id)
+            } catch .rejected(let status, _, _, _) where status == 404 {
+                // Gone already (a removed experience answers 404): the removal an interrupted apply sent, landed after
+                // this apply read the list. The end sought is reached; it is recorded below.
+            } catch {
+                throw error
+            }
         }
         try registryCall { () throws(RegistryError) in
             try registry.recordASCRemoval(clip: clip, experienceID: step.experienceID, ascExperienceID: id, link: step.url)

@@ -229,6 +229,36 @@ import Testing
         #expect(try fake.violations() == [])
     }
 
+    /// A removal that lands while its apply is killed before the answer: the next apply records it (a change record,
+    /// the record gone) instead of leaving a record that points at nothing.
+    @Test func aRemovalLandedByAKilledApplyIsRecordedByTheNext() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        #expect(try clipctl("asc", "apply", "--yes").code == 0)
+        #expect(try clipctl("remove", "3").code == 0)
+        try fake.inject([["kind": "stallAfter", "method": "PATCH", "path": "appClipAdvancedExperiences", "seconds": 60]])
+        func patches() throws -> Int {
+            (try fake.control("GET", "/__fake/requests")["requests"]?.arrayValue ?? []).filter {
+                $0["method"]?.stringValue == "PATCH" && $0["path"]?.stringValue?.hasPrefix("/v1/appClipAdvancedExperiences/") == true
+            }.count
+        }
+        let before = try patches()
+        let process = try Self.applyInTheBackground(clipctl)
+        let deadline = Date().addingTimeInterval(30)
+        func patched() throws -> Bool { try patches() > before }
+        while try !patched(), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(try patched(), "the removal's PATCH was sent")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(!(try clipctl("changes", "--limit", "1000").out.contains("remove ascExperience 3")))
+        let next = try clipctl("asc", "apply", "--yes")
+        #expect(next.code == 0, "\(next.err)")
+        #expect(next.out.contains("experience 3: the removal an earlier apply sent had landed"))
+        #expect(try clipctl("changes", "--limit", "1000").out.contains("remove ascExperience 3"))
+        #expect(try Self.inSync(clipctl))
+        #expect(try fake.violations() == [])
+    }
+
     /// A key with few requests left this hour: the apply stops before going under the reserve, and finishes later.
     @Test func theKeysHourlyBudgetIsLeftToOtherToolsAndTheApplyResumes() throws {
         let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()

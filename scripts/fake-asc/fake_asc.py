@@ -20,6 +20,7 @@ Control endpoints (no authentication):
   GET  /__fake/state       every resource (removed ones with "removed": true), upload byte counts
   POST /__fake/faults      {"faults": [{"kind", "method"?, "path"? (regex), "times"? (1), ...}]}
        kinds: status (status, code, detail, pointer, retryAfter, rateLimit), stall (seconds),
+              stallAfter (seconds: the request is carried out, then its answer waits),
               unauthorized (401 and the token presented is revoked), uploadFailure (a PUT part
               answers 500), corruptUpload (a part is stored with a flipped byte: the commit's MD5
               then mismatches), assetFailed (processing after commit ends FAILED)
@@ -815,6 +816,9 @@ class Handler(BaseHTTPRequestHandler):
         status, document, extra = self.api(method, path, query_text, headers, body)
         with fake.lock:
             fake.requests.append({"method": method, "path": path, "status": status})
+        late = fake.take_fault({"stallAfter"}, method, path)
+        if late:
+            time.sleep(late.get("seconds", 5))
         self.send(status, document, extra)
 
     def api(self, method, path, query_text, headers, body):
