@@ -38,12 +38,14 @@ public enum Doctor {
             let bytes = Result { () throws(AASAGenerator.TooLarge) in try AASAGenerator.bytes(content) }
             let document = (try? bytes.get()).flatMap { try? JSONParser.parse($0) } ?? .null
             let misses =
-                content.generated.isEmpty || document.isNull ? [] : ExperienceApplinks.verify(document, host: content.host, content.generated)
+                content.generated.isEmpty || document.isNull
+                ? [] : ExperienceApplinks.verify(document, host: content.host, content.generated)
             self.init(host: content.host, clips: content.clips, bytes: bytes, applinksMisses: misses, document: document)
         }
 
         /// A host file as read back from elsewhere (`GET /v1/bulk`).
-        public init(host: String, clips: [AppID], bytes: Result<[UInt8], AASAGenerator.TooLarge>, applinksMisses: [ExperienceApplinks.Miss]) {
+        public init(host: String, clips: [AppID], bytes: Result<[UInt8], AASAGenerator.TooLarge>, applinksMisses: [ExperienceApplinks.Miss])
+        {
             let document = (try? bytes.get()).flatMap { try? JSONParser.parse($0) } ?? .null
             self.init(host: host, clips: clips, bytes: bytes, applinksMisses: applinksMisses, document: document)
         }

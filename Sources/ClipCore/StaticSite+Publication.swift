@@ -26,7 +26,9 @@ extension StaticSite {
                     return
                 }
                 // Without an app-argument nothing of the banner can be refused (SmartBanner.make checks only that).
-                guard let banner = try? SmartBanner.make(appStoreID: apps[parent]?.appStoreID, clipBundleID: e.clip.bundleID, appArgument: nil)
+                guard
+                    let banner = try? SmartBanner.make(
+                        appStoreID: apps[parent]?.appStoreID, clipBundleID: e.clip.bundleID, appArgument: nil)
                 else { return }
                 banners.append(Banner(experienceID: e.id, url: e.url, metaTag: banner.metaTag))
             case .defaultExperience, .sharedHost, .experience: break

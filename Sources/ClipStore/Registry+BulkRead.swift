@@ -64,7 +64,8 @@ extension Registry {
                     switch section {
                     case .apps:
                         let bundles = Set(clips.map(\.appBundleID))
-                        for app in try apps(team: scope.team) where bundles.contains(app.bundleID) && app.bundleID.rawValue > after(.apps) ?? "" {
+                        for app in try apps(team: scope.team)
+                        where bundles.contains(app.bundleID) && app.bundleID.rawValue > after(.apps) ?? "" {
                             guard try give(.app(app), .apps, app.bundleID.rawValue) else { return last }
                         }
                     case .clips:
@@ -91,7 +92,9 @@ extension Registry {
                         for row in rows {
                             var ownership = try loadOwnership(try row.string("host"))
                             // A team sees its own hold only, as GET /v1/domains answers it.
-                            if let team = scope.team { ownership = HostOwnership(host: ownership.host, holders: ownership.holders.filter { $0.team == team }) }
+                            if let team = scope.team {
+                                ownership = HostOwnership(host: ownership.host, holders: ownership.holders.filter { $0.team == team })
+                            }
                             guard try give(.sharedHost(ownership), .sharedHosts, ownership.host) else { return last }
                         }
                     case .experiences:
@@ -126,7 +129,8 @@ extension Registry {
     func bulkHosts(_ scope: BulkScope) throws -> [String] {
         var hosts = if let host = scope.host { [host] } else { try aasaHosts() }
         if let team = scope.team {
-            let held = Set(try db.query("SELECT host FROM host_team WHERE team_id = ?", [.text(team.rawValue)]).map { try $0.string("host") })
+            let held = Set(
+                try db.query("SELECT host FROM host_team WHERE team_id = ?", [.text(team.rawValue)]).map { try $0.string("host") })
             hosts = hosts.filter(held.contains)
         }
         return hosts.sorted()

@@ -338,7 +338,9 @@ extension Registry {
             }
             // An image named by hash must be one the clip's team has (uploaded or used), as for experiences.
             for (locale, sha256) in headerImages.sorted(by: { $0.key < $1.key }) where localizations[locale] != nil {
-                do { try checkImage(sha256, team: clip.team, carried: sha256 == before?.localizations[locale]?.headerImage) } catch let error as ValidationFailure {
+                do { try checkImage(sha256, team: clip.team, carried: sha256 == before?.localizations[locale]?.headerImage) } catch let
+                    error as ValidationFailure
+                {
                     throw RegistryError.invalid(
                         error.errors.map { FieldError(field: "localizations.\(locale).headerImage", rule: $0.rule, message: $0.message) })
                 }

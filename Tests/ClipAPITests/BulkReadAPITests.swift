@@ -74,7 +74,8 @@ import Testing
         ]
         for cursor in garbage {
             let r = try f.call("GET", "/v1/bulk?cursor=\(cursor)", token: f.admin)
-            #expect(r.status == 400 && r.headers["Content-Type"] == "application/problem+json", "\(cursor.prefix(40)): \(r.status) \(r.text)")
+            #expect(
+                r.status == 400 && r.headers["Content-Type"] == "application/problem+json", "\(cursor.prefix(40)): \(r.status) \(r.text)")
         }
         for limit in ["0", "-1", "1001", "99999999999999999999999", "1e3", "", "%205", "0x10"] {
             let r = try f.call("GET", "/v1/bulk?limit=\(limit)", token: f.admin)

@@ -121,7 +121,8 @@ func tableDump(_ path: String) throws -> [String] {
     @Test(arguments: APITransport.allCases) func aDefaultExperienceImageIsOneTheTeamHas(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         let png = TestImages.png(width: 1800, height: 1200, grey: 0x42)
-        let sha = try #require(try f.jsonOf(try f.send("POST", "/v1/images", token: f.teamB, contentType: "image/png", bytes: png))["sha256"]?.stringValue)
+        let sha = try #require(
+            try f.jsonOf(try f.send("POST", "/v1/images", token: f.teamB, contentType: "image/png", bytes: png))["sha256"]?.stringValue)
         let unknown = String(repeating: "a", count: 64)
         func put(_ image: String?) throws -> HTTPClient.Response {
             let member = image.map { #","headerImage":"\#($0)""# } ?? ""

@@ -78,7 +78,10 @@ import Testing
         #expect(down.code == 69 && down.err.contains("cannot reach the server"), "\(down.err)")
         try unchanged("a server that is down")
         // A server that answers the first page and dies before the second.
-        let dying = try OnePageServer(page: #"{"items":[{"kind":"app","value":{"bundleId":"com.x.app","team":"ABCDE12345","appStoreId":null,"name":"X","version":1}}],"nextCursor":"YXBwcyBjb20ueC5hcHA"}"#)
+        let dying = try OnePageServer(
+            page:
+                #"{"items":[{"kind":"app","value":{"bundleId":"com.x.app","team":"ABCDE12345","appStoreId":null,"name":"X","version":1}}],"nextCursor":"YXBwcyBjb20ueC5hcHA"}"#
+        )
         let died = try c("--server", "http://127.0.0.1:\(dying.port)", "publish", site)
         #expect(died.code == 69, "\(died.code) \(died.err)")
         #expect(dying.requests == 2, "the second page was asked for")
@@ -120,10 +123,14 @@ final class OnePageServer: Sendable {
                     head.append(byte)
                     if head.suffix(4) == Array("\r\n\r\n".utf8) { break }
                 }
-                let n = counter.value.withLock { $0 += 1; return $0 }
+                let n = counter.value.withLock {
+                    $0 += 1; return $0
+                }
                 if n == 1 {
                     let answer =
-                        Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
+                        Array(
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                                .utf8)
                         + body
                     _ = answer.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
                 }

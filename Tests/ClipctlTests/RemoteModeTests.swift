@@ -203,7 +203,8 @@ final class ServeProcess {
             }
         }
         #expect(try history(local) == history(remote))
-        #expect(try remote.run(["changes", "--json", "--limit", "1000"]).out.contains("\"entity\": \"header-image\""), "an upload is recorded")
+        #expect(
+            try remote.run(["changes", "--json", "--limit", "1000"]).out.contains("\"entity\": \"header-image\""), "an upload is recorded")
 
         // publish over GET /v1/bulk writes the same tree, to the same DIR (nginx.conf.sample names it), with the same output.
         let site = FileManager.default.temporaryDirectory.appendingPathComponent("remote-publish-\(UUID().uuidString)").path
