@@ -150,19 +150,13 @@ extension ClipAPI {
             let clip = try api.visibleClip(c)
             let reader = FieldReader(try c.jsonBody())
             let action = reader.enumeration("action", Action.self, required: true)
-            var localizations: [String: String] = [:]
-            let current = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
+            var localizations: [String: String] = [:], headerImages: [String: String] = [:]
             if let object = reader.object("localizations", required: true) {
                 for (locale, value) in object.objectMembers ?? [] {
                     let l = FieldReader(value, path: "localizations.\(locale)")
                     if let subtitle = l.string("subtitle", required: true) { localizations[locale] = subtitle }
-                    // The API has no image upload: a header image is kept as it is (a GET's answer
-                    // sent back), never set or changed here, and never silently dropped.
-                    if let image = l.string("headerImage"), image != current?.localizations[locale]?.headerImage {
-                        l.fail(
-                            "headerImage", "headerImage.readOnly",
-                            "cannot be set over the API; give the image file with clipctl default set --image")
-                    }
+                    // A header image by its hash: one the team uploaded (POST /v1/images) or uses; absent keeps the current one.
+                    if let image = l.string("headerImage") { headerImages[locale] = image }
                     reader.add(l.finish())
                 }
             }
@@ -171,7 +165,7 @@ extension ClipAPI {
             let existing = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
             let expected = try c.putPreconditions(kind: "d", current: existing?.version, "the default experience of \(clip.appID.rawValue)")
             let saved = try c.registry.setDefaultExperience(
-                clip: clip.appID, action: action, localizations: localizations, expectedVersion: expected)
+                clip: clip.appID, action: action, localizations: localizations, headerImages: headerImages, expectedVersion: expected)
             return json(
                 CatalogJSON.withNotes(CatalogJSON.defaultExperience(saved.value), saved.notes), status: saved.created ? 201 : 200,
                 headers: [("ETag", etag("d", saved.value.version))])

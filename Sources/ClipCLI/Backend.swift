@@ -67,6 +67,8 @@ protocol Backend {
     func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)>
     func tokens() throws -> [APIToken]
     func revokeToken(id: Int64) throws -> APIToken
+    /// The registry's records in bulk (`RegistryRecord`), all of them or what touches `host`, for doctor and publish.
+    func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws
     /// The QR code or NDEF message of an experience (by id) or of an invocation URL; refused when it opens no card.
     func code(_ reference: String, format: CodeFormat, ecc: ErrorCorrectionLevel, size: CodeSize) throws -> CodeAnswer
 }
@@ -235,4 +237,10 @@ struct LocalBackend: Backend {
     }
     func tokens() throws -> [APIToken] { try registry.tokens() }
     func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id).value }
+
+    /// One read transaction.
+    func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws {
+        let scope = Registry.BulkScope(host: try host.map { try Registry.normalizeHost($0) })
+        _ = try registry.bulkRecords(scope, body)
+    }
 }

@@ -7,13 +7,14 @@ import ClipWire
 import Foundation
 import StrictJSON
 
-/// doctor and publish: local database only (they read everything at once).
+/// doctor and publish: the registry read in bulk (`Backend.forEachRecord`), from the database or a server, then
+/// examined (Doctor) or written (StaticSite) here, so both ways give the same report and the same files.
 extension Context {
     func doctor() throws {
-        if remoteServer != nil {
-            throw CommandFailure.usage("doctor reads the database itself; run it where the database is (--server does not apply)")
-        }
-        let findings = Doctor.examine(try registry().doctorSnapshot(host: parsed.value("host"))) + (try appStoreConnectFindings())
+        let backend = try backend()
+        var snapshot = Doctor.Snapshot()
+        try backend.forEachRecord(host: parsed.value("host")) { snapshot.add($0) }
+        let findings = Doctor.examine(snapshot) + (backend is LocalBackend ? try appStoreConnectFindings() : [])
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.filter { $0.severity == .warning }.count
         if json {
@@ -71,21 +72,22 @@ extension Context {
     /// replaced as a whole, so it must be absent, empty or exactly an earlier publish
     /// (`StaticSite.changes`), and must not hold the database.
     func publish() throws {
-        if remoteServer != nil {
-            throw CommandFailure.usage("publish reads the database itself; run it where the database is (--server does not apply)")
-        }
         let listen = parsed.value("nginx-listen") ?? "443 ssl"
         guard !listen.isEmpty, !listen.contains(where: { $0 == ";" || $0 == "{" || $0 == "}" || $0 == "\n" }) else {
             throw CommandFailure.usage("--nginx-listen takes an nginx listen parameter such as \"443 ssl\" or 127.0.0.1:8443")
         }
         // The database first: opening it may create it, in DIR itself (`publish .` in an empty folder).
-        let registry = try registry()
+        let backend = try backend()
         let target: String
         do throws(PublishedDirectory.Failure) {
             target = try PublishedDirectory.resolve(parsed.positional(0)!)
-            try PublishedDirectory.checkNotHoldingDatabase(target, database: databasePath)
+            if backend is LocalBackend { try PublishedDirectory.checkNotHoldingDatabase(target, database: databasePath) }
         } catch { throw Self.publishFailure(error) }
-        let publication = try registry.publication()
+        // Everything is read before DIR is touched: a server that stops answering leaves DIR as it was.
+        var publication = StaticSite.Publication()
+        try backend.forEachRecord(host: nil) { record in
+            do throws(AASAGenerator.TooLarge) { try publication.add(record) } catch { throw RegistryError.unprocessable(error.description) }
+        }
         let files = StaticSite.files(aasa: publication.aasa, banners: publication.banners, nginx: .init(listen: listen, root: target))
         let changes: StaticSite.Changes
         do throws(PublishedDirectory.Failure) {

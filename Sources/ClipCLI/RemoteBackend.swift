@@ -138,9 +138,6 @@ struct RemoteBackend: Backend {
         throw CommandFailure(code: ExitCode.failure, message: "not found: experience with URL \(url.canonical)")
     }
 
-    static let noImages = CommandFailure.usage(
-        "default set --image is not available with --server: set the default experience's image with clipctl on the database")
-
     func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
         var body = body, imageWarnings: [FieldError] = []
         if let image {
@@ -157,14 +154,21 @@ struct RemoteBackend: Backend {
     /// `POST /v1/images` with the bytes (as `--image` does locally, in two requests): `body` naming the
     /// stored image by its hash, and the upload's warnings.
     func withUploadedImage(_ body: JSONValue, _ image: [UInt8], team: String?) throws -> (JSONValue, [FieldError]) {
-        let type = image.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
-        let answer = try checked(try send("POST", "/v1/images", query: [("team", team)], body: Data(image), contentType: type))
-        guard let uploaded = HeaderImageJSON.uploaded(json: answer.json), case .object(var members) = body else {
-            throw CommandFailure(code: ExitCode.failure, message: "the server's answer to POST /v1/images is not an image from \(base)")
-        }
+        let uploaded = try uploadImage(image, team: team)
+        guard case .object(var members) = body else { return (body, uploaded.warnings) }
         members.removeAll { $0.key == "headerImage" }
         members.append((key: "headerImage", value: .string(uploaded.sha256)))
         return (.object(members), uploaded.warnings)
+    }
+
+    /// `POST /v1/images` with the bytes, for `team` (an admin token names it; a team token's own is implied).
+    func uploadImage(_ image: [UInt8], team: String?) throws -> (sha256: String, warnings: [FieldError]) {
+        let type = image.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
+        let answer = try checked(try send("POST", "/v1/images", query: [("team", team)], body: Data(image), contentType: type))
+        guard let uploaded = HeaderImageJSON.uploaded(json: answer.json) else {
+            throw CommandFailure(code: ExitCode.failure, message: "the server's answer to POST /v1/images is not an image from \(base)")
+        }
+        return (uploaded.sha256, uploaded.warnings)
     }
 
     func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience] {
@@ -323,14 +327,20 @@ struct RemoteBackend: Backend {
         clip: AppID, action: Action, localizations: [String: String],
         image: [UInt8]?
     ) throws -> WriteOutcome<DefaultExperience> {
-        if image != nil { throw Self.noImages }
         let added = try addClip(clip)
+        // The image first (as --image does locally, in two requests), then the default experience naming it by hash.
+        var hash: String?, imageWarnings: [FieldError] = []
+        if let image {
+            let uploaded = try uploadImage(image, team: clip.team.rawValue)
+            (hash, imageWarnings) = (uploaded.sha256, uploaded.warnings)
+        }
         let answer = try call(
             "PUT", "/v1/clips/\(Self.clipBundle(clip.rawValue))/default-experience",
-            json: RequestJSON.setDefaultExperience(action: action, subtitles: localizations))
+            json: RequestJSON.setDefaultExperience(action: action, subtitles: localizations, headerImage: hash))
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(
-                try CatalogJSON.defaultExperience(json: v), created: answer.status == 201, notes: added.notes + CatalogJSON.notes(json: v))
+                try CatalogJSON.defaultExperience(json: v), created: answer.status == 201, notes: added.notes + CatalogJSON.notes(json: v),
+                warnings: imageWarnings)
         }
     }
 
@@ -407,6 +417,16 @@ struct RemoteBackend: Backend {
             if case .integer(let n)? = answer.json["nextSince"] { next = n } else { next = nil }
         }
         return (records, next)
+    }
+
+    /// `GET /v1/bulk`, page after page (each page is the server's read transaction: README, "The HTTP API").
+    func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws {
+        var cursor: String?
+        repeat {
+            let page = try call("GET", "/v1/bulk", query: [("host", host), ("limit", "1000"), ("cursor", cursor)])
+            for record in try items(page, BulkJSON.record(json:)) { try body(record) }
+            cursor = ListJSON.nextCursor(json: page.json)
+        } while cursor != nil
     }
 
     func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)> {

@@ -242,12 +242,12 @@ public enum Commands {
             CommandSpec(
                 "doctor", summary: "cross-check the registry and say how to fix what is wrong",
                 discussion:
-                    "Checks host associations, each host's AASA (lint, size headroom, generated applinks), banner clips, App Clip Code URL rules, card text against the older 18/43 guidance, default experiences, App Store IDs and localization sets; for clips linked to App Store Connect, with a key, drift and pending changes there. Exits 1 when any finding is an error.",
+                    "Checks host associations, each host's AASA (lint, size headroom, generated applinks), banner clips, App Clip Code URL rules, card text against the older 18/43 guidance, default experiences, App Store IDs and localization sets; for clips linked to App Store Connect, with a key, drift and pending changes there (on the database only). With --server, the same checks over the server's registry (GET /v1/bulk), in the token's scope. Exits 1 when any finding is an error.",
                 options: [.option("host", value: "HOST", help: "only what touches this host")] + ascOptions),
             CommandSpec(
                 "publish", summary: "write every AASA file, banner snippets, an index and an nginx sample to a directory",
                 discussion:
-                    "Writes DIR/<host>/.well-known/apple-app-site-association per host, DIR/<host>/banners/<id>.html per active experience, DIR/index.json (sizes and SHA-256 of every file) and DIR/nginx.conf.sample. The same data gives the same bytes. DIR is replaced as a whole in one rename; an existing DIR must be empty or an earlier publish.",
+                    "Writes DIR/<host>/.well-known/apple-app-site-association per host, DIR/<host>/banners/<id>.html per active experience, DIR/index.json (sizes and SHA-256 of every file) and DIR/nginx.conf.sample. The same data gives the same bytes. DIR is replaced as a whole in one rename; an existing DIR must be empty or an earlier publish. With --server, everything is read from the server (GET /v1/bulk) before DIR is touched.",
                 positionals: [PositionalSpec("DIR", help: "the directory to write")],
                 options: [
                     .option(

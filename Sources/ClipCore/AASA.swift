@@ -41,6 +41,10 @@ public enum AASAGenerator {
     public struct TooLarge: Error, Equatable, CustomStringConvertible, Sendable {
         public let host: String
         public let size: Int
+        public init(host: String, size: Int) {
+            self.host = host
+            self.size = size
+        }
         public var description: String {
             "the AASA file for \(host) would be \(size) bytes, over Apple's limit of \(AASAGenerator.maxBytes) bytes (128 KB)"
         }

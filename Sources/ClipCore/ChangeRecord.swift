@@ -45,6 +45,8 @@ public enum ChangeEntity: String, Sendable, CaseIterable {
     case applinksSettings = "applinks-settings"
     case applinksGeneration = "applinks-generation"
     case webcredentials
+    /// A header image a team uploaded (`entity_id` "TEAM sha256"; POST /v1/images): create only, an upload is never changed.
+    case headerImage = "header-image"
     /// The whole database (`entity_id` "main"): a restore.
     case registry
     /// A clip's link to its App Store Connect app and App Clip (`entity_id` the clip's App ID).

@@ -22,19 +22,42 @@ public enum Doctor {
         }
     }
 
-    /// One host's AASA as the registry generates it.
-    public struct HostFile: Sendable {
-        public let content: AASAContent
+    /// One host's AASA as the registry generates it, with what the doctor checks beside the bytes.
+    public struct HostFile: Sendable, Equatable {
+        public let host: String
+        /// App IDs of the clips associated with the host.
+        public let clips: [AppID]
         /// The bytes, or the size error when the file would exceed 128 KB.
         public let bytes: Result<[UInt8], AASAGenerator.TooLarge>
-        /// The bytes parsed back, once (null when they could not be made).
-        let document: JSONValue
+        /// The experience URLs the generated applinks do not give to their app (`ExperienceApplinks.verify`).
+        public let applinksMisses: [ExperienceApplinks.Miss]
         /// `appclips.apps` as the bytes say.
         let listedClips: Set<String>
+
         public init(content: AASAContent) {
-            self.content = content
-            bytes = Result { () throws(AASAGenerator.TooLarge) in try AASAGenerator.bytes(content) }
-            document = (try? bytes.get()).flatMap { try? JSONParser.parse($0) } ?? .null
+            let bytes = Result { () throws(AASAGenerator.TooLarge) in try AASAGenerator.bytes(content) }
+            let document = (try? bytes.get()).flatMap { try? JSONParser.parse($0) } ?? .null
+            let misses =
+                content.generated.isEmpty || document.isNull
+                ? [] : ExperienceApplinks.verify(document, host: content.host, content.generated)
+            self.init(host: content.host, clips: content.clips, bytes: bytes, applinksMisses: misses, document: document)
+        }
+
+        /// A host file as read back from elsewhere (`GET /v1/bulk`).
+        public init(host: String, clips: [AppID], bytes: Result<[UInt8], AASAGenerator.TooLarge>, applinksMisses: [ExperienceApplinks.Miss])
+        {
+            let document = (try? bytes.get()).flatMap { try? JSONParser.parse($0) } ?? .null
+            self.init(host: host, clips: clips, bytes: bytes, applinksMisses: applinksMisses, document: document)
+        }
+
+        private init(
+            host: String, clips: [AppID], bytes: Result<[UInt8], AASAGenerator.TooLarge>, applinksMisses: [ExperienceApplinks.Miss],
+            document: JSONValue
+        ) {
+            self.host = host
+            self.clips = clips
+            self.bytes = bytes
+            self.applinksMisses = applinksMisses
             listedClips = Set(document["appclips"]?["apps"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         }
     }
@@ -59,6 +82,21 @@ public enum Doctor {
             self.hosts = hosts
             self.sharedHosts = sharedHosts
         }
+
+        /// An empty snapshot, to be filled record by record (`add`).
+        public init() { self.init(apps: [], clips: [], defaults: [], experiences: [], hosts: []) }
+
+        /// Takes one record of a bulk read (`RegistryRecord`), in any order.
+        public mutating func add(_ record: RegistryRecord) {
+            switch record {
+            case .app(let app): apps.append(app)
+            case .clip(let clip): clips.append(clip)
+            case .defaultExperience(let d): defaults.append(d)
+            case .host(let file): hosts.append(file)
+            case .sharedHost(let ownership): sharedHosts.append(ownership)
+            case .experience(let e): experiences.append(e)
+            }
+        }
     }
 
     /// Share of the 128 KB limit past which a host's AASA gets a warning.
@@ -71,7 +109,7 @@ public enum Doctor {
             out.append(Finding(severity: severity, code: code, subject: subject, message: message, fix: fix))
         }
         let clipsByID = Dictionary(s.clips.map { ($0.appID, $0) }, uniquingKeysWith: { a, _ in a })
-        let filesByHost = Dictionary(s.hosts.map { ($0.content.host, $0) }, uniquingKeysWith: { a, _ in a })
+        let filesByHost = Dictionary(s.hosts.map { ($0.host, $0) }, uniquingKeysWith: { a, _ in a })
 
         // Experiences: association, AASA, banner, App Clip Code, card text.
         var reportedPairs: Set<String> = []
@@ -177,8 +215,8 @@ public enum Doctor {
         }
 
         // Hosts: size, lint, banner choice, generated applinks.
-        for file in s.hosts.sorted(by: { $0.content.host < $1.content.host }) {
-            let host = file.content.host
+        for file in s.hosts.sorted(by: { $0.host < $1.host }) {
+            let host = file.host
             switch file.bytes {
             case .failure(let tooLarge):
                 add(
@@ -197,18 +235,16 @@ public enum Doctor {
                         d.severity == .error ? .error : .warning, "aasa-lint", host,
                         "\(d.code) \(d.path.isEmpty ? "(file)" : d.path): \(d.message)")
                 }
-                if !file.content.generated.isEmpty {
-                    for miss in ExperienceApplinks.verify(file.document, host: host, file.content.generated) {
-                        add(
-                            .error, "applinks-miss", miss.url,
-                            "the generated applinks do not give it to \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)",
-                            fix:
-                                "change the app's own rules (clipctl applinks set \(host) --app \(miss.app.bundleID.rawValue) …) so that none excludes it first"
-                        )
-                    }
+                for miss in file.applinksMisses {
+                    add(
+                        .error, "applinks-miss", miss.url,
+                        "the generated applinks do not give it to \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)",
+                        fix:
+                            "change the app's own rules (clipctl applinks set \(host) --app \(miss.app.bundleID.rawValue) …) so that none excludes it first"
+                    )
                 }
             }
-            let clips = Set(file.content.clips)
+            let clips = Set(file.clips)
             if clips.count > 1 {
                 add(
                     .info, "banner-clip-choice", host,

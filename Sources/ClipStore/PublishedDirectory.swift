@@ -102,6 +102,7 @@ public enum PublishedDirectory {
         _ files: [StaticSite.File], to target: String, listedAtMost: Int, marker: StaticSite.IndexMarker = StaticSite.publishMarker,
         keepingUnchanged: Bool = false
     ) throws(Failure) -> StaticSite.Changes {
+        removeStaleStaging(of: target)
         do {
             // Nothing to change: DIR is left as it is, down to its inode and times.
             if keepingUnchanged, DurableFiles.exists(target) {
@@ -125,6 +126,10 @@ public enum PublishedDirectory {
         }
         let staging = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         chmod(staging, 0o755)
+        // Held until the end: the new set, and the old one once it is swapped out to the staging name
+        // (`removeStaleStaging` leaves a held folder alone).
+        let holds = [hold(staging), DurableFiles.exists(target) ? hold(target) : -1]
+        defer { for fd in holds where fd >= 0 { close(fd) } }
         do {
             var folders: Set<String> = []
             for file in files {
@@ -160,6 +165,45 @@ public enum PublishedDirectory {
             throw Failure.io("cannot publish to \(target): \(error.localizedDescription)")
         }
         return changes
+    }
+
+    /// An exclusive flock(2) on a directory, as a descriptor to close (-1 when it cannot be taken): the kernel drops it
+    /// when its holder ends, even by SIGKILL.
+    static func hold(_ directory: String) -> Int32 {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return -1 }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+
+    /// Removes the staging folders of `target` that a killed publish left beside it (`replace` removes
+    /// its own otherwise), and returns their paths: only real directories of this user named
+    /// `.NAME.publishing-` and six characters of mkdtemp(3)'s alphabet (A–Z a–z 0–9), and only those that
+    /// no running publish holds (`hold`). Nothing else is touched; a folder that cannot be removed stays.
+    @discardableResult
+    static func removeStaleStaging(of target: String) -> [String] {
+        let parent = DurableFiles.directory(of: target)
+        let prefix = ".\((target as NSString).lastPathComponent).publishing-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return [] }
+        var removed: [String] = []
+        for name in names.sorted() where name.hasPrefix(prefix) {
+            let suffix = name.utf8.dropFirst(prefix.utf8.count)
+            guard suffix.count == 6,
+                suffix.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) })
+            else { continue }
+            let path = "\(parent)/\(name)"
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid() else { continue }
+            let fd = hold(path)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            if (try? FileManager.default.removeItem(atPath: path)) != nil { removed.append(path) }
+        }
+        if !removed.isEmpty { try? sync(parent) }
+        return removed
     }
 
     static func sync(_ directory: String) throws {

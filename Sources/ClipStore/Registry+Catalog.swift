@@ -323,7 +323,7 @@ extension Registry {
     /// `localizations` maps locale → subtitle; `image` (bytes) becomes the header image of every
     /// localization given.
     public func setDefaultExperience(
-        clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil,
+        clip: AppID, action: Action, localizations: [String: String], image: [UInt8]? = nil, headerImages: [String: String] = [:],
         expectedVersion: Int? = nil
     ) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
         var errors = ErrorCollector()
@@ -336,10 +336,19 @@ extension Registry {
             if let expectedVersion, let before, before.version != expectedVersion {
                 throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
             }
+            // An image named by hash must be one the clip's team has (uploaded or used), as for experiences.
+            for (locale, sha256) in headerImages.sorted(by: { $0.key < $1.key }) where localizations[locale] != nil {
+                do { try checkImage(sha256, team: clip.team, carried: sha256 == before?.localizations[locale]?.headerImage) } catch let
+                    error as ValidationFailure
+                {
+                    throw RegistryError.invalid(
+                        error.errors.map { FieldError(field: "localizations.\(locale).headerImage", rule: $0.rule, message: $0.message) })
+                }
+            }
             // A write that changes nothing makes no version and no change record.
             let stored = Dictionary(
                 uniqueKeysWithValues: localizations.map { locale, subtitle in
-                    let image = headerImage?.sha256 ?? before?.localizations[locale]?.headerImage
+                    let image = headerImage?.sha256 ?? headerImages[locale] ?? before?.localizations[locale]?.headerImage
                     return (locale, DefaultExperience.Localization(subtitle: subtitle, headerImage: image))
                 })
             if let before, before.action == action, before.localizations == stored { return WriteOutcome(before, notes: notes) }
@@ -412,6 +421,12 @@ extension Registry {
                 try db.execute(
                     "INSERT INTO team_header_image(team_id, sha256, created_at) VALUES (?, ?, ?)",
                     [.text(team.rawValue), .text(image.sha256), .text(timestamp())])
+                try recordChange(
+                    entity: .headerImage, id: "\(team.rawValue) \(image.sha256)", action: .create, before: nil,
+                    after: [
+                        "team": .string(team.rawValue), "sha256": .string(image.sha256), "mediaType": .string(image.mediaType.rawValue),
+                        "width": .integer(Int64(image.width)), "height": .integer(Int64(image.height)),
+                    ])
             }
             return WriteOutcome(image, created: !had, warnings: warnings)
         }

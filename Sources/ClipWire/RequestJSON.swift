@@ -13,12 +13,15 @@ public enum RequestJSON {
     }
 
     /// The body of `PUT /v1/clips/{bundleId}/default-experience`: the action and a subtitle per locale.
-    public static func setDefaultExperience(action: Action, subtitles: [String: String]) -> JSONValue {
+    /// `headerImage`: the SHA-256 of an image the team has (`POST /v1/images`), for every localization.
+    public static func setDefaultExperience(action: Action, subtitles: [String: String], headerImage: String? = nil) -> JSONValue {
         .object([
             "action": .string(action.rawValue),
             "localizations": .object(
                 subtitles.sorted { $0.key < $1.key }.map { locale, subtitle in
-                    (key: locale, value: .object(["subtitle": .string(subtitle)]))
+                    var members: [(key: String, value: JSONValue)] = [(key: "subtitle", value: .string(subtitle))]
+                    if let headerImage { members.append((key: "headerImage", value: .string(headerImage))) }
+                    return (key: locale, value: .object(members))
                 }),
         ])
     }

@@ -319,6 +319,7 @@ import Testing
             ("DELETE", "/v1/clips/com.a.app.Clip/default-experience", nil, [401, 404, 204, 404]),
             ("GET", "/v1/experiences", nil, [401, 200, 200, 200]),
             ("GET", "/v1/experiences/export", nil, [401, 200, 200, 200]),
+            ("GET", "/v1/bulk", nil, [401, 200, 200, 200]),  // each its own scope (BulkReadAPITests)
             ("POST", "/v1/experiences/import", "", [401, 415, 415, 415]),
             ("GET", "/v1/apps", nil, [401, 200, 200, 200]),
             ("POST", "/v1/apps", #"{"bundleId":"com.a.second","team":"ABCDE12345"}"#, [401, 403, 201, 409]),

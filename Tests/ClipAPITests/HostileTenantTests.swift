@@ -5,6 +5,7 @@ import Foundation
 import HTTP1
 import SQLiteDB
 import StrictJSON
+import TestSupport
 import Testing
 
 /// Every table's rows, with the one column a refused request may still touch (a token's
@@ -115,22 +116,32 @@ func tableDump(_ path: String) throws -> [String] {
         #expect(Set(apps) == ["not found: app X"], "\(apps)")
     }
 
-    /// The API cannot upload images: a default experience's header image is kept as it is,
-    /// never set or dropped.
-    @Test(arguments: APITransport.allCases) func aDefaultExperienceImageCannotBeSetOverTheAPI(_ transport: APITransport) throws {
+    /// A default experience's header image over the API is named by the hash of an image the team has
+    /// (POST /v1/images): another team's image is refused exactly as an unknown hash is, and changes nothing.
+    @Test(arguments: APITransport.allCases) func aDefaultExperienceImageIsOneTheTeamHas(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
-        let before = try tableDump(f.path)
-        let r = try f.call(
-            "PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA,
-            json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi","headerImage":"\#(String(repeating: "a", count: 64))"}}}"#)
-        #expect(r.status == 422 && f.parsed(r)["errors"]?.arrayValue?.first?["rule"] == "headerImage.readOnly", "\(r.text)")
-        #expect(try tableDump(f.path) == before)
-        // A GET's answer sent back (no image) is accepted.
-        #expect(
-            try f.call(
+        let png = TestImages.png(width: 1800, height: 1200, grey: 0x42)
+        let sha = try #require(
+            try f.jsonOf(try f.send("POST", "/v1/images", token: f.teamB, contentType: "image/png", bytes: png))["sha256"]?.stringValue)
+        let unknown = String(repeating: "a", count: 64)
+        func put(_ image: String?) throws -> HTTPClient.Response {
+            let member = image.map { #","headerImage":"\#($0)""# } ?? ""
+            return try f.call(
                 "PUT", "/v1/clips/com.a.app.Clip/default-experience", token: f.teamA,
-                json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#
-            ).status == 201)
+                json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"\#(member)}}}"#)
+        }
+        let before = try tableDump(f.path)
+        let stolen = try put(sha), missing = try put(unknown)
+        #expect(stolen.status == 422 && f.parsed(stolen)["errors"]?.arrayValue?.first?["rule"] == "headerImage.missing", "\(stolen.text)")
+        #expect(stolen.text.replacingOccurrences(of: sha, with: unknown) == missing.text, "no oracle: the same as an unknown hash")
+        #expect(try tableDump(f.path) == before)
+        // Team A uploads the same bytes: now the image is its own to name.
+        #expect(try f.send("POST", "/v1/images", token: f.teamA, contentType: "image/png", bytes: png).status == 201)
+        let set = try put(sha)
+        #expect(set.status == 201 && f.parsed(set)["localizations"]?["en-US"]?["headerImage"]?.stringValue == sha, "\(set.text)")
+        // A GET's answer sent back without the image keeps it.
+        let kept = try put(nil)
+        #expect(kept.status == 200 && f.parsed(kept)["localizations"]?["en-US"]?["headerImage"]?.stringValue == sha, "\(kept.text)")
     }
 
     @Test(arguments: APITransport.allCases) func anAdministratorSharesAHostAndThenBothTeamsMayUseIt(_ transport: APITransport) throws {

@@ -126,6 +126,12 @@ final class ServeProcess {
             ["applinks", "webcredentials", "remove", "login.scooters.example", "--app", "com.example.scooters"],
             ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters"],
             ["default", "show", "ABCDE12345.com.example.scooters.Clip"],
+            // The default experience's image: uploaded, then named by hash over the API; refusals alike.
+            ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters", "--image", "apple.png"],
+            ["default", "show", "ABCDE12345.com.example.scooters.Clip", "--json"],
+            ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters", "--image", "alpha.png"],
+            ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters", "--image", "empty.png"],
+            ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters, shown", "--json"],
             // A clip's App ID keeps its team over the API: team KLMNO13579's clip named with team
             // ABCDE12345's prefix is not found, never stripped to the bundle ID and acted on.
             ["domain", "add", "ABCDE12345.com.melamela.app.Clip", "fresh1.example"],
@@ -167,6 +173,9 @@ final class ServeProcess {
             ["update", "3", "--remove-localization", "FR"], ["show", "3"],
             ["update", "3", "--localization", "EN=Bright Egg|Flagship"],
             ["deactivate", "4"], ["activate", "4"], ["activate", "4"], ["update", "4", "--title", "Order"], ["show", "4", "--json"],
+            // The doctor over GET /v1/bulk: the same report, byte for byte, and the same exit code.
+            ["doctor"], ["doctor", "--json"], ["doctor", "--host", "melamela.example", "--json"], ["doctor", "--host", "scooters.example"],
+            ["doctor", "--host", "nowhere.example"], ["doctor", "--host", "not a host"],
         ]
         for c in [local, remote] {
             try Data(TestImages.png(width: 1800, height: 1200, grey: 3)).write(to: URL(fileURLWithPath: c.file("apple.png")))
@@ -187,12 +196,35 @@ final class ServeProcess {
         // The same change records, action for action, with or without a server between.
         func history(_ c: Clipctl) throws -> [String] {
             let records = try JSONParser.parse(Array(try c.run(["changes", "--json", "--limit", "1000"]).out.utf8)).arrayValue ?? []
+            // Only the API uploads an image (POST /v1/images) before naming it; the database stores it with the write.
             return records.compactMap { r in
-                r["entity"] == "token"
+                r["entity"] == "token" || r["entity"] == "header-image"
                     ? nil : "\(r["action"]?.stringValue ?? "") \(r["entity"]?.stringValue ?? "") \(r["entityId"]?.stringValue ?? "")"
             }
         }
         #expect(try history(local) == history(remote))
+        #expect(
+            try remote.run(["changes", "--json", "--limit", "1000"]).out.contains("\"entity\": \"header-image\""), "an upload is recorded")
+
+        // publish over GET /v1/bulk writes the same tree, to the same DIR (nginx.conf.sample names it), with the same output.
+        let site = FileManager.default.temporaryDirectory.appendingPathComponent("remote-publish-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: site) }
+        let published = try local.run(["publish", site, "--json"])
+        #expect(published.code == 0, "\(published.err)")
+        let tree = try DoctorPublishTests.tree(site)
+        try FileManager.default.removeItem(atPath: site)
+        let remotelyPublished = try remote.run(["publish", site, "--json"])
+        #expect(remotelyPublished.code == 0 && remotelyPublished.out == published.out && remotelyPublished.err == published.err)
+        #expect(try DoctorPublishTests.tree(site) == tree && tree.count > 5, "\(tree.keys.sorted())")
+        // Each AASA as the server serves it at /.well-known/.
+        let hosts = tree.keys.filter { $0.hasSuffix("/.well-known/apple-app-site-association") }
+        #expect(hosts.count >= 3)
+        for path in hosts {
+            let host = String(path.prefix { $0 != "/" })
+            let served = try DoctorPublishTests.curl(port: server.port, host: host, path: "/.well-known/apple-app-site-association")
+            #expect(served.status == 200 && Data(served.body.utf8) == tree[path], "\(host)")
+        }
+        #expect(try remote.run(["publish", site]).out == local.run(["publish", site]).out, "the text output too")
         // The team-crossing references above failed and wrote nothing, on either side.
         for c in [local, remote] {
             let failed = try c.run(["domain", "add", "ABCDE12345.com.melamela.app.Clip", "fresh3.example"])
