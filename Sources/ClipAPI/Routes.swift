@@ -48,6 +48,7 @@ extension ClipAPI {
         registerCodeRoutes()
         registerPreviewRoutes()
         registerImageRoutes()
+        registerWebhookRoutes()
 
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in

@@ -67,6 +67,14 @@ protocol Backend {
     func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)>
     func tokens() throws -> [APIToken]
     func revokeToken(id: Int64) throws -> APIToken
+    /// A new webhook endpoint and its secret (shown once). `allowPrivateTargets` applies on a database only (a server decides for itself).
+    func addWebhook(url: String, events: WebhookEventPatterns, team: TeamID?, allowPrivateTargets: Bool) throws
+        -> WriteOutcome<(endpoint: WebhookEndpoint, secret: String)>
+    func webhooks() throws -> [WebhookEndpoint]
+    func removeWebhook(id: Int64) throws -> WebhookEndpoint
+    func testWebhook(id: Int64) throws -> (endpoint: WebhookEndpoint, messageID: String)
+    func enableWebhook(id: Int64) throws -> WebhookEndpoint
+    func webhookDeliveries(id: Int64, limit: Int) throws -> [WebhookDelivery]
     /// The QR code or NDEF message of an experience (by id) or of an invocation URL; refused when it opens no card.
     func code(_ reference: String, format: CodeFormat, ecc: ErrorCorrectionLevel, size: CodeSize) throws -> CodeAnswer
 }
@@ -235,4 +243,17 @@ struct LocalBackend: Backend {
     }
     func tokens() throws -> [APIToken] { try registry.tokens() }
     func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id).value }
+    func addWebhook(url: String, events: WebhookEventPatterns, team: TeamID?, allowPrivateTargets: Bool) throws
+        -> WriteOutcome<(endpoint: WebhookEndpoint, secret: String)>
+    {
+        try registry.addWebhook(url: url, events: events, team: team, allowPrivateTargets: allowPrivateTargets)
+    }
+    func webhooks() throws -> [WebhookEndpoint] { try registry.webhooks() }
+    func removeWebhook(id: Int64) throws -> WebhookEndpoint { try registry.removeWebhook(id: id).value }
+    func testWebhook(id: Int64) throws -> (endpoint: WebhookEndpoint, messageID: String) { try registry.testWebhook(id: id).value }
+    func enableWebhook(id: Int64) throws -> WebhookEndpoint { try registry.enableWebhook(id: id).value }
+    func webhookDeliveries(id: Int64, limit: Int) throws -> [WebhookDelivery] {
+        _ = try registry.webhook(id: id)
+        return try registry.webhookDeliveries(id: id, limit: limit)
+    }
 }
