@@ -17,7 +17,9 @@ extension ClipAPI {
             let url = reader.string("url", required: true)
             var events: WebhookEventPatterns?
             if let list = reader.stringArray("events", required: true) {
-                events = reader.attempt { () throws(ValidationFailure) in try WebhookEventPatterns(list.joined(separator: ","), field: "events") }
+                events = reader.attempt { () throws(ValidationFailure) in
+                    try WebhookEventPatterns(list.joined(separator: ","), field: "events")
+                }
             }
             var team: TeamID?
             if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }

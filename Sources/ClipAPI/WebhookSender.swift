@@ -43,7 +43,9 @@ struct WebhookSender: Sendable {
         if !allowPrivateTargets, let bad = addresses.first(where: { WebhookTarget.kind($0) != .public }) {
             return .failed(
                 status: nil,
-                error: "refused: \(parts.host) resolves to \(bad), a \(WebhookTarget.kind(bad).rawValue) address (see --allow-private-targets)")
+                error:
+                    "refused: \(parts.host) resolves to \(bad), a \(WebhookTarget.kind(bad).rawValue) address (see --allow-private-targets)"
+            )
         }
         if parts.scheme == "https" { return sendTLS(url: url, headers: headers, body: body) }
         let bytes: [UInt8]
@@ -95,7 +97,9 @@ struct WebhookSender: Sendable {
             result.value.withLock { $0 = outcome }
             done.signal()
         }.resume()
-        if done.wait(timeout: .now() + timeoutSeconds + 5) == .timedOut { return .failed(status: nil, error: "no answer within \(timeoutSeconds) s") }
+        if done.wait(timeout: .now() + timeoutSeconds + 5) == .timedOut {
+            return .failed(status: nil, error: "no answer within \(timeoutSeconds) s")
+        }
         return result.value.withLock { $0 } ?? .failed(status: nil, error: "no answer")
     }
 }

@@ -13,7 +13,8 @@ extension Context {
         let team = try parsed.value("team").map { t in try parse { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
         let allowPrivate = parsed.flag("allow-private-targets")
         if allowPrivate && remoteServer != nil {
-            throw CommandFailure.usage("--allow-private-targets applies to a database; a server decides for itself (serve --allow-private-targets)")
+            throw CommandFailure.usage(
+                "--allow-private-targets applies to a database; a server decides for itself (serve --allow-private-targets)")
         }
         let created = try backend().addWebhook(url: url, events: events, team: team, allowPrivateTargets: allowPrivate)
         let (endpoint, secret) = created.value

@@ -306,7 +306,9 @@ public enum Commands {
                     .option("asc-key", value: "FILE", help: "the key's .p8 file (env ASC_PRIVATE_KEY_PATH, or ASC_PRIVATE_KEY)"),
                     .option("asc-url", value: "URL", help: "App Store Connect API base URL (env ASC_API_URL)"),
                     .flag("allow-private-targets", help: "allow webhooks to loopback, private and link-local addresses"),
-                    .option("webhook-retry-schedule", value: "MS,MS,…", help: "waits after each failed delivery, in ms (testing; default 5 s … 10 h)"),
+                    .option(
+                        "webhook-retry-schedule", value: "MS,MS,…",
+                        help: "waits after each failed delivery, in ms (testing; default 5 s … 10 h)"),
                     .option("webhook-timeout", value: "SECONDS", help: "how long a webhook request may take (default 10)"),
                 ]),
             CommandSpec(
@@ -335,7 +337,8 @@ public enum Commands {
                         "add", summary: "add an endpoint and print its secret once",
                         positionals: [PositionalSpec("URL", help: "http or https URL to POST events to")],
                         options: [
-                            .option("events", value: "LIST", help: "comma-separated event types or families, such as experience.*,aasa.changed"),
+                            .option(
+                                "events", value: "LIST", help: "comma-separated event types or families, such as experience.*,aasa.changed"),
                             .option("team", value: "TEAMID", help: "only this team's events (a team token's endpoints always are)"),
                             .flag("allow-private-targets", help: "allow a loopback, private or link-local address (on a database only)"),
                         ]),

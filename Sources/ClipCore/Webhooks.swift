@@ -123,7 +123,8 @@ public enum WebhookSignature {
 public struct WebhookRetrySchedule: Sendable, Equatable {
     /// Milliseconds to wait after the first, second, … failure.
     public let delaysMilliseconds: [Int64]
-    public static let standard = WebhookRetrySchedule(delaysMilliseconds: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map { $0 * 1_000 })
+    public static let standard = WebhookRetrySchedule(
+        delaysMilliseconds: [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map { $0 * 1_000 })
     /// The jitter: each delay is multiplied by a factor in 1 ± this.
     public static let jitter = 0.1
 
@@ -301,7 +302,8 @@ public enum WebhookTarget {
         guard !bytes.isEmpty else { throw refuse("required", "a webhook needs a URL") }
         guard bytes.count <= maxURLBytes else { throw refuse("length", "the URL is \(bytes.count) bytes; at most \(maxURLBytes)") }
         guard bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw refuse("characters", "the URL may hold printable ASCII only (no spaces, controls or invisible characters; percent-encode)")
+            throw refuse(
+                "characters", "the URL may hold printable ASCII only (no spaces, controls or invisible characters; percent-encode)")
         }
         guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else {
             throw refuse("scheme", "the URL must start with http:// or https://")

@@ -84,7 +84,8 @@ extension Registry {
 
     static func messageID() -> String {
         var generator = SystemRandomNumberGenerator()  // getrandom(2)
-        return "msg_" + (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+        return "msg_"
+            + (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
             .joined()
     }
 
@@ -121,7 +122,8 @@ extension Registry {
             try db.execute(
                 "INSERT INTO webhook_endpoint(team_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?)",
                 [.text(team?.rawValue), .text(url), .text(events.description), .text(secret), .text(timestamp())])
-            let endpoint = try readEndpoint(try db.query("SELECT * FROM webhook_endpoint WHERE id = ?", [.integer(db.lastInsertRowID)]).first!)
+            let endpoint = try readEndpoint(
+                try db.query("SELECT * FROM webhook_endpoint WHERE id = ?", [.integer(db.lastInsertRowID)]).first!)
             try recordChange(entity: .webhook, id: String(endpoint.id), action: .create, before: nil, after: WebhookJSON.endpoint(endpoint))
             return WriteOutcome((endpoint, secret), created: true, notes: notes)
         }
@@ -156,7 +158,8 @@ extension Registry {
             let endpoint = try webhook(id: id)
             try db.execute("DELETE FROM webhook_delivery WHERE endpoint_id = ?", [.integer(id)])
             try db.execute("DELETE FROM webhook_endpoint WHERE id = ?", [.integer(id)])
-            try db.execute("DELETE FROM webhook_event WHERE NOT EXISTS (SELECT 1 FROM webhook_delivery d WHERE d.event_id = webhook_event.id)")
+            try db.execute(
+                "DELETE FROM webhook_event WHERE NOT EXISTS (SELECT 1 FROM webhook_delivery d WHERE d.event_id = webhook_event.id)")
             try recordChange(entity: .webhook, id: String(id), action: .remove, before: WebhookJSON.endpoint(endpoint), after: nil)
             return WriteOutcome(endpoint)
         }
@@ -186,7 +189,8 @@ extension Registry {
 
     private func reactivate(_ endpoint: WebhookEndpoint) throws {
         guard endpoint.state == .failing else { return }
-        try db.execute("UPDATE webhook_endpoint SET state = 'active', failing_since = NULL, failure = NULL WHERE id = ?", [.integer(endpoint.id)])
+        try db.execute(
+            "UPDATE webhook_endpoint SET state = 'active', failing_since = NULL, failure = NULL WHERE id = ?", [.integer(endpoint.id)])
         try db.execute(
             "UPDATE webhook_delivery SET next_attempt_at = ?, attempts = 0, first_attempt_at = NULL WHERE endpoint_id = ? AND delivered_at IS NULL",
             [.integer(Self.milliseconds(now())), .integer(endpoint.id)])
@@ -246,7 +250,8 @@ extension Registry {
             ).map { row in
                 DueWebhook(
                     endpointID: Int64(try row.int("id")), eventID: Int64(try row.int("event_id")), url: try row.string("url"),
-                    secret: try row.string("secret"), messageID: try row.string("message_id"), payload: Array(try row.string("payload").utf8),
+                    secret: try row.string("secret"), messageID: try row.string("message_id"),
+                    payload: Array(try row.string("payload").utf8),
                     attempts: try row.int("attempts"), firstAttemptAt: try row.optionalInt("first_attempt_at").map(Int64.init))
             }
         }
@@ -289,10 +294,14 @@ extension Registry {
                 UPDATE webhook_delivery SET attempts = ?, first_attempt_at = coalesce(first_attempt_at, ?), last_status = ?, last_error = ?,
                 next_attempt_at = ? WHERE endpoint_id = ? AND event_id = ?
                 """,
-                [.integer(Int64(attempts)), .integer(nowMs), (status.map { SQLValue.integer(Int64($0)) } ?? .null), .text(error), .integer(nowMs + (delay ?? 0))]
+                [
+                    .integer(Int64(attempts)), .integer(nowMs), (status.map { SQLValue.integer(Int64($0)) } ?? .null), .text(error),
+                    .integer(nowMs + (delay ?? 0)),
+                ]
                     + key)
             if delay == nil {
-                let why = "delivery of event \(due.messageID) failed \(attempts) times; last: \(error ?? status.map { "HTTP \($0)" } ?? "?")"
+                let why =
+                    "delivery of event \(due.messageID) failed \(attempts) times; last: \(error ?? status.map { "HTTP \($0)" } ?? "?")"
                 let before = try webhook(id: due.endpointID)
                 try db.execute(
                     "UPDATE webhook_endpoint SET state = 'failing', failing_since = ?, failure = ? WHERE id = ?",

@@ -24,7 +24,8 @@ public enum WebhookJSON {
         .object([
             ("event", .integer(d.eventID)), ("webhookId", .string(d.messageID)), ("type", .string(d.type)),
             ("createdAt", .string(d.createdAt)), ("state", .string(d.deliveredAt != nil ? "delivered" : "pending")),
-            ("attempts", .integer(Int64(d.attempts))), ("nextAttemptAt", d.nextAttemptAt.map { .string(iso8601(milliseconds: $0)) } ?? .null),
+            ("attempts", .integer(Int64(d.attempts))),
+            ("nextAttemptAt", d.nextAttemptAt.map { .string(iso8601(milliseconds: $0)) } ?? .null),
             ("lastStatus", d.lastStatus.map { .integer(Int64($0)) } ?? .null), ("lastError", d.lastError.map(JSONValue.string) ?? .null),
             ("deliveredAt", d.deliveredAt.map(JSONValue.string) ?? .null),
         ])
@@ -67,7 +68,8 @@ public enum WebhookJSON {
         return WebhookDelivery(
             endpointID: endpoint, eventID: try r.int64("event"), messageID: try r.string("webhookId"), type: try r.string("type"),
             createdAt: try r.string("createdAt"), attempts: try r.int("attempts"), nextAttemptAt: next.flatMap(milliseconds(iso8601:)),
-            lastStatus: status.map { Int($0) }, lastError: try r.optionalString("lastError"), deliveredAt: try r.optionalString("deliveredAt"))
+            lastStatus: status.map { Int($0) }, lastError: try r.optionalString("lastError"),
+            deliveredAt: try r.optionalString("deliveredAt"))
     }
 
     public static func tested(json value: JSONValue) throws(WireError) -> (endpoint: WebhookEndpoint, messageID: String) {

@@ -81,7 +81,11 @@ extension HTTPClient {
         reading: while buffer.count < maxResponseBytes {
             switch try connection.read(into: &buffer, deadline: deadline, chunk: 4_096) {
             case .data:
-                if buffer.count >= 4, (0...(buffer.count - 4)).contains(where: { buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }) {
+                if buffer.count >= 4,
+                    (0...(buffer.count - 4)).contains(where: {
+                        buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10
+                    })
+                {
                     break reading
                 }
             case .closed: break reading

@@ -8,7 +8,8 @@ public enum HMAC {
         var length: UInt32 = 0
         let done = key.withUnsafeBytes { k in
             message.withUnsafeBytes { m in
-                CCrypto.HMAC(EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count, &out, &length)
+                CCrypto.HMAC(
+                    EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count, &out, &length)
             }
         }
         guard done != nil else { throw OpenSSLFailure.drained("HMAC(SHA-256)") }

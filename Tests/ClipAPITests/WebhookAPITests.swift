@@ -84,7 +84,8 @@ import Testing
         let key = try #require(WebhookSignature.key(secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
         let content = WebhookSignature.signedContent(
             id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: Array(#"{"test": 2432232314}"#.utf8))
-        #expect(WebhookSignature.header(hmac: try HMAC.sha256(key: key, message: content)) == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+        #expect(
+            WebhookSignature.header(hmac: try HMAC.sha256(key: key, message: content)) == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
     }
 }
 
@@ -165,7 +166,8 @@ final class Receiver: Sendable {
 
     /// 500, a hang past the timeout, then 200: every event arrives in order, signed, a retry with its first webhook-id.
     @Test func failsTimesOutAndComesBack() throws {
-        let receiver = try Receiver(answers: [HTTPResponse(status: 500, text: "no"), HTTPResponse(status: 200, text: "late")], hangSeconds: [0, 1.5])
+        let receiver = try Receiver(
+            answers: [HTTPResponse(status: 500, text: "no"), HTTPResponse(status: 200, text: "late")], hangSeconds: [0, 1.5])
         let (path, secret, id) = try setUp({ "http://127.0.0.1:\($0)/hook?x=1" }, port: receiver.port)
         try register(path, ["https://a.example/1", "https://a.example/2", "https://a.example/3"])
         let w = worker(path)
@@ -185,7 +187,8 @@ final class Receiver: Sendable {
         let key = try #require(WebhookSignature.key(secret: secret))
         for r in requests {
             let expected = WebhookSignature.header(
-                hmac: try HMAC.sha256(key: key, message: WebhookSignature.signedContent(id: r.id, timestamp: Int64(r.timestamp)!, body: r.body)))
+                hmac: try HMAC.sha256(
+                    key: key, message: WebhookSignature.signedContent(id: r.id, timestamp: Int64(r.timestamp)!, body: r.body)))
             #expect(r.signature == expected)
             #expect(r.target == "/hook?x=1")
             #expect(abs(Int64(r.timestamp)! - Int64(Date().timeIntervalSince1970)) < 60)
@@ -215,7 +218,8 @@ final class Receiver: Sendable {
         while try registry.webhook(id: id).state == .active && Date() < deadline { usleep(20_000) }
         let endpoint = try registry.webhook(id: id)
         #expect(endpoint.state == .failing)
-        #expect(endpoint.failure?.contains("redirect to http://127.0.0.1:\(trap.port)/admin not followed") == true, "\(endpoint.failure ?? "")")
+        #expect(
+            endpoint.failure?.contains("redirect to http://127.0.0.1:\(trap.port)/admin not followed") == true, "\(endpoint.failure ?? "")")
         #expect(trap.requests.isEmpty)
         #expect(receiver.requests.count == 3)
     }

@@ -32,17 +32,24 @@ struct WebhookRulesTests {
             #"{"id":7,"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","version":3,"status":"ACTIVE","title":"T"}"#)
         #expect(
             JSONWriter.string(WebhookPayload.experience(full))
-                == #"{"id":7,"url":"https://a.example/x","team":"ABCDE12345","clip":"ABCDE12345.com.a.app.Clip","version":3,"status":"ACTIVE"}"#)
+                == #"{"id":7,"url":"https://a.example/x","team":"ABCDE12345","clip":"ABCDE12345.com.a.app.Clip","version":3,"status":"ACTIVE"}"#
+        )
         #expect(
-            JSONWriter.string(WebhookPayload.envelope(type: .aasaChanged, timestamp: "t", data: WebhookPayload.aasaChanged(host: "a.example", etag: "\"ab\"")))
+            JSONWriter.string(
+                WebhookPayload.envelope(
+                    type: .aasaChanged, timestamp: "t", data: WebhookPayload.aasaChanged(host: "a.example", etag: "\"ab\"")))
                 == #"{"type":"aasa.changed","timestamp":"t","data":{"host":"a.example","etag":"\"ab\"","removed":false}}"#)
-        #expect(JSONWriter.string(WebhookPayload.aasaChanged(host: "a.example", etag: nil)) == #"{"host":"a.example","etag":null,"removed":true}"#)
+        #expect(
+            JSONWriter.string(WebhookPayload.aasaChanged(host: "a.example", etag: nil))
+                == #"{"host":"a.example","etag":null,"removed":true}"#)
     }
 
     /// Standard Webhooks: the signed content is `id.timestamp.body`; secrets are `whsec_` and base 64 of at least 24 bytes.
     @Test func signedContentAndSecrets() {
         #expect(
-            String(decoding: WebhookSignature.signedContent(id: "msg_1", timestamp: 1_614_265_330, body: Array(#"{"a":1}"#.utf8)), as: UTF8.self)
+            String(
+                decoding: WebhookSignature.signedContent(id: "msg_1", timestamp: 1_614_265_330, body: Array(#"{"a":1}"#.utf8)),
+                as: UTF8.self)
                 == #"msg_1.1614265330.{"a":1}"#)
         #expect(WebhookSignature.key(secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")?.count == 24)
         #expect(WebhookSignature.key(secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw") == nil)

@@ -22,8 +22,10 @@ struct WebhookOutboxTests {
         let registry = try Registry(path: path)
         _ = try registry.register(try experienceJSON("https://bikes.example/rent"))
         _ = try registry.importExperiences(
-            (1...50).map { #"{"url":"https://bikes.example/r\#($0)","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"# }
-                .joined(separator: "\n"), format: .ndjson)
+            (1...50).map {
+                #"{"url":"https://bikes.example/r\#($0)","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#
+            }
+            .joined(separator: "\n"), format: .ndjson)
         #expect(try count(path, "webhook_event") == 0)
         #expect(try count(path, "webhook_delivery") == 0)
     }

@@ -120,7 +120,9 @@ final class PythonReceiver {
         let clipctl = try Clipctl()
         #expect(try clipctl("webhook", "add", "https://hooks.example.com/in", "--events", "experience.*,aasa.changed").code == 0)
         let before = try clipctl("--json", "webhook", "list").out
-        for url in ["file:///etc/passwd", "http://169.254.169.254/", "http://[::ffff:127.0.0.1]/", "http://0x7f000001/", "http://127.0.0.1/"] {
+        for url in [
+            "file:///etc/passwd", "http://169.254.169.254/", "http://[::ffff:127.0.0.1]/", "http://0x7f000001/", "http://127.0.0.1/",
+        ] {
             let r = try clipctl("webhook", "add", url, "--events", "*")
             #expect(r.code == 65, "\(url): \(r.code) \(r.err)")
         }
@@ -128,7 +130,9 @@ final class PythonReceiver {
         #expect(try clipctl("webhook", "add", "https://x.example.com/", "--events", "nothing").code == 65)
         #expect(try clipctl("webhook", "add", "https://x.example.com/").code == 64)  // --events is required
         #expect(try clipctl("--json", "webhook", "list").out == before)
-        #expect(try clipctl("webhook", "list").out.contains("admin            active   https://hooks.example.com/in  experience.*,aasa.changed"))
+        #expect(
+            try clipctl("webhook", "list").out.contains("admin            active   https://hooks.example.com/in  experience.*,aasa.changed")
+        )
         #expect(try clipctl("webhook", "test", "1").out.contains("queued webhook.test"))
         #expect(try clipctl("webhook", "deliveries", "1").out.contains("webhook.test  pending, 0 attempts"))
         #expect(try clipctl("webhook", "remove", "1").out.contains("removed webhook 1"))
