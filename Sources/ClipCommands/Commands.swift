@@ -338,7 +338,7 @@ public enum Commands {
                         positionals: [PositionalSpec("URL", help: "http or https URL to POST events to")],
                         options: [
                             .option(
-                                "events", value: "LIST", help: "comma-separated event types or families, such as experience.*,aasa.changed"),
+                                "events", value: "LIST", help: "event types or families, such as experience.*,aasa.changed"),
                             .option("team", value: "TEAMID", help: "only this team's events (a team token's endpoints always are)"),
                             .flag("allow-private-targets", help: "allow a loopback, private or link-local address (on a database only)"),
                         ]),

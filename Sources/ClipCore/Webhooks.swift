@@ -89,7 +89,8 @@ public enum WebhookPayload {
     }
 }
 
-/// Standard Webhooks signatures (https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#signature-scheme):
+/// Standard Webhooks signatures
+/// (https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#signature-scheme):
 /// HMAC-SHA256 over `msg_id.timestamp.payload` with the secret's bytes, sent as `v1,` and its base 64.
 public enum WebhookSignature {
     /// The prefix of a secret given out: `whsec_` then the key's base 64.
@@ -356,7 +357,8 @@ public enum WebhookTarget {
             if let address, kind(address) != .public {
                 throw refuse(
                     "private-target",
-                    "\(address) is a \(kind(address).rawValue) address; webhooks go to public addresses only (the server's --allow-private-targets allows others)"
+                    "\(address) is a \(kind(address).rawValue) address; webhooks go to public addresses only"
+                        + " (the server's --allow-private-targets allows others)"
                 )
             }
             let trimmed = host.hasSuffix(".") ? String(host.dropLast()) : host

@@ -192,7 +192,10 @@ extension Registry {
         try db.execute(
             "UPDATE webhook_endpoint SET state = 'active', failing_since = NULL, failure = NULL WHERE id = ?", [.integer(endpoint.id)])
         try db.execute(
-            "UPDATE webhook_delivery SET next_attempt_at = ?, attempts = 0, first_attempt_at = NULL WHERE endpoint_id = ? AND delivered_at IS NULL",
+            """
+            UPDATE webhook_delivery SET next_attempt_at = ?, attempts = 0, first_attempt_at = NULL
+            WHERE endpoint_id = ? AND delivered_at IS NULL
+            """,
             [.integer(Self.milliseconds(now())), .integer(endpoint.id)])
         try recordChange(
             entity: .webhook, id: String(endpoint.id), action: .update, before: WebhookJSON.endpoint(endpoint),
@@ -262,7 +265,8 @@ extension Registry {
         try guarded {
             try db.query(
                 """
-                SELECT min(d.next_attempt_at) AS due FROM webhook_endpoint w JOIN webhook_delivery d ON d.endpoint_id = w.id AND d.event_id =
+                SELECT min(d.next_attempt_at) AS due FROM webhook_endpoint w
+                JOIN webhook_delivery d ON d.endpoint_id = w.id AND d.event_id =
                     (SELECT min(event_id) FROM webhook_delivery x WHERE x.endpoint_id = w.id AND x.delivered_at IS NULL)
                 WHERE w.state = 'active'
                 """

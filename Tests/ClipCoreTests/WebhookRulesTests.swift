@@ -32,7 +32,8 @@ struct WebhookRulesTests {
             #"{"id":7,"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","version":3,"status":"ACTIVE","title":"T"}"#)
         #expect(
             JSONWriter.string(WebhookPayload.experience(full))
-                == #"{"id":7,"url":"https://a.example/x","team":"ABCDE12345","clip":"ABCDE12345.com.a.app.Clip","version":3,"status":"ACTIVE"}"#
+                == #"{"id":7,"url":"https://a.example/x","team":"ABCDE12345","clip":"ABCDE12345.com.a.app.Clip","version":3,"#
+                + #""status":"ACTIVE"}"#
         )
         #expect(
             JSONWriter.string(
