@@ -64,7 +64,7 @@ let package = Package(
             dependencies: [
                 "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "AppStoreConnect",
                 "ClipSync",
-                "ClipSyncEngine", "FileFormats", "QRCode", "CardPreview",
+                "ClipSyncEngine", "FileFormats", "QRCode", "CardPreview", "SystemCrypto",
             ],
             swiftSettings: strict),
 

@@ -175,11 +175,18 @@ public final class ClipAPI: @unchecked Sendable {
     /// The App Store Connect client of `/v1/asc`, when the server was started with a key.
     let appStoreConnect: ASCClient?
 
+    /// The webhook delivery worker to wake after a write, when the server runs one.
+    let webhookWorker: WebhookWorker?
+    /// Whether webhooks may be added for loopback, private and other non-public addresses (`serve --allow-private-targets`).
+    let allowsPrivateWebhookTargets: Bool
+
     public init(
         pool: RegistryPool, logsRequests: Bool = true, appStoreConnect: ASCClient? = nil, publicMaxAge: Int = 60,
-        log: @escaping @Sendable (String) -> Void
+        webhookWorker: WebhookWorker? = nil, allowsPrivateWebhookTargets: Bool = false, log: @escaping @Sendable (String) -> Void
     ) {
         self.pool = pool
+        self.webhookWorker = webhookWorker
+        self.allowsPrivateWebhookTargets = allowsPrivateWebhookTargets
         self.publicMaxAge = publicMaxAge
         self.appStoreConnect = appStoreConnect
         self.log = log
@@ -363,7 +370,12 @@ public final class ClipAPI: @unchecked Sendable {
                     principal = token.team.map { .team($0, tokenID: token.id) } ?? .admin(tokenID: token.id)
                     registry.actor = "token:\(token.id)"
                 }
-                defer { if request.method != "GET" && request.method != "HEAD" { pool.index.noteLocalWrite() } }
+                defer {
+                    if request.method != "GET" && request.method != "HEAD" {
+                        pool.index.noteLocalWrite()
+                        webhookWorker?.wake()
+                    }
+                }
                 do {
                     return try handler(
                         self, Context(request: request, parameters: parameters, query: query, principal: principal, registry: registry))

@@ -49,6 +49,7 @@ extension ClipAPI {
         registerPreviewRoutes()
         registerImageRoutes()
         registerBulkRoutes()
+        registerWebhookRoutes()
 
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in

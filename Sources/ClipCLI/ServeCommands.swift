@@ -41,15 +41,31 @@ extension Context {
             }
             publicMaxAge = v
         }
+        var webhooks = WebhookWorker.Configuration()
+        webhooks.allowPrivateTargets = parsed.flag("allow-private-targets")
+        if let text = parsed.value("webhook-retry-schedule") {
+            let delays = text.split(separator: ",", omittingEmptySubsequences: false).map { Int64($0) }
+            guard !delays.isEmpty, delays.count <= 100, delays.allSatisfy({ ($0 ?? -1) >= 0 && ($0 ?? 0) <= 604_800_000 }) else {
+                throw CommandFailure.usage("--webhook-retry-schedule takes milliseconds separated by commas, such as 10,20,40")
+            }
+            webhooks.schedule = WebhookRetrySchedule(delaysMilliseconds: delays.map { $0! })
+        }
+        if let text = parsed.value("webhook-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 300 else {
+                throw CommandFailure.usage("--webhook-timeout takes a number of seconds from 0 to 300")
+            }
+            webhooks.timeoutSeconds = seconds
+        }
         var configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.
         let pool = try RegistryPool(path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads)
         let quiet = parsed.flag("quiet")
         let io = self.io
+        let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { line in io.err(line + "\n") })
         let api = ClipAPI(
             pool: pool, logsRequests: !quiet, appStoreConnect: try servedAppStoreConnect(), publicMaxAge: publicMaxAge,
-            log: { line in io.err(line + "\n") })
+            webhookWorker: worker, allowsPrivateWebhookTargets: webhooks.allowPrivateTargets, log: { line in io.err(line + "\n") })
         configuration.answerBeforeBody = { api.answerBeforeBody($0) }
         let server = HTTPServer(
             configuration: configuration,
@@ -79,11 +95,16 @@ extension Context {
                 "{\"level\":\"warn\",\"msg\":\(JSONWriter.string(.string("the database \(databasePath) is read-only: serving reads; writes answer 503")))}\n"
             )
         }
+        let readOnly = (try? pool.with(actor: "api") { $0.isReadOnly }) == true
+        if !readOnly { worker.start() }
         print("serving \(databasePath) on http://\(listen[..<colon]):\(bound)")
 
         stopped.wait()
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
+        // The worker first: it stops after the attempt in progress (at most one request's timeout), in parallel with the drain.
+        DispatchQueue.global().async { worker.stop() }
         server.stop()
+        worker.stop()
         sources.forEach { $0.cancel() }
     }
 

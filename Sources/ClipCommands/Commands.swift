@@ -305,6 +305,11 @@ public enum Commands {
                     .option("asc-issuer-id", value: "UUID", help: "the key's issuer ID (env ASC_ISSUER_ID)"),
                     .option("asc-key", value: "FILE", help: "the key's .p8 file (env ASC_PRIVATE_KEY_PATH, or ASC_PRIVATE_KEY)"),
                     .option("asc-url", value: "URL", help: "App Store Connect API base URL (env ASC_API_URL)"),
+                    .flag("allow-private-targets", help: "allow webhooks to loopback, private and link-local addresses"),
+                    .option(
+                        "webhook-retry-schedule", value: "MS,MS,…",
+                        help: "waits after each failed delivery, in ms (testing; default 5 s … 10 h)"),
+                    .option("webhook-timeout", value: "SECONDS", help: "how long a webhook request may take (default 10)"),
                 ]),
             CommandSpec(
                 "token", summary: "manage API tokens",
@@ -318,6 +323,39 @@ public enum Commands {
                         ]),
                     CommandSpec("list", summary: "list tokens (never their secrets)"),
                     CommandSpec("revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")]),
+                ]),
+            CommandSpec(
+                "webhook", summary: "send events to HTTP endpoints: add, list, remove, test, enable, deliveries",
+                discussion: """
+                    Deliveries follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1, and the base 64 \
+                    HMAC-SHA256 of id.timestamp.body with the secret shown once by add). Events: experience.created, \
+                    experience.updated, experience.deleted (or experience.*), aasa.changed, asc.applied, or *. clipctl serve \
+                    delivers them in order per endpoint, retrying for about a day before marking the endpoint failing.
+                    """,
+                subcommands: [
+                    CommandSpec(
+                        "add", summary: "add an endpoint and print its secret once",
+                        positionals: [PositionalSpec("URL", help: "http or https URL to POST events to")],
+                        options: [
+                            .option(
+                                "events", value: "LIST", help: "event types or families, such as experience.*,aasa.changed"),
+                            .option("team", value: "TEAMID", help: "only this team's events (a team token's endpoints always are)"),
+                            .flag("allow-private-targets", help: "allow a loopback, private or link-local address (on a database only)"),
+                        ]),
+                    CommandSpec("list", summary: "list endpoints (never their secrets)"),
+                    CommandSpec(
+                        "remove", summary: "remove an endpoint; what it had not received is never sent",
+                        positionals: [PositionalSpec("ID", help: "the webhook id")]),
+                    CommandSpec(
+                        "test", summary: "queue a webhook.test event for the endpoint and enable it if failing",
+                        positionals: [PositionalSpec("ID", help: "the webhook id")]),
+                    CommandSpec(
+                        "enable", summary: "make a failing endpoint active again; its waiting events are sent",
+                        positionals: [PositionalSpec("ID", help: "the webhook id")]),
+                    CommandSpec(
+                        "deliveries", summary: "an endpoint's latest deliveries and why they failed",
+                        positionals: [PositionalSpec("ID", help: "the webhook id")],
+                        options: [.option("limit", value: "N", help: "at most N, newest first (default 20)")]),
                 ]),
             CommandSpec(
                 "asc", summary: "sync experiences with App Store Connect: link, pull, plan, apply, status",

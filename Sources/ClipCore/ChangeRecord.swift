@@ -56,6 +56,8 @@ public enum ChangeEntity: String, Sendable, CaseIterable {
     case ascExperience = "asc-experience"
     /// A clip's default experience as an apply left it on App Store Connect's version being edited (`entity_id` the clip).
     case ascDefaultExperience = "asc-default-experience"
+    /// A webhook endpoint (`entity_id` its id): create, update (enabled again), remove.
+    case webhook
 }
 
 public enum ChangeAction: String, Sendable, CaseIterable {

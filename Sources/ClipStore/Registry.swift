@@ -12,6 +12,8 @@ public final class Registry {
     public var actor: String
     /// Whether this connection notes the hosts whose AASA a write changes (`trackAASAChanges`).
     var tracksAASAChanges = false
+    /// The webhook endpoints, read once in a write transaction at its first event (Registry+Webhooks.swift).
+    var webhookEndpointsOfTransaction: [WebhookEndpoint]?
     let now: () -> Date
 
     /// Opens (creating if needed) and migrates the database at `path`.
@@ -94,8 +96,11 @@ public final class Registry {
         try guarded {
             if db.isInsideTransaction { return try body() }
             try trackAASAChanges()
+            webhookEndpointsOfTransaction = nil
+            defer { webhookEndpointsOfTransaction = nil }
             return try db.write {
                 let result = try body()
+                try emitAASAEvents()
                 try checkTouchedAASA()
                 return result
             }
@@ -124,6 +129,7 @@ public final class Registry {
                 .text(timestamp()), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue),
                 .text(before.map { JSONWriter.string($0) }), .text(after.map { JSONWriter.string($0) }),
             ])
+        if entity == .experience { try emitExperienceEvent(action: action, before: before, after: after) }
     }
 
     /// The change records after `since`, oldest first.

@@ -50,6 +50,10 @@ extension SyncEngine {
                 report.failure = error
             }
             report.rateLimit = client.lastRateLimit
+            // The apply's summary for webhooks (asc.applied), once its steps are recorded; each step was its own transaction.
+            do { try registry.recordASCApplied(clip: report.clip, summary: report.json) } catch {
+                report.notes.append("the asc.applied event was not recorded: \(error)")
+            }
             reports.append(report)
             if report.failure != nil { break }
         }

@@ -52,4 +52,11 @@ public enum RequestJSON {
     public static func createToken(name: String, team: TeamID?) -> JSONValue {
         .object(["name": .string(name), "team": team.map { .string($0.rawValue) }])
     }
+
+    public static func addWebhook(url: String, events: WebhookEventPatterns, team: TeamID?) -> JSONValue {
+        .object([
+            ("url", .string(url)), ("events", .array(events.patterns.map(JSONValue.string))),
+            ("team", team.map { .string($0.rawValue) } ?? .null),
+        ])
+    }
 }

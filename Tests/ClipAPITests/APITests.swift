@@ -328,6 +328,16 @@ import Testing
             ("GET", "/v1/tokens", nil, [401, 200, 200, 200]),
             ("POST", "/v1/tokens", #"{"name":"x","team":"ABCDE12345"}"#, [401, 403, 201, 201]),
             ("DELETE", "/v1/tokens/4", nil, [401, 404, 204, 404]),  // token 4: team A's, made just above
+            // Webhook 1: team A's, made here; team B may neither see it nor subscribe to team A's events.
+            ("GET", "/v1/webhooks", nil, [401, 200, 200, 200]),
+            (
+                "POST", "/v1/webhooks", #"{"url":"https://hooks.a.example.com/in","events":["*"],"team":"ABCDE12345"}"#,
+                [401, 403, 201, 409]
+            ),
+            ("GET", "/v1/webhooks/1/deliveries", nil, [401, 404, 200, 200]),
+            ("POST", "/v1/webhooks/1/test", nil, [401, 404, 202, 202]),
+            ("POST", "/v1/webhooks/1/enable", nil, [401, 404, 200, 200]),
+            ("DELETE", "/v1/webhooks/1", nil, [401, 404, 204, 404]),
             ("DELETE", "/v1/experiences/1", nil, [401, 404, 204, 404]),
             ("DELETE", "/v1/clips/com.a.app.Clip", nil, [401, 404, 409, 409]),  // it still has experiences
             // An upload for team A: team B may not upload for it; the admin's comes after team A's (200).

@@ -1,0 +1,119 @@
+import ClipCore
+import Foundation
+import HTTP1
+import Locking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends one webhook request: POST, a 2xx is success, a redirect is not followed (a failure
+/// naming its Location), the answer's body is not read beyond its first few KB.
+///
+/// The target is checked again at delivery (README "Webhooks", SSRF): the URL as at `add`, then
+/// every address its host resolves to must be public unless private targets are allowed. Over
+/// http the request goes to the address that was checked. Over https URLSession resolves the name
+/// again itself, so a DNS answer that changes between the check and the connection (rebinding)
+/// is not caught there.
+struct WebhookSender: Sendable {
+    enum Outcome: Equatable {
+        case delivered(status: Int)
+        case failed(status: Int?, error: String)
+    }
+
+    let timeoutSeconds: Double
+    let allowPrivateTargets: Bool
+
+    func send(url: String, headers: [(String, String)], body: [UInt8]) -> Outcome {
+        let parts: WebhookTarget.URLParts
+        do { parts = try WebhookTarget.check(url, allowPrivate: allowPrivateTargets) } catch {
+            return .failed(status: nil, error: "refused: \(error.errors.map(\.message).joined(separator: "; "))")
+        }
+        let addresses: [IPAddress]
+        if let address = parts.address {
+            addresses = [address]
+        } else {
+            do {
+                addresses = try HTTPClient.resolve(host: parts.host).map { $0.count == 4 ? .v4($0) : .v6($0) }
+            } catch {
+                return .failed(status: nil, error: "\(error.call)")
+            }
+        }
+        guard let first = addresses.first else { return .failed(status: nil, error: "\(parts.host) has no address") }
+        if !allowPrivateTargets, let bad = addresses.first(where: { WebhookTarget.kind($0) != .public }) {
+            return .failed(
+                status: nil,
+                error:
+                    "refused: \(parts.host) resolves to \(bad), a \(WebhookTarget.kind(bad).rawValue) address (see --allow-private-targets)"
+            )
+        }
+        if parts.scheme == "https" { return sendTLS(url: url, headers: headers, body: body) }
+        let bytes: [UInt8]
+        switch first {
+        case .v4(let b), .v6(let b): bytes = b
+        }
+        let hostField = (parts.address.map { if case .v6 = $0 { true } else { false } } ?? false) ? "[\(parts.host)]" : parts.host
+        var head = "POST \(parts.target) HTTP/1.1\r\nHost: \(hostField)\(parts.port == 80 ? "" : ":\(parts.port)")\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        do {
+            let response = try HTTPClient.exchange(
+                address: bytes, port: parts.port, request: Array(head.utf8) + body, timeoutSeconds: timeoutSeconds)
+            return Self.outcome(status: response.status, location: response.headers["Location"])
+        } catch {
+            return .failed(status: nil, error: error.errno == ETIMEDOUT ? "no answer within \(timeoutSeconds) s" : "\(error)")
+        }
+    }
+
+    static func outcome(status: Int, location: String?) -> Outcome {
+        switch status {
+        case 200...299: return .delivered(status: status)
+        case 300...399: return .failed(status: status, error: "HTTP \(status) redirect to \(location ?? "?") not followed")
+        default: return .failed(status: status, error: "HTTP \(status)")
+        }
+    }
+
+    private func sendTLS(url: String, headers: [(String, String)], body: [UInt8]) -> Outcome {
+        guard let target = URL(string: url) else { return .failed(status: nil, error: "malformed URL") }
+        var request = URLRequest(url: target, timeoutInterval: timeoutSeconds)
+        request.httpMethod = "POST"
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = Data(body)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeoutSeconds
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        let session = URLSession(configuration: configuration, delegate: RedirectRefuser(), delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let result = OutcomeBox()
+        let done = DispatchSemaphore(value: 0)
+        session.dataTask(with: request) { _, response, error in
+            let outcome: Outcome
+            if let http = response as? HTTPURLResponse {
+                outcome = Self.outcome(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"))
+            } else {
+                outcome = .failed(status: nil, error: error.map { "\($0.localizedDescription)" } ?? "no answer")
+            }
+            result.value.withLock { $0 = outcome }
+            done.signal()
+        }.resume()
+        if done.wait(timeout: .now() + timeoutSeconds + 5) == .timedOut {
+            return .failed(status: nil, error: "no answer within \(timeoutSeconds) s")
+        }
+        return result.value.withLock { $0 } ?? .failed(status: nil, error: "no answer")
+    }
+}
+
+private final class OutcomeBox: Sendable {
+    let value = Locked<WebhookSender.Outcome?>(nil)
+}
+
+/// Answers every redirect with "do not follow", so the 3xx itself is the answer.
+private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}

@@ -1,0 +1,128 @@
+public import ClipCore
+import ClipStore
+import Foundation
+import Locking
+import StrictJSON
+import SystemCrypto
+
+/// The delivery worker of `clipctl serve` (docs/architecture.md#webhooks): one thread of its own,
+/// never an event or pool thread, so no request waits for it. It sends each active endpoint's
+/// oldest undelivered event (head of line: an endpoint gets its events in order), marks it
+/// delivered only after a 2xx, and otherwise schedules the next attempt. All its state is in
+/// SQLite: after a crash it starts again from there, and an event sent but not yet marked is sent
+/// again with the same `webhook-id`. It wakes on the server's own writes (`wake`) and at least
+/// every `pollSeconds` (for other processes' writes and for retries).
+public final class WebhookWorker: Sendable {
+    public struct Configuration: Sendable {
+        public var schedule = WebhookRetrySchedule.standard
+        public var timeoutSeconds = 10.0
+        public var allowPrivateTargets = false
+        public var pollSeconds = 1.0
+        public init() {}
+    }
+
+    let path: String
+    let configuration: Configuration
+    let log: @Sendable (String) -> Void
+    private let wakeUps = DispatchSemaphore(value: 0)
+    private let stopping = Locked(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let started = Locked(false)
+
+    public init(path: String, configuration: Configuration, log: @escaping @Sendable (String) -> Void) {
+        self.path = path
+        self.configuration = configuration
+        self.log = log
+    }
+
+    public func start() {
+        started.withLock { $0 = true }
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "webhooks"
+        thread.start()
+    }
+
+    /// Something was written: look for new deliveries now.
+    public func wake() { wakeUps.signal() }
+
+    /// Stops after the attempt in progress (at most one request's timeout) and waits for that;
+    /// any number of callers may wait.
+    public func stop() {
+        guard started.withLock({ $0 }) else { return }
+        stopping.withLock { $0 = true }
+        wakeUps.signal()
+        finished.wait()
+        finished.signal()
+    }
+
+    private func logError(_ message: String) {
+        log("{\"level\":\"error\",\"msg\":\(JSONWriter.string(.string(message)))}")
+    }
+
+    private var isStopping: Bool { stopping.withLock { $0 } }
+
+    private func run() {
+        let registry: Registry
+        do { registry = try Registry(path: path, actor: "webhooks") } catch {
+            logError("webhooks: cannot open the database: \(error)")
+            return
+        }
+        defer { registry.close() }
+        let sender = WebhookSender(timeoutSeconds: configuration.timeoutSeconds, allowPrivateTargets: configuration.allowPrivateTargets)
+        while !isStopping {
+            var waitSeconds = configuration.pollSeconds
+            do {
+                let due = try registry.dueWebhooks(now: Registry.milliseconds(Date()))
+                for delivery in due {
+                    if isStopping { return }
+                    attempt(delivery, registry: registry, sender: sender)
+                }
+                if !due.isEmpty { continue }
+                if let next = try registry.nextWebhookDue() {
+                    waitSeconds = min(waitSeconds, max(Double(next - Registry.milliseconds(Date())) / 1000, 0))
+                }
+            } catch {
+                logError("webhooks: \(error)")
+            }
+            if waitSeconds > 0 { _ = wakeUps.wait(timeout: .now() + waitSeconds) }
+        }
+    }
+
+    private func attempt(_ delivery: Registry.DueWebhook, registry: Registry, sender: WebhookSender) {
+        let outcome: WebhookSender.Outcome
+        if let key = WebhookSignature.key(secret: delivery.secret) {
+            let timestamp = Int64(Date().timeIntervalSince1970)
+            let content = WebhookSignature.signedContent(id: delivery.messageID, timestamp: timestamp, body: delivery.payload)
+            do {
+                let signature = WebhookSignature.header(hmac: try HMAC.sha256(key: key, message: content))
+                outcome = sender.send(
+                    url: delivery.url,
+                    headers: [
+                        ("Content-Type", "application/json"), ("User-Agent", "clip-registry-webhooks"), ("webhook-id", delivery.messageID),
+                        ("webhook-timestamp", String(timestamp)), ("webhook-signature", signature),
+                    ],
+                    body: delivery.payload)
+            } catch {
+                outcome = .failed(status: nil, error: "signing failed: \(error)")
+            }
+        } else {
+            outcome = .failed(status: nil, error: "the endpoint's secret is malformed")
+        }
+        do {
+            switch outcome {
+            case .delivered(let status):
+                try registry.recordWebhookAttempt(
+                    delivery, status: status, error: nil, delivered: true, schedule: configuration.schedule, unit: 0)
+            case .failed(let status, let error):
+                try registry.recordWebhookAttempt(
+                    delivery, status: status, error: error, delivered: false, schedule: configuration.schedule,
+                    unit: Double.random(in: 0..<1))
+            }
+        } catch {
+            logError("webhooks: cannot record an attempt: \(error)")
+        }
+    }
+}

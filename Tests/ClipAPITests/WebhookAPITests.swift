@@ -1,0 +1,242 @@
+import ClipAPI
+import ClipCore
+import ClipStore
+import Foundation
+import HTTP1
+import Locking
+import SQLiteDB
+import StrictJSON
+import SystemCrypto
+import Testing
+
+/// `/v1/webhooks` and its tenancy, and the delivery worker against receivers that fail, hang,
+/// redirect and come back.
+@Suite(.serialized) struct WebhookAPITests {
+    func body(_ r: HTTPClient.Response) throws -> JSONValue { try JSONParser.parse(r.text) }
+
+    @Test(arguments: APITransport.allCases) func teamsManageOnlyTheirOwnEndpoints(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
+        let add = #"{"url":"https://hooks.a.example.com/in","events":["experience.*","aasa.changed"]}"#
+        let created = try f.call("POST", "/v1/webhooks", token: f.teamA, json: add)
+        #expect(created.status == 201, "\(created.text)")
+        let answer = try body(created)
+        #expect(answer["secret"]?.stringValue?.hasPrefix("whsec_") == true)
+        #expect(answer["team"]?.stringValue == "ABCDE12345")  // a team token's endpoint is its team's
+        #expect(created.headers["Cache-Control"] == "no-store")
+        let id = try #require(answer["id"].flatMap { if case .integer(let n) = $0 { n } else { nil } })
+        // The secret is shown once: never listed.
+        let listed = try f.call("GET", "/v1/webhooks", token: f.teamA)
+        #expect(listed.status == 200 && !listed.text.contains("whsec_") && listed.text.contains("hooks.a.example.com"))
+        #expect(try f.call("GET", "/v1/webhooks", token: f.admin).text.contains("hooks.a.example.com"))
+
+        let before = try tableDump(f.path)
+        // Team B: not its endpoint, so not found, whatever it tries; nothing changes.
+        #expect(try !f.call("GET", "/v1/webhooks", token: f.teamB).text.contains("hooks.a.example.com"))
+        for (method, path) in [
+            ("DELETE", "/v1/webhooks/\(id)"), ("POST", "/v1/webhooks/\(id)/test"), ("POST", "/v1/webhooks/\(id)/enable"),
+            ("GET", "/v1/webhooks/\(id)/deliveries"),
+        ] {
+            let r = try f.call(method, path, token: f.teamB)
+            #expect(r.status == 404, "\(method) \(path) as team B: \(r.status) \(r.text)")
+        }
+        // Team B cannot subscribe to team A's events.
+        let other = #"{"url":"https://hooks.b.example.com/in","events":["*"],"team":"ABCDE12345"}"#
+        #expect(try f.call("POST", "/v1/webhooks", token: f.teamB, json: other).status == 403)
+        #expect(try tableDump(f.path) == before)
+
+        // The same add twice is a conflict; a refused add changes nothing.
+        #expect(try f.call("POST", "/v1/webhooks", token: f.teamA, json: add).status == 409)
+        for hostile in [
+            #"{"url":"file:///etc/passwd","events":["*"]}"#, #"{"url":"gopher://x.example/","events":["*"]}"#,
+            #"{"url":"http://169.254.169.254/latest/meta-data/","events":["*"]}"#, #"{"url":"http://[::ffff:127.0.0.1]/","events":["*"]}"#,
+            #"{"url":"http://0x7f000001/","events":["*"]}"#, #"{"url":"http://2130706433/","events":["*"]}"#,
+            #"{"url":"https://a.example\u200B.com/","events":["*"]}"#, #"{"url":"https://x.example.com/","events":["nope.*"]}"#,
+            #"{"url":"https://x.example.com/","events":[]}"#, #"{"url":"https://x.example.com/"}"#,
+            #"{"url":"https://\#(String(repeating: "a", count: 10_000)).example/","events":["*"]}"#,
+        ] {
+            let r = try f.call("POST", "/v1/webhooks", token: f.teamA, json: hostile)
+            #expect(r.status == 422, "\(hostile.prefix(80)): \(r.status) \(r.text)")
+        }
+        #expect(try tableDump(f.path) == before)
+        #expect(try f.call("GET", "/v1/webhooks/abc/deliveries", token: f.teamA).status == 404)
+        #expect(try f.call("GET", "/v1/webhooks/99/deliveries", token: f.admin).status == 404)
+
+        // Its own team: test, deliveries, remove.
+        let tested = try f.call("POST", "/v1/webhooks/\(id)/test", token: f.teamA)
+        #expect(tested.status == 202)
+        let deliveries = try f.call("GET", "/v1/webhooks/\(id)/deliveries", token: f.teamA)
+        #expect(deliveries.status == 200 && deliveries.text.contains("webhook.test"))
+        #expect(try f.call("DELETE", "/v1/webhooks/\(id)", token: f.teamA).status == 204)
+        #expect(try f.call("GET", "/v1/webhooks/\(id)/deliveries", token: f.teamA).status == 404)
+    }
+
+    @Test func anAdministratorsEndpointMayHaveNoTeam() throws {
+        let f = try APIFixture(.inProcess)
+        let r = try f.call("POST", "/v1/webhooks", token: f.admin, json: #"{"url":"https://hooks.example.com/all","events":["*"]}"#)
+        #expect(r.status == 201)
+        #expect(try body(r)["team"] == .null)
+        // Without a token: 401.
+        #expect(try f.call("GET", "/v1/webhooks").status == 401)
+    }
+
+    /// Standard Webhooks' own example (the reference libraries' test vector): our HMAC over our signed content.
+    @Test func theStandardWebhooksExampleSignature() throws {
+        let key = try #require(WebhookSignature.key(secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
+        let content = WebhookSignature.signedContent(
+            id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: Array(#"{"test": 2432232314}"#.utf8))
+        #expect(
+            WebhookSignature.header(hmac: try HMAC.sha256(key: key, message: content)) == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+    }
+}
+
+/// A receiver on 127.0.0.1 whose answers the test scripts, recording what it was sent.
+final class Receiver: Sendable {
+    struct Received: Sendable {
+        let id: String
+        let timestamp: String
+        let signature: String
+        let body: [UInt8]
+        let target: String
+    }
+    final class Script: Sendable {
+        let received = Locked<[Received]>([])
+        let answers: Locked<[HTTPResponse]>
+        let hangs: Locked<[Double]>
+        init(_ answers: [HTTPResponse], _ hangs: [Double]) {
+            self.answers = Locked(answers)
+            self.hangs = Locked(hangs)
+        }
+    }
+    let script: Script
+    let server: HTTPServer
+    let port: Int
+
+    init(answers: [HTTPResponse], hangSeconds: [Double] = []) throws {
+        let script = Script(answers, hangSeconds)
+        self.script = script
+        server = HTTPServer(configuration: HTTPServer.Configuration()) { request in
+            script.received.withLock {
+                $0.append(
+                    Received(
+                        id: request.headers["webhook-id"] ?? "", timestamp: request.headers["webhook-timestamp"] ?? "",
+                        signature: request.headers["webhook-signature"] ?? "", body: request.body, target: request.target))
+            }
+            let hang = script.hangs.withLock { $0.isEmpty ? 0 : $0.removeFirst() }
+            if hang > 0 { Thread.sleep(forTimeInterval: hang) }
+            return script.answers.withLock { $0.isEmpty ? HTTPResponse(status: 200, text: "ok") : $0.removeFirst() }
+        }
+        port = try server.start()
+    }
+
+    var requests: [Received] { script.received.withLock { $0 } }
+
+    deinit { server.stop(drainSeconds: 1) }
+}
+
+@Suite(.serialized) struct WebhookWorkerTests {
+    func setUp(_ url: (Int) -> String, port: Int, events: String = "experience.*") throws -> (path: String, secret: String, id: Int64) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("clips.db").path
+        let registry = try Registry(path: path)
+        defer { registry.close() }
+        let added = try registry.addWebhook(
+            url: url(port), events: try WebhookEventPatterns(events), team: nil, allowPrivateTargets: true
+        ).value
+        return (path, added.secret, added.endpoint.id)
+    }
+
+    func worker(_ path: String, schedule: [Int64] = [50, 100, 200], timeout: Double = 0.5, allowPrivate: Bool = true) -> WebhookWorker {
+        var c = WebhookWorker.Configuration()
+        c.schedule = WebhookRetrySchedule(delaysMilliseconds: schedule)
+        c.timeoutSeconds = timeout
+        c.allowPrivateTargets = allowPrivate
+        c.pollSeconds = 0.05
+        return WebhookWorker(path: path, configuration: c, log: { _ in })
+    }
+
+    func register(_ path: String, _ urls: [String]) throws {
+        let registry = try Registry(path: path)
+        defer { registry.close() }
+        for url in urls {
+            _ = try registry.register(
+                try JSONParser.parse(#"{"url":"\#(url)","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#))
+        }
+    }
+
+    /// 500, a hang past the timeout, then 200: every event arrives in order, signed, a retry with its first webhook-id.
+    @Test func failsTimesOutAndComesBack() throws {
+        let receiver = try Receiver(
+            answers: [HTTPResponse(status: 500, text: "no"), HTTPResponse(status: 200, text: "late")], hangSeconds: [0, 1.5])
+        let (path, secret, id) = try setUp({ "http://127.0.0.1:\($0)/hook?x=1" }, port: receiver.port)
+        try register(path, ["https://a.example/1", "https://a.example/2", "https://a.example/3"])
+        let w = worker(path)
+        w.start()
+        defer { w.stop() }
+        let registry = try Registry(path: path)
+        defer { registry.close() }
+        let deadline = Date().addingTimeInterval(20)
+        while try registry.webhookDeliveries(id: id).contains(where: { $0.deliveredAt == nil }) && Date() < deadline { usleep(20_000) }
+        let requests = receiver.requests
+        #expect(requests.count >= 5)  // 500, timeout, then the three delivered
+        // Order: the first event until it is delivered, then the second, then the third.
+        var distinct: [String] = []
+        for r in requests where distinct.last != r.id { distinct.append(r.id) }
+        #expect(distinct.count == 3, "\(requests.map(\.id))")
+        #expect(Set(requests.prefix(3).map(\.id)).count == 1)
+        let key = try #require(WebhookSignature.key(secret: secret))
+        for r in requests {
+            let expected = WebhookSignature.header(
+                hmac: try HMAC.sha256(
+                    key: key, message: WebhookSignature.signedContent(id: r.id, timestamp: Int64(r.timestamp)!, body: r.body)))
+            #expect(r.signature == expected)
+            #expect(r.target == "/hook?x=1")
+            #expect(abs(Int64(r.timestamp)! - Int64(Date().timeIntervalSince1970)) < 60)
+        }
+        let urls = try requests.map { try JSONParser.parse(String(decoding: $0.body, as: UTF8.self))["data"]?["url"]?.stringValue ?? "" }
+        var inOrder: [String] = []
+        for u in urls where inOrder.last != u { inOrder.append(u) }
+        #expect(inOrder == ["https://a.example/1", "https://a.example/2", "https://a.example/3"])
+        let deliveries = try registry.webhookDeliveries(id: id)
+        #expect(deliveries.allSatisfy { $0.deliveredAt != nil })
+        #expect(deliveries.last?.attempts ?? 0 >= 3)
+    }
+
+    /// A redirect is a failure, not followed, reported with its Location; a spent schedule makes the endpoint failing.
+    @Test func aRedirectIsNotFollowed() throws {
+        let trap = try Receiver(answers: [])
+        let redirect = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", "http://127.0.0.1:\(trap.port)/admin")]), body: [])
+        let receiver = try Receiver(answers: [redirect, redirect, redirect])
+        let (path, _, id) = try setUp({ "http://127.0.0.1:\($0)/hook" }, port: receiver.port)
+        try register(path, ["https://a.example/1"])
+        let w = worker(path, schedule: [20, 20])
+        w.start()
+        defer { w.stop() }
+        let registry = try Registry(path: path)
+        defer { registry.close() }
+        let deadline = Date().addingTimeInterval(20)
+        while try registry.webhook(id: id).state == .active && Date() < deadline { usleep(20_000) }
+        let endpoint = try registry.webhook(id: id)
+        #expect(endpoint.state == .failing)
+        #expect(
+            endpoint.failure?.contains("redirect to http://127.0.0.1:\(trap.port)/admin not followed") == true, "\(endpoint.failure ?? "")")
+        #expect(trap.requests.isEmpty)
+        #expect(receiver.requests.count == 3)
+    }
+
+    /// At delivery the target is checked again: a loopback receiver is refused unless private targets are allowed.
+    @Test func aPrivateTargetIsRefusedAtDelivery() throws {
+        let receiver = try Receiver(answers: [])
+        let (path, _, id) = try setUp({ "http://localhost:\($0)/hook" }, port: receiver.port)
+        try register(path, ["https://a.example/1"])
+        let w = worker(path, schedule: [10_000], allowPrivate: false)
+        w.start()
+        let registry = try Registry(path: path)
+        defer { registry.close() }
+        let deadline = Date().addingTimeInterval(10)
+        while try registry.webhookDeliveries(id: id).first?.attempts ?? 0 == 0 && Date() < deadline { usleep(20_000) }
+        w.stop()
+        #expect(receiver.requests.isEmpty)
+        #expect(try registry.webhookDeliveries(id: id).first?.lastError?.contains("refused") == true)
+    }
+}

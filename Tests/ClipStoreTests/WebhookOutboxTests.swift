@@ -1,0 +1,180 @@
+import ClipCore
+import Foundation
+import SQLiteDB
+import StrictJSON
+import Testing
+@testable import ClipStore
+
+/// The outbox: an event is written in the transaction of its change, for the endpoints that want it only.
+struct WebhookOutboxTests {
+    static let everything = try! WebhookEventPatterns("*")
+
+    func count(_ path: String, _ table: String) throws -> Int {
+        try Connection(path: path).query("SELECT count(*) AS n FROM \(table)").first!.int("n")
+    }
+
+    func events(_ registry: Registry, endpoint: Int64) throws -> [String] {
+        try registry.webhookDeliveries(id: endpoint, limit: 1000).reversed().map(\.type)
+    }
+
+    @Test func noEndpointNoOutboxRow() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        _ = try registry.register(try experienceJSON("https://bikes.example/rent"))
+        _ = try registry.importExperiences(
+            (1...50).map {
+                #"{"url":"https://bikes.example/r\#($0)","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#
+            }
+            .joined(separator: "\n"), format: .ndjson)
+        #expect(try count(path, "webhook_event") == 0)
+        #expect(try count(path, "webhook_delivery") == 0)
+    }
+
+    @Test func everyChangeHasItsEventInOrder() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        let hook = try registry.addWebhook(
+            url: "https://hooks.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false
+        ).value.endpoint
+        let created = try registry.register(try experienceJSON("https://bikes.example/rent")).value
+        _ = try registry.update("\(created.id)", with: try JSONParser.parse(#"{"title":"New"}"#))
+        _ = try registry.setStatus("\(created.id)", .deactivated)
+        _ = try registry.remove("\(created.id)")
+        #expect(
+            try events(registry, endpoint: hook.id) == [
+                "experience.created", "aasa.changed", "experience.updated", "experience.updated", "experience.deleted",
+            ])
+        let first = try #require(try Connection(path: path).query("SELECT payload FROM webhook_event ORDER BY id LIMIT 1").first)
+        let payload = try JSONParser.parse(try first.string("payload"))
+        #expect(payload["type"]?.stringValue == "experience.created")
+        #expect(payload["data"]?["url"]?.stringValue == "https://bikes.example/rent")
+        #expect(payload["data"]?["team"]?.stringValue == "ABCDE12345")
+    }
+
+    /// The ETag of aasa.changed is the one the server serves the host's AASA with.
+    @Test func aasaChangedNamesTheServedETag() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        _ = try registry.addWebhook(
+            url: "https://hooks.example.com/in", events: try WebhookEventPatterns("aasa.changed"), team: nil, allowPrivateTargets: false)
+        _ = try registry.register(try experienceJSON("https://bikes.example/rent"))
+        let row = try #require(try Connection(path: path).query("SELECT payload FROM webhook_event").first)
+        let data = try #require(try JSONParser.parse(try row.string("payload"))["data"])
+        let served = try #require(try LiveIndex(path: path).aasa(host: "bikes.example"))
+        #expect(data["host"]?.stringValue == "bikes.example")
+        #expect(data["etag"]?.stringValue == served.etag)
+    }
+
+    @Test func aRolledBackImportLeavesNoEvent() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        _ = try registry.addWebhook(url: "https://hooks.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false)
+        let before = try snapshot(path)
+        let lines = [
+            #"{"url":"https://bikes.example/a","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#,
+            #"{"url":"not a url","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#,
+        ]
+        #expect(throws: RegistryError.self) { try registry.importExperiences(lines.joined(separator: "\n"), format: .ndjson) }
+        #expect(try snapshot(path) == before)
+        #expect(try count(path, "webhook_event") == 0)
+    }
+
+    @Test func aTeamsEndpointSeesOnlyItsTeam() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        let teamA = try TeamID("ABCDE12345")
+        let a = try registry.addWebhook(
+            url: "https://a.example.net/in", events: Self.everything, team: teamA, allowPrivateTargets: false
+        ).value.endpoint
+        let admin = try registry.addWebhook(
+            url: "https://admin.example.net/in", events: try WebhookEventPatterns("experience.*"), team: nil, allowPrivateTargets: false
+        ).value.endpoint
+        _ = try registry.register(try experienceJSON("https://bikes.example/rent"))
+        _ = try registry.register(try experienceJSON("https://other.example/x", clip: "FGHIJ67890.com.other.app.Clip"))
+        #expect(try events(registry, endpoint: a.id) == ["experience.created", "aasa.changed"])
+        #expect(try events(registry, endpoint: admin.id) == ["experience.created", "experience.created"])
+    }
+
+    @Test func refusedAddsChangeNothing() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        _ = try registry.addWebhook(url: "https://hooks.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false)
+        let before = try snapshot(path)
+        for url in [
+            "file:///etc/passwd", "gopher://x.example/", "http://169.254.169.254/", "http://[::ffff:127.0.0.1]/", "http://0x7f000001/",
+            "http://2130706433/", "https://exa\u{200B}mple.com/", String(repeating: "https://a.example/", count: 500), "",
+        ] {
+            #expect(throws: RegistryError.self) {
+                try registry.addWebhook(url: url, events: Self.everything, team: nil, allowPrivateTargets: false)
+            }
+        }
+        // The same URL twice for the same owner.
+        #expect {
+            try registry.addWebhook(url: "https://hooks.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false)
+        } throws: { error in
+            if case RegistryError.conflict(_, let id) = error { return id == 1 }
+            return false
+        }
+        #expect(try snapshot(path) == before)
+    }
+
+    /// Head of line: the worker is offered an endpoint's oldest undelivered event only; a spent
+    /// schedule makes the endpoint failing, and enabling it offers the same event again.
+    @Test func retriesHeadOfLineFailingAndEnabling() throws {
+        let path = temporaryDatabasePath()
+        let clock = TestClock()
+        let registry = try Registry(path: path, now: { clock.now })
+        let hook = try registry.addWebhook(
+            url: "https://hooks.example.com/in", events: try WebhookEventPatterns("experience.*"), team: nil, allowPrivateTargets: false
+        ).value.endpoint
+        _ = try registry.register(try experienceJSON("https://bikes.example/a"))
+        _ = try registry.register(try experienceJSON("https://bikes.example/b"))
+        let schedule = WebhookRetrySchedule(delaysMilliseconds: [1_000, 2_000])
+        var due = try registry.dueWebhooks(now: Registry.milliseconds(clock.now))
+        #expect(due.count == 1)
+        let head = due[0]
+        try registry.recordWebhookAttempt(head, status: 500, error: "HTTP 500", delivered: false, schedule: schedule, unit: 0.5)
+        #expect(try registry.dueWebhooks(now: Registry.milliseconds(clock.now)).isEmpty)
+        #expect(try registry.nextWebhookDue() == Registry.milliseconds(clock.now) + 1_000)
+        clock.advance(1.0)
+        due = try registry.dueWebhooks(now: Registry.milliseconds(clock.now))
+        #expect(due.map(\.messageID) == [head.messageID])  // the same event, not the next
+        try registry.recordWebhookAttempt(due[0], status: nil, error: "timeout", delivered: false, schedule: schedule, unit: 0.5)
+        clock.advance(2.0)
+        due = try registry.dueWebhooks(now: Registry.milliseconds(clock.now))
+        try registry.recordWebhookAttempt(due[0], status: 503, error: "HTTP 503", delivered: false, schedule: schedule, unit: 0.5)
+        let failing = try registry.webhook(id: hook.id)
+        #expect(failing.state == .failing)
+        #expect(failing.failure?.contains("HTTP 503") == true)
+        clock.advance(100)
+        #expect(try registry.dueWebhooks(now: Registry.milliseconds(clock.now)).isEmpty)
+        #expect(try registry.enableWebhook(id: hook.id).value.state == .active)
+        due = try registry.dueWebhooks(now: Registry.milliseconds(clock.now))
+        #expect(due.map(\.messageID) == [head.messageID])
+        try registry.recordWebhookAttempt(due[0], status: 204, error: nil, delivered: true, schedule: schedule, unit: 0)
+        due = try registry.dueWebhooks(now: Registry.milliseconds(clock.now))
+        #expect(due.count == 1 && due[0].messageID != head.messageID)
+        let deliveries = try registry.webhookDeliveries(id: hook.id)
+        #expect(deliveries.map { $0.deliveredAt != nil } == [false, true])
+    }
+
+    @Test func removingDropsWhatWasNotDelivered() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        let hook = try registry.addWebhook(
+            url: "https://hooks.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false
+        ).value.endpoint
+        _ = try registry.register(try experienceJSON("https://bikes.example/a"))
+        #expect(try count(path, "webhook_delivery") == 2)
+        _ = try registry.removeWebhook(id: hook.id)
+        #expect(try count(path, "webhook_delivery") == 0)
+        #expect(try count(path, "webhook_event") == 0)
+        #expect(throws: RegistryError.self) { try registry.removeWebhook(id: hook.id) }
+    }
+}
+
+/// A clock the test moves.
+final class TestClock {
+    var now = Date(timeIntervalSince1970: 1_800_000_000)
+    func advance(_ seconds: Double) { now = now.addingTimeInterval(seconds) }
+}
