@@ -18,6 +18,8 @@ public final class WebhookWorker: Sendable {
         public var timeoutSeconds = 10.0
         public var allowPrivateTargets = false
         public var pollSeconds = 1.0
+        /// Deliveries made longer ago than this, and their events, are forgotten (checked hourly).
+        public var retentionDays = 30
         public init() {}
     }
 
@@ -72,9 +74,14 @@ public final class WebhookWorker: Sendable {
         }
         defer { registry.close() }
         let sender = WebhookSender(timeoutSeconds: configuration.timeoutSeconds, allowPrivateTargets: configuration.allowPrivateTargets)
+        var prunedAt = Date.distantPast
         while !isStopping {
             var waitSeconds = configuration.pollSeconds
             do {
+                if Date().timeIntervalSince(prunedAt) >= 3_600 {
+                    prunedAt = Date()
+                    try registry.pruneWebhookHistory(olderThanDays: configuration.retentionDays)
+                }
                 let due = try registry.dueWebhooks(now: Registry.milliseconds(Date()))
                 for delivery in due {
                     if isStopping { return }

@@ -56,6 +56,12 @@ extension Context {
             }
             webhooks.timeoutSeconds = seconds
         }
+        if let text = parsed.value("webhook-retention-days") {
+            guard let days = Int(text), (1...3650).contains(days) else {
+                throw CommandFailure.usage("--webhook-retention-days takes a number of days from 1 to 3650")
+            }
+            webhooks.retentionDays = days
+        }
         var configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.

@@ -310,6 +310,9 @@ public enum Commands {
                         "webhook-retry-schedule", value: "MS,MS,…",
                         help: "waits after each failed delivery, in ms (testing; default 5 s … 10 h)"),
                     .option("webhook-timeout", value: "SECONDS", help: "how long a webhook request may take (default 10)"),
+                    .option(
+                        "webhook-retention-days", value: "DAYS",
+                        help: "forget webhook deliveries made longer ago than this, and their events (default 30)"),
                 ]),
             CommandSpec(
                 "token", summary: "manage API tokens",

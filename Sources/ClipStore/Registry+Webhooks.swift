@@ -279,6 +279,24 @@ extension Registry {
         }
     }
 
+    /// Forgets the deliveries made more than `days` days ago and then the events older than that with no delivery left,
+    /// so the outbox does not grow for ever. A delivery not yet made (pending, or held by a failing endpoint) is kept
+    /// whatever its age, and so is its event. Returns the deliveries forgotten.
+    @discardableResult
+    public func pruneWebhookHistory(olderThanDays days: Int) throws(RegistryError) -> Int {
+        let cutoff = timestamp(now().addingTimeInterval(-Double(days) * 86_400))
+        return try write {
+            let deliveries = try db.execute(
+                "DELETE FROM webhook_delivery WHERE delivered_at IS NOT NULL AND delivered_at < ?", [.text(cutoff)])
+            try db.execute(
+                """
+                DELETE FROM webhook_event WHERE created_at < ?
+                    AND NOT EXISTS (SELECT 1 FROM webhook_delivery WHERE webhook_delivery.event_id = webhook_event.id)
+                """, [.text(cutoff)])
+            return deliveries
+        }
+    }
+
     /// Records an attempt: delivered (a 2xx), or failed and due again after the schedule's next
     /// delay; when the schedule is spent the endpoint becomes failing. `unit` picks the jitter.
     public func recordWebhookAttempt(

@@ -117,8 +117,9 @@ public final class Registry {
         }
     }
 
-    func timestamp() -> String {
-        now().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    /// `date` (by default now) as the registry writes times: fixed-width ISO 8601 in UTC, so that text order is time order.
+    func timestamp(_ date: Date? = nil) -> String {
+        (date ?? now()).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// Appends a change record (docs/rules.md#change-records: when, who, what entity, before/after).

@@ -158,6 +158,37 @@ struct WebhookOutboxTests {
         #expect(deliveries.map { $0.deliveredAt != nil } == [false, true])
     }
 
+    /// Retention: what was delivered long ago goes, with its event; what is not delivered stays, however old.
+    @Test func deliveredHistoryIsForgottenAfterTheRetention() throws {
+        let path = temporaryDatabasePath()
+        let clock = TestClock()
+        let registry = try Registry(path: path, now: { clock.now })
+        let patterns = try WebhookEventPatterns("experience.*")
+        let delivering = try registry.addWebhook(url: "https://a.example.com/in", events: patterns, team: nil, allowPrivateTargets: false)
+        let down = try registry.addWebhook(url: "https://b.example.com/in", events: patterns, team: nil, allowPrivateTargets: false)
+        _ = try registry.register(try experienceJSON("https://bikes.example/old"))
+        for due in try registry.dueWebhooks(now: Registry.milliseconds(clock.now)) where due.endpointID == delivering.value.endpoint.id {
+            try registry.recordWebhookAttempt(due, status: 200, error: nil, delivered: true, schedule: .standard, unit: 0)
+        }
+        clock.advance(31 * 86_400)
+        _ = try registry.register(try experienceJSON("https://bikes.example/new"))
+        for due in try registry.dueWebhooks(now: Registry.milliseconds(clock.now)) where due.endpointID == delivering.value.endpoint.id {
+            try registry.recordWebhookAttempt(due, status: 200, error: nil, delivered: true, schedule: .standard, unit: 0)
+        }
+        #expect(try count(path, "webhook_delivery") == 4)
+        #expect(try registry.pruneWebhookHistory(olderThanDays: 30) == 1)
+        // The old event stays while the endpoint that is down has not had it; the new one is within the retention.
+        #expect(try count(path, "webhook_event") == 2)
+        #expect(try registry.webhookDeliveries(id: down.value.endpoint.id).count == 2)
+        #expect(try registry.webhookDeliveries(id: delivering.value.endpoint.id).count == 1)
+        _ = try registry.removeWebhook(id: down.value.endpoint.id)
+        #expect(try registry.pruneWebhookHistory(olderThanDays: 30) == 0)
+        #expect(try count(path, "webhook_event") == 1)
+        clock.advance(31 * 86_400)
+        #expect(try registry.pruneWebhookHistory(olderThanDays: 30) == 1)
+        #expect(try count(path, "webhook_event") == 0 && count(path, "webhook_delivery") == 0)
+    }
+
     @Test func removingDropsWhatWasNotDelivered() throws {
         let path = temporaryDatabasePath()
         let registry = try Registry(path: path)
