@@ -159,6 +159,8 @@ public final class ClipAPI: @unchecked Sendable {
     /// Every route, frozen once `init` has registered them; each says whether it answers from memory.
     public private(set) var routeTable = RouteTable()
     let metrics = Metrics()
+    /// The newest change record seen by `cached` and its time in seconds since 1970.
+    private let lastChangeParsed = Locked<(id: Int64, at: String, seconds: Int64?)?>(nil)
     let log: @Sendable (String) -> Void
     /// Whether each request gets a log line (`serve --quiet` turns it off; errors are always logged).
     let logsRequests: Bool
@@ -224,8 +226,17 @@ public final class ClipAPI: @unchecked Sendable {
             return policy.apply(to: response, request: request, entityTag: "", lastModified: nil, now: now)
         }
         let tag = response.headers["ETag"] ?? "\"\(SHA256.hexDigest(response.body).prefix(32))\""
-        let changed = (try? pool.index.lastChange()).flatMap { Self.seconds(iso8601: $0.at) }
+        let changed = (try? pool.index.lastChange()).flatMap { lastChangeSeconds($0) }
         return policy.apply(to: response, request: request, entityTag: tag, lastModified: changed, now: now)
+    }
+
+    /// `seconds(iso8601:)` of the newest change record, parsed once per record rather than per
+    /// answer (ISO 8601 parsing was 4% of a resolve request's instructions under callgrind).
+    private func lastChangeSeconds(_ change: (id: Int64, at: String)) -> Int64? {
+        if let known = lastChangeParsed.withLock({ $0 }), known.id == change.id, known.at == change.at { return known.seconds }
+        let seconds = Self.seconds(iso8601: change.at)
+        lastChangeParsed.withLock { $0 = (change.id, change.at, seconds) }
+        return seconds
     }
 
     /// Whole seconds since 1970 of a stored ISO 8601 time; nil when there is none.
