@@ -6,6 +6,7 @@ import Foundation
 public import HTTP1
 import StrictJSON
 import Locking
+import Synchronization
 
 /// Who is calling, from the bearer token.
 enum Principal {
@@ -267,13 +268,27 @@ public final class ClipAPI: @unchecked Sendable {
         }
     }
 
+    /// The answer, on the server's event loop, to a request whose route answers from memory
+    /// (`HTTPServer`'s `answerInline`); nil sends it to the blocking pool. The route is matched
+    /// once: asking `answersFromMemory` and then `handle` matched it twice (callgrind: 4% of an
+    /// AASA request).
+    public func answerFromMemory(_ request: HTTPRequest) -> HTTPResponse? {
+        let match = routeTable.match(method: request.method, path: request.path)
+        guard case .found(let route, _) = match, route.fromMemory.holds(for: request) else { return nil }
+        return handle(request, match)
+    }
+
     /// The server's handler.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        handle(request, routeTable.match(method: request.method, path: request.path))
+    }
+
+    private func handle(_ request: HTTPRequest, _ match: RouteTable.Match) -> HTTPResponse {
         let started = monotonicSeconds()
         let requestID = Self.requestID(request.headers["X-Request-Id"])
         var response: HTTPResponse
         var route = "unmatched"
-        switch routeTable.match(method: request.method, path: request.path) {
+        switch match {
         case .found(let matched, let parameters):
             route = matched.template
             response = matched.handler(request, parameters)
@@ -335,6 +350,12 @@ public final class ClipAPI: @unchecked Sendable {
         pool.interruptWork()
     }
 
+    private static let requestIDStart: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+    private static let nextRequestID = Atomic<UInt64>(0)
+
     /// A client's X-Request-Id when it is safe to echo (1–128 of [A-Za-z0-9._-]), else a new one.
     static func requestID(_ given: String?) -> String {
         if let given, (1...128).contains(given.utf8.count),
@@ -344,8 +365,13 @@ public final class ClipAPI: @unchecked Sendable {
         {
             return given
         }
-        var generator = SystemRandomNumberGenerator()
-        let bits = generator.next() as UInt64
+        // A counter through SplitMix64's finalizer (a bijection of 64-bit values, so no two requests of
+        // a process share an id), from a random start per process: one atomic add per request where
+        // a getrandom(2) call was.
+        var bits = requestIDStart &+ nextRequestID.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).oldValue
+        bits = (bits ^ (bits >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        bits = (bits ^ (bits >> 27)) &* 0x94D0_49BB_1331_11EB
+        bits ^= bits >> 31
         let hex: StaticString = "0123456789abcdef"
         return String(unsafeUninitializedCapacity: 16) { buffer in
             for i in 0..<16 { buffer[i] = hex.utf8Start[Int(bits >> (60 - 4 * UInt64(i)) & 0xF)] }

@@ -22,17 +22,41 @@ public struct HTTPHeaders: Sendable, Sequence {
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 
     /// True when a comma-separated header lists `token` (case-insensitive), e.g. Connection: close.
+    /// Scans the values in place (no arrays or substrings: this runs for every request and answer).
     public func contains(_ name: String, token: String) -> Bool {
-        all(name).contains { value in value.split(separator: ",").contains { $0.trimmingOWS().caseInsensitiveEquals(token) } }
+        fields.contains { $0.name.caseInsensitiveEquals(name) && Self.list($0.value, contains: token) }
+    }
+
+    /// Whether the comma-separated `value` (RFC 9110 §5.6.1, OWS around elements) has an element equal to
+    /// `token`, case-insensitively.
+    static func list(_ value: String, contains token: String) -> Bool {
+        let bytes = value.utf8, wanted = token.utf8
+        var start = bytes.startIndex
+        while start <= bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.endIndex
+            var first = start, last = end
+            while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first = bytes.index(after: first) }
+            while last > first, bytes[bytes.index(before: last)] == 0x20 || bytes[bytes.index(before: last)] == 0x09 {
+                last = bytes.index(before: last)
+            }
+            if bytes[first..<last].caseInsensitiveEquals(wanted) { return true }
+            guard end < bytes.endIndex else { return false }
+            start = bytes.index(after: end)
+        }
+        return false
+    }
+}
+
+extension Collection<UInt8> {
+    /// ASCII case-insensitive equality of two byte strings (RFC 9110 §5.1 field names, tokens).
+    func caseInsensitiveEquals(_ other: some Collection<UInt8>) -> Bool {
+        guard count == other.count else { return false }
+        return zip(self, other).allSatisfy { x, y in x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A) }
     }
 }
 
 extension StringProtocol {
-    func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
-        let a = utf8, b = other.utf8
-        guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A) }
-    }
+    func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool { utf8.caseInsensitiveEquals(other.utf8) }
 
     /// RFC 9110 §5.6.3: optional whitespace is SP / HTAB.
     func trimmingOWS() -> String {
