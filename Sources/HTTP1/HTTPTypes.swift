@@ -56,7 +56,14 @@ extension Collection<UInt8> {
 }
 
 extension StringProtocol {
-    func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool { utf8.caseInsensitiveEquals(other.utf8) }
+    func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+        // Over contiguous UTF-8 when both have it (native strings do): the UTF8View iterators were 5%
+        // of an AASA request's instructions under callgrind (header lookups by name).
+        let fast = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in a.caseInsensitiveEquals(b) }
+        }
+        return (fast ?? nil) ?? utf8.caseInsensitiveEquals(other.utf8)
+    }
 
     /// RFC 9110 §5.6.3: optional whitespace is SP / HTAB.
     func trimmingOWS() -> String {

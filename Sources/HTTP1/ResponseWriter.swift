@@ -3,12 +3,16 @@
 /// 1xx, 204 and 304 (RFC 9112 §6.3).
 public enum ResponseWriter {
     public static func isValidFieldName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(RequestHeadParser.isTokenChar)
+        !name.isEmpty && (name.utf8.withContiguousStorageIfAvailable(isValidFieldName) ?? isValidFieldName(name.utf8))
     }
 
     public static func isValidFieldValue(_ value: String) -> Bool {
-        value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+        value.utf8.withContiguousStorageIfAvailable(isValidFieldValue) ?? isValidFieldValue(value.utf8)
     }
+
+    static func isValidFieldName(_ bytes: some Collection<UInt8>) -> Bool { bytes.allSatisfy(RequestHeadParser.isTokenChar) }
+
+    static func isValidFieldValue(_ bytes: some Collection<UInt8>) -> Bool { bytes.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) } }
 
     /// The bytes of `response`. `includeBody` is false for HEAD (the Content-Length still
     /// describes the GET body, RFC 9110 §9.3.2). Invalid header fields are dropped.
@@ -56,12 +60,17 @@ public enum ResponseWriter {
         guard isValidFieldName(name), isValidFieldValue(value), !name.caseInsensitiveEquals("Content-Length"),
             !name.caseInsensitiveEquals("Connection")
         else { return }
-        bytes.append(contentsOf: name.utf8)
+        appendUTF8(name, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: value.utf8)
+        appendUTF8(value, to: &bytes)
         bytes.append(0x0D)
         bytes.append(0x0A)
+    }
+
+    /// A copy of the string's contiguous UTF-8 (a memcpy), byte by byte only for a bridged string.
+    private static func appendUTF8(_ text: String, to bytes: inout [UInt8]) {
+        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: text.utf8) }
     }
 
     /// The decimal digits of `n` ≥ 0 (RFC 9110 §8.6: Content-Length = 1*DIGIT).
