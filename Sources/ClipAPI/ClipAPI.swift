@@ -219,14 +219,14 @@ public final class ClipAPI: @unchecked Sendable {
     }
 
     /// The answer with the route's caching fields and validators, or its `304` (`CachePolicy`):
-    /// the tag is the answer's own or its bytes' SHA-256; the last modification the newest change
+    /// the tag is the answer's own or a hash of its bytes (`ContentTag`); the last modification the newest change
     /// record, the latest moment anything a public answer shows could have changed.
     func cached(_ response: HTTPResponse, _ request: HTTPRequest, _ policy: CachePolicy) -> HTTPResponse {
         let now = Int64(Date().timeIntervalSince1970)
         guard policy.freshness != .noStore, response.status == 200 else {
             return policy.apply(to: response, request: request, entityTag: "", lastModified: nil, now: now)
         }
-        let tag = response.headers["ETag"] ?? "\"\(SHA256.hexDigest(response.body).prefix(32))\""
+        let tag = response.headers["ETag"] ?? ContentTag.of(response.body)
         let changed = (try? pool.index.lastChange()).flatMap { lastChangeSeconds($0) }
         return policy.apply(to: response, request: request, entityTag: tag, lastModified: changed, now: now)
     }
