@@ -23,8 +23,10 @@ public enum ContentTag {
         }
     }
 
-    /// Two lanes of multiply-rotate over little-endian 64-bit words (the tail zero-padded, the
-    /// length mixed in so that padding cannot collide), each finished with SplitMix64's finalizer.
+    /// Two lanes of multiply-rotate over little-endian 64-bit words, the tail zero-padded and the
+    /// length mixed in last as one more word (so that padding cannot collide), each lane finished
+    /// with SplitMix64's finalizer. Each step is a bijection of lane `a` for a given word, so two
+    /// inputs of the same length that differ anywhere end with different `a`.
     static func hash(_ bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
         @inline(__always) func rotl(_ x: UInt64, _ n: UInt64) -> UInt64 { x << n | x >> (64 - n) }
         @inline(__always) func finish(_ x: UInt64) -> UInt64 {
@@ -33,8 +35,8 @@ public enum ContentTag {
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
-        var a: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
-        var b: UInt64 = 0xC2B2_AE3D_27D4_EB4F &+ UInt64(bytes.count)
+        var a: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var b: UInt64 = 0xC2B2_AE3D_27D4_EB4F
         var i = 0
         func mix(_ word: UInt64) {
             a = rotl(a ^ word, 29) &* 0xBF58_476D_1CE4_E5B9
@@ -49,6 +51,7 @@ public enum ContentTag {
             for j in i..<bytes.count { tail |= UInt64(bytes[j]) << (8 * UInt64(j - i)) }
             mix(tail)
         }
+        mix(UInt64(bytes.count))
         return (finish(a), finish(b ^ a))
     }
 }

@@ -16,32 +16,30 @@ struct ContentTagTests {
     /// truncation and appended zero of many answers gives a tag of its own.
     @Test func everySmallChangeChangesTheTag() {
         var generator = SystemRandomNumberGenerator()
-        var seen = Set<String>()
-        var count = 0
-        for length in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 330] {
+        var variants = Set<[UInt8]>()
+        for length in [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 330] {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            var variants = [bytes, bytes + [0], bytes + [0, 0], Array(bytes.dropLast())]
+            variants.formUnion([bytes, bytes + [0], bytes + [0, 0], Array(bytes.dropLast())])
             for i in bytes.indices {
                 for bit in 0..<8 {
                     var flipped = bytes
                     flipped[i] ^= 1 << bit
-                    variants.append(flipped)
+                    variants.insert(flipped)
                 }
             }
-            for v in Set(variants.map { $0 }) {
-                seen.insert(ContentTag.of(v))
-                count += 1
-            }
         }
+        // Distinct byte strings (a shorter answer's variant may equal a longer one's), distinct tags.
+        let seen = Set(variants.map(ContentTag.of))
+        let count = variants.count
         #expect(seen.count == count)
     }
 
     /// Stable across processes and releases (caches keep tags across restarts): fixed vectors,
     /// computed by an independent Python implementation of the same hash.
     @Test(arguments: [
-        ("", "\"e220a8397b1dcdaf9f8c483a1cd5b002\""),
-        ("hello", "\"ccb705035f2fe127d8245a00e82e8aed\""),
-        (#"{"url":"https://a.example/"}"#, "\"e6b9bd8b829a4e8685da4c2fd5a1afee\""),
+        ("", "\"a9ed6c9d17de473bc4056ced59e0d92c\""),
+        ("hello", "\"4d4d58eee69e7277302848529df68d70\""),
+        (#"{"url":"https://a.example/"}"#, "\"6b93ebda7ddddea610970b8a98d81a39\""),
     ])
     func isStable(_ text: String, _ tag: String) {
         #expect(ContentTag.of(Array(text.utf8)) == tag)
