@@ -13,7 +13,8 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// Replaces every field of that name.
     public mutating func set(_ name: String, _ value: String) {
-        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        // Most answers set fields they do not have yet: look before rewriting the array.
+        if fields.contains(where: { $0.name.caseInsensitiveEquals(name) }) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
         fields.append((name, value))
     }
 
@@ -184,8 +185,9 @@ extension HTTPHeaders {
     /// Every field named `name` as one list (RFC 9110 §5.3: repeated fields combine with commas),
     /// read as `*` or `#entity-tag`; nil when there is no such field.
     public func entityTagCondition(_ name: String) -> EntityTagCondition? {
+        // Asked of every cacheable answer, which nearly always has no such field: no array then.
+        guard fields.contains(where: { $0.name.caseInsensitiveEquals(name) }) else { return nil }
         let values = all(name)
-        guard !values.isEmpty else { return nil }
         let combined = values.joined(separator: ",")
         if combined.trimmingOWS() == "*" { return .any }
         var tags: [EntityTag] = []
