@@ -11,25 +11,33 @@ final class Metrics: Sendable {
         let method: String
         let status: Int
     }
+    /// A route's latency histogram.
+    private struct Latency {
+        var buckets = [Int](repeating: 0, count: Metrics.bounds.count)
+        var sum = 0.0
+        var count = 0
+    }
     private struct Counts {
         var requests: [RequestKey: Int] = [:]
-        var latencyBuckets: [String: [Int]] = [:]
-        var latencySum: [String: Double] = [:]
-        var latencyCount: [String: Int] = [:]
+        var latency: [String: Latency] = [:]
     }
     private let counts = Locked(Counts())
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
+    /// Updated in place under the lock: one probe per table, no copy of the buckets (callgrind: the
+    /// copy-modify-store of four tables was 6% of an AASA request, with an allocation).
     func record(route: String, method: String, status: Int, seconds: Double) {
         let key = RequestKey(route: route, method: Self.methodLabel(method), status: (100...599).contains(status) ? status : 0)
         counts.withLock { counts in
             counts.requests[key, default: 0] += 1
-            var buckets = counts.latencyBuckets[route] ?? [Int](repeating: 0, count: Self.bounds.count)
-            for (i, bound) in Self.bounds.enumerated() where seconds <= bound { buckets[i] += 1 }
-            counts.latencyBuckets[route] = buckets
-            counts.latencySum[route, default: 0] += seconds
-            counts.latencyCount[route, default: 0] += 1
+            Self.add(seconds, to: &counts.latency[route, default: Latency()])
         }
+    }
+
+    private static func add(_ seconds: Double, to latency: inout Latency) {
+        for (i, bound) in bounds.enumerated() where seconds <= bound { latency.buckets[i] += 1 }
+        latency.sum += seconds
+        latency.count += 1
     }
 
     /// The method label: the RFC 9110 §9 methods and PATCH (RFC 5789) as themselves, anything else `other`.
@@ -59,15 +67,13 @@ final class Metrics: Sendable {
         for line in lines.sorted() { out += line }
         out += "# HELP clipregistry_http_request_duration_seconds Time to answer a request, by route template.\n"
         out += "# TYPE clipregistry_http_request_duration_seconds histogram\n"
-        let (latencyBuckets, latencySum, latencyCount) = (counts.latencyBuckets, counts.latencySum, counts.latencyCount)
-        for route in latencyBuckets.keys.sorted() {
+        for (route, latency) in counts.latency.sorted(by: { $0.key < $1.key }) {
             for (i, bound) in Self.bounds.enumerated() {
-                let count = latencyBuckets[route]![i]
-                out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(count)\n"
+                out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(latency.buckets[i])\n"
             }
-            out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(latencyCount[route]!)\n"
-            out += "clipregistry_http_request_duration_seconds_sum{route=\"\(route)\"} \(latencySum[route]!)\n"
-            out += "clipregistry_http_request_duration_seconds_count{route=\"\(route)\"} \(latencyCount[route]!)\n"
+            out += "clipregistry_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(latency.count)\n"
+            out += "clipregistry_http_request_duration_seconds_sum{route=\"\(route)\"} \(latency.sum)\n"
+            out += "clipregistry_http_request_duration_seconds_count{route=\"\(route)\"} \(latency.count)\n"
         }
         out += "# HELP clipregistry_experiences Advanced experiences (not removed), by status.\n# TYPE clipregistry_experiences gauge\n"
         for (status, count) in experiences.sorted(by: { $0.key < $1.key }) {

@@ -126,7 +126,8 @@ extension ClipAPI {
             throw Problem.badRequest("the request has no Host header")
         }
         // The port is not part of the association (docs/apple-formats.md#appclips); IPv6 literals are not hosts here.
-        let host = hostHeader.split(separator: ":", maxSplits: 1).first.map(String.init) ?? hostHeader
+        // Over UTF-8: splitting the String by Character broke graphemes (callgrind: 10% of an AASA request).
+        let host = hostHeader.utf8.firstIndex(of: UInt8(ascii: ":")).map { String(hostHeader[..<$0]) } ?? hostHeader
         // Served from the read model's cache (docs/architecture.md#the-read-model), generated once per change of the host.
         let normalized: String
         do { normalized = try Registry.normalizeHost(host) } catch { throw Problem.notFound("no apple-app-site-association for this host") }

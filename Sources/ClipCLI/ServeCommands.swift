@@ -76,7 +76,7 @@ extension Context {
         let server = HTTPServer(
             configuration: configuration,
             observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },
-            routes: api.routeTable,
+            answerInline: { api.answerFromMemory($0) },
             handler: { api.handle($0) })
         server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }
         // Graceful stop (docs/architecture.md#graceful-stop): stop accepting, finish in-flight requests, close. The handlers

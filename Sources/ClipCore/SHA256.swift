@@ -13,62 +13,99 @@ public struct SHA256: Sendable {
     ]
 
     // FIPS 180-4 §5.3.3: initial hash value.
-    private var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-    private var buffer: [UInt8] = []
+    // Fixed-size state, no arrays: hashing allocates nothing (the ETag of every resolve answer is one of
+    // these; callgrind showed the array-based version at 63% of a resolve request's instructions).
+    private var h = SIMD8<UInt32>(0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
+    /// The bytes of an incomplete block, `pendingCount` of them.
+    private var pending = SIMD64<UInt8>()
+    private var pendingCount = 0
     private var length: UInt64 = 0
 
     public init() {}
 
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            buffer.append(byte)
-            length &+= 1
-            if buffer.count == 64 {
-                compress(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
+        let contiguous: Void? = bytes.withContiguousStorageIfAvailable { buffer in update(UnsafeRawBufferPointer(buffer)) }
+        guard contiguous == nil else { return }
+        for byte in bytes { append(byte) }
+    }
+
+    /// Whole blocks straight from `bytes`; the rest waits in `pending`.
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        var i = 0
+        while pendingCount > 0 && i < bytes.count {
+            append(bytes[i])
+            i += 1
         }
+        while bytes.count - i >= 64 {
+            compress(bytes.baseAddress! + i)
+            length &+= 64
+            i += 64
+        }
+        while i < bytes.count {
+            append(bytes[i])
+            i += 1
+        }
+    }
+
+    private mutating func append(_ byte: UInt8) {
+        pending[pendingCount] = byte
+        pendingCount += 1
+        length &+= 1
+        if pendingCount == 64 { compressPending() }
+    }
+
+    private mutating func compressPending() {
+        var block = pending
+        withUnsafeBytes(of: &block) { compress($0.baseAddress!) }
+        pendingCount = 0
     }
 
     public mutating func finalize() -> [UInt8] {
-        // FIPS 180-4 §5.1.1: append 1 bit, zeros to 448 mod 512 bits, then the 64-bit length.
-        let bitLength = length &* 8
-        buffer.append(0x80)
-        if buffer.count > 56 {
-            buffer += [UInt8](repeating: 0, count: 64 - buffer.count)
-            compress(buffer)
-            buffer.removeAll(keepingCapacity: true)
-        }
-        buffer += [UInt8](repeating: 0, count: 56 - buffer.count)
-        for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        compress(buffer)
-        buffer.removeAll()
-        return h.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
+        var digest = [UInt8](repeating: 0, count: 32)
+        digest.withUnsafeMutableBytes { finalize(into: $0) }
+        return digest
     }
 
-    private mutating func compress(_ block: [UInt8]) {
+    /// Writes the 32-byte digest to `out` (at least 32 bytes).
+    public mutating func finalize(into out: UnsafeMutableRawBufferPointer) {
+        // FIPS 180-4 §5.1.1: append 1 bit, zeros to 448 mod 512 bits, then the 64-bit length.
+        let bitLength = length &* 8
+        pending[pendingCount] = 0x80
+        pendingCount += 1
+        if pendingCount > 56 {
+            for i in pendingCount..<64 { pending[i] = 0 }
+            compressPending()
+        }
+        for i in pendingCount..<56 { pending[i] = 0 }
+        for i in 0..<8 { pending[56 + i] = UInt8(truncatingIfNeeded: bitLength >> UInt64(56 - 8 * i)) }
+        compressPending()
+        for i in 0..<8 { out.storeBytes(of: h[i].bigEndian, toByteOffset: 4 * i, as: UInt32.self) }
+    }
+
+    /// One 64-byte block at `block` (FIPS 180-4 §6.2.2).
+    private mutating func compress(_ block: UnsafeRawPointer) {
         @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
-        var w = [UInt32](repeating: 0, count: 64)
-        for t in 0..<16 {
-            w[t] = UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16 | UInt32(block[4 * t + 2]) << 8 | UInt32(block[4 * t + 3])
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for t in 0..<16 { w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self)) }
+            for t in 16..<64 {
+                let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
+                let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
+                w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+            Self.k.withUnsafeBufferPointer { k in
+                for t in 0..<64 {
+                    let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                    let ch = (e & f) ^ (~e & g)
+                    let t1 = hh &+ s1 &+ ch &+ k[t] &+ w[t]
+                    let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                    let maj = (a & b) ^ (a & c) ^ (b & c)
+                    let t2 = s0 &+ maj
+                    (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+                }
+            }
+            h &+= SIMD8(a, b, c, d, e, f, g, hh)
         }
-        for t in 16..<64 {
-            let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
-            let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
-            w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-        for t in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = hh &+ s1 &+ ch &+ Self.k[t] &+ w[t]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-        }
-        h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d
-        h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
     }
 
     public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
@@ -78,6 +115,18 @@ public struct SHA256: Sendable {
     }
 
     public static func hexDigest<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        hash(bytes).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 4) { digest in
+            hasher.finalize(into: digest)
+            let hex: StaticString = "0123456789abcdef"
+            return String(unsafeUninitializedCapacity: 64) { out in
+                for (i, byte) in digest.enumerated() {
+                    out[2 * i] = hex.utf8Start[Int(byte >> 4)]
+                    out[2 * i + 1] = hex.utf8Start[Int(byte & 0xF)]
+                }
+                return 64
+            }
+        }
     }
 }

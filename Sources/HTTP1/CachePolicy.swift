@@ -10,16 +10,21 @@ public struct CachePolicy: Sendable, Equatable {
         case noStore
     }
 
-    public var freshness: Freshness
+    public var freshness: Freshness { didSet { cacheControl = Self.cacheControl(freshness) } }
     /// The request fields that select among answers of the same URL (RFC 9110 §12.5.5).
-    public var vary: [String]
+    public var vary: [String] { didSet { varyValue = vary.joined(separator: ", ") } }
+    /// The field values, made once rather than per answer.
+    public private(set) var cacheControl: String
+    private var varyValue: String
 
     public init(_ freshness: Freshness, vary: [String] = []) {
         self.freshness = freshness
         self.vary = vary
+        cacheControl = Self.cacheControl(freshness)
+        varyValue = vary.joined(separator: ", ")
     }
 
-    public var cacheControl: String {
+    static func cacheControl(_ freshness: Freshness) -> String {
         switch freshness {
         case .publicFor(let seconds): "public, max-age=\(max(0, seconds))"
         case .immutable: "public, max-age=31536000, immutable"
@@ -51,7 +56,7 @@ public struct CachePolicy: Sendable, Equatable {
         guard isRead else { return response }
         let tag = response.headers["ETag"] ?? entityTag
         var fields: [(String, String)] = [("ETag", tag), ("Cache-Control", cacheControl)]
-        if !vary.isEmpty { fields.append(("Vary", vary.joined(separator: ", "))) }
+        if !vary.isEmpty { fields.append(("Vary", varyValue)) }
         if let lastModified { fields.append(("Last-Modified", HTTPDate.format(min(lastModified, now)))) }
         for (name, value) in fields { response.headers.set(name, value) }
         if Self.notModified(request.headers, tag: tag, lastModified: lastModified, now: now) { return Self.notModifiedResponse(response) }

@@ -123,8 +123,8 @@ extension EventLoop {
             var incoming = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers, body: body)
             incoming.remoteAddress = c.address
             let request = incoming
-            if let inline, inline(request) {
-                prepareAnswer(c, request, head, handler(request), started: monotonicSeconds())
+            if let inline, let response = inline(request) {
+                prepareAnswer(c, request, head, response, started: monotonicSeconds())
                 if let stop = flush(c) { return stop }
                 continue
             }

@@ -39,7 +39,7 @@ final class EventLoop: Sendable {
     let configuration: HTTPServer.Configuration
     let timeouts: ConnectionStateMachine.Timeouts
     let handler: HTTPHandler
-    let inline: (@Sendable (HTTPRequest) -> Bool)?
+    let inline: HTTPInlineHandler?
     let observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     let listener: ListeningSocket
     let epoll: Int32
@@ -63,7 +63,7 @@ final class EventLoop: Sendable {
     static let maxLingeringRefusals = 64
 
     init(
-        configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler, inline: (@Sendable (HTTPRequest) -> Bool)?,
+        configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler, inline: HTTPInlineHandler?,
         observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     ) throws(SocketError) {
         self.configuration = configuration

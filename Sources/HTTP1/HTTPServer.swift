@@ -9,6 +9,10 @@ import Locking
 /// which holds that thread only.
 public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
 
+/// Answers a request on the event loop when it can without blocking (from memory); nil: the
+/// request goes to the blocking pool and `HTTPHandler` answers it there.
+public typealias HTTPInlineHandler = @Sendable (HTTPRequest) -> HTTPResponse?
+
 /// A generic HTTP/1.1 server: an epoll event loop (`EventLoop`) whose threads parse requests, run
 /// the handlers that answer from memory and write, a pool of threads (`BlockingPool`) for the
 /// handlers that may block, and one state machine per connection (`ConnectionStateMachine`) for
@@ -41,22 +45,36 @@ public final class HTTPServer: Sendable {
 
     public let configuration: Configuration
     let handler: HTTPHandler
-    /// Which requests the handler answers without blocking (from memory): those run on the event
-    /// loop; the rest go to the blocking pool. nil: every request goes to the pool.
-    let inline: (@Sendable (HTTPRequest) -> Bool)?
+    /// Answers the requests it can without blocking (from memory) on the event loop; the rest go
+    /// to the blocking pool. nil: every request goes to the pool.
+    let inline: HTTPInlineHandler?
     /// Called once per request with (request, response, seconds) for logs and metrics.
     let observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     private let running = Locked<EventLoop?>(nil)
     private let drainDeadlineHook = Locked<(@Sendable (Int) -> Void)?>(nil)
 
-    public init(
+    /// `inline` names the requests `handler` answers without blocking: those run on the event loop.
+    public convenience init(
         configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil,
         inline: (@Sendable (HTTPRequest) -> Bool)? = nil, handler: @escaping HTTPHandler
+    ) {
+        var answerInline: HTTPInlineHandler?
+        if let inline {
+            answerInline = { @Sendable request in inline(request) ? handler(request) : nil }
+        }
+        self.init(configuration: configuration, observer: observer, answerInline: answerInline, handler: handler)
+    }
+
+    /// `answerInline` decides and answers in one call on the event loop (a router matches once);
+    /// when it returns nil, `handler` answers on the blocking pool.
+    public init(
+        configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil,
+        answerInline: HTTPInlineHandler?, handler: @escaping HTTPHandler
     ) {
         self.configuration = configuration
         self.handler = handler
         self.observer = observer
-        self.inline = inline
+        self.inline = answerInline
     }
 
     /// Requests answered from memory (as `routes` says) run on the event loop.

@@ -153,17 +153,24 @@ public enum RequestHeadParser {
         }
 
         // Host: exactly one for HTTP/1.1 (RFC 9112 §3.2).
-        let hosts = headers.all("Host")
-        if version == .http11 && hosts.count != 1 { throw RequestError(400, "an HTTP/1.1 request needs exactly one Host header") }
-        if hosts.count > 1 { throw RequestError(400, "more than one Host header") }
-        if let host = hosts.first, !host.isEmpty, !host.utf8.withContiguousStorageIfAvailable({ Self.isValidHost($0[...]) })! {
+        // Counted in place, like the framing fields below: arrays of values per request were allocations.
+        var hostCount = 0
+        var firstHost: String?
+        for field in headers.fields where field.name.caseInsensitiveEquals("Host") {
+            hostCount += 1
+            if firstHost == nil { firstHost = field.value }
+        }
+        if version == .http11 && hostCount != 1 { throw RequestError(400, "an HTTP/1.1 request needs exactly one Host header") }
+        if hostCount > 1 { throw RequestError(400, "more than one Host header") }
+        if let host = firstHost, !host.isEmpty, !host.utf8.withContiguousStorageIfAvailable({ Self.isValidHost($0[...]) })! {
             throw RequestError(400, "the Host header is not a valid host[:port]")
         }
         if let targetAuthority { headers.set("Host", targetAuthority) }
 
         // Body framing (RFC 9112 §6).
-        let transferEncodings = headers.all("Transfer-Encoding")
-        let lengths = headers.all("Content-Length")
+        let has = { (name: String) in headers.fields.contains { $0.name.caseInsensitiveEquals(name) } }
+        let transferEncodings = has("Transfer-Encoding") ? headers.all("Transfer-Encoding") : []
+        let lengths = has("Content-Length") ? headers.all("Content-Length") : []
         if !transferEncodings.isEmpty {
             if !lengths.isEmpty { throw RequestError(400, "both Transfer-Encoding and Content-Length (request smuggling)") }
             throw RequestError(501, "Transfer-Encoding in requests is not supported; send Content-Length")

@@ -3,38 +3,85 @@
 /// 1xx, 204 and 304 (RFC 9112 §6.3).
 public enum ResponseWriter {
     public static func isValidFieldName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(RequestHeadParser.isTokenChar)
+        !name.isEmpty && (name.utf8.withContiguousStorageIfAvailable(isValidFieldName) ?? isValidFieldName(name.utf8))
     }
 
     public static func isValidFieldValue(_ value: String) -> Bool {
-        value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+        value.utf8.withContiguousStorageIfAvailable(isValidFieldValue) ?? isValidFieldValue(value.utf8)
     }
+
+    static func isValidFieldName(_ bytes: some Collection<UInt8>) -> Bool { bytes.allSatisfy(RequestHeadParser.isTokenChar) }
+
+    static func isValidFieldValue(_ bytes: some Collection<UInt8>) -> Bool { bytes.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) } }
 
     /// The bytes of `response`. `includeBody` is false for HEAD (the Content-Length still
     /// describes the GET body, RFC 9110 §9.3.2). Invalid header fields are dropped.
+    ///
+    /// One buffer sized up front, the status line pre-encoded, each field checked and copied in one
+    /// pass over its UTF-8: building it from interpolated Strings was 21% of an AASA request's
+    /// instructions under callgrind.
     public static func serialize(_ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, extraHeaders: [(String, String)] = [])
         -> [UInt8]
     {
+        let bodyAllowed = response.status >= 200 && response.status != 204 && response.status != 304
+        let sendsBody = includeBody && bodyAllowed
+        var headSize = 64
+        for field in response.headers.fields { headSize += field.name.utf8.count + field.value.utf8.count + 4 }
+        for (name, value) in extraHeaders { headSize += name.utf8.count + value.utf8.count + 4 }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(160 + response.body.count)
-        bytes.append(contentsOf: "HTTP/1.1 \(response.status) \(HTTPStatus.reason(response.status))\r\n".utf8)
-        for (name, value) in response.headers.fields + extraHeaders
-        where isValidFieldName(name) && isValidFieldValue(value) && !name.caseInsensitiveEquals("Content-Length")
-            && !name.caseInsensitiveEquals("Connection")
-        {
-            bytes.append(contentsOf: name.utf8)
-            bytes.append(UInt8(ascii: ":"))
-            bytes.append(UInt8(ascii: " "))
-            bytes.append(contentsOf: value.utf8)
+        bytes.reserveCapacity(headSize + (sendsBody ? response.body.count : 0))
+        bytes.append(contentsOf: statusLine(response.status))
+        for field in response.headers.fields { appendField(field.name, field.value, to: &bytes) }
+        for (name, value) in extraHeaders { appendField(name, value, to: &bytes) }
+        if bodyAllowed {
+            bytes.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(response.body.count, to: &bytes)
             bytes.append(0x0D)
             bytes.append(0x0A)
         }
-        let bodyAllowed = response.status >= 200 && response.status != 204 && response.status != 304
-        if bodyAllowed { bytes.append(contentsOf: "Content-Length: \(response.body.count)\r\n".utf8) }
         if !keepAlive { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
         bytes.append(0x0D)
         bytes.append(0x0A)
-        if includeBody && bodyAllowed { bytes.append(contentsOf: response.body) }
+        if sendsBody { bytes.append(contentsOf: response.body) }
         return bytes
+    }
+
+    /// `HTTP/1.1 <status> <reason>` CRLF (RFC 9112 §4), encoded once per status.
+    static func statusLine(_ status: Int) -> [UInt8] {
+        guard (100..<600).contains(status) else { return Array("HTTP/1.1 \(status) \(HTTPStatus.reason(status))\r\n".utf8) }
+        return statusLines[status - 100]
+    }
+
+    private static let statusLines: [[UInt8]] = (100..<600).map { Array("HTTP/1.1 \($0) \(HTTPStatus.reason($0))\r\n".utf8) }
+
+    /// `name: value` CRLF, unless the name is not a token, the value holds CR, LF, NUL or another
+    /// control (RFC 9110 §5.5: no response splitting), or the field is one the writer sets itself.
+    private static func appendField(_ name: String, _ value: String, to bytes: inout [UInt8]) {
+        guard isValidFieldName(name), isValidFieldValue(value), !name.caseInsensitiveEquals("Content-Length"),
+            !name.caseInsensitiveEquals("Connection")
+        else { return }
+        appendUTF8(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
+        appendUTF8(value, to: &bytes)
+        bytes.append(0x0D)
+        bytes.append(0x0A)
+    }
+
+    /// A copy of the string's contiguous UTF-8 (a memcpy), byte by byte only for a bridged string.
+    private static func appendUTF8(_ text: String, to bytes: inout [UInt8]) {
+        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: text.utf8) }
+    }
+
+    /// The decimal digits of `n` ≥ 0 (RFC 9110 §8.6: Content-Length = 1*DIGIT).
+    static func appendDecimal(_ n: Int, to bytes: inout [UInt8]) {
+        var divisor = 1
+        while divisor <= n / 10 { divisor *= 10 }
+        var rest = n
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }

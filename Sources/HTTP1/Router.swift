@@ -13,7 +13,7 @@ public enum MemoryAnswer: Sendable, Equatable {
     /// From memory unless the query names this item (`explain`, say, which needs the database).
     case unlessQueryNames(String)
 
-    func holds(for request: HTTPRequest) -> Bool {
+    public func holds(for request: HTTPRequest) -> Bool {
         switch self {
         case .never: false
         case .always: true
