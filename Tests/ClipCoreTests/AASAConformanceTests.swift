@@ -86,3 +86,23 @@ struct AASALintConformanceTests {
         #expect(AASALinter.lint(Array("[]".utf8)).map(\.code) == ["AASA002"])
     }
 }
+
+/// The evaluator's early refusal on literal bytes answers as the full pattern match does.
+struct AASALiteralPrefixTests {
+    @Test(arguments: [
+        ("/store/1", "/store/12", false), ("/store/1", "/stores", true), ("/store/*", "/shop/1", true), ("/a", "", true),
+        ("*/x", "/y", false), ("/K", "/\u{212A}", false), ("/e", "/e\u{301}", false), ("/é", "/e", false), ("$(lang)/x", "/y", false),
+    ])
+    func refusesOnlyWhatCannotMatch(_ pattern: String, _ text: String, _ refused: Bool) {
+        #expect(AASAEvaluator.lacksLiteralPrefix(text, of: pattern) == refused)
+    }
+
+    /// Characters the bytes cannot decide (a Kelvin sign is a K; a combining accent joins its letter) still match as before.
+    @Test func canonicalEquivalentsStillMatch() {
+        let settings = AASAEvaluator.Settings()
+        #expect(AASAEvaluator.patternMatches("/K*", "/\u{212A}elvin", settings, [:]))
+        #expect(!AASAEvaluator.patternMatches("/e", "/e\u{301}", settings, [:]))
+        #expect(AASAEvaluator.patternMatches("/store/*", "/store/12", settings, [:]))
+        #expect(!AASAEvaluator.patternMatches("/store/1*", "/shop/12", settings, [:]))
+    }
+}
