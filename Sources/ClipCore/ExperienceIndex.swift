@@ -54,7 +54,11 @@ public struct ExperienceIndex: Sendable {
     private var hostKeys = UInt64Table()
     /// Experiences (any status) per host, for the "no experience on this host" answer.
     private var hostCounts: [String: Int] = [:]
-    private var slotOfID: [Int64: Int32] = [:]
+    /// Experience id → slot (a `UInt64Table`: start-up's profile showed `Dictionary`'s hashing
+    /// of a million ids at 14% of loading).
+    private var slotOfID = UInt64Table()
+    /// The slot the last localization went to, for loading them in experience order without a lookup.
+    private var lastLocalized = -1
     private var freeSlots: [Int32] = []
     private var clips: [AppID] = []
     /// Each clip's App ID as UTF-8, for answers (`AppID.rawValue` builds a String).
@@ -78,7 +82,7 @@ public struct ExperienceIndex: Sendable {
         records.reserveCapacity(capacity)
         // About 130 bytes of URL, clip number, texts and lengths per experience in the bench's data.
         bytes.reserveCapacity(capacity * 136)
-        slotOfID.reserveCapacity(capacity)
+        slotOfID = UInt64Table(capacity: capacity)
         chains = UInt64Table(capacity: capacity)
     }
 
@@ -110,7 +114,9 @@ public struct ExperienceIndex: Sendable {
 
     // MARK: Changing
 
-    public func experience(id: Int64) -> AdvancedExperience? { slotOfID[id].map { materialize(Int($0)) } }
+    public func experience(id: Int64) -> AdvancedExperience? { slot(id).map(materialize) }
+
+    private func slot(_ id: Int64) -> Int? { slotOfID[UInt64(bitPattern: id)].map(Int.init) }
 
     /// Adds an experience, or replaces the one with its id (its URL or status may have changed).
     public mutating func upsert(_ experience: AdvancedExperience) {
@@ -148,7 +154,8 @@ public struct ExperienceIndex: Sendable {
     }
 
     public mutating func remove(id: Int64) {
-        guard let slot = slotOfID.removeValue(forKey: id) else { return }
+        guard let slot = slot(id) else { return }
+        slotOfID.remove(UInt64(bitPattern: id))
         let record = records[Int(slot)]
         unlink(Int(slot))
         let host = hostString(record)
@@ -158,7 +165,7 @@ public struct ExperienceIndex: Sendable {
         if let n = hostKeys[hostKey], n > 1 { hostKeys.set(hostKey, n - 1) } else { hostKeys.remove(hostKey) }
         garbage += Int(record.dataLength) + Int(record.localizationsLength)
         records[Int(slot)].status = Record.free
-        freeSlots.append(slot)
+        freeSlots.append(Int32(slot))
     }
 
     public mutating func setFallbacks(_ fallbacks: [String: [DefaultFallback]]) { self.fallbacks = fallbacks }
@@ -180,7 +187,7 @@ public struct ExperienceIndex: Sendable {
             Self.extend(Self.hostHash(Self.host(url, record)), Self.path(url, record)) & keyMask
         }
         records[slot] = record
-        slotOfID[record.id] = Int32(slot)
+        slotOfID.set(UInt64(bitPattern: record.id), Int32(slot))
         link(slot)
         let hostKey = hostKey(record)
         hostKeys.set(hostKey, (hostKeys[hostKey] ?? 0) + 1)
@@ -272,7 +279,7 @@ public struct ExperienceIndex: Sendable {
         category: BusinessCategory?, headerImage: UnsafeBufferPointer<UInt8>?, place: UnsafeBufferPointer<UInt8>?, status: ExperienceStatus,
         version: Int64
     ) throws(NormalizedURL.Problem) {
-        if slotOfID[id] != nil { remove(id: id) }
+        remove(id: id)
         let data = bytes.count
         let shape: (host: Int, path: Int, segments: Int, queryItems: Int)
         if let plain = Self.canonicalShape(url) {
@@ -299,7 +306,22 @@ public struct ExperienceIndex: Sendable {
     public mutating func loadLocalization(
         id: Int64, language: Language, title: UnsafeBufferPointer<UInt8>, subtitle: UnsafeBufferPointer<UInt8>
     ) {
-        guard let slot = slotOfID[id].map(Int.init) else { return }
+        // Loaded in experience order: the same slot as the last localization, or the next one.
+        let slot: Int
+        if lastLocalized >= 0 && lastLocalized < records.count && records[lastLocalized].id == id
+            && records[lastLocalized].status != Record.free
+        {
+            slot = lastLocalized
+        } else if lastLocalized + 1 < records.count && records[lastLocalized + 1].id == id
+            && records[lastLocalized + 1].status != Record.free
+        {
+            slot = lastLocalized + 1
+        } else if let found = self.slot(id) {
+            slot = found
+        } else {
+            return
+        }
+        lastLocalized = slot
         var record = records[slot]
         if record.localizations >= 0 && record.localizations + Int(record.localizationsLength) != bytes.count {
             // Not the last block written: copy it to the end so that it can grow.
@@ -650,7 +672,7 @@ public struct ExperienceIndex: Sendable {
     /// The same bytes for an advanced `resolution` this index gave (its experience's version still
     /// current); nil otherwise.
     public func advancedAnswerBytes(_ resolution: Resolution) -> [UInt8]? {
-        guard case .advanced(let e, let language) = resolution.match, resolution.notes.isEmpty, let slot = slotOfID[e.id],
+        guard case .advanced(let e, let language) = resolution.match, resolution.notes.isEmpty, let slot = slot(e.id),
             records[Int(slot)].version == Int64(e.version)
         else { return nil }
         var out: [UInt8] = []
