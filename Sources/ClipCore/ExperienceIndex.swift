@@ -93,6 +93,16 @@ public struct ExperienceIndex: Sendable {
         records.capacity * MemoryLayout<Record>.stride + bytes.capacity + chains.footprint + hostKeys.footprint
     }
 
+    /// Calls `body` with the start and byte count of each of the arena's large buffers, their whole
+    /// reserved capacity, for advice to the kernel (`LiveIndex` asks for huge pages before
+    /// loading). `body` must not read or write the memory.
+    public func forEachArenaRegion(_ body: (UnsafeRawPointer, Int) -> Void) {
+        records.withUnsafeBufferPointer { if let start = $0.baseAddress { body(start, records.capacity * MemoryLayout<Record>.stride) } }
+        bytes.withUnsafeBufferPointer { if let start = $0.baseAddress { body(start, bytes.capacity) } }
+        chains.forEachRegion(body)
+        slotOfID.forEachRegion(body)
+    }
+
     // MARK: Keys
 
     /// FNV-1a (64-bit) over host, a 0 byte, and path: computed for every prefix of a path in one

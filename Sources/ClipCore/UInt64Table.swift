@@ -85,6 +85,12 @@ struct UInt64Table: Sendable {
         for i in oldValues.indices where oldValues[i] != Self.empty { set(oldKeys[i], oldValues[i]) }
     }
 
+    /// The arrays' storage (`ExperienceIndex.forEachArenaRegion`).
+    func forEachRegion(_ body: (UnsafeRawPointer, Int) -> Void) {
+        keys.withUnsafeBufferPointer { if let start = $0.baseAddress { body(start, $0.count * 8) } }
+        values.withUnsafeBufferPointer { if let start = $0.baseAddress { body(start, $0.count * 4) } }
+    }
+
     /// Bytes held (for the read model's memory figures).
     var footprint: Int { keys.capacity * 8 + values.capacity * 4 }
 }
