@@ -50,10 +50,20 @@ public struct ExperienceIndex: Sendable {
     /// Key → first record of its chain. Keys are hashes, so that a probe needs no String; a
     /// candidate's own host and path are compared before it is used (a collision costs a comparison).
     private var chains = UInt64Table()
-    /// Host key → experiences (any status) on hosts with that key: nil means none on the host.
-    private var hostKeys = UInt64Table()
-    /// Experiences (any status) per host, for the "no experience on this host" answer.
-    private var hostCounts: [String: Int] = [:]
+    /// Host key → first `HostEntry` with that key: the hosts that have experiences (any status),
+    /// for the "no experience on this host" answer and a lookup's first check. Found by the host's
+    /// bytes, so that loading a million experiences makes no String per row (start-up's profile).
+    private var hosts = UInt64Table()
+    private var hostEntries: [HostEntry] = []
+    private var freeHostEntries: [Int32] = []
+    private struct HostEntry {
+        var name: [UInt8]
+        var experiences: Int
+        /// The next entry with the same key, or -1.
+        var next: Int32
+    }
+    /// The largest id ever stored: a larger one cannot be present (loading in id order skips the lookup).
+    private var largestID = Int64.min
     /// Experience id → slot (a `UInt64Table`: start-up's profile showed `Dictionary`'s hashing
     /// of a million ids at 14% of loading).
     private var slotOfID = UInt64Table()
@@ -90,7 +100,7 @@ public struct ExperienceIndex: Sendable {
 
     /// Bytes held by the arena's arrays (for clip-bench; dictionaries not counted).
     public var arenaBytes: Int {
-        records.capacity * MemoryLayout<Record>.stride + bytes.capacity + chains.footprint + hostKeys.footprint
+        records.capacity * MemoryLayout<Record>.stride + bytes.capacity + chains.footprint + hosts.footprint
     }
 
     /// Calls `body` with the start and byte count of each of the arena's large buffers, their whole
@@ -168,11 +178,7 @@ public struct ExperienceIndex: Sendable {
         slotOfID.remove(UInt64(bitPattern: id))
         let record = records[Int(slot)]
         unlink(Int(slot))
-        let host = hostString(record)
-        let remaining = (hostCounts[host] ?? 1) - 1
-        hostCounts[host] = remaining > 0 ? remaining : nil
-        let hostKey = hostKey(record)
-        if let n = hostKeys[hostKey], n > 1 { hostKeys.set(hostKey, n - 1) } else { hostKeys.remove(hostKey) }
+        countHost(of: record, by: -1)
         garbage += Int(record.dataLength) + Int(record.localizationsLength)
         records[Int(slot)].status = Record.free
         freeSlots.append(Int32(slot))
@@ -199,14 +205,63 @@ public struct ExperienceIndex: Sendable {
         records[slot] = record
         slotOfID.set(UInt64(bitPattern: record.id), Int32(slot))
         link(slot)
-        let hostKey = hostKey(record)
-        hostKeys.set(hostKey, (hostKeys[hostKey] ?? 0) + 1)
-        hostCounts[hostString(record), default: 0] += 1
+        largestID = max(largestID, record.id)
+        countHost(of: record, by: 1)
     }
 
-    private func hostKey(_ record: Record) -> UInt64 { withURL(record) { Self.hostHash(Self.host($0, record)) & keyMask } }
+    /// The entry of `host` (any case), if it has experiences.
+    private func hostEntry(_ host: UnsafeBufferPointer<UInt8>) -> Int? {
+        var entry = hosts[Self.hostHash(host) & keyMask] ?? -1
+        while entry >= 0 {
+            let found = hostEntries[Int(entry)].name.withUnsafeBufferPointer { Self.equalHosts($0, host) }
+            if found { return Int(entry) }
+            entry = hostEntries[Int(entry)].next
+        }
+        return nil
+    }
 
-    private func hostString(_ record: Record) -> String { withURL(record) { String(decoding: Self.host($0, record), as: UTF8.self) } }
+    /// Adds `delta` (+1 or -1) to the experiences of `record`'s host, adding or dropping its entry.
+    /// (The host is found first, then the tables change: changing them inside `withURL` would
+    /// copy them on write, once per experience.)
+    private mutating func countHost(of record: Record, by delta: Int) {
+        let (key, found) = withURL(record) { url in
+            let host = Self.host(url, record)
+            return (Self.hostHash(host) & keyMask, hostEntry(host))
+        }
+        if let entry = found {
+            hostEntries[entry].experiences += delta
+            guard hostEntries[entry].experiences == 0 else { return }
+            // Unlink the entry from its key's chain and free it.
+            let next = hostEntries[entry].next
+            if hosts[key] == Int32(entry) {
+                if next >= 0 { hosts.set(key, next) } else { hosts.remove(key) }
+            } else {
+                var previous = Int(hosts[key]!)
+                while hostEntries[previous].next != Int32(entry) { previous = Int(hostEntries[previous].next) }
+                hostEntries[previous].next = next
+            }
+            hostEntries[entry].name = []
+            freeHostEntries.append(Int32(entry))
+            return
+        }
+        guard delta > 0 else { return }
+        let name = Array(bytes[(record.data + 8)..<(record.data + 8 + Int(record.hostLength))])
+        let created = HostEntry(name: name, experiences: delta, next: hosts[key] ?? -1)
+        let entry: Int
+        if let free = freeHostEntries.popLast() {
+            entry = Int(free)
+            hostEntries[entry] = created
+        } else {
+            entry = hostEntries.count
+            hostEntries.append(created)
+        }
+        hosts.set(key, Int32(entry))
+    }
+
+    private func hasExperiences(host: String) -> Bool {
+        var host = host
+        return host.withUTF8 { hostEntry($0) != nil }
+    }
 
     /// Inserts `slot` into its key's chain before the first record it is more specific than.
     private mutating func link(_ slot: Int) {
@@ -289,7 +344,7 @@ public struct ExperienceIndex: Sendable {
         category: BusinessCategory?, headerImage: UnsafeBufferPointer<UInt8>?, place: UnsafeBufferPointer<UInt8>?, status: ExperienceStatus,
         version: Int64
     ) throws(NormalizedURL.Problem) {
-        remove(id: id)
+        if id <= largestID { remove(id: id) }
         let data = bytes.count
         let shape: (host: Int, path: Int, segments: Int, queryItems: Int)
         if let plain = Self.canonicalShape(url) {
@@ -535,7 +590,7 @@ public struct ExperienceIndex: Sendable {
         host: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>, itemsMatch: (UnsafeBufferPointer<UInt8>) -> Bool
     ) -> Int? {
         let hostHash = Self.hostHash(host)
-        guard hostKeys[hostHash & keyMask] != nil else { return nil }
+        guard hosts[hostHash & keyMask] != nil else { return nil }
         var slashes = 0
         for b in path where b == UInt8(ascii: "/") { slashes += 1 }
         return withUnsafeTemporaryAllocation(of: (key: UInt64, length: Int).self, capacity: slashes + 1) { probes in
@@ -639,7 +694,7 @@ public struct ExperienceIndex: Sendable {
     /// The same, for a URL the caller normalized already.
     public func resolve(_ invocationURL: String, url: NormalizedURL, preferences: [Language]) -> Resolution {
         Resolver.answer(
-            invocationURL, url: url, winner: bestMatch(url), hostHasExperiences: hostCounts[url.host] != nil,
+            invocationURL, url: url, winner: bestMatch(url), hostHasExperiences: hasExperiences(host: url.host),
             fallbacks: fallbacks[url.host] ?? [], preferences: preferences)
     }
 
