@@ -149,9 +149,12 @@ extension LiveIndex {
             lastCheck = now
             let registry = registry
             try registry.guarded {
-                let version = try registry.db.query("PRAGMA data_version").first!.int("data_version")
-                guard Int64(version) != dataVersion else { return }
-                dataVersion = Int64(version)
+                // Read in place: a `Row` would allocate on every check, which the served answer
+                // otherwise does not (clip-bench's allocations per served answer).
+                var version: Int64 = -1
+                try registry.db.forEachRowInPlace("PRAGMA data_version") { version = $0.int64(0) }
+                guard version != dataVersion else { return }
+                dataVersion = version
                 try registry.db.read {
                     let continues =
                         try lastChange.id == 0

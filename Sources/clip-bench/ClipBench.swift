@@ -91,8 +91,8 @@ struct ClipBench {
         let retainedPerProbe = Double(mallocBytes() - before) / Double(min(10_000, urls.count))
         print(
             "experiences=\(index.count) build_s=\(format(buildSeconds)) lookup_ns=\(Int(lookupNs)) probe_ns=\(Int(probeNs)) answer_ns=\(Int(answerNs)) "
-                + "allocs_per_lookup=\(format(allocationsPerLookup)) allocs_per_answer=\(format(allocationsPerAnswer)) "
-                + "allocs_per_served_answer=\(format(allocationsPerServed)) plain_advanced=\(served)/\(sample) "
+                + "allocs_per_lookup=\(String(format: "%.4f", allocationsPerLookup)) allocs_per_answer=\(String(format: "%.4f", allocationsPerAnswer)) "
+                + "allocs_per_served_answer=\(String(format: "%.4f", allocationsPerServed)) plain_advanced=\(served)/\(sample) "
                 + "bytes_retained_per_probe=\(format(retainedPerProbe)) arena_mib=\(snapshot.arenaBytes >> 20) "
                 + "rss_mib=\(memory("VmRSS")) peak_rss_mib=\(memory("VmHWM")) matched=\(matched > 0)"
         )
