@@ -99,7 +99,10 @@ let package = Package(
             dependencies: ["ClipSync", "ClipStore", "ClipCore", "AppStoreConnect", "SystemCrypto", "StrictJSON", "Locking"],
             swiftSettings: strict),
         .executableTarget(name: "asc-jwt", dependencies: ["AppStoreConnect", "SystemCrypto"], swiftSettings: strict),
-        .executableTarget(name: "clip-bench", dependencies: ["CLinuxIO", "ClipCore", "ClipCodes", "ClipStore"], swiftSettings: strict),
+        // Counts heap allocations (it replaces malloc: clip-bench only).
+        .target(name: "CAllocCount"),
+        .executableTarget(
+            name: "clip-bench", dependencies: ["CAllocCount", "CLinuxIO", "ClipCore", "ClipCodes", "ClipStore"], swiftSettings: strict),
 
         // What more than one test target uses (test images), in one place; no test depends on another.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),

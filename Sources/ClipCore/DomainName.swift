@@ -109,11 +109,14 @@ public enum DomainName {
     /// The common case in one pass: already lower-case letters, digits and hyphens, two or more
     /// labels of 1–63 without a hyphen at either end, no A-label, a last label not all digits,
     /// at most 253 bytes. Such a host is its own normal form; anything else takes the full path.
-    static func isNormalLDH(_ host: String) -> Bool {
+    static func isNormalLDH(_ host: String) -> Bool { isNormalLDH(host.utf8) }
+
+    /// `isNormalLDH` on bytes (the read model's lookups read hosts without making Strings).
+    static func isNormalLDH<Bytes: Sequence<UInt8>>(_ host: Bytes) -> Bool {
         var labels = 0, length = 0, allDigits = true
         var previous: UInt8 = UInt8(ascii: ".")
         var bytes = 0
-        for b in host.utf8 {
+        for b in host {
             bytes += 1
             if b == UInt8(ascii: ".") {
                 guard length > 0, previous != UInt8(ascii: "-") else { return false }

@@ -1,5 +1,6 @@
 public import ClipCore
 import Dispatch
+import Glibc
 import SQLiteDB
 import StrictJSON
 import Locking
@@ -31,8 +32,6 @@ public final class LiveIndex: Sendable {
     /// Everything a read or a catch-up changes, behind one lock (the registry's connection too:
     /// one thread at a time uses it).
     private let state: Locked<State>
-    /// Rendered experience members, behind their own lock: rendering happens outside it.
-    private let renderedExperiences = Locked<[RenderedKey: [UInt8]]>([:])
 
     /// Opens its own connection and builds the index.
     public init(path: String, checkIntervalNanoseconds: UInt64 = 1_000_000) throws(RegistryError) {
@@ -60,32 +59,29 @@ public final class LiveIndex: Sendable {
         }
     }
 
-    /// The answer's bytes when `resolution` is an advanced match without notes (the common
-    /// case), from rendered experience members kept per (id, version, language); nil otherwise.
-    /// The cache is bounded: full, it starts over.
-    public func answerBytes(_ resolution: Resolution) -> [UInt8]? {
-        guard case .advanced(let e, let language) = resolution.match, resolution.notes.isEmpty else { return nil }
-        let key = RenderedKey(id: e.id, version: e.version, language: language)
-        let rendered =
-            renderedExperiences.withLock { $0[key] }
-            ?? {
-                let bytes = JSONWriter.bytes(Resolution.experienceJSON(e, language: language))
-                renderedExperiences.withLock { cache in
-                    if cache.count >= Self.maxRendered { cache.removeAll(keepingCapacity: true) }
-                    cache[key] = bytes
-                }
-                return bytes
-            }()
-        return Resolution.advancedAnswerBytes(invocationURL: resolution.invocationURL, renderedExperience: rendered)
+    /// Appends the bytes of the resolve answer (`Resolution.json(explain: false)`) for a raw
+    /// invocation URL that is plain (`PlainInvocationURL`: nearly every request) and resolves to an
+    /// advanced experience, after catching up with the database; false otherwise (`out` unchanged),
+    /// and the caller takes `resolve`. Normalization, probes and the answer read the URL's bytes
+    /// and the index's arena: nothing is allocated once `out` has room (clip-bench counts).
+    public func writeAdvancedAnswer(
+        invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], into out: inout [UInt8]
+    ) throws(RegistryError) -> Bool {
+        try state.withLock { (s) throws(RegistryError) -> Bool in
+            try s.refresh()
+            return s.index.writeAdvancedAnswer(invocationURL, preferences: preferences, into: &out)
+        }
     }
 
-    struct RenderedKey: Hashable {
-        let id: Int64
-        let version: Int
-        let language: Language
+    /// The answer's bytes when `resolution` is an advanced match without notes (the common
+    /// case), rendered from the index's arena; nil otherwise.
+    public func answerBytes(_ resolution: Resolution) -> [UInt8]? {
+        guard case .advanced(let e, let language) = resolution.match, resolution.notes.isEmpty else { return nil }
+        if let bytes = state.withLock({ $0.index.advancedAnswerBytes(resolution) }) { return bytes }
+        // The index moved on since `resolution` was made: render the experience it holds.
+        return Resolution.advancedAnswerBytes(
+            invocationURL: resolution.invocationURL, renderedExperience: JSONWriter.bytes(Resolution.experienceJSON(e, language: language)))
     }
-    /// Rendered experience members kept at most (about 300 bytes each).
-    static let maxRendered = 200_000
 
     /// The AASA of `host` (already normalized) from the cache, generated on a miss; nil when the
     /// host has none.
@@ -153,9 +149,12 @@ extension LiveIndex {
             lastCheck = now
             let registry = registry
             try registry.guarded {
-                let version = try registry.db.query("PRAGMA data_version").first!.int("data_version")
-                guard Int64(version) != dataVersion else { return }
-                dataVersion = Int64(version)
+                // Read in place: a `Row` would allocate on every check, which the served answer
+                // otherwise does not (clip-bench's allocations per served answer).
+                var version: Int64 = -1
+                try registry.db.forEachRowInPlace("PRAGMA data_version") { version = $0.int64(0) }
+                guard version != dataVersion else { return }
+                dataVersion = version
                 try registry.db.read {
                     let continues =
                         try lastChange.id == 0
@@ -181,9 +180,7 @@ extension LiveIndex {
         }
 
         mutating func rebuild() throws {
-            let all = try loadAll()
-            var fresh = ExperienceIndex(capacity: all.count)
-            for experience in all { fresh.upsert(experience) }
+            var fresh = try loadAll()
             fresh.setFallbacks(try allFallbacks())
             index = fresh
             aasaFiles = [:]
@@ -221,61 +218,91 @@ extension LiveIndex {
         }
 
         /// Every experience that is not removed, read in two ordered scans (rows, then their
-        /// localizations) with positional columns and URLs trusted as stored: the start-up cost of a
-        /// million. Clip IDs are shared between experiences; timestamps are left out (no answer
-        /// served from the index shows them).
-        func loadAll() throws -> [AdvancedExperience] {
-            var experiences: [AdvancedExperience] = []
-            experiences.reserveCapacity(
-                try registry.db.query("SELECT count(*) AS n FROM advanced_experience WHERE removed_at IS NULL").first!.int("n"))
-            // The clips' App IDs, once each (a clip's team is its app's).
-            var clips: [String: AppID] = [:]
+        /// localizations) straight from SQLite's column bytes into the index's arena: no `Row`, no
+        /// String per column (the start-up cost of a million). Clip IDs are shared between
+        /// experiences; timestamps are left out (no answer served from the index shows them).
+        func loadAll() throws -> ExperienceIndex {
+            var index = ExperienceIndex(
+                capacity: try registry.db.query("SELECT count(*) AS n FROM advanced_experience WHERE removed_at IS NULL").first!.int("n"))
+            Self.adviseHugePages(index)
+            // The clips' App IDs, once each (a clip's team is its app's), found by the bundle
+            // ID's bytes: a probe by hash, then a comparison.
+            var clips: [UInt64: [(bundle: [UInt8], number: Int32)]] = [:]
             for row in try registry.db.query("SELECT c.bundle_id, a.team_id FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id") {
                 let bundle = try row.string("bundle_id")
-                clips[bundle] = AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(bundle))
+                let number = index.clipNumber(AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(bundle)))
+                clips[Self.hash(bundle.utf8), default: []].append((Array(bundle.utf8), number))
             }
-            try registry.db.forEachRow(
+            func clip(_ bundle: UnsafeBufferPointer<UInt8>) -> Int32? {
+                clips[Self.hash(bundle)]?.first { $0.bundle.elementsEqual(bundle) }?.number
+            }
+            let unexpected = RegistryError.storage("advanced_experience has a row of unexpected column types or an unknown clip")
+            try registry.db.forEachRowInPlace(
                 """
                 SELECT id, url, clip_bundle_id, action, default_language, is_powered_by, business_category,
                        header_image_sha256, place, status, version
                 FROM advanced_experience WHERE removed_at IS NULL ORDER BY id
                 """
             ) { row in
-                let v = row.values
-                guard case .integer(let id) = v[0], case .text(let url) = v[1], case .text(let bundle) = v[2],
-                    case .text(let action) = v[3], case .text(let language) = v[4], case .integer(let poweredBy) = v[5],
-                    case .text(let status) = v[9], case .integer(let version) = v[10], let clip = clips[bundle]
-                else { throw RegistryError.storage("advanced_experience has a row of unexpected column types or an unknown clip") }
-                var category: BusinessCategory?
-                if case .text(let c) = v[6] { category = try BusinessCategory.parse(c, field: "category") }
-                var image: String?
-                if case .text(let i) = v[7] { image = i }
-                var place: JSONValue?
-                if case .text(let p) = v[8] { place = try JSONParser.parse(p) }
-                experiences.append(
-                    AdvancedExperience(
-                        id: id, url: try NormalizedURL(canonical: url), clip: clip, action: try Action.parse(action, field: "action"),
-                        defaultLanguage: try Language.parse(language, field: "language"), isPoweredBy: poweredBy != 0,
-                        businessCategory: category,
-                        localizations: [:], headerImage: image, place: place, status: try ExperienceStatus.parse(status, field: "status"),
-                        version: Int(version)))
+                guard let url = row.text(1), let bundle = row.text(2), let clip = clip(bundle), let action = row.text(3),
+                    let language = row.text(4), let status = row.text(9)
+                else { throw unexpected }
+                func load(place: UnsafeBufferPointer<UInt8>?) throws {
+                    try index.load(
+                        id: row.int64(0), url: url, clip: clip, action: try Self.actions.parse(action, field: "action"),
+                        defaultLanguage: try Self.languages.parse(language, field: "language"), isPoweredBy: row.int64(5) != 0,
+                        category: try row.text(6).map { (c) throws(ValidationFailure) in try Self.categories.parse(c, field: "category") },
+                        headerImage: row.text(7), place: place, status: try Self.statuses.parse(status, field: "status"),
+                        version: row.int64(10))
+                }
+                // A place is rare; parsed and written again so that answers show it as `JSONWriter` does.
+                if let text = row.text(8) {
+                    try JSONWriter.bytes(try JSONParser.parse(String(decoding: text, as: UTF8.self))).withUnsafeBufferPointer {
+                        try load(place: $0)
+                    }
+                } else {
+                    try load(place: nil)
+                }
             }
-            // Both scans are ordered by experience id: a merge.
-            var position = 0
-            try registry.db.forEachRow(
+            // Ordered by experience: each one's localizations come together (`loadLocalization`).
+            try registry.db.forEachRowInPlace(
                 "SELECT experience_id, language, title, subtitle FROM advanced_experience_localization ORDER BY experience_id"
             ) { row in
-                let v = row.values
-                guard case .integer(let id) = v[0], case .text(let code) = v[1], case .text(let title) = v[2],
-                    case .text(let subtitle) = v[3],
-                    let language = Language(rawValue: code)
-                else { return }
-                while position < experiences.count && experiences[position].id < id { position += 1 }
-                guard position < experiences.count, experiences[position].id == id else { return }
-                experiences[position].localizations[language] = CardText(title: title, subtitle: subtitle)
+                guard let code = row.text(1), let title = row.text(2), let subtitle = row.text(3), let language = Self.languages[code]
+                else {
+                    return
+                }
+                index.loadLocalization(id: row.int64(0), language: language, title: title, subtitle: subtitle)
             }
-            return experiences
+            return index
         }
+
+        /// Asks for transparent huge pages (madvise(2) MADV_HUGEPAGE; Debian's THP mode is "madvise")
+        /// on the arena's buffers while they are still untouched, so that loading faults them in as
+        /// 2 MiB pages: a lookup at a million experiences reads a table slot, a record and URL bytes
+        /// scattered over ~250 MiB, and with 4 KiB pages each of those reads also missed the TLB.
+        static func adviseHugePages(_ index: ExperienceIndex) {
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            index.forEachArenaRegion { start, count in
+                // Whole pages inside the buffer only (madvise wants an aligned start).
+                let first = (Int(bitPattern: start) + page - 1) / page * page
+                let end = (Int(bitPattern: start) + count) / page * page
+                guard end - first >= 2 << 20, let aligned = UnsafeMutableRawPointer(bitPattern: first) else { return }
+                _ = madvise(aligned, end - first, MADV_HUGEPAGE)
+            }
+        }
+
+        /// FNV-1a, to find short texts (bundle IDs, enumeration values) by their bytes.
+        static func hash<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+            return h
+        }
+
+        static let actions = EnumerationTable<Action>()
+        static let languages = EnumerationTable<Language>()
+        static let categories = EnumerationTable<BusinessCategory>()
+        static let statuses = EnumerationTable<ExperienceStatus>()
 
         mutating func forgetAASA(_ host: String) {
             aasaFiles.removeValue(forKey: host)
@@ -298,5 +325,23 @@ extension LiveIndex {
             }
             return result
         }
+    }
+}
+
+/// An enumeration's cases by the bytes of their raw values, for reading stored columns in place.
+struct EnumerationTable<E: AppleEnumeration>: Sendable {
+    private let byHash: [UInt64: E]
+
+    init() { byHash = Dictionary(uniqueKeysWithValues: E.allCases.map { (LiveIndex.State.hash($0.rawValue.utf8), $0) }) }
+
+    subscript(bytes: UnsafeBufferPointer<UInt8>) -> E? {
+        guard let value = byHash[LiveIndex.State.hash(bytes)], value.rawValue.utf8.elementsEqual(bytes) else { return nil }
+        return value
+    }
+
+    /// The case, or the error `E.parse` gives for a value this version does not know.
+    func parse(_ bytes: UnsafeBufferPointer<UInt8>, field: String) throws(ValidationFailure) -> E {
+        if let value = self[bytes] { return value }
+        return try E.parse(String(decoding: bytes, as: UTF8.self), field: field)
     }
 }

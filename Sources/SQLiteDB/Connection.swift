@@ -148,7 +148,7 @@ public final class Connection {
     }
 
     /// A cached prepared statement for `sql` (SQLITE_PREPARE_PERSISTENT).
-    private func cachedStatement(_ sql: String) throws -> Statement {
+    func cachedStatement(_ sql: String) throws -> Statement {
         if let statement = statementCache[sql] { return statement }
         let statement = try Statement(connection: self, sql: sql, persistent: true)
         statementCache[sql] = statement

@@ -60,7 +60,8 @@ public enum JSONWriter {
         }
     }
 
-    static func writeInteger(_ n: Int64, into out: inout [UInt8]) {
+    /// Appends `n` in decimal, without allocating (for callers rendering into a reused buffer).
+    public static func writeInteger(_ n: Int64, into out: inout [UInt8]) {
         if n < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = n.magnitude
         var digits:
@@ -89,9 +90,15 @@ public enum JSONWriter {
     /// RFC 8259 §7: escape '"', '\' and control characters; everything else as UTF-8, copied in
     /// runs. U+2028 and U+2029 are escaped too: valid JSON, but line breaks to JavaScript.
     static func writeString(_ s: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var text = s
-        text.withUTF8 { bytes in
+        text.withUTF8 { writeString(utf8: $0, into: &out) }
+    }
+
+    /// `writeString` for UTF-8 bytes held elsewhere (the read model's byte buffer), without
+    /// making a `String` of them: the same escapes, the same output.
+    public static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        do {
             var runStart = 0
             var i = 0
             while i < bytes.count {

@@ -1,3 +1,4 @@
+import CAllocCount
 import CLinuxIO
 import ClipCodes
 import ClipCore
@@ -12,8 +13,9 @@ import Foundation
 /// Builds the server's read model from DATABASE (the start-up work), then resolves the URLs of
 /// REQUESTS (one a line, as gen-dataset.py writes them) round and round for S seconds (default 3)
 /// and prints one line of key=value pairs: build time, lookups, median ns per lookup over batches
-/// of 1,000 (normalization and index probes, as a request does), the same for whole answers
-/// (the Resolution the API renders), memory, and the heap bytes a lookup leaves behind.
+/// of 1,000 (normalization and index probes, as a request does), the probes alone, whole answers
+/// (the bytes the API sends), heap allocations per lookup and per answer (a counting malloc,
+/// `CAllocCount`), memory, and the heap bytes a lookup leaves behind.
 /// With --codes: QR codes drawn per second as SVG and as PNG (8 pixels a module, level M) for
 /// typical invocation URLs (versions 3 to 5), one core, and NDEF messages per second.
 @main
@@ -41,26 +43,58 @@ struct ClipBench {
         let buildSeconds = now() - started
         let snapshot = index.snapshot()
         let urls = requests.compactMap { try? NormalizedURL($0) }
+        let raw = requests.map { Array($0.utf8) }
 
-        // Lookups: what the server does per request before rendering.
+        // Lookups: what the server does per request before rendering (normalization and probes,
+        // on the URL's bytes; the full rules for what is not plain).
         var matched = 0
-        let lookupNs = measure(seconds: seconds / 2, count: requests.count) { i in
-            if let url = try? NormalizedURL(requests[i]), snapshot.bestMatch(url) != nil { matched += 1 }
+        let lookupNs = measure(seconds: seconds / 2, count: raw.count) { i in
+            if raw[i].withUnsafeBufferPointer({ snapshot.matchID($0) }) != nil { matched += 1 }
         }
         // Probes alone, on URLs normalized beforehand.
         let probeNs = measure(seconds: seconds / 4, count: urls.count) { i in
-            if snapshot.bestMatch(urls[i]) != nil { matched += 1 }
+            if snapshot.matchID(normalized: urls[i]) != nil { matched += 1 }
         }
-        // Whole answers (normalization, probes, the Resolution with its language choice).
-        let answerNs = measure(seconds: seconds / 4, count: requests.count) { i in
-            if snapshot.resolve(requests[i], preferences: []).match != nil { matched += 1 }
+        // Whole answers: the answer's bytes into a reused buffer, as the server writes them, or
+        // the Resolution (the full rules) when the URL is not plain or no advanced experience matches.
+        var out: [UInt8] = []
+        out.reserveCapacity(64 * 1024)
+        func answer(_ i: Int) {
+            out.removeAll(keepingCapacity: true)
+            if raw[i].withUnsafeBufferPointer({ snapshot.writeAdvancedAnswer($0, preferences: [], into: &out) }) {
+                matched += 1
+            } else if snapshot.resolve(requests[i], preferences: []).match != nil {
+                matched += 1
+            }
         }
+        let answerNs = measure(seconds: seconds / 4, count: requests.count) { answer($0) }
+        // Heap allocations per lookup and per answer (a counting malloc), over the whole request mix.
+        let sample = min(10_000, raw.count)
+        var allocations = alloc_count_total()
+        for i in 0..<sample { _ = raw[i].withUnsafeBufferPointer { snapshot.matchID($0) } }
+        let allocationsPerLookup = Double(alloc_count_total() - allocations) / Double(sample)
+        allocations = alloc_count_total()
+        for i in 0..<sample { answer(i) }
+        let allocationsPerAnswer = Double(alloc_count_total() - allocations) / Double(sample)
+        // The same through the server's entry point (the lock and the freshness check included).
+        allocations = alloc_count_total()
+        var served = 0
+        for i in 0..<sample {
+            out.removeAll(keepingCapacity: true)
+            if try raw[i].withUnsafeBufferPointer({ try index.writeAdvancedAnswer(invocationURL: $0, preferences: [], into: &out) }) {
+                served += 1
+            }
+        }
+        let allocationsPerServed = served == 0 ? 0 : Double(alloc_count_total() - allocations) / Double(served)
         let before = mallocBytes()
-        for i in 0..<min(10_000, urls.count) { _ = snapshot.bestMatch(urls[i]) }
+        for i in 0..<min(10_000, urls.count) { _ = snapshot.matchID(normalized: urls[i]) }
         let retainedPerProbe = Double(mallocBytes() - before) / Double(min(10_000, urls.count))
         print(
             "experiences=\(index.count) build_s=\(format(buildSeconds)) lookup_ns=\(Int(lookupNs)) probe_ns=\(Int(probeNs)) answer_ns=\(Int(answerNs)) "
-                + "bytes_retained_per_probe=\(format(retainedPerProbe)) rss_mib=\(memory("VmRSS")) peak_rss_mib=\(memory("VmHWM")) matched=\(matched > 0)"
+                + "allocs_per_lookup=\(String(format: "%.4f", allocationsPerLookup)) allocs_per_answer=\(String(format: "%.4f", allocationsPerAnswer)) "
+                + "allocs_per_served_answer=\(String(format: "%.4f", allocationsPerServed)) plain_advanced=\(served)/\(sample) "
+                + "bytes_retained_per_probe=\(format(retainedPerProbe)) arena_mib=\(snapshot.arenaBytes >> 20) "
+                + "rss_mib=\(memory("VmRSS")) peak_rss_mib=\(memory("VmHWM")) matched=\(matched > 0)"
         )
     }
 
