@@ -35,8 +35,13 @@ struct Problem: Error {
                 errors: lines.flatMap(\.fieldErrors))
         case .notFound(let what): self.init(status: 404, detail: "not found: \(what)")
         case .conflict(let message, let existing):
-            self.init(
-                status: 409, detail: message, extra: existing.map { [(key: "existing", value: .string("/v1/experiences/\($0)"))] } ?? [])
+            let link: String? =
+                switch existing {
+                case .experience(let id)?: "/v1/experiences/\(id)"
+                case .webhook(let id)?: "/v1/webhooks/\(id)"
+                case nil: nil
+                }
+            self.init(status: 409, detail: message, extra: link.map { [(key: "existing", value: .string($0))] } ?? [])
         case .versionMismatch: self.init(status: 412, detail: error.description)
         case .unprocessable(let message): self.init(status: 422, detail: message)
         case .busy, .interrupted: self.init(status: 503, detail: error.description, headers: [("Retry-After", "1")])

@@ -31,11 +31,13 @@ extension ClipAPI {
             throw Problem(
                 RegistryError.invalid([FieldError(field: "team", rule: "required", message: "is required with an admin token (?team=)")]))
         }
+        // The bytes' kind before their content: a JPEG sent as image/png is 415 whatever else is wrong with it.
+        let other: HeaderImage.MediaType = declared == .png ? .jpeg : .png
+        if HeaderImage.looksLike(other, c.request.body) {
+            throw Problem(status: 415, detail: "the bytes are \(other.rawValue), not the \(declared.rawValue) Content-Type says")
+        }
         let image: HeaderImage
         do { image = try HeaderImage(bytes: c.request.body) } catch { throw Problem(RegistryError.invalid(error.errors)) }
-        guard image.mediaType == declared else {
-            throw Problem(status: 415, detail: "the bytes are \(image.mediaType.rawValue), not the \(declared.rawValue) Content-Type says")
-        }
         let saved = try c.registry.uploadImage(image, team: team)
         return json(
             HeaderImageJSON.uploaded(saved.value, warnings: saved.warnings), status: saved.created ? 201 : 200,

@@ -68,9 +68,25 @@ struct WebhookSender: Sendable {
     static func outcome(status: Int, location: String?) -> Outcome {
         switch status {
         case 200...299: return .delivered(status: status)
-        case 300...399: return .failed(status: status, error: "HTTP \(status) redirect to \(location ?? "?") not followed")
+        case 300...399:
+            return .failed(status: status, error: "HTTP \(status) redirect to \(location.map(Self.shown) ?? "?") not followed")
         default: return .failed(status: status, error: "HTTP \(status)")
         }
+    }
+
+    /// The receiver's Location as it may be stored and printed to a terminal: every byte outside printable ASCII
+    /// percent-encoded (RFC 3986 §2.1: a URL carries no others; this also defuses terminal escape sequences), at most
+    /// 300 bytes of it.
+    static func shown(_ location: String) -> String {
+        var out = ""
+        for byte in location.utf8.prefix(300) {
+            if (0x21...0x7E).contains(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return location.utf8.count > 300 ? out + "…" : out
     }
 
     private func sendTLS(url: String, headers: [(String, String)], body: [UInt8]) -> Outcome {

@@ -163,6 +163,10 @@ struct RemoteBackend: Backend {
 
     /// `POST /v1/images` with the bytes, for `team` (an admin token names it; a team token's own is implied).
     func uploadImage(_ image: [UInt8], team: String?) throws -> (sha256: String, warnings: [FieldError]) {
+        // Too large to send: refused here as on a database (the server's body limit would answer first, otherwise).
+        if image.count > HeaderImage.maxBytes {
+            do { _ = try HeaderImage(bytes: image) } catch { throw RegistryError.invalid(error.errors) }
+        }
         let type = image.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
         let answer = try checked(try send("POST", "/v1/images", query: [("team", team)], body: Data(image), contentType: type))
         guard let uploaded = HeaderImageJSON.uploaded(json: answer.json) else {

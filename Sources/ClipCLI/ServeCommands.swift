@@ -26,6 +26,8 @@ extension Context {
             throw CommandFailure.usage("--listen: put an IPv6 address in brackets, such as [::1]:8080")
         }
         var limits = HTTPLimits()
+        // POST /v1/images carries an image's bytes: by default a body may be as large as the largest image taken.
+        limits.maxBodyBytes = max(limits.maxBodyBytes, HeaderImage.maxBytes)
         if let n = parsed.value("max-connections") {
             guard let v = Int(n), v > 0 else { throw CommandFailure.usage("--max-connections takes a positive number") }
             limits.maxConnections = v

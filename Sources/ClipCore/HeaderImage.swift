@@ -19,15 +19,24 @@ public struct HeaderImage: Sendable, Equatable {
     /// the largest size Apple ever asked for; at 3:2 it bounds an image to 66.7 Mpx.
     public static let maxSide = 10_000
 
+    /// Whether `bytes` start with the signature of `type` (PNG: ISO/IEC 15948 §5.2; JPEG: the SOI marker and the
+    /// first marker's 0xFF, ITU-T T.81 §B.1.1.3).
+    public static func looksLike(_ type: MediaType, _ bytes: [UInt8]) -> Bool {
+        switch type {
+        case .png: bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        case .jpeg: bytes.starts(with: [0xFF, 0xD8, 0xFF])
+        }
+    }
+
     public init(bytes: [UInt8], field: String = "image") throws(ValidationFailure) {
         func fail(_ rule: String, _ message: String) -> ValidationFailure {
             ValidationFailure(field: field, rule: rule, message: message)
         }
         guard bytes.count <= Self.maxBytes else { throw fail("image.size", "is \(bytes.count) bytes; the limit is \(Self.maxBytes)") }
         let info: Info?
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+        if Self.looksLike(.png, bytes) {
             info = Self.inspectPNG(bytes)
-        } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+        } else if Self.looksLike(.jpeg, bytes) {
             info = Self.inspectJPEG(bytes)
         } else {
             throw fail("image.format", "must be a PNG or JPEG file")

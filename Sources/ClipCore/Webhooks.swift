@@ -232,7 +232,7 @@ public enum WebhookTarget {
         case unspecified
         /// 127.0.0.0/8 (RFC 1122 §3.2.1.3), ::1 (RFC 4291 §2.5.3).
         case loopback
-        /// 10/8, 172.16/12, 192.168/16 (RFC 1918); fc00::/7 unique local (RFC 4193).
+        /// 10/8, 172.16/12, 192.168/16 (RFC 1918); fc00::/7 unique local (RFC 4193), fec0::/10 site-local (RFC 3879).
         case `private`
         /// 100.64.0.0/10, carrier-grade NAT (RFC 6598).
         case sharedAddressSpace = "shared-address-space"
@@ -271,6 +271,7 @@ public enum WebhookTarget {
             if zero10 && b[10] == 0 && b[11] == 0 { return .reserved }  // IPv4-compatible (deprecated, RFC 4291 §2.5.5.1)
             if b[0] & 0xFE == 0xFC { return .private }
             if b[0] == 0xFE && b[1] & 0xC0 == 0x80 { return .linkLocal }
+            if b[0] == 0xFE && b[1] & 0xC0 == 0xC0 { return .private }  // site-local fec0::/10 (deprecated, RFC 3879)
             if b[0] == 0xFF { return .multicast }
             if b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0D && b[3] == 0xB8 { return .reserved }  // documentation (RFC 3849)
             if b[0] == 0x01 && b[1..<8].allSatisfy({ $0 == 0 }) { return .reserved }  // discard-only (RFC 6666)
@@ -348,8 +349,14 @@ public enum WebhookTarget {
             guard let v6 = IPAddress.parseIPv6(host) else { throw refuse("host", "\(host.truncatedForMessage) is not an IPv6 address") }
             address = v6
         } else {
-            address = IPAddress.parseIPv4(host)
-            if address == nil, !host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" }) {
+            // A fully qualified name may end in one dot (RFC 1034 §3.1), an address literal too for the resolver:
+            // "127.0.0.1." is 127.0.0.1. No other label may be empty.
+            let name = host.hasSuffix(".") ? host.dropLast() : Substring(host)
+            address = IPAddress.parseIPv4(String(name))
+            if address == nil,
+                !host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" })
+                    || name.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+            {
                 throw refuse("host", "\(host.truncatedForMessage) is not a host name")
             }
         }

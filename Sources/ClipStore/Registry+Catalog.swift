@@ -413,6 +413,9 @@ extension Registry {
                 FieldError(field: "image", rule: "image.size", message: "is \(image.width)×\(image.height); Apple asks for 1800×1200"))
         }
         return try write {
+            // The team an upload is for exists, as for any write that implies it (a row of no team would be held by a
+            // team made later with that id).
+            let notes = try ensureTeam(team)
             try storeImage(image)
             let had = try !db.query(
                 "SELECT 1 FROM team_header_image WHERE team_id = ? AND sha256 = ?", [.text(team.rawValue), .text(image.sha256)]
@@ -428,7 +431,7 @@ extension Registry {
                         "width": .integer(Int64(image.width)), "height": .integer(Int64(image.height)),
                     ])
             }
-            return WriteOutcome(image, created: !had, warnings: warnings)
+            return WriteOutcome(image, created: !had, notes: notes, warnings: warnings)
         }
     }
 

@@ -201,7 +201,8 @@ extension Registry {
         if let row = try db.query("SELECT id FROM advanced_experience WHERE url = ? AND removed_at IS NULL", [.text(url.canonical)]).first {
             let existing = Int64(try row.int("id"))
             guard existing == id else {
-                throw RegistryError.conflict("\(url.canonical) is already registered as experience \(existing)", existingID: existing)
+                throw RegistryError.conflict(
+                    "\(url.canonical) is already registered as experience \(existing)", existing: .experience(existing))
             }
         }
     }

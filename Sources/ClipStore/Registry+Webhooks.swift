@@ -121,7 +121,7 @@ extension Registry {
                 "SELECT id FROM webhook_endpoint WHERE url = ? AND team_id IS ?", [.text(url), .text(team?.rawValue)]
             ).first {
                 let id = Int64(try existing.int("id"))
-                throw RegistryError.conflict("webhook \(id) already sends to this URL", existingID: id)
+                throw RegistryError.conflict("webhook \(id) already sends to this URL", existing: .webhook(id))
             }
             let notes = try team.map(ensureTeam) ?? []
             try db.execute(

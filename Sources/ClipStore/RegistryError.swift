@@ -11,7 +11,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     /// No such object (HTTP 404, exit 1).
     case notFound(String)
     /// A duplicate or a clash with existing data (HTTP 409, exit 65).
-    case conflict(String, existingID: Int64? = nil)
+    case conflict(String, existing: ExistingObject? = nil)
     /// The object changed since the version the caller read (HTTP 412).
     case versionMismatch(expected: Int, actual: Int)
     /// The request is valid but its result cannot be produced (an AASA over 128 KB) (HTTP 422, exit 1).
@@ -65,4 +65,10 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
         if error.isAccessProblem { return .storage("cannot open or write \(path): \(error.message)") }
         return .storage("database error: \(error.message)")
     }
+}
+
+/// The object a conflicting write would have duplicated, for the caller to find it (the API's `existing` link).
+public enum ExistingObject: Equatable, Sendable {
+    case experience(Int64)
+    case webhook(Int64)
 }

@@ -81,17 +81,25 @@ extension HTTPClient {
         reading: while buffer.count < maxResponseBytes {
             switch try connection.read(into: &buffer, deadline: deadline, chunk: 4_096) {
             case .data:
-                if buffer.count >= 4,
-                    (0...(buffer.count - 4)).contains(where: {
-                        buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10
-                    })
-                {
-                    break reading
+                while let end = headEnd(buffer) {
+                    // RFC 9110 §15.2: interim (1xx) answers may come before the final one, and a client that did not
+                    // ask to switch protocols reads past them (101 is not skipped: it is an answer here).
+                    guard let status = try? parse(Array(buffer[..<end]), method: "HEAD").status, (100...199).contains(status),
+                        status != 101
+                    else { break reading }
+                    buffer.removeFirst(end)
                 }
             case .closed: break reading
             case .timeout: throw SocketError(call: "recv", errno: ETIMEDOUT)
             }
         }
         return try parse(Array(buffer.prefix(maxResponseBytes)), method: "HEAD")
+    }
+
+    /// Where the first header section in `bytes` ends, past its blank line; nil when it has not ended yet.
+    static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        return (0...(bytes.count - 4)).first { bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10 }
+            .map { $0 + 4 }
     }
 }

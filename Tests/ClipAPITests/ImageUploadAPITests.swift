@@ -75,6 +75,8 @@ import Testing
             ("JSON", "application/json", Self.apple, 415),
             ("a PNG sent as JPEG", "image/jpeg", Self.apple, 415),
             ("a JPEG sent as PNG", "image/png", TestImages.jpeg(width: 1800, height: 1200), 415),
+            ("a JPEG sent as PNG, not 3:2 either", "image/png", TestImages.jpeg(width: 1000, height: 1000), 415),
+            ("a PNG sent as JPEG, with alpha too", "image/jpeg", TestImages.png(width: 1800, height: 1200, colorType: 6), 415),
             ("a PNG that lies about its size", "image/png", TestImages.png(width: 30, height: 20, ihdrWidth: 1800, ihdrHeight: 1200), 422),
             ("a truncated JPEG", "image/jpeg", TestImages.jpeg(width: 1800, height: 1200, sos: false, eoi: false), 422),
             ("a PNG with alpha", "image/png", TestImages.png(width: 1800, height: 1200, colorType: 6), 422),
@@ -90,5 +92,14 @@ import Testing
         }
         #expect(try f.send("POST", "/v1/images", token: nil, contentType: "image/png", bytes: Self.apple).status == 401)
         #expect(try tableDump(f.path) == before, "a refused upload stored something")
+    }
+
+    /// An administrator's upload for a team that does not exist yet makes the team, as any write that implies it does:
+    /// no image row is left held by a team id nobody has.
+    @Test func anUploadForANewTeamMakesTheTeam() throws {
+        let f = try APIFixture(.inProcess)
+        let r = try f.send("POST", "/v1/images?team=QQQQQ99999", token: f.admin, contentType: "image/png", bytes: Self.apple)
+        #expect(r.status == 201, "\(r.text)")
+        #expect(try tableDump(f.path).contains { $0.hasPrefix("team:") && $0.contains("QQQQQ99999") })
     }
 }

@@ -1,4 +1,4 @@
-import ClipAPI
+@testable import ClipAPI
 import ClipCore
 import ClipStore
 import Foundation
@@ -45,7 +45,9 @@ import Testing
         #expect(try tableDump(f.path) == before)
 
         // The same add twice is a conflict; a refused add changes nothing.
-        #expect(try f.call("POST", "/v1/webhooks", token: f.teamA, json: add).status == 409)
+        let again = try f.call("POST", "/v1/webhooks", token: f.teamA, json: add)
+        #expect(again.status == 409)
+        #expect(try f.jsonOf(again)["existing"]?.stringValue == "/v1/webhooks/\(id)")
         for hostile in [
             #"{"url":"file:///etc/passwd","events":["*"]}"#, #"{"url":"gopher://x.example/","events":["*"]}"#,
             #"{"url":"http://169.254.169.254/latest/meta-data/","events":["*"]}"#, #"{"url":"http://[::ffff:127.0.0.1]/","events":["*"]}"#,
@@ -225,6 +227,13 @@ final class Receiver: Sendable {
     }
 
     /// At delivery the target is checked again: a loopback receiver is refused unless private targets are allowed.
+    /// A Location is stored and printed: nothing in it may reach a terminal as a control sequence.
+    @Test func aRedirectsLocationIsShownWithoutControls() {
+        let shown = WebhookSender.shown("http://x/\u{1B}[31mRED\u{1B}]0;pwned\u{07} é")
+        #expect(shown == "http://x/%1B[31mRED%1B]0;pwned%07%20%C3%A9")
+        #expect(WebhookSender.shown(String(repeating: "a", count: 400)).count == 301)
+    }
+
     @Test func aPrivateTargetIsRefusedAtDelivery() throws {
         let receiver = try Receiver(answers: [])
         let (path, _, id) = try setUp({ "http://localhost:\($0)/hook" }, port: receiver.port)

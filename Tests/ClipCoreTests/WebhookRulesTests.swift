@@ -147,6 +147,15 @@ struct WebhookRulesTests {
         #expect(refusal("http://example.com:65536/") == "webhook-url.port")
         #expect(refusal("http://[::1/") == "webhook-url.host")
         #expect(refusal("http://exa$mple.com/") == "webhook-url.host")
+        // A trailing dot is a fully qualified spelling of the same target; an empty label is no host name.
+        for dotted in ["http://127.0.0.1./", "http://192.168.1.1./", "http://2130706433./", "http://0x7f000001./", "http://127.1./"] {
+            #expect(refusal(dotted) == "webhook-url.private-target", "\(dotted)")
+        }
+        #expect(refusal("http://localhost../") == "webhook-url.host")
+        #expect(refusal("https://a..b.com/") == "webhook-url.host")
+        #expect(refusal("https://.example.com/") == "webhook-url.host")
+        #expect(refusal("http://[fec0::1]/") == "webhook-url.private-target")
+        #expect(refusal("https://hooks.example.com./in") == nil)
     }
 
     @Test func publicAndAllowedTargets() throws {

@@ -146,7 +146,10 @@ struct RegistryTests {
         let registry = try Registry(path: path)
         _ = try registry.register(try experienceJSON("https://bikesrental.example/rent"))
         let before = try snapshot(path)
-        #expect(throws: RegistryError.conflict("https://bikesrental.example/rent is already registered as experience 1", existingID: 1)) {
+        #expect(
+            throws: RegistryError.conflict(
+                "https://bikesrental.example/rent is already registered as experience 1", existing: .experience(1))
+        ) {
             try registry.register(try experienceJSON("https://bikesrental.example/rent/?", title: "Other"))
         }
         #expect(throws: RegistryError.conflict("app com.example.bikes is registered to another team than ZZZZZ99999")) {

@@ -112,7 +112,7 @@ struct WebhookOutboxTests {
         #expect {
             try registry.addWebhook(url: "https://hooks.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false)
         } throws: { error in
-            if case RegistryError.conflict(_, let id) = error { return id == 1 }
+            if case RegistryError.conflict(_, let existing) = error { return existing == .webhook(1) }
             return false
         }
         #expect(try snapshot(path) == before)
