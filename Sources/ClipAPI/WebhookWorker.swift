@@ -7,7 +7,8 @@ import SystemCrypto
 
 /// The delivery worker of `clipctl serve` (docs/architecture.md#webhooks): one thread of its own,
 /// never an event or pool thread, so no request waits for it. It sends each active endpoint's
-/// oldest undelivered event (head of line: an endpoint gets its events in order), marks it
+/// oldest undelivered event (head of line: an endpoint gets its events in order; endpoints side by
+/// side, so one that hangs delays no other), marks it
 /// delivered only after a 2xx, and otherwise schedules the next attempt. All its state is in
 /// SQLite: after a crash it starts again from there, and an event sent but not yet marked is sent
 /// again with the same `webhook-id`. It wakes on the server's own writes (`wake`) and at least
@@ -66,6 +67,16 @@ public final class WebhookWorker: Sendable {
 
     private var isStopping: Bool { stopping.withLock { $0 } }
 
+    /// Attempts under way (their endpoints) and finished ones not yet recorded. Each endpoint's head of line is sent
+    /// on a thread of its own, so an endpoint that hangs holds up only its own line (for at most the timeout), never
+    /// another team's; the worker thread alone reads and records, on its own connection.
+    private struct Sending {
+        var endpoints: Set<Int64> = []
+        var finished: [(Registry.DueWebhook, WebhookSender.Outcome)] = []
+    }
+    private let sending = Locked(Sending())
+    private let underWay = DispatchGroup()
+
     private func run() {
         let registry: Registry
         do { registry = try Registry(path: path, actor: "webhooks") } catch {
@@ -82,13 +93,13 @@ public final class WebhookWorker: Sendable {
                     prunedAt = Date()
                     try registry.pruneWebhookHistory(olderThanDays: configuration.retentionDays)
                 }
-                let due = try registry.dueWebhooks(now: Registry.milliseconds(Date()))
-                for delivery in due {
-                    if isStopping { return }
-                    attempt(delivery, registry: registry, sender: sender)
+                recordFinished(registry)
+                for delivery in try registry.dueWebhooks(now: Registry.milliseconds(Date()))
+                where sending.withLock({ $0.endpoints.insert(delivery.endpointID).inserted }) {
+                    start(delivery, sender: sender)
                 }
-                if !due.isEmpty { continue }
-                if let next = try registry.nextWebhookDue() {
+                let busy = sending.withLock { $0.endpoints }
+                if let next = try registry.nextWebhookDue(excluding: busy) {
                     waitSeconds = min(waitSeconds, max(Double(next - Registry.milliseconds(Date())) / 1000, 0))
                 }
             } catch {
@@ -96,9 +107,33 @@ public final class WebhookWorker: Sendable {
             }
             if waitSeconds > 0 { _ = wakeUps.wait(timeout: .now() + waitSeconds) }
         }
+        // Stopping: the attempts under way end within the timeout; a delivered one is recorded, not sent again.
+        underWay.wait()
+        recordFinished(registry)
     }
 
-    private func attempt(_ delivery: Registry.DueWebhook, registry: Registry, sender: WebhookSender) {
+    private func start(_ delivery: Registry.DueWebhook, sender: WebhookSender) {
+        underWay.enter()
+        DispatchQueue.global().async { [self] in
+            let outcome = send(delivery, sender: sender)
+            sending.withLock {
+                $0.endpoints.remove(delivery.endpointID)
+                $0.finished.append((delivery, outcome))
+            }
+            wakeUps.signal()
+            underWay.leave()
+        }
+    }
+
+    private func recordFinished(_ registry: Registry) {
+        let finished = sending.withLock { s in
+            defer { s.finished = [] }
+            return s.finished
+        }
+        for (delivery, outcome) in finished { record(delivery, outcome, registry: registry) }
+    }
+
+    private func send(_ delivery: Registry.DueWebhook, sender: WebhookSender) -> WebhookSender.Outcome {
         let outcome: WebhookSender.Outcome
         if let key = WebhookSignature.key(secret: delivery.secret) {
             let timestamp = Int64(Date().timeIntervalSince1970)
@@ -118,6 +153,10 @@ public final class WebhookWorker: Sendable {
         } else {
             outcome = .failed(status: nil, error: "the endpoint's secret is malformed")
         }
+        return outcome
+    }
+
+    private func record(_ delivery: Registry.DueWebhook, _ outcome: WebhookSender.Outcome, registry: Registry) {
         do {
             switch outcome {
             case .delivered(let status):

@@ -265,17 +265,18 @@ extension Registry {
         }
     }
 
-    /// When the next head of an active endpoint's line is due (milliseconds), or nil when none waits.
-    public func nextWebhookDue() throws(RegistryError) -> Int64? {
+    /// When the next head of an active endpoint's line is due (milliseconds), or nil when none waits; endpoints in
+    /// `excluding` (being sent to now) are left out.
+    public func nextWebhookDue(excluding: Set<Int64> = []) throws(RegistryError) -> Int64? {
         try guarded {
             try db.query(
                 """
-                SELECT min(d.next_attempt_at) AS due FROM webhook_endpoint w
+                SELECT w.id, d.next_attempt_at AS due FROM webhook_endpoint w
                 JOIN webhook_delivery d ON d.endpoint_id = w.id AND d.event_id =
                     (SELECT min(event_id) FROM webhook_delivery x WHERE x.endpoint_id = w.id AND x.delivered_at IS NULL)
                 WHERE w.state = 'active'
                 """
-            ).first?.optionalInt("due").map(Int64.init)
+            ).compactMap { row in excluding.contains(Int64(try row.int("id"))) ? nil : Int64(try row.int("due")) }.min()
         }
     }
 

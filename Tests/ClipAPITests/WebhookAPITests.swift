@@ -204,6 +204,37 @@ final class Receiver: Sendable {
         #expect(deliveries.last?.attempts ?? 0 >= 3)
     }
 
+    /// Endpoints are sent to side by side: three that hang past the timeout do not hold up another's delivery.
+    @Test func aHangingEndpointHoldsUpNoOther() throws {
+        let hanging = try Receiver(answers: [], hangSeconds: [5, 5, 5, 5, 5, 5])
+        let prompt = try Receiver(answers: [])
+        let (path, _, _) = try setUp({ "http://127.0.0.1:\($0)/slow1" }, port: hanging.port)
+        let registry = try Registry(path: path)
+        defer { registry.close() }
+        for n in 2...3 {
+            _ = try registry.addWebhook(
+                url: "http://127.0.0.1:\(hanging.port)/slow\(n)", events: try WebhookEventPatterns("experience.*"), team: nil,
+                allowPrivateTargets: true)
+        }
+        let fast = try registry.addWebhook(
+            url: "http://127.0.0.1:\(prompt.port)/fast", events: try WebhookEventPatterns("experience.*"), team: nil,
+            allowPrivateTargets: true
+        ).value.endpoint
+        let w = worker(path, timeout: 3)
+        w.start()
+        defer { w.stop() }
+        let started = Date()
+        try register(path, ["https://a.example/1"])
+        w.wake()
+        while try registry.webhookDeliveries(id: fast.id).contains(where: { $0.deliveredAt == nil }), Date().timeIntervalSince(started) < 20
+        {
+            usleep(20_000)
+        }
+        #expect(prompt.requests.count == 1)
+        // One after the other, the three hanging endpoints would have taken 3 × 3 s first.
+        #expect(Date().timeIntervalSince(started) < 2.5, "the prompt endpoint waited on the hanging ones")
+    }
+
     /// A redirect is a failure, not followed, reported with its Location; a spent schedule makes the endpoint failing.
     @Test func aRedirectIsNotFollowed() throws {
         let trap = try Receiver(answers: [])
