@@ -106,6 +106,10 @@ extension Registry {
             failingSince: try row.optionalString("failing_since"), failure: try row.optionalString("failure"))
     }
 
+    /// Endpoints one team (or the administrators) may have: each is sent to on a thread of its own while a request lasts,
+    /// so the number is bounded; a receiver that fans out serves more.
+    public static let maxWebhooksPerOwner = 20
+
     /// Adds an endpoint and returns it with its secret (`whsec_` and the base 64 of 32 random
     /// bytes), shown this once. The URL is checked first (`WebhookTarget.check`); the same URL twice
     /// for the same owner is a conflict. Nothing is written when it is refused.
@@ -122,6 +126,12 @@ extension Registry {
             ).first {
                 let id = Int64(try existing.int("id"))
                 throw RegistryError.conflict("webhook \(id) already sends to this URL", existing: .webhook(id))
+            }
+            let owned = try db.query("SELECT count(*) AS n FROM webhook_endpoint WHERE team_id IS ?", [.text(team?.rawValue)])
+            if try owned.first?.int("n") ?? 0 >= Self.maxWebhooksPerOwner {
+                throw RegistryError.unprocessable(
+                    "at most \(Self.maxWebhooksPerOwner) webhooks per team, and as many with no team: "
+                        + "\(team.map { "team \($0.rawValue)" } ?? "the team-less ones") are full; remove one first")
             }
             let notes = try team.map(ensureTeam) ?? []
             try db.execute(

@@ -158,6 +158,24 @@ struct WebhookOutboxTests {
         #expect(deliveries.map { $0.deliveredAt != nil } == [false, true])
     }
 
+    /// Each owner has at most `maxWebhooksPerOwner` endpoints; one more is refused and changes nothing.
+    @Test func anOwnersEndpointsAreBounded() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        let team = try TeamID("ABCDE12345")
+        for n in 1...Registry.maxWebhooksPerOwner {
+            _ = try registry.addWebhook(
+                url: "https://h\(n).example.com/in", events: Self.everything, team: team, allowPrivateTargets: false)
+        }
+        let before = try snapshot(path)
+        #expect(throws: RegistryError.self) {
+            try registry.addWebhook(url: "https://more.example.com/in", events: Self.everything, team: team, allowPrivateTargets: false)
+        }
+        #expect(try snapshot(path) == before)
+        // Another owner is not affected.
+        _ = try registry.addWebhook(url: "https://more.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false)
+    }
+
     /// Retention: what was delivered long ago goes, with its event; what is not delivered stays, however old.
     @Test func deliveredHistoryIsForgottenAfterTheRetention() throws {
         let path = temporaryDatabasePath()
