@@ -168,6 +168,20 @@ extension ClipAPI {
                 errors: [FieldError(field: "url", rule: "required", message: "is required")])
         }
         let explain = try Self.flag(c, "explain")
+        if !explain {
+            // Nearly every request: a plain URL that resolves to an advanced experience, answered from the URL's bytes and
+            // the index's arena (`LiveIndex.writeAdvancedAnswer`: the same bytes as the Resolution path below; profile:
+            // building the Resolution was most of a resolve request's allocations).
+            let preferences = try Registry.preferences(language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
+            var body: [UInt8] = []
+            body.reserveCapacity(512)
+            var raw = url
+            if try raw.withUTF8({ bytes throws(RegistryError) in
+                try pool.index.writeAdvancedAnswer(invocationURL: bytes, preferences: preferences, into: &body)
+            }) {
+                return HTTPResponse(status: 200, contentType: "application/json", body: body)
+            }
+        }
         // The explanation lists every candidate of the host, which only the database path keeps;
         // the plain answer comes from the in-memory index (docs/architecture.md#the-read-model).
         let resolution =

@@ -75,6 +75,8 @@ public final class WebhookWorker: Sendable {
         var finished: [(Registry.DueWebhook, WebhookSender.Outcome)] = []
     }
     private let sending = Locked(Sending())
+    /// Requests under way at most (each holds a thread for up to the timeout); the rest wait their turn.
+    static let maxSending = 32
     private let underWay = DispatchGroup()
 
     private func run() {
@@ -95,7 +97,7 @@ public final class WebhookWorker: Sendable {
                 }
                 recordFinished(registry)
                 for delivery in try registry.dueWebhooks(now: Registry.milliseconds(Date()))
-                where sending.withLock({ $0.endpoints.insert(delivery.endpointID).inserted }) {
+                where sending.withLock({ $0.endpoints.count < Self.maxSending && $0.endpoints.insert(delivery.endpointID).inserted }) {
                     start(delivery, sender: sender)
                 }
                 let busy = sending.withLock { $0.endpoints }
@@ -116,10 +118,9 @@ public final class WebhookWorker: Sendable {
         underWay.enter()
         DispatchQueue.global().async { [self] in
             let outcome = send(delivery, sender: sender)
-            sending.withLock {
-                $0.endpoints.remove(delivery.endpointID)
-                $0.finished.append((delivery, outcome))
-            }
+            // The endpoint stays busy until its outcome is recorded (`recordFinished`): freed now, its head of line would
+            // still read as due and be sent again.
+            sending.withLock { $0.finished.append((delivery, outcome)) }
             wakeUps.signal()
             underWay.leave()
         }
@@ -130,7 +131,10 @@ public final class WebhookWorker: Sendable {
             defer { s.finished = [] }
             return s.finished
         }
-        for (delivery, outcome) in finished { record(delivery, outcome, registry: registry) }
+        for (delivery, outcome) in finished {
+            record(delivery, outcome, registry: registry)
+            sending.withLock { _ = $0.endpoints.remove(delivery.endpointID) }
+        }
     }
 
     private func send(_ delivery: Registry.DueWebhook, sender: WebhookSender) -> WebhookSender.Outcome {

@@ -93,7 +93,7 @@ public final class LiveIndex: Sendable {
             let file: AASAFile?
             do throws(RegistryError) {
                 let bytes = try s.registry.aasa(host: host)
-                file = AASAFile(bytes: bytes, etag: "\"" + SHA256.hexDigest(bytes).prefix(32) + "\"")
+                file = AASAFile(bytes: bytes, etag: Registry.aasaETag(bytes))
             } catch .notFound {
                 file = nil
             } catch .invalid {

@@ -53,8 +53,7 @@ extension Registry {
     }
 
     /// At the end of a write: one `aasa.changed` per host whose AASA it changed, with the ETag the
-    /// server will serve it with (the first 32 hexadecimal digits of the SHA-256 of the bytes,
-    /// as `LiveIndex` tags them), or none when the host has no AASA any more. The events belong to
+    /// server will serve it with (`aasaETag`), or none when the host has no AASA any more. The events belong to
     /// the teams that hold the host.
     func emitAASAEvents() throws {
         guard try transactionEndpoints().contains(where: { $0.events.matches(.aasaChanged) }) else { return }
@@ -71,7 +70,8 @@ extension Registry {
         }
     }
 
-    /// The strong ETag the server gives a host's AASA bytes.
+    /// The strong ETag of a host's AASA bytes (RFC 9110 §8.8.3): the first 128 bits of their SHA-256, quoted. The one
+    /// owner of that tag: `LiveIndex` serves the file with it and `aasa.changed` announces it.
     public static func aasaETag(_ bytes: [UInt8]) -> String { "\"" + SHA256.hexDigest(bytes).prefix(32) + "\"" }
 
     /// Records an App Store Connect apply's summary as an `asc.applied` event of the clip's team.
