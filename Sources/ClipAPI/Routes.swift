@@ -168,11 +168,16 @@ extension ClipAPI {
                 errors: [FieldError(field: "url", rule: "required", message: "is required")])
         }
         let explain = try Self.flag(c, "explain")
-        if !explain {
+        let resolution: Resolution
+        if explain {
+            // The explanation lists every candidate of the host, which only the database path keeps.
+            resolution = try c.registry.resolve(url, language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
+        } else {
+            // The plain answer comes from the in-memory index (docs/architecture.md#the-read-model).
+            let preferences = try Registry.preferences(language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
             // Nearly every request: a plain URL that resolves to an advanced experience, answered from the URL's bytes and
             // the index's arena (`LiveIndex.writeAdvancedAnswer`: the same bytes as the Resolution path below; profile:
             // building the Resolution was most of a resolve request's allocations).
-            let preferences = try Registry.preferences(language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
             var body: [UInt8] = []
             body.reserveCapacity(512)
             var raw = url
@@ -181,17 +186,10 @@ extension ClipAPI {
             }) {
                 return HTTPResponse(status: 200, contentType: "application/json", body: body)
             }
-        }
-        // The explanation lists every candidate of the host, which only the database path keeps;
-        // the plain answer comes from the in-memory index (docs/architecture.md#the-read-model).
-        let resolution =
-            explain
-            ? try c.registry.resolve(url, language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
-            : try pool.index.resolve(
-                url,
-                preferences: try Registry.preferences(language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"]))
-        if !explain, let bytes = pool.index.answerBytes(resolution) {
-            return HTTPResponse(status: 200, contentType: "application/json", body: bytes)
+            resolution = try pool.index.resolve(url, preferences: preferences)
+            if let bytes = pool.index.answerBytes(resolution) {
+                return HTTPResponse(status: 200, contentType: "application/json", body: bytes)
+            }
         }
         let answer = resolution.json(explain: explain)
         guard resolution.match != nil else {

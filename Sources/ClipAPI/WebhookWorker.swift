@@ -100,8 +100,10 @@ public final class WebhookWorker: Sendable {
                 where sending.withLock({ $0.endpoints.count < Self.maxSending && $0.endpoints.insert(delivery.endpointID).inserted }) {
                     start(delivery, sender: sender)
                 }
+                // At the cap, the next start waits for a request to end (which wakes this thread), not for a due time
+                // that has passed already: that would spin.
                 let busy = sending.withLock { $0.endpoints }
-                if let next = try registry.nextWebhookDue(excluding: busy) {
+                if busy.count < Self.maxSending, let next = try registry.nextWebhookDue(excluding: busy) {
                     waitSeconds = min(waitSeconds, max(Double(next - Registry.milliseconds(Date())) / 1000, 0))
                 }
             } catch {

@@ -52,13 +52,8 @@ public enum HTTPClient {
     }
 
     static func parse(_ bytes: [UInt8], method: String) throws(SocketError) -> Response {
-        guard
-            let end = (0..<max(0, bytes.count - 3)).first(where: {
-                bytes[$0] == 0x0D && bytes[$0 + 1] == 0x0A && bytes[$0 + 2] == 0x0D && bytes[$0 + 3] == 0x0A
-            })
-        else {
-            throw SocketError(call: "parse response", errno: EPROTO)
-        }
+        guard let headLength = headEnd(bytes) else { throw SocketError(call: "parse response", errno: EPROTO) }
+        let end = headLength - 4
         let lines = String(decoding: bytes[0..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
         let statusParts = lines.first?.split(separator: " ") ?? []
         guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw SocketError(call: "parse response", errno: EPROTO) }
