@@ -298,7 +298,7 @@ public enum Commands {
                 options: [
                     .option("listen", value: "HOST:PORT", help: "address to listen on (default 127.0.0.1:8080)"),
                     .option("max-connections", value: "N", help: "open connections at most (default 256)"),
-                    .option("max-body-bytes", value: "N", help: "largest request body (default 8388608)"),
+                    .option("max-body-bytes", value: "N", help: "largest request body (default 10485760, the largest header image)"),
                     .option("public-max-age", value: "SECONDS", help: "how long caches and CDNs may keep public answers (default 60)"),
                     .flag("quiet", help: "no request log lines"),
                     .option("asc-key-id", value: "ID", help: "App Store Connect API key ID for /v1/asc (env ASC_KEY_ID)"),
