@@ -88,6 +88,46 @@ struct ExperienceArenaTests {
         }
     }
 
+    /// Many experiences on one path that differ only in the query items they require ("/rent?id=N",
+    /// some with two items, a bare "?flag", one without a query), at deeper and shallower paths,
+    /// with keys cut to 0–64 bits: an experience is keyed by its first required item, and a lookup
+    /// must still find the most specific one by any item the invocation has, in any order, after
+    /// removals that reuse slots and leave a host's depths behind.
+    @Test(arguments: [0, 2, 64])
+    func experiencesRequiringQueryItemsAnswerLikeTheResolver(keyBits: Int) throws {
+        var g = Generator(state: 777 + UInt64(keyBits))
+        var index = ExperienceIndex(capacity: 0, keyBits: keyBits)
+        var all: [Int64: AdvancedExperience] = [:]
+        var id: Int64 = 0
+        func add(_ url: String) throws {
+            id += 1
+            let e = Self.experience(&g, id: id, url: try NormalizedURL(url).canonical)
+            all[id] = e
+            index.upsert(e)
+        }
+        try add("https://r.example/rent")
+        try add("https://r.example/rent?flag")
+        try add("https://r.example/a/b/c/d/e?id=3")
+        for n in 0..<60 {
+            try add("https://r.example/rent?id=\(n)")
+            if n % 7 == 0 { try add("https://r.example/rent?id=\(n)&zone=\(n % 3)") }
+            if n % 11 == 0 { try add("https://r.example/rent/menu?id=\(n)") }
+        }
+        for removed in all.keys.sorted() where g.next(5) == 0 {
+            index.remove(id: removed)
+            all[removed] = nil
+        }
+        try add("https://r.example/rent?id=5")
+        try add("https://r.example/rent?zone=1&id=7")
+        for _ in 0..<400 {
+            var items = ["id=\(g.next(70))", "zone=\(g.next(4))", "utm=qr", "flag"].filter { _ in g.next(2) == 0 }
+            if g.next(2) == 0 { items.reverse() }
+            let path = ["/rent", "/rent/menu", "/rent/menu/x", "/a/b/c/d/e/f", "/", ""][g.next(6)]
+            let invocation = "https://r.example\(path)" + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
+            try Self.expectSameAnswers(index, all: Array(all.values), invocation, preferences: [])
+        }
+    }
+
     /// The plain path's answer (bytes) and the full rules' answer agree, wherever the plain path answers.
     static func expectSameAnswers(
         _ index: ExperienceIndex, all: [AdvancedExperience], _ invocation: String, preferences: [Language]
