@@ -72,7 +72,7 @@ public struct ExperienceIndex: Sendable {
     private var largestID = Int64.min
     /// Experience id → slot (a `UInt64Table`: start-up's profile showed `Dictionary`'s hashing
     /// of a million ids at 14% of loading).
-    private var slotOfID = UInt64Table()
+    private var slotOfID = UInt64Table(denseKeys: true)
     /// The slot the last localization went to, for loading them in experience order without a lookup.
     private var lastLocalized = -1
     private var freeSlots: [Int32] = []
@@ -98,7 +98,7 @@ public struct ExperienceIndex: Sendable {
         records.reserveCapacity(capacity)
         // About 130 bytes of URL, clip number, texts and lengths per experience in the bench's data.
         bytes.reserveCapacity(capacity * 136)
-        slotOfID = UInt64Table(capacity: capacity)
+        slotOfID = UInt64Table(capacity: capacity, denseKeys: true)
         chains = UInt64Table(capacity: capacity)
     }
 

@@ -10,9 +10,12 @@ import Testing
 struct ExperienceArenaTests {
     typealias Generator = ExperienceIndexTests.Generator
 
-    @Test func uint64TableAgreesWithADictionary() {
+    /// With `denseKeys` the keys that are multiples of 2^32 all share home slot 0: one long probe
+    /// run, which removals must shift back.
+    @Test(arguments: [false, true])
+    func uint64TableAgreesWithADictionary(denseKeys: Bool) {
         var g = Generator(state: 99)
-        var table = UInt64Table()
+        var table = UInt64Table(denseKeys: denseKeys)
         var reference: [UInt64: Int32] = [:]
         for step in 0..<20_000 {
             // Few distinct keys, many of them sharing probe runs: removals must shift entries back.
