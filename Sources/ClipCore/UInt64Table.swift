@@ -36,6 +36,11 @@ struct UInt64Table: Sendable {
         denseKeys ? Int(truncatingIfNeeded: key) & mask : Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
+    /// The slot a probe for `key` starts at, and the number of slots: for inserting many keys in
+    /// slot order (`ExperienceIndex.finishLoading`).
+    func homeSlot(_ key: UInt64) -> Int { home(key) }
+    var slotCount: Int { mask + 1 }
+
     subscript(key: UInt64) -> Int32? {
         var i = home(key)
         while true {

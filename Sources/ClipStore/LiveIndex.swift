@@ -277,6 +277,7 @@ extension LiveIndex {
                 }
                 index.loadLocalization(id: row.int64(0), language: language, title: title, subtitle: subtitle)
             }
+            index.finishLoading()
             return index
         }
 

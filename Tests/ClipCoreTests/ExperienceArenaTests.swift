@@ -103,8 +103,11 @@ struct ExperienceArenaTests {
         var all: [Int64: AdvancedExperience] = [:]
         var id: Int64 = 0
         func add(_ url: String) throws {
+            // URLs are unique among experiences that are not removed (as in the registry).
+            let canonical = try NormalizedURL(url).canonical
+            guard !all.values.contains(where: { $0.url.canonical == canonical }) else { return }
             id += 1
-            let e = Self.experience(&g, id: id, url: try NormalizedURL(url).canonical)
+            let e = Self.experience(&g, id: id, url: canonical)
             all[id] = e
             index.upsert(e)
         }
@@ -158,6 +161,62 @@ struct ExperienceArenaTests {
         }
         if case .advanced = full.match, full.notes.isEmpty {
             #expect(index.advancedAnswerBytes(viaIndex) == JSONWriter.bytes(full.json(explain: false)), "\(invocation)")
+        }
+    }
+
+    /// Experiences loaded from their columns (`load`, as `LiveIndex` reads them, linked into their
+    /// chains at the end in the table's order) give the experiences and answers of ones upserted,
+    /// with forced key collisions, a reload of an id already loaded, and lookups after
+    /// `finishLoading`.
+    @Test(arguments: [0, 3, 64])
+    func loadedExperiencesAnswerLikeUpsertedOnes(keyBits: Int) throws {
+        var g = Generator(state: 31 + UInt64(keyBits))
+        var loaded = ExperienceIndex(capacity: 16, keyBits: keyBits)
+        var all: [Int64: AdvancedExperience] = [:]
+        var seen: Set<String> = []
+        func load(_ e: AdvancedExperience) throws {
+            let url = Array(e.url.canonical.utf8), image = e.headerImage.map { Array($0.utf8) },
+                place = e.place.map { JSONWriter.bytes($0) }
+            let clip = loaded.clipNumber(e.clip)
+            try url.withUnsafeBufferPointer { url in
+                try image.withOptionalBuffer { image in
+                    try place.withOptionalBuffer { place in
+                        try loaded.load(
+                            id: e.id, url: url, clip: clip, action: e.action, defaultLanguage: e.defaultLanguage,
+                            isPoweredBy: e.isPoweredBy,
+                            category: e.businessCategory, headerImage: image, place: place, status: e.status, version: Int64(e.version))
+                    }
+                }
+            }
+            for (language, card) in e.localizations.sorted(by: { $0.key < $1.key }) {
+                let title = Array(card.title.utf8), subtitle = Array(card.subtitle.utf8)
+                title.withUnsafeBufferPointer { t in
+                    subtitle.withUnsafeBufferPointer { loaded.loadLocalization(id: e.id, language: language, title: t, subtitle: $0) }
+                }
+            }
+        }
+        for id in 1...Int64(300) {
+            var text = ExperienceIndexTests.registered(&g)
+            if g.next(4) == 0 { text = "https://q.example/rent?id=\(g.next(40))" + (g.next(3) == 0 ? "&zone=1" : "") }
+            let url = try NormalizedURL(text)
+            guard seen.insert(url.canonical).inserted else { continue }
+            let e = Self.experience(&g, id: id, url: url.canonical)
+            all[id] = e
+            try load(e)
+            // An id loaded again (out of order): the index links what it holds first.
+            if id == 150, var again = all[100] {
+                again.version += 1
+                all[100] = again
+                try load(again)
+            }
+        }
+        loaded.finishLoading()
+        #expect(loaded.count == all.count)
+        for (id, e) in all { #expect(loaded.experience(id: id) == e, "\(id)") }
+        for _ in 0..<300 {
+            var invocation = g.next(4) == 0 ? "https://q.example/rent?id=\(g.next(40))&zone=1" : ExperienceIndexTests.registered(&g)
+            if g.next(2) == 0 { invocation += (invocation.contains("?") ? "&" : "?") + "utm=qr" }
+            try Self.expectSameAnswers(loaded, all: Array(all.values), invocation, preferences: g.next(2) == 0 ? [.FR] : [])
         }
     }
 
