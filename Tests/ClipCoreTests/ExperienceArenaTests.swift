@@ -296,6 +296,9 @@ struct ExperienceArenaTests {
             "", " ", "https://", "https://a.example", "https://a.example/store\u{200B}", "https://a\u{200B}.example/store",
             "https://a.example/store\t", "\thttps://a.example/store", "https://a.example/store\u{0}", "https://a.example/\u{7F}",
             "https://a.example:443/store", "https://a.example:/store", "https://a.example:8443/store", "https://user@a.example/store",
+            "https://a.example:0443/store?id=1", "https://A.EXAMPLE:443", "https://a.example:443:443/store",
+            "https://a.example:443@b.example/",
+            "https://:443/store", "https://a.example:443#x", "https://a.example:4 43/store",
             "https://a.example/./store", "https://a.example/x/../store", "https://a.example\\store", "https://a.example/store%3F",
             "https://a.example/store?id=1&id=1", "https://a.example/store?id=%31", "https://a.example/store?flag=",
             "https://a.example/store?flag",
@@ -315,7 +318,7 @@ struct ExperienceArenaTests {
         var g = Generator(state: 2024)
         let alphabet = [
             "a", "Z", "0", "-", ".", "/", "//", "?", "&", "=", "#", "%41", "%2f", "..", "\\", ":", "@", "~", "*", " ", "\u{7F}", "é",
-            "\u{200B}", "xn--", ":443",
+            "\u{200B}", "xn--", ":443", ":0443", ":8443", ":44", ":4430",
         ]
         var plainCount = 0
         for _ in 0..<20_000 {
