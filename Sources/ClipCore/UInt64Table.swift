@@ -12,11 +12,18 @@ struct UInt64Table: Sendable {
     private var values: [Int32]
     private var mask: Int
     private var shift: UInt64
+    /// Keys that are small consecutive integers (row ids) take their low bits as their slot.
+    private let denseKeys: Bool
     private(set) var count = 0
 
     static let empty: Int32 = -1
 
-    init(capacity: Int = 0) {
+    /// `denseKeys`: the keys are mostly consecutive integers, such as SQLite row ids, inserted in
+    /// order: each goes to the slot after the last one's, so that loading them writes the table
+    /// front to back instead of at random (start-up at a million experiences: inserting a million
+    /// ids at Fibonacci-hashed slots missed the cache each time; `perf record`: `set` 7% of loading).
+    init(capacity: Int = 0, denseKeys: Bool = false) {
+        self.denseKeys = denseKeys
         var slots = 16
         while slots < capacity * 2 { slots *= 2 }
         keys = Array(repeating: 0, count: slots)
@@ -25,7 +32,14 @@ struct UInt64Table: Sendable {
         shift = UInt64(64 - slots.trailingZeroBitCount)
     }
 
-    @inline(__always) private func home(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift) }
+    @inline(__always) private func home(_ key: UInt64) -> Int {
+        denseKeys ? Int(truncatingIfNeeded: key) & mask : Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    /// The slot a probe for `key` starts at, and the number of slots: for inserting many keys in
+    /// slot order (`ExperienceIndex.finishLoading`).
+    func homeSlot(_ key: UInt64) -> Int { home(key) }
+    var slotCount: Int { mask + 1 }
 
     subscript(key: UInt64) -> Int32? {
         var i = home(key)
@@ -81,7 +95,7 @@ struct UInt64Table: Sendable {
 
     private mutating func grow() {
         let oldKeys = keys, oldValues = values
-        self = UInt64Table(capacity: oldValues.count)
+        self = UInt64Table(capacity: oldValues.count, denseKeys: denseKeys)
         for i in oldValues.indices where oldValues[i] != Self.empty { set(oldKeys[i], oldValues[i]) }
     }
 

@@ -237,6 +237,7 @@ extension LiveIndex {
                 clips[Self.hash(bundle)]?.first { $0.bundle.elementsEqual(bundle) }?.number
             }
             let unexpected = RegistryError.storage("advanced_experience has a row of unexpected column types or an unknown clip")
+            var action = LastParsed<Action>(), language = LastParsed<Language>(), status = LastParsed<ExperienceStatus>()
             try registry.db.forEachRowInPlace(
                 """
                 SELECT id, url, clip_bundle_id, action, default_language, is_powered_by, business_category,
@@ -244,16 +245,18 @@ extension LiveIndex {
                 FROM advanced_experience WHERE removed_at IS NULL ORDER BY id
                 """
             ) { row in
-                guard let url = row.text(1), let bundle = row.text(2), let clip = clip(bundle), let action = row.text(3),
-                    let language = row.text(4), let status = row.text(9)
+                guard let url = row.text(1), let bundle = row.text(2), let clip = clip(bundle), let actionText = row.text(3),
+                    let languageText = row.text(4), let statusText = row.text(9)
                 else { throw unexpected }
+                let parsedAction = try action.parse(actionText) { try Self.actions.parse($0, field: "action") }
+                let parsedLanguage = try language.parse(languageText) { try Self.languages.parse($0, field: "language") }
+                let parsedStatus = try status.parse(statusText) { try Self.statuses.parse($0, field: "status") }
                 func load(place: UnsafeBufferPointer<UInt8>?) throws {
                     try index.load(
-                        id: row.int64(0), url: url, clip: clip, action: try Self.actions.parse(action, field: "action"),
-                        defaultLanguage: try Self.languages.parse(language, field: "language"), isPoweredBy: row.int64(5) != 0,
+                        id: row.int64(0), url: url, clip: clip, action: parsedAction, defaultLanguage: parsedLanguage,
+                        isPoweredBy: row.int64(5) != 0,
                         category: try row.text(6).map { (c) throws(ValidationFailure) in try Self.categories.parse(c, field: "category") },
-                        headerImage: row.text(7), place: place, status: try Self.statuses.parse(status, field: "status"),
-                        version: row.int64(10))
+                        headerImage: row.text(7), place: place, status: parsedStatus, version: row.int64(10))
                 }
                 // A place is rare; parsed and written again so that answers show it as `JSONWriter` does.
                 if let text = row.text(8) {
@@ -274,6 +277,7 @@ extension LiveIndex {
                 }
                 index.loadLocalization(id: row.int64(0), language: language, title: title, subtitle: subtitle)
             }
+            index.finishLoading()
             return index
         }
 
@@ -325,6 +329,22 @@ extension LiveIndex {
             }
             return result
         }
+    }
+}
+
+/// The value last parsed from a column, with its bytes: the enumerations' columns repeat from row to
+/// row, and a comparison of a few bytes is cheaper than hashing them (start-up's profile at a million
+/// experiences: `Hasher` and `Dictionary` lookups 3% of loading).
+struct LastParsed<T> {
+    private var bytes: [UInt8] = []
+    private var value: T?
+
+    mutating func parse(_ text: UnsafeBufferPointer<UInt8>, _ make: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+        if let value, text.elementsEqual(bytes) { return value }
+        let parsed = try make(text)
+        bytes = Array(text)
+        value = parsed
+        return parsed
     }
 }
 

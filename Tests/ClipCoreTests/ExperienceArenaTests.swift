@@ -10,9 +10,12 @@ import Testing
 struct ExperienceArenaTests {
     typealias Generator = ExperienceIndexTests.Generator
 
-    @Test func uint64TableAgreesWithADictionary() {
+    /// With `denseKeys` the keys that are multiples of 2^32 all share home slot 0: one long probe
+    /// run, which removals must shift back.
+    @Test(arguments: [false, true])
+    func uint64TableAgreesWithADictionary(denseKeys: Bool) {
         var g = Generator(state: 99)
-        var table = UInt64Table()
+        var table = UInt64Table(denseKeys: denseKeys)
         var reference: [UInt64: Int32] = [:]
         for step in 0..<20_000 {
             // Few distinct keys, many of them sharing probe runs: removals must shift entries back.
@@ -88,6 +91,49 @@ struct ExperienceArenaTests {
         }
     }
 
+    /// Many experiences on one path that differ only in the query items they require ("/rent?id=N",
+    /// some with two items, a bare "?flag", one without a query), at deeper and shallower paths,
+    /// with keys cut to 0–64 bits: an experience is keyed by its first required item, and a lookup
+    /// must still find the most specific one by any item the invocation has, in any order, after
+    /// removals that reuse slots and leave a host's depths behind.
+    @Test(arguments: [0, 2, 64])
+    func experiencesRequiringQueryItemsAnswerLikeTheResolver(keyBits: Int) throws {
+        var g = Generator(state: 777 + UInt64(keyBits))
+        var index = ExperienceIndex(capacity: 0, keyBits: keyBits)
+        var all: [Int64: AdvancedExperience] = [:]
+        var id: Int64 = 0
+        func add(_ url: String) throws {
+            // URLs are unique among experiences that are not removed (as in the registry).
+            let canonical = try NormalizedURL(url).canonical
+            guard !all.values.contains(where: { $0.url.canonical == canonical }) else { return }
+            id += 1
+            let e = Self.experience(&g, id: id, url: canonical)
+            all[id] = e
+            index.upsert(e)
+        }
+        try add("https://r.example/rent")
+        try add("https://r.example/rent?flag")
+        try add("https://r.example/a/b/c/d/e?id=3")
+        for n in 0..<60 {
+            try add("https://r.example/rent?id=\(n)")
+            if n % 7 == 0 { try add("https://r.example/rent?id=\(n)&zone=\(n % 3)") }
+            if n % 11 == 0 { try add("https://r.example/rent/menu?id=\(n)") }
+        }
+        for removed in all.keys.sorted() where g.next(5) == 0 {
+            index.remove(id: removed)
+            all[removed] = nil
+        }
+        try add("https://r.example/rent?id=5")
+        try add("https://r.example/rent?zone=1&id=7")
+        for _ in 0..<400 {
+            var items = ["id=\(g.next(70))", "zone=\(g.next(4))", "utm=qr", "flag"].filter { _ in g.next(2) == 0 }
+            if g.next(2) == 0 { items.reverse() }
+            let path = ["/rent", "/rent/menu", "/rent/menu/x", "/a/b/c/d/e/f", "/", ""][g.next(6)]
+            let invocation = "https://r.example\(path)" + (items.isEmpty ? "" : "?" + items.joined(separator: "&"))
+            try Self.expectSameAnswers(index, all: Array(all.values), invocation, preferences: [])
+        }
+    }
+
     /// The plain path's answer (bytes) and the full rules' answer agree, wherever the plain path answers.
     static func expectSameAnswers(
         _ index: ExperienceIndex, all: [AdvancedExperience], _ invocation: String, preferences: [Language]
@@ -115,6 +161,62 @@ struct ExperienceArenaTests {
         }
         if case .advanced = full.match, full.notes.isEmpty {
             #expect(index.advancedAnswerBytes(viaIndex) == JSONWriter.bytes(full.json(explain: false)), "\(invocation)")
+        }
+    }
+
+    /// Experiences loaded from their columns (`load`, as `LiveIndex` reads them, linked into their
+    /// chains at the end in the table's order) give the experiences and answers of ones upserted,
+    /// with forced key collisions, a reload of an id already loaded, and lookups after
+    /// `finishLoading`.
+    @Test(arguments: [0, 3, 64])
+    func loadedExperiencesAnswerLikeUpsertedOnes(keyBits: Int) throws {
+        var g = Generator(state: 31 + UInt64(keyBits))
+        var loaded = ExperienceIndex(capacity: 16, keyBits: keyBits)
+        var all: [Int64: AdvancedExperience] = [:]
+        var seen: Set<String> = []
+        func load(_ e: AdvancedExperience) throws {
+            let url = Array(e.url.canonical.utf8), image = e.headerImage.map { Array($0.utf8) },
+                place = e.place.map { JSONWriter.bytes($0) }
+            let clip = loaded.clipNumber(e.clip)
+            try url.withUnsafeBufferPointer { url in
+                try image.withOptionalBuffer { image in
+                    try place.withOptionalBuffer { place in
+                        try loaded.load(
+                            id: e.id, url: url, clip: clip, action: e.action, defaultLanguage: e.defaultLanguage,
+                            isPoweredBy: e.isPoweredBy,
+                            category: e.businessCategory, headerImage: image, place: place, status: e.status, version: Int64(e.version))
+                    }
+                }
+            }
+            for (language, card) in e.localizations.sorted(by: { $0.key < $1.key }) {
+                let title = Array(card.title.utf8), subtitle = Array(card.subtitle.utf8)
+                title.withUnsafeBufferPointer { t in
+                    subtitle.withUnsafeBufferPointer { loaded.loadLocalization(id: e.id, language: language, title: t, subtitle: $0) }
+                }
+            }
+        }
+        for id in 1...Int64(300) {
+            var text = ExperienceIndexTests.registered(&g)
+            if g.next(4) == 0 { text = "https://q.example/rent?id=\(g.next(40))" + (g.next(3) == 0 ? "&zone=1" : "") }
+            let url = try NormalizedURL(text)
+            guard seen.insert(url.canonical).inserted else { continue }
+            let e = Self.experience(&g, id: id, url: url.canonical)
+            all[id] = e
+            try load(e)
+            // An id loaded again (out of order): the index links what it holds first.
+            if id == 150, var again = all[100] {
+                again.version += 1
+                all[100] = again
+                try load(again)
+            }
+        }
+        loaded.finishLoading()
+        #expect(loaded.count == all.count)
+        for (id, e) in all { #expect(loaded.experience(id: id) == e, "\(id)") }
+        for _ in 0..<300 {
+            var invocation = g.next(4) == 0 ? "https://q.example/rent?id=\(g.next(40))&zone=1" : ExperienceIndexTests.registered(&g)
+            if g.next(2) == 0 { invocation += (invocation.contains("?") ? "&" : "?") + "utm=qr" }
+            try Self.expectSameAnswers(loaded, all: Array(all.values), invocation, preferences: g.next(2) == 0 ? [.FR] : [])
         }
     }
 
@@ -194,6 +296,9 @@ struct ExperienceArenaTests {
             "", " ", "https://", "https://a.example", "https://a.example/store\u{200B}", "https://a\u{200B}.example/store",
             "https://a.example/store\t", "\thttps://a.example/store", "https://a.example/store\u{0}", "https://a.example/\u{7F}",
             "https://a.example:443/store", "https://a.example:/store", "https://a.example:8443/store", "https://user@a.example/store",
+            "https://a.example:0443/store?id=1", "https://A.EXAMPLE:443", "https://a.example:443:443/store",
+            "https://a.example:443@b.example/",
+            "https://:443/store", "https://a.example:443#x", "https://a.example:4 43/store",
             "https://a.example/./store", "https://a.example/x/../store", "https://a.example\\store", "https://a.example/store%3F",
             "https://a.example/store?id=1&id=1", "https://a.example/store?id=%31", "https://a.example/store?flag=",
             "https://a.example/store?flag",
@@ -213,7 +318,7 @@ struct ExperienceArenaTests {
         var g = Generator(state: 2024)
         let alphabet = [
             "a", "Z", "0", "-", ".", "/", "//", "?", "&", "=", "#", "%41", "%2f", "..", "\\", ":", "@", "~", "*", " ", "\u{7F}", "é",
-            "\u{200B}", "xn--", ":443",
+            "\u{200B}", "xn--", ":443", ":0443", ":8443", ":44", ":4430",
         ]
         var plainCount = 0
         for _ in 0..<20_000 {
