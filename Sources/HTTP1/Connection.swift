@@ -15,8 +15,15 @@ final class Connection: @unchecked Sendable {
     let address: String
     var buffer: [UInt8] = []
     var machine: ConnectionStateMachine
-    /// The rest of an answer the socket has not taken yet; written when it is writable.
-    var unsent: UnsentAnswer?
+    /// The field ranges of the head parsed last (kept with its capacity from one request to the next).
+    var fields: [FieldRange] = []
+    /// `out` is what is to be written (answers made on the event loop, batched, or one ordinary
+    /// answer); the rest is the hot handler's scratch room.
+    var hot = HotBuffers()
+    /// How many bytes of `hot.out` the socket has taken.
+    var written = 0
+    /// The ordinary answer in `hot.out`, to record once it is written or given up.
+    var pending: PendingAnswer?
 
     init(socket: ConnectionSocket, id: UInt64, address: String, machine: ConnectionStateMachine) {
         self.socket = socket
@@ -26,9 +33,8 @@ final class Connection: @unchecked Sendable {
     }
 }
 
-/// An answer on its way out, and what to record once it is written or given up.
-struct UnsentAnswer {
-    var bytes: ArraySlice<UInt8>
+/// An ordinary answer on its way out: what to record once it is written or given up.
+struct PendingAnswer {
     let request: HTTPRequest
     let response: HTTPResponse
     let started: Double
@@ -91,18 +97,32 @@ extension EventLoop {
             }
             guard !c.buffer.isEmpty else { break }
             let outcome = c.buffer.withUnsafeBytes { raw in
-                Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits) }
+                Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits, fields: &c.fields) }
             }
-            let head: RequestHead, headLength: Int
-            switch outcome {
-            case .failure(let error):
-                return fail(c, error)
-            case .success(.incomplete):
+            guard case .success(.complete(let raw)) = outcome else {
+                // Answers made for the requests before this one go out first.
+                if let stop = flush(c) { return stop }
+                if case .failure(let error) = outcome { return fail(c, error) }
                 return carryOut(c.machine.partialHead(now: monotonicMilliseconds()), c)
-            case .success(.complete(let h, let length)):
-                head = h
-                headLength = length
             }
+            if let hot, raw.contentLength == 0, raw.keepAlive, !stopping.load(ordering: .relaxed) {
+                let answered = c.buffer.withUnsafeBufferPointer { bytes in
+                    c.fields.withUnsafeBufferPointer { fields in
+                        hot(RequestView(bytes: bytes, head: raw, fields: fields, remoteAddress: c.address), &c.hot)
+                    }
+                }
+                if answered {
+                    // Written with the next batch (pipelined answers go out in one write), but a client that
+                    // pipelines and does not read holds at most one batch of answers here.
+                    c.buffer.removeFirst(raw.length)
+                    c.machine.answeredAtOnce(now: monotonicMilliseconds())
+                    if c.hot.out.count >= Self.batchBytes, let stop = flush(c) { return stop }
+                    continue
+                }
+            }
+            if let stop = flush(c) { return stop }
+            let head = c.buffer.withUnsafeBufferPointer { raw.head(in: $0, fields: c.fields) }
+            let headLength = raw.length
             // The body: exactly Content-Length bytes (the rest stays for the next request).
             if c.buffer.count - headLength < head.contentLength {
                 // An answer that cannot depend on the body goes out before it, instead of a 100.
@@ -137,8 +157,12 @@ extension EventLoop {
             }
             return .handedOff
         }
+        if let stop = flush(c) { return stop }
         return carryOut(c.machine.readMore(stopping: isStopping), c)
     }
+
+    /// Hot answers batched before they are written.
+    static let batchBytes = 64 * 1024
 
     /// The answer to a request dequeued after the drain deadline.
     static let stopping: HTTPResponse = {
@@ -174,26 +198,27 @@ extension EventLoop {
         return .rearmed
     }
 
-    /// The handler answered: its bytes become the connection's unsent answer (written by `flush`).
+    /// The handler answered: its bytes join the connection's write buffer (written by `flush`).
     private func prepareAnswer(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead, _ response: HTTPResponse, started: Double) {
         let keepAlive = head.keepAlive && !isStopping && !response.headers.contains("Connection", token: "close")
-        let bytes = ResponseWriter.serialize(response, includeBody: head.method != "HEAD", keepAlive: keepAlive)
+        ResponseWriter.serialize(response, includeBody: head.method != "HEAD", keepAlive: keepAlive, appendingTo: &c.hot.out)
         c.machine.writeStarted(now: monotonicMilliseconds())
-        c.unsent = UnsentAnswer(bytes: bytes[...], request: request, response: response, started: started, keepAlive: keepAlive)
+        c.pending = PendingAnswer(request: request, response: response, started: started, keepAlive: keepAlive)
     }
 
-    /// Writes what the socket takes of the unsent answer now. nil: nothing is left to write and the
+    /// Writes what the socket takes of the write buffer now. nil: nothing is left to write and the
     /// connection goes on; `.rearmed`: the rest waits for the socket to be writable (in epoll, under
     /// the write deadline); `.closed`: the write failed or the answer ended the connection.
     private func flush(_ c: Connection) -> Step? {
-        guard var answer = c.unsent else { return nil }
-        guard let sent = try? c.socket.writeAvailable(answer.bytes) else {
+        guard c.written < c.hot.out.count else { return nil }
+        guard let sent = try? c.socket.writeAvailable(c.hot.out[c.written...]) else {
             close(c)  // records the answer as not written
             return .closed
         }
-        answer.bytes = answer.bytes.dropFirst(sent)
-        guard answer.bytes.isEmpty else {
-            c.unsent = answer
+        c.written += sent
+        guard c.written == c.hot.out.count else {
+            // Hot answers were made at once: their write deadline starts now.
+            if !c.machine.isWriting { c.machine.writeStarted(now: monotonicMilliseconds()) }
             guard c.machine.writeBlocked() == .awaitWritable,
                 (try? register(c, operation: EPOLL_CTL_MOD, events: Self.writableEvents)) != nil
             else {
@@ -202,9 +227,16 @@ extension EventLoop {
             }
             return .rearmed
         }
-        c.unsent = nil
-        answerEnded(answer)
-        guard c.machine.writeFinished(written: true, keepAlive: answer.keepAlive, now: monotonicMilliseconds()) != .close else {
+        c.hot.out.removeAll(keepingCapacity: true)
+        c.written = 0
+        var keepAlive = true
+        if let answer = c.pending {
+            c.pending = nil
+            answerEnded(answer)
+            keepAlive = answer.keepAlive
+        }
+        // An ordinary answer, or hot ones that had to wait for the socket.
+        if c.machine.isWriting, c.machine.writeFinished(written: true, keepAlive: keepAlive, now: monotonicMilliseconds()) == .close {
             close(c)
             return .closed
         }
@@ -212,7 +244,7 @@ extension EventLoop {
     }
 
     /// An answer was written in full or given up: it is logged and no longer in flight.
-    private func answerEnded(_ answer: UnsentAnswer) {
+    private func answerEnded(_ answer: PendingAnswer) {
         observer?(answer.request, answer.response, monotonicSeconds() - answer.started)
         table.withLock { table in
             table.inFlight -= 1
@@ -222,8 +254,8 @@ extension EventLoop {
 
     /// Closes a connection this thread owns; an answer still unsent is given up.
     func close(_ c: Connection) {
-        if let answer = c.unsent {
-            c.unsent = nil
+        if let answer = c.pending {
+            c.pending = nil
             answerEnded(answer)
         }
         table.withLock { table in

@@ -2,6 +2,7 @@ import CLinuxIO
 import Dispatch
 import Foundation
 import Locking
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -40,6 +41,7 @@ final class EventLoop: Sendable {
     let timeouts: ConnectionStateMachine.Timeouts
     let handler: HTTPHandler
     let inline: HTTPInlineHandler?
+    let hot: HTTPHotHandler?
     let observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     let listener: ListeningSocket
     let epoll: Int32
@@ -47,6 +49,8 @@ final class EventLoop: Sendable {
     let timer: Int32
     let pool: BlockingPool
     let table = Locked(Table())
+    /// `Table.stopping`, read without the lock by every request (a lock per request for a flag set once).
+    let stopping = Atomic<Bool>(false)
     /// Signalled while stopping whenever a connection closes or a request finishes.
     let changed = DispatchSemaphore(value: 0)
     let finished = DispatchGroup()
@@ -63,13 +67,14 @@ final class EventLoop: Sendable {
     static let maxLingeringRefusals = 64
 
     init(
-        configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler, inline: HTTPInlineHandler?,
+        configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler, inline: HTTPInlineHandler?, hot: HTTPHotHandler?,
         observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     ) throws(SocketError) {
         self.configuration = configuration
         timeouts = ConnectionStateMachine.Timeouts(configuration.limits)
         self.handler = handler
         self.inline = inline
+        self.hot = hot
         self.observer = observer
         pool = BlockingPool(threads: max(1, configuration.blockingThreads))
         var opened: [Int32] = []
@@ -95,7 +100,7 @@ final class EventLoop: Sendable {
 
     var connectionCount: Int { table.withLock { $0.slots.count - $0.refused } }
 
-    var isStopping: Bool { table.withLock { $0.stopping } }
+    var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
     func start() {
         for i in 0..<max(1, configuration.eventThreads) {
@@ -296,7 +301,10 @@ final class EventLoop: Sendable {
     /// See `HTTPServer.stop`.
     func stop(drainMilliseconds: UInt64, atDrainDeadline: (@Sendable (Int) -> Void)?) {
         let first = table.withLock { table in
-            defer { table.stopping = true }
+            defer {
+                table.stopping = true
+                stopping.store(true, ordering: .relaxed)
+            }
             return !table.stopping
         }
         guard first else { return }
