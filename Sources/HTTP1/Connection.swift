@@ -24,6 +24,10 @@ final class Connection: @unchecked Sendable {
     var written = 0
     /// The ordinary answer in `hot.out`, to record once it is written or given up.
     var pending: PendingAnswer?
+    /// Registered for writing (`EventLoop.writableEvents`) rather than reading.
+    var awaitsWritable = false
+    /// A read filled its chunk: more bytes may wait, of which edge-triggered epoll says nothing more.
+    var moreToRead = false
 
     init(socket: ConnectionSocket, id: UInt64, address: String, machine: ConnectionStateMachine) {
         self.socket = socket
@@ -49,10 +53,10 @@ extension EventLoop {
 
     /// Serves the connection until it is re-armed with no event pending, closed, or handed to the
     /// blocking pool (which calls this again once its handler has answered). The caller owns `c`.
-    func serve(_ c: Connection, read: Bool = true) {
+    func serve(_ c: Connection, read: Bool = true, scratch: UnsafeMutableRawBufferPointer? = nil) {
         var read = read
         while true {
-            switch step(c, read: read) {
+            switch step(c, read: read, scratch: scratch) {
             case .closed, .handedOff: return
             case .rearmed:
                 switch letGo(c) {
@@ -67,23 +71,24 @@ extension EventLoop {
     }
 
     /// Re-armed `c` (owned by this thread) goes back to epoll and the timer.
-    func release(_ c: Connection) {
+    func release(_ c: Connection, scratch: UnsafeMutableRawBufferPointer? = nil) {
         switch letGo(c) {
         case .released: break
-        case .eventPending: serve(c)
+        case .eventPending: serve(c, scratch: scratch)
         case .close: close(c)
         }
     }
 
     /// Writes what is left of an answer, then (the answer out) reads what arrived when `read` and
     /// answers every complete request in the buffer.
-    private func step(_ c: Connection, read: Bool) -> Step {
+    private func step(_ c: Connection, read: Bool, scratch: UnsafeMutableRawBufferPointer?) -> Step {
         if let stop = flush(c) { return stop }
-        if c.machine.isLingering { return discard(c) }
+        if c.machine.isLingering { return discard(c, scratch: scratch) }
         let limits = configuration.limits
         if read {
-            switch c.socket.readAvailable(into: &c.buffer, chunk: c.machine.isReadingBody ? 256 * 1024 : 16 * 1024) {
-            case .data: break
+            let chunk = c.machine.isReadingBody ? Self.bodyChunk : Self.headChunk
+            switch c.socket.readAvailable(into: &c.buffer, chunk: chunk, scratch: scratch) {
+            case .data(let count): c.moreToRead = count == chunk
             case .closed: c.machine.peerDidClose()
             case .timeout: break  // nothing there after all (a spurious wake-up)
             }
@@ -102,7 +107,7 @@ extension EventLoop {
             guard case .success(.complete(let raw)) = outcome else {
                 // Answers made for the requests before this one go out first.
                 if let stop = flush(c) { return stop }
-                if case .failure(let error) = outcome { return fail(c, error) }
+                if case .failure(let error) = outcome { return fail(c, error, scratch: scratch) }
                 return carryOut(c.machine.partialHead(now: monotonicMilliseconds()), c)
             }
             if let hot, raw.contentLength == 0, raw.keepAlive, !stopping.load(ordering: .relaxed) {
@@ -129,7 +134,7 @@ extension EventLoop {
                 if !c.machine.isReadingBody, let answerBeforeBody = configuration.answerBeforeBody {
                     var headOnly = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers)
                     headOnly.remoteAddress = c.address
-                    if let response = answerBeforeBody(headOnly) { return answerBeforeItsBody(c, headOnly, response) }
+                    if let response = answerBeforeBody(headOnly) { return answerBeforeItsBody(c, headOnly, response, scratch: scratch) }
                 }
                 let received = c.buffer.count - headLength
                 return carryOut(
@@ -153,7 +158,7 @@ extension EventLoop {
                 // Past the drain deadline a request still queued is not started (README, graceful stop).
                 let response = table.withLock { $0.drainExpired } ? Self.stopping : handler(request)
                 prepareAnswer(c, request, head, response, started: started)
-                serve(c, read: false)
+                serve(c, read: false)  // an event meanwhile was left to this owner (`pendingEvent`)
             }
             return .handedOff
         }
@@ -181,7 +186,7 @@ extension EventLoop {
             close(c)
             return .closed
         case .fail(let error):
-            return fail(c, error)
+            return fail(c, error, scratch: nil)
         case .sendContinue:
             // 25 bytes to a connection with nothing else to send: the socket takes them at once.
             let interim = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -191,6 +196,11 @@ extension EventLoop {
             }
         case .read, .none, .dispatch, .awaitWritable: break
         }
+        // The registration stands (edge-triggered, `EventLoop.connectionEvents`) unless it was for writing, or bytes
+        // may be left unread: re-registering then reports them as a new event.
+        guard c.awaitsWritable || c.moreToRead else { return .rearmed }
+        c.awaitsWritable = false
+        c.moreToRead = false
         do { try register(c, operation: EPOLL_CTL_MOD) } catch {
             close(c)
             return .closed
@@ -225,6 +235,7 @@ extension EventLoop {
                 close(c)
                 return .closed
             }
+            c.awaitsWritable = true
             return .rearmed
         }
         c.hot.out.removeAll(keepingCapacity: true)
@@ -269,38 +280,44 @@ extension EventLoop {
 
     /// Answers a framing error or a 408 and ends the connection (its remaining bytes cannot be
     /// trusted): written without waiting (a few hundred bytes), then half-closed and lingering.
-    func fail(_ c: Connection, _ error: RequestError) -> Step {
+    func fail(_ c: Connection, _ error: RequestError, scratch: UnsafeMutableRawBufferPointer?) -> Step {
         let body = Array(ProblemJSON.problem(status: error.status, detail: error.message).utf8)
         let response = HTTPResponse(status: error.status, contentType: "application/problem+json", body: body)
         var request = HTTPRequest(method: "-", target: "-")
         request.remoteAddress = c.address
         observer?(request, response, 0)
-        return answerAndLinger(c, ResponseWriter.serialize(response, includeBody: true, keepAlive: false))
+        return answerAndLinger(c, ResponseWriter.serialize(response, includeBody: true, keepAlive: false), scratch: scratch)
     }
 
     /// Answers a request from its head alone (`Configuration.answerBeforeBody`) and ends the
     /// connection without reading the body: its bytes are discarded while the connection lingers.
-    private func answerBeforeItsBody(_ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse) -> Step {
+    private func answerBeforeItsBody(
+        _ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse, scratch: UnsafeMutableRawBufferPointer?
+    ) -> Step {
         observer?(request, response, 0)
-        return answerAndLinger(c, ResponseWriter.serialize(response, includeBody: request.method != "HEAD", keepAlive: false))
+        return answerAndLinger(
+            c, ResponseWriter.serialize(response, includeBody: request.method != "HEAD", keepAlive: false), scratch: scratch)
     }
 
     /// Writes a last answer without waiting, half-closes and reads what the client still sends
     /// until it closes or the linger deadline passes, so it reads the answer instead of a reset
     /// (RFC 9112 §9.6). The caller owns `c`, registered in epoll.
-    func answerAndLinger(_ c: Connection, _ bytes: [UInt8]) -> Step {
+    func answerAndLinger(_ c: Connection, _ bytes: [UInt8], scratch: UnsafeMutableRawBufferPointer?) -> Step {
         _ = try? c.socket.writeAvailable(bytes[...])
         c.socket.shutdownWrites()
         c.machine.linger(now: monotonicMilliseconds())
-        return discard(c)
+        return discard(c, scratch: scratch)
     }
 
     /// Lingering: reads and drops what has arrived; closes once the peer has closed.
-    private func discard(_ c: Connection) -> Step {
+    private func discard(_ c: Connection, scratch: UnsafeMutableRawBufferPointer?) -> Step {
         var sink: [UInt8] = []
-        reading: for _ in 0..<8 {
-            switch c.socket.readAvailable(into: &sink, chunk: 64 * 1024) {
-            case .data: sink.removeAll(keepingCapacity: true)
+        c.moreToRead = false
+        reading: for attempt in 0..<8 {
+            switch c.socket.readAvailable(into: &sink, chunk: 64 * 1024, scratch: scratch) {
+            case .data(let count):
+                sink.removeAll(keepingCapacity: true)
+                c.moreToRead = attempt == 7 && count == 64 * 1024
             case .closed:
                 c.machine.peerDidClose()
                 break reading
