@@ -14,8 +14,11 @@ public import HTTP1
 /// `String`s, the route match, the registry checkout, the `HTTPResponse` and its `HTTPHeaders` and
 /// serializing them were most of a request's instructions and all of its allocations.
 extension ClipAPI {
-    static let resolveTemplate = "/v1/resolve"
-    static let aasaTemplates = ["/.well-known/apple-app-site-association", "/apple-app-site-association"]
+    static let resolvePath: StaticString = "/v1/resolve"
+    static let aasaPaths: [StaticString] = ["/.well-known/apple-app-site-association", "/apple-app-site-association"]
+    /// The route templates (the metrics' labels) of those paths.
+    static let resolveTemplate = resolvePath.description
+    static let aasaTemplates = aasaPaths.map(\.description)
 
     /// `HTTPHotHandler`: true when the answer was appended to `buffers.out`.
     public func answerHot(_ request: RequestView, _ buffers: inout HotBuffers) -> Bool {
@@ -29,11 +32,11 @@ extension ClipAPI {
         else { return false }
         let started = monotonicSeconds()
         let path = request.path
-        if path.elementsEqual(Self.resolveTemplate.utf8) {
+        if path.matches(Self.resolvePath) {
             return resolveHot(request, isHEAD: isHEAD, started: started, &buffers)
         }
-        for template in Self.aasaTemplates where path.elementsEqual(template.utf8) {
-            return aasaHot(request, template: template, isHEAD: isHEAD, started: started, &buffers)
+        for (i, aasaPath) in Self.aasaPaths.enumerated() where path.matches(aasaPath) {
+            return aasaHot(request, template: Self.aasaTemplates[i], isHEAD: isHEAD, started: started, &buffers)
         }
         return false
     }
@@ -46,11 +49,11 @@ extension ClipAPI {
         buffers.scratch.removeAll(keepingCapacity: true)
         var url: Range<Int>?, language: Range<Int>?, explain = false
         let wellFormed = QueryString.decodeItems(query, into: &buffers.scratch) { name, value in
-            if name.elementsEqual("url".utf8) {
+            if name.matches("url") {
                 url = value
-            } else if name.elementsEqual("language".utf8) {
+            } else if name.matches("language") {
                 language = value
-            } else if name.elementsEqual("explain".utf8) {
+            } else if name.matches("explain") {
                 explain = true
             }
         }

@@ -158,9 +158,9 @@ public enum RequestHeadParser {
         }
         let versionBytes = line[(sp2 + 1)...]
         let version: HTTPVersion
-        if versionBytes.elementsEqual("HTTP/1.1".utf8) {
+        if UnsafeBufferPointer(rebasing: versionBytes).matches("HTTP/1.1") {
             version = .http11
-        } else if versionBytes.elementsEqual("HTTP/1.0".utf8) {
+        } else if UnsafeBufferPointer(rebasing: versionBytes).matches("HTTP/1.0") {
             version = .http10
         } else {
             let v = versionBytes.startIndex

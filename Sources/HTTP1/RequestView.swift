@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A request without a body as the event loop parsed it: byte ranges of its connection's read
 /// buffer, for `HTTPServer`'s hot handler. Valid only during that call (the buffer moves on).
 ///
@@ -21,9 +25,9 @@ public struct RequestView {
     public var method: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[head.method]) }
 
     /// HEAD: the answer's head alone, its Content-Length that of the GET body (RFC 9110 §9.3.2).
-    public var isHEAD: Bool { method.elementsEqual("HEAD".utf8) }
+    public var isHEAD: Bool { method.matches("HEAD") }
 
-    public var isGET: Bool { method.elementsEqual("GET".utf8) }
+    public var isGET: Bool { method.matches("GET") }
 
     /// The path as sent (still percent-encoded); in absolute-form the part after the authority,
     /// which may be empty.
@@ -53,6 +57,15 @@ public struct RequestView {
     public var host: UnsafeBufferPointer<UInt8>? {
         if let authority = head.authority { return UnsafeBufferPointer(rebasing: bytes[authority]) }
         return head.hostField.map { UnsafeBufferPointer(rebasing: bytes[fields[$0].value]) }
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// The same bytes as `literal` (a memcmp: `elementsEqual` against a `String.UTF8View` went through
+    /// generic iterators, 5% of a resolve request's instructions under callgrind).
+    public func matches(_ literal: StaticString) -> Bool {
+        guard count == literal.utf8CodeUnitCount else { return false }
+        return count == 0 || memcmp(baseAddress!, literal.utf8Start, count) == 0
     }
 }
 
