@@ -178,6 +178,13 @@ public final class ClipAPI: @unchecked Sendable {
     /// The App Store Connect client of `/v1/asc`, when the server was started with a key.
     let appStoreConnect: ASCClient?
 
+    /// The caching of the hot routes (`HotRoutes.swift`), as their registrations say.
+    private(set) var resolvePolicy = CachePolicy(.noStore)
+    private(set) var aasaPolicy = CachePolicy(.noStore)
+    /// Hosts of served AASA requests, normalized (`HotRoutes.swift`).
+    let normalizedHosts = NormalizedHosts()
+    private var policies: [String: CachePolicy] = [:]
+
     /// The webhook delivery worker to wake after a write, when the server runs one.
     let webhookWorker: WebhookWorker?
     /// Whether webhooks may be added for loopback, private and other non-public addresses (`serve --allow-private-targets`).
@@ -195,6 +202,9 @@ public final class ClipAPI: @unchecked Sendable {
         self.log = log
         self.logsRequests = logsRequests
         registerRoutes()
+        resolvePolicy = policies[Self.resolveTemplate]!
+        aasaPolicy = policies[Self.aasaTemplates[0]]!
+        precondition(Self.aasaTemplates.allSatisfy { policies[$0] == aasaPolicy }, "the AASA routes are cached alike")
         routeTable = registering.freeze()
         registering = Router()
     }
@@ -220,6 +230,7 @@ public final class ClipAPI: @unchecked Sendable {
         case (.open, .immutable): policy = CachePolicy(.immutable)
         case (.open, .shared(let vary)): policy = CachePolicy(.publicFor(seconds: publicMaxAge), vary: vary)
         }
+        if method == "GET" { policies[template] = policy }
         registering.add(method, template, fromMemory: fromMemory) { [unowned self] request, parameters in
             self.cached(self.run(request, parameters, template: template, access: access, handler), request, policy)
         }
@@ -240,7 +251,7 @@ public final class ClipAPI: @unchecked Sendable {
 
     /// `seconds(iso8601:)` of the newest change record, parsed once per record rather than per
     /// answer (ISO 8601 parsing was 4% of a resolve request's instructions under callgrind).
-    private func lastChangeSeconds(_ change: (id: Int64, at: String)) -> Int64? {
+    func lastChangeSeconds(_ change: (id: Int64, at: String)) -> Int64? {
         if let known = lastChangeParsed.withLock({ $0 }), known.id == change.id, known.at == change.at { return known.seconds }
         let seconds = Self.seconds(iso8601: change.at)
         lastChangeParsed.withLock { $0 = (change.id, change.at, seconds) }
@@ -372,18 +383,33 @@ public final class ClipAPI: @unchecked Sendable {
         {
             return given
         }
-        // A counter through SplitMix64's finalizer (a bijection of 64-bit values, so no two requests of
-        // a process share an id), from a random start per process: one atomic add per request where
-        // a getrandom(2) call was.
+        return String(unsafeUninitializedCapacity: 16) { writeRequestID(newRequestIDBits(), into: $0) }
+    }
+
+    /// A new request id, as `requestID` makes it, appended to `out` (the hot answers' heads).
+    static func appendNewRequestID(to out: inout [UInt8]) {
+        let bits = newRequestIDBits()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { id in
+            _ = writeRequestID(bits, into: id)
+            out.append(contentsOf: id)
+        }
+    }
+
+    /// A counter through SplitMix64's finalizer (a bijection of 64-bit values, so no two requests of
+    /// a process share an id), from a random start per process: one atomic add per request where
+    /// a getrandom(2) call was.
+    private static func newRequestIDBits() -> UInt64 {
         var bits = requestIDStart &+ nextRequestID.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).oldValue
         bits = (bits ^ (bits >> 30)) &* 0xBF58_476D_1CE4_E5B9
         bits = (bits ^ (bits >> 27)) &* 0x94D0_49BB_1331_11EB
-        bits ^= bits >> 31
+        return bits ^ (bits >> 31)
+    }
+
+    /// 16 lowercase hex digits.
+    private static func writeRequestID(_ bits: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let hex: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 16) { buffer in
-            for i in 0..<16 { buffer[i] = hex.utf8Start[Int(bits >> (60 - 4 * UInt64(i)) & 0xF)] }
-            return 16
-        }
+        for i in 0..<16 { buffer[i] = hex.utf8Start[Int(bits >> (60 - 4 * UInt64(i)) & 0xF)] }
+        return 16
     }
 
     private func run(_ request: HTTPRequest, _ parameters: RouteParameters, template: String, access: Access, _ handler: Handler)

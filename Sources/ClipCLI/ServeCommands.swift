@@ -78,6 +78,7 @@ extension Context {
         let server = HTTPServer(
             configuration: configuration,
             observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },
+            hot: { api.answerHot($0, &$1) },
             answerInline: { api.answerFromMemory($0) },
             handler: { api.handle($0) })
         server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }

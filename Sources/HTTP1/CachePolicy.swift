@@ -15,7 +15,7 @@ public struct CachePolicy: Sendable, Equatable {
     public var vary: [String] { didSet { varyValue = vary.joined(separator: ", ") } }
     /// The field values, made once rather than per answer.
     public private(set) var cacheControl: String
-    private var varyValue: String
+    public private(set) var varyValue: String
 
     public init(_ freshness: Freshness, vary: [String] = []) {
         self.freshness = freshness

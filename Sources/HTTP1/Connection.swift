@@ -15,8 +15,19 @@ final class Connection: @unchecked Sendable {
     let address: String
     var buffer: [UInt8] = []
     var machine: ConnectionStateMachine
-    /// The rest of an answer the socket has not taken yet; written when it is writable.
-    var unsent: UnsentAnswer?
+    /// The field ranges of the head parsed last (kept with its capacity from one request to the next).
+    var fields: [FieldRange] = []
+    /// `out` is what is to be written (answers made on the event loop, batched, or one ordinary
+    /// answer); the rest is the hot handler's scratch room.
+    var hot = HotBuffers()
+    /// How many bytes of `hot.out` the socket has taken.
+    var written = 0
+    /// The ordinary answer in `hot.out`, to record once it is written or given up.
+    var pending: PendingAnswer?
+    /// Registered for writing (`EventLoop.writableEvents`) rather than reading.
+    var awaitsWritable = false
+    /// A read filled its chunk: more bytes may wait, of which edge-triggered epoll says nothing more.
+    var moreToRead = false
 
     init(socket: ConnectionSocket, id: UInt64, address: String, machine: ConnectionStateMachine) {
         self.socket = socket
@@ -26,9 +37,8 @@ final class Connection: @unchecked Sendable {
     }
 }
 
-/// An answer on its way out, and what to record once it is written or given up.
-struct UnsentAnswer {
-    var bytes: ArraySlice<UInt8>
+/// An ordinary answer on its way out: what to record once it is written or given up.
+struct PendingAnswer {
     let request: HTTPRequest
     let response: HTTPResponse
     let started: Double
@@ -43,10 +53,10 @@ extension EventLoop {
 
     /// Serves the connection until it is re-armed with no event pending, closed, or handed to the
     /// blocking pool (which calls this again once its handler has answered). The caller owns `c`.
-    func serve(_ c: Connection, read: Bool = true) {
+    func serve(_ c: Connection, read: Bool = true, scratch: UnsafeMutableRawBufferPointer? = nil) {
         var read = read
         while true {
-            switch step(c, read: read) {
+            switch step(c, read: read, scratch: scratch) {
             case .closed, .handedOff: return
             case .rearmed:
                 switch letGo(c) {
@@ -61,23 +71,24 @@ extension EventLoop {
     }
 
     /// Re-armed `c` (owned by this thread) goes back to epoll and the timer.
-    func release(_ c: Connection) {
+    func release(_ c: Connection, scratch: UnsafeMutableRawBufferPointer? = nil) {
         switch letGo(c) {
         case .released: break
-        case .eventPending: serve(c)
+        case .eventPending: serve(c, scratch: scratch)
         case .close: close(c)
         }
     }
 
     /// Writes what is left of an answer, then (the answer out) reads what arrived when `read` and
     /// answers every complete request in the buffer.
-    private func step(_ c: Connection, read: Bool) -> Step {
+    private func step(_ c: Connection, read: Bool, scratch: UnsafeMutableRawBufferPointer?) -> Step {
         if let stop = flush(c) { return stop }
-        if c.machine.isLingering { return discard(c) }
+        if c.machine.isLingering { return discard(c, scratch: scratch) }
         let limits = configuration.limits
         if read {
-            switch c.socket.readAvailable(into: &c.buffer, chunk: c.machine.isReadingBody ? 256 * 1024 : 16 * 1024) {
-            case .data: break
+            let chunk = c.machine.isReadingBody ? Self.bodyChunk : Self.headChunk
+            switch c.socket.readAvailable(into: &c.buffer, chunk: chunk, scratch: scratch) {
+            case .data(let count): c.moreToRead = count == chunk
             case .closed: c.machine.peerDidClose()
             case .timeout: break  // nothing there after all (a spurious wake-up)
             }
@@ -91,25 +102,39 @@ extension EventLoop {
             }
             guard !c.buffer.isEmpty else { break }
             let outcome = c.buffer.withUnsafeBytes { raw in
-                Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits) }
+                Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits, fields: &c.fields) }
             }
-            let head: RequestHead, headLength: Int
-            switch outcome {
-            case .failure(let error):
-                return fail(c, error)
-            case .success(.incomplete):
+            guard case .success(.complete(let raw)) = outcome else {
+                // Answers made for the requests before this one go out first.
+                if let stop = flush(c) { return stop }
+                if case .failure(let error) = outcome { return fail(c, error, scratch: scratch) }
                 return carryOut(c.machine.partialHead(now: monotonicMilliseconds()), c)
-            case .success(.complete(let h, let length)):
-                head = h
-                headLength = length
             }
+            if let hot, raw.contentLength == 0, raw.keepAlive, !stopping.load(ordering: .relaxed) {
+                let answered = c.buffer.withUnsafeBufferPointer { bytes in
+                    c.fields.withUnsafeBufferPointer { fields in
+                        hot(RequestView(bytes: bytes, head: raw, fields: fields, remoteAddress: c.address), &c.hot)
+                    }
+                }
+                if answered {
+                    // Written with the next batch (pipelined answers go out in one write), but a client that
+                    // pipelines and does not read holds at most one batch of answers here.
+                    c.buffer.removeFirst(raw.length)
+                    c.machine.answeredAtOnce(now: monotonicMilliseconds())
+                    if c.hot.out.count >= Self.batchBytes, let stop = flush(c) { return stop }
+                    continue
+                }
+            }
+            if let stop = flush(c) { return stop }
+            let head = c.buffer.withUnsafeBufferPointer { raw.head(in: $0, fields: c.fields) }
+            let headLength = raw.length
             // The body: exactly Content-Length bytes (the rest stays for the next request).
             if c.buffer.count - headLength < head.contentLength {
                 // An answer that cannot depend on the body goes out before it, instead of a 100.
                 if !c.machine.isReadingBody, let answerBeforeBody = configuration.answerBeforeBody {
                     var headOnly = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers)
                     headOnly.remoteAddress = c.address
-                    if let response = answerBeforeBody(headOnly) { return answerBeforeItsBody(c, headOnly, response) }
+                    if let response = answerBeforeBody(headOnly) { return answerBeforeItsBody(c, headOnly, response, scratch: scratch) }
                 }
                 let received = c.buffer.count - headLength
                 return carryOut(
@@ -133,12 +158,16 @@ extension EventLoop {
                 // Past the drain deadline a request still queued is not started (README, graceful stop).
                 let response = table.withLock { $0.drainExpired } ? Self.stopping : handler(request)
                 prepareAnswer(c, request, head, response, started: started)
-                serve(c, read: false)
+                serve(c, read: false)  // an event meanwhile was left to this owner (`pendingEvent`)
             }
             return .handedOff
         }
+        if let stop = flush(c) { return stop }
         return carryOut(c.machine.readMore(stopping: isStopping), c)
     }
+
+    /// Hot answers batched before they are written.
+    static let batchBytes = 64 * 1024
 
     /// The answer to a request dequeued after the drain deadline.
     static let stopping: HTTPResponse = {
@@ -157,7 +186,7 @@ extension EventLoop {
             close(c)
             return .closed
         case .fail(let error):
-            return fail(c, error)
+            return fail(c, error, scratch: nil)
         case .sendContinue:
             // 25 bytes to a connection with nothing else to send: the socket takes them at once.
             let interim = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -167,6 +196,11 @@ extension EventLoop {
             }
         case .read, .none, .dispatch, .awaitWritable: break
         }
+        // The registration stands (edge-triggered, `EventLoop.connectionEvents`) unless it was for writing, or bytes
+        // may be left unread: re-registering then reports them as a new event.
+        guard c.awaitsWritable || c.moreToRead else { return .rearmed }
+        c.awaitsWritable = false
+        c.moreToRead = false
         do { try register(c, operation: EPOLL_CTL_MOD) } catch {
             close(c)
             return .closed
@@ -174,37 +208,46 @@ extension EventLoop {
         return .rearmed
     }
 
-    /// The handler answered: its bytes become the connection's unsent answer (written by `flush`).
+    /// The handler answered: its bytes join the connection's write buffer (written by `flush`).
     private func prepareAnswer(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead, _ response: HTTPResponse, started: Double) {
         let keepAlive = head.keepAlive && !isStopping && !response.headers.contains("Connection", token: "close")
-        let bytes = ResponseWriter.serialize(response, includeBody: head.method != "HEAD", keepAlive: keepAlive)
+        ResponseWriter.serialize(response, includeBody: head.method != "HEAD", keepAlive: keepAlive, appendingTo: &c.hot.out)
         c.machine.writeStarted(now: monotonicMilliseconds())
-        c.unsent = UnsentAnswer(bytes: bytes[...], request: request, response: response, started: started, keepAlive: keepAlive)
+        c.pending = PendingAnswer(request: request, response: response, started: started, keepAlive: keepAlive)
     }
 
-    /// Writes what the socket takes of the unsent answer now. nil: nothing is left to write and the
+    /// Writes what the socket takes of the write buffer now. nil: nothing is left to write and the
     /// connection goes on; `.rearmed`: the rest waits for the socket to be writable (in epoll, under
     /// the write deadline); `.closed`: the write failed or the answer ended the connection.
     private func flush(_ c: Connection) -> Step? {
-        guard var answer = c.unsent else { return nil }
-        guard let sent = try? c.socket.writeAvailable(answer.bytes) else {
+        guard c.written < c.hot.out.count else { return nil }
+        guard let sent = try? c.socket.writeAvailable(c.hot.out[c.written...]) else {
             close(c)  // records the answer as not written
             return .closed
         }
-        answer.bytes = answer.bytes.dropFirst(sent)
-        guard answer.bytes.isEmpty else {
-            c.unsent = answer
+        c.written += sent
+        guard c.written == c.hot.out.count else {
+            // Hot answers were made at once: their write deadline starts now.
+            if !c.machine.isWriting { c.machine.writeStarted(now: monotonicMilliseconds()) }
             guard c.machine.writeBlocked() == .awaitWritable,
                 (try? register(c, operation: EPOLL_CTL_MOD, events: Self.writableEvents)) != nil
             else {
                 close(c)
                 return .closed
             }
+            c.awaitsWritable = true
             return .rearmed
         }
-        c.unsent = nil
-        answerEnded(answer)
-        guard c.machine.writeFinished(written: true, keepAlive: answer.keepAlive, now: monotonicMilliseconds()) != .close else {
+        c.hot.out.removeAll(keepingCapacity: true)
+        c.written = 0
+        var keepAlive = true
+        if let answer = c.pending {
+            c.pending = nil
+            answerEnded(answer)
+            keepAlive = answer.keepAlive
+        }
+        // An ordinary answer, or hot ones that had to wait for the socket.
+        if c.machine.isWriting, c.machine.writeFinished(written: true, keepAlive: keepAlive, now: monotonicMilliseconds()) == .close {
             close(c)
             return .closed
         }
@@ -212,7 +255,7 @@ extension EventLoop {
     }
 
     /// An answer was written in full or given up: it is logged and no longer in flight.
-    private func answerEnded(_ answer: UnsentAnswer) {
+    private func answerEnded(_ answer: PendingAnswer) {
         observer?(answer.request, answer.response, monotonicSeconds() - answer.started)
         table.withLock { table in
             table.inFlight -= 1
@@ -222,8 +265,8 @@ extension EventLoop {
 
     /// Closes a connection this thread owns; an answer still unsent is given up.
     func close(_ c: Connection) {
-        if let answer = c.unsent {
-            c.unsent = nil
+        if let answer = c.pending {
+            c.pending = nil
             answerEnded(answer)
         }
         table.withLock { table in
@@ -237,38 +280,44 @@ extension EventLoop {
 
     /// Answers a framing error or a 408 and ends the connection (its remaining bytes cannot be
     /// trusted): written without waiting (a few hundred bytes), then half-closed and lingering.
-    func fail(_ c: Connection, _ error: RequestError) -> Step {
+    func fail(_ c: Connection, _ error: RequestError, scratch: UnsafeMutableRawBufferPointer?) -> Step {
         let body = Array(ProblemJSON.problem(status: error.status, detail: error.message).utf8)
         let response = HTTPResponse(status: error.status, contentType: "application/problem+json", body: body)
         var request = HTTPRequest(method: "-", target: "-")
         request.remoteAddress = c.address
         observer?(request, response, 0)
-        return answerAndLinger(c, ResponseWriter.serialize(response, includeBody: true, keepAlive: false))
+        return answerAndLinger(c, ResponseWriter.serialize(response, includeBody: true, keepAlive: false), scratch: scratch)
     }
 
     /// Answers a request from its head alone (`Configuration.answerBeforeBody`) and ends the
     /// connection without reading the body: its bytes are discarded while the connection lingers.
-    private func answerBeforeItsBody(_ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse) -> Step {
+    private func answerBeforeItsBody(
+        _ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse, scratch: UnsafeMutableRawBufferPointer?
+    ) -> Step {
         observer?(request, response, 0)
-        return answerAndLinger(c, ResponseWriter.serialize(response, includeBody: request.method != "HEAD", keepAlive: false))
+        return answerAndLinger(
+            c, ResponseWriter.serialize(response, includeBody: request.method != "HEAD", keepAlive: false), scratch: scratch)
     }
 
     /// Writes a last answer without waiting, half-closes and reads what the client still sends
     /// until it closes or the linger deadline passes, so it reads the answer instead of a reset
     /// (RFC 9112 §9.6). The caller owns `c`, registered in epoll.
-    func answerAndLinger(_ c: Connection, _ bytes: [UInt8]) -> Step {
+    func answerAndLinger(_ c: Connection, _ bytes: [UInt8], scratch: UnsafeMutableRawBufferPointer?) -> Step {
         _ = try? c.socket.writeAvailable(bytes[...])
         c.socket.shutdownWrites()
         c.machine.linger(now: monotonicMilliseconds())
-        return discard(c)
+        return discard(c, scratch: scratch)
     }
 
     /// Lingering: reads and drops what has arrived; closes once the peer has closed.
-    private func discard(_ c: Connection) -> Step {
+    private func discard(_ c: Connection, scratch: UnsafeMutableRawBufferPointer?) -> Step {
         var sink: [UInt8] = []
-        reading: for _ in 0..<8 {
-            switch c.socket.readAvailable(into: &sink, chunk: 64 * 1024) {
-            case .data: sink.removeAll(keepingCapacity: true)
+        c.moreToRead = false
+        reading: for attempt in 0..<8 {
+            switch c.socket.readAvailable(into: &sink, chunk: 64 * 1024, scratch: scratch) {
+            case .data(let count):
+                sink.removeAll(keepingCapacity: true)
+                c.moreToRead = attempt == 7 && count == 64 * 1024
             case .closed:
                 c.machine.peerDidClose()
                 break reading

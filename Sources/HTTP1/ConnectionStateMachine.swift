@@ -116,6 +116,8 @@ struct ConnectionStateMachine: Equatable, Sendable {
 
     var isReadingBody: Bool { if case .readingBody = state { true } else { false } }
 
+    var isWriting: Bool { if case .writing = state { true } else { false } }
+
     var isLingering: Bool { if case .lingering = state { true } else { false } }
 
     /// Whether a request may be read and parsed now: not while one is with its handler or its
@@ -174,6 +176,11 @@ struct ConnectionStateMachine: Equatable, Sendable {
 
     /// The handler answered and its bytes start going out.
     mutating func writeStarted(now: UInt64) { state = .writing(since: now) }
+
+    /// A request answered on the spot, its answer queued with the connection's bytes to write (a
+    /// hot handler's): idle from now, as after a written answer; should the socket not take the
+    /// queued bytes at once, `writeStarted` starts the write deadline then.
+    mutating func answeredAtOnce(now: UInt64) { state = .idle(since: now) }
 
     /// The socket took only part of the answer: wait for it to take more, under the deadline that
     /// started with the write.

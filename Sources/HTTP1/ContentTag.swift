@@ -8,19 +8,32 @@
 /// reads 8 bytes per step.
 public enum ContentTag {
     public static func of(_ bytes: [UInt8]) -> String {
-        var (a, b) = bytes.withUnsafeBytes { hash($0) }
-        let hex: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 34) { out in
-            out[0] = UInt8(ascii: "\"")
-            for i in 0..<16 {
-                out[1 + i] = hex.utf8Start[Int(a >> 60)]
-                out[17 + i] = hex.utf8Start[Int(b >> 60)]
-                a <<= 4
-                b <<= 4
-            }
-            out[33] = UInt8(ascii: "\"")
-            return 34
+        let (a, b) = bytes.withUnsafeBytes { hash($0) }
+        return String(unsafeUninitializedCapacity: 34) { write(a, b, into: $0) }
+    }
+
+    /// The tag of `bytes` appended to `out` (no String: the hot answers' heads are bytes).
+    public static func append(tagOf bytes: [UInt8], to out: inout [UInt8]) {
+        let (a, b) = bytes.withUnsafeBytes { hash($0) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 34) { tag in
+            _ = write(a, b, into: tag)
+            out.append(contentsOf: tag)
         }
+    }
+
+    /// `"` + the two lanes in hex + `"`: 34 bytes.
+    private static func write(_ a: UInt64, _ b: UInt64, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var a = a, b = b
+        let hex: StaticString = "0123456789abcdef"
+        out[0] = UInt8(ascii: "\"")
+        for i in 0..<16 {
+            out[1 + i] = hex.utf8Start[Int(a >> 60)]
+            out[17 + i] = hex.utf8Start[Int(b >> 60)]
+            a <<= 4
+            b <<= 4
+        }
+        out[33] = UInt8(ascii: "\"")
+        return 34
     }
 
     /// Two lanes of multiply-rotate over little-endian 64-bit words, the tail zero-padded and the

@@ -9,7 +9,7 @@ extension EventLoop.Table {
     /// owned by the caller, to close quietly. nil: none qualifies.
     mutating func takeConnectionToMakeRoom(now: UInt64, idleAtLeast: UInt64) -> Connection? {
         var best: (id: UInt64, lingering: Bool, since: UInt64)?
-        for (id, slot) in slots where !slot.busy && !slot.refused && slot.connection.unsent == nil {
+        for (id, slot) in slots where !slot.busy && !slot.refused && slot.connection.hot.out.isEmpty {
             let lingering: Bool, since: UInt64
             switch slot.connection.machine.state {
             case .lingering(let s): (lingering, since) = (true, s)

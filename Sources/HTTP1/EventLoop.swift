@@ -2,14 +2,18 @@ import CLinuxIO
 import Dispatch
 import Foundation
 import Locking
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// A started server: a few threads share one epoll set, so any number of connections (up to a
-/// cap) costs no thread each, and a ready connection is read, answered and re-armed by whichever
-/// thread takes its event (`EPOLLONESHOT`: one thread at a time per connection). One timerfd in
-/// the same set fires at the nearest connection deadline; nothing polls.
+/// cap) costs no thread each, and a ready connection is read and answered by whichever thread
+/// takes its event; the table says which thread owns a connection (one at a time), and an event
+/// for a connection owned elsewhere is left to its owner (`pendingEvent`). Connections are
+/// edge-triggered (`EPOLLET`), registered once: no `epoll_ctl` per request (with `EPOLLONESHOT`
+/// every request re-armed its connection, a system call each). One timerfd in the same set fires
+/// at the nearest connection deadline; nothing polls.
 final class EventLoop: Sendable {
     /// A connection in the table, and who owns it.
     struct Slot {
@@ -40,6 +44,7 @@ final class EventLoop: Sendable {
     let timeouts: ConnectionStateMachine.Timeouts
     let handler: HTTPHandler
     let inline: HTTPInlineHandler?
+    let hot: HTTPHotHandler?
     let observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     let listener: ListeningSocket
     let epoll: Int32
@@ -47,6 +52,8 @@ final class EventLoop: Sendable {
     let timer: Int32
     let pool: BlockingPool
     let table = Locked(Table())
+    /// `Table.stopping`, read without the lock by every request (a lock per request for a flag set once).
+    let stopping = Atomic<Bool>(false)
     /// Signalled while stopping whenever a connection closes or a request finishes.
     let changed = DispatchSemaphore(value: 0)
     let finished = DispatchGroup()
@@ -55,21 +62,32 @@ final class EventLoop: Sendable {
     static let wakeupID: UInt64 = 1
     static let timerID: UInt64 = 2
     static let firstConnectionID: UInt64 = 3
-    static let connectionEvents = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue
+    /// Edge-triggered (epoll(7)): an event when bytes arrive, not while they wait; so every event is
+    /// taken by its owner in full (an event for a connection owned elsewhere sets `pendingEvent`,
+    /// under the table's lock, and the owner reads again before letting go), and bytes left unread
+    /// after a full chunk are asked for again by re-registering (`Connection.moreToRead`), which
+    /// reports them as a new event (epoll_ctl(2) polls the descriptor on EPOLL_CTL_MOD).
+    static let connectionEvents = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
     /// While an answer waits for the socket: writable only (no EPOLLIN, no EPOLLRDHUP, so neither a
     /// pipelined request nor a half-close wakes it; a reset still does, as EPOLLERR/EPOLLHUP).
-    static let writableEvents = EPOLLOUT.rawValue | EPOLLONESHOT.rawValue
+    static let writableEvents = EPOLLOUT.rawValue | EPOLLET.rawValue
+    /// Bytes read at once while reading a head; a body is read in larger chunks. Each event thread
+    /// reads into a buffer of its own (`readScratchBytes`, allocated once): a temporary allocation of
+    /// this size was a malloc per request (callgrind).
+    static let headChunk = 16 * 1024
+    static let bodyChunk = 256 * 1024
     /// Connections refused over the cap that may linger at once; past it a refusal closes at once.
     static let maxLingeringRefusals = 64
 
     init(
-        configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler, inline: HTTPInlineHandler?,
+        configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler, inline: HTTPInlineHandler?, hot: HTTPHotHandler?,
         observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     ) throws(SocketError) {
         self.configuration = configuration
         timeouts = ConnectionStateMachine.Timeouts(configuration.limits)
         self.handler = handler
         self.inline = inline
+        self.hot = hot
         self.observer = observer
         pool = BlockingPool(threads: max(1, configuration.blockingThreads))
         var opened: [Int32] = []
@@ -95,7 +113,7 @@ final class EventLoop: Sendable {
 
     var connectionCount: Int { table.withLock { $0.slots.count - $0.refused } }
 
-    var isStopping: Bool { table.withLock { $0.stopping } }
+    var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
     func start() {
         for i in 0..<max(1, configuration.eventThreads) {
@@ -137,6 +155,8 @@ final class EventLoop: Sendable {
 
     private func workerLoop() {
         var events = [epoll_event](repeating: epoll_event(), count: 64)
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bodyChunk, alignment: 16)
+        defer { scratch.deallocate() }
         while true {
             let count: Int32
             do {
@@ -148,10 +168,10 @@ final class EventLoop: Sendable {
             }
             for i in 0..<Int(count) {
                 switch events[i].data.u64 {
-                case Self.listenerID: acceptAll()
+                case Self.listenerID: acceptAll(scratch)
                 case Self.wakeupID: return
-                case Self.timerID: timerFired()
-                case let id: if let connection = take(id) { serve(connection) }
+                case Self.timerID: timerFired(scratch)
+                case let id: if let connection = take(id) { serve(connection, scratch: scratch) }
                 }
             }
         }
@@ -160,12 +180,13 @@ final class EventLoop: Sendable {
     /// The connection with `id`, now owned by this thread; nil when gone or owned elsewhere.
     private func take(_ id: UInt64) -> Connection? {
         table.withLock { table in
-            guard let slot = table.slots[id] else { return nil }
+            guard var slot = table.slots[id] else { return nil }
+            defer { table.slots.updateValue(slot, forKey: id) }
             if slot.busy {
-                table.slots[id]?.pendingEvent = true
+                slot.pendingEvent = true
                 return nil
             }
-            table.slots[id]?.busy = true
+            slot.busy = true
             return slot.connection
         }
     }
@@ -176,19 +197,23 @@ final class EventLoop: Sendable {
     /// event came meanwhile (serve it again) or the server stops and `c` is idle (close it).
     func letGo(_ c: Connection) -> LetGo {
         table.withLock { table in
-            if table.slots[c.id]?.pendingEvent == true {
-                table.slots[c.id]?.pendingEvent = false
+            // Each slot is read and stored whole (`updateValue`): `slots[id]?.busy = false` goes through the
+            // Dictionary's `_modify` coroutine, whose frame was a malloc per call (callgrind: 2 per request).
+            guard var slot = table.slots[c.id] else { return .released }
+            defer { table.slots.updateValue(slot, forKey: c.id) }
+            if slot.pendingEvent {
+                slot.pendingEvent = false
                 return .eventPending
             }
             if table.stopping && c.machine.isIdle && c.buffer.isEmpty { return .close }
-            table.slots[c.id]?.busy = false
+            slot.busy = false
             if table.stopping { changed.signal() }
             armTimer(&table, at: c.machine.deadline)
             return .released
         }
     }
 
-    private func acceptAll() {
+    private func acceptAll(_ scratch: UnsafeMutableRawBufferPointer) {
         while true {
             guard let (fd, address) = try? listener.acceptNow() else { return }
             let socket = ConnectionSocket(fd: fd)
@@ -227,9 +252,9 @@ final class EventLoop: Sendable {
             }
             if case .refused = admission {
                 // Over the cap: a clean refusal the client can read, never a crash or a silent hang.
-                guard answerAndLinger(connection, Self.overTheCap) == .rearmed else { continue }
+                guard answerAndLinger(connection, Self.overTheCap, scratch: scratch) == .rearmed else { continue }
             }
-            release(connection)
+            release(connection, scratch: scratch)
         }
     }
 
@@ -261,7 +286,7 @@ final class EventLoop: Sendable {
 
     /// The timer fired: every connection whose deadline has passed is told the time (its state
     /// machine says whether to answer 408 or close), and the timer is armed for the next one.
-    private func timerFired() {
+    private func timerFired(_ scratch: UnsafeMutableRawBufferPointer) {
         var expirations: UInt64 = 0
         // Another thread took this expiry, or the timer was re-armed meanwhile: nothing to do.
         guard (try? SystemCall.unlessWouldBlock("read(timerfd)", { Glibc.read(timer, &expirations, 8) })) != nil else { return }
@@ -284,9 +309,9 @@ final class EventLoop: Sendable {
         }
         for c in due {
             switch c.machine.tick(now: now) {
-            case .fail(let error): if fail(c, error) == .rearmed { release(c) }
+            case .fail(let error): if fail(c, error, scratch: scratch) == .rearmed { release(c, scratch: scratch) }
             case .close: close(c)
-            default: release(c)
+            default: release(c, scratch: scratch)
             }
         }
     }
@@ -296,7 +321,10 @@ final class EventLoop: Sendable {
     /// See `HTTPServer.stop`.
     func stop(drainMilliseconds: UInt64, atDrainDeadline: (@Sendable (Int) -> Void)?) {
         let first = table.withLock { table in
-            defer { table.stopping = true }
+            defer {
+                table.stopping = true
+                stopping.store(true, ordering: .relaxed)
+            }
             return !table.stopping
         }
         guard first else { return }

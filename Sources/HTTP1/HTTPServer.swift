@@ -48,6 +48,8 @@ public final class HTTPServer: Sendable {
     /// Answers the requests it can without blocking (from memory) on the event loop; the rest go
     /// to the blocking pool. nil: every request goes to the pool.
     let inline: HTTPInlineHandler?
+    /// Answers the hot requests from their bytes on the event loop, before any `HTTPRequest` is made.
+    let hot: HTTPHotHandler?
     /// Called once per request with (request, response, seconds) for logs and metrics.
     let observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     private let running = Locked<EventLoop?>(nil)
@@ -66,12 +68,14 @@ public final class HTTPServer: Sendable {
     }
 
     /// `answerInline` decides and answers in one call on the event loop (a router matches once);
-    /// when it returns nil, `handler` answers on the blocking pool.
+    /// when it returns nil, `handler` answers on the blocking pool. `hot` is asked first, from the
+    /// request's bytes (`HTTPHotHandler`).
     public init(
         configuration: Configuration, observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)? = nil,
-        answerInline: HTTPInlineHandler?, handler: @escaping HTTPHandler
+        hot: HTTPHotHandler? = nil, answerInline: HTTPInlineHandler?, handler: @escaping HTTPHandler
     ) {
         self.configuration = configuration
+        self.hot = hot
         self.handler = handler
         self.observer = observer
         self.inline = answerInline
@@ -98,7 +102,7 @@ public final class HTTPServer: Sendable {
     public func start() throws -> Int {
         // A write to a closed peer must be an error, never a process-ending signal.
         signal(SIGPIPE, SIG_IGN)
-        let loop = try EventLoop(configuration: configuration, handler: handler, inline: inline, observer: observer)
+        let loop = try EventLoop(configuration: configuration, handler: handler, inline: inline, hot: hot, observer: observer)
         let fresh = running.withLock { running in
             guard running == nil else { return false }
             running = loop

@@ -31,18 +31,21 @@ public struct HTTPHeaders: Sendable, Sequence {
     /// Whether the comma-separated `value` (RFC 9110 §5.6.1, OWS around elements) has an element equal to
     /// `token`, case-insensitively.
     static func list(_ value: String, contains token: String) -> Bool {
-        let bytes = value.utf8, wanted = token.utf8
-        var start = bytes.startIndex
-        while start <= bytes.endIndex {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.endIndex
+        var value = value, token = token
+        return value.withUTF8 { v in token.withUTF8 { t in list(v, contains: t) } }
+    }
+
+    /// `list(_:contains:)` over bytes (the request head parser reads `Connection` in place).
+    static func list(_ bytes: UnsafeBufferPointer<UInt8>, contains wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
             var first = start, last = end
-            while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first = bytes.index(after: first) }
-            while last > first, bytes[bytes.index(before: last)] == 0x20 || bytes[bytes.index(before: last)] == 0x09 {
-                last = bytes.index(before: last)
-            }
+            while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+            while last > first, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
             if bytes[first..<last].caseInsensitiveEquals(wanted) { return true }
-            guard end < bytes.endIndex else { return false }
-            start = bytes.index(after: end)
+            guard end < bytes.count else { return false }
+            start = end + 1
         }
         return false
     }

@@ -31,4 +31,59 @@ enum PercentDecoding {
         default: nil
         }
     }
+
+    /// `decode` over bytes, appended to `out`: false (and `out` holding a partial decoding) for a
+    /// malformed escape, invalid UTF-8 or NUL, exactly where `decode` gives nil.
+    static func decode(_ text: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool, appendingTo out: inout [UInt8]) -> Bool {
+        let start = out.count
+        var i = 0
+        var nonASCII = false
+        while i < text.count {
+            let b = text[i]
+            switch b {
+            case UInt8(ascii: "%"):
+                guard i + 2 < text.count, let h = hexValue(text[i + 1]), let l = hexValue(text[i + 2]) else { return false }
+                let decoded = h << 4 | l
+                guard decoded != 0 else { return false }
+                nonASCII = nonASCII || decoded >= 0x80
+                out.append(decoded)
+                i += 3
+                continue
+            case UInt8(ascii: "+") where plusIsSpace: out.append(0x20)
+            case 0: return false
+            default:
+                nonASCII = nonASCII || b >= 0x80
+                out.append(b)
+            }
+            i += 1
+        }
+        return !nonASCII || out.withUnsafeBufferPointer { isValidUTF8(UnsafeBufferPointer(rebasing: $0[start...])) }
+    }
+
+    /// Well-formed UTF-8 (RFC 3629 §4): no overlong forms, no surrogates, nothing above U+10FFFF.
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b < 0x80 {
+                i += 1
+                continue
+            }
+            let length: Int, low: UInt8, high: UInt8  // the bounds of the second byte
+            switch b {
+            case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
+            case 0xE0: (length, low, high) = (3, 0xA0, 0xBF)
+            case 0xE1...0xEC, 0xEE...0xEF: (length, low, high) = (3, 0x80, 0xBF)
+            case 0xED: (length, low, high) = (3, 0x80, 0x9F)
+            case 0xF0: (length, low, high) = (4, 0x90, 0xBF)
+            case 0xF1...0xF3: (length, low, high) = (4, 0x80, 0xBF)
+            case 0xF4: (length, low, high) = (4, 0x80, 0x8F)
+            default: return false
+            }
+            guard i + length <= bytes.count, (low...high).contains(bytes[i + 1]) else { return false }
+            for j in 2..<length where !(0x80...0xBF).contains(bytes[i + j]) { return false }
+            i += length
+        }
+        return true
+    }
 }

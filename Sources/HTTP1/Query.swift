@@ -15,6 +15,36 @@ public enum QueryString {
         return result
     }
 
+    /// `parse` over bytes, into `scratch` (kept by the caller, so nothing is allocated once it has
+    /// grown): each item's name and value are decoded and appended, and `visit` gets the name's
+    /// bytes and where the value lies in `scratch`. False where `parse` gives nil (having visited
+    /// the items before the malformed one).
+    public static func decodeItems(
+        _ query: UnsafeBufferPointer<UInt8>, into scratch: inout [UInt8], _ visit: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void
+    ) -> Bool {
+        var start = 0
+        while start < query.count {
+            let end = query[start...].firstIndex(of: UInt8(ascii: "&")) ?? query.count
+            defer { start = end + 1 }
+            guard end > start else { continue }  // empty items are skipped, as `split` does
+            let pair = query[start..<end]
+            let equals = pair.firstIndex(of: UInt8(ascii: "="))
+            let nameStart = scratch.count
+            guard PercentDecoding.decode(UnsafeBufferPointer(rebasing: pair[..<(equals ?? end)]), plusIsSpace: true, appendingTo: &scratch)
+            else { return false }
+            let valueStart = scratch.count
+            if let equals {
+                guard
+                    PercentDecoding.decode(
+                        UnsafeBufferPointer(rebasing: query[(equals + 1)..<end]), plusIsSpace: true, appendingTo: &scratch)
+                else { return false }
+            }
+            let value = valueStart..<scratch.count
+            scratch.withUnsafeBufferPointer { visit(UnsafeBufferPointer(rebasing: $0[nameStart..<valueStart]), value) }
+        }
+        return true
+    }
+
     /// Percent-encodes everything but RFC 3986 §2.3 unreserved characters, so the result is safe
     /// as a path segment or a query name or value.
     public static func encodeComponent(_ s: String) -> String {

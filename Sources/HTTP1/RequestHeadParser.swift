@@ -12,6 +12,35 @@ public struct RequestHead: Sendable {
     public var keepAlive: Bool
 }
 
+/// Where one header field lies in the bytes of its head: the name, and the value without the
+/// optional whitespace around it (RFC 9112 §5.1).
+public struct FieldRange: Sendable, Equatable {
+    public var name: Range<Int>
+    public var value: Range<Int>
+}
+
+/// A request head checked in full and kept as byte ranges of the buffer it was parsed from: no
+/// `String` and no header array per request (the event loop's hot routes read these bytes; the
+/// Strings of `RequestHead` are made only for the other routes). The field ranges are in the array
+/// the caller passed to `RequestHeadParser.parse(_:limits:fields:)`.
+public struct RawRequestHead: Sendable, Equatable {
+    public var method: Range<Int>
+    /// The request-target as sent.
+    public var target: Range<Int>
+    /// absolute-form (RFC 9112 §3.2.2): the authority, which replaces Host, and where the path starts
+    /// (the target's end when it has none: the path is then "/").
+    public var authority: Range<Int>?
+    public var pathStart: Int
+    public var version: HTTPVersion
+    public var contentLength: Int
+    public var expectsContinue: Bool
+    public var keepAlive: Bool
+    /// Bytes of the head, its final CRLF included.
+    public var length: Int
+    /// The first Host field, by its index in the fields (nil when there is none).
+    var hostField: Int?
+}
+
 /// A request the server answers with an error status and then closes, since the framing of
 /// whatever follows cannot be trusted (RFC 9112 §9.3).
 public struct RequestError: Error, Equatable, Sendable {
@@ -31,13 +60,32 @@ public struct RequestError: Error, Equatable, Sendable {
 /// refused (§5.1); Transfer-Encoding is answered with 501 (no chunked request bodies), and
 /// with 400 when Content-Length is also present (§6.1, request smuggling); a Content-Length
 /// given twice, or not a plain decimal, is refused (§6.3); HTTP/1.1 needs exactly one Host (§3.2).
+///
+/// Every check runs on the bytes (`parse(_:limits:fields:)`); `parse(_:limits:)` then makes the
+/// Strings, so both forms accept and refuse exactly the same heads.
 public enum RequestHeadParser {
     public enum Outcome: Sendable {
         case incomplete
         case complete(RequestHead, headLength: Int)
     }
 
+    public enum RawOutcome: Sendable, Equatable {
+        case incomplete
+        case complete(RawRequestHead)
+    }
+
     public static func parse(_ buffer: UnsafeRawBufferPointer, limits: HTTPLimits) throws(RequestError) -> Outcome {
+        var fields: [FieldRange] = []
+        guard case .complete(let raw) = try parse(buffer, limits: limits, fields: &fields) else { return .incomplete }
+        return .complete(raw.head(in: buffer.bindMemory(to: UInt8.self), fields: fields), headLength: raw.length)
+    }
+
+    /// Checks a head in place; its fields' ranges replace the contents of `fields` (an array the
+    /// caller keeps from one request to the next, so that it allocates nothing once grown).
+    public static func parse(_ buffer: UnsafeRawBufferPointer, limits: HTTPLimits, fields: inout [FieldRange]) throws(RequestError)
+        -> RawOutcome
+    {
+        fields.removeAll(keepingCapacity: true)
         let bytes = buffer.bindMemory(to: UInt8.self)
         // Find the end of the head: CRLF CRLF.
         var end: Int?
@@ -76,7 +124,7 @@ public enum RequestHeadParser {
         }
 
         // request-line = method SP request-target SP HTTP-version (RFC 9112 §3)
-        let line = UnsafeBufferPointer(rebasing: bytes[0..<lineEnd])
+        let line = bytes[0..<lineEnd]
         guard let sp1 = line.firstIndex(of: 0x20), let sp2 = line[(sp1 + 1)...].firstIndex(of: 0x20),
             !line[(sp2 + 1)...].contains(0x20)
         else { throw RequestError(400, "the request line is not METHOD SP TARGET SP VERSION") }
@@ -87,37 +135,37 @@ public enum RequestHeadParser {
         guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
             throw RequestError(400, "the request target holds a byte that is not visible ASCII")
         }
-        var target: String
-        var targetAuthority: String?
+        var authority: Range<Int>?
+        var pathStart = targetBytes.startIndex
         if let authorityStart = Self.absoluteFormAuthorityStart(targetBytes) {
             // absolute-form (§3.2.2): its authority replaces Host; the path and query are the target.
             let rest = targetBytes[authorityStart...]
             let authorityEnd = rest.firstIndex(where: { $0 == 0x2F || $0 == 0x3F }) ?? rest.endIndex
-            let authority = targetBytes[authorityStart..<authorityEnd]
+            let hostBytes = targetBytes[rest.startIndex..<authorityEnd]
             // RFC 9110 §4.2.1: an http(s) URI with an empty host is invalid; §4.2.4: no userinfo.
-            guard !authority.isEmpty, !authority.contains(0x40), Self.isValidHost(authority) else {
+            guard !hostBytes.isEmpty, !hostBytes.contains(0x40), Self.isValidHost(hostBytes) else {
                 throw RequestError(400, "the request target's authority is not a valid host[:port]")
             }
-            targetAuthority = String(decoding: authority, as: UTF8.self)
-            target = String(decoding: targetBytes[authorityEnd...], as: UTF8.self)
-            if !target.hasPrefix("/") { target = "/" + target }
+            authority = rest.startIndex..<authorityEnd
+            pathStart = authorityEnd
         } else if targetBytes.first == 0x2F {
-            target = String(decoding: targetBytes, as: UTF8.self)
+            // origin-form (§3.2.1), nearly every request.
         } else if targetBytes.count == 1 && targetBytes.first == 0x2A {
             // RFC 9112 §3.2.4: asterisk-form is only for a server-wide OPTIONS request.
             guard methodBytes.elementsEqual("OPTIONS".utf8) else { throw RequestError(400, "the request target * is only for OPTIONS") }
-            target = "*"
         } else {
             throw RequestError(400, "the request target must start with / (or be an http or https absolute URI)")
         }
-        let versionBytes = Array(line[(sp2 + 1)...])
+        let versionBytes = line[(sp2 + 1)...]
         let version: HTTPVersion
-        switch versionBytes {
-        case Array("HTTP/1.1".utf8): version = .http11
-        case Array("HTTP/1.0".utf8): version = .http10
-        default:
-            if versionBytes.count == 8, versionBytes.starts(with: Array("HTTP/".utf8)), isDigit(versionBytes[5]), versionBytes[6] == 0x2E,
-                isDigit(versionBytes[7])
+        if UnsafeBufferPointer(rebasing: versionBytes).matches("HTTP/1.1") {
+            version = .http11
+        } else if UnsafeBufferPointer(rebasing: versionBytes).matches("HTTP/1.0") {
+            version = .http10
+        } else {
+            let v = versionBytes.startIndex
+            if versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8), isDigit(bytes[v + 5]), bytes[v + 6] == 0x2E,
+                isDigit(bytes[v + 7])
             {
                 throw RequestError(505, "only HTTP/1.0 and HTTP/1.1 are supported")
             }
@@ -125,82 +173,98 @@ public enum RequestHeadParser {
         }
 
         // field-line = field-name ":" OWS field-value OWS (RFC 9112 §5)
-        var headers = HTTPHeaders()
         var start = lineEnd + 2
         while start < headEnd - 2 {
             var stop = start
             while bytes[stop] != 0x0D { stop += 1 }
-            let field = UnsafeBufferPointer(rebasing: bytes[start..<stop])
+            let field = bytes[start..<stop]
             start = stop + 2
-            guard headers.fields.count < limits.maxHeaderCount else {
+            guard fields.count < limits.maxHeaderCount else {
                 throw RequestError(431, "more than \(limits.maxHeaderCount) header fields")
             }
             guard let first = field.first, first != 0x20, first != 0x09 else {
                 throw RequestError(400, "obsolete line folding (a header line starts with whitespace)")
             }
             guard let colon = field.firstIndex(of: 0x3A) else { throw RequestError(400, "a header line has no ':'") }
-            let name = field[0..<colon]
+            let name = field[field.startIndex..<colon]
             guard !name.isEmpty, name.allSatisfy(isTokenChar) else {
                 throw RequestError(400, "a header field name is not a token (or has whitespace before ':')")
             }
-            let rawValue = field[(colon + 1)...]
             // field-value: VCHAR / obs-text / SP / HTAB; NUL and other controls are refused.
-            guard rawValue.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+            var valueStart = colon + 1, valueEnd = field.endIndex
+            guard bytes[valueStart..<valueEnd].allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
                 throw RequestError(400, "a header value holds a control character")
             }
-            let value = String(decoding: rawValue, as: UTF8.self).trimmingOWS()
-            headers.add(String(decoding: name, as: UTF8.self), value)
+            // RFC 9110 §5.6.3: optional whitespace is SP / HTAB.
+            while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+            while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+            fields.append(FieldRange(name: name.startIndex..<colon, value: valueStart..<valueEnd))
         }
 
+        // Every check below reads the fields' bytes in place: arrays of values per request were allocations.
+        func named(_ field: FieldRange, _ wanted: StaticString) -> Bool { bytes[field.name].caseInsensitiveEquals(wanted.bytes) }
+
         // Host: exactly one for HTTP/1.1 (RFC 9112 §3.2).
-        // Counted in place, like the framing fields below: arrays of values per request were allocations.
         var hostCount = 0
-        var firstHost: String?
-        for field in headers.fields where field.name.caseInsensitiveEquals("Host") {
-            hostCount += 1
-            if firstHost == nil { firstHost = field.value }
+        var hostField: Int?
+        var transferEncodings = 0
+        var lengthField: FieldRange?
+        var lengths = 0
+        var expectField: FieldRange?
+        var listsClose = false, listsKeepAlive = false
+        for (index, field) in fields.enumerated() {
+            if named(field, "Host") {
+                hostCount += 1
+                if hostField == nil { hostField = index }
+            } else if named(field, "Transfer-Encoding") {
+                transferEncodings += 1
+            } else if named(field, "Content-Length") {
+                lengths += 1
+                if lengthField == nil { lengthField = field }
+            } else if named(field, "Expect") {
+                if expectField == nil { expectField = field }
+            } else if named(field, "Connection") {
+                let value = UnsafeBufferPointer(rebasing: bytes[field.value])
+                listsClose = listsClose || HTTPHeaders.list(value, contains: ("close" as StaticString).bytes)
+                listsKeepAlive = listsKeepAlive || HTTPHeaders.list(value, contains: ("keep-alive" as StaticString).bytes)
+            }
         }
         if version == .http11 && hostCount != 1 { throw RequestError(400, "an HTTP/1.1 request needs exactly one Host header") }
         if hostCount > 1 { throw RequestError(400, "more than one Host header") }
-        if let host = firstHost, !host.isEmpty, !host.utf8.withContiguousStorageIfAvailable({ Self.isValidHost($0[...]) })! {
+        if let hostField, !fields[hostField].value.isEmpty, !Self.isValidHost(bytes[fields[hostField].value]) {
             throw RequestError(400, "the Host header is not a valid host[:port]")
         }
-        if let targetAuthority { headers.set("Host", targetAuthority) }
 
         // Body framing (RFC 9112 §6).
-        let has = { (name: String) in headers.fields.contains { $0.name.caseInsensitiveEquals(name) } }
-        let transferEncodings = has("Transfer-Encoding") ? headers.all("Transfer-Encoding") : []
-        let lengths = has("Content-Length") ? headers.all("Content-Length") : []
-        if !transferEncodings.isEmpty {
-            if !lengths.isEmpty { throw RequestError(400, "both Transfer-Encoding and Content-Length (request smuggling)") }
+        if transferEncodings > 0 {
+            if lengths > 0 { throw RequestError(400, "both Transfer-Encoding and Content-Length (request smuggling)") }
             throw RequestError(501, "Transfer-Encoding in requests is not supported; send Content-Length")
         }
         var contentLength = 0
-        if !lengths.isEmpty {
-            guard lengths.count == 1 else { throw RequestError(400, "more than one Content-Length") }
-            let text = lengths[0]
-            guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy(isDigit), let value = Int(text) else {
+        if let lengthField {
+            guard lengths == 1 else { throw RequestError(400, "more than one Content-Length") }
+            let text = bytes[lengthField.value]
+            guard !text.isEmpty, text.count <= 18, text.allSatisfy(isDigit) else {
                 throw RequestError(400, "Content-Length is not a decimal number")
             }
+            let value = text.reduce(0) { $0 * 10 + Int($1 - 0x30) }
             guard value <= limits.maxBodyBytes else { throw RequestError(413, "the body is larger than \(limits.maxBodyBytes) bytes") }
             contentLength = value
         }
 
         var expectsContinue = false
-        if let expect = headers["Expect"] {
-            guard expect.caseInsensitiveEquals("100-continue") else { throw RequestError(417, "only Expect: 100-continue is supported") }
+        if let expectField {
+            guard bytes[expectField.value].caseInsensitiveEquals(("100-continue" as StaticString).bytes) else {
+                throw RequestError(417, "only Expect: 100-continue is supported")
+            }
             expectsContinue = version == .http11
         }
-        let keepAlive =
-            version == .http11
-            ? !headers.contains("Connection", token: "close")
-            : headers.contains("Connection", token: "keep-alive")
-        let head = RequestHead(
-            method: String(decoding: methodBytes, as: UTF8.self), target: target, version: version, headers: headers,
-            contentLength: contentLength, expectsContinue: expectsContinue, keepAlive: keepAlive)
-        return .complete(head, headLength: headEnd)
+        return .complete(
+            RawRequestHead(
+                method: 0..<sp1, target: (sp1 + 1)..<sp2, authority: authority, pathStart: pathStart, version: version,
+                contentLength: contentLength, expectsContinue: expectsContinue,
+                keepAlive: version == .http11 ? !listsClose : listsKeepAlive, length: headEnd, hostField: hostField))
     }
-
     /// Where the authority of an `http://` or `https://` target starts (scheme case-insensitive,
     /// RFC 3986 §3.1); nil for any other form.
     static func absoluteFormAuthorityStart(_ target: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
@@ -261,4 +325,29 @@ public enum RequestHeadParser {
     }
 
     @inline(__always) static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+}
+
+extension RawRequestHead {
+    /// The head with `String`s (for the routes that take an `HTTPRequest`), from the bytes it was parsed from.
+    public func head(in bytes: UnsafeBufferPointer<UInt8>, fields: [FieldRange]) -> RequestHead {
+        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+        var headers = HTTPHeaders()
+        for field in fields { headers.add(text(field.name), text(field.value)) }
+        var targetText: String
+        if let authority {
+            targetText = text(pathStart..<target.upperBound)
+            if !targetText.hasPrefix("/") { targetText = "/" + targetText }
+            headers.set("Host", text(authority))
+        } else {
+            targetText = text(target)
+        }
+        return RequestHead(
+            method: text(method), target: targetText, version: version, headers: headers, contentLength: contentLength,
+            expectsContinue: expectsContinue, keepAlive: keepAlive)
+    }
+}
+
+extension StaticString {
+    /// The literal's UTF-8, in place.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount) }
 }

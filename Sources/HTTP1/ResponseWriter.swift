@@ -23,27 +23,63 @@ public enum ResponseWriter {
     public static func serialize(_ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, extraHeaders: [(String, String)] = [])
         -> [UInt8]
     {
+        var bytes: [UInt8] = []
+        serialize(response, includeBody: includeBody, keepAlive: keepAlive, extraHeaders: extraHeaders, appendingTo: &bytes)
+        return bytes
+    }
+
+    /// `serialize`, appended to `bytes` (a connection's write buffer, kept from one answer to the next).
+    public static func serialize(
+        _ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, extraHeaders: [(String, String)] = [],
+        appendingTo bytes: inout [UInt8]
+    ) {
         let bodyAllowed = response.status >= 200 && response.status != 204 && response.status != 304
         let sendsBody = includeBody && bodyAllowed
         var headSize = 64
         for field in response.headers.fields { headSize += field.name.utf8.count + field.value.utf8.count + 4 }
         for (name, value) in extraHeaders { headSize += name.utf8.count + value.utf8.count + 4 }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(headSize + (sendsBody ? response.body.count : 0))
+        bytes.reserveCapacity(bytes.count + headSize + (sendsBody ? response.body.count : 0))
         bytes.append(contentsOf: statusLine(response.status))
         for field in response.headers.fields { appendField(field.name, field.value, to: &bytes) }
         for (name, value) in extraHeaders { appendField(name, value, to: &bytes) }
-        if bodyAllowed {
+        appendEndOfHead(contentLength: bodyAllowed ? response.body.count : nil, keepAlive: keepAlive, to: &bytes)
+        if sendsBody { bytes.append(contentsOf: response.body) }
+    }
+
+    // MARK: Heads written piece by piece (the hot handlers': no HTTPResponse, no String)
+
+    /// The status line of `status`, pre-encoded.
+    public static func appendStatusLine(_ status: Int, to bytes: inout [UInt8]) { bytes.append(contentsOf: statusLine(status)) }
+
+    /// `name: value` CRLF for a field the caller made itself: a literal token name and a value it
+    /// knows to be free of CR, LF and other controls (RFC 9110 §5.5), so it is not checked here.
+    public static func appendTrustedField(_ name: StaticString, _ value: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: name.bytes)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: value)
+        bytes.append(0x0D)
+        bytes.append(0x0A)
+    }
+
+    /// `appendTrustedField` of a String the caller made (a tag, a date).
+    public static func appendTrustedField(_ name: StaticString, _ value: String, to bytes: inout [UInt8]) {
+        var value = value
+        value.withUTF8 { appendTrustedField(name, $0, to: &bytes) }
+    }
+
+    /// `Content-Length` (nil: none, for 1xx, 204 and 304, RFC 9112 §6.3), `Connection: close`
+    /// unless kept alive, and the empty line that ends the head.
+    public static func appendEndOfHead(contentLength: Int?, keepAlive: Bool, to bytes: inout [UInt8]) {
+        if let contentLength {
             bytes.append(contentsOf: "Content-Length: ".utf8)
-            appendDecimal(response.body.count, to: &bytes)
+            appendDecimal(contentLength, to: &bytes)
             bytes.append(0x0D)
             bytes.append(0x0A)
         }
         if !keepAlive { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
         bytes.append(0x0D)
         bytes.append(0x0A)
-        if sendsBody { bytes.append(contentsOf: response.body) }
-        return bytes
     }
 
     /// `HTTP/1.1 <status> <reason>` CRLF (RFC 9112 §4), encoded once per status.

@@ -103,14 +103,19 @@ struct ConnectionSocket: Sendable {
 
     /// One read of what has arrived, without waiting: `.timeout` when nothing has, `.closed` at end
     /// of file or a failed connection (ECONNRESET and the like).
-    func readAvailable(into buffer: inout [UInt8], chunk: Int) -> ReadResult {
+    func readAvailable(into buffer: inout [UInt8], chunk: Int, scratch: UnsafeMutableRawBufferPointer? = nil) -> ReadResult {
+        if let scratch, scratch.count >= chunk {
+            return readAvailable(into: &buffer, through: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<chunk]))
+        }
+        return withUnsafeTemporaryAllocation(byteCount: chunk, alignment: 1) { readAvailable(into: &buffer, through: $0) }
+    }
+
+    /// One recv(2) into `scratch`, what arrived appended to `buffer`.
+    private func readAvailable(into buffer: inout [UInt8], through scratch: UnsafeMutableRawBufferPointer) -> ReadResult {
         do {
-            let received = try withUnsafeTemporaryAllocation(byteCount: chunk, alignment: 1) { scratch throws(SocketError) in
-                let n = try SystemCall.unlessWouldBlock("recv") { recv(fd, scratch.baseAddress, chunk, 0) }
-                if let n, n > 0 { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<n])) }
-                return n
-            }
+            let received = try SystemCall.unlessWouldBlock("recv") { recv(fd, scratch.baseAddress, scratch.count, 0) }
             guard let received else { return .timeout }
+            if received > 0 { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<received])) }
             return received > 0 ? .data(received) : .closed
         } catch {
             return .closed

@@ -14,19 +14,21 @@ final class TestServer {
     init(
         limits: HTTPLimits = HTTPLimits(), eventThreads: Int? = nil, blockingThreads: Int? = nil,
         inline: (@Sendable (HTTPRequest) -> Bool)? = nil, answerBeforeBody: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
-        handler: HTTPHandler? = nil
+        hot: HTTPHotHandler? = nil, handler: HTTPHandler? = nil
     ) throws {
         var configuration = HTTPServer.Configuration(limits: limits)
         configuration.answerBeforeBody = answerBeforeBody
         if let eventThreads { configuration.eventThreads = eventThreads }
         if let blockingThreads { configuration.blockingThreads = blockingThreads }
-        server = HTTPServer(
-            configuration: configuration, inline: inline,
-            handler: handler ?? { request in
+        let handler: HTTPHandler =
+            handler ?? { request in
                 if request.target == "/slow" { Thread.sleep(forTimeInterval: 0.5) }
                 return HTTPResponse(
                     status: 200, contentType: "text/plain", body: Array("\(request.method) \(request.target) \(request.body.count)".utf8))
-            })
+            }
+        var answerInline: HTTPInlineHandler?
+        if let inline { answerInline = { @Sendable request in inline(request) ? handler(request) : nil } }
+        server = HTTPServer(configuration: configuration, hot: hot, answerInline: answerInline, handler: handler)
         port = try server.start()
     }
 
@@ -414,5 +416,68 @@ final class TestServer {
         #expect(answer.contains("Connection: close"))
         Thread.sleep(forTimeInterval: 0.3)
         #expect(throws: (any Error).self) { try RawClient(port: t.port) }
+    }
+
+    // MARK: The hot handler (answers from the request's bytes)
+
+    /// Answers GET and HEAD of paths starting /hot with "hot METHOD PATH QUERY HOST" from the request's bytes.
+    static let hotHandler: HTTPHotHandler = { request, buffers in
+        guard request.path.starts(with: "/hot".utf8), request.isGET || request.isHEAD else { return false }
+        buffers.body.removeAll(keepingCapacity: true)
+        for part in [request.method, request.path, request.query ?? UnsafeBufferPointer(start: nil, count: 0), request.host!] {
+            buffers.body.append(contentsOf: part)
+            buffers.body.append(0x20)
+        }
+        buffers.body.append(contentsOf: request.field("x-tag") ?? UnsafeBufferPointer(start: nil, count: 0))
+        ResponseWriter.appendStatusLine(200, to: &buffers.out)
+        ResponseWriter.appendTrustedField("Content-Type", "text/plain", to: &buffers.out)
+        ResponseWriter.appendEndOfHead(contentLength: buffers.body.count, keepAlive: true, to: &buffers.out)
+        if !request.isHEAD { buffers.out.append(contentsOf: buffers.body) }
+        return true
+    }
+
+    @Test func theHotHandlerAnswersFromBytesAndDeclinesTheRest() throws {
+        let t = try TestServer(hot: Self.hotHandler)
+        let client = try RawClient(port: t.port)
+        // Pipelined: hot answers are batched, and an ordinary one between them keeps its place.
+        client.send(
+            "GET /hot/a?x=1 HTTP/1.1\r\nHost: h.example:8\r\nX-Tag:  t1 \r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET http://abs.example/hot?q HTTP/1.1\r\nHost: ignored\r\n\r\n"
+                + "POST /hot HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi"
+                + "\r\nHEAD /hot/h HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /hot/last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        var rest = Array(client.readAll().utf8)
+        var responses: [String] = []
+        while responses.count < 4, let (response, used) = RawClient.split(rest) {
+            responses.append(response)
+            rest.removeFirst(used)
+        }
+        #expect(
+            responses.map(body) == ["GET /hot/a x=1 h.example:8 t1", "GET /b 0", "GET /hot q abs.example ", "POST /hot 2"],
+            "a body or absolute-form: the hot handler sees the authority; a request with a body goes the ordinary way")
+        let head = String(decoding: rest, as: UTF8.self)
+        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 15\r\n\r\nHTTP/1.1 200"), "HEAD: no body")
+        #expect(head.hasSuffix("Connection: close\r\n\r\nGET /hot/last 0"), "a request that closes goes the ordinary way")
+    }
+
+    @Test func hotAnswersToAClientThatDoesNotReadWaitForTheSocket() throws {
+        // Large hot answers pipelined by a client that does not read: they wait in epoll (a batch at most
+        // `EventLoop.batchBytes` over what the socket took), and the event loop goes on serving others.
+        let big = [UInt8](repeating: UInt8(ascii: "y"), count: 256 * 1024)
+        let hot: HTTPHotHandler = { request, buffers in
+            guard request.path.elementsEqual("/big".utf8) else { return false }
+            ResponseWriter.appendStatusLine(200, to: &buffers.out)
+            ResponseWriter.appendEndOfHead(contentLength: big.count, keepAlive: true, to: &buffers.out)
+            buffers.out.append(contentsOf: big)
+            return true
+        }
+        let t = try TestServer(eventThreads: 1, hot: hot)
+        let hog = try RawClient(port: t.port, receiveBuffer: 4096)
+        hog.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 16))
+        Thread.sleep(forTimeInterval: 0.3)
+        let other = try RawClient(port: t.port)
+        other.send("GET /small HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(body(other.readAll(seconds: 5)) == "GET /small 0")
+        #expect(hog.readResponses(16, seconds: 20).count == 16, "every answer arrives once the client reads")
     }
 }

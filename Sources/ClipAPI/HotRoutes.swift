@@ -1,0 +1,120 @@
+import ClipCore
+import ClipStore
+import Foundation
+public import HTTP1
+
+/// The two hot routes, resolve and the served AASA, answered on the event loop from the request's
+/// bytes (`HTTPServer`'s hot handler): no `HTTPRequest`, no `HTTPResponse`, no registry checked out,
+/// the answer's head written as bytes into the connection's buffer. The answers are byte for byte
+/// those of the ordinary way (`handle`, the routes and `cached`) but for the request id; anything
+/// out of the common case (a condition, a client's request id, `explain`, no match, an error, the
+/// access log) is left to that way, which answers it as before.
+///
+/// Profile (callgrind, `scripts/bench-http`): before this, building the `HTTPRequest`, the query's
+/// `String`s, the route match, the registry checkout, the `HTTPResponse` and its `HTTPHeaders` and
+/// serializing them were most of a request's instructions and all of its allocations.
+extension ClipAPI {
+    static let resolvePath: StaticString = "/v1/resolve"
+    static let aasaPaths: [StaticString] = ["/.well-known/apple-app-site-association", "/apple-app-site-association"]
+    /// The route templates (the metrics' labels) of those paths.
+    static let resolveTemplate = resolvePath.description
+    static let aasaTemplates = aasaPaths.map(\.description)
+
+    /// `HTTPHotHandler`: true when the answer was appended to `buffers.out`.
+    public func answerHot(_ request: RequestView, _ buffers: inout HotBuffers) -> Bool {
+        // Each request's log line is made by `handle`; `serve --quiet` (the common production setup behind a proxy
+        // that logs) has none.
+        guard !logsRequests else { return false }
+        let isHEAD = request.isHEAD
+        guard isHEAD || request.isGET else { return false }
+        // A client's request id is echoed and a conditional request may be a 304: both the ordinary way.
+        guard request.field("X-Request-Id") == nil, request.field("If-None-Match") == nil, request.field("If-Modified-Since") == nil
+        else { return false }
+        let started = monotonicSeconds()
+        let path = request.path
+        if path.matches(Self.resolvePath) {
+            return resolveHot(request, isHEAD: isHEAD, started: started, &buffers)
+        }
+        for (i, aasaPath) in Self.aasaPaths.enumerated() where path.matches(aasaPath) {
+            return aasaHot(request, template: Self.aasaTemplates[i], isHEAD: isHEAD, started: started, &buffers)
+        }
+        return false
+    }
+
+    /// `resolve` for a plain URL that resolves to an advanced experience (`LiveIndex.writeAdvancedAnswer`).
+    private func resolveHot(_ request: RequestView, isHEAD: Bool, started: Double, _ buffers: inout HotBuffers) -> Bool {
+        guard let query = request.query else { return false }
+        // The query decoded as `QueryString.parse` does, into the connection's scratch bytes; the last item of a
+        // name wins (`Context.query`).
+        buffers.scratch.removeAll(keepingCapacity: true)
+        var url: Range<Int>?, language: Range<Int>?, explain = false
+        let wellFormed = QueryString.decodeItems(query, into: &buffers.scratch) { name, value in
+            if name.matches("url") {
+                url = value
+            } else if name.matches("language") {
+                language = value
+            } else if name.matches("explain") {
+                explain = true
+            }
+        }
+        guard wellFormed, !explain, let url, !url.isEmpty else { return false }
+        let preferences: [Language]
+        do {
+            preferences = try Registry.preferences(
+                language: language.map { String(decoding: buffers.scratch[$0], as: UTF8.self) },
+                acceptLanguage: request.field("Accept-Language").map { String(decoding: $0, as: UTF8.self) })
+        } catch {
+            return false
+        }
+        buffers.body.removeAll(keepingCapacity: true)
+        let found = buffers.scratch.withUnsafeBufferPointer { scratch in
+            (try? pool.index.writeAdvancedAnswer(
+                invocationURL: UnsafeBufferPointer(rebasing: scratch[url]), preferences: preferences, into: &buffers.body)) ?? false
+        }
+        guard found else { return false }
+        writeCacheable(
+            template: Self.resolveTemplate, policy: resolvePolicy, entityTag: nil, isHEAD: isHEAD, started: started, &buffers)
+        return true
+    }
+
+    /// `servedAASA` for a host that has an AASA file (the read model's cache).
+    private func aasaHot(_ request: RequestView, template: String, isHEAD: Bool, started: Double, _ buffers: inout HotBuffers) -> Bool {
+        guard let host = request.host, !host.isEmpty else { return false }
+        // The port is not part of the association (docs/apple-formats.md#appclips).
+        let name = UnsafeBufferPointer(rebasing: host[..<(host.firstIndex(of: UInt8(ascii: ":")) ?? host.endIndex)])
+        guard let normalized = try? normalizedHosts.normalize(name), let file = try? pool.index.aasa(host: normalized) else {
+            return false
+        }
+        buffers.body.removeAll(keepingCapacity: true)
+        buffers.body.append(contentsOf: file.bytes)
+        writeCacheable(template: template, policy: aasaPolicy, entityTag: file.etag, isHEAD: isHEAD, started: started, &buffers)
+        return true
+    }
+
+    /// The 200 with `buffers.body`, its head as `cached` (`CachePolicy.apply`), `handle` (the request id) and
+    /// `ResponseWriter` make it, in their order; counted in the metrics as `handle` counts it.
+    private func writeCacheable(
+        template: String, policy: CachePolicy, entityTag: String?, isHEAD: Bool, started: Double, _ buffers: inout HotBuffers
+    ) {
+        let now = Int64(Date().timeIntervalSince1970)
+        let changed = (try? pool.index.lastChange()).flatMap { lastChangeSeconds($0) }
+        ResponseWriter.appendStatusLine(200, to: &buffers.out)
+        ResponseWriter.appendTrustedField("Content-Type", "application/json", to: &buffers.out)
+        if let entityTag {
+            ResponseWriter.appendTrustedField("ETag", entityTag, to: &buffers.out)
+        } else {
+            buffers.out.append(contentsOf: "ETag: ".utf8)
+            ContentTag.append(tagOf: buffers.body, to: &buffers.out)
+            buffers.out.append(contentsOf: "\r\n".utf8)
+        }
+        ResponseWriter.appendTrustedField("Cache-Control", policy.cacheControl, to: &buffers.out)
+        if !policy.vary.isEmpty { ResponseWriter.appendTrustedField("Vary", policy.varyValue, to: &buffers.out) }
+        if let changed { ResponseWriter.appendTrustedField("Last-Modified", HTTPDate.format(min(changed, now)), to: &buffers.out) }
+        buffers.out.append(contentsOf: "X-Request-Id: ".utf8)
+        Self.appendNewRequestID(to: &buffers.out)
+        buffers.out.append(contentsOf: "\r\n".utf8)
+        ResponseWriter.appendEndOfHead(contentLength: buffers.body.count, keepAlive: true, to: &buffers.out)
+        if !isHEAD { buffers.out.append(contentsOf: buffers.body) }
+        metrics.record(route: template, method: isHEAD ? "HEAD" : "GET", status: 200, seconds: monotonicSeconds() - started)
+    }
+}

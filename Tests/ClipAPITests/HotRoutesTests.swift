@@ -1,0 +1,136 @@
+import ClipAPI
+import ClipStore
+import Foundation
+import HTTP1
+import StrictJSON
+import Testing
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The hot routes (resolve and the served AASA answered from the request's bytes) against the
+/// ordinary way: two servers on the same registry, one with the hot handler and one without, must
+/// give the same bytes (but the request id) for every request, the common ones and the odd ones
+/// the hot handler leaves to the ordinary way, and count them alike in the metrics.
+@Suite(.serialized) struct HotRoutesTests {
+    static func q(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }
+
+    static let requests: [(head: String, headers: [(String, String)])] = [
+        ("GET /v1/resolve?url=\(q("https://a.example/store/1"))", []),
+        ("HEAD /v1/resolve?url=\(q("https://a.example/store/1"))", []),
+        ("GET /v1/resolve?url=https://a.example/store", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/store/1"))&language=fr", []),
+        ("GET /v1/resolve?language=FR&url=\(q("https://a.example/store/1"))&&", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/store/1"))", [("Accept-Language", "fr-CA, en;q=0.5")]),
+        ("GET /v1/resolve?url=\(q("https://a.example/store/1"))&language=xx", []),
+        ("GET /v1/resolve?u%72l=\(q("https://a.example/store/2"))", []),
+        ("GET /v1/resolve?url=nothing&url=\(q("https://a.example/store/3"))", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/store/3"))&url=", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/store/1"))&explain", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/store/1"))&explain=false", []),
+        ("GET /v1/resolve?url=\(q("https://nowhere.example/x"))", []),
+        ("GET /v1/resolve?url=\(q("https://A.example:443/store/1"))", []),
+        ("GET /v1/resolve?url=%FF", []),
+        ("GET /v1/resolve?url=%2", []),
+        ("GET /v1/resolve?url=a%00b", []),
+        ("GET /v1/resolve?url=https://a.example/st+ore", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/caf\u{e9}"))", []),
+        ("GET /v1/resolve", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/store/1"))", [("X-Request-Id", "mine-1")]),
+        ("GET /v1/resolve?url=\(q("https://a.example/store/1"))", [("If-None-Match", "\"nope\"")]),
+        ("GET /v1/resolve/?url=\(q("https://a.example/store/1"))", []),
+        ("GET http://a.example/v1/resolve?url=\(q("https://a.example/store/1"))", []),
+        ("POST /v1/resolve?url=\(q("https://a.example/store/1"))", []),
+        ("GET /.well-known/apple-app-site-association", [("Host", "a.example")]),
+        ("HEAD /.well-known/apple-app-site-association", [("Host", "a.example")]),
+        ("GET /apple-app-site-association", [("Host", "A.Example:8080")]),
+        ("GET /.well-known/apple-app-site-association", [("Host", "unknown.example")]),
+        ("GET /.well-known/apple-app-site-association", [("Host", "")]),
+        ("GET http://b.example:80/.well-known/apple-app-site-association", [("Host", "a.example")]),
+        ("GET /.well-known/apple-app-site-association?x=1", [("Host", "b.example")]),
+    ]
+
+    @Test func hotAnswersAreTheOrdinaryAnswers() throws {
+        let fixture = try APIFixture(.inProcess)
+        _ = try fixture.call(
+            "POST", "/v1/experiences", token: fixture.admin,
+            json: #"{"url":"https://a.example/café","clip":"ABCDE12345.com.a.app.Clip","title":"Café","subtitle":"Team A"}"#)
+        let hot = try Served(path: fixture.path, hot: true)
+        let ordinary = try Served(path: fixture.path, hot: false)
+        defer {
+            hot.server.stop(drainSeconds: 1)
+            ordinary.server.stop(drainSeconds: 1)
+        }
+        for (head, headers) in Self.requests {
+            let a = try Self.exchange(port: hot.port, head, headers)
+            let b = try Self.exchange(port: ordinary.port, head, headers)
+            #expect(a.withoutRequestID == b.withoutRequestID, "\(head) \(headers)")
+            #expect(a.requestID.count == 16 || a.requestID == "mine-1", "\(head): \(a.requestID)")
+        }
+        // Counted alike: requests by route, method and status.
+        let counts = { (port: Int) in
+            try Self.exchange(port: port, "GET /metrics", []).text.split(separator: "\n").filter {
+                $0.hasPrefix("clipregistry_http_requests_total") && !$0.contains("/metrics")
+            }
+        }
+        #expect(try counts(hot.port) == counts(ordinary.port))
+    }
+
+    /// A `clipctl serve --quiet` server (the hot handler declines when each request gets a log line).
+    struct Served {
+        let server: HTTPServer
+        let port: Int
+        init(path: String, hot: Bool) throws {
+            let api = ClipAPI(pool: try RegistryPool(path: path), logsRequests: false, log: { _ in })
+            let hotHandler: HTTPHotHandler = { request, buffers in api.answerHot(request, &buffers) }
+            server = HTTPServer(
+                configuration: HTTPServer.Configuration(), hot: hot ? hotHandler : nil,
+                answerInline: { api.answerFromMemory($0) }, handler: { api.handle($0) })
+            port = try server.start()
+        }
+    }
+
+    struct Answer {
+        let head: String
+        let body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var lines: [Substring] { head.split(separator: "\r\n") }
+        var requestID: String { lines.first { $0.hasPrefix("X-Request-Id: ") }.map { String($0.dropFirst(14)) } ?? "" }
+        var withoutRequestID: String { lines.filter { !$0.hasPrefix("X-Request-Id: ") }.joined(separator: "\n") + "\n" + text }
+    }
+
+    /// The request on a kept-alive connection (the hot handler only answers those), then a closing
+    /// `/healthz`; the first answer as read.
+    static func exchange(port: Int, _ head: String, _ headers: [(String, String)]) throws -> Answer {
+        var text = "\(head) HTTP/1.1\r\n"
+        if !headers.contains(where: { $0.0 == "Host" }) { text += "Host: 127.0.0.1\r\n" }
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        text += "\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        let bytes = Array(text.utf8)
+        try #require(bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } == bytes.count)
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            received += chunk[0..<n]
+        }
+        let separator = Array("\r\n\r\n".utf8)
+        let end = try #require((0...(received.count - 4)).first { Array(received[$0..<($0 + 4)]) == separator })
+        let headText = String(decoding: received[0..<end], as: UTF8.self)
+        let length =
+            headText.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length: ") }.flatMap { Int($0.dropFirst(16)) } ?? 0
+        let hasBody = !head.hasPrefix("HEAD ") && !headText.hasPrefix("HTTP/1.1 304")
+        return Answer(head: headText, body: hasBody ? Array(received[(end + 4)..<(end + 4 + length)]) : [])
+    }
+}
