@@ -523,7 +523,7 @@ import Testing
 
     /// The read model asks SQLite whether the file changed at most once a millisecond (docs/architecture.md, the
     /// read model): a write by another connection is visible to the first request a millisecond after its commit.
-    @Test(arguments: APITransport.allCases) func aWriteByAnotherConnectionIsVisibleAMillisecondAfterItsCommit(_ transport: APITransport) throws {
+    @Test(arguments: APITransport.allCases) func aWriteElsewhereIsVisibleAMillisecondAfterItsCommit(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         #expect(try f.call("GET", "/v1/resolve?url=\(q("https://z.example/"))").status == 404)
         let other = try Registry(path: f.path)
