@@ -110,7 +110,8 @@ extension EventLoop {
                 if case .failure(let error) = outcome { return fail(c, error, scratch: scratch) }
                 return carryOut(c.machine.partialHead(now: monotonicMilliseconds()), c)
             }
-            if let hot, raw.contentLength == 0, raw.keepAlive, !stopping.load(ordering: .relaxed) {
+            // HTTP/1.0 keep-alive takes the ordinary way, which says `Connection: keep-alive`.
+            if let hot, raw.contentLength == 0, raw.keepAlive, raw.version == .http11, !stopping.load(ordering: .relaxed) {
                 let answered = c.buffer.withUnsafeBufferPointer { bytes in
                     c.fields.withUnsafeBufferPointer { fields in
                         hot(RequestView(bytes: bytes, head: raw, fields: fields, remoteAddress: c.address), &c.hot)
@@ -211,7 +212,9 @@ extension EventLoop {
     /// The handler answered: its bytes join the connection's write buffer (written by `flush`).
     private func prepareAnswer(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead, _ response: HTTPResponse, started: Double) {
         let keepAlive = head.keepAlive && !isStopping && !response.headers.contains("Connection", token: "close")
-        ResponseWriter.serialize(response, includeBody: head.method != "HEAD", keepAlive: keepAlive, appendingTo: &c.hot.out)
+        ResponseWriter.serialize(
+            response, includeBody: head.method != "HEAD", keepAlive: keepAlive, announcesKeepAlive: keepAlive && head.version == .http10,
+            appendingTo: &c.hot.out)
         c.machine.writeStarted(now: monotonicMilliseconds())
         c.pending = PendingAnswer(request: request, response: response, started: started, keepAlive: keepAlive)
     }

@@ -263,7 +263,7 @@ final class EventLoop: Sendable {
         HTTPResponse(
             status: 503, headers: HTTPHeaders([("Retry-After", "1"), ("Content-Type", "text/plain; charset=utf-8")]),
             body: Array("too many connections\n".utf8)),
-        includeBody: true, keepAlive: false)
+        includeBody: true, keepAlive: false, dated: false)
 
     // MARK: Deadlines
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Synchronization
 
 /// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`.
@@ -16,6 +19,19 @@ public enum HTTPDate {
     }
 
     private static let lastFormatted = Mutex<(seconds: Int64, text: String)?>(nil)
+
+    /// Appends the IMF-fixdate of now, for the `Date` field every answer carries (RFC 9110 §6.6.1:
+    /// an origin server with a clock sends it in every 2xx, 3xx and 4xx answer; caches use it to
+    /// work out an answer's age, §5.6.7 of RFC 9111). Made once a second and kept as bytes.
+    public static func appendNow(to bytes: inout [UInt8]) {
+        let seconds = Int64(time(nil))
+        current.withLock { current in
+            if current.seconds != seconds { current = (seconds, Array(formatAnew(seconds).utf8)) }
+            bytes.append(contentsOf: current.bytes)
+        }
+    }
+
+    private static let current = Mutex<(seconds: Int64, bytes: [UInt8])>((Int64.min, []))
 
     static func formatAnew(_ seconds: Int64) -> String {
         let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400

@@ -20,18 +20,21 @@ public enum ResponseWriter {
     /// One buffer sized up front, the status line pre-encoded, each field checked and copied in one
     /// pass over its UTF-8: building it from interpolated Strings was 21% of an AASA request's
     /// instructions under callgrind.
-    public static func serialize(_ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, extraHeaders: [(String, String)] = [])
-        -> [UInt8]
-    {
+    public static func serialize(
+        _ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, announcesKeepAlive: Bool = false, dated: Bool = true,
+        extraHeaders: [(String, String)] = []
+    ) -> [UInt8] {
         var bytes: [UInt8] = []
-        serialize(response, includeBody: includeBody, keepAlive: keepAlive, extraHeaders: extraHeaders, appendingTo: &bytes)
+        serialize(
+            response, includeBody: includeBody, keepAlive: keepAlive, announcesKeepAlive: announcesKeepAlive, dated: dated,
+            extraHeaders: extraHeaders, appendingTo: &bytes)
         return bytes
     }
 
     /// `serialize`, appended to `bytes` (a connection's write buffer, kept from one answer to the next).
     public static func serialize(
-        _ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, extraHeaders: [(String, String)] = [],
-        appendingTo bytes: inout [UInt8]
+        _ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, announcesKeepAlive: Bool = false, dated: Bool = true,
+        extraHeaders: [(String, String)] = [], appendingTo bytes: inout [UInt8]
     ) {
         let bodyAllowed = response.status >= 200 && response.status != 204 && response.status != 304
         let sendsBody = includeBody && bodyAllowed
@@ -42,7 +45,9 @@ public enum ResponseWriter {
         bytes.append(contentsOf: statusLine(response.status))
         for field in response.headers.fields { appendField(field.name, field.value, to: &bytes) }
         for (name, value) in extraHeaders { appendField(name, value, to: &bytes) }
-        appendEndOfHead(contentLength: bodyAllowed ? response.body.count : nil, keepAlive: keepAlive, to: &bytes)
+        appendEndOfHead(
+            contentLength: bodyAllowed ? response.body.count : nil, keepAlive: keepAlive, announcesKeepAlive: announcesKeepAlive,
+            dated: dated, to: &bytes)
         if sendsBody { bytes.append(contentsOf: response.body) }
     }
 
@@ -68,16 +73,31 @@ public enum ResponseWriter {
         value.withUTF8 { appendTrustedField(name, $0, to: &bytes) }
     }
 
-    /// `Content-Length` (nil: none, for 1xx, 204 and 304, RFC 9112 §6.3), `Connection: close`
-    /// unless kept alive, and the empty line that ends the head.
-    public static func appendEndOfHead(contentLength: Int?, keepAlive: Bool, to bytes: inout [UInt8]) {
+    /// `Date` (unless `dated` is false: a 5xx made once and kept, which may go without, RFC 9110
+    /// §6.6.1), `Content-Length` (nil: none, for 1xx, 204 and 304, RFC 9112 §6.3), `Connection:
+    /// close` unless kept alive, `Connection: keep-alive` when `announcesKeepAlive` (an HTTP/1.0
+    /// client that asked for it learns that it has it, RFC 9112 §9.3 and appendix C.2.2; without
+    /// it that client reads until the server closes), and the empty line that ends the head.
+    public static func appendEndOfHead(
+        contentLength: Int?, keepAlive: Bool, announcesKeepAlive: Bool = false, dated: Bool = true, to bytes: inout [UInt8]
+    ) {
+        if dated {
+            bytes.append(contentsOf: "Date: ".utf8)
+            HTTPDate.appendNow(to: &bytes)
+            bytes.append(0x0D)
+            bytes.append(0x0A)
+        }
         if let contentLength {
             bytes.append(contentsOf: "Content-Length: ".utf8)
             appendDecimal(contentLength, to: &bytes)
             bytes.append(0x0D)
             bytes.append(0x0A)
         }
-        if !keepAlive { bytes.append(contentsOf: "Connection: close\r\n".utf8) }
+        if !keepAlive {
+            bytes.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if announcesKeepAlive {
+            bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
         bytes.append(0x0D)
         bytes.append(0x0A)
     }

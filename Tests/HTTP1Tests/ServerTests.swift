@@ -275,6 +275,37 @@ final class TestServer {
         #expect(statusLine(answer) == "HTTP/1.1 200 OK" && body(answer) == "GET /old 0")
     }
 
+    /// RFC 9112 §9.3 and appendix C.2.2: an HTTP/1.0 client that asks to keep the connection is told it is kept (it
+    /// would otherwise read until the server closes); one that does not ask gets the connection closed.
+    @Test func http10KeepAliveIsAnnouncedAndHonoured() throws {
+        let t = try TestServer()
+        let client = try RawClient(port: t.port)
+        client.send("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /b HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n")
+        let answers = client.readResponses(2)
+        #expect(answers.map(body) == ["GET /a 0", "GET /b 0"])
+        #expect(answers.allSatisfy { $0.contains("\r\nConnection: keep-alive\r\n") && !$0.contains("close") })
+        let plain = try RawClient(port: t.port)
+        plain.send("GET /c HTTP/1.0\r\n\r\n")
+        let answer = plain.readAll()
+        #expect(answer.contains("\r\nConnection: close\r\n") && !answer.contains("keep-alive"))
+        #expect(plain.isClosedByPeer())
+    }
+
+    /// RFC 9110 §6.6.1: every 2xx, 3xx and 4xx answer of an origin server with a clock carries `Date`, now.
+    @Test func everyAnswerCarriesTheDate() throws {
+        let t = try TestServer()
+        let client = try RawClient(port: t.port)
+        client.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\nGET /y HTTP/1.1\r\nHost: x\r\n\r\n")
+        let bad = try RawClient(port: t.port)
+        bad.send("GET /z HTTP/1.1\r\n\r\n")  // no Host: 400
+        for answer in client.readResponses(2) + [bad.readAll()] {
+            let dates = answer.split(separator: "\r\n").filter { $0.hasPrefix("Date: ") }
+            #expect(dates.count == 1, "one Date field in \(answer)")
+            let seconds = dates.first.flatMap { HTTPDate.parse(String($0.dropFirst(6))) }
+            #expect(seconds.map { abs(Double($0) - Date().timeIntervalSince1970) < 5 } == true, "\(dates)")
+        }
+    }
+
     /// The one live test of the deadline path (ConnectionStateMachineTests cover every deadline
     /// on a manual clock): a head that stops halfway is answered 408 by the timer, and no sooner
     /// than its deadline. The idle timeout is far off, so nothing else can end the connection.
@@ -455,7 +486,8 @@ final class TestServer {
         #expect(
             responses.map(body) == ["GET /hot/a x=1 h.example:8 t1", "GET /b 0", "GET /hot q abs.example ", "POST /hot 2"],
             "a body or absolute-form: the hot handler sees the authority; a request with a body goes the ordinary way")
-        let head = String(decoding: rest, as: UTF8.self)
+        // The Date field (checked by everyAnswerCarriesTheDate) is left out of the comparison.
+        let head = String(decoding: rest, as: UTF8.self).replacing(/Date: [^\r]*\r\n/, with: "")
         #expect(head.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 15\r\n\r\nHTTP/1.1 200"), "HEAD: no body")
         #expect(head.hasSuffix("Connection: close\r\n\r\nGET /hot/last 0"), "a request that closes goes the ordinary way")
     }
