@@ -42,7 +42,8 @@ extension Registry {
                     // a temporary table SQLite opens and closes for every row (perf, 100k-line import:
                     // sqlite3BtreeOpen/Close under each experience INSERT, 6% of the import).
                     sql +=
-                        "CREATE TEMP TRIGGER IF NOT EXISTS aasa_\(table)_\(event.lowercased())_\(row.lowercased()) AFTER \(event) ON main.\(table)"
+                        "CREATE TEMP TRIGGER IF NOT EXISTS aasa_\(table)_\(event.lowercased())_\(row.lowercased())"
+                        + " AFTER \(event) ON main.\(table)"
                         + " WHEN \(isPart(row))"
                         + " AND NOT EXISTS (SELECT 1 FROM aasa_touched t WHERE t.host = \(row).host AND t.checked >= \(checked))"
                         + " BEGIN INSERT INTO aasa_touched(host, checked) VALUES (\(row).host, \(checked)); END;\n"
