@@ -56,6 +56,8 @@ extension Registry {
         _ = try? db.execute("PRAGMA cache_size = -262144")
         defer { _ = try? db.execute("PRAGMA cache_size = \(previousCacheSize)") }
         return try write {
+            timestampOfImport = timestamp()
+            defer { timestampOfImport = nil }
             var reader = Interchange.Reader(format: format, defersParsing: true)
             var errors: [Interchange.LineError] = []
             var warnings: [Interchange.LineError] = []
