@@ -69,6 +69,8 @@ extension Registry {
             // "TEAM sha256" of the images the file's lines carry, by the team of their line.
             var carriedImages: Set<String> = []
             var imported = 0, seen = 0
+            // Lines prepared for insertion, inserted `importChunkRows` at a time (Registry+ImportChunk.swift).
+            var chunk: [PreparedExperience] = []
             var pending = Interchange.Batch()
             var pendingCount = 0
             // The batch being parsed and decoded while the previous one is written.
@@ -114,19 +116,45 @@ extension Registry {
                     // No savepoint per line: once a line fails the whole import rolls back, so what a
                     // failed line left half done only lets the remaining lines be checked as well.
                     do {
+                        let clipKey = experience.clip.rawValue, domainKey = clipKey + " " + experience.url.host
+                        // What prepareInsert may create is created after every earlier line's row, as
+                        // when each line was inserted whole in turn (the change records keep that order).
+                        if !ensured.contains(clipKey) || !ensured.contains(domainKey) { try flush() }
                         let carried =
                             experience.headerImage.map { carriedImages.contains("\(experience.clip.team.rawValue) \($0)") } ?? false
-                        let (saved, lineNotes) = try insert(experience, ensured: ensured, imageCarried: carried)
-                        ensured.insert(saved.clip.rawValue)
-                        ensured.insert(saved.clip.rawValue + " " + saved.url.host)
-                        notes += lineNotes
-                        imported += 1
+                        let (clip, lineNotes) = try prepareInsert(experience, ensured: ensured, imageCarried: carried)
+                        // Known from here on, even if the row itself is then refused: its clip and
+                        // association exist, so the next line's prepareInsert would only find them.
+                        ensured.insert(clipKey)
+                        ensured.insert(domainKey)
+                        chunk.append(PreparedExperience(line: line.line, draft: experience, clip: clip, notes: lineNotes))
+                        if chunk.count == Self.importChunkRows { try flush() }
                     } catch {
                         errors.append(.init(line: line.line, errors: try Self.lineErrors(error)))
                     }
                 }
+                try flush()
                 seen += batch.count
                 progress(seen)
+            }
+            /// Inserts the prepared lines: a full chunk at once, unless a row of it is refused, then
+            /// (and for a partial chunk) line by line.
+            func flush() throws {
+                defer { chunk.removeAll(keepingCapacity: true) }
+                if chunk.count == Self.importChunkRows, try insertChunk(chunk) != nil {
+                    for row in chunk { notes += row.notes }
+                    imported += chunk.count
+                    return
+                }
+                for row in chunk {
+                    do {
+                        _ = try insertPrepared(row.draft, clip: row.clip)
+                        notes += row.notes
+                        imported += 1
+                    } catch {
+                        errors.append(.init(line: row.line, errors: try Self.lineErrors(error)))
+                    }
+                }
             }
             /// Starts preparing the pending lines, then writes the batch prepared before them.
             func handOver() throws {
