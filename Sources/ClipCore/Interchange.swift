@@ -77,6 +77,39 @@ public enum Interchange {
     public struct Batch: Sendable {
         public var lines: [Line] = []
         public var errors: [LineError] = []
+        /// NDJSON lines not parsed yet (a reader that defers parsing): `parse` reads each.
+        public var unparsed: [UnparsedLine] = []
+        public init() {}
+    }
+
+    /// One NDJSON line as read, not parsed yet: its number and its bytes (no line break).
+    public struct UnparsedLine: Sendable {
+        public let line: Int
+        public let bytes: [UInt8]
+        public init(line: Int, bytes: [UInt8]) {
+            self.line = line
+            self.bytes = bytes
+        }
+
+        /// The line as a JSON object (with the header image it carries), or why it is none.
+        public func parse() -> Result<Line, LineError> {
+            let value: JSONValue
+            do { value = try JSONParser.parse(bytes) } catch {
+                return .failure(
+                    LineError(
+                        line: line,
+                        errors: [
+                            FieldError(field: "(line)", rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)")
+                        ]))
+            }
+            guard value.objectMembers != nil else {
+                return .failure(
+                    LineError(
+                        line: line,
+                        errors: [FieldError(field: "(line)", rule: "type", message: "expected a JSON object, got \(value.typeName)")]))
+            }
+            return Interchange.carryingImage(value, line: line)
+        }
     }
 
     /// Reads an import in chunks of any size, with memory bounded by the longest line rather
@@ -87,6 +120,9 @@ public enum Interchange {
     /// (the export of an empty registry is zero bytes).
     public struct Reader: Sendable {
         public let format: Format
+        /// NDJSON lines are handed out unparsed (`Batch.unparsed`), for a caller that parses them
+        /// elsewhere (an import parses on another thread while it writes the previous batch).
+        public let defersParsing: Bool
         private var head: [UInt8] = []
         private var started = false
         private var pending: [UInt8] = []
@@ -95,7 +131,10 @@ public enum Interchange {
         private var header: [String]?
         private var stopped = false
 
-        public init(format: Format) { self.format = format }
+        public init(format: Format, defersParsing: Bool = false) {
+            self.format = format
+            self.defersParsing = defersParsing
+        }
 
         public mutating func feed(_ chunk: ArraySlice<UInt8>) -> Batch {
             var batch = Batch()
@@ -181,26 +220,11 @@ public enum Interchange {
             let line = lineNumber
             let lineText = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw
             if lineText.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
-            do {
-                let value = try JSONParser.parse(Array(lineText))
-                guard value.objectMembers != nil else {
-                    batch.errors.append(
-                        LineError(
-                            line: line,
-                            errors: [FieldError(field: "(line)", rule: "type", message: "expected a JSON object, got \(value.typeName)")]))
-                    return
-                }
-                switch Interchange.carryingImage(value, line: line) {
-                case .success(let carried): batch.lines.append(carried)
-                case .failure(let error): batch.errors.append(error)
-                }
-            } catch {
-                batch.errors.append(
-                    LineError(
-                        line: line,
-                        errors: [
-                            FieldError(field: "(line)", rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)")
-                        ]))
+            let unparsed = UnparsedLine(line: line, bytes: Array(lineText))
+            if defersParsing { return batch.unparsed.append(unparsed) }
+            switch unparsed.parse() {
+            case .success(let carried): batch.lines.append(carried)
+            case .failure(let error): batch.errors.append(error)
             }
         }
 

@@ -152,26 +152,56 @@ extension Registry {
         _ draft: AdvancedExperience, ensured: Set<String> = [],
         imageCarried: Bool = false
     ) throws -> (AdvancedExperience, [WriteNote]) {
+        let (clip, notes) = try prepareInsert(draft, ensured: ensured, imageCarried: imageCarried)
+        return (try insertPrepared(draft, clip: clip), notes)
+    }
+
+    /// What comes before an experience's row: its team, app, clip and association (created when
+    /// missing, unless `ensured` names them) and its header image's check. Returns the clip as
+    /// stored and the notes of what was created.
+    func prepareInsert(_ draft: AdvancedExperience, ensured: Set<String>, imageCarried: Bool) throws -> (AppID, [WriteNote]) {
         let clipKnown = ensured.contains(draft.clip.rawValue)
         var notes = clipKnown ? [] : try ensureClip(draft.clip)
         if !ensured.contains(draft.clip.rawValue + " " + draft.url.host) {
             notes += try ensureDomain(clip: draft.clip, host: draft.url.host)
         }
         try checkImage(draft.headerImage, team: draft.clip.team, carried: imageCarried)
+        return (clipKnown ? draft.clip : try storedClip(draft.clip.bundleID), notes)
+    }
+
+    static let experienceInsertColumns = """
+        advanced_experience(clip_bundle_id, url, host, action, default_language, is_powered_by, business_category,
+            header_image_sha256, place, status, version, created_at, updated_at)
+        """
+
+    /// The values of an experience's row, in `experienceInsertColumns` order.
+    func experienceValues(_ draft: AdvancedExperience, at t: String) -> [SQLValue] {
+        [
+            .text(draft.clip.bundleID.rawValue), .text(draft.url.canonical), .text(draft.url.host), .text(draft.action.rawValue),
+            .text(draft.defaultLanguage.rawValue), .bool(draft.isPoweredBy), .text(draft.businessCategory?.rawValue),
+            .text(draft.headerImage), .text(draft.place.map { JSONWriter.string($0) }), .text(draft.status.rawValue), .integer(1),
+            .text(t), .text(t),
+        ]
+    }
+
+    /// The experience as stored: its id, version and times, and its clip as stored.
+    func saved(_ draft: AdvancedExperience, id: Int64, clip: AppID, at t: String) -> AdvancedExperience {
+        var saved = draft
+        saved.id = id
+        saved.version = 1
+        saved.createdAt = t
+        saved.updatedAt = t
+        saved.clip = clip
+        return saved
+    }
+
+    /// Inserts the row of an experience `prepareInsert` passed, its localizations and its change record.
+    func insertPrepared(_ draft: AdvancedExperience, clip: AppID) throws -> AdvancedExperience {
         let t = timestamp()
         do {
             try db.execute(
-                """
-                INSERT INTO advanced_experience(clip_bundle_id, url, host, action, default_language, is_powered_by, business_category,
-                    header_image_sha256, place, status, version, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
-                """,
-                [
-                    .text(draft.clip.bundleID.rawValue), .text(draft.url.canonical), .text(draft.url.host), .text(draft.action.rawValue),
-                    .text(draft.defaultLanguage.rawValue), .bool(draft.isPoweredBy), .text(draft.businessCategory?.rawValue),
-                    .text(draft.headerImage), .text(draft.place.map { JSONWriter.string($0) }), .text(draft.status.rawValue), .text(t),
-                    .text(t),
-                ])
+                "INSERT INTO \(Self.experienceInsertColumns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", experienceValues(draft, at: t)
+            )
         } catch let error as SQLiteError where error.isUniqueViolation {
             // The partial unique index on url (not removed) refused it: say which experience has it.
             try checkUnique(draft.url, except: nil)
@@ -179,20 +209,17 @@ extension Registry {
         }
         let id = db.lastInsertRowID
         try insertLocalizations(id, draft.localizations)
-        var saved = draft
-        saved.id = id
-        saved.version = 1
-        saved.createdAt = t
-        saved.updatedAt = t
-        saved.clip = clipKnown ? draft.clip : try storedClip(draft.clip.bundleID)
+        let saved = saved(draft, id: id, clip: clip, at: t)
         try recordChange(entity: .experience, id: String(id), action: .create, before: nil, after: ExperienceJSON.full(saved))
-        return (saved, notes)
+        return saved
     }
+
+    static let localizationColumns = "advanced_experience_localization(experience_id, language, title, subtitle)"
 
     func insertLocalizations(_ id: Int64, _ localizations: [Language: CardText]) throws {
         for (language, card) in localizations.sorted(by: { $0.key < $1.key }) {
             try db.execute(
-                "INSERT INTO advanced_experience_localization(experience_id, language, title, subtitle) VALUES (?, ?, ?, ?)",
+                "INSERT INTO \(Self.localizationColumns) VALUES (?, ?, ?, ?)",
                 [.integer(id), .text(language.rawValue), .text(card.title), .text(card.subtitle)])
         }
     }

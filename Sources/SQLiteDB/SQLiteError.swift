@@ -28,6 +28,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isUniqueViolation: Bool {
         extendedCode == ExtendedCode.constraintUnique || extendedCode == ExtendedCode.constraintPrimaryKey
     }
+    /// A constraint failed (SQLITE_CONSTRAINT, any extension): with the default ON CONFLICT ABORT, only the failing
+    /// statement is undone and the transaction goes on (https://sqlite.org/lang_conflict.html).
+    public var isConstraintViolation: Bool { resultCode == SQLITE_CONSTRAINT }
     /// A FOREIGN KEY constraint failed.
     public var isForeignKeyViolation: Bool { extendedCode == ExtendedCode.constraintForeignKey }
 

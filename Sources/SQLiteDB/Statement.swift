@@ -7,6 +7,8 @@ public final class Statement {
     public let sql: String
     private unowned let connection: Connection
     public let columnNames: [String]
+    /// The bytes of the text parameters bound last, read by SQLite in place until the next `bind`.
+    private let textBytes = ParameterBytes()
 
     init(connection: Connection, sql: String, persistent: Bool) throws {
         var statement: OpaquePointer?
@@ -36,14 +38,18 @@ public final class Statement {
     deinit { sqlite3_finalize(handle) }
 
     func bind(_ parameters: [SQLValue]) throws {
+        // No sqlite3_clear_bindings: the count check below means every parameter is bound anew.
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard expected == parameters.count else {
             throw SQLiteError(
                 extendedCode: SQLITE_RANGE,
                 message: "statement expects \(expected) parameters, got \(parameters.count)", sql: sql)
         }
+        // Every parameter is bound below, so the texts bound last (in textBytes) are all replaced.
+        var textCount = 0
+        for case .text(let s) in parameters { textCount += s.utf8.count }
+        let keepsText = textBytes.reset(capacity: textCount)
         for (offset, value) in parameters.enumerated() {
             let index = Int32(offset + 1)
             let rc: Int32
@@ -51,11 +57,29 @@ public final class Statement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let n): rc = sqlite3_bind_int64(handle, index, n)
             case .real(let d): rc = sqlite3_bind_double(handle, index, d)
-            case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, csqlite_transient())
+            case .text(let s): rc = bindText(s, at: index, inPlace: keepsText)
             case .blob(let b):
                 rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient()) }
             }
             guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+        }
+    }
+
+    /// Binds the string's UTF-8 bytes with their length: copied into `textBytes`, which SQLite
+    /// reads in place (`inPlace`), or else copied by SQLite (SQLITE_TRANSIENT). Passing the
+    /// `String` as a C string instead made a NUL-terminated copy of each one (`String.utf8CString`:
+    /// perf, a 100k-line import, a fifth of the binding time).
+    private func bindText(_ text: String, at index: Int32, inPlace: Bool) -> Int32 {
+        var text = text
+        return text.withUTF8 { utf8 in
+            // An empty buffer may have no address, and a null pointer would bind NULL, not "".
+            guard let base = utf8.baseAddress, !utf8.isEmpty else {
+                return sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+            }
+            if inPlace { return sqlite3_bind_text(handle, index, textBytes.append(utf8), Int32(utf8.count), nil) }
+            return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(utf8.count), csqlite_transient())
+            }
         }
     }
 

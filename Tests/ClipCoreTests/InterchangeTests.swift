@@ -38,6 +38,47 @@ struct InterchangeTests {
         #expect(read(Array(Self.ndjsonText.utf8), .ndjson, chunk: chunk).errors == ["3 [\"type\"]"])
     }
 
+    /// An import's reader hands NDJSON lines out unparsed and parses them on another thread: the
+    /// lines and errors must be those of the reader that parses as it reads, hostile lines included.
+    @Test(arguments: [1, 3, 64, 1 << 20])
+    func deferredParsingReadsTheSameAsParsingWhileReading(_ chunk: Int) {
+        let hostile = [
+            "{\"url\":\"https://a.example/1\",\"title\":\"T\"}",
+            "{\"url\":1,\"url\":2}",  // a key given twice
+            "{\"a\":\"\\ud800\"}",  // a lone surrogate
+            "{\"a\":\"\u{7}\"}",  // an unescaped control character
+            "{\"a\":01}", "{\"a\":1e999}", "{\"a\":[1,]}", "[1]", "\"text\"", "null", "{", "}",
+            String(repeating: "[", count: 70) + String(repeating: "]", count: 70),  // deeper than the limit
+            "{\"title\":\"\u{200B}zero\u{202E}width\"}",  // invisible and bidi characters pass the parser
+            "{\"headerImageData\":\"not base 64\"}", "{\"headerImageData\":7}",
+            "   ", "\t", "{\"url\":\"https://a.example/2\"}\r",
+        ]
+        // Invalid UTF-8 outside a string and inside one; a valid non-ASCII line between them.
+        let text =
+            Array(hostile.joined(separator: "\n").utf8) + [0x0A, 0xFF, 0x0A] + Array("{\"b\":\"\u{FF}\"}\n".utf8) + [0x22, 0xC3, 0x22]
+        let eager = read(text, .ndjson, chunk: chunk)
+        var reader = Interchange.Reader(format: .ndjson, defersParsing: true)
+        var batches: [Interchange.Batch] = []
+        var i = 0
+        while i < text.count {
+            batches.append(reader.feed(text[i..<min(text.count, i + chunk)]))
+            i += chunk
+        }
+        batches.append(reader.finish())
+        #expect(batches.allSatisfy { $0.lines.isEmpty }, "no line is parsed while reading")
+        var lines: [String] = [], errors: [String] = []
+        for line in batches.flatMap(\.unparsed) {
+            switch line.parse() {
+            case .success(let parsed): lines.append("\(parsed.line) \(JSONWriter.string(parsed.object))")
+            case .failure(let error): errors.append("\(error.line) \(error.errors.map(\.rule))")
+            }
+        }
+        errors += batches.flatMap(\.errors).map { "\($0.line) \($0.errors.map(\.rule))" }
+        #expect(lines == eager.lines)
+        #expect(errors.sorted() == eager.errors.sorted())
+        #expect(eager.lines.count == 4 && eager.errors.count == 16, "\(eager)")
+    }
+
     @Test(arguments: [1, 2, 3, 4, 1 << 20])
     func aLeadingByteOrderMarkIsSkipped(_ chunk: Int) {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
