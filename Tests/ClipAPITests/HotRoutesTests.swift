@@ -29,6 +29,15 @@ import Testing
         ("GET /v1/resolve?url=\(q("https://a.example/store/1"))&explain", []),
         ("GET /v1/resolve?url=\(q("https://a.example/store/1"))&explain=false", []),
         ("GET /v1/resolve?url=\(q("https://nowhere.example/x"))", []),
+        // No match, written from bytes: an unknown host, a known host's uncovered path, the host's case, HEAD,
+        // bytes the problem's JSON escapes, a query, a default port, and a host with a default experience.
+        ("HEAD /v1/resolve?url=\(q("https://nowhere.example/x"))", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/elsewhere/1?x=1"))", []),
+        ("GET /v1/resolve?url=\(q("https://A.EXAMPLE/elsewhere"))", []),
+        ("GET /v1/resolve?url=\(q("HTTPS://Nowhere.Example:443/a\"b\\c/'<>"))", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/store/1x"))&language=fr", [("Accept-Language", "de")]),
+        ("GET /v1/resolve?url=\(q("https://d.example/anything"))", []),
+        ("GET /v1/resolve?url=\(q("https://d.example"))", []),
         ("GET /v1/resolve?url=\(q("https://A.example:443/store/1"))", []),
         ("GET /v1/resolve?url=%FF", []),
         ("GET /v1/resolve?url=%2", []),
@@ -46,6 +55,12 @@ import Testing
         ("GET /apple-app-site-association", [("Host", "A.Example:8080")]),
         ("GET /.well-known/apple-app-site-association", [("Host", "unknown.example")]),
         ("GET /.well-known/apple-app-site-association", [("Host", "")]),
+        // The AASA's 404s, written from bytes: a host with nothing configured, one that is not a host name.
+        ("HEAD /.well-known/apple-app-site-association", [("Host", "unknown.example:443")]),
+        ("GET /apple-app-site-association", [("Host", "UNKNOWN.example")]),
+        ("GET /.well-known/apple-app-site-association", [("Host", "-bad-.example")]),
+        ("GET /.well-known/apple-app-site-association", [("Host", "127.0.0.1")]),
+        ("GET /.well-known/apple-app-site-association", [("Host", "xn--caf-dma.example")]),
         ("GET http://b.example:80/.well-known/apple-app-site-association", [("Host", "a.example")]),
         ("GET /.well-known/apple-app-site-association?x=1", [("Host", "b.example")]),
     ]
@@ -55,6 +70,13 @@ import Testing
         _ = try fixture.call(
             "POST", "/v1/experiences", token: fixture.admin,
             json: #"{"url":"https://a.example/café","clip":"ABCDE12345.com.a.app.Clip","title":"Café","subtitle":"Team A"}"#)
+        // d.example offers a default experience: the ordinary way renders it.
+        #expect(try fixture.call("PUT", "/v1/clips/com.a.app.Clip/domains/d.example", token: fixture.admin).status == 201)
+        #expect(
+            try fixture.call(
+                "PUT", "/v1/clips/com.a.app.Clip/default-experience", token: fixture.admin,
+                json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#
+            ).status == 201)
         let hot = try Served(path: fixture.path, hot: true)
         let ordinary = try Served(path: fixture.path, hot: false)
         defer {
