@@ -9,7 +9,8 @@ import StrictJSON
 /// the answer's head written as bytes into the connection's buffer. The answers are byte for byte
 /// those of the ordinary way (`handle`, the routes and `cached`) but for the request id; anything
 /// out of the common case (a condition, a client's request id, `explain`, a default experience, a URL
-/// that is not plain, an error, the access log) is left to that way, which answers it as before.
+/// that is not plain, an error) is left to that way, which answers it as before. Each answer's log
+/// line is `handle`'s, written as bytes into a buffer (`AccessLog`).
 ///
 /// Profile (callgrind, `scripts/bench-http`): before this, building the `HTTPRequest`, the query's
 /// `String`s, the route match, the registry checkout, the `HTTPResponse` and its `HTTPHeaders` and
@@ -23,9 +24,6 @@ extension ClipAPI {
 
     /// `HTTPHotHandler`: true when the answer was appended to `buffers.out`.
     public func answerHot(_ request: RequestView, _ buffers: inout HotBuffers) -> Bool {
-        // Each request's log line is made by `handle`; `serve --quiet` (the common production setup behind a proxy
-        // that logs) has none.
-        guard !logsRequests else { return false }
         let isHEAD = request.isHEAD
         guard isHEAD || request.isGET else { return false }
         // A client's request id is echoed and a conditional request may be a 304: both the ordinary way.
@@ -75,7 +73,8 @@ extension ClipAPI {
         switch answer {
         case .advanced?:
             writeCacheable(
-                template: Self.resolveTemplate, policy: resolvePolicy, entityTag: nil, isHEAD: isHEAD, started: started, &buffers)
+                request, template: Self.resolveTemplate, policy: resolvePolicy, entityTag: nil, isHEAD: isHEAD, started: started,
+                &buffers)
         case .noMatch(let host, let hostHasExperiences)?:
             // `resolve`'s problem: "no match: " and `Resolver`'s reason around the normalized (lower-cased) host, then
             // the members of the answer but its reason (`matched`, `invocationURL`; no notes without a match).
@@ -95,7 +94,7 @@ extension ClipAPI {
                 JSONWriter.writeString(utf8: UnsafeBufferPointer(rebasing: scratch[url]), into: &buffers.body)
                 buffers.body.append(UInt8(ascii: "}"))
             }
-            writeProblemAnswer(template: Self.resolveTemplate, status: 404, isHEAD: isHEAD, started: started, &buffers)
+            writeProblemAnswer(request, template: Self.resolveTemplate, status: 404, isHEAD: isHEAD, started: started, &buffers)
         case nil:
             return false
         }
@@ -113,7 +112,7 @@ extension ClipAPI {
             buffers.scratch.removeAll(keepingCapacity: true)
             buffers.body.withUnsafeBufferPointer { Self.writeProblem(status: 404, detail: $0, into: &buffers.scratch) }
             swap(&buffers.body, &buffers.scratch)
-            writeProblemAnswer(template: template, status: 404, isHEAD: isHEAD, started: started, &buffers)
+            writeProblemAnswer(request, template: template, status: 404, isHEAD: isHEAD, started: started, &buffers)
             return true
         }
         let found: LiveIndex.AASAFile?
@@ -127,11 +126,11 @@ extension ClipAPI {
             normalized.withUTF8 { buffers.scratch.append(contentsOf: $0) }
             Self.append(Self.aasaNotConfigured.after, to: &buffers.scratch)
             buffers.scratch.withUnsafeBufferPointer { Self.writeProblem(status: 404, detail: $0, into: &buffers.body) }
-            writeProblemAnswer(template: template, status: 404, isHEAD: isHEAD, started: started, &buffers)
+            writeProblemAnswer(request, template: template, status: 404, isHEAD: isHEAD, started: started, &buffers)
             return true
         }
         buffers.body.append(contentsOf: file.bytes)
-        writeCacheable(template: template, policy: aasaPolicy, entityTag: file.etag, isHEAD: isHEAD, started: started, &buffers)
+        writeCacheable(request, template: template, policy: aasaPolicy, entityTag: file.etag, isHEAD: isHEAD, started: started, &buffers)
         return true
     }
 
@@ -159,21 +158,53 @@ extension ClipAPI {
 
     /// The problem answer with `buffers.body` as `handle` and `ResponseWriter` make it: a public route's error
     /// carries no caching fields (`CachePolicy.apply`); counted in the metrics as `handle` counts it.
-    private func writeProblemAnswer(template: String, status: Int, isHEAD: Bool, started: Double, _ buffers: inout HotBuffers) {
+    private func writeProblemAnswer(
+        _ request: RequestView, template: String, status: Int, isHEAD: Bool, started: Double, _ buffers: inout HotBuffers
+    ) {
         ResponseWriter.appendStatusLine(status, to: &buffers.out)
         ResponseWriter.appendTrustedField("Content-Type", "application/problem+json", to: &buffers.out)
         buffers.out.append(contentsOf: "X-Request-Id: ".utf8)
+        let requestID = buffers.out.count
         Self.appendNewRequestID(to: &buffers.out)
         buffers.out.append(contentsOf: "\r\n".utf8)
         ResponseWriter.appendEndOfHead(contentLength: buffers.body.count, keepAlive: true, to: &buffers.out)
         if !isHEAD { buffers.out.append(contentsOf: buffers.body) }
-        metrics.record(route: template, method: isHEAD ? "HEAD" : "GET", status: status, seconds: monotonicSeconds() - started)
+        observe(
+            request, template: template, status: status, isHEAD: isHEAD, started: started,
+            requestID: buffers.out[requestID..<(requestID + 16)])
+    }
+
+    /// Counted in the metrics as `handle` counts it, and logged with `handle`'s line, member for member (a
+    /// `JSONValue` object written by `JSONWriter`), into the access log's buffer. `requestID`: the head's.
+    private func observe(
+        _ request: RequestView, template: String, status: Int, isHEAD: Bool, started: Double, requestID: ArraySlice<UInt8>
+    ) {
+        let seconds = monotonicSeconds() - started
+        metrics.record(route: template, method: isHEAD ? "HEAD" : "GET", status: status, seconds: seconds)
+        guard let accessLog else { return }
+        accessLog.append { line in
+            Self.append(#"{"time":""#, to: &line)
+            AccessLog.appendNow(to: &line)
+            // "error" from 500 on: the hot routes answer 200 and 404 only.
+            Self.append(#"","level":"info","msg":"request","requestId":""#, to: &line)
+            line.append(contentsOf: requestID)
+            Self.append(isHEAD ? #"","method":"HEAD","route":"# : #"","method":"GET","route":"#, to: &line)
+            JSONWriter.write(.string(template), into: &line)
+            Self.append(#","status":"#, to: &line)
+            JSONWriter.writeInteger(Int64(status), into: &line)
+            Self.append(#","durationMs":"#, to: &line)
+            AccessLog.appendMilliseconds(seconds, to: &line)
+            Self.append(#","remote":"#, to: &line)
+            JSONWriter.write(.string(request.remoteAddress), into: &line)
+            line.append(UInt8(ascii: "}"))
+        }
     }
 
     /// The 200 with `buffers.body`, its head as `cached` (`CachePolicy.apply`), `handle` (the request id) and
     /// `ResponseWriter` make it, in their order; counted in the metrics as `handle` counts it.
     private func writeCacheable(
-        template: String, policy: CachePolicy, entityTag: String?, isHEAD: Bool, started: Double, _ buffers: inout HotBuffers
+        _ request: RequestView, template: String, policy: CachePolicy, entityTag: String?, isHEAD: Bool, started: Double,
+        _ buffers: inout HotBuffers
     ) {
         let now = Int64(Date().timeIntervalSince1970)
         let changed = (try? pool.index.lastChange()).flatMap { lastChangeSeconds($0) }
@@ -190,10 +221,13 @@ extension ClipAPI {
         if !policy.vary.isEmpty { ResponseWriter.appendTrustedField("Vary", policy.varyValue, to: &buffers.out) }
         if let changed { ResponseWriter.appendTrustedField("Last-Modified", HTTPDate.format(min(changed, now)), to: &buffers.out) }
         buffers.out.append(contentsOf: "X-Request-Id: ".utf8)
+        let requestID = buffers.out.count
         Self.appendNewRequestID(to: &buffers.out)
         buffers.out.append(contentsOf: "\r\n".utf8)
         ResponseWriter.appendEndOfHead(contentLength: buffers.body.count, keepAlive: true, to: &buffers.out)
         if !isHEAD { buffers.out.append(contentsOf: buffers.body) }
-        metrics.record(route: template, method: isHEAD ? "HEAD" : "GET", status: 200, seconds: monotonicSeconds() - started)
+        observe(
+            request, template: template, status: 200, isHEAD: isHEAD, started: started, requestID: buffers.out[requestID..<(requestID + 16)]
+        )
     }
 }
