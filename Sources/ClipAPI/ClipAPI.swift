@@ -162,9 +162,11 @@ public final class ClipAPI: @unchecked Sendable {
     let metrics = Metrics()
     /// The newest change record seen by `cached` and its time in seconds since 1970.
     private let lastChangeParsed = Locked<(id: Int64, at: String, seconds: Int64?)?>(nil)
-    let log: @Sendable (String) -> Void
+    private let log: @Sendable (String) -> Void
     /// Whether each request gets a log line (`serve --quiet` turns it off; errors are always logged).
     let logsRequests: Bool
+    /// The hot routes' request lines, buffered (`AccessLog`); nil under `--quiet`.
+    let accessLog: AccessLog?
     /// Set by the caller once the server runs, for the connection gauge; handlers may already be
     /// reading it then, so it sits behind a lock.
     public var connectionCount: @Sendable () -> Int {
@@ -192,7 +194,8 @@ public final class ClipAPI: @unchecked Sendable {
 
     public init(
         pool: RegistryPool, logsRequests: Bool = true, appStoreConnect: ASCClient? = nil, publicMaxAge: Int = 60,
-        webhookWorker: WebhookWorker? = nil, allowsPrivateWebhookTargets: Bool = false, log: @escaping @Sendable (String) -> Void
+        webhookWorker: WebhookWorker? = nil, allowsPrivateWebhookTargets: Bool = false,
+        logBatch: (@Sendable (UnsafeBufferPointer<UInt8>) -> Void)? = nil, log: @escaping @Sendable (String) -> Void
     ) {
         self.pool = pool
         self.webhookWorker = webhookWorker
@@ -201,6 +204,12 @@ public final class ClipAPI: @unchecked Sendable {
         self.appStoreConnect = appStoreConnect
         self.log = log
         self.logsRequests = logsRequests
+        // `logBatch` takes whole lines, each ending in "\n"; without it, each line goes to `log` on its own.
+        let batch =
+            logBatch ?? { bytes in
+                for line in bytes.split(separator: 0x0A) { log(String(decoding: line, as: UTF8.self)) }
+            }
+        accessLog = logsRequests ? AccessLog(write: batch) : nil
         registerRoutes()
         resolvePolicy = policies[Self.resolveTemplate]!
         aasaPolicy = policies[Self.aasaTemplates[0]]!
@@ -326,7 +335,7 @@ public final class ClipAPI: @unchecked Sendable {
         metrics.record(route: route, method: request.method, status: response.status, seconds: seconds)
         // One structured line per request; no query, body or Authorization (they may hold secrets).
         guard logsRequests else { return response }
-        log(
+        logLine(
             JSONWriter.string(
                 .object([
                     "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
@@ -342,11 +351,21 @@ public final class ClipAPI: @unchecked Sendable {
         return response
     }
 
+    /// A line written straight to the log, after every line the hot routes buffered before it (`AccessLog`).
+    func logLine(_ line: String) {
+        accessLog?.flush()
+        log(line)
+    }
+
+    /// Hands on the hot routes' buffered request lines: at a graceful stop, after the server has
+    /// stopped, so that none is lost; and before the caller writes to the log itself.
+    public func flushLog() { accessLog?.flush() }
+
     /// Logs a request the server refused before routing (framing errors, 408, 503).
     public func observeRefusal(_ request: HTTPRequest, _ response: HTTPResponse) {
         metrics.record(route: "refused", method: request.method, status: response.status, seconds: 0)
         guard logsRequests else { return }
-        log(
+        logLine(
             JSONWriter.string(
                 .object([
                     "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
@@ -359,7 +378,7 @@ public final class ClipAPI: @unchecked Sendable {
     /// their database work is interrupted, so they roll back and answer 503 (each then gets its
     /// request line with that status), and the cut-off is logged.
     public func drainDeadlineReached(inFlight count: Int) {
-        log(
+        logLine(
             JSONWriter.string(
                 .object([
                     "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
@@ -451,11 +470,11 @@ public final class ClipAPI: @unchecked Sendable {
             return problem.response
         } catch let error as RegistryError {
             if case .storage(let message) = error {
-                log("{\"level\":\"error\",\"msg\":\"storage\",\"detail\":\(JSONWriter.string(.string(message)))}")
+                logLine("{\"level\":\"error\",\"msg\":\"storage\",\"detail\":\(JSONWriter.string(.string(message)))}")
             }
             return Problem(error).response
         } catch {
-            log("{\"level\":\"error\",\"msg\":\"unexpected\",\"detail\":\(JSONWriter.string(.string("\(error)")))}")
+            logLine("{\"level\":\"error\",\"msg\":\"unexpected\",\"detail\":\(JSONWriter.string(.string("\(error)")))}")
             return Problem(status: 500, detail: "internal error").response
         }
     }

@@ -130,9 +130,9 @@ extension ClipAPI {
         let host = hostHeader.utf8.firstIndex(of: UInt8(ascii: ":")).map { String(hostHeader[..<$0]) } ?? hostHeader
         // Served from the read model's cache (docs/architecture.md#the-read-model), generated once per change of the host.
         let normalized: String
-        do { normalized = try Registry.normalizeHost(host) } catch { throw Problem.notFound("no apple-app-site-association for this host") }
+        do { normalized = try Registry.normalizeHost(host) } catch { throw Problem.notFound(Self.aasaUnknownHost.description) }
         guard let file = try pool.index.aasa(host: normalized) else {
-            throw RegistryError.notFound("AASA for \(normalized): no clip, applinks rule or webcredentials is configured for this host")
+            throw RegistryError.notFound("\(Self.aasaNotConfigured.before)\(normalized)\(Self.aasaNotConfigured.after)")
         }
         // Caching fields and the 304 come from the route's policy (ClipAPI.cached).
         return HTTPResponse(

@@ -73,7 +73,9 @@ extension Context {
         let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { line in io.err(line + "\n") })
         let api = ClipAPI(
             pool: pool, logsRequests: !quiet, appStoreConnect: try servedAppStoreConnect(), publicMaxAge: publicMaxAge,
-            webhookWorker: worker, allowsPrivateWebhookTargets: webhooks.allowPrivateTargets, log: { line in io.err(line + "\n") })
+            webhookWorker: worker, allowsPrivateWebhookTargets: webhooks.allowPrivateTargets,
+            // The hot routes' request lines in batches: one write for many lines (`AccessLog`).
+            logBatch: { lines in io.err(String(decoding: lines, as: UTF8.self)) }, log: { line in io.err(line + "\n") })
         configuration.answerBeforeBody = { api.answerBeforeBody($0) }
         let server = HTTPServer(
             configuration: configuration,
@@ -109,10 +111,13 @@ extension Context {
         print("serving \(databasePath) on http://\(listen[..<colon]):\(bound)")
 
         stopped.wait()
+        api.flushLog()
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
         // The worker first: it stops after the attempt in progress (at most one request's timeout), in parallel with the drain.
         DispatchQueue.global().async { worker.stop() }
         server.stop()
+        // Every request answered: the last buffered request lines (none is lost at a graceful stop).
+        api.flushLog()
         worker.stop()
         sources.forEach { $0.cancel() }
     }

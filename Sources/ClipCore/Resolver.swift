@@ -127,11 +127,17 @@ public enum Resolver {
                 invocationURL: invocationURL, match: .defaultExperience(fallback, locale: locale), reason: nil, candidates: ordered,
                 notes: notes)
         }
-        let reason =
-            !hostHasExperiences
-            ? "no experience is registered on \(url.host) and no clip with a default experience is associated with it"
-            : "no active experience on \(url.host) covers this URL, and no clip with a default experience is associated with the host"
+        let words = noMatchReason(hostHasExperiences: hostHasExperiences)
+        let reason = "\(words.before)\(url.host)\(words.after)"
         return Resolution(invocationURL: invocationURL, match: nil, reason: reason, candidates: ordered, notes: notes)
+    }
+
+    /// Why nothing matched, the words before and after the normalized host (the server writes
+    /// them around the host's bytes, `ClipAPI`'s hot routes).
+    public static func noMatchReason(hostHasExperiences: Bool) -> (before: StaticString, after: StaticString) {
+        hostHasExperiences
+            ? ("no active experience on ", " covers this URL, and no clip with a default experience is associated with the host")
+            : ("no experience is registered on ", " and no clip with a default experience is associated with it")
     }
 
     /// The answer for a URL that cannot be normalized (not https, bad host, …): no match, and why

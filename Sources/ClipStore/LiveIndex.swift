@@ -73,6 +73,17 @@ public final class LiveIndex: Sendable {
         }
     }
 
+    /// `writeAdvancedAnswer`, also telling a plain URL that resolves to nothing
+    /// (`ExperienceIndex.writePlainAnswer`): both from one look at the index, caught up first.
+    public func writePlainAnswer(
+        invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], into out: inout [UInt8]
+    ) throws(RegistryError) -> ExperienceIndex.PlainAnswer? {
+        try state.withLock { (s) throws(RegistryError) -> ExperienceIndex.PlainAnswer? in
+            try s.refresh()
+            return s.index.writePlainAnswer(invocationURL, preferences: preferences, into: &out)
+        }
+    }
+
     /// The answer's bytes when `resolution` is an advanced match without notes (the common
     /// case), rendered from the index's arena; nil otherwise.
     public func answerBytes(_ resolution: Resolution) -> [UInt8]? {

@@ -2,6 +2,7 @@ import ClipAPI
 import ClipStore
 import Foundation
 import HTTP1
+import Locking
 import StrictJSON
 import Testing
 #if canImport(Glibc)
@@ -29,6 +30,15 @@ import Testing
         ("GET /v1/resolve?url=\(q("https://a.example/store/1"))&explain", []),
         ("GET /v1/resolve?url=\(q("https://a.example/store/1"))&explain=false", []),
         ("GET /v1/resolve?url=\(q("https://nowhere.example/x"))", []),
+        // No match, written from bytes: an unknown host, a known host's uncovered path, the host's case, HEAD,
+        // bytes the problem's JSON escapes, a query, a default port, and a host with a default experience.
+        ("HEAD /v1/resolve?url=\(q("https://nowhere.example/x"))", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/elsewhere/1?x=1"))", []),
+        ("GET /v1/resolve?url=\(q("https://A.EXAMPLE/elsewhere"))", []),
+        ("GET /v1/resolve?url=\(q("HTTPS://Nowhere.Example:443/a\"b\\c/'<>"))", []),
+        ("GET /v1/resolve?url=\(q("https://a.example/store/1x"))&language=fr", [("Accept-Language", "de")]),
+        ("GET /v1/resolve?url=\(q("https://d.example/anything"))", []),
+        ("GET /v1/resolve?url=\(q("https://d.example"))", []),
         ("GET /v1/resolve?url=\(q("https://A.example:443/store/1"))", []),
         ("GET /v1/resolve?url=%FF", []),
         ("GET /v1/resolve?url=%2", []),
@@ -46,17 +56,32 @@ import Testing
         ("GET /apple-app-site-association", [("Host", "A.Example:8080")]),
         ("GET /.well-known/apple-app-site-association", [("Host", "unknown.example")]),
         ("GET /.well-known/apple-app-site-association", [("Host", "")]),
+        // The AASA's 404s, written from bytes: a host with nothing configured, one that is not a host name.
+        ("HEAD /.well-known/apple-app-site-association", [("Host", "unknown.example:443")]),
+        ("GET /apple-app-site-association", [("Host", "UNKNOWN.example")]),
+        ("GET /.well-known/apple-app-site-association", [("Host", "-bad-.example")]),
+        ("GET /.well-known/apple-app-site-association", [("Host", "127.0.0.1")]),
+        ("GET /.well-known/apple-app-site-association", [("Host", "xn--caf-dma.example")]),
         ("GET http://b.example:80/.well-known/apple-app-site-association", [("Host", "a.example")]),
         ("GET /.well-known/apple-app-site-association?x=1", [("Host", "b.example")]),
     ]
 
-    @Test func hotAnswersAreTheOrdinaryAnswers() throws {
+    /// With and without request log lines (`serve` and `serve --quiet`): the hot routes' lines are the
+    /// ordinary way's but for the time, the duration and the request id (the answer's own), in the same order.
+    @Test(arguments: [false, true]) func hotAnswersAreTheOrdinaryAnswers(logs: Bool) throws {
         let fixture = try APIFixture(.inProcess)
         _ = try fixture.call(
             "POST", "/v1/experiences", token: fixture.admin,
             json: #"{"url":"https://a.example/café","clip":"ABCDE12345.com.a.app.Clip","title":"Café","subtitle":"Team A"}"#)
-        let hot = try Served(path: fixture.path, hot: true)
-        let ordinary = try Served(path: fixture.path, hot: false)
+        // d.example offers a default experience: the ordinary way renders it.
+        #expect(try fixture.call("PUT", "/v1/clips/com.a.app.Clip/domains/d.example", token: fixture.admin).status == 201)
+        #expect(
+            try fixture.call(
+                "PUT", "/v1/clips/com.a.app.Clip/default-experience", token: fixture.admin,
+                json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#
+            ).status == 201)
+        let hot = try Served(path: fixture.path, hot: true, logs: logs)
+        let ordinary = try Served(path: fixture.path, hot: false, logs: logs)
         defer {
             hot.server.stop(drainSeconds: 1)
             ordinary.server.stop(drainSeconds: 1)
@@ -66,6 +91,15 @@ import Testing
             let b = try Self.exchange(port: ordinary.port, head, headers)
             #expect(a.withoutRequestID == b.withoutRequestID, "\(head) \(headers)")
             #expect(a.requestID.count == 16 || a.requestID == "mine-1", "\(head): \(a.requestID)")
+            guard logs else { continue }
+            // The request's line, then the closing /healthz's: written straight, after the buffered one.
+            hot.api.flushLog()
+            let (hotLines, ordinaryLines) = (hot.takeLines(), ordinary.takeLines())
+            #expect(hotLines.map(Self.withoutTimes) == ordinaryLines.map(Self.withoutTimes), "\(head) \(headers)")
+            #expect(hotLines.count == 2 && hotLines[0].contains(#""requestId":"\#(a.requestID)""#), "\(head): \(hotLines)")
+            for line in hotLines {
+                #expect(line.wholeMatch(of: Self.linePattern) != nil, "\(line)")
+            }
         }
         // Counted alike: requests by route, method and status.
         let counts = { (port: Int) in
@@ -76,12 +110,32 @@ import Testing
         #expect(try counts(hot.port) == counts(ordinary.port))
     }
 
-    /// A `clipctl serve --quiet` server (the hot handler declines when each request gets a log line).
+    /// The time, the duration, the request id and the client's port of a log line, masked.
+    static func withoutTimes(_ line: String) -> String {
+        line.replacing(#/"time":"[^"]*"/#, with: #""time":T"#).replacing(#/"durationMs":[0-9.]+/#, with: #""durationMs":D"#)
+            .replacing(#/"requestId":"[^"]*"/#, with: #""requestId":R"#).replacing(#/"remote":"127\.0\.0\.1:[0-9]+"/#, with: #""remote":P"#)
+    }
+    static var linePattern: Regex<(Substring, Substring?)> {
+        #/\{"time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","level":"info","msg":"request","requestId":"[0-9a-z-]+","method":"[A-Z]+","route":"[^"]+","status":\d{3},"durationMs":\d+(\.\d\d?)?,"remote":"127\.0\.0\.1:\d+"\}/#
+    }
+
+    /// A `clipctl serve` server (`logs`) or a `serve --quiet` one, its log lines collected.
     struct Served {
         let server: HTTPServer
         let port: Int
-        init(path: String, hot: Bool) throws {
-            let api = ClipAPI(pool: try RegistryPool(path: path), logsRequests: false, log: { _ in })
+        let api: ClipAPI
+        final class Lines: Sendable { let lines = Locked<[String]>([]) }
+        let lines = Lines()
+        func takeLines() -> [String] {
+            lines.lines.withLock { lines in
+                defer { lines = [] }; return lines
+            }
+        }
+        init(path: String, hot: Bool, logs: Bool = false) throws {
+            let lines = lines
+            let api = ClipAPI(
+                pool: try RegistryPool(path: path), logsRequests: logs, log: { line in lines.lines.withLock { $0.append(line) } })
+            self.api = api
             let hotHandler: HTTPHotHandler = { request, buffers in api.answerHot(request, &buffers) }
             server = HTTPServer(
                 configuration: HTTPServer.Configuration(), hot: hot ? hotHandler : nil,
