@@ -206,7 +206,7 @@ final class Receiver: Sendable {
 
     /// Endpoints are sent to side by side: three that hang past the timeout do not hold up another's delivery.
     @Test func aHangingEndpointHoldsUpNoOther() throws {
-        let hanging = try Receiver(answers: [], hangSeconds: [5, 5, 5, 5, 5, 5])
+        let hanging = try Receiver(answers: [], hangSeconds: [8, 8, 8, 8, 8, 8])
         let prompt = try Receiver(answers: [])
         let (path, _, _) = try setUp({ "http://127.0.0.1:\($0)/slow1" }, port: hanging.port)
         let registry = try Registry(path: path)
@@ -220,7 +220,8 @@ final class Receiver: Sendable {
             url: "http://127.0.0.1:\(prompt.port)/fast", events: try WebhookEventPatterns("experience.*"), team: nil,
             allowPrivateTargets: true
         ).value.endpoint
-        let w = worker(path, timeout: 3)
+        // Each hanging request lasts its 6 s timeout: one of them ahead of the prompt endpoint would hold it that long.
+        let w = worker(path, timeout: 6)
         w.start()
         defer { w.stop() }
         let started = Date()
@@ -231,8 +232,8 @@ final class Receiver: Sendable {
             usleep(20_000)
         }
         #expect(prompt.requests.count == 1)
-        // One after the other, the three hanging endpoints would have taken 3 × 3 s first.
-        #expect(Date().timeIntervalSince(started) < 2.5, "the prompt endpoint waited on the hanging ones")
+        // One after the other, the three hanging endpoints would have taken 3 × 6 s first; 5 s leaves room for a busy machine.
+        #expect(Date().timeIntervalSince(started) < 5, "the prompt endpoint waited on the hanging ones")
     }
 
     /// A redirect is a failure, not followed, reported with its Location; a spent schedule makes the endpoint failing.
