@@ -7,8 +7,9 @@ import Synchronization
 #endif
 
 /// One accepted connection: its socket, the bytes read and not yet used, and its state machine.
-/// `@unchecked Sendable`: it moves between threads, but only the thread that owns it (its slot in
-/// `EventLoop.table` is `busy`, set under that lock) touches its fields.
+/// `@unchecked Sendable`: it lives on one event thread, which alone touches its fields, except while
+/// its request is with the blocking pool: then that thread leaves it alone (its slot is `handedOff`)
+/// until the pool posts it back through the thread's `Mailbox`, whose lock orders the two.
 final class Connection: @unchecked Sendable {
     let socket: ConnectionSocket
     let id: UInt64
@@ -48,45 +49,17 @@ struct PendingAnswer {
 /// Serving a connection: the I/O that carries out what its state machine says. No thread ever
 /// waits on a client here: reads and writes take what the socket has or takes now, and the rest
 /// waits in epoll under the state machine's deadlines.
-extension EventLoop {
+extension EventThread {
     enum Step { case rearmed, closed, handedOff }
-
-    /// Serves the connection until it is re-armed with no event pending, closed, or handed to the
-    /// blocking pool (which calls this again once its handler has answered). The caller owns `c`.
-    func serve(_ c: Connection, read: Bool = true, scratch: UnsafeMutableRawBufferPointer? = nil) {
-        var read = read
-        while true {
-            switch step(c, read: read, scratch: scratch) {
-            case .closed, .handedOff: return
-            case .rearmed:
-                switch letGo(c) {
-                case .released: return
-                case .eventPending: read = true
-                case .close:
-                    close(c)
-                    return
-                }
-            }
-        }
-    }
-
-    /// Re-armed `c` (owned by this thread) goes back to epoll and the timer.
-    func release(_ c: Connection, scratch: UnsafeMutableRawBufferPointer? = nil) {
-        switch letGo(c) {
-        case .released: break
-        case .eventPending: serve(c, scratch: scratch)
-        case .close: close(c)
-        }
-    }
 
     /// Writes what is left of an answer, then (the answer out) reads what arrived when `read` and
     /// answers every complete request in the buffer.
-    private func step(_ c: Connection, read: Bool, scratch: UnsafeMutableRawBufferPointer?) -> Step {
+    func step(_ c: Connection, read: Bool, scratch: UnsafeMutableRawBufferPointer?) -> Step {
         if let stop = flush(c) { return stop }
         if c.machine.isLingering { return discard(c, scratch: scratch) }
         let limits = configuration.limits
         if read {
-            let chunk = c.machine.isReadingBody ? Self.bodyChunk : Self.headChunk
+            let chunk = c.machine.isReadingBody ? EventLoop.bodyChunk : EventLoop.headChunk
             switch c.socket.readAvailable(into: &c.buffer, chunk: chunk, scratch: scratch) {
             case .data(let count): c.moreToRead = count == chunk
             case .closed: c.machine.peerDidClose()
@@ -111,7 +84,7 @@ extension EventLoop {
                 return carryOut(c.machine.partialHead(now: monotonicMilliseconds()), c)
             }
             // HTTP/1.0 keep-alive takes the ordinary way, which says `Connection: keep-alive`.
-            if let hot, raw.contentLength == 0, raw.keepAlive, raw.version == .http11, !stopping.load(ordering: .relaxed) {
+            if let hot = loop.hot, raw.contentLength == 0, raw.keepAlive, raw.version == .http11, !isStopping {
                 let answered = c.buffer.withUnsafeBufferPointer { bytes in
                     c.fields.withUnsafeBufferPointer { fields in
                         hot(RequestView(bytes: bytes, head: raw, fields: fields, remoteAddress: c.address), &c.hot)
@@ -132,7 +105,7 @@ extension EventLoop {
             // The body: exactly Content-Length bytes (the rest stays for the next request).
             if c.buffer.count - headLength < head.contentLength {
                 // An answer that cannot depend on the body goes out before it, instead of a 100.
-                if !c.machine.isReadingBody, let answerBeforeBody = configuration.answerBeforeBody {
+                if !c.machine.isReadingBody, let answerBeforeBody = loop.configuration.answerBeforeBody {
                     var headOnly = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers)
                     headOnly.remoteAddress = c.address
                     if let response = answerBeforeBody(headOnly) { return answerBeforeItsBody(c, headOnly, response, scratch: scratch) }
@@ -145,21 +118,27 @@ extension EventLoop {
             c.buffer.removeFirst(headLength + head.contentLength)
             _ = c.machine.requestComplete()
 
-            table.withLock { $0.inFlight += 1 }  // until the answer is written or given up
+            loop.inFlight.add(1, ordering: .relaxed)  // until the answer is written or given up
             var incoming = HTTPRequest(method: head.method, target: head.target, version: head.version, headers: head.headers, body: body)
             incoming.remoteAddress = c.address
             let request = incoming
-            if let inline, let response = inline(request) {
-                prepareAnswer(c, request, head, response, started: monotonicSeconds())
+            if let inline = loop.inline, let response = inline(request) {
+                loop.prepareAnswer(c, request, head, response, started: monotonicSeconds())
                 if let stop = flush(c) { return stop }
                 continue
             }
-            pool.submit { [self] in
+            // The connection is the pool's until it comes back to this thread (`Mailbox.Message.answered`).
+            if var slot = slots[c.id] {
+                slot.handedOff = true
+                slots.updateValue(slot, forKey: c.id)
+            }
+            let loop = loop, mailbox = mailbox
+            loop.pool.submit {
                 let started = monotonicSeconds()
                 // Past the drain deadline a request still queued is not started (README, graceful stop).
-                let response = table.withLock { $0.drainExpired } ? Self.stopping : handler(request)
-                prepareAnswer(c, request, head, response, started: started)
-                serve(c, read: false)  // an event meanwhile was left to this owner (`pendingEvent`)
+                let response = loop.drainExpired.load(ordering: .relaxed) ? EventThread.stopping : loop.handler(request)
+                loop.prepareAnswer(c, request, head, response, started: started)
+                mailbox.post(.answered(c))
             }
             return .handedOff
         }
@@ -209,16 +188,6 @@ extension EventLoop {
         return .rearmed
     }
 
-    /// The handler answered: its bytes join the connection's write buffer (written by `flush`).
-    private func prepareAnswer(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead, _ response: HTTPResponse, started: Double) {
-        let keepAlive = head.keepAlive && !isStopping && !response.headers.contains("Connection", token: "close")
-        ResponseWriter.serialize(
-            response, includeBody: head.method != "HEAD", keepAlive: keepAlive, announcesKeepAlive: keepAlive && head.version == .http10,
-            appendingTo: &c.hot.out)
-        c.machine.writeStarted(now: monotonicMilliseconds())
-        c.pending = PendingAnswer(request: request, response: response, started: started, keepAlive: keepAlive)
-    }
-
     /// Writes what the socket takes of the write buffer now. nil: nothing is left to write and the
     /// connection goes on; `.rearmed`: the rest waits for the socket to be writable (in epoll, under
     /// the write deadline); `.closed`: the write failed or the answer ended the connection.
@@ -233,7 +202,7 @@ extension EventLoop {
             // Hot answers were made at once: their write deadline starts now.
             if !c.machine.isWriting { c.machine.writeStarted(now: monotonicMilliseconds()) }
             guard c.machine.writeBlocked() == .awaitWritable,
-                (try? register(c, operation: EPOLL_CTL_MOD, events: Self.writableEvents)) != nil
+                (try? register(c, operation: EPOLL_CTL_MOD, events: EventLoop.writableEvents)) != nil
             else {
                 close(c)
                 return .closed
@@ -259,25 +228,27 @@ extension EventLoop {
 
     /// An answer was written in full or given up: it is logged and no longer in flight.
     private func answerEnded(_ answer: PendingAnswer) {
-        observer?(answer.request, answer.response, monotonicSeconds() - answer.started)
-        table.withLock { table in
-            table.inFlight -= 1
-            if table.stopping { changed.signal() }
-        }
+        loop.observer?(answer.request, answer.response, monotonicSeconds() - answer.started)
+        loop.inFlight.subtract(1, ordering: .relaxed)
+        if isStopping { loop.changed.signal() }
     }
 
-    /// Closes a connection this thread owns; an answer still unsent is given up.
-    func close(_ c: Connection) {
+    /// Closes a connection this thread owns; an answer still unsent is given up. `keepingItsPlace`:
+    /// closed to make room, its place under the cap goes to the newcomer.
+    func close(_ c: Connection, keepingItsPlace: Bool = false) {
         if let answer = c.pending {
             c.pending = nil
             answerEnded(answer)
         }
-        table.withLock { table in
-            if table.slots[c.id]?.refused == true { table.refused -= 1 }
-            table.slots[c.id] = nil
-            if table.stopping { changed.signal() }
+        if let slot = slots.removeValue(forKey: c.id) {
+            if slot.refused {
+                loop.refused.subtract(1, ordering: .relaxed)
+            } else if !keepingItsPlace {
+                loop.open.subtract(1, ordering: .relaxed)
+            }
         }
-        _ = try? SystemCall.run("epoll_ctl") { epoll_ctl(epoll, EPOLL_CTL_DEL, c.socket.fd, nil) }
+        if isStopping { loop.changed.signal() }
+        _ = try? SystemCall.run("epoll_ctl") { epoll_ctl(mailbox.epoll, EPOLL_CTL_DEL, c.socket.fd, nil) }
         c.socket.close()
     }
 
@@ -288,7 +259,7 @@ extension EventLoop {
         let response = HTTPResponse(status: error.status, contentType: "application/problem+json", body: body)
         var request = HTTPRequest(method: "-", target: "-")
         request.remoteAddress = c.address
-        observer?(request, response, 0)
+        loop.observer?(request, response, 0)
         return answerAndLinger(c, ResponseWriter.serialize(response, includeBody: true, keepAlive: false), scratch: scratch)
     }
 
@@ -297,7 +268,7 @@ extension EventLoop {
     private func answerBeforeItsBody(
         _ c: Connection, _ request: HTTPRequest, _ response: HTTPResponse, scratch: UnsafeMutableRawBufferPointer?
     ) -> Step {
-        observer?(request, response, 0)
+        loop.observer?(request, response, 0)
         return answerAndLinger(
             c, ResponseWriter.serialize(response, includeBody: request.method != "HEAD", keepAlive: false), scratch: scratch)
     }
@@ -328,5 +299,17 @@ extension EventLoop {
             }
         }
         return carryOut(c.machine.readMore(stopping: false), c)
+    }
+}
+
+extension EventLoop {
+    /// The handler answered: its bytes join the connection's write buffer (written by `flush`).
+    func prepareAnswer(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead, _ response: HTTPResponse, started: Double) {
+        let keepAlive = head.keepAlive && !isStopping && !response.headers.contains("Connection", token: "close")
+        ResponseWriter.serialize(
+            response, includeBody: head.method != "HEAD", keepAlive: keepAlive, announcesKeepAlive: keepAlive && head.version == .http10,
+            appendingTo: &c.hot.out)
+        c.machine.writeStarted(now: monotonicMilliseconds())
+        c.pending = PendingAnswer(request: request, response: response, started: started, keepAlive: keepAlive)
     }
 }
