@@ -159,7 +159,7 @@ public final class ClipAPI: @unchecked Sendable {
     private var registering = Router()
     /// Every route, frozen once `init` has registered them; each says whether it answers from memory.
     public private(set) var routeTable = RouteTable()
-    let metrics = Metrics()
+    let metrics = Metrics(fixedRoutes: ClipAPI.hotRouteTemplates)
     /// The newest change record seen by `cached` and its time in seconds since 1970.
     private let lastChangeParsed = Locked<(id: Int64, at: String, seconds: Int64?)?>(nil)
     private let log: @Sendable (String) -> Void

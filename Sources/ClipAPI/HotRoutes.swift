@@ -21,6 +21,8 @@ extension ClipAPI {
     /// The route templates (the metrics' labels) of those paths.
     static let resolveTemplate = resolvePath.description
     static let aasaTemplates = aasaPaths.map(\.description)
+    /// The hot routes' templates, counted by number in the metrics (`Metrics.record(fixedRoute:…)`).
+    static let hotRouteTemplates = [resolveTemplate] + aasaTemplates
 
     /// `HTTPHotHandler`: true when the answer was appended to `buffers.out`.
     public func answerHot(_ request: RequestView, _ buffers: inout HotBuffers) -> Bool {
@@ -180,7 +182,11 @@ extension ClipAPI {
         _ request: RequestView, template: String, status: Int, isHEAD: Bool, started: Double, requestID: ArraySlice<UInt8>
     ) {
         let seconds = monotonicSeconds() - started
-        metrics.record(route: template, method: isHEAD ? "HEAD" : "GET", status: status, seconds: seconds)
+        if let route = Self.hotRouteTemplates.firstIndex(of: template), status == 200 || status == 404 {
+            metrics.record(fixedRoute: route, isHEAD: isHEAD, notFound: status == 404, seconds: seconds)
+        } else {
+            metrics.record(route: template, method: isHEAD ? "HEAD" : "GET", status: status, seconds: seconds)
+        }
         guard let accessLog else { return }
         accessLog.append { line in
             Self.append(#"{"time":""#, to: &line)

@@ -101,13 +101,18 @@ import Testing
                 #expect(line.wholeMatch(of: Self.linePattern) != nil, "\(line)")
             }
         }
-        // Counted alike: requests by route, method and status.
+        // Counted alike: requests by route, method and status, and each route's latencies (the hot routes' counts are kept
+        // by number, `Metrics.record(fixedRoute:…)`, and shown as the others are).
         let counts = { (port: Int) in
             try Self.exchange(port: port, "GET /metrics", []).text.split(separator: "\n").filter {
-                $0.hasPrefix("clipregistry_http_requests_total") && !$0.contains("/metrics")
+                ($0.hasPrefix("clipregistry_http_requests_total") || $0.hasPrefix("clipregistry_http_request_duration_seconds_count"))
+                    && !$0.contains("/metrics")
             }
         }
-        #expect(try counts(hot.port) == counts(ordinary.port))
+        let hotCounts = try counts(hot.port)
+        #expect(hotCounts.contains { $0.contains("/v1/resolve") && $0.contains("status=\"404\"") })
+        #expect(hotCounts.contains { $0.hasPrefix("clipregistry_http_request_duration_seconds_count{route=\"/v1/resolve\"}") })
+        #expect(try hotCounts == counts(ordinary.port))
     }
 
     /// The time, the duration, the request id and the client's port of a log line, masked.
