@@ -165,6 +165,14 @@ extension ClipAPI {
     ) {
         ResponseWriter.appendStatusLine(status, to: &buffers.out)
         ResponseWriter.appendTrustedField("Content-Type", "application/problem+json", to: &buffers.out)
+        finishAnswer(request, template: template, status: status, isHEAD: isHEAD, started: started, &buffers)
+    }
+
+    /// The end of a hot answer's head (a new request id, `Date`, `Content-Length`), its body unless HEAD, then its
+    /// metrics and log line.
+    private func finishAnswer(
+        _ request: RequestView, template: String, status: Int, isHEAD: Bool, started: Double, _ buffers: inout HotBuffers
+    ) {
         buffers.out.append(contentsOf: "X-Request-Id: ".utf8)
         let requestID = buffers.out.count
         Self.appendNewRequestID(to: &buffers.out)
@@ -226,14 +234,6 @@ extension ClipAPI {
         ResponseWriter.appendTrustedField("Cache-Control", policy.cacheControl, to: &buffers.out)
         if !policy.vary.isEmpty { ResponseWriter.appendTrustedField("Vary", policy.varyValue, to: &buffers.out) }
         if let changed { ResponseWriter.appendTrustedField("Last-Modified", HTTPDate.format(min(changed, now)), to: &buffers.out) }
-        buffers.out.append(contentsOf: "X-Request-Id: ".utf8)
-        let requestID = buffers.out.count
-        Self.appendNewRequestID(to: &buffers.out)
-        buffers.out.append(contentsOf: "\r\n".utf8)
-        ResponseWriter.appendEndOfHead(contentLength: buffers.body.count, keepAlive: true, to: &buffers.out)
-        if !isHEAD { buffers.out.append(contentsOf: buffers.body) }
-        observe(
-            request, template: template, status: 200, isHEAD: isHEAD, started: started, requestID: buffers.out[requestID..<(requestID + 16)]
-        )
+        finishAnswer(request, template: template, status: 200, isHEAD: isHEAD, started: started, &buffers)
     }
 }
