@@ -1,7 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
-import Synchronization
+import Locking
 
 /// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`.
 public enum HTTPDate {
@@ -18,7 +18,7 @@ public enum HTTPDate {
         return text
     }
 
-    private static let lastFormatted = Mutex<(seconds: Int64, text: String)?>(nil)
+    private static let lastFormatted = Locked<(seconds: Int64, text: String)?>(nil)
 
     /// Appends the IMF-fixdate of now, for the `Date` field every answer carries (RFC 9110 §6.6.1:
     /// an origin server with a clock sends it in every 2xx, 3xx and 4xx answer; caches use it to
@@ -31,7 +31,7 @@ public enum HTTPDate {
         }
     }
 
-    private static let current = Mutex<(seconds: Int64, bytes: [UInt8])>((Int64.min, []))
+    private static let current = Locked<(seconds: Int64, bytes: [UInt8])>((Int64.min, []))
 
     static func formatAnew(_ seconds: Int64) -> String {
         let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
