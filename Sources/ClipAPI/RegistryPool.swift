@@ -18,13 +18,14 @@ public final class RegistryPool: Sendable {
     /// Raised at the server's drain deadline: every pooled connection's work stops.
     private let stop = StopSignal()
 
-    /// Opens (and migrates) the database once, so that a bad file fails at start-up.
-    public init(path: String, capacity: Int = 8) throws(RegistryError) {
+    /// Opens (and migrates) the database once, so that a bad file fails at start-up. The read model
+    /// starts from the one saved at `savedReadModel` when it can (`LiveIndex.init`).
+    public init(path: String, capacity: Int = 8, savedReadModel: String? = nil) throws(RegistryError) {
         self.path = path
         self.capacity = capacity
         available = DispatchSemaphore(value: capacity)
         idle = Locked([Parked(registry: try Registry(path: path, actor: "api", stop: stop))])
-        index = try LiveIndex(path: path)
+        index = try LiveIndex(path: path, savedReadModel: savedReadModel)
     }
 
     /// Ends the database work of every request under way, and of any started later: their

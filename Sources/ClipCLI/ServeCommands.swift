@@ -67,9 +67,14 @@ extension Context {
         var configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.
-        let pool = try RegistryPool(path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads)
-        let quiet = parsed.flag("quiet")
+        // The read model saved at the last graceful stop, beside the database (docs/architecture.md#the-read-model).
+        let savedReadModel = parsed.flag("no-saved-read-model") ? nil : SavedReadModel.path(besideDatabase: databasePath)
+        let loadStarted = DispatchTime.now().uptimeNanoseconds
+        let pool = try RegistryPool(
+            path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads, savedReadModel: savedReadModel)
         let io = self.io
+        io.err(Self.readModelLine(pool.index, seconds: Double(DispatchTime.now().uptimeNanoseconds - loadStarted) / 1e9))
+        let quiet = parsed.flag("quiet")
         let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { line in io.err(line + "\n") })
         let api = ClipAPI(
             pool: pool, logsRequests: !quiet, appStoreConnect: try servedAppStoreConnect(), publicMaxAge: publicMaxAge,
@@ -120,6 +125,43 @@ extension Context {
         api.flushLog()
         worker.stop()
         sources.forEach { $0.cancel() }
+        if let savedReadModel, !readOnly {
+            let saveStarted = DispatchTime.now().uptimeNanoseconds
+            do {
+                if try pool.index.save(to: savedReadModel) {
+                    let seconds = Double(DispatchTime.now().uptimeNanoseconds - saveStarted) / 1e9
+                    io.err(
+                        Self.logLine(
+                            "info",
+                            "saved the read model (\(pool.index.count) experiences) to \(savedReadModel) in \(Self.seconds(seconds))"))
+                }
+            } catch {
+                io.err(Self.logLine("warn", "the read model was not saved: \(error)"))
+            }
+        }
+    }
+
+    /// The start-up log line that says how the read model was made and how long it took.
+    static func readModelLine(_ index: LiveIndex, seconds: Double) -> String {
+        let took = Self.seconds(seconds)
+        switch index.start {
+        case .saved(let replayed):
+            return logLine(
+                "info", "read model: \(index.count) experiences from the saved read model, \(replayed) changes replayed, in \(took)")
+        case .built(let ignoring?):
+            return logLine("warn", "read model: \(index.count) experiences built from the database in \(took); not used: \(ignoring)")
+        case .built(nil):
+            return logLine("info", "read model: \(index.count) experiences built from the database in \(took)")
+        }
+    }
+
+    static func logLine(_ level: String, _ message: String) -> String {
+        "{\"level\":\"\(level)\",\"msg\":\(JSONWriter.string(.string(message)))}\n"
+    }
+
+    static func seconds(_ s: Double) -> String {
+        let millis = Int((s * 1000).rounded())
+        return "\(millis / 1000).\(String(millis % 1000 + 1000).dropFirst()) s"
     }
 
     /// The App Store Connect client of `/v1/asc` when a key is given (flags or the ASC_ environment); nil without one.

@@ -301,6 +301,9 @@ public enum Commands {
                     .option("max-body-bytes", value: "N", help: "largest request body (default 10485760, the largest header image)"),
                     .option("public-max-age", value: "SECONDS", help: "how long caches and CDNs may keep public answers (default 60)"),
                     .flag("quiet", help: "no request log lines"),
+                    .flag(
+                        "no-saved-read-model",
+                        help: "build the read model from the rows; neither read nor write DATABASE-read-model (saved at a graceful stop)"),
                     .option("asc-key-id", value: "ID", help: "App Store Connect API key ID for /v1/asc (env ASC_KEY_ID)"),
                     .option("asc-issuer-id", value: "UUID", help: "the key's issuer ID (env ASC_ISSUER_ID)"),
                     .option("asc-key", value: "FILE", help: "the key's .p8 file (env ASC_PRIVATE_KEY_PATH, or ASC_PRIVATE_KEY)"),

@@ -105,6 +105,36 @@ struct UInt64Table: Sendable {
         values.withUnsafeBufferPointer { if let start = $0.baseAddress { body(start, $0.count * 4) } }
     }
 
+    /// The slots as stored, keys then values, for a saved image (`ExperienceIndex.writeImage`).
+    func withSlots<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try keys.withUnsafeBytes { k in try values.withUnsafeBytes { v in try body(k, v) } }
+    }
+
+    /// A table from slots `withSlots` gave, read back; nil unless they are a table's: a power of
+    /// two of at least 16 slots, every value `empty` or in `0..<valueBound`, `count` of them used
+    /// and at most half.
+    init?(slotKeys keys: [UInt64], values: [Int32], count: Int, denseKeys: Bool, valueBound: Int) {
+        let slots = values.count
+        guard slots >= 16, slots & (slots - 1) == 0, keys.count == slots, count * 2 <= slots else { return nil }
+        var used = 0
+        for v in values where v != Self.empty {
+            guard v >= 0, Int(v) < valueBound else { return nil }
+            used += 1
+        }
+        guard used == count else { return nil }
+        self.keys = keys
+        self.values = values
+        self.denseKeys = denseKeys
+        self.count = count
+        mask = slots - 1
+        shift = UInt64(64 - slots.trailingZeroBitCount)
+    }
+
+    /// Calls `body` with every value stored, in slot order.
+    func forEachValue(_ body: (Int32) -> Void) {
+        for v in values where v != Self.empty { body(v) }
+    }
+
     /// Bytes held (for the read model's memory figures).
     var footprint: Int { keys.capacity * 8 + values.capacity * 4 }
 }

@@ -33,11 +33,59 @@ public final class LiveIndex: Sendable {
     /// one thread at a time uses it).
     private let state: Locked<State>
 
-    /// Opens its own connection and builds the index.
-    public init(path: String, checkIntervalNanoseconds: UInt64 = 1_000_000) throws(RegistryError) {
+    /// How the index was made at start-up.
+    public enum Start: Sendable, Equatable {
+        /// Read from the saved read model, then `replayed` change records after it.
+        case saved(replayed: Int)
+        /// Built from the rows; `ignoring` says why a saved read model beside the database was not used.
+        case built(ignoring: String?)
+    }
+
+    public let start: Start
+
+    /// Opens its own connection and builds the index: from the read model saved at `savedReadModel`
+    /// (`SavedReadModel`) when there is a usable one, the change records after it replayed; from the
+    /// rows otherwise.
+    public init(path: String, checkIntervalNanoseconds: UInt64 = 1_000_000, savedReadModel: String? = nil) throws(RegistryError) {
         var initial = State(registry: try Registry(path: path, actor: "index"), checkIntervalNanoseconds: checkIntervalNanoseconds)
+        var ignoring: String?
+        var saved: SavedReadModel.Position?
+        if let savedReadModel {
+            do throws(SavedReadModel.Problem) {
+                saved = try initial.restore(from: savedReadModel)
+            } catch {
+                ignoring = "\(savedReadModel): \(error)"
+            }
+        }
         try initial.refresh()
+        if let saved, !initial.rebuilt {
+            start = .saved(replayed: Int(initial.lastChange.id - saved.changeID))
+        } else {
+            start = .built(
+                ignoring: saved == nil ? ignoring : "\(savedReadModel!): the database does not continue it (a restore, or many changes)")
+        }
         state = Locked(initial)
+    }
+
+    /// Saves the index, caught up with the database, to `path` (`SavedReadModel.save`); false when
+    /// the file there already holds this state (nothing changed since it was read or saved).
+    @discardableResult
+    public func save(to path: String) throws(SavedReadModel.Problem) -> Bool {
+        let current: (index: ExperienceIndex, position: SavedReadModel.Position, migrations: UInt64)
+        do {
+            current = try state.withLock { s in
+                try s.refresh()
+                return (s.index, SavedReadModel.Position(changeID: s.lastChange.id, changeAt: s.lastChange.at), try s.migrations())
+            }
+        } catch {
+            throw SavedReadModel.Problem("cannot read the database: \(error)")
+        }
+        // An empty registry has no change to name: nothing worth saving.
+        guard current.position.changeID > 0 else { return false }
+        if state.withLock({ $0.savedPosition == current.position }) && SavedReadModel.startsWithMagic(path) { return false }
+        try SavedReadModel.save(current.index, at: current.position, migrations: current.migrations, to: path)
+        state.withLock { $0.savedPosition = current.position }
+        return true
     }
 
     public var count: Int { state.withLock { $0.index.count } }
@@ -147,6 +195,10 @@ extension LiveIndex {
         var aasaFiles: [String: AASAFile?] = [:]
         var lastCheck: UInt64 = 0
         var localWrite = true
+        /// Whether the index was built from the rows (not read from a saved read model and caught up).
+        var rebuilt = false
+        /// The change the saved read model file holds, when it was read or written by this process.
+        var savedPosition: SavedReadModel.Position?
 
         init(registry: Registry, checkIntervalNanoseconds: UInt64) {
             self.registry = registry
@@ -190,7 +242,35 @@ extension LiveIndex {
             }
         }
 
+        /// Reads the saved read model at `path`, and the few things it leaves out (fallbacks, the
+        /// hosts with an AASA) from the database; `refresh` then replays the changes after it.
+        mutating func restore(from path: String) throws(SavedReadModel.Problem) -> SavedReadModel.Position? {
+            let migrations: UInt64
+            do { migrations = try self.migrations() } catch { throw SavedReadModel.Problem("cannot read the database: \(error)") }
+            guard let loaded = try SavedReadModel.load(path, migrations: migrations) else { return nil }
+            var index = loaded.index
+            do {
+                index.setFallbacks(try allFallbacks())
+                aasaHosts = try registry.hostsWithAASA()
+            } catch {
+                throw SavedReadModel.Problem("cannot read the database: \(error)")
+            }
+            self.index = index
+            lastChange = (loaded.position.changeID, loaded.position.changeAt)
+            savedPosition = loaded.position
+            return loaded.position
+        }
+
+        /// FNV-1a over the names of the migrations applied: a saved read model is read only by the
+        /// schema it was written under (a migration may change rows without change records).
+        func migrations() throws -> UInt64 {
+            try LiveIndex.State.hash(
+                registry.db.query("SELECT name FROM schema_migrations ORDER BY name").map { try $0.string("name") }.joined(separator: "\n")
+                    .utf8)
+        }
+
         mutating func rebuild() throws {
+            rebuilt = true
             var fresh = try loadAll()
             fresh.setFallbacks(try allFallbacks())
             index = fresh
