@@ -82,6 +82,7 @@ public final class LiveIndex: Sendable {
         }
         // An empty registry has no change to name: nothing worth saving.
         guard current.position.changeID > 0 else { return false }
+        try SavedReadModel.checkReplaceable(path)
         if state.withLock({ $0.savedPosition == current.position }) && SavedReadModel.startsWithMagic(path) { return false }
         try SavedReadModel.save(current.index, at: current.position, migrations: current.migrations, to: path)
         state.withLock { $0.savedPosition = current.position }

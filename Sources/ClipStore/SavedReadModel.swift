@@ -29,7 +29,7 @@ public enum SavedReadModel {
     }
 
     /// Why a file was not used, or not written.
-    public struct Problem: Error, CustomStringConvertible, Sendable {
+    public struct Problem: Error, CustomStringConvertible, Sendable, Equatable {
         public let description: String
         init(_ description: String) { self.description = description }
     }
@@ -65,6 +65,8 @@ public enum SavedReadModel {
             throw Problem("it is not owned by this user, or others may write it")
         }
         var reader = Reader(fd: fd)
+        guard Int(info.st_size) >= magic.count, startsWithMagic(path) else { throw Problem("it is not a saved read model") }
+        guard Int(info.st_size) >= headerSize + 8 else { throw Problem("it ends early") }
         var header = [UInt8](repeating: 0, count: headerSize)
         try header.withUnsafeMutableBytes { try reader.fill($0) }
         let fields = try Header(header, migrations: migrations)
