@@ -22,11 +22,13 @@ let package = Package(
 
         // Generic layers: know nothing about App Clips.
         .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: strict),
-        .target(name: "StrictJSON", swiftSettings: strict),
+        // Word-at-a-time byte scans for the hot paths' parsers and writers.
+        .target(name: "ByteScan", swiftSettings: strict),
+        .target(name: "StrictJSON", dependencies: ["ByteScan"], swiftSettings: strict),
         .target(name: "ArgParse", swiftSettings: strict),
         // A value behind a lock (the standard library's Mutex, visible to ThreadSanitizer).
         .target(name: "Locking", swiftSettings: strict),
-        .target(name: "HTTP1", dependencies: ["CLinuxIO", "Locking"], swiftSettings: strict),
+        .target(name: "HTTP1", dependencies: ["CLinuxIO", "Locking", "ByteScan"], swiftSettings: strict),
         // P-256 keys from PKCS#8 PEM, ES256 signatures (R‖S), SHA-256 and MD5 over libcrypto.
         .target(name: "SystemCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
         // File formats written from bytes to bytes: CRC-32, Adler-32, DEFLATE, zlib, PNG, ZIP, NDEF. Pure, no I/O.
@@ -118,6 +120,7 @@ let package = Package(
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: strict),
+        .testTarget(name: "ByteScanTests", dependencies: ["ByteScan"], swiftSettings: strict),
         .testTarget(
             name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "StrictJSON", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strict),

@@ -1,3 +1,4 @@
+import ByteScan
 /// A parsed request head and how its body is framed.
 public struct RequestHead: Sendable {
     public var method: String
@@ -92,7 +93,11 @@ public enum RequestHeadParser {
         var firstLineEnd: Int?
         var i = 0
         let n = bytes.count
-        while i < n {
+        while true {
+            // Only CR and LF matter here: the rest is skipped a word at a time (`ByteClass`; this loop,
+            // a byte at a time, was the largest part of parsing an AASA request).
+            i = Self.firstLineEnd(bytes, from: i)
+            guard i < n else { break }
             let b = bytes[i]
             if b == 0x0A {
                 guard i > 0, bytes[i - 1] == 0x0D else {
@@ -132,7 +137,8 @@ public enum RequestHeadParser {
         guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenChar) else { throw RequestError(400, "the method is not a token") }
         let targetBytes = line[(sp1 + 1)..<sp2]
         // RFC 9112 §3.2: visible ASCII only; this also refuses invalid UTF-8 and control bytes.
-        guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+        guard !targetBytes.isEmpty, Self.firstNotVisibleASCII(UnsafeBufferPointer(rebasing: targetBytes)) == targetBytes.count
+        else {
             throw RequestError(400, "the request target holds a byte that is not visible ASCII")
         }
         var authority: Range<Int>?
@@ -175,8 +181,8 @@ public enum RequestHeadParser {
         // field-line = field-name ":" OWS field-value OWS (RFC 9112 §5)
         var start = lineEnd + 2
         while start < headEnd - 2 {
-            var stop = start
-            while bytes[stop] != 0x0D { stop += 1 }
+            // The head's lines end with CRLF (checked above): the first CR or LF is this line's CR.
+            let stop = Self.firstLineEnd(bytes, from: start)
             let field = bytes[start..<stop]
             start = stop + 2
             guard fields.count < limits.maxHeaderCount else {
@@ -192,8 +198,10 @@ public enum RequestHeadParser {
             }
             // field-value: VCHAR / obs-text / SP / HTAB; NUL and other controls are refused.
             var valueStart = colon + 1, valueEnd = field.endIndex
-            guard bytes[valueStart..<valueEnd].allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
-                throw RequestError(400, "a header value holds a control character")
+            var control = Self.firstControl(bytes, from: valueStart)
+            while control < valueEnd {
+                guard bytes[control] == 0x09 else { throw RequestError(400, "a header value holds a control character") }
+                control = Self.firstControl(bytes, from: control + 1)
             }
             // RFC 9110 §5.6.3: optional whitespace is SP / HTAB.
             while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
@@ -311,6 +319,25 @@ public enum RequestHeadParser {
         guard host[i] == 0x3A else { return false }
         let port = host[(i + 1)...]
         return port.count <= 5 && port.allSatisfy(isDigit) && (port.isEmpty || Int(String(decoding: port, as: UTF8.self))! <= 65535)
+    }
+
+    // Each scan is its own small function, so that `ByteClass`'s code is inlined into it and folded
+    // with the class's constants (inlined into `parse`, a large function, it was not).
+
+    /// The first CR or LF at or after `start`.
+    @inline(never) static func firstLineEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        ByteClass(0x0D, 0x0A).firstIndex(in: bytes, from: start)
+    }
+
+    /// The first byte that is not visible ASCII (RFC 9112 §3.2: a request target is 0x21–0x7E).
+    @inline(never) static func firstNotVisibleASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        ByteClass(below: 0x21, above: 0x7E).firstIndex(in: bytes)
+    }
+
+    /// The first control byte at or after `start` (RFC 9110 §5.5: a field value is VCHAR, obs-text,
+    /// SP or HTAB; HTAB is found too, and allowed by the caller).
+    @inline(never) static func firstControl(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        ByteClass(below: 0x20, 0x7F).firstIndex(in: bytes, from: start)
     }
 
     @inline(__always) static func isHexDigit(_ b: UInt8) -> Bool { isDigit(b) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x66) }
