@@ -222,8 +222,7 @@ extension ClipAPI {
     ) {
         let now = Int64(Date().timeIntervalSince1970)
         let changed = (try? pool.index.lastChange()).flatMap { lastChangeSeconds($0) }
-        ResponseWriter.appendStatusLine(200, to: &buffers.out)
-        ResponseWriter.appendTrustedField("Content-Type", "application/json", to: &buffers.out)
+        Self.append("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n", to: &buffers.out)
         if let entityTag {
             ResponseWriter.appendTrustedField("ETag", entityTag, to: &buffers.out)
         } else {
@@ -231,9 +230,15 @@ extension ClipAPI {
             ContentTag.append(tagOf: buffers.body, to: &buffers.out)
             buffers.out.append(contentsOf: "\r\n".utf8)
         }
-        ResponseWriter.appendTrustedField("Cache-Control", policy.cacheControl, to: &buffers.out)
-        if !policy.vary.isEmpty { ResponseWriter.appendTrustedField("Vary", policy.varyValue, to: &buffers.out) }
-        if let changed { ResponseWriter.appendTrustedField("Last-Modified", HTTPDate.format(min(changed, now)), to: &buffers.out) }
+        // The fields that are the same for every answer of the route, and a date that changes only
+        // with the registry, as bytes made once (the head's Strings were 6% of a resolve request's
+        // instructions under callgrind).
+        buffers.out.append(contentsOf: policy.fieldLines)
+        if let changed {
+            Self.append("Last-Modified: ", to: &buffers.out)
+            HTTPDate.append(min(changed, now), to: &buffers.out)
+            Self.append("\r\n", to: &buffers.out)
+        }
         finishAnswer(request, template: template, status: 200, isHEAD: isHEAD, started: started, &buffers)
     }
 }

@@ -10,18 +10,35 @@ public struct CachePolicy: Sendable, Equatable {
         case noStore
     }
 
-    public var freshness: Freshness { didSet { cacheControl = Self.cacheControl(freshness) } }
+    public var freshness: Freshness {
+        didSet {
+            cacheControl = Self.cacheControl(freshness)
+            fieldLines = Self.fieldLines(cacheControl, varyValue)
+        }
+    }
     /// The request fields that select among answers of the same URL (RFC 9110 §12.5.5).
-    public var vary: [String] { didSet { varyValue = vary.joined(separator: ", ") } }
+    public var vary: [String] {
+        didSet {
+            varyValue = vary.joined(separator: ", ")
+            fieldLines = Self.fieldLines(cacheControl, varyValue)
+        }
+    }
     /// The field values, made once rather than per answer.
     public private(set) var cacheControl: String
     public private(set) var varyValue: String
+    /// `Cache-Control`, and `Vary` when there is one, as the lines of a head (for answers written as bytes).
+    public private(set) var fieldLines: [UInt8]
 
     public init(_ freshness: Freshness, vary: [String] = []) {
         self.freshness = freshness
         self.vary = vary
         cacheControl = Self.cacheControl(freshness)
         varyValue = vary.joined(separator: ", ")
+        fieldLines = Self.fieldLines(cacheControl, varyValue)
+    }
+
+    static func fieldLines(_ cacheControl: String, _ vary: String) -> [UInt8] {
+        Array("Cache-Control: \(cacheControl)\r\n".utf8) + (vary.isEmpty ? [] : Array("Vary: \(vary)\r\n".utf8))
     }
 
     static func cacheControl(_ freshness: Freshness) -> String {
