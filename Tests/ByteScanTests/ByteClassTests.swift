@@ -1,20 +1,12 @@
 import ByteScan
+import TestSupport
 import Testing
 
 /// The word-at-a-time search against the plain byte loop it replaces, on every class the hot paths
 /// use and on random classes, over random buffers of every length and every start, with the bytes
 /// that make borrows and carries cross byte boundaries (0x00, 0x7F, 0x80, 0xFF) overrepresented.
 struct ByteClassTests {
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
+    typealias Generator = SplitMix64
 
     static func naiveFirst(_ bytes: [UInt8], from start: Int, below: UInt8, above: UInt8, exact: [UInt8]) -> Int {
         var i = start

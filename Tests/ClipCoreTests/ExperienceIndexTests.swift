@@ -1,22 +1,13 @@
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 @testable import ClipCore
 
 /// The in-memory index, and the applinks generated from experiences, must decide exactly as the
 /// Resolver over every candidate.
 struct ExperienceIndexTests {
-    /// A small deterministic generator (SplitMix64), so a failure names a reproducible case.
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
+    typealias Generator = SplitMix64
 
     static func registered(_ g: inout Generator) -> String {
         let host = ["a.example", "b.example", "c.example"][g.next(3)]

@@ -2,6 +2,7 @@ import ClipCore
 import Foundation
 import SQLiteDB
 import StrictJSON
+import TestSupport
 import Testing
 @testable import ClipStore
 
@@ -129,7 +130,7 @@ import Testing
         try LiveIndex(path: path, checkIntervalNanoseconds: 0).save(to: file)
         let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
         let expected = try Self.fresh(path)
-        var g = SavedReadModelGenerator(state: 3)
+        var g = SplitMix64(state: 3)
         var damages: [(String, [UInt8])] = [("empty", []), ("the header only", Array(good.prefix(112)))]
         for position in Array(0..<112) + (0..<150).map({ _ in 112 + g.next(good.count - 112) }) {
             var damaged = good
@@ -233,17 +234,5 @@ import Testing
         #expect(throws: SavedReadModel.Problem.self) { try index.save(to: blocker + "/read-model") }
         #expect(try snapshot(path) == before)
         #expect(try Data(contentsOf: URL(fileURLWithPath: blocker)) == Data("x".utf8))
-    }
-}
-
-/// SplitMix64, for reproducible damage.
-struct SavedReadModelGenerator {
-    var state: UInt64
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }
