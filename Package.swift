@@ -110,7 +110,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
-        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ClipAPITests",
             dependencies: [

@@ -4,6 +4,7 @@ import Foundation
 import HTTP1
 import Locking
 import StrictJSON
+import TestSupport
 import Testing
 #if canImport(Glibc)
     import Glibc
@@ -168,25 +169,10 @@ import Testing
         if !headers.contains(where: { $0.0 == "Host" }) { text += "Host: 127.0.0.1\r\n" }
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         text += "\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
-        let bytes = Array(text.utf8)
-        try #require(bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } == bytes.count)
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            received += chunk[0..<n]
-        }
+        let client = try RawClient(port: port)
+        try #require(client.send(text))
+        // Everything up to the close that the last request asked for.
+        let received = Array(client.readAll().utf8)
         let separator = Array("\r\n\r\n".utf8)
         let end = try #require((0...(received.count - 4)).first { Array(received[$0..<($0 + 4)]) == separator })
         let headText = String(decoding: received[0..<end], as: UTF8.self)

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import TestSupport
 import Testing
 @testable import HTTP1
 #if canImport(FoundationNetworking)

@@ -1,17 +1,17 @@
+import Dispatch
 import Foundation
 #if canImport(Glibc)
     import Glibc
 #endif
-@testable import HTTP1
 
 /// A raw TCP client for tests: sends exact bytes and reads what comes back, so that malformed
 /// and hostile requests can be written byte for byte.
-final class RawClient {
-    let fd: Int32
+public final class RawClient {
+    public let fd: Int32
 
     /// `receiveBuffer`: SO_RCVBUF before connecting (a small one makes a client that does not
     /// read fill up quickly).
-    init(port: Int, receiveBuffer: Int32? = nil) throws {
+    public init(port: Int, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
@@ -21,15 +21,15 @@ final class RawClient {
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else { throw SocketError(call: "connect", errno: errno) }
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     deinit { close(fd) }
 
-    @discardableResult func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+    @discardableResult public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
     /// Sends every byte (blocking); false when the connection refused them (a reset, a closed peer).
-    @discardableResult func send(_ bytes: [UInt8]) -> Bool {
+    @discardableResult public func send(_ bytes: [UInt8]) -> Bool {
         var rest = bytes[...]
         while !rest.isEmpty {
             let n = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -39,10 +39,10 @@ final class RawClient {
         return true
     }
 
-    enum Received { case bytes([UInt8]), closed, nothingYet }
+    public enum Received { case bytes([UInt8]), closed, nothingYet }
 
     /// Waits up to 50 ms for bytes: what arrived, the peer's close, or nothing yet.
-    func receive() -> Received {
+    public func receive() -> Received {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&pfd, 1, 50) > 0 else { return .nothingYet }
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -51,10 +51,10 @@ final class RawClient {
     }
 
     /// Reads until the peer closes or `seconds` pass.
-    func readAll(seconds: Double = 5) -> String {
+    public func readAll(seconds: Double = 5) -> String {
         var buffer: [UInt8] = []
-        let deadline = monotonicSeconds() + seconds
-        loop: while monotonicSeconds() < deadline {
+        let deadline = Self.monotonicSeconds() + seconds
+        loop: while Self.monotonicSeconds() < deadline {
             switch receive() {
             case .bytes(let b): buffer += b
             case .closed: break loop
@@ -65,11 +65,11 @@ final class RawClient {
     }
 
     /// Reads exactly `count` complete responses (each with Content-Length), or what arrived in time.
-    func readResponses(_ count: Int, seconds: Double = 5) -> [String] {
+    public func readResponses(_ count: Int, seconds: Double = 5) -> [String] {
         var buffer: [UInt8] = []
         var responses: [String] = []
-        let deadline = monotonicSeconds() + seconds
-        loop: while responses.count < count && monotonicSeconds() < deadline {
+        let deadline = Self.monotonicSeconds() + seconds
+        loop: while responses.count < count && Self.monotonicSeconds() < deadline {
             if let (response, used) = Self.split(buffer) {
                 responses.append(response)
                 buffer.removeFirst(used)
@@ -85,7 +85,7 @@ final class RawClient {
         return responses
     }
 
-    static func split(_ buffer: [UInt8]) -> (String, Int)? {
+    public static func split(_ buffer: [UInt8]) -> (String, Int)? {
         let text = String(decoding: buffer, as: UTF8.self)
         guard let headEnd = text.range(of: "\r\n\r\n") else { return nil }
         let head = text[..<headEnd.lowerBound]
@@ -100,19 +100,13 @@ final class RawClient {
     }
 
     /// True when the server closed the connection (a read returns end of file in time).
-    func isClosedByPeer(seconds: Double = 3) -> Bool {
-        let deadline = monotonicSeconds() + seconds
-        while monotonicSeconds() < deadline {
+    public func isClosedByPeer(seconds: Double = 3) -> Bool {
+        let deadline = Self.monotonicSeconds() + seconds
+        while Self.monotonicSeconds() < deadline {
             if case .closed = receive() { return true }
         }
         return false
     }
-}
 
-/// The first line ("\r\n" is a single Character in Swift, so split on it).
-func statusLine(_ response: String) -> String { response.split(separator: "\r\n", maxSplits: 1).first.map(String.init) ?? "" }
-
-func body(_ response: String) -> String {
-    guard let r = response.range(of: "\r\n\r\n") else { return "" }
-    return String(response[r.upperBound...])
+    static func monotonicSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 }
