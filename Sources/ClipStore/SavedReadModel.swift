@@ -52,7 +52,9 @@ public enum SavedReadModel {
     }
 
     private static func loadFile(_ path: String, migrations: UInt64) throws -> Loaded? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO planted at the name would otherwise wait for a writer forever
+        // (fifo(7)), and the server would never start; for a regular file it changes nothing.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw Problem(errno == ELOOP ? "it is a symbolic link" : "cannot open it: \(String(cString: strerror(errno)))")
@@ -65,7 +67,10 @@ public enum SavedReadModel {
             throw Problem("it is not owned by this user, or others may write it")
         }
         var reader = Reader(fd: fd)
-        guard Int(info.st_size) >= magic.count, startsWithMagic(path) else { throw Problem("it is not a saved read model") }
+        var head = [UInt8](repeating: 0, count: magic.count)
+        guard head.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, 0) }) == magic.count, head == magic else {
+            throw Problem("it is not a saved read model")
+        }
         guard Int(info.st_size) >= headerSize + 8 else { throw Problem("it ends early") }
         var header = [UInt8](repeating: 0, count: headerSize)
         try header.withUnsafeMutableBytes { try reader.fill($0) }
@@ -198,7 +203,7 @@ public enum SavedReadModel {
     }
 
     static func startsWithMagic(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var head = [UInt8](repeating: 0, count: magic.count)

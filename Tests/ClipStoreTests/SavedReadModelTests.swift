@@ -172,6 +172,20 @@ import Testing
         #expect(throws: SavedReadModel.Problem.self) { try linked.save(to: file) }
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: file) == real)
 
+        // A FIFO (opening one for reading would wait for a writer forever) and a directory: not regular files.
+        try FileManager.default.removeItem(atPath: file)
+        #expect(mkfifo(file, 0o600) == 0)
+        #expect(
+            try LiveIndex(path: path, checkIntervalNanoseconds: 0, savedReadModel: file).start
+                == .built(ignoring: "\(file): it is not a regular file"))
+        #expect(throws: SavedReadModel.Problem.self) { try index.save(to: file) }
+        try FileManager.default.removeItem(atPath: file)
+        try FileManager.default.createDirectory(atPath: file, withIntermediateDirectories: false)
+        #expect(
+            try LiveIndex(path: path, checkIntervalNanoseconds: 0, savedReadModel: file).start
+                == .built(ignoring: "\(file): it is not a regular file"))
+        #expect(throws: SavedReadModel.Problem.self) { try index.save(to: file) }
+
         // One that others may write is not trusted.
         try FileManager.default.removeItem(atPath: file)
         try index.save(to: file)
