@@ -167,8 +167,16 @@ extension Registry {
                 nextID += Int64(pendingCount)
                 pending = Interchange.Batch()
                 pendingCount = 0
-                if let previous = inFlight { try writeBatch(previous.wait()) }
+                if let previous = inFlight { try write(previous) }
                 inFlight = next
+            }
+            /// Writes a prepared batch, then frees it on another thread: freeing its experiences on
+            /// this one was 6% of its perf samples (100k-line import; allocated by the preparing
+            /// threads, they are theirs to free). This thread's copy ends with the statement that
+            /// writes it, so the batch's last reference is the one `discard` drops.
+            func write(_ batch: PreparingBatch) throws {
+                try writeBatch(batch.wait())
+                DispatchQueue.global().async { batch.discard() }
             }
             func take(_ batch: Interchange.Batch) throws {
                 pending.errors += batch.errors
@@ -180,7 +188,7 @@ extension Registry {
             while let chunk = try chunks() { try take(reader.feed(chunk)) }
             try take(reader.finish())
             if pendingCount > 0 || !pending.errors.isEmpty { try handOver() }
-            if let last = inFlight { try writeBatch(last.wait()) }
+            if let last = inFlight { try write(last) }
             guard errors.isEmpty else { throw RegistryError.invalidImport(errors.sorted { $0.line < $1.line }) }
             return ImportReport(imported: imported, notes: notes, warnings: warnings, warningLinesNotListed: warningLinesNotListed)
         }
@@ -281,6 +289,9 @@ extension Registry {
             done.wait()
             return result.withLock { $0 ?? PreparedBatch() }
         }
+
+        /// Lets go of the prepared batch (once waited for).
+        func discard() { result.withLock { $0 = nil } }
     }
 
     /// What a line's own content was refused for. Anything else (the database interrupted, busy, read-only, failing,
