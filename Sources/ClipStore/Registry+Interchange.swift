@@ -37,11 +37,6 @@ extension Registry {
     /// Warnings are advice: a file where every line has one keeps only the first lines' in memory.
     public static let listedWarningLines = 1_000
     static let importBatchLines = 8_192
-    /// The first batch's lines; each next batch has twice as many, up to `importBatchLines`. The
-    /// writer waits for the first batch to be prepared: a full one kept it idle for the first
-    /// 0.3 s of a 100k-line import (perf, per-thread samples over time).
-    static let firstImportBatchLines = 512
-    static let importFeedBytes = 1 << 16
 
     /// Imports the bytes `chunks` gives, one chunk per call until nil, in one transaction: lines
     /// are decoded and inserted batch by batch as they are read, and unless every line is good
@@ -83,7 +78,6 @@ extension Registry {
             var chunk: [PreparedExperience] = []
             var pending = Interchange.Batch()
             var pendingCount = 0
-            var batchLines = Self.firstImportBatchLines
             // The batch being parsed and decoded while the previous one is written.
             var inFlight: PreparingBatch?
             func writeBatch(_ batch: PreparedBatch) throws {
@@ -189,20 +183,9 @@ extension Registry {
                 pending.lines += batch.lines
                 pending.unparsed += batch.unparsed
                 pendingCount += batch.lines.count + batch.unparsed.count
-                if pendingCount >= batchLines {
-                    try handOver()
-                    batchLines = min(2 * batchLines, Self.importBatchLines)
-                }
+                if pendingCount >= Self.importBatchLines { try handOver() }
             }
-            // Fed in small pieces, so that a batch ends near its size (the first one: `firstImportBatchLines`).
-            while let chunk = try chunks() {
-                var start = chunk.startIndex
-                repeat {
-                    let end = min(chunk.endIndex, start + Self.importFeedBytes)
-                    try take(reader.feed(chunk[start..<end]))
-                    start = end
-                } while start < chunk.endIndex
-            }
+            while let chunk = try chunks() { try take(reader.feed(chunk)) }
             try take(reader.finish())
             if pendingCount > 0 || !pending.errors.isEmpty { try handOver() }
             if let last = inFlight { try write(last) }
