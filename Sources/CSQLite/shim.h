@@ -14,6 +14,14 @@ static inline void csqlite_disable_double_quoted_strings(sqlite3 *db) {
     sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, (void *)0);
 }
 
+// sqlite3_config is variadic too. Without memory statistics (which nothing here reads:
+// sqlite3_memory_used, soft heap limits) SQLite's allocations take no global mutex
+// (https://sqlite.org/c3ref/c_config_covering_index_scan.html#sqliteconfigmemstatus). Only
+// before SQLite is initialized; later it answers SQLITE_MISUSE and changes nothing.
+static inline int csqlite_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 // Defensive mode forbids writes to the schema through PRAGMA writable_schema and similar.
 static inline void csqlite_enable_defensive(sqlite3 *db) {
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (void *)0);

@@ -6,7 +6,9 @@ public import StrictJSON
 public final class FieldReader {
     public private(set) var errors: [FieldError] = []
     private let members: [(key: String, value: JSONValue)]
-    private var consumed: Set<String> = []
+    /// Which members were read, by position: a set of their keys hashed every key twice per read
+    /// and finish (callgrind, 20k-line import: `raw` 266 M, 1.3k instructions a read).
+    private var consumed: [Bool]
     private let prefix: String
 
     /// nil (with an error recorded in `errors`) when `value` is not an object.
@@ -14,8 +16,10 @@ public final class FieldReader {
         prefix = path
         if case .object(let m) = value {
             members = m
+            consumed = Array(repeating: false, count: m.count)
         } else {
             members = []
+            consumed = []
             errors.append(
                 FieldError(field: path.isEmpty ? "(body)" : path, rule: "type", message: "expected an object, got \(value.typeName)"))
         }
@@ -27,8 +31,12 @@ public final class FieldReader {
 
     /// The raw value of `key` (marking it as read), nil when absent.
     public func raw(_ key: String) -> JSONValue? {
-        consumed.insert(key)
-        return members.first { $0.key == key }?.value
+        var value: JSONValue?
+        for (index, member) in members.enumerated() where member.key == key {
+            consumed[index] = true
+            value = value ?? member.value
+        }
+        return value
     }
 
     public func fail(_ key: String, _ rule: String, _ message: String) {
@@ -102,7 +110,7 @@ public final class FieldReader {
 
     /// Members of the object that nobody read: each is an "unknown field" error.
     public func finish() -> [FieldError] {
-        for member in members where !consumed.contains(member.key) {
+        for (member, read) in zip(members, consumed) where !read {
             errors.append(FieldError(field: fieldPath(member.key), rule: "unknown", message: "is not a known field"))
         }
         return errors

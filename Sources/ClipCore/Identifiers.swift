@@ -25,10 +25,7 @@ public struct BundleID: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static let maxLength = 155
 
     public init(_ string: String, field: String = "bundleId") throws(ValidationFailure) {
-        let components = string.split(separator: ".", omittingEmptySubsequences: false)
-        guard !string.isEmpty, string.utf8.count <= Self.maxLength,
-            components.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { isAlnum($0) || $0 == UInt8(ascii: "-") } })
-        else {
+        guard string.utf8.count <= Self.maxLength, Self.isWellFormed(string.utf8) else {
             throw ValidationFailure(
                 field: field, rule: "bundleId.format",
                 message:
@@ -39,6 +36,23 @@ public struct BundleID: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     public var components: [Substring] { rawValue.split(separator: ".") }
+
+    /// Non-empty components of A-Z, a-z, 0-9 and '-' between single dots, checked byte by byte:
+    /// splitting the `String` at "." first (by Characters, grapheme breaking) was 12k
+    /// instructions a bundle ID (callgrind, 20k-line import: 8% of the lines' decoding). Every
+    /// byte allowed is ASCII, so a byte check decides the same as a Character one.
+    static func isWellFormed(_ utf8: String.UTF8View) -> Bool {
+        var previous = UInt8(ascii: ".")  // so that an empty first component fails
+        for byte in utf8 {
+            if byte == UInt8(ascii: ".") {
+                if previous == UInt8(ascii: ".") { return false }
+            } else if !(isAlnum(byte) || byte == UInt8(ascii: "-")) {
+                return false
+            }
+            previous = byte
+        }
+        return previous != UInt8(ascii: ".")  // an empty string, or an empty last component
+    }
 
     /// The parent app's bundle ID when this is an App Clip's: everything before the last
     /// component (docs/apple-formats.md#app-ids-and-bundle-ids: parent bundle ID + "." + one more component).

@@ -51,9 +51,14 @@ public enum TextLimits {
     /// stored is what the client sent, byte for byte (an export re-imports to the same bytes).
     public static func check(_ text: String, field: String, max: Int, allowEmpty: Bool = false) -> [FieldError] {
         var errors: [FieldError] = []
-        let last = field.split(separator: ".").last ?? Substring(field)
-        let name = last.split(separator: "[").first.map(String.init) ?? String(last)
-        func fail(_ rule: String, _ message: String) { errors.append(FieldError(field: field, rule: "\(name).\(rule)", message: message)) }
+        func fail(_ rule: String, _ message: String) {
+            // The rule's name is the field's last part ("localizations.FR.title" -> "title"); found only
+            // for an error: splitting the field (by Characters) for every text was most of this
+            // check's instructions (callgrind, 20k-line import: 366 M for 40k texts).
+            let last = field.split(separator: ".").last ?? Substring(field)
+            let name = last.split(separator: "[").first.map(String.init) ?? String(last)
+            errors.append(FieldError(field: field, rule: "\(name).\(rule)", message: message))
+        }
         let utf8 = text.utf8
         if utf8.allSatisfy({ $0 == UInt8(ascii: " ") }) {
             if !allowEmpty || !utf8.isEmpty { fail("empty", "must not be empty") }
@@ -379,19 +384,28 @@ public enum TextLimits {
     /// Warnings for text over the older 18/43 guidance.
     public static func advice(_ card: CardText, field: String) -> [FieldError] {
         var warnings: [FieldError] = []
-        if card.title.count > titleAdvised {
+        let titleCount = characterCount(card.title), subtitleCount = characterCount(card.subtitle)
+        if titleCount > titleAdvised {
             warnings.append(
                 FieldError(
                     field: "\(field).title", rule: "title.advised",
-                    message: "is \(card.title.count) characters; older guidance advises at most \(titleAdvised)"))
+                    message: "is \(titleCount) characters; older guidance advises at most \(titleAdvised)"))
         }
-        if card.subtitle.count > subtitleAdvised {
+        if subtitleCount > subtitleAdvised {
             warnings.append(
                 FieldError(
                     field: "\(field).subtitle", rule: "subtitle.advised",
-                    message: "is \(card.subtitle.count) characters; older guidance advises at most \(subtitleAdvised)"))
+                    message: "is \(subtitleCount) characters; older guidance advises at most \(subtitleAdvised)"))
         }
         return warnings
+    }
+
+    /// `text.count` (user-perceived characters, UAX #29 grapheme clusters). In ASCII without CR
+    /// every byte is one: CR LF is the one cluster of two ASCII characters (GB3), and ASCII has
+    /// no Extend, SpacingMark or Prepend character (GB9, GB9a, GB9b). Counting clusters was 3.8k
+    /// instructions a card (callgrind, 20k-line import).
+    static func characterCount(_ text: String) -> Int {
+        text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) ? text.utf8.count : text.count
     }
 }
 

@@ -185,7 +185,7 @@ extension Registry {
     }
 
     /// The experience as stored: its id, version and times, and its clip as stored.
-    func saved(_ draft: AdvancedExperience, id: Int64, clip: AppID, at t: String) -> AdvancedExperience {
+    static func saved(_ draft: AdvancedExperience, id: Int64, clip: AppID, at t: String) -> AdvancedExperience {
         var saved = draft
         saved.id = id
         saved.version = 1
@@ -209,7 +209,7 @@ extension Registry {
         }
         let id = db.lastInsertRowID
         try insertLocalizations(id, draft.localizations)
-        let saved = saved(draft, id: id, clip: clip, at: t)
+        let saved = Self.saved(draft, id: id, clip: clip, at: t)
         try recordChange(entity: .experience, id: String(id), action: .create, before: nil, after: ExperienceJSON.full(saved))
         return saved
     }

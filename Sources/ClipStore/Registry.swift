@@ -140,19 +140,20 @@ public final class Registry {
     static let changeRecordColumns = "change_record(at, actor, entity, entity_id, action, before, after)"
 
     /// Appends the change records of several creations at once (an import's chunk), in order,
-    /// as `recordChange` would one by one.
-    func recordChanges(entity: ChangeEntity, action: ChangeAction, _ created: [(id: String, after: JSONValue)]) throws {
+    /// as `recordChange` would one by one: each one's id and `after` as JSON text. `objects`
+    /// gives the same values as JSON, built only when a webhook endpoint may want them.
+    func recordChanges(
+        entity: ChangeEntity, action: ChangeAction, _ created: [(id: String, after: String)], objects: () -> [JSONValue]
+    ) throws {
         let at = timestamp()
         var values: [SQLValue] = []
         values.reserveCapacity(created.count * 7)
         for (id, after) in created {
-            values += [
-                .text(at), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue), .null, .text(JSONWriter.string(after)),
-            ]
+            values += [.text(at), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue), .null, .text(after)]
         }
         try insertRows(Self.changeRecordColumns, columns: 7, values)
-        if entity == .experience {
-            for (_, after) in created { try emitExperienceEvent(action: action, before: nil, after: after) }
+        if entity == .experience, !(try transactionEndpoints().isEmpty) {
+            for after in objects() { try emitExperienceEvent(action: action, before: nil, after: after) }
         }
     }
 

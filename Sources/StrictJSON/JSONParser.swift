@@ -159,6 +159,20 @@ public struct JSONParser {
         mutating func parseString() throws(ParseError) -> String {
             let start = index
             index += 1
+            // Most strings have no escape: their bytes, up to the closing quote, are the string's
+            // and become it in one copy. Appending byte by byte to a growing array, then copying
+            // that, was 28k instructions a line of a 20k-line import (callgrind: parseString 563 M).
+            var end = index
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                // Raw bytes: validate them as UTF-8 (RFC 8259 §8.1).
+                guard let s = String(validating: bytes[index..<end], as: UTF8.self) else {
+                    throw error("invalid UTF-8 in string", at: start)
+                }
+                index = end + 1
+                return s
+            }
+            // An escape, a control character or the end of the input: byte by byte from the start.
             var out: [UInt8] = []
             while true {
                 guard let c = current else { throw error("unterminated string", at: start) }

@@ -234,4 +234,23 @@ struct TextLimitsTests {
             ]
         }
     }
+
+    /// The advice counts characters as `String.count` does, on ASCII (CR LF is one character) and beyond.
+    @Test func adviceCountsCharactersAsStringCountDoes() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", " ", "\r", "\n", "\r\n", "\t", "\u{7F}", "\u{0}", "é", "e\u{301}", "🍕", "\u{200D}", "~"]
+        for _ in 0..<3_000 {
+            let text = (0..<Int.random(in: 0...50, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(TextLimits.characterCount(text) == text.count, "\(text.debugDescription)")
+        }
+        let card = CardText(title: String(repeating: "ab\r\n", count: 9), subtitle: "ok")
+        #expect(TextLimits.advice(card, field: "").map(\.message) == ["is 27 characters; older guidance advises at most 18"])
+    }
+
+    /// A refused field's rule is named for the field's last part.
+    @Test func ruleNamesComeFromTheFieldsLastPart() {
+        #expect(TextLimits.check("", field: "localizations.FR.title", max: 30).map(\.rule) == ["title.empty"])
+        #expect(TextLimits.check(" x", field: "place.names[2]", max: 30).map(\.rule) == ["names.spaces"])
+        #expect(TextLimits.check(String(repeating: "x", count: 31), field: "subtitle", max: 30).map(\.rule) == ["subtitle.length"])
+    }
 }

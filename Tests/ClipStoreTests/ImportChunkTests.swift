@@ -1,4 +1,5 @@
 import ClipCore
+import ClipWire
 import SQLiteDB
 import StrictJSON
 import Testing
@@ -96,5 +97,48 @@ struct ImportChunkTests {
             return lines.map(\.line) == Array(1...Registry.importChunkRows) && lines.allSatisfy { $0.errors.first?.rule == "duplicate" }
         }
         #expect(try snapshot(path) == before)
+    }
+}
+
+/// An import writes each experience's change record on the preparing threads, for the id the
+/// row is expected to get: the records must be those of the experiences as stored, whatever ids
+/// the table has had before.
+struct ImportChangeRecordTests {
+    @Test func theChangeRecordsAreTheExperiencesAsStoredAfterEarlierAndRemovedRows() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        var earlier: [Int64] = []
+        for n in 1...3 {
+            let line = #"{"url":"https://old.example/\#(n)","clip":"ABCDE12345.com.example.old.Clip","title":"Old","subtitle":"Old"}"#
+            earlier.append(try registry.register(try JSONParser.parse(line)).value.id)
+        }
+        _ = try registry.remove(String(earlier[2]))
+        #expect(try registry.nextExperienceID() == earlier[2] + 1, "a removed experience keeps its id")
+        let since = try registry.changes(limit: 10_000).last!.id
+
+        let report = try registry.importExperiences(ImportChunkTests.text, format: .ndjson)
+        #expect(report.imported == ImportChunkTests.lineCount)
+        let created = try registry.changes(since: since, limit: 10_000).filter { $0.entity == .experience }
+        #expect(created.count == ImportChunkTests.lineCount)
+        #expect(created.first?.entityID == String(earlier[2] + 1))
+        for record in created {
+            let stored = try registry.experience(record.entityID)
+            #expect(record.after.map { JSONWriter.string($0) } == JSONWriter.string(ExperienceJSON.full(stored)))
+        }
+    }
+
+    /// The `n`th line read gets id `firstID + n`, lines that cannot be read counted.
+    @Test func preparedLinesExpectConsecutiveIdsInLineOrder() throws {
+        let count = 2_500
+        var lines = (1...count).map(ImportChunkTests.line)
+        lines[10] = "{not json"
+        var reader = Interchange.Reader(format: .ndjson, defersParsing: true)
+        var batch = reader.feed(ArraySlice(Array(lines.joined(separator: "\n").utf8)))
+        let last = reader.finish()
+        batch.unparsed += last.unparsed
+        batch.errors += last.errors
+        let prepared = Registry.PreparedBatch(batch, count: count, firstID: 100, at: "2026-01-01T00:00:00.000Z")
+        #expect(prepared.errors.map(\.line) == [11])
+        #expect(prepared.lines.map(\.line) == Array(1...10) + Array(12...count))
+        #expect(prepared.lines.map { $0.changeRecord?.id } == prepared.lines.map { Int64(99 + $0.line) })
     }
 }

@@ -43,6 +43,28 @@ struct JSONParserTests {
         #expect(throws: JSONParser.ParseError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
     }
 
+    /// A string without escapes is read in one piece, one with an escape byte by byte: both
+    /// read the same text, and refuse the same bytes with the same error at the same place.
+    @Test func stringsWithAndWithoutEscapesReadAlike() {
+        let pieces: [[UInt8]] = [
+            Array("a".utf8), Array("é".utf8), Array("😀".utf8), Array("\u{2028}".utf8), [0xFF], [0xC3], [0xC3, 0x28], [0xED, 0xA0, 0x80],
+            [0x09], [0x0A], [0x00], [0x7F], Array(#"\\"#.utf8), Array(#"\""#.utf8),
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for n in 0..<3_000 {
+            let body = (0..<Int.random(in: 0...8, using: &generator)).flatMap { _ in pieces.randomElement(using: &generator)! }
+            // With `\u0020` at its end the string takes the escape path; unterminated when n is odd.
+            let close: [UInt8] = n % 2 == 0 ? [0x22] : []
+            let plain = [0x22] + body + close, escaped = [0x22] + body + Array(#"\u0020"#.utf8) + close
+            switch (Result { try JSONParser.parse(plain) }, Result { try JSONParser.parse(escaped) }) {
+            case (.success(.string(let a)), .success(.string(let b))): #expect(a + " " == b)
+            case (.failure(let a as JSONParser.ParseError), .failure(let b as JSONParser.ParseError)):
+                #expect(a.message == b.message && a.line == b.line && a.column == b.column, "\(plain)")
+            case (let a, let b): Issue.record("\(plain): \(a) but with an escape \(b)")
+            }
+        }
+    }
+
     @Test func limitsNestingDepth() throws {
         let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
         #expect(throws: JSONParser.ParseError.self) { try JSONParser.parse(deep) }
