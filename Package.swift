@@ -22,7 +22,7 @@ let package = Package(
 
         // Generic layers: know nothing about App Clips.
         .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: strict),
-        // Word-at-a-time byte scans for the hot paths' parsers and writers.
+        // Word-at-a-time byte scans for the hot paths' parsers and writers, and a cursor writing into room reserved once.
         .target(name: "ByteScan", swiftSettings: strict),
         .target(name: "StrictJSON", dependencies: ["ByteScan"], swiftSettings: strict),
         .target(name: "ArgParse", swiftSettings: strict),
@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "QRCode", swiftSettings: strict),
 
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
-        .target(name: "ClipCore", dependencies: ["StrictJSON", "QRCode"], swiftSettings: strict),
+        .target(name: "ClipCore", dependencies: ["ByteScan", "StrictJSON", "QRCode"], swiftSettings: strict),
 
         // Which URL gets a QR code or NFC tag, how the files of a print bundle are named, and their bytes. Pure, no I/O.
         .target(name: "ClipCodes", dependencies: ["ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
@@ -64,7 +64,8 @@ let package = Package(
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "AppStoreConnect",
+                "ByteScan", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking",
+                "AppStoreConnect",
                 "ClipSync",
                 "ClipSyncEngine", "FileFormats", "QRCode", "CardPreview", "SystemCrypto",
             ],
@@ -110,7 +111,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
-        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Locking", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "HTTP1Tests", dependencies: ["ByteScan", "HTTP1", "Locking", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ClipAPITests",
             dependencies: [

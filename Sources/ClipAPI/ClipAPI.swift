@@ -1,4 +1,5 @@
 public import AppStoreConnect
+import ByteScan
 import ClipCore
 import ClipStore
 import ClipWire
@@ -405,13 +406,10 @@ public final class ClipAPI: @unchecked Sendable {
         return String(unsafeUninitializedCapacity: 16) { writeRequestID(newRequestIDBits(), into: $0) }
     }
 
-    /// A new request id, as `requestID` makes it, appended to `out` (the hot answers' heads).
-    static func appendNewRequestID(to out: inout [UInt8]) {
-        let bits = newRequestIDBits()
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { id in
-            _ = writeRequestID(bits, into: id)
-            out.append(contentsOf: id)
-        }
+    /// A new request id, as `requestID` makes it, written to `head` (the hot answers' heads).
+    static func writeNewRequestID(to head: inout ByteCursor) {
+        precondition(head.remaining >= 16, "ByteCursor: more bytes than the room reserved")
+        head.advance(by: writeRequestID(newRequestIDBits(), into: head.spare))
     }
 
     /// A counter through SplitMix64's finalizer (a bijection of 64-bit values, so no two requests of

@@ -1,3 +1,4 @@
+import ByteScan
 import ClipCore
 import ClipStore
 import Foundation
@@ -163,25 +164,33 @@ extension ClipAPI {
     private func writeProblemAnswer(
         _ request: RequestView, template: String, status: Int, isHEAD: Bool, started: Double, _ buffers: inout HotBuffers
     ) {
-        ResponseWriter.appendStatusLine(status, to: &buffers.out)
-        ResponseWriter.appendTrustedField("Content-Type", "application/problem+json", to: &buffers.out)
-        finishAnswer(request, template: template, status: status, isHEAD: isHEAD, started: started, &buffers)
+        writeAnswer(request, template: template, status: status, isHEAD: isHEAD, started: started, &buffers) { head in
+            ResponseWriter.writeStatusLine(status, to: &head)
+            ResponseWriter.writeTrustedField("Content-Type", "application/problem+json", to: &head)
+        }
     }
 
-    /// The end of a hot answer's head (a new request id, `Date`, `Content-Length`), its body unless HEAD, then its
-    /// metrics and log line.
-    private func finishAnswer(
-        _ request: RequestView, template: String, status: Int, isHEAD: Bool, started: Double, _ buffers: inout HotBuffers
+    /// A hot answer: its head, written into room reserved once (`fields`: the status line and the fields
+    /// before the request id, within `fieldsRoom` bytes), ended with a new request id, `Date` and
+    /// `Content-Length`; its body unless HEAD; then its metrics and log line.
+    private func writeAnswer(
+        _ request: RequestView, template: String, status: Int, isHEAD: Bool, started: Double, fieldsRoom: Int = 256,
+        _ buffers: inout HotBuffers, fields: (inout ByteCursor) -> Void
     ) {
-        buffers.out.append(contentsOf: "X-Request-Id: ".utf8)
-        let requestID = buffers.out.count
-        Self.appendNewRequestID(to: &buffers.out)
-        buffers.out.append(contentsOf: "\r\n".utf8)
-        ResponseWriter.appendEndOfHead(contentLength: buffers.body.count, keepAlive: true, to: &buffers.out)
+        let headStart = buffers.out.count
+        let contentLength = buffers.body.count
+        let requestID = buffers.out.append(atMost: fieldsRoom + 32 + ResponseWriter.endOfHeadRoom) { head in
+            fields(&head)
+            head.write("X-Request-Id: ")
+            let start = head.count
+            Self.writeNewRequestID(to: &head)
+            let requestID = (headStart + start)..<(headStart + head.count)
+            head.write("\r\n")
+            ResponseWriter.writeEndOfHead(contentLength: contentLength, keepAlive: true, to: &head)
+            return requestID
+        }
         if !isHEAD { buffers.out.append(contentsOf: buffers.body) }
-        observe(
-            request, template: template, status: status, isHEAD: isHEAD, started: started,
-            requestID: buffers.out[requestID..<(requestID + 16)])
+        observe(request, template: template, status: status, isHEAD: isHEAD, started: started, requestID: buffers.out[requestID])
     }
 
     /// Counted in the metrics as `handle` counts it, and logged with `handle`'s line, member for member (a
@@ -222,23 +231,27 @@ extension ClipAPI {
     ) {
         let now = Int64(Date().timeIntervalSince1970)
         let changed = (try? pool.index.lastChange()).flatMap { lastChangeSeconds($0) }
-        Self.append("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n", to: &buffers.out)
-        if let entityTag {
-            ResponseWriter.appendTrustedField("ETag", entityTag, to: &buffers.out)
-        } else {
-            buffers.out.append(contentsOf: "ETag: ".utf8)
-            ContentTag.append(tagOf: buffers.body, to: &buffers.out)
-            buffers.out.append(contentsOf: "\r\n".utf8)
-        }
+        let body = buffers.body
         // The fields that are the same for every answer of the route, and a date that changes only
         // with the registry, as bytes made once (the head's Strings were 6% of a resolve request's
         // instructions under callgrind).
-        buffers.out.append(contentsOf: policy.fieldLines)
-        if let changed {
-            Self.append("Last-Modified: ", to: &buffers.out)
-            HTTPDate.append(min(changed, now), to: &buffers.out)
-            Self.append("\r\n", to: &buffers.out)
+        let fieldsRoom = 256 + policy.fieldLines.count + (entityTag?.utf8.count ?? 0)
+        writeAnswer(request, template: template, status: 200, isHEAD: isHEAD, started: started, fieldsRoom: fieldsRoom, &buffers) {
+            head in
+            head.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
+            if let entityTag {
+                ResponseWriter.writeTrustedField("ETag", entityTag, to: &head)
+            } else {
+                head.write("ETag: ")
+                ContentTag.write(tagOf: body, to: &head)
+                head.write("\r\n")
+            }
+            head.write(policy.fieldLines)
+            if let changed {
+                head.write("Last-Modified: ")
+                HTTPDate.write(min(changed, now), to: &head)
+                head.write("\r\n")
+            }
         }
-        finishAnswer(request, template: template, status: 200, isHEAD: isHEAD, started: started, &buffers)
     }
 }

@@ -1,3 +1,4 @@
+import ByteScan
 import StrictJSON
 
 /// Every non-removed advanced experience and every host's default fallbacks, in memory, for
@@ -930,50 +931,56 @@ public struct ExperienceIndex: Sendable {
             }
         }
         if card == nil { card = self.card(r, language) }
-        Self.append(#"{"matched":"advanced","invocationURL":"#, &out)
-        JSONWriter.writeString(utf8: invocationURL, into: &out)
-        Self.append(#","experience":{"id":"#, &out)
-        JSONWriter.writeInteger(r.id, into: &out)
         bytes.withUnsafeBufferPointer { arena in
             let slice = { (range: Range<Int>) in UnsafeBufferPointer(rebasing: arena[range]) }
-            Self.append(#","url":"#, &out)
-            JSONWriter.writeString(utf8: slice(r.data..<(r.data + Int(r.urlLength))), into: &out)
-            Self.append(#","clip":"#, &out)
-            clipTexts[f.clip].withUnsafeBufferPointer { JSONWriter.writeString(utf8: $0, into: &out) }
-            Self.append(#","action":""#, &out)
-            Self.appendRaw(Self.actionTexts[f.action], &out)
-            Self.append(#"","language":""#, &out)
-            Self.appendRaw(Self.languageTexts[Int(language)], &out)
-            Self.append(#"","title":"#, &out)
-            JSONWriter.writeString(utf8: card.map { slice($0.title) } ?? slice(0..<0), into: &out)
-            Self.append(#","subtitle":"#, &out)
-            JSONWriter.writeString(utf8: card.map { slice($0.subtitle) } ?? slice(0..<0), into: &out)
-            if f.category != 0xFF {
-                Self.append(#","category":""#, &out)
-                Self.appendRaw(Self.categoryTexts[Int(f.category)], &out)
-                out.append(UInt8(ascii: "\""))
-            }
-            Self.append(f.isPoweredBy ? #","poweredBy":true"# : #","poweredBy":false"#, &out)
-            if let image = f.headerImage {
-                Self.append(#","headerImage":"#, &out)
-                JSONWriter.writeString(utf8: slice(image), into: &out)
-            }
-            if let place = f.place {
-                Self.append(#","place":"#, &out)
-                out.append(contentsOf: slice(place))
+            let url = slice(r.data..<(r.data + Int(r.urlLength)))
+            let title = card.map { slice($0.title) } ?? slice(0..<0)
+            let subtitle = card.map { slice($0.subtitle) } ?? slice(0..<0)
+            let headerImage = f.headerImage.map(slice) ?? slice(0..<0)
+            let place = f.place.map(slice) ?? slice(0..<0)
+            // One piece of room for the whole answer: its members' names and enumerations (under 512 bytes),
+            // two integers, each string escaped at worst, the place's JSON as it is.
+            let room =
+                512 + 2 * 20 + JSONWriter.stringRoom(invocationURL.count) + JSONWriter.stringRoom(url.count)
+                + JSONWriter.stringRoom(clipTexts[f.clip].count) + JSONWriter.stringRoom(title.count)
+                + JSONWriter.stringRoom(subtitle.count) + JSONWriter.stringRoom(headerImage.count) + place.count
+            out.append(atMost: room) { out in
+                out.write(#"{"matched":"advanced","invocationURL":"#)
+                JSONWriter.writeString(utf8: invocationURL, to: &out)
+                out.write(#","experience":{"id":"#)
+                JSONWriter.writeInteger(r.id, to: &out)
+                out.write(#","url":"#)
+                JSONWriter.writeString(utf8: url, to: &out)
+                out.write(#","clip":"#)
+                clipTexts[f.clip].withUnsafeBufferPointer { JSONWriter.writeString(utf8: $0, to: &out) }
+                out.write(#","action":""#)
+                out.write(Self.actionTexts[f.action])
+                out.write(#"","language":""#)
+                out.write(Self.languageTexts[Int(language)])
+                out.write(#"","title":"#)
+                JSONWriter.writeString(utf8: title, to: &out)
+                out.write(#","subtitle":"#)
+                JSONWriter.writeString(utf8: subtitle, to: &out)
+                if f.category != 0xFF {
+                    out.write(#","category":""#)
+                    out.write(Self.categoryTexts[Int(f.category)])
+                    out.write(UInt8(ascii: "\""))
+                }
+                out.write(f.isPoweredBy ? #","poweredBy":true"# : #","poweredBy":false"#)
+                if f.headerImage != nil {
+                    out.write(#","headerImage":"#)
+                    JSONWriter.writeString(utf8: headerImage, to: &out)
+                }
+                if f.place != nil {
+                    out.write(#","place":"#)
+                    out.write(place)
+                }
+                out.write(#","version":"#)
+                JSONWriter.writeInteger(r.version, to: &out)
+                out.write("}}")
             }
         }
-        Self.append(#","version":"#, &out)
-        JSONWriter.writeInteger(r.version, into: &out)
-        Self.append("}}", &out)
     }
-
-    @inline(__always) static func append(_ text: StaticString, _ out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    /// An enumeration's raw value (ASCII letters, digits and "_": nothing to escape).
-    @inline(__always) static func appendRaw(_ text: [UInt8], _ out: inout [UInt8]) { out.append(contentsOf: text) }
 }
 
 // MARK: Saved image

@@ -1,3 +1,5 @@
+public import ByteScan
+
 /// Strong entity tags made from a representation's bytes (RFC 9110 §8.8.3: a strong validator
 /// changes whenever the bytes do): `"` + 32 hex digits + `"`, the same for the same bytes in every
 /// process and release.
@@ -12,13 +14,11 @@ public enum ContentTag {
         return String(unsafeUninitializedCapacity: 34) { write(a, b, into: $0) }
     }
 
-    /// The tag of `bytes` appended to `out` (no String: the hot answers' heads are bytes).
-    public static func append(tagOf bytes: [UInt8], to out: inout [UInt8]) {
+    /// The tag of `bytes` written to `head` (no String: the hot answers' heads are bytes).
+    public static func write(tagOf bytes: [UInt8], to head: inout ByteCursor) {
         let (a, b) = bytes.withUnsafeBytes { hash($0) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 34) { tag in
-            _ = write(a, b, into: tag)
-            out.append(contentsOf: tag)
-        }
+        precondition(head.remaining >= 34, "ByteCursor: more bytes than the room reserved")
+        head.advance(by: write(a, b, into: head.spare))
     }
 
     /// `"` + the two lanes in hex + `"`: 34 bytes.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+public import ByteScan
 import Locking
 
 /// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`.
@@ -20,25 +21,25 @@ public enum HTTPDate {
 
     private static let lastFormatted = Locked<(seconds: Int64, text: String)?>(nil)
 
-    /// Appends the IMF-fixdate of `seconds` (the `Last-Modified` of answers written as bytes); the
+    /// Writes the IMF-fixdate of `seconds` (the `Last-Modified` of answers written as bytes); the
     /// last one is kept as bytes, as `format` keeps its String.
-    public static func append(_ seconds: Int64, to bytes: inout [UInt8]) {
+    public static func write(_ seconds: Int64, to head: inout ByteCursor) {
         lastAppended.withLock { last in
             if last.seconds != seconds { last = (seconds, Array(formatAnew(seconds).utf8)) }
-            bytes.append(contentsOf: last.bytes)
+            head.write(last.bytes)
         }
     }
 
     private static let lastAppended = Locked<(seconds: Int64, bytes: [UInt8])>((Int64.min, []))
 
-    /// Appends the IMF-fixdate of now, for the `Date` field every answer carries (RFC 9110 §6.6.1:
+    /// Writes the IMF-fixdate of now, for the `Date` field every answer carries (RFC 9110 §6.6.1:
     /// an origin server with a clock sends it in every 2xx, 3xx and 4xx answer; caches use it to
     /// work out an answer's age, §5.6.7 of RFC 9111). Made once a second and kept as bytes.
-    public static func appendNow(to bytes: inout [UInt8]) {
+    public static func writeNow(to head: inout ByteCursor) {
         let seconds = Int64(time(nil))
         current.withLock { current in
             if current.seconds != seconds { current = (seconds, Array(formatAnew(seconds).utf8)) }
-            bytes.append(contentsOf: current.bytes)
+            head.write(current.bytes)
         }
     }
 

@@ -1,3 +1,5 @@
+public import ByteScan
+
 /// Serializes responses. Header names must be tokens and values may not hold CR, LF or NUL
 /// (no response splitting, RFC 9110 §5.5); every response carries Content-Length, except
 /// 1xx, 204 and 304 (RFC 9112 §6.3).
@@ -45,61 +47,63 @@ public enum ResponseWriter {
         bytes.append(contentsOf: statusLine(response.status))
         for field in response.headers.fields { appendField(field.name, field.value, to: &bytes) }
         for (name, value) in extraHeaders { appendField(name, value, to: &bytes) }
-        appendEndOfHead(
-            contentLength: bodyAllowed ? response.body.count : nil, keepAlive: keepAlive, announcesKeepAlive: announcesKeepAlive,
-            dated: dated, to: &bytes)
+        bytes.append(atMost: endOfHeadRoom) {
+            writeEndOfHead(
+                contentLength: bodyAllowed ? response.body.count : nil, keepAlive: keepAlive, announcesKeepAlive: announcesKeepAlive,
+                dated: dated, to: &$0)
+        }
         if sendsBody { bytes.append(contentsOf: response.body) }
     }
 
-    // MARK: Heads written piece by piece (the hot handlers': no HTTPResponse, no String)
+    // MARK: Heads written piece by piece (the hot handlers': no HTTPResponse, no String), into room
+    // reserved once (`[UInt8].append(atMost:)`)
 
     /// The status line of `status`, pre-encoded.
-    public static func appendStatusLine(_ status: Int, to bytes: inout [UInt8]) { bytes.append(contentsOf: statusLine(status)) }
+    public static func writeStatusLine(_ status: Int, to head: inout ByteCursor) { head.write(statusLine(status)) }
 
     /// `name: value` CRLF for a field the caller made itself: a literal token name and a value it
     /// knows to be free of CR, LF and other controls (RFC 9110 §5.5), so it is not checked here.
-    public static func appendTrustedField(_ name: StaticString, _ value: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: name.bytes)
-        bytes.append(UInt8(ascii: ":"))
-        bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: value)
-        bytes.append(0x0D)
-        bytes.append(0x0A)
+    public static func writeTrustedField(_ name: StaticString, _ value: UnsafeBufferPointer<UInt8>, to head: inout ByteCursor) {
+        head.write(name)
+        head.write(": ")
+        head.write(value)
+        head.write("\r\n")
     }
 
-    /// `appendTrustedField` of a String the caller made (a tag, a date).
-    public static func appendTrustedField(_ name: StaticString, _ value: String, to bytes: inout [UInt8]) {
+    /// `writeTrustedField` of a String the caller made (a tag, a date).
+    public static func writeTrustedField(_ name: StaticString, _ value: String, to head: inout ByteCursor) {
         var value = value
-        value.withUTF8 { appendTrustedField(name, $0, to: &bytes) }
+        value.withUTF8 { writeTrustedField(name, $0, to: &head) }
     }
+
+    /// More than `writeEndOfHead` ever writes: its fields with 20 digits of length and the longest `Date`
+    /// (37 bytes: a 12-digit year, the last `Int64` seconds reach).
+    public static let endOfHeadRoom = 128
 
     /// `Date` (unless `dated` is false: a 5xx made once and kept, which may go without, RFC 9110
     /// §6.6.1), `Content-Length` (nil: none, for 1xx, 204 and 304, RFC 9112 §6.3), `Connection:
     /// close` unless kept alive, `Connection: keep-alive` when `announcesKeepAlive` (an HTTP/1.0
     /// client that asked for it learns that it has it, RFC 9112 §9.3 and appendix C.2.2; without
     /// it that client reads until the server closes), and the empty line that ends the head.
-    public static func appendEndOfHead(
-        contentLength: Int?, keepAlive: Bool, announcesKeepAlive: Bool = false, dated: Bool = true, to bytes: inout [UInt8]
+    public static func writeEndOfHead(
+        contentLength: Int?, keepAlive: Bool, announcesKeepAlive: Bool = false, dated: Bool = true, to head: inout ByteCursor
     ) {
         if dated {
-            bytes.append(contentsOf: "Date: ".utf8)
-            HTTPDate.appendNow(to: &bytes)
-            bytes.append(0x0D)
-            bytes.append(0x0A)
+            head.write("Date: ")
+            HTTPDate.writeNow(to: &head)
+            head.write("\r\n")
         }
         if let contentLength {
-            bytes.append(contentsOf: "Content-Length: ".utf8)
-            appendDecimal(contentLength, to: &bytes)
-            bytes.append(0x0D)
-            bytes.append(0x0A)
+            head.write("Content-Length: ")  // 1*DIGIT, RFC 9110 §8.6
+            head.writeDecimal(UInt(contentLength))
+            head.write("\r\n")
         }
         if !keepAlive {
-            bytes.append(contentsOf: "Connection: close\r\n".utf8)
+            head.write("Connection: close\r\n")
         } else if announcesKeepAlive {
-            bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+            head.write("Connection: keep-alive\r\n")
         }
-        bytes.append(0x0D)
-        bytes.append(0x0A)
+        head.write("\r\n")
     }
 
     /// `HTTP/1.1 <status> <reason>` CRLF (RFC 9112 §4), encoded once per status.
@@ -127,17 +131,5 @@ public enum ResponseWriter {
     /// A copy of the string's contiguous UTF-8 (a memcpy), byte by byte only for a bridged string.
     private static func appendUTF8(_ text: String, to bytes: inout [UInt8]) {
         if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: text.utf8) }
-    }
-
-    /// The decimal digits of `n` ≥ 0 (RFC 9110 §8.6: Content-Length = 1*DIGIT).
-    static func appendDecimal(_ n: Int, to bytes: inout [UInt8]) {
-        var divisor = 1
-        while divisor <= n / 10 { divisor *= 10 }
-        var rest = n
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
     }
 }

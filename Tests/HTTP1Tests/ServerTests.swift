@@ -1,3 +1,4 @@
+import ByteScan
 import Foundation
 import Locking
 import TestSupport
@@ -461,9 +462,12 @@ final class TestServer {
             buffers.body.append(0x20)
         }
         buffers.body.append(contentsOf: request.field("x-tag") ?? UnsafeBufferPointer(start: nil, count: 0))
-        ResponseWriter.appendStatusLine(200, to: &buffers.out)
-        ResponseWriter.appendTrustedField("Content-Type", "text/plain", to: &buffers.out)
-        ResponseWriter.appendEndOfHead(contentLength: buffers.body.count, keepAlive: true, to: &buffers.out)
+        let contentLength = buffers.body.count
+        buffers.out.append(atMost: 64 + ResponseWriter.endOfHeadRoom) { head in
+            ResponseWriter.writeStatusLine(200, to: &head)
+            ResponseWriter.writeTrustedField("Content-Type", "text/plain", to: &head)
+            ResponseWriter.writeEndOfHead(contentLength: contentLength, keepAlive: true, to: &head)
+        }
         if !request.isHEAD { buffers.out.append(contentsOf: buffers.body) }
         return true
     }
@@ -499,8 +503,10 @@ final class TestServer {
         let big = [UInt8](repeating: UInt8(ascii: "y"), count: 256 * 1024)
         let hot: HTTPHotHandler = { request, buffers in
             guard request.path.elementsEqual("/big".utf8) else { return false }
-            ResponseWriter.appendStatusLine(200, to: &buffers.out)
-            ResponseWriter.appendEndOfHead(contentLength: big.count, keepAlive: true, to: &buffers.out)
+            buffers.out.append(atMost: 32 + ResponseWriter.endOfHeadRoom) { head in
+                ResponseWriter.writeStatusLine(200, to: &head)
+                ResponseWriter.writeEndOfHead(contentLength: big.count, keepAlive: true, to: &head)
+            }
             buffers.out.append(contentsOf: big)
             return true
         }

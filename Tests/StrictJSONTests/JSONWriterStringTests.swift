@@ -47,4 +47,36 @@ struct JSONWriterStringTests {
             #expect(parsed == [text])
         }
     }
+
+    /// A string longer than one piece of room (`JSONWriter.piece`) is written in pieces: an escape on either side of a
+    /// piece's end, and U+2028 (three bytes) starting one or two bytes before it, come out as in one piece.
+    @Test func longStringsAreEscapedAcrossPieces() throws {
+        let piece = JSONWriter.piece
+        for special in ["\u{2028}", "\u{2029}", "\"", "\u{1}", "é", "😀"] {
+            for offset in -4...4 {
+                for length in [piece + 1, 2 * piece + 3, 3 * piece] {
+                    let prefix = String(repeating: "a", count: piece + offset - 1)
+                    let text = String((prefix + special + String(repeating: "b", count: length)).prefix(length))
+                    var out: [UInt8] = [0x78]
+                    JSONWriter.writeString(text, into: &out)
+                    let written = String(decoding: out.dropFirst(), as: UTF8.self)
+                    #expect(written == Self.reference(text), "\(special) at \(piece + offset - 1), length \(length)")
+                }
+            }
+        }
+        // Only escapes, longer than a piece: six bytes a byte, pieces' room exactly filled.
+        let controls = String(repeating: "\u{1}", count: piece * 2 + 1)
+        var out: [UInt8] = []
+        JSONWriter.writeString(controls, into: &out)
+        #expect(String(decoding: out, as: UTF8.self) == Self.reference(controls))
+        #expect(out.count == 6 * controls.utf8.count + 2)
+    }
+
+    @Test func integersAtTheirLimits() {
+        for n: Int64 in [0, 7, -7, 10, -10, 99, 100, 1_234_567_890, .max, .min, .max - 1, .min + 1] {
+            var out: [UInt8] = [0x78]
+            JSONWriter.writeInteger(n, into: &out)
+            #expect(String(decoding: out, as: UTF8.self) == "x\(n)")
+        }
+    }
 }
