@@ -78,6 +78,13 @@ extension Array where Element == UInt8 {
     /// Reserves room for `capacity` more bytes, lets `body` write at most that many through a
     /// cursor (writing more traps), and appends what it wrote.
     @inlinable public mutating func append<Result>(atMost capacity: Int, _ body: (inout ByteCursor) -> Result) -> Result {
+        // No room asked for: the array is not touched. `append(addingCapacity: 0)` on an array with no
+        // storage of its own writes the count of the standard library's one shared empty storage (a data
+        // race under ThreadSanitizer, between any two threads doing it).
+        guard capacity > 0 else {
+            var nothing = ByteCursor(UnsafeMutableBufferPointer(start: nil, count: 0))
+            return body(&nothing)
+        }
         var result: Result?
         append(addingCapacity: capacity) { span in
             span.withUnsafeMutableBufferPointer { room, initialized in

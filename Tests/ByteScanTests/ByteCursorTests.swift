@@ -63,4 +63,24 @@ struct ByteCursorTests {
             out.append(atMost: 1) { $0.advance(by: 2) }
         }
     }
+
+    /// No room asked for, on arrays with no storage of their own, from many threads at once: the array is not
+    /// touched (the standard library's `append(addingCapacity: 0)` wrote the count of its one shared empty
+    /// storage, a data race that CI's ThreadSanitizer run reports).
+    @Test func noRoomLeavesAnEmptyArrayAlone() async {
+        await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var total = 0
+                    for _ in 0..<1000 {
+                        var out: [UInt8] = []
+                        total += out.append(atMost: 0) { $0.capacity }
+                        total += out.count
+                    }
+                    return total
+                }
+            }
+            for await total in group { #expect(total == 0) }
+        }
+    }
 }
