@@ -1,26 +1,60 @@
-import Foundation  // NFC normalization for internationalized labels (no I/O)
-
-/// Host normalization (docs/rules.md#host-names): lower-case, internationalized labels to ASCII with
-/// Punycode (RFC 3492 via IDNA, RFC 5891 §4.4), trailing dot dropped, and checked to be a
-/// fully qualified domain name with letters/digits/hyphens labels (RFC 1123 §2.1), since
-/// `appclips` associations name exact FQDNs: no IP address, no port, no wildcard (docs/apple-formats.md#appclips).
+/// Host normalization (docs/rules.md#host-names): a host is read as browsers read it — the WHATWG
+/// URL Standard's host parser, whose "domain to ASCII" is UTS #46 §4 (nontransitional, CheckBidi,
+/// CheckJoiners) — with the registry's stricter rules on top: UseSTD3ASCIIRules (letters, digits
+/// and hyphens, RFC 1123 §2.1), no hyphen at either end of a label, no empty label, DNS lengths
+/// (RFC 1035 §2.3.4), and a fully qualified domain name, since `appclips` associations name exact
+/// FQDNs: no IP address in any form a browser reads as one, no port, no wildcard (docs/apple-formats.md#appclips).
 public enum DomainName {
     public enum Problem: Error, Equatable, Sendable {
         case empty, tooLong, emptyLabel, labelTooLong(String), invalidCharacter(String), hyphenAtEdge(String),
             badPunycode(String), ipAddress, singleLabel
+        case notLetterDigitHyphen(String, Unicode.Scalar), disallowedCharacter(String, Unicode.Scalar)
+        case leadingCombiningMark(String), joinerContext(String), bidiRule(String)
+        case aLabelOfASCII(String), aLabelNotNFC(String, String), aLabelInALabel(String), aLabelNeedsMapping(String, Unicode.Scalar)
+        case notIPv4(String)
 
         public var message: String {
             switch self {
             case .empty: "the host is empty"
-            case .tooLong: "the host is longer than 253 characters"
+            case .tooLong: "the host is longer than 253 characters (RFC 1035 §2.3.4)"
             case .emptyLabel: "the host has an empty label (two dots in a row)"
-            case .labelTooLong(let l): "the label \"\(l.truncatedForMessage)\" is longer than 63 characters"
+            case .labelTooLong(let l): "the label \"\(l.truncatedForMessage)\" is longer than 63 characters in DNS (RFC 1035 §2.3.4)"
             case .invalidCharacter(let l): "the label \"\(l.truncatedForMessage)\" has a character not allowed in a host name"
-            case .hyphenAtEdge(let l): "the label \"\(l.truncatedForMessage)\" starts or ends with a hyphen"
-            case .badPunycode(let l): "the label \"\(l.truncatedForMessage)\" is not valid Punycode"
+            case .hyphenAtEdge(let l): "the label \"\(l.truncatedForMessage)\" starts or ends with a hyphen (RFC 1123 §2.1)"
+            case .badPunycode(let l): "the label \"\(l.truncatedForMessage)\" starts with xn-- but is not valid Punycode (RFC 3492)"
             case .ipAddress: "the host must be a domain name, not an IP address"
             case .singleLabel: "the host must be a fully qualified domain name such as shop.example"
+            case .notLetterDigitHyphen(let l, let c):
+                "the label \"\(l.truncatedForMessage)\" has \(Self.describe(c)): host names are letters, digits and hyphens "
+                    + "(RFC 1123 §2.1; UTS #46 UseSTD3ASCIIRules)"
+            case .disallowedCharacter(let l, let c):
+                "the label \"\(l.truncatedForMessage)\" has \(Self.describe(c)), which UTS #46 does not allow in a host name"
+            case .leadingCombiningMark(let l): "the label \"\(l.truncatedForMessage)\" starts with a combining mark (UTS #46 §4.1)"
+            case .joinerContext(let l):
+                "the label \"\(l.truncatedForMessage)\" has a zero-width joiner or non-joiner where RFC 5892 Appendix A does not "
+                    + "allow one (after a virama, or a non-joiner between joining letters)"
+            case .bidiRule(let l):
+                "the label \"\(l.truncatedForMessage)\" breaks the bidi rule of a host with right-to-left text (RFC 5893 §2)"
+            case .aLabelOfASCII(let l): "the label \"\(l.truncatedForMessage)\" starts with xn-- but decodes to ASCII only (UTS #46 §4)"
+            case .aLabelNotNFC(let l, let u):
+                "the label \"\(l.truncatedForMessage)\" decodes to \"\(u.truncatedForMessage)\", not in Unicode normalization form C (UTS #46 §4.1)"
+            case .aLabelInALabel(let l): "the label \"\(l.truncatedForMessage)\" decodes to a label that starts with xn-- (UTS #46 §4.1)"
+            case .aLabelNeedsMapping(let l, let c):
+                "the label \"\(l.truncatedForMessage)\" decodes to text with \(Self.describe(c)), which UTS #46 maps to another "
+                    + "character: an A-label holds the mapped form"
+            case .notIPv4(let h):
+                "browsers read a host that ends in a number (\"\(h.truncatedForMessage)\") as an IPv4 address (WHATWG URL), "
+                    + "and this is not a valid one"
             }
+        }
+
+        /// A character as a message names it: itself when visible, and its code point.
+        static func describe(_ scalar: Unicode.Scalar) -> String {
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            let p = scalar.properties
+            let visible = p.generalCategory != .control && !p.isWhitespace && !p.isDefaultIgnorableCodePoint
+            return visible ? "\"\(scalar)\" (\(code))" : code
         }
     }
 
@@ -28,92 +62,60 @@ public enum DomainName {
     public static func normalize(_ host: String) throws(Problem) -> String {
         if isNormalLDH(host) { return host }
         if host.hasPrefix("[") { throw .ipAddress }
-        // UTS #46 §4 step 1 (Map), then step 3 (Break): labels are split after mapping, so the
-        // full stops NFKC maps (U+FF0E → ".", U+FF61 → U+3002) and U+3002 separate labels too.
-        let mapped = host.utf8.allSatisfy({ $0 < 0x80 }) ? host : try map(host)
-        var labels = mapped.split(omittingEmptySubsequences: false) { $0 == "." || $0 == "\u{3002}" }.map(String.init)
+        // UTS #46 §4 steps 1–3: map, normalize, then break into labels at U+002E (the other full
+        // stops, U+3002, U+FF0E and U+FF61, map to it).
+        let mapped = UTS46.map(host)
+        var labels = mapped.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if labels.count > 1, labels.last == "" { labels.removeLast() }  // trailing dot: the root, insignificant
         guard !(labels.count == 1 && labels[0].isEmpty) else { throw .empty }
-        var ascii: [String] = []
-        ascii.reserveCapacity(labels.count)
+        var unicode: [String] = []
+        unicode.reserveCapacity(labels.count)
         for label in labels {
-            ascii.append(try normalizeLabel(label))
+            guard !label.isEmpty else { throw .emptyLabel }
+            unicode.append(try UTS46.decodeAndValidate(label))
         }
+        try UTS46.checkBidi(unicode, originals: labels)
+        var ascii: [String] = []
+        for (index, label) in unicode.enumerated() {
+            ascii.append(try toASCII(label, original: labels[index]))
+        }
+        try checkNotIPv4(ascii)
         guard ascii.count >= 2 else { throw .singleLabel }
-        // A last label of digits only is an IPv4 address (or a bogus TLD): RFC 3696 §2.
-        if ascii.last!.utf8.allSatisfy(isDigit) { throw .ipAddress }
         let result = ascii.joined(separator: ".")
         guard result.utf8.count <= 253 else { throw .tooLong }
         return result
     }
 
-    /// UTS #46 §4 step 1, approximated with what Foundation gives: NFKC and lower-case (NFKC of the
-    /// lower-cased NFKC, so that case mapping and compatibility mapping both settle), which is
-    /// NFKC_Casefold for the common cases (full-width and half-width forms, ligatures, case) and
-    /// keeps the nontransitional deviations ß and ς. The characters IdnaMappingTable marks
-    /// "ignored" (soft hyphen, ZWSP, word joiners, invisible operators, BOM, variation selectors,
-    /// CGJ, Mongolian free variation selectors and vowel separator, Hangul fillers) are removed; U+200C/U+200D stay for the CONTEXTJ check of each label.
-    /// A character whose mapping holds a full stop (U+2488 "⒈" → "1.") is disallowed, not split
-    /// (IdnaMappingTable), except the full stops that are label separators.
-    static func map(_ host: String) throws(Problem) -> String {
-        for s in host.unicodeScalars where s.value >= 0x80 && s.value != 0xFF0E && s.value != 0xFF61 && s.value != 0x3002 {
-            if String(s).precomposedStringWithCompatibilityMapping.utf8.contains(UInt8(ascii: ".")) { throw .invalidCharacter(host) }
+    /// UTS #46 §4.2 ToASCII step 1 for one validated label, with VerifyDnsLength's label limit.
+    static func toASCII(_ label: String, original: String) throws(Problem) -> String {
+        let ascii: String
+        if label.utf8.allSatisfy({ $0 < 0x80 }) {
+            ascii = label
+        } else {
+            guard let encoded = try? Punycode.encode(label) else { throw .badPunycode(original) }
+            ascii = "xn--" + encoded
         }
-        let mapped = withoutIgnored(host).precomposedStringWithCompatibilityMapping.lowercased().precomposedStringWithCompatibilityMapping
-        return withoutIgnored(mapped)
+        guard ascii.utf8.count <= 63 else { throw .labelTooLong(original) }
+        return ascii
     }
 
-    static func withoutIgnored(_ text: String) -> String {
-        var kept = String.UnicodeScalarView()
-        for s in text.unicodeScalars {
-            switch s.value {
-            case 0xAD, 0x34F, 0x115F, 0x1160, 0x180B...0x180F, 0x200B, 0x2060...0x2064, 0x206A...0x206F, 0xFE00...0xFE0F, 0xFEFF,
-                0x1BCA0...0x1BCA3, 0xE0100...0xE01EF:
-                continue
-            default: kept.append(s)
-            }
-        }
-        return String(kept)
-    }
-
-    /// UTS #46 §4.1 validity of a U-label, with the rules a host name needs (CheckHyphens and
-    /// UseSTD3ASCIIRules on): NFC; no "--" in the third and fourth positions, no hyphen first or
-    /// last; no combining mark first; only letters, combining marks, decimal digits and hyphens
-    /// (an approximation of the IDNA "valid" status: punctuation, symbols and spaces are refused);
-    /// U+200C/U+200D only after a virama (CheckJoiners, RFC 5892 Appendix A.1–A.2). The bidi rule
-    /// (RFC 5893) is not checked.
-    static func checkULabel(_ label: String, original: String) throws(Problem) {
-        guard label == label.precomposedStringWithCanonicalMapping else { throw .invalidCharacter(original) }
-        guard !label.hasPrefix("-"), !label.hasSuffix("-") else { throw .hyphenAtEdge(original) }
-        let scalars = Array(label.unicodeScalars)
-        if scalars.count >= 4, scalars[2] == "-", scalars[3] == "-" { throw .invalidCharacter(original) }
-        if let first = scalars.first, [.nonspacingMark, .spacingMark, .enclosingMark].contains(first.properties.generalCategory) {
-            throw .invalidCharacter(original)
-        }
-        for (i, scalar) in scalars.enumerated() {
-            if scalar == "\u{200C}" || scalar == "\u{200D}" {
-                guard i > 0, scalars[i - 1].properties.canonicalCombiningClass.rawValue == 9 else { throw .invalidCharacter(original) }
-                continue
-            }
-            let p = scalar.properties
-            let allowed =
-                scalar == "-"
-                || (scalar.value < 0x80
-                    ? isAlnum(UInt8(scalar.value)) && !isUpperAlpha(UInt8(scalar.value))
-                    : (p.isAlphabetic || [.nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber].contains(p.generalCategory))
-                        && !p.isUppercase)
-            guard allowed else { throw .invalidCharacter(original) }
-        }
+    /// WHATWG URL host parser step 8: a host that ends in a number is an IPv4 address, or a
+    /// failure; the registry refuses both (docs/rules.md#host-names).
+    static func checkNotIPv4(_ ascii: [String]) throws(Problem) {
+        let labels = ascii.map { Substring($0) }
+        guard IPv4Host.endsInANumber(labels) else { return }
+        guard IPv4Host.parse(labels) != nil else { throw .notIPv4(ascii.joined(separator: ".")) }
+        throw .ipAddress
     }
 
     /// The common case in one pass: already lower-case letters, digits and hyphens, two or more
-    /// labels of 1–63 without a hyphen at either end, no A-label, a last label not all digits,
-    /// at most 253 bytes. Such a host is its own normal form; anything else takes the full path.
+    /// labels of 1–63 without a hyphen at either end, no A-label, a last label that is not a
+    /// number as the WHATWG URL Standard reads one (all digits, or "0x" and hex digits), at most 253 bytes. Such a host is its own normal form; anything else takes the full path.
     static func isNormalLDH(_ host: String) -> Bool { isNormalLDH(host.utf8) }
 
     /// `isNormalLDH` on bytes (the read model's lookups read hosts without making Strings).
     static func isNormalLDH<Bytes: Sequence<UInt8>>(_ host: Bytes) -> Bool {
-        var labels = 0, length = 0, allDigits = true
+        var labels = 0, length = 0, allDigits = true, hexNumber = false
         var previous: UInt8 = UInt8(ascii: ".")
         var bytes = 0
         for b in host {
@@ -130,46 +132,17 @@ public enum DomainName {
                 // "xn--" starts an A-label, which must be checked as Punycode.
                 if b == UInt8(ascii: "-") && length == 3 && previous == UInt8(ascii: "-") { return false }
                 allDigits = allDigits && digit
+                switch length {
+                case 0: hexNumber = b == UInt8(ascii: "0")
+                case 1: hexNumber = hexNumber && b == UInt8(ascii: "x")
+                default: hexNumber = hexNumber && (digit || (b >= 0x61 && b <= 0x66))
+                }
                 length += 1
                 guard length <= 63 else { return false }
             }
             previous = b
         }
-        guard length > 0, previous != UInt8(ascii: "-"), !allDigits, bytes <= 253 else { return false }
+        guard length > 0, previous != UInt8(ascii: "-"), !allDigits, !(hexNumber && length >= 2), bytes <= 253 else { return false }
         return labels + 1 >= 2
-    }
-
-    static func normalizeLabel(_ label: String) throws(Problem) -> String {
-        guard !label.isEmpty else { throw .emptyLabel }
-        if label.utf8.allSatisfy({ $0 < 0x80 }) {
-            let lower = String(decoding: label.utf8.map { isUpperAlpha($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
-            try checkLDH(lower, original: label)
-            if lower.hasPrefix("xn--") {
-                // An A-label must decode, re-encode to itself (RFC 5891 §5.4), and be a valid
-                // U-label that mapping leaves unchanged (UTS #46 §4 step 4.1, nontransitional).
-                let body = String(lower.dropFirst(4))
-                guard let unicode = try? Punycode.decode(body), !unicode.isEmpty,
-                    unicode.unicodeScalars.contains(where: { $0.value >= 0x80 }),
-                    (try? Punycode.encode(unicode)) == body, (try? map(unicode)) == unicode
-                else { throw .badPunycode(label) }
-                do { try checkULabel(unicode, original: label) } catch { throw .badPunycode(label) }
-            }
-            // An ASCII label with "--" in positions 3–4 that is not an A-label stays allowed: such
-            // hosts exist (RFC 5891 §4.2.3.1 reserves the form for U-labels; DNS does not refuse it).
-            return lower
-        }
-        // A U-label (already mapped by `map`): checked, then Punycode.
-        try checkULabel(label, original: label)
-        guard let encoded = try? Punycode.encode(label) else { throw .badPunycode(label) }
-        let aLabel = "xn--" + encoded
-        guard aLabel.utf8.count <= 63 else { throw .labelTooLong(label) }
-        return aLabel
-    }
-
-    /// RFC 1123 §2.1 / RFC 952: letters, digits and hyphens, 1 to 63 characters, no hyphen at either end.
-    static func checkLDH(_ label: String, original: String) throws(Problem) {
-        guard label.utf8.count <= 63 else { throw .labelTooLong(original) }
-        guard label.utf8.allSatisfy({ isAlnum($0) || $0 == UInt8(ascii: "-") }) else { throw .invalidCharacter(original) }
-        guard label.first != "-", label.last != "-" else { throw .hyphenAtEdge(original) }
     }
 }
