@@ -22,7 +22,8 @@ public enum DomainName {
             case .invalidCharacter(let l): "the label \"\(l.truncatedForMessage)\" has a character not allowed in a host name"
             case .hyphenAtEdge(let l): "the label \"\(l.truncatedForMessage)\" starts or ends with a hyphen (RFC 1123 §2.1)"
             case .badPunycode(let l): "the label \"\(l.truncatedForMessage)\" starts with xn-- but is not valid Punycode (RFC 3492)"
-            case .ipAddress: "the host must be a domain name, not an IP address"
+            case .ipAddress:
+                "the host must be a domain name, not an IP address (browsers read a host that ends in a number as IPv4: WHATWG URL)"
             case .singleLabel: "the host must be a fully qualified domain name such as shop.example"
             case .notLetterDigitHyphen(let l, let c):
                 "the label \"\(l.truncatedForMessage)\" has \(Self.describe(c)): host names are letters, digits and hyphens "

@@ -34,7 +34,8 @@ struct UTS46Conformance {
     }
 
     init(file: URL) throws {
-        let entries = try JSONParser.parse(Array(Self.withoutLoneSurrogates(try String(contentsOf: file, encoding: .utf8)).utf8)).arrayValue ?? []
+        let entries =
+            try JSONParser.parse(Array(Self.withoutLoneSurrogates(try String(contentsOf: file, encoding: .utf8)).utf8)).arrayValue ?? []
         for entry in entries {
             guard let input = entry["input"]?.stringValue else { continue }  // the file's header strings
             score(input: input, output: entry["output"]?.stringValue, comment: entry["comment"]?.stringValue ?? "")
@@ -44,7 +45,8 @@ struct UTS46Conformance {
     /// A lone surrogate escape (two inputs of the full file) becomes U+FFFD, as a browser's
     /// USVString conversion makes it (WebIDL §3.2.11); the vendored copy leaves those two out.
     static func withoutLoneSurrogates(_ json: String) -> String {
-        let loneSurrogate = #"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"#
+        let loneSurrogate =
+            #"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"#
         let expression = try! NSRegularExpression(pattern: loneSurrogate)
         return expression.stringByReplacingMatches(
             in: json, range: NSRange(json.startIndex..., in: json), withTemplate: #"\\uFFFD"#)
