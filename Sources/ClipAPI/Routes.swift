@@ -50,6 +50,7 @@ extension ClipAPI {
         registerImageRoutes()
         registerBulkRoutes()
         registerWebhookRoutes()
+        registerOperations()
 
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in

@@ -118,6 +118,7 @@ final class Context {
     ]
 
     func dispatch() throws {
+        if let binding = ClipCLI.binding(for: parsed.path) { return try perform(binding) }
         guard let handler = Self.handlers[parsed.path] else {
             throw CommandFailure.usage("unknown command \(parsed.path.joined(separator: " "))")
         }
