@@ -70,9 +70,6 @@ extension ClipAPI {
             let page = records.prefix(limit)
             return json(ListJSON.changes(page.map(ChangeRecordJSON.record), nextSince: records.count > limit ? page.last?.id : nil))
         }
-        add("GET", "/v1/tokens", .token) { api, c in
-            json(ListJSON.items(try c.registry.tokens(team: try c.caller.team).map(TokenJSON.token)))
-        }
         add("POST", "/v1/tokens", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
             let name = reader.string("name", required: true)

@@ -2,6 +2,7 @@
 /// `clipctl` runs each as its command (docs/architecture.md#the-application-layer).
 public enum Application {
     public static let bindings: [Binding] = [
-        ExperienceHistory.binding
+        ExperienceHistory.binding,
+        TokenList.binding,
     ]
 }

@@ -17,11 +17,15 @@ public struct Binding: Sendable {
     public let commandPath: [String]
     /// Reads the input, admits the caller, runs: the output's JSON.
     public let perform: @Sendable (Arguments, Session) throws -> JSONValue
-    /// Prints a command's output as text (`--json` prints `perform`'s JSON instead).
+    /// Prints a command's output, from `perform`'s JSON: as text, or under `--json` as the
+    /// command's JSON (the output's own unless the binding gives another form).
     public let present: @Sendable (JSONValue, ParsedCommand, Printer) throws -> Void
 
+    /// `commandJSON`: what `--json` prints, when it is not the API's answer (a bare array where the
+    /// API answers `{"items": …}`, as clipctl printed before the route had an envelope).
     public init<O: Operation>(
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, command: CommandSpec, under parent: [String] = [],
+        commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.method = method
@@ -31,7 +35,11 @@ public struct Binding: Sendable {
         self.command = command
         self.commandPath = parent + [command.name]
         self.perform = { arguments, session in try O.perform(arguments, in: session).json }
-        self.present = { json, parsed, printer in try present(try O.Output(json: json), parsed, printer) }
+        self.present = { json, parsed, printer in
+            let output = try O.Output(json: json)
+            guard parsed.flag("json") else { return try present(output, parsed, printer) }
+            printer.line(JSONWriter.string(commandJSON?(output) ?? json, pretty: true))
+        }
     }
 
     /// The names of the route's path parameters, in order.

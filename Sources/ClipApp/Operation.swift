@@ -1,3 +1,4 @@
+public import ClipWire
 public import StrictJSON
 
 /// One thing the registry does, declared once (docs/architecture.md#the-application-layer): who may
@@ -22,7 +23,7 @@ public protocol OperationInput: Sendable {
 /// `clipctl` that sent the operation to a server.
 public protocol OperationOutput: SendableMetatype {
     var json: JSONValue { get }
-    init(json: JSONValue) throws
+    init(json: JSONValue) throws(WireError)
 }
 
 extension Operation {

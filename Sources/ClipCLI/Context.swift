@@ -102,7 +102,6 @@ final class Context {
         ["backup"]: { try $0.backup() },
         ["restore"]: { try $0.restore() },
         ["token", "create"]: { try $0.tokenCreate() },
-        ["token", "list"]: { try $0.tokenList() },
         ["token", "revoke"]: { try $0.tokenRevoke() },
         ["webhook", "add"]: { try $0.webhookAdd() },
         ["webhook", "list"]: { try $0.webhookList() },

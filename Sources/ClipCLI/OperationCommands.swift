@@ -44,10 +44,6 @@ extension Context {
         } else {
             output = try binding.perform(arguments, Session(registry: try registry(), caller: .local))
         }
-        if json {
-            printJSON(output)
-        } else {
-            try binding.present(output, parsed, Printer(out: io.out, err: io.err))
-        }
+        try binding.present(output, parsed, Printer(out: io.out, err: io.err))
     }
 }

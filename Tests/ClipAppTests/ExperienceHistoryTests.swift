@@ -83,3 +83,25 @@ struct ExperienceHistoryTests {
         #expect(binding.arguments(of: parsed) == Arguments([("id", "7"), ("limit", "3")]))
     }
 }
+
+/// `TokenList` through the layer: each caller sees the tokens its scope allows, never a secret.
+struct TokenListTests {
+    @Test func aTeamSeesItsOwnTokensAndAnAdminOrTheOwnerSeesEvery() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipapp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let registry = try Registry(path: dir.appendingPathComponent("clips.db").path, actor: "test")
+        let teamA = try TeamID("ABCDE12345"), teamB = try TeamID("FGHIJ67890")
+        _ = try registry.createToken(name: "admin", team: nil)
+        _ = try registry.createToken(name: "a", team: teamA)
+        _ = try registry.createToken(name: "b", team: teamB)
+        func names(_ caller: Caller) throws -> [String] {
+            let json = try TokenList.binding.perform(Arguments(), Session(registry: registry, caller: caller))
+            #expect(!JSONWriter.string(json).contains("clip_"), "no secret in a list")
+            return try TokenList.Output(json: json).tokens.map(\.name)
+        }
+        #expect(try names(.team(teamA, tokenID: 2)) == ["a"])
+        #expect(try names(.admin(tokenID: 1)) == ["admin", "a", "b"])
+        #expect(try names(.local) == ["admin", "a", "b"])
+        #expect(throws: CallerRefusal.self) { try names(.anyone) }
+    }
+}

@@ -1,7 +1,7 @@
 import ArgParse
 public import ClipCore
 import ClipStore
-import ClipWire
+public import ClipWire
 public import StrictJSON
 
 /// An experience's change records, oldest first, a page at a time: `GET /v1/experiences/{id}/history`
@@ -46,7 +46,7 @@ public enum ExperienceHistory: Operation {
             self.nextSince = nextSince
         }
 
-        public init(json: JSONValue) throws {
+        public init(json: JSONValue) throws(WireError) {
             records = try ListJSON.items(json: json).map { (v) throws(WireError) in try ChangeRecordJSON.record(json: v) }
             nextSince = json["nextSince"].flatMap { if case .integer(let n) = $0 { n } else { nil } }
         }
