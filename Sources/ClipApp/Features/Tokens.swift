@@ -34,8 +34,9 @@ public enum TokenList: Operation {
 
     public static let binding = Binding(
         Self.self, "GET", "/v1/tokens", command: CommandSpec("list", summary: "list tokens (never their secrets)"), under: ["token"],
-        commandJSON: { .array($0.tokens.map(TokenJSON.token)) }
-    ) { output, _, printer in
+        commandJSON: { .array($0.tokens.map(TokenJSON.token)) }, present: present)
+
+    static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) {
         for t in output.tokens {
             let scope = (t.team.map { "team:\($0.rawValue)" } ?? "admin").padding(toLength: 15, withPad: " ", startingAt: 0)
             printer.line(
