@@ -60,11 +60,14 @@ let package = Package(
             swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
+        // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command.
+        .target(name: "ClipApp", dependencies: ["ArgParse", "ClipCore", "ClipStore", "ClipWire", "StrictJSON"], swiftSettings: strict),
+
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ByteScan", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking",
+                "ByteScan", "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking",
                 "AppStoreConnect",
                 "ClipSync",
                 "ClipSyncEngine", "FileFormats", "QRCode", "CardPreview", "SystemCrypto",
@@ -83,7 +86,8 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "ClipSync",
+                "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON",
+                "ClipSync",
                 "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "FileFormats", "QRCode", "CardPreview",
             ],
             swiftSettings: strict,
@@ -142,6 +146,8 @@ let package = Package(
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "SystemCrypto"], swiftSettings: strict),
-        .testTarget(name: "ClipCLITests", dependencies: ["ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
+        .testTarget(
+            name: "ClipAppTests", dependencies: ["ClipApp", "ClipCore", "ClipStore", "ArgParse", "StrictJSON"], swiftSettings: strict),
+        .testTarget(name: "ClipCLITests", dependencies: ["ClipApp", "ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )

@@ -50,6 +50,7 @@ extension ClipAPI {
         registerImageRoutes()
         registerBulkRoutes()
         registerWebhookRoutes()
+        registerOperations()
 
         // Change records and tokens.
         add("GET", "/v1/changes", .token) { api, c in
@@ -68,9 +69,6 @@ extension ClipAPI {
             let records = try c.registry.changes(since: since, limit: limit + 1)
             let page = records.prefix(limit)
             return json(ListJSON.changes(page.map(ChangeRecordJSON.record), nextSince: records.count > limit ? page.last?.id : nil))
-        }
-        add("GET", "/v1/tokens", .token) { api, c in
-            json(ListJSON.items(try c.registry.tokens(team: try c.caller.team).map(TokenJSON.token)))
         }
         add("POST", "/v1/tokens", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())

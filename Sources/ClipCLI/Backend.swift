@@ -65,7 +65,6 @@ protocol Backend {
     /// At most `limit` records after `since`, and the id to pass as `since` for the rest (nil: none left).
     func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?)
     func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)>
-    func tokens() throws -> [APIToken]
     func revokeToken(id: Int64) throws -> APIToken
     /// The registry's records in bulk (`RegistryRecord`), all of them or what touches `host`, for doctor and publish.
     func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws
@@ -243,7 +242,6 @@ struct LocalBackend: Backend {
     func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)> {
         try registry.createToken(name: name, team: team)
     }
-    func tokens() throws -> [APIToken] { try registry.tokens() }
     func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id).value }
 
     /// One read transaction.

@@ -242,15 +242,6 @@ extension Context {
         for note in created.notes { io.err("  \(note.text)\n") }
     }
 
-    func tokenList() throws {
-        let tokens = try backend().tokens()
-        if json { printJSON(.array(tokens.map(TokenJSON.token))); return }
-        for t in tokens {
-            let scope = (t.team.map { "team:\($0.rawValue)" } ?? "admin").padding(toLength: 15, withPad: " ", startingAt: 0)
-            print("\(t.id)  \(scope)  \(t.revokedAt == nil ? "active " : "revoked")  \(t.name)  last used \(t.lastUsedAt ?? "never")")
-        }
-    }
-
     func tokenRevoke() throws {
         guard let id = Int64(parsed.positional(0)!) else { throw CommandFailure.usage("a token id is a number") }
         let token = try backend().revokeToken(id: id)

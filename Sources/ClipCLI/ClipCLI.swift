@@ -75,9 +75,9 @@ public enum ClipCLI {
         if let code = maintenance(arguments, io: io) { return code }
         let parsed: ParsedCommand
         do {
-            parsed = try ArgumentParser.parse(arguments, root: Commands.root, globals: Commands.globals)
+            parsed = try ArgumentParser.parse(arguments, root: ClipCLI.root, globals: Commands.globals)
         } catch {
-            let help = HelpFormatter.help(for: error.path, root: Commands.root, globals: Commands.globals)
+            let help = HelpFormatter.help(for: error.path, root: ClipCLI.root, globals: Commands.globals)
             if case .helpRequested = error {
                 io.out(help)
                 return ExitCode.ok
@@ -112,7 +112,7 @@ public enum ClipCLI {
 
     /// The words outside the command tree, each alone on the command line: `--version`, and for packaging
     /// `--generate-man [DATE]` (the clipctl(1) page) and `--generate-completion bash|zsh|fish`, both generated
-    /// from `Commands.root`. nil for anything else.
+    /// from `ClipCLI.root`. nil for anything else.
     static func maintenance(_ arguments: [String], io: CLIIO) -> Int32? {
         switch arguments.first {
         case "--version" where arguments.count == 1:
@@ -121,7 +121,7 @@ public enum ClipCLI {
         case "--generate-man" where arguments.count <= 2:
             io.out(
                 ManPage.roff(
-                    root: Commands.root, globals: Commands.globals, date: arguments.count == 2 ? arguments[1] : "",
+                    root: ClipCLI.root, globals: Commands.globals, date: arguments.count == 2 ? arguments[1] : "",
                     source: "clipctl \(BuildInfo.version)", manual: "Clip Registry"))
             return ExitCode.ok
         case "--generate-completion" where arguments.count == 2:
@@ -129,7 +129,7 @@ public enum ClipCLI {
                 io.err("clipctl: --generate-completion takes bash, zsh or fish\n")
                 return ExitCode.usage
             }
-            io.out(ShellCompletion.script(for: shell, root: Commands.root, globals: Commands.globals))
+            io.out(ShellCompletion.script(for: shell, root: ClipCLI.root, globals: Commands.globals))
             return ExitCode.ok
         default:
             return nil

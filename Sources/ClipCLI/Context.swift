@@ -102,7 +102,6 @@ final class Context {
         ["backup"]: { try $0.backup() },
         ["restore"]: { try $0.restore() },
         ["token", "create"]: { try $0.tokenCreate() },
-        ["token", "list"]: { try $0.tokenList() },
         ["token", "revoke"]: { try $0.tokenRevoke() },
         ["webhook", "add"]: { try $0.webhookAdd() },
         ["webhook", "list"]: { try $0.webhookList() },
@@ -118,6 +117,7 @@ final class Context {
     ]
 
     func dispatch() throws {
+        if let binding = ClipCLI.binding(for: parsed.path) { return try perform(binding) }
         guard let handler = Self.handlers[parsed.path] else {
             throw CommandFailure.usage("unknown command \(parsed.path.joined(separator: " "))")
         }

@@ -1,3 +1,4 @@
+import ClipApp
 import ClipCodes
 import ClipCore
 import FileFormats
@@ -439,7 +440,12 @@ struct RemoteBackend: Backend {
         }
     }
 
-    func tokens() throws -> [APIToken] { try items(try call("GET", "/v1/tokens"), TokenJSON.token(json:)) }
+    /// The tokens the server shows this caller (`TokenList`'s route), to read a revocation back.
+    private func tokens() throws -> [APIToken] {
+        try decode(try call(TokenList.binding.method, TokenList.binding.path).json) { (v) throws(WireError) in
+            try TokenList.Output(json: v).tokens
+        }
+    }
 
     func addWebhook(url: String, events: WebhookEventPatterns, team: TeamID?, allowPrivateTargets: Bool) throws
         -> WriteOutcome<(endpoint: WebhookEndpoint, secret: String)>

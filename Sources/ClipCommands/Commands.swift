@@ -327,7 +327,6 @@ public enum Commands {
                             .option("team", value: "TEAMID", help: "manages only this team's objects"),
                             .option("name", value: "NAME", help: "what the token is for (required)"),
                         ]),
-                    CommandSpec("list", summary: "list tokens (never their secrets)"),
                     CommandSpec("revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")]),
                 ]),
             CommandSpec(

@@ -69,3 +69,17 @@ public enum ChangeAction: String, Sendable, CaseIterable {
     case claim, share, unshare, release
     case restore
 }
+
+extension ChangeRecord {
+    /// The members of the object whose values differ before and after the change, in the order
+    /// the object states them, leaving out the bookkeeping every write changes (`version`, `updatedAt`).
+    public var changedMembers: [String] {
+        guard let before = before?.objectMembers, let after = after?.objectMembers else { return [] }
+        var names: [String] = []
+        for (key, value) in after where key != "version" && key != "updatedAt" {
+            if before.first(where: { $0.key == key })?.value != value { names.append(key) }
+        }
+        for (key, _) in before where !after.contains(where: { $0.key == key }) { names.append(key) }
+        return names
+    }
+}

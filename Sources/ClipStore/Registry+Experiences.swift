@@ -40,8 +40,9 @@ extension Registry {
             updatedAt: try row.string("updated_at"))
     }
 
-    func loadExperience(id: Int64) throws -> AdvancedExperience? {
-        try db.query(Self.experienceColumns + " WHERE e.id = ? AND e.removed_at IS NULL", [.integer(id)]).first.map(readExperience)
+    func loadExperience(id: Int64, includingRemoved: Bool = false) throws -> AdvancedExperience? {
+        try db.query(Self.experienceColumns + " WHERE e.id = ?" + (includingRemoved ? "" : " AND e.removed_at IS NULL"), [.integer(id)])
+            .first.map(readExperience)
     }
 
     func loadExperience(url: NormalizedURL) throws -> AdvancedExperience? {
@@ -49,10 +50,13 @@ extension Registry {
     }
 
     /// An experience by id or by URL (any spelling that normalizes to the registered one).
-    public func experience(_ reference: String) throws(RegistryError) -> AdvancedExperience {
+    /// `includingRemoved`: an id may name a removed experience (as its removal left it); a URL names a live one.
+    public func experience(_ reference: String, includingRemoved: Bool = false) throws(RegistryError) -> AdvancedExperience {
         try guarded {
             if let id = Int64(reference), id > 0 {
-                guard let e = try loadExperience(id: id) else { throw RegistryError.notFound("experience \(id)") }
+                guard let e = try loadExperience(id: id, includingRemoved: includingRemoved) else {
+                    throw RegistryError.notFound("experience \(id)")
+                }
                 return e
             }
             let url: NormalizedURL

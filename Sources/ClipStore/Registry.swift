@@ -159,10 +159,20 @@ public final class Registry {
 
     /// The change records after `since`, oldest first.
     public func changes(since: Int64 = 0, limit: Int = 100) throws(RegistryError) -> [ChangeRecord] {
+        try changeRecords(where: "id > ?", [.integer(since)], limit: limit)
+    }
+
+    /// The change records of one entity after `since`, oldest first (index `change_record_by_entity`).
+    public func changes(of entity: ChangeEntity, id: String, since: Int64 = 0, limit: Int = 100) throws(RegistryError) -> [ChangeRecord] {
+        try changeRecords(
+            where: "entity = ? AND entity_id = ? AND id > ?", [.text(entity.rawValue), .text(id), .integer(since)], limit: limit)
+    }
+
+    private func changeRecords(where condition: String, _ values: [SQLValue], limit: Int) throws(RegistryError) -> [ChangeRecord] {
         try guarded {
             try db.query(
-                "SELECT id, at, actor, entity, entity_id, action, before, after FROM change_record WHERE id > ? ORDER BY id LIMIT ?",
-                [.integer(since), .integer(Int64(limit))]
+                "SELECT id, at, actor, entity, entity_id, action, before, after FROM change_record WHERE \(condition) ORDER BY id LIMIT ?",
+                values + [.integer(Int64(limit))]
             ).map { row in
                 let id = Int64(try row.int("id"))
                 let entity = try row.string("entity"), action = try row.string("action")

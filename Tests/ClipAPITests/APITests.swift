@@ -338,6 +338,7 @@ import Testing
             ("POST", "/v1/webhooks/1/test", nil, [401, 404, 202, 202]),
             ("POST", "/v1/webhooks/1/enable", nil, [401, 404, 200, 200]),
             ("DELETE", "/v1/webhooks/1", nil, [401, 404, 204, 404]),
+            ("GET", "/v1/experiences/1/history", nil, [401, 404, 200, 200]),
             ("DELETE", "/v1/experiences/1", nil, [401, 404, 204, 404]),
             ("DELETE", "/v1/clips/com.a.app.Clip", nil, [401, 404, 409, 409]),  // it still has experiences
             // An upload for team A: team B may not upload for it; the admin's comes after team A's (200).

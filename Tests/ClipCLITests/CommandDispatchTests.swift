@@ -1,4 +1,5 @@
 import ArgParse
+import ClipApp
 @testable import ClipCLI
 import ClipCommands
 import Testing
@@ -15,9 +16,12 @@ struct CommandDispatchTests {
     }
 
     @Test func everyCommandPathHasAHandlerAndEveryHandlerACommand() {
-        let commands = Set(Self.runnablePaths(Commands.root))
-        let handled = Set(Context.handlers.keys)
+        let commands = Set(Self.runnablePaths(ClipCLI.root))
+        let legacy = Set(Context.handlers.keys), operations = Set(Application.bindings.map(\.commandPath))
+        let handled = legacy.union(operations)
         #expect(commands.count > 40)
+        #expect(legacy.isDisjoint(with: operations), "a command with both a handler and an operation")
+        #expect(operations.count == Application.bindings.count, "two operations bound to one command")
         #expect(commands.subtracting(handled).map { $0.joined(separator: " ") }.sorted() == [], "commands without a handler")
         #expect(handled.subtracting(commands).map { $0.joined(separator: " ") }.sorted() == [], "handlers of no command")
     }
@@ -27,16 +31,16 @@ struct CommandDispatchTests {
     @Test func runnablePathsAreWhatTheParserReturns() throws {
         func visit(_ command: CommandSpec, _ path: [String]) throws {
             let arguments = path + command.positionals.filter { !$0.optional }.map { _ in "x" }
-            if Self.runnablePaths(Commands.root).contains(path) {
-                let parsed = try ArgumentParser.parse(arguments, root: Commands.root, globals: Commands.globals)
+            if Self.runnablePaths(ClipCLI.root).contains(path) {
+                let parsed = try ArgumentParser.parse(arguments, root: ClipCLI.root, globals: Commands.globals)
                 #expect(parsed.path == path)
             } else {
                 #expect(throws: ArgParseError.missingCommand(path: path)) {
-                    try ArgumentParser.parse(path, root: Commands.root, globals: Commands.globals)
+                    try ArgumentParser.parse(path, root: ClipCLI.root, globals: Commands.globals)
                 }
             }
             for sub in command.subcommands { try visit(sub, path + [sub.name]) }
         }
-        try visit(Commands.root, [])
+        try visit(ClipCLI.root, [])
     }
 }

@@ -6,7 +6,7 @@ import Testing
 
 @testable import ClipCLI
 
-/// clipctl's man page and completions come from `Commands.root`: every command and option of the
+/// clipctl's man page and completions come from `ClipCLI.root`: every command and option of the
 /// grammar is in each, and the maintenance words answer only when alone.
 struct GeneratedDocumentationTests {
     static func clipctl(_ arguments: [String]) -> (code: Int32, out: String, err: String) {
@@ -20,7 +20,7 @@ struct GeneratedDocumentationTests {
         return (code, out.value.withLock { $0 }, err.value.withLock { $0 })
     }
 
-    static func everyCommand(_ command: CommandSpec = Commands.root, _ path: [String] = []) -> [(path: [String], spec: CommandSpec)] {
+    static func everyCommand(_ command: CommandSpec = ClipCLI.root, _ path: [String] = []) -> [(path: [String], spec: CommandSpec)] {
         [(path, command)] + command.subcommands.flatMap { everyCommand($0, path + [$0.name]) }
     }
 

@@ -1,0 +1,8 @@
+/// Every operation's binding, feature by feature: the HTTP API serves each at its route and
+/// `clipctl` runs each as its command (docs/architecture.md#the-application-layer).
+public enum Application {
+    public static let bindings: [Binding] = [
+        ExperienceHistory.binding,
+        TokenList.binding,
+    ]
+}

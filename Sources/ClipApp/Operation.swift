@@ -1,0 +1,51 @@
+public import ClipWire
+public import StrictJSON
+
+/// One thing the registry does, declared once (docs/architecture.md#the-application-layer): who may
+/// call it, its typed input, its output and what it does in a session. The HTTP API serves it at
+/// its route and `clipctl` runs it as a command, on a database or by sending the route's request
+/// to a server, from this one declaration.
+public protocol Operation: SendableMetatype {
+    associatedtype Input: OperationInput
+    associatedtype Output: OperationOutput
+    static var callers: CallerRule { get }
+    static func run(_ input: Input, in session: Session) throws -> Output
+}
+
+/// An operation's input: read from named arguments with every field error kept, and written back
+/// to them to send the operation to a server.
+public protocol OperationInput: Sendable {
+    init(reading reader: inout ArgumentReader)
+    var arguments: Arguments { get }
+}
+
+/// An operation's output: the JSON the API answers and `--json` prints, and read back from it by a
+/// `clipctl` that sent the operation to a server.
+public protocol OperationOutput: SendableMetatype {
+    var json: JSONValue { get }
+    init(json: JSONValue) throws(WireError)
+}
+
+extension Operation {
+    /// Reads the input (every field error at once), admits the caller and runs.
+    public static func perform(_ arguments: Arguments, in session: Session) throws -> Output {
+        try session.admit(callers)
+        var reader = ArgumentReader(arguments)
+        let input = Input(reading: &reader)
+        try reader.finish()
+        return try run(input, in: session)
+    }
+}
+
+/// Where a command prints: standard output and standard error.
+public struct Printer {
+    public let out: (String) -> Void
+    public let err: (String) -> Void
+
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void) {
+        self.out = out
+        self.err = err
+    }
+
+    public func line(_ text: String = "") { out(text + "\n") }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import StrictJSON
+import TestSupport
+import Testing
+
+/// `clipctl history` on a database and over `--server`: the operation declared once in the
+/// application layer gives the same records both ways (docs/architecture.md#the-application-layer).
+@Suite(.serialized) struct HistoryProcessTests {
+    /// The records' actions and changed members, leaving out times and actors (which differ by where they ran).
+    static func shape(_ text: String) -> [String] {
+        text.split(separator: "\n").map { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).joined(separator: " ")
+        }
+    }
+
+    @Test func theSameHistoryLocallyAndOverTheAPI() throws {
+        let local = try Clipctl()
+        var remote = try Clipctl()
+        let admin = try remote("--db", "served.db", "token", "create", "--admin", "--name", "admin").out
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let other = try remote("--db", "served.db", "token", "create", "--team", "ZYXWV98765", "--name", "other").out
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try ServeProcess(remote, database: remote.file("served.db"))
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
+        remote.environment["CLIP_TOKEN"] = admin
+        var outputs: [[String]] = []
+        for c in [local, remote] {
+            let url = "https://bikes.example/rent"
+            #expect(
+                try c("register", url, "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "Bikes", "--subtitle", "Rent").code == 0)
+            #expect(try c("update", url, "--title", "E-bikes", "--subtitle", "Rent one").code == 0)
+            #expect(try c("deactivate", url).code == 0)
+            let byURL = try c("history", url)
+            guard case .integer(let id)? = try JSONParser.parse(Array(try c("show", url, "--json").out.utf8))["id"] else {
+                Issue.record("show --json gave no id")
+                return
+            }
+            let byID = try c("history", String(id))
+            #expect(byURL.code == 0 && byURL.out == byID.out && byURL.err.isEmpty, "\(byURL.err)")
+            outputs.append(Self.shape(byURL.out))
+            // A page, and where the rest begins.
+            let page = try c("history", String(id), "--limit", "2", "--json")
+            let json = try JSONParser.parse(Array(page.out.utf8))
+            #expect(json["items"]?.arrayValue?.count == 2 && json["nextSince"] != .null)
+            #expect(try c("remove", url).code == 0)
+            #expect(Self.shape(try c("history", String(id)).out).last == "remove")
+            // Bad arguments: every one named, exit 65; an unknown experience: exit 1.
+            let bad = try c("history", String(id), "--limit", "0", "--since", "x")
+            #expect(bad.code == 65 && bad.err.contains("limit:") && bad.err.contains("since:"), "\(bad.err)")
+            #expect(try c("history", "987654").code == 1)
+        }
+        #expect(outputs[0] == outputs[1] && outputs[0] == ["create", "update title, subtitle", "deactivate status"], "\(outputs)")
+        // Another team's token learns nothing of the experience.
+        var stranger = remote
+        stranger.environment["CLIP_TOKEN"] = other
+        let refused = try stranger("history", "1")
+        #expect(refused.code == 1 && refused.err.contains("not found"), "\(refused.err)")
+        #expect(server.stop() == 0)
+    }
+}
