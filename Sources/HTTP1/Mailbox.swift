@@ -23,7 +23,7 @@ final class Mailbox: Sendable {
     }
 
     /// A connection accepted and not yet admitted. At the cap it visits every thread in turn for
-    /// the connection that has waited longest to make room for it (`best`), then goes to that
+    /// the connection with the least to lose to make room for it (`best`), then goes to that
     /// connection's thread (`decided`).
     struct Arrival: Sendable {
         let socket: ConnectionSocket

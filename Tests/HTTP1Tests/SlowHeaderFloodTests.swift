@@ -187,3 +187,27 @@ enum NormalClient {
 extension RawClient {
     static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 }
+
+/// The default cap: the smaller of what descriptors and a quarter of memory allow, at least 256.
+struct ConnectionBudgetTests {
+    @Test func theCapIsTheSmallerOfDescriptorsAndMemory() {
+        let gib: UInt64 = 1 << 30
+        #expect(ConnectionBudget(descriptors: 20_000, memoryBytes: 24 * gib).maxConnections == 19_744, "descriptors bound it")
+        #expect(
+            ConnectionBudget(descriptors: 524_288, memoryBytes: 1 * gib).maxConnections == 4_096, "memory bounds it: 1 GiB ÷ 4 ÷ 64 KiB")
+        #expect(ConnectionBudget(descriptors: 1_024, memoryBytes: 64 * gib).maxConnections == 768)
+        #expect(ConnectionBudget(descriptors: 300, memoryBytes: 64 * gib).maxConnections == 256, "never below the old cap")
+        #expect(ConnectionBudget(descriptors: 0, memoryBytes: 0).maxConnections == 256)
+    }
+
+    @Test func theSoftDescriptorLimitIsRaisedToTheHardOne() {
+        ConnectionBudget.raiseDescriptorLimit()
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        #expect(limit.rlim_cur == limit.rlim_max)
+        let budget = ConnectionBudget.current()
+        #expect(budget.descriptors == Int(clamping: limit.rlim_max))
+        #expect(budget.memoryBytes > 0)
+        #expect(HTTPLimits().maxConnections == budget.maxConnections)
+    }
+}
