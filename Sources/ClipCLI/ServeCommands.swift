@@ -28,9 +28,20 @@ extension Context {
         var limits = HTTPLimits()
         // POST /v1/images carries an image's bytes: by default a body may be as large as the largest image taken.
         limits.maxBodyBytes = max(limits.maxBodyBytes, HeaderImage.maxBytes)
+        // The default cap is what descriptors and memory allow (docs/architecture.md#limits-and-slow-clients).
+        let budget = ConnectionBudget.current()
+        var capNote = "the default: descriptor limit \(budget.descriptors), memory \(budget.memoryBytes >> 20) MiB"
         if let n = parsed.value("max-connections") {
             guard let v = Int(n), v > 0 else { throw CommandFailure.usage("--max-connections takes a positive number") }
             limits.maxConnections = v
+            capNote = "--max-connections"
+            // Past the descriptor limit accept(2) fails with EMFILE: the cap stays below it.
+            if v > budget.byDescriptors && budget.byDescriptors > 0 {
+                limits.maxConnections = budget.byDescriptors
+                capNote =
+                    "--max-connections \(v) lowered: the descriptor limit is \(budget.descriptors), "
+                    + "\(ConnectionBudget.reservedDescriptors) of them kept for the server's own files"
+            }
         }
         if let n = parsed.value("max-body-bytes") {
             guard let v = Int(n), v > 0 else { throw CommandFailure.usage("--max-body-bytes takes a positive number") }
@@ -74,6 +85,7 @@ extension Context {
             path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads, savedReadModel: savedReadModel)
         let io = self.io
         io.err(Self.readModelLine(pool.index, seconds: Double(DispatchTime.now().uptimeNanoseconds - loadStarted) / 1e9))
+        io.err(Self.logLine("info", "connections: at most \(limits.maxConnections) (\(capNote))"))
         let quiet = parsed.flag("quiet")
         let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { line in io.err(line + "\n") })
         let api = ClipAPI(

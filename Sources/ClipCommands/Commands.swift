@@ -297,7 +297,9 @@ public enum Commands {
                     "Binds 127.0.0.1 unless told otherwise; port 0 picks a free port (the real one is printed). Stops gracefully on SIGTERM or SIGINT. With an App Store Connect key (--asc-key-id … or the ASC_ environment), admin tokens can plan and apply through /v1/asc.",
                 options: [
                     .option("listen", value: "HOST:PORT", help: "address to listen on (default 127.0.0.1:8080)"),
-                    .option("max-connections", value: "N", help: "open connections at most (default 256)"),
+                    .option(
+                        "max-connections", value: "N",
+                        help: "open connections at most (default: what the descriptor limit and memory allow)"),
                     .option("max-body-bytes", value: "N", help: "largest request body (default 10485760, the largest header image)"),
                     .option("public-max-age", value: "SECONDS", help: "how long caches and CDNs may keep public answers (default 60)"),
                     .flag("quiet", help: "no request log lines"),

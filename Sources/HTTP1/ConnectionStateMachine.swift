@@ -6,8 +6,9 @@
 ///
 /// Deadlines (all from `HTTPLimits`):
 /// - idle: a new or kept-alive connection with no request byte for `idle` ms is closed quietly;
-/// - head: a request head still incomplete `head` ms after its first byte answers 408 (slowloris,
-///   RFC 9110 §15.5.9);
+/// - head: a request head still incomplete `head` ms after the connection began waiting for it
+///   (accepted, or its previous answer written) answers 408, however its bytes trickle in: one
+///   total deadline, never extended by a byte (slowloris, RFC 9110 §15.5.9);
 /// - body: a body still incomplete `body` ms after its head answers 408, and so does one arriving
 ///   slower than `minimumBodyRate` bytes a second once `bodyGrace` ms have passed: `bodyGrace` +
 ///   received ÷ rate after its head (a body dripped or stalled holds a connection for seconds);
@@ -60,7 +61,7 @@ struct ConnectionStateMachine: Equatable, Sendable {
     enum State: Equatable, Sendable {
         /// Waiting for the first byte of a request: a new connection or a kept-alive one.
         case idle(since: UInt64)
-        /// Part of a request head has arrived, the first byte at `since`.
+        /// Part of a request head has arrived; the connection has waited for it since `since`.
         case readingHead(since: UInt64)
         /// The head is complete and the body is awaited since `since`, `received` bytes of it in;
         /// `continueSent` once the interim 100 (Continue) went out (RFC 9110 §10.1.1).
@@ -147,9 +148,10 @@ struct ConnectionStateMachine: Equatable, Sendable {
     /// The peer closed its side (a read returned end of file).
     mutating func peerDidClose() { peerClosed = true }
 
-    /// The buffered bytes hold part of a request head: its deadline runs from the first of them.
+    /// The buffered bytes hold part of a request head: its deadline runs from when the connection
+    /// began waiting for it (`idle`'s `since`), not from its first byte.
     mutating func partialHead(now: UInt64) -> Action {
-        if case .idle = state { state = .readingHead(since: now) }
+        if case .idle(let since) = state { state = .readingHead(since: min(since, now)) }
         return readMore(stopping: false)
     }
 

@@ -183,6 +183,7 @@ final class EventLoop: Sendable {
 }
 
 extension EventLoop {
-    /// How long a connection must have been idle before it is closed to make room (at most 1 s).
+    /// How long a connection must have waited for a request (idle, or its head incomplete) before it
+    /// may be closed to make room (at most 1 s, at most the idle timeout).
     var idleBeforeMakingRoom: UInt64 { min(1_000, timeouts.idle) }
 }

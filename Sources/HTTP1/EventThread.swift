@@ -32,6 +32,8 @@ final class EventThread {
     /// The thread the accepting thread hands its next connection to.
     var nextThread = 0
     var exiting = false
+    /// The connections this thread would close next to make room at the cap (`RoomSearch`).
+    var room = RoomSearch()
     /// Reads land here first (`ConnectionSocket.readAvailable`), allocated once.
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: EventLoop.bodyChunk, alignment: 16)
 
@@ -141,100 +143,6 @@ final class EventThread {
             nextThread = (nextThread + 1) % loop.mailboxes.count
             if target == index { arrive(arrival) } else { loop.mailboxes[target].post(.arrived(arrival)) }
         }
-    }
-
-    /// Admits a new connection below the cap. At the cap (global, `EventLoop.open`) a client with
-    /// nothing more to say is closed to make room (`roomCandidate`), the best one of every thread:
-    /// the arrival visits each in turn, then the one holding the best. Otherwise (or stopping) the
-    /// newcomer is refused with a 503.
-    func arrive(_ arrival: Mailbox.Arrival) {
-        var arrival = arrival
-        let limits = configuration.limits
-        if !isStopping {
-            if EventLoop.reserve(loop.open, below: limits.maxConnections) {
-                admit(arrival, refused: false)
-                return
-            }
-            let threads = loop.mailboxes.count
-            let now = monotonicMilliseconds()
-            if arrival.decided {
-                if let mine = roomCandidate(now: now) {
-                    makeRoom(mine, for: arrival)
-                    return
-                }
-            } else {
-                if let mine = roomCandidate(now: now), mine.isBetter(than: arrival.best) { arrival.best = mine }
-                arrival.visited += 1
-                if arrival.visited < threads {
-                    loop.mailboxes[(index + 1) % threads].post(.arrived(arrival))
-                    return
-                }
-                if let best = arrival.best {
-                    if best.thread == index, let mine = roomCandidate(now: now) {
-                        makeRoom(mine, for: arrival)
-                    } else {
-                        arrival.decided = true
-                        loop.mailboxes[best.thread].post(.arrived(arrival))
-                    }
-                    return
-                }
-            }
-        }
-        guard EventLoop.reserve(loop.refused, below: EventLoop.maxLingeringRefusals) else {
-            // Too many refusals lingering already: the 503 as far as the socket takes it at once.
-            _ = try? arrival.socket.writeAvailable(EventLoop.overTheCap[...])
-            arrival.socket.shutdownWrites()
-            arrival.socket.close()
-            return
-        }
-        admit(arrival, refused: true)
-    }
-
-    /// Closes `candidate` and gives its place under the cap to the newcomer.
-    private func makeRoom(_ candidate: Mailbox.RoomCandidate, for arrival: Mailbox.Arrival) {
-        guard let slot = slots[candidate.id] else { return }
-        close(slot.connection, keepingItsPlace: true)
-        admit(arrival, refused: false)
-    }
-
-    /// A new connection joins this thread's set, its place (or its refusal) already counted.
-    private func admit(_ arrival: Mailbox.Arrival, refused: Bool) {
-        let machine = ConnectionStateMachine(timeouts: loop.timeouts, now: monotonicMilliseconds())
-        let c = Connection(socket: arrival.socket, id: nextID, address: arrival.address, machine: machine)
-        nextID += 1
-        slots[c.id] = Slot(connection: c, refused: refused)
-        do { try register(c, operation: EPOLL_CTL_ADD) } catch {
-            close(c)
-            return
-        }
-        if refused {
-            // Over the cap: a clean refusal the client can read, never a crash or a silent hang.
-            guard answerAndLinger(c, EventLoop.overTheCap, scratch: scratch) == .rearmed else { return }
-        }
-        release(c)
-    }
-
-    /// At the connection cap, a new client is served rather than refused while a connection has
-    /// nothing more to say: one answered and lingering before its close (RFC 9112 §9.6; the answer
-    /// is out), else one idle for at least `EventLoop.idleBeforeMakingRoom` (kept alive, or opened
-    /// and silent), whichever has waited longest. Clients must expect a kept-alive connection to
-    /// close at any time between requests (RFC 9112 §9.3.1). The minimum idle time keeps a burst of
-    /// new connections from closing each other (or a busy keep-alive client between two requests)
-    /// before they send anything: then the newcomer is refused as before. nil: none qualifies here.
-    func roomCandidate(now: UInt64) -> Mailbox.RoomCandidate? {
-        let idleAtLeast = loop.idleBeforeMakingRoom
-        var best: Mailbox.RoomCandidate?
-        for (id, slot) in slots where !slot.handedOff && !slot.refused && slot.connection.hot.out.isEmpty {
-            let candidate: Mailbox.RoomCandidate
-            switch slot.connection.machine.state {
-            case .lingering(let since): candidate = .init(thread: index, id: id, lingering: true, since: since)
-            case .idle(let since) where slot.connection.buffer.isEmpty && since + idleAtLeast <= now:
-                candidate = .init(thread: index, id: id, lingering: false, since: since)
-            default: continue
-            }
-            if candidate.isBetter(than: best) { best = candidate }
-        }
-        return best
     }
 
     // MARK: Deadlines

@@ -102,6 +102,8 @@ public final class HTTPServer: Sendable {
     public func start() throws -> Int {
         // A write to a closed peer must be an error, never a process-ending signal.
         signal(SIGPIPE, SIG_IGN)
+        // Each connection is a descriptor: as many as the hard limit allows (`ConnectionBudget`).
+        ConnectionBudget.raiseDescriptorLimit()
         let loop = try EventLoop(configuration: configuration, handler: handler, inline: inline, hot: hot, observer: observer)
         let fresh = running.withLock { running in
             guard running == nil else { return false }

@@ -8,9 +8,14 @@ public struct HTTPLimits: Sendable {
     public var maxHeaderCount = 100
     /// Request body; larger → 413 (before any of it is read) and close.
     public var maxBodyBytes = 8 * 1024 * 1024
-    /// Open connections; the next one gets 503 and is closed.
-    public var maxConnections = 256
-    /// From the first byte of a request to its last header byte; slower → 408 and close (slowloris).
+    /// Open connections. At the cap a connection with nothing more to say, or the slowest to send
+    /// its head, is closed to make room (`EventThread.arrive`); when none qualifies the newcomer
+    /// gets 503 and is closed. By default what the descriptor limit and memory allow
+    /// (`ConnectionBudget`).
+    public var maxConnections = HTTPLimits.defaultMaxConnections
+    /// For a whole request head: from the moment the connection waits for a request (accepted, or
+    /// its previous answer written) to the head's last byte, whatever arrives meanwhile; slower →
+    /// 408 and close (slowloris: a byte now and then never extends it).
     public var headDeadlineSeconds = 10.0
     /// For the whole body; slower → 408 and close.
     public var bodyDeadlineSeconds = 30.0
@@ -26,4 +31,7 @@ public struct HTTPLimits: Sendable {
     public var writeTimeoutSeconds = 30.0
 
     public init() {}
+
+    /// `ConnectionBudget.current().maxConnections`, found once (the soft descriptor limit raised).
+    public static let defaultMaxConnections = ConnectionBudget.current().maxConnections
 }

@@ -23,7 +23,7 @@ final class Mailbox: Sendable {
     }
 
     /// A connection accepted and not yet admitted. At the cap it visits every thread in turn for
-    /// the connection that has waited longest to make room for it (`best`), then goes to that
+    /// the connection with the least to lose to make room for it (`best`), then goes to that
     /// connection's thread (`decided`).
     struct Arrival: Sendable {
         let socket: ConnectionSocket
@@ -33,17 +33,23 @@ final class Mailbox: Sendable {
         var decided = false
     }
 
-    /// The connection a thread would close to make room, and how long it has waited.
+    /// The connection a thread would close to make room, and how little it has sent for how long.
     struct RoomCandidate: Sendable {
         let thread: Int
         let id: UInt64
+        /// Answered and half-closed: it has nothing more to say.
         let lingering: Bool
+        /// When it began waiting (for a request, or to close).
         let since: UInt64
+        /// Bytes of a request head received per second of waiting (0 for an idle connection).
+        let bytesPerSecond: Double
 
-        /// Lingering (the answer is out) before idle, then the one waiting longest.
+        /// Lingering (the answer is out) first, then the one that has sent the least for the
+        /// longest: the lowest rate, then the longest wait.
         func isBetter(than other: RoomCandidate?) -> Bool {
             guard let other else { return true }
             if lingering != other.lingering { return lingering }
+            if bytesPerSecond != other.bytesPerSecond { return bytesPerSecond < other.bytesPerSecond }
             return since < other.since
         }
     }

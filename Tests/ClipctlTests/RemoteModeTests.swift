@@ -13,10 +13,17 @@ final class ServeProcess {
     let port: Int
     let clipctl: Clipctl
 
-    init(_ clipctl: Clipctl, database: String, listen: String = "127.0.0.1:0", arguments: [String] = []) throws {
+    /// `softDescriptorLimit`: started under that soft RLIMIT_NOFILE (`ulimit -Sn`, as systemd's 1024).
+    init(
+        _ clipctl: Clipctl, database: String, listen: String = "127.0.0.1:0", arguments: [String] = [], softDescriptorLimit: Int? = nil
+    ) throws {
         self.clipctl = clipctl
         process.executableURL = Clipctl.binary
         process.arguments = ["--db", database, "serve", "--listen", listen, "--quiet"] + arguments
+        if let softDescriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -Sn \(softDescriptorLimit) && exec \"$0\" \"$@\"", Clipctl.binary.path] + process.arguments!
+        }
         process.currentDirectoryURL = clipctl.directory
         let out = Pipe()
         process.standardOutput = out

@@ -17,17 +17,29 @@ struct ConnectionStateMachineTests {
         #expect(m.tick(now: 99_000) == .none, "a closed connection has nothing more to do")
     }
 
-    @Test func aSlowHeadGets408AtTheHeadDeadlineFromItsFirstByte() {
+    /// One total deadline for the head, from when the connection began waiting: a client silent
+    /// for most of the idle timeout does not get a fresh head deadline with its first byte.
+    @Test func aSlowHeadGets408AtTheHeadDeadlineFromWhenItsConnectionBeganWaiting() {
         var m = fresh(at: 0)
-        #expect(m.partialHead(now: 2_000) == .read)
-        #expect(m.deadline == 12_000, "the head deadline, not the idle one, from the first byte")
-        #expect(m.tick(now: 11_999) == .none)
-        guard case .fail(let error) = m.tick(now: 12_000) else {
+        #expect(m.partialHead(now: 4_000) == .read)
+        #expect(m.deadline == 10_000, "the head deadline, not the idle one, from the accept")
+        #expect(m.tick(now: 9_999) == .none)
+        guard case .fail(let error) = m.tick(now: 10_000) else {
             Issue.record("expected a 408")
             return
         }
         #expect(error.status == 408 && error.message == "the request head did not arrive within 10 s")
         #expect(m.state == .closed)
+    }
+
+    /// A kept-alive connection's next head is due `head` ms after its previous answer was out.
+    @Test func theNextHeadOfAKeptAliveConnectionIsDueFromItsPreviousAnswer() {
+        var m = fresh(at: 0)
+        _ = m.requestComplete()
+        m.writeStarted(now: 1_000)
+        #expect(m.writeFinished(written: true, keepAlive: true, now: 2_000) == .none)
+        #expect(m.partialHead(now: 6_500) == .read)
+        #expect(m.deadline == 12_000)
     }
 
     /// Slowloris: a byte now and then must not push the head deadline back.
@@ -37,8 +49,8 @@ struct ConnectionStateMachineTests {
             #expect(m.partialHead(now: now) == .read)
             #expect(m.tick(now: now) == .none)
         }
-        #expect(m.deadline == 10_100)
-        #expect(m.tick(now: 10_100) != .none)
+        #expect(m.deadline == 10_000)
+        #expect(m.tick(now: 10_000) != .none)
     }
 
     @Test func aSlowBodyGets408AtTheBodyDeadlineFromItsHead() {
@@ -179,7 +191,7 @@ struct ConnectionStateMachineTests {
         var reading = fresh()
         _ = reading.partialHead(now: 1_100)
         #expect(reading.readMore(stopping: true) == .read)
-        #expect(reading.deadline == 11_100, "its head deadline still holds")
+        #expect(reading.deadline == 11_000, "its head deadline still holds")
     }
 
     @Test func anAnswerTheSocketDoesNotTakeWaitsForItUnderTheWriteDeadlineAndReadsNothingMeanwhile() {

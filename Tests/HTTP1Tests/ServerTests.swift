@@ -373,13 +373,13 @@ final class TestServer {
 
     /// At the cap, a connection idle for a second or more (the one idle longest) is closed so that
     /// a new client is served instead of refused; one idle for less (a burst of new connections,
-    /// a keep-alive client between two requests) or with a request under way never is.
+    /// a keep-alive client between two requests) or with a body arriving never is.
     @Test func idleConnectionsAreClosedToMakeRoomAtTheCap() throws {
         var limits = HTTPLimits()
         limits.maxConnections = 3
         let t = try TestServer(limits: limits)
         let busy = try RawClient(port: t.port)
-        busy.send("GET /busy HTTP/1.1\r\nHost: x\r\n")  // a head under way
+        busy.send("PUT /busy HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{")  // a body under way
         let a = try RawClient(port: t.port)
         a.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(a.readResponses(1).first.map(body) == "GET /a 0")
@@ -404,8 +404,33 @@ final class TestServer {
         c.send("GET /c2 HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(c.readResponses(1).first.map(body) == "GET /c2 0")
         // The request under way kept its slot throughout.
-        busy.send("\r\n")
-        #expect(busy.readResponses(1).first.map(body) == "GET /busy 0")
+        busy.send("}")
+        #expect(busy.readResponses(1).first.map(body) == "PUT /busy 2")
+    }
+
+    /// At the cap, among connections waiting a second or more for a request, the one that has sent
+    /// the least for the longest makes room: a silent one before a head dripped, a head dripped
+    /// before one that came faster (and then completes and is answered).
+    @Test func theSlowestHeadMakesRoomAfterTheSilentOnes() throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 3
+        let t = try TestServer(limits: limits)
+        let faster = try RawClient(port: t.port)
+        faster.send("GET /faster HTTP/1.1\r\nHost: x\r\n")
+        let dripper = try RawClient(port: t.port)
+        dripper.send("GET /")
+        let silent = try RawClient(port: t.port)
+        Thread.sleep(forTimeInterval: 1.1)
+        let first = try RawClient(port: t.port)
+        first.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(first.readResponses(1).first.map(body) == "GET /first 0")
+        #expect(silent.isClosedByPeer(seconds: 2), "the silent connection made room first")
+        let second = try RawClient(port: t.port)
+        second.send("GET /second HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(second.readResponses(1).first.map(body) == "GET /second 0")
+        #expect(dripper.isClosedByPeer(seconds: 2), "then the head that sent least per second")
+        faster.send("\r\n")
+        #expect(faster.readResponses(1).first.map(body) == "GET /faster 0", "the faster head kept its place")
     }
 
     @Test func aRequestStillQueuedAtTheDrainDeadlineIsNotStarted() throws {
