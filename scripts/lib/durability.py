@@ -208,6 +208,23 @@ class Workload:
                     lost.append((f"import {batch}", lost_at - info["acked_at"]))
         return integrity, lost, half
 
+    def rebase(self, db):
+        """After `recovered` accepted a restored copy: the record becomes what the copy holds, so
+        that the next loss is judged against it (what the last one took is no longer expected)."""
+        _, stored = self.read(db)
+        with self.lock:
+            for url in list(self.state):
+                if url in stored:
+                    self.state[url] = {"acked": stored[url], "attempts": [], "log": [[stored[url], float("-inf")]]}
+                else:
+                    del self.state[url]
+            per_batch = self.import_counts(stored)
+            for batch in list(self.imports):
+                if per_batch.get(batch, 0):
+                    self.imports[batch].update(acked=True, acked_at=float("-inf"))
+                else:
+                    del self.imports[batch]
+
     def snapshot(self):
         """The record as it is now, for `reset` after the database is restored to this moment."""
         with self.lock:
