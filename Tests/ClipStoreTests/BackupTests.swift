@@ -271,7 +271,9 @@ struct BackupTests {
             let db = try Connection(path: path)
             try db.execute("CREATE TABLE IF NOT EXISTS _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER)")
             try db.execute("CREATE TABLE IF NOT EXISTS _litestream_lock (id INTEGER)")
-            try db.execute("INSERT INTO _litestream_seq (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq", [.integer(Int64(seq))])
+            try db.execute(
+                "INSERT INTO _litestream_seq (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq",
+                [.integer(Int64(seq))])
             db.close()
         }
         func litestreamRows(_ path: String) throws -> [String] {
@@ -279,7 +281,8 @@ struct BackupTests {
             defer { db.close() }
             let tables = try db.query("SELECT name FROM sqlite_master WHERE name LIKE '\\_litestream%' ESCAPE '\\' ORDER BY name")
                 .map { try $0.string("name") }
-            let seq = tables.contains("_litestream_seq") ? try db.query("SELECT seq FROM _litestream_seq").map { "seq \(try $0.int("seq"))" } : []
+            let seq =
+                tables.contains("_litestream_seq") ? try db.query("SELECT seq FROM _litestream_seq").map { "seq \(try $0.int("seq"))" } : []
             return tables + seq
         }
         let livePath = temporaryDatabasePath()
