@@ -169,6 +169,14 @@ extension Registry {
         }
     }
 
+    /// Litestream's control tables (docs/operations.md, Replication and recovery with Litestream):
+    /// Litestream 0.5 creates them in the database it replicates, holds its read lock through
+    /// `_litestream_seq` and writes both at every checkpoint it runs (its db.go: `init`,
+    /// `acquireReadLock`, `checkpoint`). They are not registry content: a backup is checked
+    /// without them, and a restore leaves the live database's as they are, so Litestream
+    /// replicates on through a restore.
+    static let litestreamTables = ["_litestream_seq", "_litestream_lock"]
+
     /// What a restore keeps of the live database in the copy that replaces it (README,
     /// Reliability): the API tokens are the installation's credentials, not registry content, so
     /// the live `api_token` rows replace the backup's as they are (a revoked token stays revoked,
@@ -204,6 +212,15 @@ extension Registry {
         where liveTables.contains(table) {
             for row in try live.query("SELECT \(key) AS k, version FROM \(table)") {
                 try copy.execute("UPDATE \(table) SET version = max(version, ?) + 1 WHERE \(key) = ?", [row.values[1], row.values[0]])
+            }
+        }
+        for table in litestreamTables where liveTables.contains(table) {
+            let definition = try live.query("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)])
+            guard let sql = try definition.first?.optionalString("sql") else { continue }
+            try copy.execute(sql)
+            for row in try live.query("SELECT * FROM \(table)") {
+                let marks = Array(repeating: "?", count: row.values.count).joined(separator: ", ")
+                try copy.execute("INSERT INTO \(table) VALUES (\(marks))", Array(row.values))
             }
         }
         guard liveTables.contains("sqlite_sequence") else { return tokens.count }
@@ -248,6 +265,7 @@ extension Registry {
             guard check == ["ok"] else {
                 throw RegistryError.storage("\(path) fails its integrity check: \(check.prefix(3).joined(separator: "; "))")
             }
+            for table in litestreamTables { try copy.execute("DROP TABLE IF EXISTS \(table)") }
             let tables = try copy.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map {
                 try $0.string("name")
             }

@@ -263,6 +263,57 @@ struct BackupTests {
         #expect(try server.createToken(name: "after", team: nil).value.token.id > newer.token.id)
     }
 
+    /// Litestream (docs/operations.md) creates `_litestream_seq` and `_litestream_lock` in the
+    /// database it replicates and writes them at every checkpoint it runs: a backup taken under
+    /// it has them, and a restore under it must leave them as they are.
+    @Test func aRestoreUnderLitestreamKeepsItsTablesAndTakesBackupsThatHaveThem() throws {
+        func addLitestreamTables(_ path: String, seq: Int) throws {
+            let db = try Connection(path: path)
+            try db.execute("CREATE TABLE IF NOT EXISTS _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER)")
+            try db.execute("CREATE TABLE IF NOT EXISTS _litestream_lock (id INTEGER)")
+            try db.execute(
+                "INSERT INTO _litestream_seq (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq",
+                [.integer(Int64(seq))])
+            db.close()
+        }
+        func litestreamRows(_ path: String) throws -> [String] {
+            let db = try Connection(path: path)
+            defer { db.close() }
+            let tables = try db.query("SELECT name FROM sqlite_master WHERE name LIKE '\\_litestream%' ESCAPE '\\' ORDER BY name")
+                .map { try $0.string("name") }
+            let seq =
+                tables.contains("_litestream_seq") ? try db.query("SELECT seq FROM _litestream_seq").map { "seq \(try $0.int("seq"))" } : []
+            return tables + seq
+        }
+        let livePath = temporaryDatabasePath()
+        let registry = try Registry(path: livePath)
+        _ = try registry.register(try experienceJSON("https://shop.example/a"))
+        let plain = temporaryDatabasePath()
+        try registry.backup(to: plain)
+        try addLitestreamTables(livePath, seq: 7)
+        _ = try registry.register(try experienceJSON("https://shop.example/b"))
+        let underLitestream = temporaryDatabasePath()
+        try registry.backup(to: underLitestream)
+        try addLitestreamTables(livePath, seq: 9)
+        let expected = ["_litestream_lock", "_litestream_seq", "seq 9"]
+
+        // A backup taken while Litestream replicated is a registry backup like any other.
+        _ = try registry.restore(from: underLitestream)
+        #expect(try registry.experiences().map(\.url.path) == ["/a", "/b"])
+        #expect(try litestreamRows(livePath) == expected, "the live tables and row as Litestream left them, not the backup's")
+        // One from before Litestream ran: its tables are still there for Litestream's next checkpoint.
+        _ = try registry.restore(from: plain)
+        #expect(try registry.experiences().map(\.url.path) == ["/a"])
+        #expect(try litestreamRows(livePath) == expected)
+        #expect(try Connection(path: livePath).integrityCheck() == ["ok"])
+        // Without Litestream, a restore adds none of its tables.
+        let elsewhere = temporaryDatabasePath()
+        let other = try Registry(path: elsewhere)
+        _ = try other.restore(from: underLitestream)
+        #expect(try litestreamRows(elsewhere) == [])
+        #expect(try other.experiences().map(\.url.path) == ["/a", "/b"])
+    }
+
     @Test func idsAreNeverReusedAcrossARestore() throws {
         let livePath = temporaryDatabasePath()
         let registry = try Registry(path: livePath)

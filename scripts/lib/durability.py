@@ -1,12 +1,13 @@
-"""The durability workload and its checker, shared by scripts/crash-test, scripts/power-cut and
-scripts/fsync-eio (Python standard library only).
+"""The durability workload and its checker, shared by scripts/crash-test, scripts/power-cut,
+scripts/fsync-eio and scripts/dr-check (Python standard library only).
 
 Writers drive `clipctl serve` over HTTP on 127.0.0.1 (creates, updates, deactivations and
-200-line imports) and record every write the server acknowledged (a 2xx); `Workload.check`
+200-line imports) and record every write the server acknowledged (a 2xx) and when; `Workload.check`
 then reads the database file and says what an acknowledged write lost, which import was
-half-applied, and what `PRAGMA integrity_check` says.
+half-applied, and what `PRAGMA integrity_check` says. `Workload.recovered` does the same for a
+copy restored from a replica, which may lack what was acknowledged shortly before the loss.
 """
-import http.client, json, random, re, select, sqlite3, subprocess, threading, time
+import copy, http.client, json, random, re, select, sqlite3, subprocess, threading, time
 
 CLIP = "ABCDE12345.com.example.crash.Clip"
 IMPORT_LINES = 200
@@ -36,9 +37,11 @@ class Workload:
         self.token = token
         self.seed = seed
         self.lock = threading.Lock()
-        # url -> {"acked": value or None, "attempts": [values after the acked one]}; value = (subtitle, status)
+        # url -> {"acked": value or None, "attempts": [values after the acked one],
+        #         "log": [[value, acknowledged at (time.monotonic()) or None], ...] in the order sent}
+        # value = (subtitle, status)
         self.state = {}
-        self.imports = {}   # batch -> {"count": n, "acked": bool}
+        self.imports = {}   # batch -> {"count": n, "acked": bool, "acked_at": time.monotonic() or None}
         self.acked = 0
         self.statuses = {}  # HTTP status -> count (writes only)
 
@@ -59,7 +62,9 @@ class Workload:
 
     def attempt(self, url, value):
         with self.lock:
-            self.state.setdefault(url, {"acked": None, "attempts": []})["attempts"].append(value)
+            entry = self.state.setdefault(url, {"acked": None, "attempts": [], "log": []})
+            entry["attempts"].append(value)
+            entry["log"].append([value, None])
 
     def ack(self, url, value):
         with self.lock:
@@ -67,6 +72,10 @@ class Workload:
             entry["acked"] = value
             # Only attempts after this acknowledgement may legitimately have replaced it.
             entry["attempts"] = entry["attempts"][entry["attempts"].index(value) + 1:]
+            for sent in reversed(entry["log"]):
+                if sent[0] == value and sent[1] is None:
+                    sent[1] = time.monotonic()
+                    break
             self.acked += 1
 
     def writer(self, port, cycle, index, stop, on_status=None):
@@ -110,11 +119,12 @@ class Workload:
                     lines = "".join(json.dumps({"url": f"https://import.example/{batch}/{i}", "clip": CLIP, "title": "Imported",
                                                 "subtitle": "bulk"}) + "\n" for i in range(IMPORT_LINES))
                     with self.lock:
-                        self.imports[batch] = {"count": IMPORT_LINES, "acked": False}
+                        self.imports[batch] = {"count": IMPORT_LINES, "acked": False, "acked_at": None}
                     status, _ = self.request(port, "POST", "/v1/experiences/import", lines, "application/x-ndjson")
                     if status == 200:
                         with self.lock:
                             self.imports[batch]["acked"] = True
+                            self.imports[batch]["acked_at"] = time.monotonic()
                 if on_status:
                     on_status(status)
             except (OSError, http.client.HTTPException):
@@ -128,8 +138,9 @@ class Workload:
             t.start()
         return threads
 
-    def check(self, db):
-        """(integrity, lost, half-applied imports) for the database file at `db`."""
+    @staticmethod
+    def read(db):
+        """(integrity, {url: (subtitle, status)}) of the database file at `db`."""
         conn = sqlite3.connect(db, timeout=30)
         try:
             integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
@@ -138,7 +149,20 @@ class Workload:
                                    WHERE e.removed_at IS NULL""").fetchall()
         finally:
             conn.close()
-        stored = {url: (subtitle, status) for url, subtitle, status in rows}
+        return integrity, {url: (subtitle, status) for url, subtitle, status in rows}
+
+    @staticmethod
+    def import_counts(stored):
+        per_batch = {}
+        for url in stored:
+            if url.startswith("https://import.example/"):
+                batch = url.split("/")[3]
+                per_batch[batch] = per_batch.get(batch, 0) + 1
+        return per_batch
+
+    def check(self, db):
+        """(integrity, lost, half-applied imports) for the database file at `db`."""
+        integrity, stored = self.read(db)
         lost = []
         with self.lock:
             for url, entry in self.state.items():
@@ -147,17 +171,68 @@ class Workload:
                 allowed = [entry["acked"]] + entry["attempts"]
                 if stored.get(url) not in allowed:
                     lost.append((url, entry["acked"], stored.get(url)))
-            per_batch = {}
-            for url in stored:
-                if url.startswith("https://import.example/"):
-                    batch = url.split("/")[3]
-                    per_batch[batch] = per_batch.get(batch, 0) + 1
+            per_batch = self.import_counts(stored)
             half = []
             for batch, info in self.imports.items():
                 present = per_batch.get(batch, 0)
                 if present not in (0, info["count"]) or (info["acked"] and present != info["count"]):
                     half.append((batch, present, info))
         return integrity, lost, half
+
+    def recovered(self, db, lost_at):
+        """(integrity, lost, half-applied imports) for a copy restored after a loss at `lost_at`
+        (time.monotonic()): lost lists (what, seconds between its acknowledgement and the loss)
+        for every acknowledged write the copy lacks, so a caller can hold the copy to a recovery
+        point. An import is never half there."""
+        integrity, stored = self.read(db)
+        lost = []
+        with self.lock:
+            for url, entry in self.state.items():
+                found = stored.get(url)
+                # The copy holds the value of the write at `position` (or nothing): every write
+                # acknowledged after it is lost. A value sent twice counts as its latest sending.
+                position = max((i for i, (value, _) in enumerate(entry["log"]) if value == found), default=-1)
+                if found is not None and position < 0:
+                    lost.append((url, float("inf")))  # a value never sent: no recovery point excuses it
+                    continue
+                for value, acked_at in entry["log"][position + 1:]:
+                    if acked_at is not None:
+                        lost.append((url, lost_at - acked_at))
+            per_batch = self.import_counts(stored)
+            half = []
+            for batch, info in self.imports.items():
+                present = per_batch.get(batch, 0)
+                if present not in (0, info["count"]):
+                    half.append((batch, present, info))
+                elif info["acked"] and present == 0:
+                    lost.append((f"import {batch}", lost_at - info["acked_at"]))
+        return integrity, lost, half
+
+    def rebase(self, db):
+        """After `recovered` accepted a restored copy: the record becomes what the copy holds, so
+        that the next loss is judged against it (what the last one took is no longer expected)."""
+        _, stored = self.read(db)
+        with self.lock:
+            for url in list(self.state):
+                if url in stored:
+                    self.state[url] = {"acked": stored[url], "attempts": [], "log": [[stored[url], float("-inf")]]}
+                else:
+                    del self.state[url]
+            per_batch = self.import_counts(stored)
+            for batch in list(self.imports):
+                if per_batch.get(batch, 0):
+                    self.imports[batch].update(acked=True, acked_at=float("-inf"))
+                else:
+                    del self.imports[batch]
+
+    def snapshot(self):
+        """The record as it is now, for `reset` after the database is restored to this moment."""
+        with self.lock:
+            return copy.deepcopy((self.state, self.imports))
+
+    def reset(self, snapshot):
+        with self.lock:
+            self.state, self.imports = copy.deepcopy(snapshot)
 
     def acked_imports(self):
         with self.lock:
