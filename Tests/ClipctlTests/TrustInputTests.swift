@@ -59,6 +59,17 @@ struct TrustInputTests {
         #expect(try clipctl.state() == before)
     }
 
+    @Test func anUpdateWarnsOnlyAboutTheFieldsItChanges() throws {
+        let clipctl = try Clipctl()
+        let created = try clipctl(
+            "register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "A title over eighteen", "--subtitle", "S")
+        #expect(created.code == 0 && created.err.contains("warning: title: is 21 characters"), "\(created.err)")
+        let subtitle = try clipctl("update", "1", "--subtitle", "Another subtitle")
+        #expect(subtitle.code == 0 && subtitle.err.isEmpty, "the title was not touched: \(subtitle.err)")
+        let title = try clipctl("update", "1", "--title", "Another long title 12")
+        #expect(title.code == 0 && title.err.contains("warning: title: is 21 characters"), "\(title.err)")
+    }
+
     @Test func spreadsheetSafeExport() throws {
         let clipctl = try Clipctl()
         #expect(
