@@ -337,7 +337,8 @@ extension Registry {
             }
             let migrated: [String]
             do { migrated = try Schema.migrator.migrate(copy) } catch {
-                throw diskFull(error, livePath: livePath) ?? RegistryError.storage("\(path) could not be migrated to this version: \(error)")
+                throw diskFull(error, livePath: livePath)
+                    ?? RegistryError.storage("\(path) could not be migrated to this version: \(error)")
             }
             try Schema.migrator.verify(copy)
             let problems: [String]

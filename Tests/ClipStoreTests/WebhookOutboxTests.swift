@@ -25,7 +25,8 @@ struct WebhookOutboxTests {
         #expect(added.value.endpoint.url == "https://hooks.example.com/in")
         let stored = try Connection(path: path).query("SELECT url FROM webhook_endpoint").map { try $0.string("url") }
         #expect(stored == ["https://hooks.example.com/in"])
-        let before = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        let before =
+            try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
         for spelling in ["https://hooks.example.com/in", "https://HOOKS.example.com/in", "hTTps://hooks.example.com:443/in"] {
             #expect {
                 try registry.addWebhook(url: spelling, events: Self.everything, team: nil, allowPrivateTargets: false)
@@ -35,9 +36,11 @@ struct WebhookOutboxTests {
             }
         }
         #expect {
-            try registry.addWebhook(url: "https://hooks.example.com/other#x", events: Self.everything, team: nil, allowPrivateTargets: false)
+            try registry.addWebhook(
+                url: "https://hooks.example.com/other#x", events: Self.everything, team: nil, allowPrivateTargets: false)
         } throws: { "\($0)".contains("#fragment") }
-        let after = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        let after =
+            try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
         #expect(before == after, "a refused add writes nothing")
         // An endpoint stored as given by an earlier version: listed as called, and still a duplicate.
         let db = try Connection(path: path)

@@ -57,7 +57,9 @@ struct InputFileTests {
     static let canMountSmallDisks: Bool = {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-rm", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\" && umount \"$d\"; rc=$?; rmdir \"$d\"; exit $rc"]
+        process.arguments = [
+            "-rm", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs \"$d\" && umount \"$d\"; rc=$?; rmdir \"$d\"; exit $rc",
+        ]
         guard (try? ProcessRunner.run(process, timeoutSeconds: 30))?.code == 0 else { return false }
         return true
     }()
