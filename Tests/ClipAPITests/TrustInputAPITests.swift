@@ -27,7 +27,10 @@ import Testing
     @Test(arguments: APITransport.allCases) func resolveRefusesTextThatIsNotAURL(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         func q(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? s }
-        for (text, rule) in [("notaurl", "url.format"), ("https://", "url.host"), ("https://a b.example/", "url.host")] {
+        for (text, rule) in [
+            ("notaurl", "url.format"), ("https://", "url.host"), ("https://a b.example/", "url.host"),
+            ("https://a|b.example/", "url.host"), ("https://a.example/store/%zz", "url.percentEncoding"),
+        ] {
             for explain in ["", "&explain=true"] {
                 for _ in 0..<2 {
                     let r = try f.call("GET", "/v1/resolve?url=\(q(text))\(explain)")
