@@ -157,6 +157,8 @@ public enum Resolver {
         case .scheme, .userinfo, .port: true
         case .host(.empty): false
         case .host(.invalidCharacter(let label)): !label.unicodeScalars.contains(where: isForbiddenInDomain)
+        case .host(.notLetterDigitHyphen(let label, let scalar)), .host(.disallowedCharacter(let label, let scalar)):
+            !isForbiddenInDomain(scalar) && !label.unicodeScalars.contains(where: isForbiddenInDomain)
         case .host: true
         default: false
         }
