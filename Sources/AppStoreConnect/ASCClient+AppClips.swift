@@ -216,7 +216,8 @@ extension ASCClient {
         if image.state?.known == .complete { return image }
         var current = image
         for poll in 0..<max(1, configuration.imagePollAttempts) {
-            let wait = poll == 0 ? configuration.imageProcessingWait : min(configuration.imagePollInterval, 0.5 * Double(1 << min(poll - 1, 10)))
+            let wait =
+                poll == 0 ? configuration.imageProcessingWait : min(configuration.imagePollInterval, 0.5 * Double(1 << min(poll - 1, 10)))
             await sleeper(wait * configuration.waitScale)
             current = try await self.image(type: image.type, id: image.id)
             switch current.state?.known {

@@ -291,7 +291,9 @@ extension Context {
         }
         var configuration = ASCClient.Configuration()
         // A test's knob (docs/app-store-connect.md): every wait the client and an apply choose, scaled.
-        if let text = environment["CLIP_ASC_WAIT_SCALE"], let scale = Double(text), scale >= 0, scale <= 1 { configuration.waitScale = scale }
+        if let text = environment["CLIP_ASC_WAIT_SCALE"], let scale = Double(text), scale >= 0, scale <= 1 {
+            configuration.waitScale = scale
+        }
         do {
             return try ASCClient(
                 baseURL: baseURL ?? ASCClient.baseURL(environment: environment), tokens: ASCTokenCache(credentials: loaded.credentials),

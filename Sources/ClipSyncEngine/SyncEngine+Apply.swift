@@ -82,7 +82,7 @@ extension SyncEngine {
     /// Removals first (a URL freed before one is made), then re-creations, updates, image uploads and creations.
     static let order: [SyncPlan.Action] = [.remove, .recreate, .update, .uploadImage, .create]
 
-    /// Requests a step may take at most: image reserve, parts, commit, polls, the write and a read back.
+    /// Requests a step may take at most: image reserve, parts, commit, polls and the write.
     static let requestsPerStep = 12
 
     func apply(_ plan: SyncPlan, _ side: Sides, into report: inout ApplyReport) throws(SyncFailure) {
@@ -401,7 +401,8 @@ extension SyncEngine {
             try registry.recordASCPush(
                 clip: clip, experienceID: experience.id, action: action,
                 seen: .init(
-                    ascExperienceID: stored.id, link: stored.link, state: stored.status?.rawValue, fingerprint: SyncPlan.fingerprint(stored)),
+                    ascExperienceID: stored.id, link: stored.link, state: stored.status?.rawValue, fingerprint: SyncPlan.fingerprint(stored)
+                ),
                 version: experience.version, imageSHA256: experience.headerImage, imageMD5: imageMD5)
         }
     }

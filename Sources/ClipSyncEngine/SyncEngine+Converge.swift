@@ -70,43 +70,42 @@ extension SyncEngine {
     /// recorded, and the rest goes on. It stops on a final failure, or when the same step failed
     /// `perseverance.attemptsPerStep` times or retrying took `totalBudget` seconds, saying what is left.
     func converge(_ firstPlan: SyncPlan, _ firstSide: Sides, prune: Bool, into report: inout ApplyReport) {
-        var plan = firstPlan, side = firstSide
+        // nil: App Store Connect is to be read again before anything more is sent (a stale plan could create twice).
+        var plan: SyncPlan? = firstPlan
+        var side = firstSide
         var failures: [String: Int] = [:]
         let started = Date()
         while true {
             do throws(SyncFailure) {
-                try apply(plan, side, into: &report)
+                if plan == nil {
+                    side = try read(side.link)
+                    let fresh = side.plan(prune: prune)
+                    let refused = fresh.allRefused
+                    if !refused.isEmpty { throw .refused(refused) }
+                    plan = fresh
+                }
+                try apply(plan!, side, into: &report)
                 return
-            } catch where error.isTransient {
-                let where_ = report.current ?? "reading App Store Connect"
+            } catch let failure where failure.isTransient {
+                plan = nil
+                let stepName = report.current ?? "reading App Store Connect"
+                report.current = nil
                 // The same failure of the same step repeating is what persists; a step that fails further on each time
                 // (reserved, then uploaded, then committed …) is making headway, within a wider bound.
-                let attempt = failures["\(where_)\n\(error.phase)", default: 0] + 1
-                failures["\(where_)\n\(error.phase)"] = attempt
-                failures[where_, default: 0] += 1
+                let attempt = failures["\(stepName)\n\(failure.phase)", default: 0] + 1
+                failures["\(stepName)\n\(failure.phase)"] = attempt
+                failures[stepName, default: 0] += 1
                 let wait = perseverance.delay(attempt: attempt) * client.configuration.waitScale
-                guard attempt < perseverance.attemptsPerStep, failures[where_]! < 3 * perseverance.attemptsPerStep,
+                guard attempt < perseverance.attemptsPerStep, failures[stepName]! < 3 * perseverance.attemptsPerStep,
                     Date().timeIntervalSince(started) + wait <= perseverance.totalBudget
                 else {
-                    report.failure = error
+                    report.failure = failure
                     return
                 }
-                report.recovered.append("\(where_): \(error.description)")
-                progress("  \(where_): \(error.description); reading App Store Connect again in \(Self.seconds(wait)) and going on")
+                report.recovered.append("\(stepName): \(failure.description)")
+                progress("  \(stepName): \(failure.description); reading App Store Connect again in \(Self.seconds(wait)) and going on")
                 guard pause(wait) else {
                     report.failure = .appStoreConnect(.cancelled)
-                    return
-                }
-                do throws(SyncFailure) {
-                    side = try read(side.link)
-                    plan = side.plan(prune: prune)
-                    let refused = plan.allRefused
-                    if !refused.isEmpty { throw .refused(refused) }
-                } catch where error.isTransient {
-                    report.current = nil
-                    continue
-                } catch {
-                    report.failure = error
                     return
                 }
             } catch {

@@ -397,7 +397,8 @@ import Testing
         // Said as what happened, not as "differ" (issue 24).
         let kept = try clipctl("asc", "pull", "--prefer", "registry")
         #expect(kept.code == 0)
-        #expect(kept.out.contains("kept the registry's (asc apply pushes it): experience 2 https://bikesrental.example/dock/1"), "\(kept.out)")
+        #expect(
+            kept.out.contains("kept the registry's (asc apply pushes it): experience 2 https://bikesrental.example/dock/1"), "\(kept.out)")
         #expect(kept.out.contains(", 1 kept the registry's\n"), "\(kept.out)")
         #expect(!kept.out.contains("differ"), "\(kept.out)")
         let plan = try clipctl("asc", "plan")
