@@ -94,7 +94,7 @@ import Testing
         #expect(perExperience.count <= 21 * 5 + 1, "\(perExperience.map { "\($0.method) \($0.path)" })")
         #expect(!sent.contains { $0.method == "GET" && $0.path.hasPrefix("/v1/appClipAdvancedExperiences/") }, "no read back")
         let report = try JSONParser.parse(Array(applied.out.utf8))["applied"]?.arrayValue?.first
-        #expect(report?["requests"]?["total"] == .integer(Int64(sent.count)))
+        #expect(report?["requests"]?["total"] == .integer(Int64(sent.count)), "\(applied.out)")
         #expect(report?["requests"]?["byKind"]?["create"] == .integer(21))
         #expect(report?["requests"]?["byKind"]?["image-poll"] == .integer(21))
 
