@@ -148,4 +148,33 @@ import Testing
         #expect(try AppStoreConnectSyncProcessTests.inSync(clipctl))
         #expect(try fake.violations() == [])
     }
+
+    /// An upload whose bytes arrive damaged (the commit's MD5 does not match) is finished in the same apply on the same
+    /// reservation; an image ASC fails to process is left (there is no DELETE) and said, and a new one is made.
+    @Test func aDamagedUploadResumesOnItsReservationAndAFailedImageIsReplaced() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        #expect(try clipctl("remove", "2").code == 0)
+        // Damaged on the way, then refused in processing: each is gone past in the same run (issue 24).
+        try fake.inject([["kind": "corruptUpload", "times": 1]])
+        let damaged = try clipctl("asc", "apply", "--yes")
+        #expect(damaged.code == 0, "\(damaged.err)")
+        #expect(damaged.out.contains("read back and went on: create https://bikesrental.example/new: "), "\(damaged.out)")
+        #expect(damaged.out.contains("The checksum "))
+        #expect(try fake.unusedImages() == [])
+
+        #expect(
+            try clipctl(
+                "register", "https://bikesrental.example/late", "--clip", Self.clip, "--title", "Late", "--subtitle", "Still here",
+                "--image", "rent.png"
+            ).code == 0)
+        try fake.inject([["kind": "assetFailed", "times": 1]])
+        let replaced = try clipctl("asc", "apply", "--yes")
+        #expect(replaced.code == 0, "\(replaced.err)")
+        #expect(replaced.out.contains("IMAGE_INCORRECT_DIMENSIONS"))
+        #expect(replaced.out.contains("is left unused (App Store Connect has no DELETE for it)"))
+        #expect(try fake.unusedImages().count == 1)
+        #expect(try AppStoreConnectSyncProcessTests.inSync(clipctl))
+        #expect(try fake.violations() == [])
+    }
 }
