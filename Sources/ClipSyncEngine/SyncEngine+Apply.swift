@@ -47,7 +47,7 @@ extension SyncEngine {
         defer { withExtendedLifetime(lock) {} }
         // Requests counted per clip, its first reading included.
         var requestsBefore = client.requestCounts
-        let sides = try links(clipReference).map { link throws(SyncFailure) in try read(link) }
+        let sides = try links(clipReference).map { link throws(SyncFailure) in try firstRead(link) }
         let plans = sides.map { $0.plan(prune: prune) }
         let refused = plans.flatMap(\.allRefused)
         guard refused.isEmpty else { throw .refused(refused) }

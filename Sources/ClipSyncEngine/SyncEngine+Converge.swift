@@ -115,6 +115,21 @@ extension SyncEngine {
         }
     }
 
+    /// The reading an apply starts from, tried again like a step when App Store Connect answers it badly.
+    func firstRead(_ link: AppStoreConnectLink) throws(SyncFailure) -> Sides {
+        var attempt = 1
+        while true {
+            do {
+                return try read(link)
+            } catch let failure where failure.isTransient && attempt < perseverance.attemptsPerStep {
+                let wait = perseverance.delay(attempt: attempt) * client.configuration.waitScale
+                progress("  reading App Store Connect: \(failure.description); again in \(Self.seconds(wait))")
+                guard pause(wait) else { throw .appStoreConnect(.cancelled) }
+                attempt += 1
+            }
+        }
+    }
+
     /// Sleeps `seconds` on this thread, waking to ask `shouldStop`: false when stopped from outside.
     func pause(_ seconds: Double) -> Bool {
         let end = Date().addingTimeInterval(seconds)

@@ -43,6 +43,8 @@ import Testing
 
         // Then one apply through every fault the fake knows but a stall (a timeout: the client's tests).
         try fake.inject([
+            // The first reading fails past the client's 4 attempts: read again by the apply.
+            ["kind": "status", "status": 500, "method": "GET", "path": "appClipAdvancedExperiences$", "times": 5],
             ["kind": "drop", "method": "POST", "path": "appClipAdvancedExperiences$", "times": 1],
             ["kind": "dropAfter", "method": "POST", "path": "appClipAdvancedExperiences$", "times": 1],
             ["kind": "statusAfter", "status": 500, "method": "POST", "path": "appClipAdvancedExperiences$", "times": 1],
