@@ -1,4 +1,4 @@
-public import AppStoreConnect
+import AppStoreConnect
 import ClipCore
 import ClipStore
 import ClipSync
