@@ -1,7 +1,7 @@
 public import AppStoreConnect
 import ByteScan
 import ClipCore
-import ClipStore
+public import ClipStore
 import ClipWire
 import Foundation
 public import HTTP1
