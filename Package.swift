@@ -88,13 +88,18 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "ClipAPI", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON",
+                "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON",
                 "ClipSync",
                 "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "FileFormats", "QRCode", "CardPreview",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),
-        .executableTarget(name: "clipctl", dependencies: ["ClipCLI"], swiftSettings: strict),
+        // `clipctl serve`: where the command line and the HTTP API meet; the executable hands it to ClipCLI.
+        .target(
+            name: "ClipServer",
+            dependencies: ["AppStoreConnect", "ArgParse", "ClipAPI", "ClipCLI", "ClipCore", "ClipStore", "HTTP1", "StrictJSON"],
+            swiftSettings: strict),
+        .executableTarget(name: "clipctl", dependencies: ["ClipCLI", "ClipServer"], swiftSettings: strict),
         // VERSION and the git commit embedded into ClipCLI for `clipctl --version`.
         .executableTarget(name: "embed-build-info", swiftSettings: strict),
         .plugin(name: "EmbedBuildInfo", capability: .buildTool(), dependencies: ["embed-build-info"]),

@@ -70,8 +70,9 @@ struct CommandFailure: Error {
 }
 
 public enum ClipCLI {
-    /// Runs `clipctl` with `arguments` (without the program name). Returns the exit code.
-    public static func run(_ arguments: [String], environment: [String: String], io: CLIIO) -> Int32 {
+    /// Runs `clipctl` with `arguments` (without the program name). Returns the exit code. `serve`: what
+    /// `clipctl serve` runs (the executable passes `ClipServer.serve`; nil in builds without the server).
+    public static func run(_ arguments: [String], environment: [String: String], io: CLIIO, serve: ServeEntry? = nil) -> Int32 {
         if let code = maintenance(arguments, io: io) { return code }
         let parsed: ParsedCommand
         do {
@@ -99,7 +100,7 @@ public enum ClipCLI {
         }
         let json = parsed.flag("json")
         do {
-            let context = Context(parsed: parsed, environment: environment, io: io)
+            let context = Context(parsed: parsed, environment: environment, io: io, serveEntry: serve)
             try context.dispatch()
             return ExitCode.ok
         } catch let failure as CommandFailure {

@@ -10,13 +10,16 @@ final class Context {
     let parsed: ParsedCommand
     let environment: [String: String]
     let io: CLIIO
+    /// What `serve` runs (`ClipCLI.run`'s `serve`).
+    let serveEntry: ServeEntry?
     var json: Bool { parsed.flag("json") }
     private var openedRegistry: Registry?
 
-    init(parsed: ParsedCommand, environment: [String: String], io: CLIIO) {
+    init(parsed: ParsedCommand, environment: [String: String], io: CLIIO, serveEntry: ServeEntry? = nil) {
         self.parsed = parsed
         self.environment = environment
         self.io = io
+        self.serveEntry = serveEntry
     }
 
     /// `--db PATH`, env `CLIP_DB`, default `./clips.db` (docs/architecture.md#clipctl).

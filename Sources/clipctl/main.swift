@@ -1,4 +1,5 @@
 import ClipCLI
+import ClipServer
 import Foundation
 
 // Wiring only: real argv, environment and standard streams.
@@ -10,5 +11,6 @@ let code = ClipCLI.run(
         err: { FileHandle.standardError.write(Data($0.utf8)) },
         readStandardInput: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) },
         standardErrorIsTerminal: isatty(2) == 1,
-        standardOutputIsTerminal: isatty(1) == 1))
+        standardOutputIsTerminal: isatty(1) == 1),
+    serve: ClipServer.serve)
 exit(code)

@@ -1,0 +1,25 @@
+public import AppStoreConnect
+public import ArgParse
+
+/// What `clipctl serve` hands the server the program links in (`ServeEntry`): its parsed command, where
+/// it prints, the database, and the App Store Connect client its flags or environment name.
+public struct ServeCommand {
+    public let parsed: ParsedCommand
+    public let environment: [String: String]
+    public let io: CLIIO
+    public let databasePath: String
+    /// The client of `/v1/asc` when a key is given (flags or the `ASC_` environment); nil without one.
+    public let appStoreConnect: () throws -> ASCClient?
+
+    /// A usage error (exit 64), reported as every command's.
+    public func usage(_ message: String) -> any Error { CommandFailure.usage(message) }
+
+    /// A failure (exit 1), reported as every command's.
+    public func failure(_ message: String) -> any Error { CommandFailure(code: ExitCode.failure, message: message) }
+
+    public func print(_ line: String) { io.out(line + "\n") }
+}
+
+/// Runs `clipctl serve` until it stops: the `clipctl` executable passes `ClipServer.serve`, so that the
+/// command line does not import the HTTP API (docs/architecture.md#clipctl).
+public typealias ServeEntry = @Sendable (ServeCommand) throws -> Void

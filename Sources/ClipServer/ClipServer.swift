@@ -1,0 +1,178 @@
+import AppStoreConnect
+import ArgParse
+import ClipAPI
+public import ClipCLI
+import ClipCore
+import ClipStore
+import Dispatch
+import Foundation
+import HTTP1
+import StrictJSON
+
+/// `clipctl serve`: the HTTP API on the database, until SIGTERM or SIGINT (docs/architecture.md#graceful-stop).
+/// The one place where the command line and the HTTP API meet; the `clipctl` executable hands it to `ClipCLI.run`.
+public enum ClipServer {
+    public static func serve(_ command: ServeCommand) throws {
+        let parsed = command.parsed, io = command.io, databasePath = command.databasePath
+        let listen = parsed.value("listen") ?? "127.0.0.1:8080"
+        // HOST:PORT, with an IPv6 literal in brackets (RFC 3986 §3.2.2): [::1]:8080; a name such as localhost is resolved.
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port)
+        else {
+            throw command.usage("--listen takes HOST:PORT, such as 127.0.0.1:8080, localhost:8080 or [::1]:8080")
+        }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        } else if host.contains(":") {
+            throw command.usage("--listen: put an IPv6 address in brackets, such as [::1]:8080")
+        }
+        var limits = HTTPLimits()
+        // POST /v1/images carries an image's bytes: by default a body may be as large as the largest image taken.
+        limits.maxBodyBytes = max(limits.maxBodyBytes, HeaderImage.maxBytes)
+        // The default cap is what descriptors and memory allow (docs/architecture.md#limits-and-slow-clients).
+        let budget = ConnectionBudget.current()
+        var capNote = "the default: descriptor limit \(budget.descriptors), memory \(budget.memoryBytes >> 20) MiB"
+        if let n = parsed.value("max-connections") {
+            guard let v = Int(n), v > 0 else { throw command.usage("--max-connections takes a positive number") }
+            limits.maxConnections = v
+            capNote = "--max-connections"
+            // Past the descriptor limit accept(2) fails with EMFILE: the cap stays below it.
+            if v > budget.byDescriptors && budget.byDescriptors > 0 {
+                limits.maxConnections = budget.byDescriptors
+                capNote =
+                    "--max-connections \(v) lowered: the descriptor limit is \(budget.descriptors), "
+                    + "\(ConnectionBudget.reservedDescriptors) of them kept for the server's own files"
+            }
+        }
+        if let n = parsed.value("max-body-bytes") {
+            guard let v = Int(n), v > 0 else { throw command.usage("--max-body-bytes takes a positive number") }
+            limits.maxBodyBytes = v
+        }
+        var publicMaxAge = 60
+        if let n = parsed.value("public-max-age") {
+            guard let v = Int(n), (0...31_536_000).contains(v) else {
+                throw command.usage("--public-max-age takes a number of seconds from 0 to 31536000")
+            }
+            publicMaxAge = v
+        }
+        var webhooks = WebhookWorker.Configuration()
+        webhooks.allowPrivateTargets = parsed.flag("allow-private-targets")
+        if let text = parsed.value("webhook-retry-schedule") {
+            let delays = text.split(separator: ",", omittingEmptySubsequences: false).map { Int64($0) }
+            guard !delays.isEmpty, delays.count <= 100, delays.allSatisfy({ ($0 ?? -1) >= 0 && ($0 ?? 0) <= 604_800_000 }) else {
+                throw command.usage("--webhook-retry-schedule takes milliseconds separated by commas, such as 10,20,40")
+            }
+            webhooks.schedule = WebhookRetrySchedule(delaysMilliseconds: delays.map { $0! })
+        }
+        if let text = parsed.value("webhook-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 300 else {
+                throw command.usage("--webhook-timeout takes a number of seconds from 0 to 300")
+            }
+            webhooks.timeoutSeconds = seconds
+        }
+        if let text = parsed.value("webhook-retention-days") {
+            guard let days = Int(text), (1...3650).contains(days) else {
+                throw command.usage("--webhook-retention-days takes a number of days from 1 to 3650")
+            }
+            webhooks.retentionDays = days
+        }
+        var configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
+        // A registry for every thread that may run a handler at once: an event thread never
+        // waits for one that blocking handlers hold.
+        // The read model saved at the last graceful stop, beside the database (docs/architecture.md#the-read-model).
+        let savedReadModel = parsed.flag("no-saved-read-model") ? nil : SavedReadModel.path(besideDatabase: databasePath)
+        let loadStarted = DispatchTime.now().uptimeNanoseconds
+        let pool = try RegistryPool(
+            path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads, savedReadModel: savedReadModel)
+        io.err(Self.readModelLine(pool.index, seconds: Double(DispatchTime.now().uptimeNanoseconds - loadStarted) / 1e9))
+        io.err(Self.logLine("info", "connections: at most \(limits.maxConnections) (\(capNote))"))
+        let quiet = parsed.flag("quiet")
+        let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { line in io.err(line + "\n") })
+        let api = ClipAPI(
+            pool: pool, logsRequests: !quiet, appStoreConnect: try command.appStoreConnect(), publicMaxAge: publicMaxAge,
+            webhookWorker: worker, allowsPrivateWebhookTargets: webhooks.allowPrivateTargets,
+            // The hot routes' request lines in batches: one write for many lines (`AccessLog`).
+            logBatch: { lines in io.err(String(decoding: lines, as: UTF8.self)) }, log: { line in io.err(line + "\n") })
+        configuration.answerBeforeBody = { api.answerBeforeBody($0) }
+        let server = HTTPServer(
+            configuration: configuration,
+            observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },
+            hot: { api.answerHot($0, &$1) },
+            answerInline: { api.answerFromMemory($0) },
+            handler: { api.handle($0) })
+        server.atDrainDeadline = { api.drainDeadlineReached(inFlight: $0) }
+        // Graceful stop (docs/architecture.md#graceful-stop): stop accepting, finish in-flight requests, close. The handlers
+        // are in place before the server starts and says where it listens: a SIGTERM sent as soon
+        // as the address is printed (a supervisor, a test) must stop it, not be ignored.
+        let stopped = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        let bound: Int
+        do { bound = try server.start() } catch {
+            throw command.failure("cannot listen on \(listen): \(error)")
+        }
+        api.connectionCount = { server.connectionCount }
+        if (try? pool.with(actor: "api") { $0.isReadOnly }) == true {
+            io.err(
+                "{\"level\":\"warn\",\"msg\":\(JSONWriter.string(.string("the database \(databasePath) is read-only: serving reads; writes answer 503")))}\n"
+            )
+        }
+        let readOnly = (try? pool.with(actor: "api") { $0.isReadOnly }) == true
+        if !readOnly { worker.start() }
+        command.print("serving \(databasePath) on http://\(listen[..<colon]):\(bound)")
+
+        stopped.wait()
+        api.flushLog()
+        io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
+        // The worker first: it stops after the attempt in progress (at most one request's timeout), in parallel with the drain.
+        DispatchQueue.global().async { worker.stop() }
+        server.stop()
+        // Every request answered: the last buffered request lines (none is lost at a graceful stop).
+        api.flushLog()
+        worker.stop()
+        sources.forEach { $0.cancel() }
+        if let savedReadModel, !readOnly {
+            let saveStarted = DispatchTime.now().uptimeNanoseconds
+            do {
+                if try pool.index.save(to: savedReadModel) {
+                    let seconds = Double(DispatchTime.now().uptimeNanoseconds - saveStarted) / 1e9
+                    io.err(
+                        Self.logLine(
+                            "info",
+                            "saved the read model (\(pool.index.count) experiences) to \(savedReadModel) in \(Self.seconds(seconds))"))
+                }
+            } catch {
+                io.err(Self.logLine("warn", "the read model was not saved: \(error)"))
+            }
+        }
+    }
+
+    /// The start-up log line that says how the read model was made and how long it took.
+    static func readModelLine(_ index: LiveIndex, seconds: Double) -> String {
+        let took = Self.seconds(seconds)
+        switch index.start {
+        case .saved(let replayed):
+            return logLine(
+                "info", "read model: \(index.count) experiences from the saved read model, \(replayed) changes replayed, in \(took)")
+        case .built(let ignoring?):
+            return logLine("warn", "read model: \(index.count) experiences built from the database in \(took); not used: \(ignoring)")
+        case .built(nil):
+            return logLine("info", "read model: \(index.count) experiences built from the database in \(took)")
+        }
+    }
+
+    static func logLine(_ level: String, _ message: String) -> String {
+        "{\"level\":\"\(level)\",\"msg\":\(JSONWriter.string(.string(message)))}\n"
+    }
+
+    static func seconds(_ s: Double) -> String {
+        let millis = Int((s * 1000).rounded())
+        return "\(millis / 1000).\(String(millis % 1000 + 1000).dropFirst()) s"
+    }
+}
