@@ -28,7 +28,9 @@ struct RemoteBackend: Backend {
         else {
             throw CommandFailure.usage("--server takes a URL such as http://127.0.0.1:8080 or https://registry.example")
         }
-        base = server.hasSuffix("/") ? String(server.dropLast()) : server
+        // The scheme is case-insensitive (RFC 3986 §3.1); the URL loader takes it only lower-cased.
+        let lowered = scheme + server.dropFirst(scheme.count)
+        base = lowered.hasSuffix("/") ? String(lowered.dropLast()) : lowered
         self.token = token
     }
 

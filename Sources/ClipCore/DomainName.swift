@@ -7,7 +7,7 @@
 public enum DomainName {
     public enum Problem: Error, Equatable, Sendable {
         case empty, tooLong, emptyLabel, labelTooLong(String), invalidCharacter(String), hyphenAtEdge(String),
-            badPunycode(String), ipAddress, singleLabel
+            badPunycode(String), ipAddress, ipv6Literal, singleLabel
         case notLetterDigitHyphen(String, Unicode.Scalar), disallowedCharacter(String, Unicode.Scalar)
         case leadingCombiningMark(String), joinerContext(String), bidiRule(String)
         case aLabelOfASCII(String), aLabelNotNFC(String, String), aLabelInALabel(String), aLabelNeedsMapping(String, Unicode.Scalar)
@@ -24,6 +24,7 @@ public enum DomainName {
             case .badPunycode(let l): "the label \"\(l.truncatedForMessage)\" starts with xn-- but is not valid Punycode (RFC 3492)"
             case .ipAddress:
                 "the host must be a domain name, not an IP address (browsers read a host that ends in a number as IPv4: WHATWG URL)"
+            case .ipv6Literal: "the host must be a domain name, not an IP address (an IPv6 literal in brackets)"
             case .singleLabel: "the host must be a fully qualified domain name such as shop.example"
             case .notLetterDigitHyphen(let l, let c):
                 "the label \"\(l.truncatedForMessage)\" has \(Self.describe(c)): host names are letters, digits and hyphens "
@@ -62,7 +63,7 @@ public enum DomainName {
     /// The ASCII form of `host`, or the first problem found.
     public static func normalize(_ host: String) throws(Problem) -> String {
         if isNormalLDH(host) { return host }
-        if host.hasPrefix("[") { throw .ipAddress }
+        if host.hasPrefix("[") { throw .ipv6Literal }
         // UTS #46 §4 steps 1–3: map, normalize, then break into labels at U+002E (the other full
         // stops, U+3002, U+FF0E and U+FF61, map to it).
         let mapped = UTS46.map(host)

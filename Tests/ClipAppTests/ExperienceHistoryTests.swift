@@ -105,3 +105,23 @@ struct TokenListTests {
         #expect(throws: CallerRefusal.self) { try names(.anyone) }
     }
 }
+
+/// Ids in one spelling only (found by hostile QA: "0" was read as a URL, "01" and "+2" as ids).
+struct ExperienceHistoryReferenceTests {
+    @Test func anIdIsWrittenInOneWay() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipapp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let registry = try Registry(path: dir.appendingPathComponent("clips.db").path, actor: "test")
+        _ = try registry.register(
+            try JSONParser.parse(
+                #"{"url":"https://bikes.example/rent","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#))
+        let session = Session(registry: registry, caller: .local)
+        #expect(
+            try ExperienceHistory.Output(json: try ExperienceHistory.binding.perform(Arguments([("id", "1")]), session)).records.count == 1)
+        for reference in ["0", "01", "+1", "-1", "99999999999999999999"] {
+            #expect(throws: RegistryError.notFound("experience \(reference)")) {
+                try ExperienceHistory.binding.perform(Arguments([("id", reference)]), session)
+            }
+        }
+    }
+}

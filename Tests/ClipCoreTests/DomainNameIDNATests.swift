@@ -49,10 +49,18 @@ struct DomainNameIDNATests {
     /// hexadecimal, one to four parts, full-width digits mapped first) is refused as an IP address.
     @Test(arguments: [
         "0x7f.0x0.0x0.0x1", "1.2.3.0x4", "192.0x00A80001", "0300.0250.0.1", "3232235521", "0xC0A80001", "192.168.1", "127.1",
-        "1.2.3.4.", "１２７.０.０.１", "0x7f.0x0.0x0.0x1.", "[::1]", "0x", "0X1.1",
+        "1.2.3.4.", "１２７.０.０.１", "0x7f.0x0.0x0.0x1.", "0x", "0X1.1",
     ])
     func refusesEveryIPv4Form(_ input: String) {
         #expect(throws: DomainName.Problem.ipAddress) { try DomainName.normalize(input) }
+    }
+
+    /// An IPv6 literal is refused as one, not with the IPv4 reading's explanation (found by hostile QA).
+    @Test func refusesAnIPv6LiteralSayingSo() {
+        for input in ["[::1]", "[2001:db8::1]"] {
+            #expect(throws: DomainName.Problem.ipv6Literal) { try DomainName.normalize(input) }
+        }
+        #expect(!DomainName.Problem.ipv6Literal.message.contains("IPv4"))
     }
 
     /// A host that ends in a number but is no valid address: browsers refuse the URL (WHATWG URL host parser step 8).

@@ -17,7 +17,7 @@ struct UTS46Conformance {
     /// for one of them counts as handled (a single label only where it maps exactly in a longer name).
     static func isStatedRule(_ problem: DomainName.Problem) -> Bool {
         switch problem {
-        case .empty, .singleLabel, .ipAddress, .notIPv4, .hyphenAtEdge, .emptyLabel, .labelTooLong, .tooLong: true
+        case .empty, .singleLabel, .ipAddress, .ipv6Literal, .notIPv4, .hyphenAtEdge, .emptyLabel, .labelTooLong, .tooLong: true
         default: false
         }
     }

@@ -50,6 +50,13 @@ import Testing
             #expect(try c("history", "987654").code == 1)
         }
         #expect(outputs[0] == outputs[1] && outputs[0] == ["create", "update title, subtitle", "deactivate status"], "\(outputs)")
+        // The scheme of --server in any case (RFC 3986 §3.1), and where the rest of a page begins, as a command.
+        var shouting = remote
+        shouting.environment["CLIP_SERVER"] = "HTTP://127.0.0.1:\(server.port)"
+        let paged = try shouting("history", "1", "--limit", "1")
+        #expect(paged.code == 0 && paged.out.split(separator: "\n").count == 1, "\(paged.err)")
+        #expect(
+            paged.err.hasPrefix("more records follow: clipctl history 1 --since ") && paged.err.hasSuffix(" --limit 1\n"), "\(paged.err)")
         // Another team's token learns nothing of the experience.
         var stranger = remote
         stranger.environment["CLIP_TOKEN"] = other

@@ -53,6 +53,12 @@ public enum ExperienceHistory: Operation {
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
+        // An id is written in one way only (docs/rules.md#identifiers): "01", "+1" and "0" name no experience.
+        if input.experience.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 || $0 == 0x2B || $0 == 0x2D }),
+            Int64(input.experience).map({ $0 <= 0 || String($0) != input.experience }) ?? true
+        {
+            throw RegistryError.notFound("experience \(input.experience)")
+        }
         let experience = try session.registry.experience(input.experience, includingRemoved: true)
         try session.checkVisible(team: experience.clip.team, "experience \(input.experience)")
         // One more than asked says whether more follow.
@@ -82,8 +88,13 @@ public enum ExperienceHistory: Operation {
             printer.line(
                 "\(r.id)  \(r.at)  \(r.actor)  \(r.action.rawValue)" + (changed.isEmpty ? "" : "  " + changed.joined(separator: ", ")))
         }
+        // Where the rest begins, as the command to run next: the caller's own options kept (never a token).
         if let next = output.nextSince {
-            printer.err("more records follow: add --since \(next)\n")
+            var words = ["clipctl"]
+            for option in ["db", "server"] { if let value = parsed.value(option) { words += ["--\(option)", value] } }
+            words += ["history", parsed.positionals.first ?? "", "--since", String(next)]
+            if let limit = parsed.value("limit") { words += ["--limit", limit] }
+            printer.err("more records follow: \(Shell.command(words))\n")
         }
     }
 }
