@@ -1,4 +1,5 @@
 import ArgParse
+import ClipAPI
 import ClipApp
 import ClipCommands
 import StrictJSON
@@ -8,7 +9,8 @@ extension ClipCLI {
     static let root: CommandSpec = {
         var subcommands = Commands.root.subcommands
         for binding in Application.bindings {
-            subcommands = adding(binding.command, under: binding.commandPath.dropLast(), to: subcommands)
+            guard let command = binding.command else { continue }
+            subcommands = adding(command, under: binding.commandPath.dropLast(), to: subcommands)
         }
         return CommandSpec(
             Commands.root.name, summary: Commands.root.summary, discussion: Commands.root.discussion,
@@ -28,7 +30,7 @@ extension ClipCLI {
     }
 
     /// The binding whose command `path` names, if an operation's.
-    static func binding(for path: [String]) -> Binding? { Application.bindings.first { $0.commandPath == path } }
+    static func binding(for path: [String]) -> Binding? { Application.bindings.first { $0.command != nil && $0.commandPath == path } }
 }
 
 extension Context {
@@ -38,12 +40,19 @@ extension Context {
         let arguments = binding.arguments(of: parsed)
         let output: JSONValue
         if remoteServer != nil {
+            if let local = binding.localOptions.sorted().first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
+                throw CommandFailure.usage("--\(local) applies to a database; a server decides for itself (see clipctl serve --help)")
+            }
             guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
             let request = binding.request(for: arguments)
             output = try remote.call(binding.method, request.path, query: request.query.map { ($0.name, $0.value) }).json
         } else {
-            output = try binding.perform(arguments, Session(registry: try registry(), caller: .local))
+            let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: parsed.flag("allow-private-targets"))
+                .outbound(cdnBaseURL: parsed.value("cdn-url"), siteURLTemplate: parsed.value("site-url"))
+            output = try binding.perform(arguments, Session(registry: try registry(), caller: .local, outbound: outbound))
         }
-        try binding.present(output, parsed, Printer(out: io.out, err: io.err))
+        do { try binding.present(output, parsed, Printer(out: io.out, err: io.err)) } catch let status as CommandExitStatus {
+            throw CommandFailure(code: status.code, message: "")
+        }
     }
 }
