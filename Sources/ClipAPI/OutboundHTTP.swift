@@ -50,7 +50,7 @@ public struct OutboundHTTP: Sendable {
     }
 
     /// A session without cookies or cache, whose tasks time out after `timeoutSeconds` and follow no redirect.
-    func session(delegate: RedirectRefuser = RedirectRefuser()) -> URLSession {
+    func session(delegate: any URLSessionDelegate = RedirectRefuser()) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeoutSeconds
         configuration.timeoutIntervalForResource = timeoutSeconds
@@ -95,14 +95,23 @@ class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     }
 }
 
-/// Reads an answer's body up to `limit` bytes, then stops the transfer.
-final class CappedReader: RedirectRefuser, URLSessionDataDelegate, @unchecked Sendable {
+/// Reads an answer's body up to `limit` bytes, then stops the transfer; follows no redirect. (Not a
+/// subclass of `RedirectRefuser`: a subclass's delegate methods the superclass left to the protocol's
+/// defaults are never called.)
+final class CappedReader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     let limit: Int
     let body = Locked<[UInt8]>([])
     let result = Locked<Result<Outbound.Response, Outbound.Failure>?>(nil)
     let done = DispatchSemaphore(value: 0)
 
     init(limit: Int) { self.limit = limit }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let full = body.withLock { b in

@@ -78,6 +78,20 @@ import Testing
             nginx.executableURL = URL(fileURLWithPath: DoctorPublishTests.nginx!)
             nginx.arguments = ["-e", "\(run)/error.log", "-p", run, "-c", "\(run)/nginx.conf"]
             try nginx.run()
+            // Ready once it accepts a connection.
+            for _ in 0..<100 {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                close(fd)
+                if connected == 0 { break }
+                usleep(50_000)
+            }
         }
 
         deinit {
