@@ -44,7 +44,8 @@ public struct OutboundHTTP: Sendable {
         if !allowPrivateTargets, let bad = addresses.first(where: { WebhookTarget.kind($0) != .public }) {
             return .failure(
                 .refused(
-                    "refused: \(parts.host) resolves to \(bad), a \(WebhookTarget.kind(bad).rawValue) address (see --allow-private-targets)"))
+                    "refused: \(parts.host) resolves to \(bad), a \(WebhookTarget.kind(bad).rawValue) address (see --allow-private-targets)"
+                ))
         }
         return .success((parts, addresses))
     }

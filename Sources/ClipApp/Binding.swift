@@ -72,7 +72,9 @@ public struct Binding: Sendable {
         var arguments = Arguments()
         guard let command else { return arguments }
         for (i, value) in parsed.positionals.enumerated() {
-            guard let spec = i < command.positionals.count ? command.positionals[i] : command.positionals.last(where: \.variadic) else { break }
+            guard let spec = i < command.positionals.count ? command.positionals[i] : command.positionals.last(where: \.variadic) else {
+                break
+            }
             arguments.append(Self.argumentName(spec), value)
         }
         for option in command.options where !option.isFlag && !localOptions.contains(option.name) {

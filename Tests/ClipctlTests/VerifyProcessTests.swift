@@ -18,7 +18,12 @@ import Testing
         let clipctl: Clipctl
         let port: Int
         let nginx = Process()
-        var namespace: [String] { ["/usr/bin/unshare", "-m", "/bin/sh", "-c", "mount --bind \(clipctl.file("tls/ca.pem")) /etc/ssl/certs/ca-certificates.crt && exec \"$0\" \"$@\""] }
+        var namespace: [String] {
+            [
+                "/usr/bin/unshare", "-m", "/bin/sh", "-c",
+                "mount --bind \(clipctl.file("tls/ca.pem")) /etc/ssl/certs/ca-certificates.crt && exec \"$0\" \"$@\"",
+            ]
+        }
         var siteURL: String { "https://127.0.0.1:\(port)/site/{host}/.well-known/apple-app-site-association" }
         var cdnURL: String { "https://127.0.0.1:\(port)/cdn" }
 
@@ -29,9 +34,18 @@ import Testing
             try FileManager.default.createDirectory(atPath: tls, withIntermediateDirectories: true)
             try clipctl.write("tls/ext.cnf", "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
             for args in [
-                ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(tls)/ca.key", "-out", "\(tls)/ca.pem", "-days", "2", "-subj", "/CN=verify test CA"],
-                ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(tls)/site.key", "-out", "\(tls)/site.csr", "-subj", "/CN=127.0.0.1"],
-                ["x509", "-req", "-in", "\(tls)/site.csr", "-CA", "\(tls)/ca.pem", "-CAkey", "\(tls)/ca.key", "-CAcreateserial", "-out", "\(tls)/site.pem", "-days", "2", "-extfile", "\(tls)/ext.cnf"],
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(tls)/ca.key", "-out", "\(tls)/ca.pem", "-days", "2",
+                    "-subj", "/CN=verify test CA",
+                ],
+                [
+                    "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(tls)/site.key", "-out", "\(tls)/site.csr", "-subj",
+                    "/CN=127.0.0.1",
+                ],
+                [
+                    "x509", "-req", "-in", "\(tls)/site.csr", "-CA", "\(tls)/ca.pem", "-CAkey", "\(tls)/ca.key", "-CAcreateserial", "-out",
+                    "\(tls)/site.pem", "-days", "2", "-extfile", "\(tls)/ext.cnf",
+                ],
             ] {
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
@@ -125,14 +139,18 @@ import Testing
         }
     }
 
-    static let hosts = ["good.example", "fresh.example", "old.example", "redirect.example", "botblock.example", "html.example", "large.example", "texthtml.example"]
+    static let hosts = [
+        "good.example", "fresh.example", "old.example", "redirect.example", "botblock.example", "html.example", "large.example",
+        "texthtml.example",
+    ]
 
     /// Registers a clip on every host, then a second clip on good.example whose association the CDN copy lacks.
     static func standIns() throws -> StandIns {
         let clipctl = try Clipctl()
         let sites = try StandIns(clipctl)
         for (i, host) in hosts.enumerated() {
-            let r = try clipctl("register", "https://\(host)/x", "--clip", "ABCDE12345.com.shop\(i).app.Clip", "--title", "T", "--subtitle", "S")
+            let r = try clipctl(
+                "register", "https://\(host)/x", "--clip", "ABCDE12345.com.shop\(i).app.Clip", "--title", "T", "--subtitle", "S")
             try #require(r.code == 0, "\(r.err)")
         }
         let old = try clipctl("aasa", "good.example").out
@@ -161,9 +179,11 @@ import Testing
     @Test(.enabled(if: canRun)) func everyCaseHasItsVerdictAndAFix() throws {
         let sites = try Self.standIns()
         let local = ["--allow-private-targets", "--site-url", sites.siteURL, "--cdn-url", sites.cdnURL]
-        let fresh = try sites.verify(["verify", "fresh.example"] + local)
+        let fresh = try sites.verify(["verify", "fresh.example", "--explain"] + local)
         #expect(fresh.code == 0, "\(fresh.out) \(fresh.err)")
         #expect(fresh.out.hasPrefix("fresh.example: ok\n"), "\(fresh.out)")
+        #expect(fresh.out.contains("applinks:fresh.example?mode=developer") && fresh.out.contains("?mode=developer+managed"))
+        #expect(fresh.out.contains("developer.apple.com/documentation/bundleresources/entitlements/com.apple.developer.associated-domains"))
 
         let all = try sites.verify(["--json", "verify"] + local)
         #expect(all.code == 1, "\(all.err)")
@@ -187,10 +207,14 @@ import Testing
         // Over --server: the server's rules, the same text.
         let server = try ServeProcess(
             sites.clipctl, database: "clips.db",
-            arguments: ["--allow-private-targets", "--aasa-site-url", sites.siteURL, "--aasa-cdn-url", sites.cdnURL], wrapper: sites.namespace)
+            arguments: ["--allow-private-targets", "--aasa-site-url", sites.siteURL, "--aasa-cdn-url", sites.cdnURL],
+            wrapper: sites.namespace)
         defer { _ = server.stop() }
         let token = try sites.clipctl("token", "create", "--admin", "--name", "v").out.trimmingCharacters(in: .whitespacesAndNewlines)
-        let remote = try sites.verify(["--server", "http://127.0.0.1:\(server.port)", "--token", token, "verify", "good.example", "old.example", "redirect.example", "botblock.example"])
+        let remote = try sites.verify([
+            "--server", "http://127.0.0.1:\(server.port)", "--token", token, "verify", "good.example", "old.example", "redirect.example",
+            "botblock.example",
+        ])
         #expect(remote.code == 1 && remote.out == text.out, "\(remote.out) \(remote.err)")
         let local2 = try sites.verify(["--server", "http://127.0.0.1:\(server.port)", "--token", token, "verify", "--cdn-url", "https://x"])
         #expect(local2.code == 64 && local2.err.contains("--cdn-url applies to a database"))
@@ -204,7 +228,9 @@ import Testing
         #expect(verdicts(r.out)["fresh.example"] == ["refused", "refused"], "\(r.out)")
         #expect(r.out.contains("127.0.0.1 is a loopback address"))
         #expect(try sites.clipctl.state() == state)
-        let meta = try sites.verify(["verify", "fresh.example", "--site-url", "https://169.254.169.254/{host}", "--cdn-url", "https://[::1]/x"])
+        let meta = try sites.verify([
+            "verify", "fresh.example", "--site-url", "https://169.254.169.254/{host}", "--cdn-url", "https://[::1]/x",
+        ])
         #expect(meta.out.contains("link-local") && meta.out.contains("loopback"), "\(meta.out)")
         let plain = try sites.verify(["verify", "fresh.example", "--allow-private-targets", "--site-url", "http://127.0.0.1:1/{host}"])
         #expect(plain.out.contains("is not an https URL"), "\(plain.out)")

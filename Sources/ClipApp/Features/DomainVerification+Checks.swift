@@ -40,7 +40,8 @@ public struct HostVerification: OperationOutput, Sendable {
                         "differences": .array(
                             c.differences.map {
                                 .object([
-                                    "section": .string($0.section), "app": $0.app.map(JSONValue.string), "change": .string($0.change.rawValue),
+                                    "section": .string($0.section), "app": $0.app.map(JSONValue.string),
+                                    "change": .string($0.change.rawValue),
                                 ])
                             }),
                         "lacking": .array(c.lacking.map { .object(["id": .integer($0.id), "at": .string($0.at)]) }),
@@ -50,7 +51,9 @@ public struct HostVerification: OperationOutput, Sendable {
     }
 
     public init(json: JSONValue) throws(WireError) {
-        guard let host = json["host"]?.stringValue, let checks = json["checks"]?.arrayValue else { throw WireError("verification without host or checks") }
+        guard let host = json["host"]?.stringValue, let checks = json["checks"]?.arrayValue else {
+            throw WireError("verification without host or checks")
+        }
         self.host = host
         self.checks = try checks.map { (c) throws(WireError) in
             guard let place = c["where"]?.stringValue, let verdict = c["verdict"]?.stringValue, let url = c["url"]?.stringValue,
@@ -176,12 +179,14 @@ struct HostVerifier {
             let reason = r.headers["apple-failure-reason"].map { " (Apple-Failure-Reason: \($0))" } ?? ""
             return judged(
                 check, "not-cached", "HTTP 404\(reason)",
-                "Apple's CDN could not fetch the file from the site: fix the site's verdict; the CDN tries again on its own, within about 24 hours")
+                "Apple's CDN could not fetch the file from the site: fix the site's verdict; the CDN tries again on its own, within about 24 hours"
+            )
         case .success(let r) where r.status != 200:
             return judged(check, "http-error", "HTTP \(r.status)", "try again later")
         case .success(let r):
             return body(
-                check, r, publish: "wait: Apple's CDN fetches the site's file within about 24 hours, with no invalidation (apple-spec.md §4.2)",
+                check, r,
+                publish: "wait: Apple's CDN fetches the site's file within about 24 hours, with no invalidation (apple-spec.md §4.2)",
                 expected: expected)
         }
     }
