@@ -82,6 +82,7 @@ public enum Verification: Operation {
             ]),
         localOptions: ["cdn-url", "site-url", "allow-private-targets"]
     ) { output, parsed, printer in
+        if output.hosts.isEmpty { printer.err("no host has an AASA file in the registry\n") }
         for host in output.hosts { HostVerification.present(host, explain: parsed.flag("explain"), printer) }
         if !output.ok { throw CommandExitStatus(code: 1) }
     }
