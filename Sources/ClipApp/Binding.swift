@@ -18,6 +18,10 @@ public struct Binding: Sendable {
     /// Options that say how this process runs the operation on a database, never sent to a server
     /// (a server decides them for itself): `verify --cdn-url`.
     public let localOptions: Set<String>
+    /// Options the command reads itself, never sent to a server (`verify --timeout`).
+    public let clientOptions: Set<String>
+    /// With `--wait`, the command is tried again on a `WaitSchedule` until this holds of its answer.
+    public let settled: (@Sendable (JSONValue) -> Bool)?
     /// Reads the input, admits the caller, runs: the output's JSON.
     public let perform: @Sendable (Arguments, Session) throws -> JSONValue
     /// Prints a command's output, from `perform`'s JSON: as text, or under `--json` as the
@@ -28,7 +32,8 @@ public struct Binding: Sendable {
     /// API answers `{"items": …}`, as clipctl printed before the route had an envelope).
     public init<O: Operation>(
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, command: CommandSpec, under parent: [String] = [],
-        commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, localOptions: Set<String> = [],
+        commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, localOptions: Set<String> = [], clientOptions: Set<String> = [],
+        settled: (@Sendable (O.Output) -> Bool)? = nil,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.method = method
@@ -38,6 +43,15 @@ public struct Binding: Sendable {
         self.command = command
         self.commandPath = parent + [command.name]
         self.localOptions = localOptions
+        self.clientOptions = clientOptions
+        if let settled {
+            self.settled = { @Sendable json in
+                guard let output = try? O.Output(json: json) else { return false }
+                return settled(output)
+            }
+        } else {
+            self.settled = nil
+        }
         self.perform = { arguments, session in try O.perform(arguments, in: session).json }
         self.present = { json, parsed, printer in
             let output = try O.Output(json: json)
@@ -57,6 +71,8 @@ public struct Binding: Sendable {
         self.command = nil
         self.commandPath = []
         self.localOptions = []
+        self.clientOptions = []
+        self.settled = nil
         self.perform = { arguments, session in try O.perform(arguments, in: session).json }
         self.present = { _, _, _ in }
     }
@@ -77,7 +93,7 @@ public struct Binding: Sendable {
             }
             arguments.append(Self.argumentName(spec), value)
         }
-        for option in command.options where !option.isFlag && !localOptions.contains(option.name) {
+        for option in command.options where !option.isFlag && !localOptions.contains(option.name) && !clientOptions.contains(option.name) {
             arguments.append(option.name, parsed.value(option.name))
         }
         return arguments

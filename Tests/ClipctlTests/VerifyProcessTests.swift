@@ -220,6 +220,22 @@ import Testing
         #expect(local2.code == 64 && local2.err.contains("--cdn-url applies to a database"))
     }
 
+    @Test(.enabled(if: canRun)) func waitHoldsUntilTheCDNServesTheRegistrysFile() throws {
+        let sites = try Self.standIns()
+        let local = ["--allow-private-targets", "--site-url", sites.siteURL, "--cdn-url", sites.cdnURL]
+        let late = try sites.verify(["verify", "good.example", "--wait", "--wait-intervals", "0.2", "--timeout", "1s"] + local)
+        #expect(
+            late.code == 1 && late.err.contains("checking again in 0 s") && late.err.hasSuffix("not there before --timeout\n"),
+            "\(late.err)")
+        // The CDN stand-in catches up while clipctl waits.
+        let current = try sites.clipctl("aasa", "good.example").out
+        let cdnFile = sites.clipctl.file("www/cdn/good.example")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { try? Data(current.utf8).write(to: URL(fileURLWithPath: cdnFile)) }
+        let caught = try sites.verify(["verify", "good.example", "--wait", "--wait-intervals", "0.3", "--timeout", "60s"] + local)
+        #expect(caught.code == 0 && caught.out.hasPrefix("good.example: ok\n"), "\(caught.out) \(caught.err)")
+        #expect(try sites.verify(["verify", "--wait", "--timeout", "soon"] + local).code == 64)
+    }
+
     @Test(.enabled(if: canRun)) func privateAddressesAreRefusedUnlessAllowed() throws {
         let sites = try Self.standIns()
         let state = try sites.clipctl.state()

@@ -79,8 +79,12 @@ public enum Verification: Operation {
                 .option("cdn-url", value: "URL", help: "Apple's CDN base URL, HOST is added (default \(Outbound.appleCDN))"),
                 .option("site-url", value: "TEMPLATE", help: "where the site's file is, {host} replaced (for tests and mirrors)"),
                 .flag("allow-private-targets", help: "allow loopback, private and link-local addresses (tests)"),
+                .flag("wait", help: "check again, minutes apart at first then hourly, until Apple's CDN serves the registry's file"),
+                .option("timeout", value: "DURATION", help: "with --wait: give up after this long, such as 72h (default 72h)"),
+                .option("wait-intervals", value: "S,S,…", help: "with --wait: seconds between checks, the last repeating (tests)"),
             ]),
-        localOptions: ["cdn-url", "site-url", "allow-private-targets"]
+        localOptions: ["cdn-url", "site-url", "allow-private-targets"], clientOptions: ["timeout", "wait-intervals"],
+        settled: { output in output.hosts.allSatisfy { $0.checks.contains { $0.place == "apple-cdn" && $0.verdict == "ok" } } }
     ) { output, parsed, printer in
         if output.hosts.isEmpty { printer.err("no host has an AASA file in the registry\n") }
         for host in output.hosts { HostVerification.present(host, explain: parsed.flag("explain"), printer) }
