@@ -20,7 +20,9 @@ public enum DomainVerification: Operation {
     public typealias Output = HostVerification
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        try HostVerifier(session: session).verify(try HostVerifier.visibleHost(input.host, in: session))
+        // The tenancy check first: another team's host is not found, whatever this server fetches.
+        let host = try HostVerifier.visibleHost(input.host, in: session)
+        return try HostVerifier(session: session).verify(host)
     }
 
     public static let binding = Binding(Self.self, "GET", "/v1/domains/{host}/verification")
