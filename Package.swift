@@ -61,13 +61,15 @@ let package = Package(
             plugins: ["EmbedMigrations"]),
 
         // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command.
-        .target(name: "ClipApp", dependencies: ["ArgParse", "ClipCore", "ClipStore", "ClipWire", "StrictJSON"], swiftSettings: strict),
+        .target(
+            name: "ClipApp", dependencies: ["ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "StrictJSON"],
+            swiftSettings: strict),
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ByteScan", "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "SQLiteDB", "StrictJSON", "Locking",
+                "ByteScan", "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
                 "AppStoreConnect",
                 "ClipSync",
                 "ClipSyncEngine", "FileFormats", "QRCode", "CardPreview", "SystemCrypto",

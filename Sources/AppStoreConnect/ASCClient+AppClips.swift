@@ -107,8 +107,21 @@ extension ASCClient {
     /// Upload, commit and wait, for a reserved image (a resumed apply may hold one).
     public func finishUpload(_ image: ASCImage, bytes: [UInt8]) async throws(ASCClientError) -> ASCImage {
         try await upload(image, bytes: bytes)
-        _ = try await commit(image, bytes: bytes)
-        return try await waitUntilProcessed(image)
+        let committed: ASCImage
+        do {
+            committed = try await commit(image, bytes: bytes)
+        } catch .cancelled {
+            throw .cancelled
+        } catch {
+            // A commit that landed behind a failed answer is refused when sent again ("already committed"): what App
+            // Store Connect holds says whether it landed, with these bytes' checksum.
+            let md5: String
+            do { md5 = Digest.hex(try Digest.md5(bytes)) } catch { throw .invalidResponse("MD5 failed: \(error)") }
+            let current = try await self.image(type: image.type, id: image.id)
+            guard current.sourceFileChecksum == md5, current.state?.known != .awaitingUpload else { throw error }
+            committed = current
+        }
+        return try await waitUntilProcessed(committed)
     }
 
     /// Reserves an advanced experience's header image (no relationships: an experience names it later).
@@ -142,6 +155,7 @@ extension ASCClient {
             var attempt = 1
             while true {
                 var status: Int?
+                count(.imagePart)
                 do {
                     let response = try await transport.send(request)
                     if (200..<300).contains(response.status) { break }
@@ -152,7 +166,7 @@ extension ASCClient {
                 guard attempt < configuration.uploadAttempts else {
                     throw .uploadFailed(imageID: image.id, offset: operation.offset, status: status)
                 }
-                await sleeper(configuration.policy.backoff(step: attempt, random: random))
+                await sleeper(configuration.policy.backoff(step: attempt, random: random) * configuration.waitScale)
                 attempt += 1
             }
         }
@@ -195,12 +209,16 @@ extension ASCClient {
         return response.body
     }
 
-    /// Reads the image until its `assetDeliveryState` is `COMPLETE` (returned) or `FAILED` (thrown): at once, then
-    /// after waits that double from a quarter second up to `imagePollInterval`.
+    /// Reads the image until its `assetDeliveryState` is `COMPLETE` (returned) or `FAILED` (thrown): first once its
+    /// usual processing time (`imageProcessingWait`) has passed, then after waits that double from half a second up
+    /// to `imagePollInterval`. An image already known to be `COMPLETE` is not read again.
     public func waitUntilProcessed(_ image: ASCImage) async throws(ASCClientError) -> ASCImage {
+        if image.state?.known == .complete { return image }
         var current = image
         for poll in 0..<max(1, configuration.imagePollAttempts) {
-            if poll > 0 { await sleeper(min(configuration.imagePollInterval, 0.25 * Double(1 << min(poll - 1, 10)))) }
+            let wait =
+                poll == 0 ? configuration.imageProcessingWait : min(configuration.imagePollInterval, 0.5 * Double(1 << min(poll - 1, 10)))
+            await sleeper(wait * configuration.waitScale)
             current = try await self.image(type: image.type, id: image.id)
             switch current.state?.known {
             case .complete?: return current

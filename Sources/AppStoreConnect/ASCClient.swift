@@ -20,19 +20,26 @@ public final class ASCClient: Sendable {
 
     public struct Configuration: Sendable {
         public var policy: ASCRetryPolicy
-        /// Seconds between reads of an image being processed, and how many reads at most.
+        /// Seconds after a commit before the image is first read: its usual processing time, so that one read is
+        /// usually enough (issue 24: every read spends the key's hourly budget).
+        public var imageProcessingWait: Double
+        /// The longest wait between later reads of an image being processed, and how many reads at most.
         public var imagePollInterval: Double
         public var imagePollAttempts: Int
         /// Attempts per upload operation (a failed part "can be resent until commit").
         public var uploadAttempts: Int
         /// `limit` asked for on collections (ASC's maximum is 200).
         public var pageLimit: Int
+        /// Every wait this client (and an apply using it) chooses is multiplied by this: backoffs and image waits, not a
+        /// `Retry-After` App Store Connect asks for. 1 in use; `CLIP_ASC_WAIT_SCALE` makes tests quick.
+        public var waitScale: Double = 1
 
         public init(
-            policy: ASCRetryPolicy = ASCRetryPolicy(), imagePollInterval: Double = 2, imagePollAttempts: Int = 150, uploadAttempts: Int = 4,
-            pageLimit: Int = 200
+            policy: ASCRetryPolicy = ASCRetryPolicy(), imageProcessingWait: Double = 2, imagePollInterval: Double = 4,
+            imagePollAttempts: Int = 60, uploadAttempts: Int = 4, pageLimit: Int = 200
         ) {
             self.policy = policy
+            self.imageProcessingWait = imageProcessingWait
             self.imagePollInterval = imagePollInterval
             self.imagePollAttempts = imagePollAttempts
             self.uploadAttempts = uploadAttempts
@@ -44,10 +51,16 @@ public final class ASCClient: Sendable {
     let origin: String
     let tokens: ASCTokenCache
     let transport: any ASCTransport
-    let configuration: Configuration
+    public let configuration: Configuration
     let sleeper: Sleeper
     let random: Random
     private let rateLimitSeen = Locked<ASCRateLimit?>(nil)
+    private let requestsSent = Locked<[ASCRequestKind: Int]>([:])
+
+    /// Requests sent so far by this client, retries and upload parts included, by kind.
+    public var requestCounts: [ASCRequestKind: Int] { requestsSent.withLock { $0 } }
+
+    func count(_ kind: ASCRequestKind) { requestsSent.withLock { $0[kind, default: 0] += 1 } }
 
     /// The `X-Rate-Limit` of the latest answer that had one: what is left of the key's hourly
     /// budget, which every tool using the same key shares (Apple, "Identifying Rate Limits").
@@ -109,6 +122,7 @@ public final class ASCClient: Sendable {
             let outcome: ASCRetryPolicy.Outcome
             var lastErrors: [ASCErrorItem] = []
             var rateLimit: ASCRateLimit?
+            count(ASCRequestKind(method: method, path: path, body: body))
             do {
                 let response = try await transport.send(request)
                 let document = response.body.isEmpty ? nil : try? JSONParser.parse(response.body)
@@ -137,19 +151,23 @@ public final class ASCClient: Sendable {
             } catch let error as ASCClientError {
                 throw error
             } catch let error as ASCTransportError {
-                guard error == .timedOut else { throw .unreachable(error.description) }
-                outcome = .timedOut
+                switch error {
+                case .timedOut: outcome = .timedOut
+                // The request went out and no answer came back: as ambiguous as a timeout (RFC 9110 §9.2.2).
+                case .noAnswer: outcome = .noAnswer
+                case .unreachable: throw .unreachable(error.description)
+                }
             } catch {
                 throw .unreachable("\(error)")
             }
             let decision = configuration.policy.decision(
                 after: outcome, method: method, attempt: attempt, rateLimitWaits: rateLimitWaits, random: random)
             switch (decision, outcome) {
-            case (.retry(let seconds), .rateLimited):
-                await sleeper(seconds)
+            case (.retry(let seconds), .rateLimited(let retryAfter)):
+                await sleeper(retryAfter == nil ? seconds * configuration.waitScale : seconds)
                 rateLimitWaits += 1
             case (.retry(let seconds), _):
-                await sleeper(seconds)
+                await sleeper(seconds * configuration.waitScale)
                 attempt += 1
             case (.giveUp, .rateLimited(let retryAfter)):
                 throw .rateLimited(retryAfterSeconds: retryAfter, rateLimit: rateLimit)
@@ -158,6 +176,11 @@ public final class ASCClient: Sendable {
                 throw .serverError(status: status, attempts: attempt, errors: lastErrors)
             case (.giveUp, .timedOut):
                 if method == "POST" { throw .outcomeUnknown(method: method, path: path, reason: "no answer in time") }
+                throw .timedOut(attempts: attempt)
+            case (.giveUp, .noAnswer):
+                if method == "POST" {
+                    throw .outcomeUnknown(method: method, path: path, reason: "the connection was closed without an answer")
+                }
                 throw .timedOut(attempts: attempt)
             }
         }

@@ -1,10 +1,12 @@
+import StrictJSON
+
 /// When the client sends a request again, and after how long. Pure: the client asks it, then
 /// sleeps through the injected sleeper, so tests decide time.
 ///
 /// - 429 (`RATE_LIMIT_EXCEEDED`): wait `Retry-After` when ASC sends it (RFC 9110 §10.2.3, seconds),
 ///   otherwise back off exponentially; any method, since a refused request did nothing. Apple,
 ///   "Identifying Rate Limits": the limit is per key over a rolling hour, so waits can be long.
-/// - 5xx and no answer in time: back off and retry a bounded number of times, for every method but
+/// - 5xx, no answer in time, and a connection closed without an answer: back off and retry a bounded number of times, for every method but
 ///   POST: a create that timed out may have happened (fastlane re-reads after a 504 PATCH for the
 ///   same reason), so its caller re-reads instead of creating twice. A PATCH sets fields to values
 ///   and is safe to repeat.
@@ -39,6 +41,8 @@ public struct ASCRetryPolicy: Sendable {
         case rateLimited(retryAfter: Double?)
         case serverError(status: Int)
         case timedOut
+        /// The connection was closed after the request went out, before any answer.
+        case noAnswer
     }
 
     public enum Decision: Equatable, Sendable {
@@ -58,7 +62,7 @@ public struct ASCRetryPolicy: Sendable {
                 return retryAfter <= longestRetryAfter ? .retry(afterSeconds: max(0, retryAfter)) : .giveUp
             }
             return .retry(afterSeconds: backoff(step: rateLimitWaits + 1, random: random))
-        case .serverError, .timedOut:
+        case .serverError, .timedOut, .noAnswer:
             guard method != "POST", attempt < maximumAttempts else { return .giveUp }
             return .retry(afterSeconds: backoff(step: attempt, random: random))
         }
@@ -108,5 +112,33 @@ extension String {
         let drop: (Character) -> Bool = { set.contains($0) }
         guard let first = firstIndex(where: { !drop($0) }), let last = lastIndex(where: { !drop($0) }) else { return "" }
         return String(self[first...last])
+    }
+}
+
+/// What a request is for, as an apply's summary counts them against the key's hourly budget (issue 24).
+public enum ASCRequestKind: String, Sendable, CaseIterable, Comparable {
+    case read
+    case imageReserve = "image-reserve"
+    case imagePart = "image-part"
+    case imageCommit = "image-commit"
+    case imagePoll = "image-poll"
+    case create
+    case update
+    case remove
+    case defaultExperience = "default-experience"
+
+    public static func < (a: Self, b: Self) -> Bool { allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)! }
+
+    init(method: String, path: String, body: JSONValue?) {
+        let isImage = path.hasPrefix("/v1/appClipAdvancedExperienceImages") || path.hasPrefix("/v1/appClipHeaderImages")
+        switch method {
+        case "GET": self = isImage ? .imagePoll : .read
+        case "POST" where isImage: self = .imageReserve
+        case "PATCH" where isImage: self = .imageCommit
+        case "POST" where path == "/v1/appClipAdvancedExperiences": self = .create
+        case "PATCH" where path.hasPrefix("/v1/appClipAdvancedExperiences/"):
+            self = body?["data"]?["attributes"]?["removed"] == .bool(true) ? .remove : .update
+        default: self = .defaultExperience
+        }
     }
 }

@@ -37,13 +37,16 @@ public struct ASCHTTPResponse: Sendable {
 public enum ASCTransportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing arrived within the transport's timeout.
     case timedOut
-    /// The connection could not be made or broke.
+    /// The connection could not be made: nothing was sent.
     case unreachable(String)
+    /// The request was sent and the connection ended without an answer: it may or may not have been carried out.
+    case noAnswer(String)
 
     public var description: String {
         switch self {
         case .timedOut: "no answer in time"
         case .unreachable(let reason): "cannot reach App Store Connect: \(reason)"
+        case .noAnswer(let reason): "App Store Connect closed the connection without an answer: \(reason)"
         }
     }
 }
@@ -54,6 +57,12 @@ public protocol ASCTransport: Sendable {
 }
 
 /// The transport over URLSession (FoundationNetworking on Linux, libcurl underneath).
+///
+/// A request with a body (every POST and PATCH here, which are not idempotent: RFC 9110 §9.2.2, and upload parts)
+/// goes on a connection of its own, opened for it and closed after it: libcurl sends a request again by itself when a
+/// reused connection turns out closed ("Connection died, retrying a fresh connect"), and FoundationNetworking's body
+/// stream is spent by then, so the second copy left without its body (issue 24). On a new connection nothing is
+/// re-sent; a connection closed without an answer is `.noAnswer`, for the client to treat as ambiguous.
 public final class URLSessionTransport: ASCTransport {
     private let session: URLSession
     /// Seconds to wait for the connection and between bytes of an answer.
@@ -61,27 +70,34 @@ public final class URLSessionTransport: ASCTransport {
 
     public init(timeout: Double = 60) {
         self.timeout = timeout
+        session = URLSession(configuration: Self.configuration(timeout: timeout))
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    static func configuration(timeout: Double) -> URLSessionConfiguration {
         // swift-corelibs-foundation takes the idle timeout from the session's configuration.
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
+        return configuration
     }
-
-    deinit { session.finishTasksAndInvalidate() }
 
     public func send(_ request: ASCHTTPRequest) async throws(ASCTransportError) -> ASCHTTPResponse {
         var urlRequest = URLRequest(url: request.url, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method
         for header in request.headers { urlRequest.setValue(header.value, forHTTPHeaderField: header.name) }
         if let body = request.body { urlRequest.httpBody = Data(body) }
+        let ownConnection = request.body != nil || !["GET", "HEAD", "DELETE"].contains(request.method)
+        let session = ownConnection ? URLSession(configuration: Self.configuration(timeout: timeout)) : self.session
+        defer { if ownConnection { session.finishTasksAndInvalidate() } }
         let data: Data
         let response: URLResponse
         do {
             (data, response) = try await session.data(for: urlRequest)
-        } catch let error as URLError where error.code == .timedOut {
-            throw .timedOut
+        } catch let error as URLError {
+            throw Self.transportError(error)
         } catch {
             throw .unreachable(error.localizedDescription)
         }
@@ -89,5 +105,17 @@ public final class URLSessionTransport: ASCTransport {
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
         return ASCHTTPResponse(status: http.statusCode, headers: headers, body: Array(data))
+    }
+
+    /// Whether the request may have reached App Store Connect: a connection never made sent nothing.
+    static func transportError(_ error: URLError) -> ASCTransportError {
+        switch error.code {
+        case .timedOut: .timedOut
+        case .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .notConnectedToInternet, .unsupportedURL, .badURL,
+            .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+            .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            .unreachable(error.localizedDescription)
+        default: .noAnswer(error.localizedDescription)
+        }
     }
 }

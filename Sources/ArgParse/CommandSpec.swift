@@ -44,10 +44,12 @@ public struct CommandSpec: Sendable {
     public let positionals: [PositionalSpec]
     public let options: [OptionSpec]
     public let subcommands: [CommandSpec]
+    /// Command lines that use this command, shown under EXAMPLES in help and in the man page.
+    public let examples: [Example]
 
     public init(
         _ name: String, summary: String, discussion: String = "", positionals: [PositionalSpec] = [], options: [OptionSpec] = [],
-        subcommands: [CommandSpec] = []
+        subcommands: [CommandSpec] = [], examples: [Example] = []
     ) {
         self.name = name
         self.summary = summary
@@ -55,5 +57,81 @@ public struct CommandSpec: Sendable {
         self.positionals = positionals
         self.options = options
         self.subcommands = subcommands
+        self.examples = examples
+    }
+
+    /// Every command below and including this one, each with the words that reach it (`["domain", "add"]`).
+    public func allCommands(_ path: [String] = []) -> [(path: [String], spec: CommandSpec)] {
+        [(path, self)] + subcommands.flatMap { $0.allCommands(path + [$0.name]) }
+    }
+
+    /// Whether the parser can stop here: no subcommands, or arguments of its own beside them (`aasa HOST`).
+    public var isRunnable: Bool { subcommands.isEmpty || !positionals.isEmpty }
+}
+
+/// A command line as a user types it, program name first (`clipctl list --host shop.example`), with a
+/// one-line explanation. Written with POSIX shell quoting, so it can be pasted into a shell.
+public struct Example: Sendable, Equatable {
+    public let commandLine: String
+    public let explanation: String
+
+    public init(_ commandLine: String, _ explanation: String) {
+        self.commandLine = commandLine
+        self.explanation = explanation
+    }
+
+    /// The words a POSIX shell passes for `commandLine`, program name first: blanks separate words,
+    /// `'…'` keeps everything literally, `"…"` keeps all but `\` before `"`, `\`, `$` or a backquote,
+    /// and `\` outside quotes keeps the next character (POSIX.1-2017 XCU §2.2, §2.3). nil for a line a
+    /// shell would read otherwise: an open quote, or outside quotes an expansion (`$`, a backquote, `~` at
+    /// a word's start, a glob `*` `?` `[`, bash's braces) or an operator (`|`, `&`, `;`, `<`, `>`, `(`, `)`,
+    /// `#` at a word's start).
+    public var words: [String]? {
+        var words: [String] = []
+        var word = ""
+        var inWord = false
+        var characters = commandLine.makeIterator()
+        while let c = characters.next() {
+            switch c {
+            case " ", "\t":
+                if inWord { words.append(word) }
+                word = ""
+                inWord = false
+            case "'":
+                inWord = true
+                while true {
+                    guard let q = characters.next() else { return nil }
+                    if q == "'" { break }
+                    word.append(q)
+                }
+            case "\"":
+                inWord = true
+                while true {
+                    guard let q = characters.next() else { return nil }
+                    if q == "\"" { break }
+                    if q == "$" || q == "`" { return nil }
+                    if q == "\\" {
+                        guard let next = characters.next() else { return nil }
+                        if !"\"\\$`".contains(next) { word.append(q) }
+                        word.append(next)
+                    } else {
+                        word.append(q)
+                    }
+                }
+            case "\\":
+                guard let next = characters.next(), next != "\n" else { return nil }
+                inWord = true
+                word.append(next)
+            case "$", "`", "|", "&", ";", "<", ">", "(", ")", "*", "?", "[", "{", "}", "\n":
+                return nil
+            case "~" where !inWord, "#" where !inWord:
+                return nil
+            default:
+                inWord = true
+                word.append(c)
+            }
+        }
+        if inWord { words.append(word) }
+        return words
     }
 }

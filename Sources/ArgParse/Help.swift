@@ -31,8 +31,14 @@ public enum HelpFormatter {
         }
         if !command.options.isEmpty { out += "\nOPTIONS:\n" + optionLines(command.options) }
         if !globals.isEmpty { out += "\nGLOBAL OPTIONS:\n" + optionLines(globals) }
+        if !command.examples.isEmpty { out += "\nEXAMPLES:\n" + examples(command.examples) }
         if !command.subcommands.isEmpty { out += "\nSee '\(fullName) <command> --help' for a command's options.\n" }
         return out
+    }
+
+    /// Each example as a shell comment over its command line, so a line can be copied as it is.
+    static func examples(_ examples: [Example]) -> String {
+        examples.map { "  # \($0.explanation)\n  \($0.commandLine)\n" }.joined(separator: "\n")
     }
 }
 

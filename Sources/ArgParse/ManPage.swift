@@ -6,7 +6,7 @@ public enum ManPage {
     public static func roff(
         root: CommandSpec, globals: [OptionSpec], section: Int = 1, date: String, source: String, manual: String = "User Commands"
     ) -> String {
-        var out = ".TH \(quoted(root.name.uppercased())) \(section) \(quoted(date)) \(quoted(source)) \(quoted(manual))\n"
+        var out = ".TH \(quoted(root.name.uppercased())) \(section) \(quoted(date, hyphens: true)) \(quoted(source)) \(quoted(manual))\n"
         out += ".SH NAME\n\(escape(root.name)) \\- \(escape(root.summary))\n"
         out += ".SH SYNOPSIS\n.B \(escape(root.name))\n.RI [ options ] \" command \" [ arguments ]\n"
         if !root.discussion.isEmpty { out += ".SH DESCRIPTION\n" + paragraphs(root.discussion) }
@@ -16,7 +16,16 @@ public enum ManPage {
         }
         out += ".SH COMMANDS\n"
         for sub in root.subcommands { out += commandSection(sub, parents: [root.name]) }
+        let examples = root.allCommands().flatMap(\.spec.examples)
+        if !examples.isEmpty { out += ".SH EXAMPLES\n" + examples.map(exampleItem).joined(separator: ".PP\n") }
         return out
+    }
+
+    /// An explanation, then its command line in an indented example block (man-pages(7) "EXAMPLES":
+    /// `.EX`/`.EE`, which groff's and mandoc's man macros both define). Items are separated by `.PP`, not
+    /// opened with it: a paragraph macro right after `.SH` is one mandoc warns it skips.
+    static func exampleItem(_ example: Example) -> String {
+        "\(escape(example.explanation))\n.RS 4\n.EX\n\(escape(example.commandLine))\n.EE\n.RE\n"
     }
 
     static func commandSection(_ command: CommandSpec, parents: [String]) -> String {
@@ -66,9 +75,11 @@ public enum ManPage {
         return out
     }
 
-    /// A macro argument in double quotes (groff(7): a `"` inside is written `\(dq`).
-    static func quoted(_ text: String) -> String {
-        "\"" + escape(text).replacingAll("\"", with: "\\(dq") + "\""
+    /// A macro argument in double quotes (groff(7): a `"` inside is written `\(dq`). `hyphens` keeps `-` a
+    /// hyphen: mandoc reads the `.TH` date `2026-01-02` as a date, but `2026\-01\-02` only as text.
+    static func quoted(_ text: String, hyphens: Bool = false) -> String {
+        let escaped = escape(text)
+        return "\"" + (hyphens ? escaped.replacing("\\-", with: "-") : escaped).replacingAll("\"", with: "\\(dq") + "\""
     }
 }
 

@@ -2,7 +2,7 @@ public import AppStoreConnect
 public import ClipApp
 import ByteScan
 import ClipCore
-import ClipStore
+public import ClipStore
 import ClipWire
 import Foundation
 public import HTTP1

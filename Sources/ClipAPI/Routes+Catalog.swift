@@ -8,6 +8,14 @@ import StrictJSON
 /// Apps, clips, domain associations, default experiences, applinks and webcredentials.
 extension ClipAPI {
     func registerCatalogRoutes() {
+        registerAppRoutes()
+        registerClipRoutes()
+        registerDefaultExperienceRoutes()
+        registerApplinksRoutes()
+    }
+
+    /// Apps.
+    func registerAppRoutes() {
         add("GET", "/v1/apps", .token) { api, c in
             json(ListJSON.items(try c.registry.apps(team: try c.caller.team).map(CatalogJSON.app)))
         }
@@ -78,6 +86,10 @@ extension ClipAPI {
             return json(CatalogJSON.app(saved), headers: [("ETag", etag("a", saved.version))])
         }
 
+    }
+
+    /// Clips and their domain associations.
+    func registerClipRoutes() {
         add("GET", "/v1/clips", .token) { api, c in
             json(ListJSON.items(try c.registry.clips(team: try c.caller.team).map { CatalogJSON.clip($0) }))
         }
@@ -142,6 +154,10 @@ extension ClipAPI {
             try c.registry.removeDomain(clip: try api.visibleClip(c).appID.rawValue, host: c.parameter("host"))
             return noContent()
         }
+    }
+
+    /// A clip's default experience.
+    func registerDefaultExperienceRoutes() {
         add("GET", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
             let d = try c.registry.defaultExperience(clip: try api.visibleClip(c).appID.rawValue)
             return json(CatalogJSON.defaultExperience(d), headers: [("ETag", etag("d", d.version))])
@@ -175,6 +191,10 @@ extension ClipAPI {
             return noContent()
         }
 
+    }
+
+    /// Applinks, their settings and generation, and webcredentials on a host.
+    func registerApplinksRoutes() {
         add("PUT", "/v1/domains/{host}/applinks/{bundleId}", .token) { api, c in
             let app = try api.visibleApp(c)
             let reader = FieldReader(try c.jsonBody())

@@ -1,4 +1,5 @@
 import CardPreview
+import ClipApp
 import ClipCore
 import ClipStore
 import Foundation

@@ -105,8 +105,11 @@ extension Context {
                 print("clip \(report.clip.rawValue)")
                 for adopted in report.adopted { print("  adopted \(adopted.url) as experience \(adopted.id)") }
                 for difference in report.differing {
-                    let settled = report.tookASC.contains(difference.experienceID) ? " (took App Store Connect's)" : ""
-                    print("  differs: experience \(difference.experienceID) \(difference.url)\(settled)")
+                    let what =
+                        report.tookASC.contains(difference.experienceID)
+                        ? "took App Store Connect's"
+                        : report.keptRegistry.contains(difference.experienceID) ? "kept the registry's (asc apply pushes it)" : "differs"
+                    print("  \(what): experience \(difference.experienceID) \(difference.url)")
                     for change in difference.changes {
                         print("      \(change.field): registry \(change.after), App Store Connect \(change.before)")
                     }
@@ -116,7 +119,12 @@ extension Context {
                     print("      \(change.field): registry \(change.after), App Store Connect \(change.before)")
                 }
                 for note in report.notes { print("  note: \(note)") }
-                print("\(report.adopted.count) adopted, \(report.same) in sync, \(report.differing.count) differ")
+                var settled: [String] = []
+                if !report.tookASC.isEmpty { settled.append("\(report.tookASC.count) took App Store Connect's") }
+                if !report.keptRegistry.isEmpty { settled.append("\(report.keptRegistry.count) kept the registry's") }
+                let unsettled = report.differing.count - report.tookASC.count - report.keptRegistry.count
+                if unsettled > 0 || settled.isEmpty { settled.append("\(unsettled) differ") }
+                print("\(report.adopted.count) adopted, \(report.same) in sync, " + settled.joined(separator: ", "))
             }
         }
         let unsettled = reports.map(\.unsettled).reduce(0, +)
@@ -140,6 +148,12 @@ extension Context {
                     print("  \(done.action.rawValue) \(done.url)" + (done.ascExperienceID.map { " → \($0)" } ?? ""))
                 }
                 for note in report.notes { print("  note: \(note)") }
+                for recovered in report.recovered { print("  read back and went on: \(recovered)") }
+                if report.failure != nil { for step in report.pending { print("  left: \(step)") } }
+                if !report.requests.isEmpty {
+                    let kinds = report.requests.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }
+                    print("requests: " + kinds.joined(separator: ", ") + " (\(report.requests.values.reduce(0, +)) in all)")
+                }
                 var summary = report.done.isEmpty ? "in sync: nothing to do" : "applied \(report.done.count) change(s)"
                 if report.failure != nil { summary = "stopped after \(report.done.count) change(s), \(report.left) left" }
                 if let limit = report.rateLimit, let remaining = limit.hourRemaining {
@@ -175,6 +189,11 @@ extension Context {
             method, path, query: query.map { ($0.0, Optional($0.1)) }, body: body.map { Data(JSONWriter.bytes($0)) })
         // App Store Connect unavailable to the server (its rate limit, unreachable, the server stopping): exit 69, as on
         // the database itself; the rest as every remote command maps a problem.
+        // Another apply running is exit 69 over --server as on the database (issue 24): the server's 409 on this route.
+        if answer.status == 409, path == "/v1/asc/apply" {
+            let problem = ProblemJSON.problem(json: answer.json)
+            throw CommandFailure(code: ExitCode.unavailable, message: problem.detail ?? SyncFailure.applyRunning.description)
+        }
         if [502, 503].contains(answer.status) {
             let problem = ProblemJSON.problem(json: answer.json)
             throw CommandFailure(code: ExitCode.unavailable, message: problem.detail ?? "the server answered \(answer.status)")
@@ -270,10 +289,15 @@ extension Context {
             }
             await ASCClient.systemSleeper(seconds)
         }
+        var configuration = ASCClient.Configuration()
+        // A test's knob (docs/app-store-connect.md): every wait the client and an apply choose, scaled.
+        if let text = environment["CLIP_ASC_WAIT_SCALE"], let scale = Double(text), scale >= 0, scale <= 1 {
+            configuration.waitScale = scale
+        }
         do {
             return try ASCClient(
                 baseURL: baseURL ?? ASCClient.baseURL(environment: environment), tokens: ASCTokenCache(credentials: loaded.credentials),
-                sleeper: sleeper)
+                configuration: configuration, sleeper: sleeper)
         } catch {
             throw CommandFailure(code: ExitCode.usage, message: purpose + error.description)
         }

@@ -3,7 +3,7 @@ import FileFormats
 import QRCode
 import ClipCore
 import CardPreview
-import ClipAPI
+import ClipApp
 import ClipStore
 import ClipWire
 import StrictJSON

@@ -76,6 +76,10 @@ public enum ClipCLI {
         let parsed: ParsedCommand
         do {
             parsed = try ArgumentParser.parse(arguments, root: ClipCLI.root, globals: Commands.globals)
+            if let document = documentation[parsed.path] {
+                io.out(try document(parsed))
+                return ExitCode.ok
+            }
         } catch {
             let help = HelpFormatter.help(for: error.path, root: ClipCLI.root, globals: Commands.globals)
             if case .helpRequested = error {
@@ -111,18 +115,15 @@ public enum ClipCLI {
     }
 
     /// The words outside the command tree, each alone on the command line: `--version`, and for packaging
-    /// `--generate-man [DATE]` (the clipctl(1) page) and `--generate-completion bash|zsh|fish`, both generated
-    /// from `ClipCLI.root`. nil for anything else.
+    /// (scripts/release) `--generate-man [DATE]` (the clipctl(1) page) and `--generate-completion bash|zsh|fish`,
+    /// what `clipctl help --man` and `clipctl completion SHELL` print. nil for anything else.
     static func maintenance(_ arguments: [String], io: CLIIO) -> Int32? {
         switch arguments.first {
         case "--version" where arguments.count == 1:
             io.out("clipctl \(BuildInfo.version) (commit \(BuildInfo.commit))\n")
             return ExitCode.ok
         case "--generate-man" where arguments.count <= 2:
-            io.out(
-                ManPage.roff(
-                    root: ClipCLI.root, globals: Commands.globals, date: arguments.count == 2 ? arguments[1] : "",
-                    source: "clipctl \(BuildInfo.version)", manual: "Clip Registry"))
+            io.out(manPage(date: arguments.count == 2 ? arguments[1] : nil))
             return ExitCode.ok
         case "--generate-completion" where arguments.count == 2:
             guard let shell = ShellCompletion.Shell(rawValue: arguments[1]) else {
@@ -134,6 +135,45 @@ public enum ClipCLI {
         default:
             return nil
         }
+    }
+
+    /// The commands that print clipctl's own documentation (`Commands.help`, `Commands.completion`), each
+    /// generated from `ClipCLI.root`: what each prints for its parsed command line.
+    static let documentation: [[String]: @Sendable (ParsedCommand) throws(ArgParseError) -> String] = {
+        var commands: [[String]: @Sendable (ParsedCommand) throws(ArgParseError) -> String] = [["help"]: help]
+        for shell in ShellCompletion.Shell.allCases {
+            commands[["completion", shell.rawValue]] = { _ in
+                ShellCompletion.script(for: shell, root: ClipCLI.root, globals: Commands.globals)
+            }
+        }
+        return commands
+    }()
+
+    /// `clipctl help [COMMAND [SUBCOMMAND]]`: the help `COMMAND SUBCOMMAND --help` prints, or with `--man`
+    /// the manual page; a word that names no command is a usage error, as it is before `--help`.
+    static func help(_ parsed: ParsedCommand) throws(ArgParseError) -> String {
+        if parsed.flag("man") {
+            if let word = parsed.positionals.first { throw .unexpectedArgument(word, path: parsed.path) }
+            return manPage(date: nil)
+        }
+        var path: [String] = []
+        for word in parsed.positionals {
+            guard ArgumentParser.command(at: path, in: ClipCLI.root).subcommands.contains(where: { $0.name == word }) else {
+                throw .unknownCommand(word, path: path)
+            }
+            path.append(word)
+        }
+        return HelpFormatter.help(for: path, root: ClipCLI.root, globals: Commands.globals)
+    }
+
+    /// The clipctl(1) page. `date` goes in its `.TH` line: scripts/release gives the release commit's; without
+    /// one the page is dated the day it is printed (UTC, ISO 8601), as argument-parser's generate-manual dates
+    /// its pages, since man(7) readers expect a date there (mandoc warns when it is missing).
+    static func manPage(date: String?) -> String {
+        let today = Date.now.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day())
+        return ManPage.roff(
+            root: ClipCLI.root, globals: Commands.globals, date: date ?? today, source: "clipctl \(BuildInfo.version)",
+            manual: "Clip Registry")
     }
 
     static func report(_ failure: CommandFailure, json: Bool, io: CLIIO) {

@@ -164,12 +164,20 @@ final class Context {
         return value
     }
 
+    /// The bytes of the file `path` an option names, or standard input for `-`. Only a regular file is
+    /// read (`RegularFile`: a FIFO or a device is refused before it is opened for reading).
     func readFile(_ path: String, option: String) throws -> [UInt8] {
         if path == "-" { return io.readStandardInput() }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure(code: ExitCode.failure, message: "cannot read \(option) file \(path): no such file or not readable")
+        do { return try RegularFile.read(path, what: "\(option) file") } catch {
+            throw Self.unreadable(error)
         }
-        return [UInt8](data)
+    }
+
+    /// A user-named input file that is not read, exit 1; a stream goes to standard input as `-`.
+    static func unreadable(_ refusal: RegularFile.Refusal) -> CommandFailure {
+        CommandFailure(
+            code: ExitCode.failure,
+            message: refusal.description + (refusal.isNotRegular ? " (to read a stream, give - and pipe it to standard input)" : ""))
     }
 
     /// A JSON option given inline or as `@FILE`.

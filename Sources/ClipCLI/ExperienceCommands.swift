@@ -178,14 +178,13 @@ extension Context {
                 }
             }
         } else {
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw CommandFailure(code: ExitCode.failure, message: "cannot read import file \(path): no such file or not readable")
-            }
-            total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            let file: RegularFile
+            do { file = try RegularFile(path, what: "import file") } catch { throw Self.unreadable(error) }
+            total = file.size
             chunks = {
-                let data = try handle.read(upToCount: Registry.importChunkBytes) ?? Data()
+                let data = try file.read(upTo: Registry.importChunkBytes)
                 read.add(data.count)
-                return data.isEmpty ? nil : ArraySlice(data)
+                return data.isEmpty ? nil : data[...]
             }
         }
         let showProgress = io.standardErrorIsTerminal && !json

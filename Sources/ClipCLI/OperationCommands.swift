@@ -17,7 +17,7 @@ extension ClipCLI {
         return CommandSpec(
             Commands.root.name, summary: Commands.root.summary, discussion: Commands.root.discussion,
             positionals: Commands.root.positionals,
-            options: Commands.root.options, subcommands: subcommands)
+            options: Commands.root.options, subcommands: subcommands, examples: Commands.root.examples)
     }()
 
     private static func adding(_ command: CommandSpec, under path: ArraySlice<String>, to commands: [CommandSpec]) -> [CommandSpec] {
@@ -27,7 +27,7 @@ extension ClipCLI {
             return CommandSpec(
                 parent.name, summary: parent.summary, discussion: parent.discussion, positionals: parent.positionals,
                 options: parent.options,
-                subcommands: adding(command, under: path.dropFirst(), to: parent.subcommands))
+                subcommands: adding(command, under: path.dropFirst(), to: parent.subcommands), examples: parent.examples)
         }
     }
 

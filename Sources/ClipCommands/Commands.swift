@@ -36,6 +36,8 @@ public enum Commands {
             Stores App Clip experiences in SQLite, resolves invocation URLs, and writes AASA files and Smart App Banner tags.
             Exit codes: 0 ok, 1 failure (not found, no match), 64 usage error, 65 invalid input, 69 server unreachable.
             'clipctl --version' prints the version and the git commit it was built from.
+            'clipctl help COMMAND' shows a command's help, 'clipctl help --man' the manual page, \
+            and 'clipctl completion bash|zsh|fish' prints a shell completion script.
             """,
         subcommands: [
             CommandSpec(
@@ -43,15 +45,32 @@ public enum Commands {
                 discussion: "Creates the team, app, clip and domain association the URL and clip imply, and says so.",
                 positionals: [PositionalSpec("URL", help: "the invocation URL (https)")],
                 options: [.option("clip", value: "TEAMID.BUNDLE", help: "the App Clip's App ID, such as ABCDE12345.com.example.app.Clip")]
-                    + experienceFields + [.flag("powered-by", help: "submitted by a platform serving many businesses")]),
+                    + experienceFields + [.flag("powered-by", help: "submitted by a platform serving many businesses")],
+                examples: [
+                    Example(
+                        "clipctl register https://bikesrental.example/rent --clip ABCDE12345.com.example.bikes.Clip --title 'Rent a bike' --subtitle 'Unlock one in seconds'",
+                        "Register a URL for a clip; its team, app and domain association are created as needed"),
+                    Example(
+                        "clipctl register https://bikesrental.example/rent/paris --clip ABCDE12345.com.example.bikes.Clip --title 'Rent a bike' --subtitle 'Paris, all day' --localization 'FR=Louer un vélo|Paris, toute la journée'",
+                        "Register one with a French card beside the default English one"),
+                ]),
             CommandSpec(
                 "list", summary: "list experiences, ordered by URL",
                 options: [
                     .option("clip", value: "CLIP", help: "only this clip's"), .option("host", value: "HOST", help: "only on this host"),
                     .option("status", value: "STATUS", help: "ACTIVE or DEACTIVATED"),
+                ],
+                examples: [
+                    Example("clipctl list --host bikesrental.example --status ACTIVE", "List the active experiences on one host"),
+                    Example(
+                        "clipctl --server http://127.0.0.1:8080 list --json",
+                        "List through a running server's API as JSON (the token from CLIP_TOKEN)"),
                 ]),
             CommandSpec(
-                "show", summary: "show one experience", positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")]),
+                "show", summary: "show one experience", positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")],
+                examples: [
+                    Example("clipctl show https://bikesrental.example/rent", "Show an experience by its registered URL (or by its id)")
+                ]),
             CommandSpec(
                 "update", summary: "change fields of an experience",
                 positionals: [PositionalSpec("ID|URL", help: "experience id or registered URL")],
@@ -62,16 +81,26 @@ public enum Commands {
                             repeatable: true),
                         .flag("powered-by", help: "set isPoweredBy"), .flag("not-powered-by", help: "clear isPoweredBy"),
                         .flag("no-category", help: "clear the category"), .flag("no-place", help: "clear the place"),
-                    ]),
+                    ],
+                examples: [
+                    Example(
+                        "clipctl update 1 --title 'Rent an e-bike' --localization 'FR=Louer un vélo électrique|En quelques secondes'",
+                        "Change the title, and the French card only")
+                ]),
             CommandSpec(
                 "deactivate", summary: "stop an experience from matching",
-                positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
+                positionals: [PositionalSpec("ID|URL", help: "experience id or URL")],
+                examples: [
+                    Example("clipctl deactivate https://bikesrental.example/rent", "Stop an experience from matching without removing it")
+                ]),
             CommandSpec(
                 "activate", summary: "let a deactivated experience match again",
-                positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
+                positionals: [PositionalSpec("ID|URL", help: "experience id or URL")],
+                examples: [Example("clipctl activate 1", "Let experience 1 match again")]),
             CommandSpec(
                 "remove", summary: "remove an experience (soft delete; its URL becomes free)",
-                positionals: [PositionalSpec("ID|URL", help: "experience id or URL")]),
+                positionals: [PositionalSpec("ID|URL", help: "experience id or URL")],
+                examples: [Example("clipctl remove 1", "Remove experience 1; its URL can be registered again")]),
             CommandSpec(
                 "resolve", summary: "show which experience an invocation URL gets",
                 discussion: "Exits 1 when nothing matches, like grep.",
@@ -79,6 +108,11 @@ public enum Commands {
                 options: [
                     .option("language", value: "LANG", help: "preferred card language (EN, fr-CA, …)"),
                     .flag("explain", help: "list every candidate and why it lost; warn about near misses"),
+                ],
+                examples: [
+                    Example(
+                        "clipctl resolve 'https://bikesrental.example/rent?id=123' --explain",
+                        "Which experience a scanned URL opens, and why each other candidate lost")
                 ]),
             CommandSpec(
                 "aasa", summary: "print the apple-app-site-association file of a host",
@@ -93,12 +127,22 @@ public enum Commands {
                             .option("app", value: "TEAMID.BUNDLE", help: "the app's App ID (required)"),
                             .option(
                                 "file", value: "FILE", help: "an AASA file to evaluate instead of the registry's (- for standard input)"),
+                        ],
+                        examples: [
+                            Example(
+                                "clipctl aasa check https://bikesrental.example/rent/paris --app ABCDE12345.com.example.bikes",
+                                "Does the host's AASA open this URL in the full app?"),
+                            Example(
+                                "clipctl aasa check https://bikesrental.example/rent --app ABCDE12345.com.example.bikes --file apple-app-site-association",
+                                "The same question asked of a downloaded file"),
                         ]),
                     CommandSpec(
                         "lint", summary: "report the problems of an AASA file, each with a stable code (AASA###)",
                         discussion: "Exits 1 when any problem is an error.",
-                        positionals: [PositionalSpec("FILE|HOST", help: "a file (- for standard input), or a host of the registry")]),
-                ]),
+                        positionals: [PositionalSpec("FILE|HOST", help: "a file (- for standard input), or a host of the registry")],
+                        examples: [Example("clipctl aasa lint apple-app-site-association", "Report the problems of a downloaded AASA file")]
+                    ),
+                ], examples: [Example("clipctl aasa bikesrental.example", "Print the apple-app-site-association file the host serves")]),
             CommandSpec(
                 "preview", summary: "write the App Clip card preview page of an invocation URL",
                 discussion:
@@ -107,19 +151,30 @@ public enum Commands {
                 options: [
                     .option("language", value: "LANG", help: "card language (EN, fr-CA, …)"),
                     .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output"),
+                ],
+                examples: [
+                    Example(
+                        "clipctl preview https://bikesrental.example/rent -o card.html",
+                        "Write the card, QR code and banner tag a URL gets to one HTML page")
                 ]),
             CommandSpec(
                 "banner", summary: "print the Smart App Banner tag for a page", positionals: [PositionalSpec("URL", help: "the page URL")],
                 options: [
                     .option("app-argument", value: "URL", help: "URL handed to the full app"),
                     .option("clip", value: "CLIP", help: "the clip, when several are associated with the host"),
+                ],
+                examples: [
+                    Example(
+                        "clipctl banner https://bikesrental.example/rent --app-argument https://bikesrental.example/rent",
+                        "Print the Smart App Banner meta tag for a page")
                 ]),
             CommandSpec(
                 "import", summary: "import experiences from NDJSON or CSV, all or nothing",
                 discussion:
                     "Every bad line is reported with its number, and nothing is written unless every line is good. A leading UTF-8 byte-order mark is skipped.",
                 positionals: [PositionalSpec("FILE", help: "file to read, or - for standard input")],
-                options: [.option("format", value: "FORMAT", help: "ndjson or csv (default: from the file name, else ndjson)")]),
+                options: [.option("format", value: "FORMAT", help: "ndjson or csv (default: from the file name, else ndjson)")],
+                examples: [Example("clipctl import experiences.csv", "Import a CSV file; nothing is written unless every line is good")]),
             CommandSpec(
                 "export", summary: "export experiences as NDJSON or CSV, ordered by URL",
                 options: [
@@ -130,7 +185,8 @@ public enum Commands {
                         help:
                             "CSV for spreadsheets: a ' before cells starting with = + - @ TAB or CR (such a file no longer re-imports to the same bytes)"
                     ),
-                ]),
+                ],
+                examples: [Example("clipctl export --format csv -o experiences.csv", "Export every experience as CSV, ready to re-import")]),
             CommandSpec(
                 "app", summary: "manage full apps",
                 subcommands: [
@@ -141,51 +197,90 @@ public enum Commands {
                             .option("team", value: "TEAMID", help: "the team (required)"),
                             .option("app-store-id", value: "N", help: "numeric App Store ID (the banner's app-id)"),
                             .flag("no-app-store-id", help: "clear the App Store ID"), .option("name", value: "NAME", help: "display name"),
+                        ],
+                        examples: [
+                            Example(
+                                "clipctl app set com.example.bikes --team ABCDE12345 --app-store-id 1234567890 --name Bikes",
+                                "Give a full app its App Store ID (the banner's app-id) and name")
                         ]),
-                    CommandSpec("list", summary: "list apps", options: [.option("team", value: "TEAMID", help: "only this team's")]),
-                    CommandSpec("show", summary: "show an app", positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")]),
+                    CommandSpec(
+                        "list", summary: "list apps", options: [.option("team", value: "TEAMID", help: "only this team's")],
+                        examples: [Example("clipctl app list --team ABCDE12345", "List one team's apps")]),
+                    CommandSpec(
+                        "show", summary: "show an app", positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")],
+                        examples: [Example("clipctl app show com.example.bikes", "Show an app and its clips")]),
                 ]),
             CommandSpec(
                 "clip", summary: "manage App Clips",
                 subcommands: [
                     CommandSpec(
                         "add", summary: "add a clip (and its team and app)",
-                        positionals: [PositionalSpec("TEAMID.BUNDLE", help: "the clip's App ID")]),
+                        positionals: [PositionalSpec("TEAMID.BUNDLE", help: "the clip's App ID")],
+                        examples: [
+                            Example("clipctl clip add ABCDE12345.com.example.bikes.Clip", "Add a clip before registering any experience")
+                        ]),
                     CommandSpec(
-                        "list", summary: "list clips with their hosts", options: [.option("app", value: "BUNDLE", help: "only this app's")]),
-                    CommandSpec("show", summary: "show a clip", positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")]),
+                        "list", summary: "list clips with their hosts", options: [.option("app", value: "BUNDLE", help: "only this app's")],
+                        examples: [Example("clipctl clip list --app com.example.bikes", "List an app's clips with their hosts")]),
+                    CommandSpec(
+                        "show", summary: "show a clip", positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")],
+                        examples: [Example("clipctl clip show ABCDE12345.com.example.bikes.Clip", "Show a clip")]),
                     CommandSpec(
                         "remove", summary: "remove a clip that has no experiences",
-                        positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")]),
+                        positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")],
+                        examples: [
+                            Example(
+                                "clipctl clip remove ABCDE12345.com.example.bikes.Clip", "Remove a clip whose experiences are all removed")
+                        ]),
                 ]),
             CommandSpec(
                 "domain", summary: "manage domain associations (appclips hosts)",
                 subcommands: [
                     CommandSpec(
                         "add", summary: "associate a host with a clip",
-                        positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")]),
+                        positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")],
+                        examples: [
+                            Example(
+                                "clipctl domain add ABCDE12345.com.example.bikes.Clip go.bikesrental.example",
+                                "List the clip in go.bikesrental.example's AASA")
+                        ]),
                     CommandSpec(
                         "remove", summary: "end an association",
-                        positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")]),
-                    CommandSpec("list", summary: "list associations", options: [.option("host", value: "HOST", help: "only this host")]),
+                        positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")],
+                        examples: [
+                            Example(
+                                "clipctl domain remove ABCDE12345.com.example.bikes.Clip go.bikesrental.example",
+                                "Take the clip out of the host's AASA")
+                        ]),
+                    CommandSpec(
+                        "list", summary: "list associations", options: [.option("host", value: "HOST", help: "only this host")],
+                        examples: [Example("clipctl domain list --host bikesrental.example", "List the clips associated with a host")]),
                     CommandSpec(
                         "owners", summary: "list which teams hold each host (the first team to use a host owns it)",
-                        options: [.option("host", value: "HOST", help: "only this host")]),
+                        options: [.option("host", value: "HOST", help: "only this host")],
+                        examples: [Example("clipctl domain owners --host bikesrental.example", "Which teams hold a host")]),
                     CommandSpec(
                         "claim", summary: "give a host to a team (administrators)",
                         discussion:
                             "The previous owner loses the host; refused while it still has experiences, associations, applinks or webcredentials there.",
                         positionals: [PositionalSpec("HOST", help: "exact host name")],
-                        options: [.option("team", value: "TEAMID", help: "the new owner (required)")]),
+                        options: [.option("team", value: "TEAMID", help: "the new owner (required)")],
+                        examples: [Example("clipctl domain claim bikesrental.example --team FGHIJ67890", "Move a host to another team")]),
                     CommandSpec(
                         "share", summary: "let another team use a host too (administrators; agencies that truly share a host)",
                         discussion: "Also confirms a sharing that existed before host ownership (doctor reports those).",
                         positionals: [PositionalSpec("HOST", help: "exact host name")],
-                        options: [.option("team", value: "TEAMID", help: "the team (required)")]),
+                        options: [.option("team", value: "TEAMID", help: "the team (required)")],
+                        examples: [
+                            Example(
+                                "clipctl domain share bikesrental.example --team FGHIJ67890",
+                                "Let a second team register experiences on a host")
+                        ]),
                     CommandSpec(
                         "unshare", summary: "end a team's share of a host (administrators); refused while it has objects there",
                         positionals: [PositionalSpec("HOST", help: "exact host name")],
-                        options: [.option("team", value: "TEAMID", help: "the team (required)")]),
+                        options: [.option("team", value: "TEAMID", help: "the team (required)")],
+                        examples: [Example("clipctl domain unshare bikesrental.example --team FGHIJ67890", "End that second team's share")]),
                 ]),
             CommandSpec(
                 "default", summary: "manage default experiences",
@@ -199,11 +294,20 @@ public enum Commands {
                                 "subtitle", value: "LOCALE=TEXT", help: "subtitle for a locale, such as en-US=Rent a bike", repeatable: true
                             ),
                             .option("image", value: "FILE", help: "header image for every locale given"),
+                        ],
+                        examples: [
+                            Example(
+                                "clipctl default set ABCDE12345.com.example.bikes.Clip --action VIEW --subtitle 'en-US=Bikes all over town' --image header.png",
+                                "Give a clip its default experience, with an English subtitle and a header image")
                         ]),
                     CommandSpec(
-                        "show", summary: "show a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")]),
+                        "show", summary: "show a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")],
+                        examples: [Example("clipctl default show ABCDE12345.com.example.bikes.Clip", "Show a clip's default experience")]),
                     CommandSpec(
-                        "remove", summary: "remove a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")]),
+                        "remove", summary: "remove a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")],
+                        examples: [
+                            Example("clipctl default remove ABCDE12345.com.example.bikes.Clip", "Remove a clip's default experience")
+                        ]),
                 ]),
             CommandSpec(
                 "applinks", summary: "manage the applinks section of a host's AASA",
@@ -215,17 +319,32 @@ public enum Commands {
                             .option("components", value: "JSON|@FILE", help: "array of component objects (required)"),
                             .option("defaults", value: "JSON", help: "caseSensitive/percentEncoded defaults for this app"),
                             .option("position", value: "N", help: "order among the host's entries (first match wins)"),
+                        ],
+                        examples: [
+                            Example(
+                                "clipctl applinks set bikesrental.example --app com.example.bikes --components '[{\"/\":\"/rent/*\"}]'",
+                                "Open every /rent/ URL of the host in the full app")
                         ]),
                     CommandSpec(
                         "remove", summary: "remove an app's components from a host",
                         positionals: [PositionalSpec("HOST", help: "the host")],
-                        options: [.option("app", value: "BUNDLE", help: "the full app (required)")]),
+                        options: [.option("app", value: "BUNDLE", help: "the full app (required)")],
+                        examples: [
+                            Example(
+                                "clipctl applinks remove bikesrental.example --app com.example.bikes",
+                                "Remove the app's components from the host")
+                        ]),
                     CommandSpec(
                         "settings", summary: "set a host's applinks defaults and substitution variables",
                         positionals: [PositionalSpec("HOST", help: "the host")],
                         options: [
                             .option("defaults", value: "JSON", help: "{\"caseSensitive\": …, \"percentEncoded\": …}"),
                             .option("substitution-variables", value: "JSON|@FILE", help: "{\"name\": [\"value\", …]}"),
+                        ],
+                        examples: [
+                            Example(
+                                "clipctl applinks settings bikesrental.example --substitution-variables '{\"city\":[\"paris\",\"rome\"]}'",
+                                "Define a substitution variable the host's components can use as $(city)")
                         ]),
                     CommandSpec(
                         "generate", summary: "let the full apps open the host's experience URLs too (applinks generated from experiences)",
@@ -233,17 +352,29 @@ public enum Commands {
                             "Each active experience URL becomes a component of its clip's full app, most specific first, after the app's own rules. Every URL is then checked with the AASA evaluator; exits 1 when one is not given to its app.",
                         positionals: [
                             PositionalSpec("HOST", help: "the host"), PositionalSpec("on|off", help: "generate or stop generating"),
+                        ],
+                        examples: [
+                            Example(
+                                "clipctl applinks generate bikesrental.example on", "Let the full apps open the host's experience URLs too")
                         ]),
                     CommandSpec(
                         "webcredentials", summary: "add or remove an app in a host's webcredentials",
                         positionals: [PositionalSpec("add|remove", help: "what to do"), PositionalSpec("HOST", help: "the host")],
-                        options: [.option("app", value: "BUNDLE", help: "the full app (required)")]),
+                        options: [.option("app", value: "BUNDLE", help: "the full app (required)")],
+                        examples: [
+                            Example(
+                                "clipctl applinks webcredentials add bikesrental.example --app com.example.bikes",
+                                "Let the app fill in passwords saved for the host")
+                        ]),
                 ]),
             CommandSpec(
                 "doctor", summary: "cross-check the registry and say how to fix what is wrong",
                 discussion:
                     "Checks host associations, each host's AASA (lint, size headroom, generated applinks), banner clips, App Clip Code URL rules, card text against the older 18/43 guidance, default experiences, App Store IDs and localization sets; for clips linked to App Store Connect, with a key, drift and pending changes there (on the database only). With --server, the same checks over the server's registry (GET /v1/bulk), in the token's scope. Exits 1 when any finding is an error.",
-                options: [.option("host", value: "HOST", help: "only what touches this host")] + ascOptions),
+                options: [.option("host", value: "HOST", help: "only what touches this host")] + ascOptions,
+                examples: [
+                    Example("clipctl doctor --host bikesrental.example", "Check everything that touches one host, and say how to fix it")
+                ]),
             CommandSpec(
                 "publish", summary: "write every AASA file, banner snippets, an index and an nginx sample to a directory",
                 discussion:
@@ -253,7 +384,8 @@ public enum Commands {
                     .option(
                         "nginx-listen", value: "LISTEN",
                         help: "the sample's nginx listen parameter (default \"443 ssl\", with certificate lines to fill in)")
-                ]),
+                ],
+                examples: [Example("clipctl publish /srv/www/clips", "Write every AASA file and banner snippet for a web server to serve")]),
             CommandSpec(
                 "code", summary: "make the QR code or NFC tag of an experience or of an invocation URL",
                 discussion: """
@@ -269,6 +401,12 @@ public enum Commands {
                     .option(
                         "size", value: "N|Nmm", help: "pixels a module (1–100, default 8), or the printed width such as 30mm (10–1000)"),
                     .option("output", short: "o", value: "FILE", help: "write to FILE"),
+                ],
+                examples: [
+                    Example(
+                        "clipctl code https://bikesrental.example/rent --format png --size 30mm -o rent.png",
+                        "Make a QR code 30 mm wide for printing"),
+                    Example("clipctl code 1 --format ndef-hex", "Print the NFC tag bytes of experience 1 in hexadecimal"),
                 ]),
             CommandSpec(
                 "codes", summary: "print bundles of codes",
@@ -289,6 +427,11 @@ public enum Commands {
                             .option("formats", value: "LIST", help: "comma-separated: svg, png, ndef (default all three)"),
                             .option("ecc", value: "L|M|Q|H", help: "QR error correction level (default M)"),
                             .option("size", value: "N|Nmm", help: "pixels a module (default 8), or the printed width such as 30mm"),
+                        ],
+                        examples: [
+                            Example(
+                                "clipctl codes export print --host bikesrental.example --formats svg,png",
+                                "Write the QR codes of a host's experiences and the print vendor's CSV to ./print")
                         ])
                 ]),
             CommandSpec(
@@ -320,6 +463,11 @@ public enum Commands {
                     .option(
                         "webhook-retention-days", value: "DAYS",
                         help: "forget webhook deliveries made longer ago than this, and their events (default 30)"),
+                ],
+                examples: [
+                    Example(
+                        "clipctl --db /var/lib/clip-registry/clips.db serve --listen 127.0.0.1:8080",
+                        "Serve the API on a database, on the loopback interface")
                 ]),
             CommandSpec(
                 "token", summary: "manage API tokens",
@@ -330,8 +478,16 @@ public enum Commands {
                             .flag("admin", help: "manages everything"),
                             .option("team", value: "TEAMID", help: "manages only this team's objects"),
                             .option("name", value: "NAME", help: "what the token is for (required)"),
+                        ],
+                        examples: [
+                            Example(
+                                "clipctl token create --team ABCDE12345 --name 'bikes CI'",
+                                "Create a token that manages only one team's objects"),
+                            Example("clipctl token create --admin --name ops", "Create an administrator token"),
                         ]),
-                    CommandSpec("revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")]),
+                    CommandSpec(
+                        "revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")],
+                        examples: [Example("clipctl token revoke 3", "Revoke token 3")]),
                 ]),
             CommandSpec(
                 "webhook", summary: "send events to HTTP endpoints: add, list, remove, test, enable, deliveries",
@@ -350,83 +506,52 @@ public enum Commands {
                                 "events", value: "LIST", help: "event types or families, such as experience.*,aasa.changed"),
                             .option("team", value: "TEAMID", help: "only this team's events (a team token's endpoints always are)"),
                             .flag("allow-private-targets", help: "allow a loopback, private or link-local address (on a database only)"),
+                        ],
+                        examples: [
+                            Example(
+                                "clipctl webhook add https://hooks.bikesrental.example/clips --events 'experience.*,aasa.changed'",
+                                "Send experience and AASA changes to an endpoint")
                         ]),
-                    CommandSpec("list", summary: "list endpoints (never their secrets)"),
+                    CommandSpec(
+                        "list", summary: "list endpoints (never their secrets)",
+                        examples: [Example("clipctl webhook list", "List the endpoints and their state")]),
                     CommandSpec(
                         "remove", summary: "remove an endpoint; what it had not received is never sent",
-                        positionals: [PositionalSpec("ID", help: "the webhook id")]),
+                        positionals: [PositionalSpec("ID", help: "the webhook id")],
+                        examples: [Example("clipctl webhook remove 2", "Remove endpoint 2")]),
                     CommandSpec(
                         "test", summary: "queue a webhook.test event for the endpoint and enable it if failing",
-                        positionals: [PositionalSpec("ID", help: "the webhook id")]),
+                        positionals: [PositionalSpec("ID", help: "the webhook id")],
+                        examples: [Example("clipctl webhook test 2", "Send endpoint 2 a webhook.test event")]),
                     CommandSpec(
                         "enable", summary: "make a failing endpoint active again; its waiting events are sent",
-                        positionals: [PositionalSpec("ID", help: "the webhook id")]),
+                        positionals: [PositionalSpec("ID", help: "the webhook id")],
+                        examples: [Example("clipctl webhook enable 2", "Resume delivering to endpoint 2 after fixing it")]),
                     CommandSpec(
                         "deliveries", summary: "an endpoint's latest deliveries and why they failed",
                         positionals: [PositionalSpec("ID", help: "the webhook id")],
-                        options: [.option("limit", value: "N", help: "at most N, newest first (default 20)")]),
+                        options: [.option("limit", value: "N", help: "at most N, newest first (default 20)")],
+                        examples: [
+                            Example("clipctl webhook deliveries 2 --limit 5", "Show endpoint 2's last five deliveries and why any failed")
+                        ]),
                 ]),
-            CommandSpec(
-                "asc", summary: "sync experiences with App Store Connect: link, pull, plan, apply, status",
-                discussion: """
-                    Credentials: --key-id, --issuer-id, --private-key FILE (a .p8), or ASC_KEY_ID, ASC_ISSUER_ID, \
-                    ASC_PRIVATE_KEY_PATH or ASC_PRIVATE_KEY (the PEM itself). --asc-url or ASC_API_URL points elsewhere \
-                    (default https://api.appstoreconnect.apple.com). The key is never stored or printed. \
-                    With --server, plan, status and apply run on the server (started with a key), with an admin token.
-                    """,
-                subcommands: [
-                    CommandSpec(
-                        "link", summary: "find a clip's app and App Clip in App Store Connect by bundle ID and remember their ids",
-                        positionals: [PositionalSpec("CLIP", help: "the clip's App ID (TEAMID.BUNDLE) or bundle ID")], options: ascOptions),
-                    CommandSpec(
-                        "pull", summary: "adopt what App Store Connect has: experiences, cards, place, header images",
-                        discussion: """
-                            Experiences here are matched by the id of their last push, then by URL. Where both sides differ, \
-                            nothing is overwritten (exit 2) unless --prefer says which side wins.
-                            """,
-                        options: [
-                            .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)"),
-                            .option("prefer", value: "asc|registry", help: "where both differ: take App Store Connect's or keep ours"),
-                        ] + ascOptions),
-                    CommandSpec(
-                        "plan", summary: "what an apply would change in App Store Connect, and why, per experience",
-                        discussion: "Exits 0; with --detailed-exitcode 0 when in sync and 2 when changes are pending.",
-                        options: [
-                            .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)"),
-                            .flag("prune", help: "also remove experiences only App Store Connect has"),
-                            .flag("detailed-exitcode", help: "exit 2 when changes are pending"),
-                        ] + ascOptions),
-                    CommandSpec(
-                        "apply", summary: "make App Store Connect hold the registry's experiences (idempotent, resumable)",
-                        discussion: """
-                            Without --yes it shows the plan and sends nothing. Steps App Store Connect would refuse stop it \
-                            before anything is sent. An interrupted apply is finished by the next one, without duplicates.
-                            """,
-                        options: [
-                            .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)"),
-                            .flag("prune", help: "also remove experiences only App Store Connect has"),
-                            .flag("yes", help: "send the changes"),
-                            .option(
-                                "rate-reserve", value: "N",
-                                help: "requests of the key's hourly limit left to other tools; stop (resumable) below it (default 100)"),
-                        ] + ascOptions),
-                    CommandSpec(
-                        "status", summary: "per experience: in sync, pending or drifted, with App Store Connect's ids and states",
-                        options: [.option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)")] + ascOptions),
-                ]),
+            appStoreConnect,
             CommandSpec(
                 "backup", summary: "write a consistent snapshot of the database to a new file (safe while a server runs)",
-                positionals: [PositionalSpec("FILE", help: "the backup file to create")]),
+                positionals: [PositionalSpec("FILE", help: "the backup file to create")],
+                examples: [Example("clipctl backup clips-backup.db", "Snapshot the database while a server runs")]),
             CommandSpec(
                 "restore", summary: "replace the database's content with a backup",
                 discussion:
                     "The backup is checked and migrated on a private copy first (integrity, foreign keys, migration history, schema); a refused restore changes nothing. The backup's content is checked too (every row read back, the registry's invariants). API tokens stay as they are (they are the installation's, not the backup's), and no id is handed out twice. The content replaced is kept beside the database as DB.replaced-<time>. A running server sees the restored data at its next request.",
-                positionals: [PositionalSpec("FILE", help: "a file written by clipctl backup")]),
+                positionals: [PositionalSpec("FILE", help: "a file written by clipctl backup")],
+                examples: [Example("clipctl restore clips-backup.db", "Replace the database's content with that snapshot")]),
             CommandSpec(
                 "changes", summary: "list change records",
                 options: [
                     .option("since", value: "ID", help: "only records after this id"),
                     .option("limit", value: "N", help: "at most N records (default 100)"),
-                ]),
+                ], examples: [Example("clipctl changes --since 120 --limit 20", "The 20 change records after record 120")]),
+            help, completion,
         ])
 }

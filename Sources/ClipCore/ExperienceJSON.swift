@@ -160,8 +160,15 @@ public enum ExperienceJSON {
         experience.headerImage = headerImage
         experience.place = place
         experience.status = status
+        // Advice only on the text this write sets: an update warns about nothing it left as it was
+        // (docs/rules.md#text-hygiene-and-limits).
         let warnings = localizations.sorted(by: { $0.key < $1.key }).flatMap { lang, card in
-            TextLimits.advice(card, field: lang == language ? "" : "localizations.\(lang.rawValue)")
+            let before = base?.localizations[lang]
+            return TextLimits.advice(card, field: lang == language ? "" : "localizations.\(lang.rawValue)")
+                .filter { advice in
+                    guard let before else { return true }
+                    return advice.rule == TextLimits.titleAdvisedRule ? before.title != card.title : before.subtitle != card.subtitle
+                }
                 .map {
                     FieldError(field: $0.field.hasPrefix(".") ? String($0.field.dropFirst()) : $0.field, rule: $0.rule, message: $0.message)
                 }

@@ -381,6 +381,9 @@ public enum TextLimits {
         return j >= 0 ? scalars[j] : nil
     }
 
+    /// The rule of the advice on a long title (the other is on the subtitle).
+    public static let titleAdvisedRule = "title.advised"
+
     /// Warnings for text over the older 18/43 guidance.
     public static func advice(_ card: CardText, field: String) -> [FieldError] {
         var warnings: [FieldError] = []
@@ -388,7 +391,7 @@ public enum TextLimits {
         if titleCount > titleAdvised {
             warnings.append(
                 FieldError(
-                    field: "\(field).title", rule: "title.advised",
+                    field: "\(field).title", rule: titleAdvisedRule,
                     message: "is \(titleCount) characters; older guidance advises at most \(titleAdvised)"))
         }
         if subtitleCount > subtitleAdvised {

@@ -146,6 +146,29 @@ public enum Resolver {
         Resolution(invocationURL: invocationURL, match: nil, reason: problem.message, candidates: [], notes: [])
     }
 
+    /// Whether an invocation URL that does not normalize gets "no match" rather than an input
+    /// error (docs/rules.md#url-normalization): a URL that no registered URL can be (another scheme,
+    /// as the design says; user information, another port, a host the registry never holds)
+    /// matches nothing, while text that is not an absolute URL at all (no scheme, no host, a host
+    /// with a character the WHATWG URL Standard forbids in a domain, spaces or controls, a lone
+    /// `%`, too long) is invalid input.
+    public static func isNoMatch(_ problem: NormalizedURL.Problem) -> Bool {
+        switch problem {
+        case .scheme, .userinfo, .port: true
+        case .host(.empty): false
+        case .host(.invalidCharacter(let label)): !label.unicodeScalars.contains(where: isForbiddenInDomain)
+        case .host(.notLetterDigitHyphen(let label, let scalar)), .host(.disallowedCharacter(let label, let scalar)):
+            !isForbiddenInDomain(scalar) && !label.unicodeScalars.contains(where: isForbiddenInDomain)
+        case .host: true
+        default: false
+        }
+    }
+
+    /// A forbidden domain code point (WHATWG URL Standard, "host parsing"): the host parser fails on it.
+    static func isForbiddenInDomain(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value <= 0x20 || scalar.value == 0x7F || #"#%/:<>?@[\]^|"#.unicodeScalars.contains(scalar)
+    }
+
     /// The locale whose language comes first in `preferences`, else the first locale in order.
     static func chooseLocale(_ locales: [String], preferences: [Language]) -> String? {
         let sorted = locales.sorted()

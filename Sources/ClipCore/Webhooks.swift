@@ -288,6 +288,22 @@ public enum WebhookTarget {
         public let target: String
         /// The host when it is an address literal (any form `inet_aton` reads, or bracketed IPv6).
         public let address: IPAddress?
+        /// The URL had a `#fragment` (not part of `target`: never sent).
+        public let hadFragment: Bool
+
+        /// The URL as it is stored, listed and called (docs/rules.md#webhook-urls): scheme and
+        /// host lower-case, an IPv4 literal in dotted decimal, the scheme's default port dropped,
+        /// the path `/` when empty, no fragment.
+        public var normalized: String {
+            let hostText: String
+            switch address {
+            case .v6?: hostText = "[\(host)]"
+            case .v4?: hostText = address!.description
+            case nil: hostText = host
+            }
+            let defaultPort = scheme == "https" ? 443 : 80
+            return "\(scheme)://\(hostText)\(port == defaultPort ? "" : ":\(port)")\(target)"
+        }
     }
 
     public static let maxURLBytes = 2_048
@@ -318,7 +334,8 @@ public enum WebhookTarget {
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
         let authority = String(rest[..<authorityEnd])
         var target = String(rest[authorityEnd...])
-        if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
+        let hash = target.firstIndex(of: "#")
+        if let hash { target = String(target[..<hash]) }
         if !target.hasPrefix("/") { target = "/" + target }
         guard !authority.contains("@") else { throw refuse("userinfo", "the URL may not carry a user name or password") }
         var host = authority
@@ -373,7 +390,25 @@ public enum WebhookTarget {
                 throw refuse("private-target", "\(host) is the local machine; webhooks go to public addresses only")
             }
         }
-        return URLParts(scheme: scheme, host: host, port: port, target: target, address: address)
+        return URLParts(scheme: scheme, host: host, port: port, target: target, address: address, hadFragment: hash != nil)
+    }
+
+    /// A new webhook's URL as stored (`URLParts.normalized`), after `check`. A fragment is refused:
+    /// it is never sent (RFC 9112 §3.2: a request target has none), so a URL with one does not say
+    /// what is called.
+    public static func normalize(_ url: String, allowPrivate: Bool, field: String = "url") throws(ValidationFailure) -> String {
+        let parts = try check(url, allowPrivate: allowPrivate, field: field)
+        guard !parts.hadFragment else {
+            throw ValidationFailure(
+                field: field, rule: "webhook-url.fragment", message: "a webhook URL cannot have a #fragment: it is never sent")
+        }
+        return parts.normalized
+    }
+
+    /// A stored URL as `normalized` has it, fragment dropped as the sender drops it (endpoints
+    /// stored before URLs were normalized); the text as it is when it does not parse.
+    public static func normalized(stored url: String) -> String {
+        (try? check(url, allowPrivate: true))?.normalized ?? url
     }
 }
 

@@ -101,7 +101,7 @@ public final class LiveIndex: Sendable {
     /// Resolves from memory, after catching up with the database.
     public func resolve(_ invocationURL: String, preferences: [Language]) throws(RegistryError) -> Resolution {
         let url: NormalizedURL
-        do { url = try NormalizedURL(invocationURL) } catch { return Resolver.unresolvable(invocationURL, problem: error) }
+        do { url = try NormalizedURL(invocationURL) } catch { return try Registry.unresolvable(invocationURL, problem: error) }
         return try state.withLock { (s) throws(RegistryError) -> Resolution in
             try s.refresh()
             return s.index.resolve(invocationURL, url: url, preferences: preferences)

@@ -64,10 +64,9 @@ public enum PublishedDirectory {
                     entries[path] = .directory
                     try walk(path)
                 case S_IFREG:
-                    guard let data = FileManager.default.contents(atPath: "\(root)/\(path)") else {
-                        throw posixFailure("read \(root)/\(path)")
-                    }
-                    entries[path] = .file(sha256: SHA256.hexDigest([UInt8](data)))
+                    // Read only if it is still a regular file when opened (`RegularFile`).
+                    let bytes = try RegularFile.read("\(root)/\(path)", what: "published file", followingLinks: false)
+                    entries[path] = .file(sha256: SHA256.hexDigest(bytes))
                 default:
                     entries[path] = .other
                 }
@@ -83,7 +82,7 @@ public enum PublishedDirectory {
     ) throws -> StaticSite.Changes {
         let existing = try list(target)
         let result = StaticSite.changes(replacing: existing, with: files, marker: marker) {
-            FileManager.default.contents(atPath: "\(target)/\(StaticSite.indexName)").map { [UInt8]($0) }
+            try? RegularFile.read("\(target)/\(StaticSite.indexName)", what: "published index", followingLinks: false)
         }
         switch result {
         case .success(let changes): return changes

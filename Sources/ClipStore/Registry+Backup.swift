@@ -114,16 +114,29 @@ extension Registry {
         guard !live.isReadOnly else {
             throw RegistryError.readOnly("the database \(livePath) is read-only: nothing was restored")
         }
-        let copyPath: String
-        do { copyPath = try DurableFiles.createUnique(prefix: livePath + ".restoring-") } catch {
+        let backup: RegularFile
+        do { backup = try RegularFile(path, what: "backup file") } catch {
+            throw RegistryError.storage(error.description + (error.isNotRegular ? "; name a file written by clipctl backup" : ""))
+        }
+        let copyPath: String, stagedPath: String
+        do {
+            copyPath = try DurableFiles.createUnique(prefix: livePath + ".restoring-")
+            stagedPath = try DurableFiles.createUnique(prefix: livePath + ".restoring-backup-")
+        } catch {
             throw RegistryError.storage("cannot restore into \(livePath): \(error)")
         }
         defer { DurableFiles.removeDatabaseFile(copyPath) }
-        let (copy, migrated) = try checkedCopy(of: path, at: copyPath)
+        defer { DurableFiles.removeDatabaseFile(stagedPath) }
+        try stage(backup, at: stagedPath, livePath: livePath)
+        let (copy, migrated) = try checkedCopy(of: stagedPath, named: path, at: copyPath, livePath: livePath)
         defer { copy.close() }
+        DurableFiles.removeDatabaseFile(stagedPath)
 
+        // The copy of the replaced content goes again when the restore fails: the live content is then unchanged.
+        var replacedCopy: String?
         do {
             let replacedPath = try DurableFiles.createNew("\(livePath).replaced-\(fileStamp(at))")
+            replacedCopy = replacedPath
             // The backup API cannot change a WAL database's page size: give the copy the live one's.
             let pageSize = try live.query("PRAGMA page_size").first!.int("page_size")
             if try copy.query("PRAGMA page_size").first!.int("page_size") != pageSize {
@@ -162,9 +175,10 @@ extension Registry {
                 try DurableFiles.syncDirectory(DurableFiles.directory(of: replacedPath))
             }
             return RestoreReport(migrated: migrated, replacedCopy: replacedPath, tokensKept: tokensKept)
-        } catch let error as SQLiteError {
-            throw RegistryError.from(error, path: livePath)
         } catch {
+            if let replacedCopy { DurableFiles.removeDatabaseFile(replacedCopy) }
+            if let full = diskFull(error, livePath: livePath) { throw full }
+            if let error = error as? SQLiteError { throw RegistryError.from(error, path: livePath) }
             throw RegistryError.storage("cannot restore into \(livePath): \(error)")
         }
     }
@@ -176,6 +190,49 @@ extension Registry {
     /// without them, and a restore leaves the live database's as they are, so Litestream
     /// replicates on through a restore.
     static let litestreamTables = ["_litestream_seq", "_litestream_lock"]
+
+    /// Copies the backup's bytes (and those of a `-wal` file beside it, which SQLite would read
+    /// with it) into `stagedPath`, a file this process made beside the database: SQLite then opens
+    /// only that file, never a name that could have become a FIFO since it was checked
+    /// (`RegularFile`). A write that fails there is the database's disk's failure, not the backup's.
+    static func stage(_ backup: RegularFile, at stagedPath: String, livePath: String) throws(RegistryError) {
+        let wal = backup.path + "-wal"
+        var walFile: RegularFile?
+        if DurableFiles.exists(wal) {
+            do { walFile = try RegularFile(wal, what: "the backup's -wal file") } catch {
+                throw RegistryError.storage(error.description)
+            }
+        }
+        for (source, target) in [(backup, stagedPath), (walFile, stagedPath + "-wal")] {
+            guard let source else { continue }
+            do { try source.copy(to: target) } catch {
+                switch error {
+                case .reading(let refusal): throw RegistryError.storage(refusal.description)
+                case .writing(let code): throw writeFailure(code, livePath: livePath)
+                }
+            }
+        }
+    }
+
+    /// A write beside the database at `livePath` failed with `code` (an errno): ENOSPC and EDQUOT name the full disk.
+    static func writeFailure(_ code: Int32, livePath: String) -> RegistryError {
+        let reason = String(cString: strerror(code))
+        if code == ENOSPC || code == EDQUOT { return diskFullError(livePath, reason: reason) }
+        return RegistryError.storage("cannot write beside the database \(livePath) (\(reason)): nothing was restored")
+    }
+
+    /// The error of a restore that ran out of space where the database is: the backup is not at fault.
+    static func diskFullError(_ livePath: String, reason: String) -> RegistryError {
+        RegistryError.storage(
+            "the disk holding the database \(livePath) is full (\(reason)): nothing was restored; a restore needs free space beside the database for copies of the backup and of the content it replaces"
+        )
+    }
+
+    /// `diskFullError` when `error` is SQLite's SQLITE_FULL (it reports ENOSPC so, https://sqlite.org/rescode.html#full).
+    static func diskFull(_ error: any Error, livePath: String) -> RegistryError? {
+        guard let error = error as? SQLiteError, error.isDiskFull else { return nil }
+        return diskFullError(livePath, reason: error.message)
+    }
 
     /// What a restore keeps of the live database in the copy that replaces it (README,
     /// Reliability): the API tokens are the installation's credentials, not registry content, so
@@ -235,12 +292,14 @@ extension Registry {
         return tokens.count
     }
 
-    /// A private copy of the backup at `path`, checked and migrated, or an error naming `path`.
-    /// The copy must be a sound SQLite database (`integrity_check`, `foreign_key_check`) made
+    /// A private copy of the backup staged at `stagedPath` (`stage`), checked and migrated, or an
+    /// error naming the backup `path`, or the database's full disk. The copy must be a sound SQLite database (`integrity_check`, `foreign_key_check`) made
     /// by this application's migrations: a history that is the first k embedded migrations with
     /// none missing, and exactly the tables and columns those k make (`Migrator.verify`); once
     /// migrated, its content must pass `verifyContent`.
-    static func checkedCopy(of path: String, at copyPath: String) throws(RegistryError) -> (Connection, [String]) {
+    static func checkedCopy(of stagedPath: String, named path: String, at copyPath: String, livePath: String) throws(RegistryError)
+        -> (Connection, [String])
+    {
         var readOnly = Connection.Options()
         readOnly.readOnly = true
         readOnly.create = false
@@ -249,16 +308,17 @@ extension Registry {
         let copy: Connection
         do {
             let source: Connection
-            do { source = try Connection(path: path, options: readOnly) } catch {
+            do { source = try Connection(path: stagedPath, options: readOnly) } catch {
                 throw RegistryError.storage("\(path) is not a readable SQLite database (\(sqliteMessage(error)))")
             }
             defer { source.close() }
             copy = try Connection(path: copyPath, options: plain)
             do { try source.backup(into: copy) } catch {
+                if let full = diskFull(error, livePath: livePath) { throw full }
                 throw RegistryError.storage("\(path) cannot be read as an SQLite database (\(sqliteMessage(error)))")
             }
         } catch let error as RegistryError { throw error } catch {
-            throw RegistryError.storage("cannot copy \(path): \(error)")
+            throw diskFull(error, livePath: livePath) ?? RegistryError.storage("cannot copy \(path): \(error)")
         }
         do {
             let check = try copy.integrityCheck()
@@ -295,7 +355,8 @@ extension Registry {
             }
             let migrated: [String]
             do { migrated = try Schema.migrator.migrate(copy) } catch {
-                throw RegistryError.storage("\(path) could not be migrated to this version: \(error)")
+                throw diskFull(error, livePath: livePath)
+                    ?? RegistryError.storage("\(path) could not be migrated to this version: \(error)")
             }
             try Schema.migrator.verify(copy)
             let problems: [String]
@@ -313,7 +374,7 @@ extension Registry {
             throw error
         } catch {
             copy.close()
-            throw RegistryError.storage("\(path) cannot be checked: \(error)")
+            throw diskFull(error, livePath: livePath) ?? RegistryError.storage("\(path) cannot be checked: \(error)")
         }
     }
 

@@ -12,7 +12,7 @@ extension Registry {
     {
         let preferences = try Self.preferences(language: language, acceptLanguage: acceptLanguage)
         let url: NormalizedURL
-        do { url = try NormalizedURL(invocationURL) } catch { return Resolver.unresolvable(invocationURL, problem: error) }
+        do { url = try NormalizedURL(invocationURL) } catch { return try Self.unresolvable(invocationURL, problem: error) }
         let preferred = preferences
         return try guarded {
             try db.read {
@@ -22,6 +22,13 @@ extension Registry {
                 return Resolver.resolve(invocationURL, url: url, candidates: candidates, fallbacks: fallbacks, preferences: preferred)
             }
         }
+    }
+
+    /// The no-match answer of an invocation URL that does not normalize, or, for text that is not
+    /// a URL, the input error naming the field `url` (`Resolver.isNoMatch`).
+    static func unresolvable(_ invocationURL: String, problem: NormalizedURL.Problem) throws(RegistryError) -> Resolution {
+        guard Resolver.isNoMatch(problem) else { throw RegistryError.invalid([problem.fieldError("url")]) }
+        return Resolver.unresolvable(invocationURL, problem: problem)
     }
 
     /// Card languages in order of preference (`LanguagePreferences`).

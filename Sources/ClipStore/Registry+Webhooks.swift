@@ -100,7 +100,8 @@ extension Registry {
 
     func readEndpoint(_ row: Row) throws -> WebhookEndpoint {
         WebhookEndpoint(
-            id: Int64(try row.int("id")), team: try row.optionalString("team_id").map { try TeamID($0) }, url: try row.string("url"),
+            id: Int64(try row.int("id")), team: try row.optionalString("team_id").map { try TeamID($0) },
+            url: WebhookTarget.normalized(stored: try row.string("url")),
             events: try WebhookEventPatterns(try row.string("events")), createdAt: try row.string("created_at"),
             state: WebhookEndpoint.State(rawValue: try row.string("state")) ?? .failing,
             failingSince: try row.optionalString("failing_since"), failure: try row.optionalString("failure"))
@@ -111,20 +112,23 @@ extension Registry {
     public static let maxWebhooksPerOwner = 20
 
     /// Adds an endpoint and returns it with its secret (`whsec_` and the base 64 of 32 random
-    /// bytes), shown this once. The URL is checked first (`WebhookTarget.check`); the same URL twice
-    /// for the same owner is a conflict. Nothing is written when it is refused.
-    public func addWebhook(url: String, events: WebhookEventPatterns, team: TeamID?, allowPrivateTargets: Bool) throws(RegistryError)
-        -> WriteOutcome<(endpoint: WebhookEndpoint, secret: String)>
+    /// bytes), shown this once. The URL is checked and stored normalized (`WebhookTarget.normalize`);
+    /// the same URL twice for the same owner, in any spelling, is a conflict. Nothing is written when it is refused.
+    public func addWebhook(url given: String, events: WebhookEventPatterns, team: TeamID?, allowPrivateTargets: Bool)
+        throws(RegistryError) -> WriteOutcome<(endpoint: WebhookEndpoint, secret: String)>
     {
-        do { _ = try WebhookTarget.check(url, allowPrivate: allowPrivateTargets) } catch { throw RegistryError.invalid(error.errors) }
+        let url: String
+        do { url = try WebhookTarget.normalize(given, allowPrivate: allowPrivateTargets) } catch {
+            throw RegistryError.invalid(error.errors)
+        }
         var generator = SystemRandomNumberGenerator()  // getrandom(2): a CSPRNG on Linux
         let secret = WebhookSignature.secret(
             key: (0..<WebhookSignature.keyBytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
         return try writeOutcome {
-            if let existing = try db.query(
-                "SELECT id FROM webhook_endpoint WHERE url = ? AND team_id IS ?", [.text(url), .text(team?.rawValue)]
-            ).first {
-                let id = Int64(try existing.int("id"))
+            // Compared normalized: an endpoint stored before URLs were normalized keeps its text.
+            for row in try db.query("SELECT id, url FROM webhook_endpoint WHERE team_id IS ?", [.text(team?.rawValue)])
+            where WebhookTarget.normalized(stored: try row.string("url")) == url {
+                let id = Int64(try row.int("id"))
                 throw RegistryError.conflict("webhook \(id) already sends to this URL", existing: .webhook(id))
             }
             let owned = try db.query("SELECT count(*) AS n FROM webhook_endpoint WHERE team_id IS ?", [.text(team?.rawValue)])

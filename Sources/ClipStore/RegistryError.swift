@@ -61,6 +61,7 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
         if error.isBusy { return .busy }
         if error.isInterrupted { return .interrupted }
         if error.isReadOnly { return .readOnly("the database \(path) is read-only (\(error.message)): reads work, writes are refused") }
+        if error.isDiskFull { return .storage("the disk holding the database \(path) is full (\(error.message)): nothing was written") }
         if error.isNotADatabase { return .storage("\(path) is not a Clip Registry database (\(error.message))") }
         if error.isAccessProblem { return .storage("cannot open or write \(path): \(error.message)") }
         return .storage("database error: \(error.message)")

@@ -22,6 +22,13 @@ public struct ApplyReport: Sendable {
     public var notes: [String] = []
     public var failure: SyncFailure?
     public var rateLimit: ASCRateLimit?
+    /// The steps not done when it stopped ("create https://…"), and the step under way.
+    public var pending: [String] = []
+    var current: String?
+    /// Answers that were ambiguous or failed and were read back and gone past.
+    public var recovered: [String] = []
+    /// Requests sent to App Store Connect for this clip, by kind (upload parts and retries included).
+    public var requests: [ASCRequestKind: Int] = [:]
 
     public init(clip: AppID) { self.clip = clip }
 }
@@ -31,24 +38,26 @@ extension SyncEngine {
     /// steps, removals first. Idempotent and resumable: each step is noted before it is sent and recorded with its
     /// result (ids, version, image) in one transaction, and every apply plans afresh from what App Store Connect
     /// holds, so one that was interrupted is finished by the next without duplicates. Steps App Store Connect would
-    /// refuse stop the whole apply before anything is sent.
+    /// refuse stop the whole apply before anything is sent. An ambiguous or failed answer is read back and the apply goes
+    /// on (`converge`, docs/app-store-connect.md#retries-and-convergence).
     public func apply(clip clipReference: String?, prune: Bool) throws(SyncFailure) -> [ApplyReport] {
         // One apply per database at a time, across processes (clipctl and a server): two would plan from the same
         // reading and send the same steps twice. Held until this apply returns; a killed holder drops it.
         let lock = try exclusive()
         defer { withExtendedLifetime(lock) {} }
-        let sides = try links(clipReference).map { link throws(SyncFailure) in try read(link) }
+        // Requests counted per clip, its first reading included.
+        var requestsBefore = client.requestCounts
+        let sides = try links(clipReference).map { link throws(SyncFailure) in try firstRead(link) }
         let plans = sides.map { $0.plan(prune: prune) }
         let refused = plans.flatMap(\.allRefused)
         guard refused.isEmpty else { throw .refused(refused) }
         var reports: [ApplyReport] = []
         for (side, plan) in zip(sides, plans) {
             var report = ApplyReport(clip: plan.clip)
-            do throws(SyncFailure) {
-                try apply(plan, side, into: &report)
-            } catch {
-                report.failure = error
-            }
+            converge(plan, side, prune: prune, into: &report)
+            let requestsNow = client.requestCounts
+            report.requests = requestsNow.merging(requestsBefore.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value > 0 }
+            requestsBefore = requestsNow
             report.rateLimit = client.lastRateLimit
             // The apply's summary for webhooks (asc.applied), once its steps are recorded; each step was its own transaction.
             do { try registry.recordASCApplied(clip: report.clip, summary: report.json) } catch {
@@ -73,10 +82,10 @@ extension SyncEngine {
     /// Removals first (a URL freed before one is made), then re-creations, updates, image uploads and creations.
     static let order: [SyncPlan.Action] = [.remove, .recreate, .update, .uploadImage, .create]
 
-    /// Requests a step may take at most: image reserve, parts, commit, polls, the write and a read back.
+    /// Requests a step may take at most: image reserve, parts, commit, polls and the write.
     static let requestsPerStep = 12
 
-    private func apply(_ plan: SyncPlan, _ side: Sides, into report: inout ApplyReport) throws(SyncFailure) {
+    func apply(_ plan: SyncPlan, _ side: Sides, into report: inout ApplyReport) throws(SyncFailure) {
         let steps = plan.pending.sorted { Self.order.firstIndex(of: $0.action)! < Self.order.firstIndex(of: $1.action)! }
         let experiences = Dictionary(side.experiences.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let records = Dictionary(side.records.map { ($0.experienceID, $0) }, uniquingKeysWith: { first, _ in first })
@@ -84,6 +93,8 @@ extension SyncEngine {
         try completeRecords(plan, side, experiences: experiences, records: records, asc: asc, report: &report)
         for (index, step) in steps.enumerated() {
             report.left = steps.count - index
+            report.pending = steps[index...].filter { $0.action != .nothing }.map { "\($0.action.rawValue) \($0.url)" }
+            report.current = "\(step.action.rawValue) \(step.url)"
             try checkBudget(requests: Self.requestsPerStep)
             progress("[\(index + 1)/\(steps.count)] \(step.action.rawValue) \(step.url)")
             let experience = step.experienceID.flatMap { experiences[$0] }
@@ -124,6 +135,8 @@ extension SyncEngine {
             }
         }
         report.left = 0
+        report.pending = []
+        report.current = nil
     }
 
     /// Stops before a step that could take the key's hourly budget (`X-Rate-Limit`, as last answered) under the
@@ -169,6 +182,10 @@ extension SyncEngine {
                         version: experience.version, imageSHA256: experience.headerImage, imageMD5: md5)
                 }
                 report.notes.append("experience \(id): the \(pending) an earlier apply sent had landed (\(ascID)); recorded now")
+                report.done.append(
+                    .init(
+                        experienceID: id, url: experience.url.canonical, action: SyncPlan.Action(rawValue: pending) ?? .update,
+                        ascExperienceID: ascID))
             } else {
                 try registryCall { () throws(RegistryError) in
                     try registry.recordASCPull(
@@ -312,7 +329,7 @@ extension SyncEngine {
             () async throws(ASCClientError) in
             try await client.createAdvancedExperience(draft, appClipID: appClipID, headerImageID: image.id)
         }
-        try recordPush(experience, ascID: created.id, action: .create, clip: link.clip, imageMD5: image.md5)
+        try recordPush(experience, answer: created, sent: draft.localizations, action: .create, clip: link.clip, imageMD5: image.md5)
         return created.id
     }
 
@@ -357,24 +374,35 @@ extension SyncEngine {
             imageMD5 = try registryCall { () throws(RegistryError) in try storedImage(sha).md5 }
         }
         let client = self.client, id = theirs.id, sent = change
-        _ = try send(experience.id, experience.url.canonical, drafts: change.localizations ?? []) { () async throws(ASCClientError) in
+        let answer = try send(experience.id, experience.url.canonical, drafts: change.localizations ?? []) {
+            () async throws(ASCClientError) in
             try await client.updateAdvancedExperience(id: id, sent)
         }
-        try recordPush(experience, ascID: id, action: .update, clip: link.clip, imageMD5: imageMD5)
+        // Localizations not sent are as they were: their texts are what the plan read.
+        try recordPush(
+            experience, answer: answer, sent: change.localizations ?? Self.drafts(of: theirs), action: .update, clip: link.clip,
+            imageMD5: imageMD5)
     }
 
-    /// Reads the experience back (with its localizations and image: the fingerprint a later plan compares) and records
-    /// the push with its change record in one transaction.
+    /// Records the push with its change record in one transaction, from App Store Connect's answer to the write (it
+    /// holds the experience as stored: no read back, issue 24). The answer names its localizations without their
+    /// texts (`include` is not a parameter of a write), so the fingerprint a later plan compares takes them as sent.
     private func recordPush(
-        _ experience: AdvancedExperience, ascID: String, action: ChangeAction, clip: AppID, imageMD5: String?
+        _ experience: AdvancedExperience, answer: ASCAdvancedExperience, sent: [AdvancedExperienceLocalizationDraft]?, action: ChangeAction,
+        clip: AppID, imageMD5: String?
     ) throws(SyncFailure) {
-        let client = self.client
-        let fresh = try call { () async throws(ASCClientError) in try await client.advancedExperience(id: ascID) }
+        var stored = answer
+        if let sent, !sent.isEmpty, stored.localizations.allSatisfy({ $0.title == nil && $0.subtitle == nil }) {
+            stored.localizations = sent.map {
+                ASCAdvancedExperienceLocalization(id: "", language: .known($0.language), title: $0.title, subtitle: $0.subtitle)
+            }
+        }
         try registryCall { () throws(RegistryError) in
             try registry.recordASCPush(
                 clip: clip, experienceID: experience.id, action: action,
                 seen: .init(
-                    ascExperienceID: fresh.id, link: fresh.link, state: fresh.status?.rawValue, fingerprint: SyncPlan.fingerprint(fresh)),
+                    ascExperienceID: stored.id, link: stored.link, state: stored.status?.rawValue, fingerprint: SyncPlan.fingerprint(stored)
+                ),
                 version: experience.version, imageSHA256: experience.headerImage, imageMD5: imageMD5)
         }
     }
@@ -460,6 +488,15 @@ extension SyncEngine {
                 })
         } catch {
             throw .appStoreConnect(error)
+        }
+    }
+
+    /// The localizations App Store Connect holds, as a write would send them (those it holds in a language this
+    /// client does not know are left out: the fingerprint then differs and a later plan says so).
+    static func drafts(of theirs: ASCAdvancedExperience) -> [AdvancedExperienceLocalizationDraft] {
+        theirs.localizations.compactMap { l in
+            guard case .known(let language)? = l.language else { return nil }
+            return AdvancedExperienceLocalizationDraft(language: language, title: l.title ?? "", subtitle: l.subtitle ?? "")
         }
     }
 

@@ -21,6 +21,8 @@ public struct PullReport: Sendable {
     public var differing: [Difference] = []
     /// Differences settled by `--prefer asc` (the registry took App Store Connect's values).
     public var tookASC: [Int64] = []
+    /// Differences settled by `--prefer registry` (kept as the registry has them; the next apply pushes them).
+    public var keptRegistry: [Int64] = []
     /// What became of the default experience of the App Store version being edited: adopted, same, differs, took
     /// App Store Connect's; nil when App Store Connect has none.
     public var defaultExperience: String?
@@ -29,7 +31,7 @@ public struct PullReport: Sendable {
     public var notes: [String] = []
 
     /// Differences left as they are (no side preferred).
-    public var unsettled: Int { differing.count - tookASC.count + (defaultExperience == "differs" ? 1 : 0) }
+    public var unsettled: Int { differing.count - tookASC.count - keptRegistry.count + (defaultExperience == "differs" ? 1 : 0) }
 }
 
 /// Which side a pull keeps where both hold an experience and they differ.
@@ -104,6 +106,7 @@ extension SyncEngine {
                 try registry.recordASCPull(
                     clip: clip, experienceID: ours.id, seen: seen(theirs), pushedVersion: nil, imageSHA256: nil, imageMD5: nil)
             }
+            report.keptRegistry.append(ours.id)
         case .asc?:
             guard theirs.link == ours.url.canonical else {
                 report.notes.append(

@@ -3,6 +3,7 @@ public import ClipCore
 public import ClipStore
 public import ClipSync
 import Dispatch
+import Foundation
 import Locking
 import SystemCrypto
 
@@ -20,6 +21,9 @@ public final class SyncEngine {
     public var rateLimitReserve: Int
     /// Asked while waiting for App Store Connect: true ends the wait (a server draining), and no request follows.
     public var shouldStop: () -> Bool = { false }
+    /// How long an apply keeps at a step answered badly, and the sleep it waits with (injected by tests).
+    public var perseverance = Perseverance()
+    public var sleep: (Double) -> Void = { seconds in if seconds > 0 { usleep(UInt32(seconds * 1_000_000)) } }
 
     public init(registry: Registry, client: ASCClient, rateLimitReserve: Int = 100, progress: @escaping (String) -> Void = { _ in }) {
         self.registry = registry

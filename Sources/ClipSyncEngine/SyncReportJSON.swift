@@ -19,6 +19,11 @@ extension ApplyReport {
                     ]
                 }),
             "left": .integer(Int64(left)), "notes": .array(notes.map { .string($0) }),
+            "pending": .array(pending.map { .string($0) }), "recovered": .array(recovered.map { .string($0) }),
+            "requests": [
+                "total": .integer(Int64(requests.values.reduce(0, +))),
+                "byKind": .object(requests.sorted { $0.key < $1.key }.map { ($0.key.rawValue, .integer(Int64($0.value))) }),
+            ],
             "stopped": failure.map { .string($0.description) } ?? .null,
             "rateLimit": rateLimit.flatMap { limit in
                 limit.hourRemaining.map {
@@ -48,6 +53,13 @@ extension ApplyReport {
             }
             if case .integer(let left)? = item["left"] { report.left = Int(left) }
             report.notes = (item["notes"]?.arrayValue ?? []).compactMap(\.stringValue)
+            report.pending = (item["pending"]?.arrayValue ?? []).compactMap(\.stringValue)
+            report.recovered = (item["recovered"]?.arrayValue ?? []).compactMap(\.stringValue)
+            if case .object(let kinds)? = item["requests"]?["byKind"] {
+                for (name, value) in kinds {
+                    if let kind = ASCRequestKind(rawValue: name), case .integer(let n) = value { report.requests[kind] = Int(n) }
+                }
+            }
             report.failure = item["stopped"]?.stringValue.map(SyncFailure.remote)
             reports.append(report)
         }
@@ -66,6 +78,7 @@ extension PullReport {
                     [
                         "experience": .integer(d.experienceID), "url": .string(d.url),
                         "tookAppStoreConnect": .bool(tookASC.contains(d.experienceID)),
+                        "keptRegistry": .bool(keptRegistry.contains(d.experienceID)),
                         "changes": .array(
                             d.changes.map {
                                 ["field": .string($0.field), "appStoreConnect": .string($0.before), "registry": .string($0.after)]

@@ -46,6 +46,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     }
     /// A write to a database opened read-only or stored read-only (SQLITE_READONLY, any extension).
     public var isReadOnly: Bool { resultCode == SQLITE_READONLY }
+    /// The disk is full (SQLITE_FULL: SQLite's report of ENOSPC on a write, https://sqlite.org/rescode.html#full).
+    public var isDiskFull: Bool { resultCode == SQLITE_FULL }
     /// The file is not a database, or is damaged (SQLITE_NOTADB, SQLITE_CORRUPT).
     public var isNotADatabase: Bool { resultCode == SQLITE_NOTADB || resultCode == SQLITE_CORRUPT }
     /// The file cannot be opened or written (SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_IOERR).

@@ -424,3 +424,43 @@ struct ASCClientFakeTests {
         try await expectNoViolations(fake)
     }
 }
+
+/// A connection App Store Connect closes without answering (issue 24): a POST is never sent again by the transport,
+/// with or without its body, and the client reports it as an answer that may or may not have landed, at once.
+@Suite(.enabled(if: FakeASC.shouldRun)) struct ASCDroppedConnectionTests {
+    let sleeper = RecordingSleeper()
+
+    @Test(arguments: ["drop", "dropAfter"]) func aCreateWhoseConnectionIsDroppedIsNotSentAgain(kind: String) async throws {
+        let fake = try FakeASC()
+        try await fake.seedBikesApp()
+        let client = try fake.client(sleeper: sleeper.sleeper)
+        // A connection kept open by a first request, then reused by the POST.
+        #expect(try await client.app(bundleID: "com.example.bikes")?.id == "6400000001")
+        try await fake.inject([["kind": .string(kind), "method": "POST", "times": 1]])
+        let started = Date()
+        let cpu = clock()
+        let error = await #expect(throws: ASCClientError.self) {
+            try await client.createDefaultExperience(appClipID: "clip-1", appStoreVersionID: "v-edit", action: .open)
+        }
+        guard case .outcomeUnknown("POST", "/v1/appClipDefaultExperiences", _)? = error else {
+            Issue.record("expected outcomeUnknown, got \(String(describing: error))")
+            return
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Double(clock() - cpu) / Double(CLOCKS_PER_SEC) < 2, "CPU spent waiting for a dropped connection")
+        let posts = try await fake.requests().filter { $0.hasPrefix("POST ") }
+        #expect(posts.count == 1, "\(posts)")
+        #expect(try await fake.violations() == [])
+    }
+
+    @Test func aGetWhoseConnectionIsDroppedIsAskedAgain() async throws {
+        let fake = try FakeASC()
+        try await fake.seedBikesApp()
+        let client = try fake.client(sleeper: sleeper.sleeper)
+        #expect(try await client.app(bundleID: "com.example.bikes")?.id == "6400000001")
+        try await fake.inject([["kind": "drop", "method": "GET", "times": 1]])
+        #expect(try await client.app(bundleID: "com.example.bikes")?.id == "6400000001")
+        #expect(try await fake.requests().filter { $0.hasPrefix("GET /v1/apps ") }.count == 3)
+        #expect(try await fake.violations() == [])
+    }
+}

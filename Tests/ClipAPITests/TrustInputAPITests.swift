@@ -23,6 +23,32 @@ import Testing
         #expect(try f.snapshot() == before)
     }
 
+    /// Text that is not a URL is invalid input naming the field; a URL that matches nothing, of any scheme, is no match.
+    @Test(arguments: APITransport.allCases) func resolveRefusesTextThatIsNotAURL(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
+        func q(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? s }
+        for (text, rule) in [
+            ("notaurl", "url.format"), ("https://", "url.host"), ("https://a b.example/", "url.host"),
+            ("https://a|b.example/", "url.host"), ("https://a.example/store/%zz", "url.percentEncoding"),
+        ] {
+            for explain in ["", "&explain=true"] {
+                for _ in 0..<2 {
+                    let r = try f.call("GET", "/v1/resolve?url=\(q(text))\(explain)")
+                    let errors = f.parsed(r)["errors"]?.arrayValue ?? []
+                    #expect(
+                        r.status == 422 && errors.count == 1 && errors.first?["field"] == "url" && errors.first?["rule"] == .string(rule),
+                        "\(text)\(explain): \(r.status) \(r.text)")
+                }
+            }
+        }
+        for url in ["https://nothing.example/x", "http://a.example/store", "https://user@a.example/store", "https://localhost/x"] {
+            for explain in ["", "&explain=true"] {
+                let r = try f.call("GET", "/v1/resolve?url=\(q(url))\(explain)")
+                #expect(r.status == 404 && f.parsed(r)["detail"]?.stringValue?.hasPrefix("no match: ") == true, "\(url): \(r.text)")
+            }
+        }
+    }
+
     @Test(arguments: APITransport.allCases) func anInvalidPlaceAloneIsAnInvalidValue(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         let before = try f.snapshot()

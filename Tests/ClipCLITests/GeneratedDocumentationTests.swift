@@ -27,7 +27,7 @@ struct GeneratedDocumentationTests {
     @Test func theManPageNamesEveryCommandAndOption() {
         let page = Self.clipctl(["--generate-man", "2026-01-02"])
         #expect(page.code == 0)
-        #expect(page.out.hasPrefix(".TH \"CLIPCTL\" 1 \"2026\\-01\\-02\" \"clipctl \(BuildInfo.version.replacing("-", with: "\\-"))\""))
+        #expect(page.out.hasPrefix(".TH \"CLIPCTL\" 1 \"2026-01-02\" \"clipctl \(BuildInfo.version.replacing("-", with: "\\-"))\""))
         let commands = Self.everyCommand()
         #expect(commands.count > 50)
         for (path, spec) in commands.dropFirst() {

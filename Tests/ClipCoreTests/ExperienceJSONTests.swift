@@ -64,6 +64,27 @@ struct ExperienceJSONTests {
         #expect(warnings.map(\.rule) == ["title.advised"])
     }
 
+    /// An update warns only about the text it sets (docs/rules.md#text-hygiene-and-limits).
+    @Test func anUpdateWarnsOnlyAboutTheTextItSets() throws {
+        let (base, created) = try ExperienceJSON.decode(
+            try JSONParser.parse(
+                #"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"A title of 21 chars.","subtitle":"s","localizations":{"FR":{"title":"Un titre de 21 signes","subtitle":"s"}}}"#
+            ))
+        #expect(created.map(\.field) == ["title", "localizations.FR.title"])
+        func warnings(_ patch: String) throws -> [String] {
+            try ExperienceJSON.decode(try JSONParser.parse(patch), base: base).warnings.map { "\($0.field) \($0.rule)" }
+        }
+        #expect(try warnings(#"{"subtitle":"Another"}"#) == [])
+        #expect(try warnings(#"{"title":"A title of 21 chars."}"#) == [], "the same text again is no change")
+        #expect(try warnings(#"{"localizations":{"FR":{"subtitle":"Autre"}}}"#) == [])
+        #expect(try warnings(#"{"status":"DEACTIVATED"}"#) == [])
+        let long = String(repeating: "s", count: 44)
+        #expect(try warnings(#"{"subtitle":"\#(long)"}"#) == ["subtitle subtitle.advised"])
+        #expect(try warnings(#"{"title":"Another long title 12"}"#) == ["title title.advised"])
+        #expect(
+            try warnings(#"{"localizations":{"FR":{"title":"Un autre titre trop long"}}}"#) == ["localizations.FR.title title.advised"])
+    }
+
     @Test func localizationsAndDefaultLanguage() throws {
         let e = try decode(
             #"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","language":"FR","title":"Vélo","subtitle":"Louer","localizations":{"EN":{"title":"Bike","subtitle":"Rent"}}}"#

@@ -158,6 +158,34 @@ struct WebhookRulesTests {
         #expect(refusal("https://hooks.example.com./in") == nil)
     }
 
+    /// docs/rules.md#webhook-urls: one spelling per endpoint, the one that is called.
+    @Test func urlsAreNormalizedAndAFragmentIsRefused() throws {
+        let cases = [
+            ("HTTPS://Hooks.Example.COM/In?X=1", "https://hooks.example.com/In?X=1"),
+            ("https://hooks.example.com:443/in", "https://hooks.example.com/in"),
+            ("HTTP://hooks.example.com:80", "http://hooks.example.com/"),
+            ("http://hooks.example.com:443/in", "http://hooks.example.com:443/in"),
+            ("https://hooks.example.com:08443/in", "https://hooks.example.com:8443/in"),
+            ("https://hooks.example.com?x", "https://hooks.example.com/?x"),
+            ("http://0x5d.0xb8.0xd7.0x0e/in", "http://93.184.215.14/in"),
+            ("http://1572394766/", "http://93.184.215.14/"),
+            ("https://[2606:2800:220:1:248:1893:25C8:1946]:443/", "https://[2606:2800:220:1:248:1893:25c8:1946]/"),
+        ]
+        for (given, stored) in cases {
+            #expect(try WebhookTarget.normalize(given, allowPrivate: false) == stored, "\(given)")
+            #expect(try WebhookTarget.normalize(stored, allowPrivate: false) == stored, "\(stored) is a fixed point")
+        }
+        for url in ["https://hooks.example.com/in#frag", "https://hooks.example.com/in#", "HTTPS://hooks.example.com#x"] {
+            #expect(throws: ValidationFailure.self, "\(url)") { try WebhookTarget.normalize(url, allowPrivate: false) }
+            do { _ = try WebhookTarget.normalize(url, allowPrivate: false) } catch {
+                #expect(error.errors.map(\.rule) == ["webhook-url.fragment"])
+            }
+        }
+        // A URL stored before: read as the sender calls it.
+        #expect(WebhookTarget.normalized(stored: "HTTP://Hooks.Example.com:80/in#frag") == "http://hooks.example.com/in")
+        #expect(WebhookTarget.normalized(stored: "not a url") == "not a url")
+    }
+
     @Test func publicAndAllowedTargets() throws {
         let parts = try WebhookTarget.check("HTTPS://Hooks.Example.com:8443/in?x=1#frag", allowPrivate: false)
         #expect(parts.scheme == "https" && parts.host == "hooks.example.com" && parts.port == 8443 && parts.target == "/in?x=1")

@@ -124,7 +124,7 @@ struct LiveIndexTests {
         let explained = try writer.resolve("https://shop.example/a/b?x=1", language: "FR")
         let readExplained = try ResolutionJSON.answer(json: try JSONParser.parse(JSONWriter.bytes(explained.json(explain: true))))
         #expect(readExplained.match == read.match && readExplained.explanation?.map(\.outcome) == [.chosen])
-        for url in ["https://shop.example/a/b?x=1", "https://shop.example/elsewhere", "https://nowhere.example/", "not a url"] {
+        for url in ["https://shop.example/a/b?x=1", "https://shop.example/elsewhere", "https://nowhere.example/", "http://shop.example/a"] {
             for explain in [false, true] {
                 let r = try writer.resolve(url, language: "FR")
                 let bytes = JSONWriter.bytes(r.json(explain: explain))
@@ -134,6 +134,9 @@ struct LiveIndexTests {
             }
         }
         #expect(throws: WireError.self) { try ResolutionJSON.answer(json: ["matched": "maybe", "invocationURL": "x"]) }
+        // Text that is not a URL is invalid input, from the database and from memory alike.
+        #expect(throws: RegistryError.self) { try writer.resolve("not a url") }
+        #expect(throws: RegistryError.self) { try index.resolve("not a url", preferences: []) }
     }
 
     @Test func aLocalWriteIsSeenAtOnceAndOthersWithinTheInterval() throws {

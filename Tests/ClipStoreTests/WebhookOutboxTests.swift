@@ -17,6 +17,43 @@ struct WebhookOutboxTests {
         try registry.webhookDeliveries(id: endpoint, limit: 1000).reversed().map(\.type)
     }
 
+    @Test func aWebhookURLIsStoredNormalizedAndItsOtherSpellingsAreDuplicates() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        let added = try registry.addWebhook(
+            url: "HTTPS://Hooks.Example.com:443/in", events: Self.everything, team: nil, allowPrivateTargets: false)
+        #expect(added.value.endpoint.url == "https://hooks.example.com/in")
+        let stored = try Connection(path: path).query("SELECT url FROM webhook_endpoint").map { try $0.string("url") }
+        #expect(stored == ["https://hooks.example.com/in"])
+        let before =
+            try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        for spelling in ["https://hooks.example.com/in", "https://HOOKS.example.com/in", "hTTps://hooks.example.com:443/in"] {
+            #expect {
+                try registry.addWebhook(url: spelling, events: Self.everything, team: nil, allowPrivateTargets: false)
+            } throws: { error in
+                guard case RegistryError.conflict(_, let existing) = error else { return false }
+                return existing == .webhook(added.value.endpoint.id)
+            }
+        }
+        #expect {
+            try registry.addWebhook(
+                url: "https://hooks.example.com/other#x", events: Self.everything, team: nil, allowPrivateTargets: false)
+        } throws: { "\($0)".contains("#fragment") }
+        let after =
+            try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        #expect(before == after, "a refused add writes nothing")
+        // An endpoint stored as given by an earlier version: listed as called, and still a duplicate.
+        let db = try Connection(path: path)
+        try db.execute(
+            "INSERT INTO webhook_endpoint(team_id, url, events, secret, created_at) VALUES (NULL, 'HTTP://Old.Example.com:80/in#frag', '*', 'whsec_x', '2026-01-01T00:00:00Z')"
+        )
+        db.close()
+        #expect(try registry.webhooks().map(\.url) == ["https://hooks.example.com/in", "http://old.example.com/in"])
+        #expect(throws: RegistryError.self) {
+            try registry.addWebhook(url: "http://old.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false)
+        }
+    }
+
     @Test func noEndpointNoOutboxRow() throws {
         let path = temporaryDatabasePath()
         let registry = try Registry(path: path)

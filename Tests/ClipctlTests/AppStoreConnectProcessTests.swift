@@ -141,6 +141,12 @@ final class FakeASCProcess {
     static func setUp() throws -> (Clipctl, FakeASCProcess) {
         var clipctl = try Clipctl()
         let fake = try FakeASCProcess(folder: clipctl.directory)
+        try prepare(&clipctl, fake)
+        return (clipctl, fake)
+    }
+
+    /// The seeded fake, the key, /rent, /store and /new registered, and the environment naming the fake.
+    static func prepare(_ clipctl: inout Clipctl, _ fake: FakeASCProcess) throws {
         let image = TestImages.png(width: 1800, height: 1200, grey: 1)
         try Data(image).write(to: URL(fileURLWithPath: clipctl.file("rent.png")))
         try fake.seed(imageMD5: Digest.hex(try Digest.md5(image)))
@@ -156,7 +162,8 @@ final class FakeASCProcess {
         clipctl.environment["ASC_ISSUER_ID"] = FakeASCProcess.issuerID
         clipctl.environment["ASC_PRIVATE_KEY_PATH"] = clipctl.file("AuthKey.p8")
         clipctl.environment["ASC_API_URL"] = fake.baseURL
-        return (clipctl, fake)
+        // Backoffs and image waits at a fifth: the fake processes an image in 0.2 s, the first read comes after 0.4 s.
+        clipctl.environment["CLIP_ASC_WAIT_SCALE"] = "0.2"
     }
 
     @Test func linkPlanAndStatusAgainstASeededFake() throws {

@@ -43,13 +43,13 @@ struct Clipctl {
         try run(arguments, stdin: stdin)
     }
 
-    func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    func run(_ arguments: [String], stdin: String? = nil, timeoutSeconds: Double = 300) throws -> Result {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         process.environment = environment
         process.currentDirectoryURL = directory
-        return Result(try ProcessRunner.run(process, stdin: stdin.map { Data($0.utf8) }))
+        return Result(try ProcessRunner.run(process, stdin: stdin.map { Data($0.utf8) }, timeoutSeconds: timeoutSeconds))
     }
 
     func file(_ name: String) -> String { directory.appendingPathComponent(name).path }

@@ -31,6 +31,9 @@ final class ServeProcess {
             process.arguments = ["-c", "ulimit -Sn \(softDescriptorLimit) && exec \"$0\" \"$@\"", Clipctl.binary.path] + process.arguments!
         }
         process.currentDirectoryURL = clipctl.directory
+        // The App Store Connect tests' quick waits (AppStoreConnectProcessTests.prepare), for a server's apply too.
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            clipctl.environment.filter { $0.key == "CLIP_ASC_WAIT_SCALE" }, uniquingKeysWith: { $1 })
         let out = Pipe()
         process.standardOutput = out
         // The server's log (and a sanitizer's report, if any) stays beside the test's files.

@@ -59,6 +59,34 @@ struct TrustInputTests {
         #expect(try clipctl.state() == before)
     }
 
+    @Test func anUpdateWarnsOnlyAboutTheFieldsItChanges() throws {
+        let clipctl = try Clipctl()
+        let created = try clipctl(
+            "register", "https://a.example/", "--clip", "ABCDE12345.com.a.Clip", "--title", "A title over eighteen", "--subtitle", "S")
+        #expect(created.code == 0 && created.err.contains("warning: title: is 21 characters"), "\(created.err)")
+        let subtitle = try clipctl("update", "1", "--subtitle", "Another subtitle")
+        #expect(subtitle.code == 0 && subtitle.err.isEmpty, "the title was not touched: \(subtitle.err)")
+        let title = try clipctl("update", "1", "--title", "Another long title 12")
+        #expect(title.code == 0 && title.err.contains("warning: title: is 21 characters"), "\(title.err)")
+    }
+
+    @Test func resolveRefusesTextThatIsNotAURLAndFindsNoMatchForOtherURLs() throws {
+        let clipctl = try Clipctl()
+        try clipctl.registerExampleBusinesses()
+        let state = try clipctl.state()
+        let text = try clipctl("resolve", "notaurl")
+        #expect(text.code == 65 && text.err.contains("url: not an absolute URL") && text.out.isEmpty, "\(text.code) \(text.err)")
+        #expect(try clipctl("resolve", "https://", "--explain").code == 65)
+        let json = try clipctl("resolve", "notaurl", "--json")
+        let field = try JSONParser.parse(json.err)["errors"]?.arrayValue?.first?["field"]
+        #expect(json.code == 65 && field == "url", "\(json.err)")
+        for url in ["https://nowhere.example/x", "http://bikesrental.example/rent", "https://localhost/rent"] {
+            let r = try clipctl("resolve", url)
+            #expect(r.code == 1 && r.out.hasPrefix("no match: "), "\(url): \(r.code) \(r.out) \(r.err)")
+        }
+        #expect(try clipctl.state() == state)
+    }
+
     @Test func spreadsheetSafeExport() throws {
         let clipctl = try Clipctl()
         #expect(

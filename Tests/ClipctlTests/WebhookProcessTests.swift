@@ -127,6 +127,10 @@ final class PythonReceiver {
             #expect(r.code == 65, "\(url): \(r.code) \(r.err)")
         }
         #expect(try clipctl("webhook", "add", "https://hooks.example.com/in", "--events", "*").code == 65)  // the same URL again
+        // Another spelling of it, and a fragment, which is never sent (docs/rules.md#webhook-urls).
+        #expect(try clipctl("webhook", "add", "HTTPS://Hooks.Example.com:443/in", "--events", "*").code == 65)
+        let fragment = try clipctl("webhook", "add", "https://hooks.example.com/other#x", "--events", "*")
+        #expect(fragment.code == 65 && fragment.err.contains("cannot have a #fragment"), "\(fragment.err)")
         #expect(try clipctl("webhook", "add", "https://x.example.com/", "--events", "nothing").code == 65)
         #expect(try clipctl("webhook", "add", "https://x.example.com/").code == 64)  // --events is required
         #expect(try clipctl("--json", "webhook", "list").out == before)
@@ -137,6 +141,9 @@ final class PythonReceiver {
         #expect(try clipctl("webhook", "deliveries", "1").out.contains("webhook.test  pending, 0 attempts"))
         #expect(try clipctl("webhook", "remove", "1").out.contains("removed webhook 1"))
         #expect(try clipctl("webhook", "remove", "1").code == 1)
+        let spelled = try clipctl("webhook", "add", "HTTP://Hooks.Example.com:80", "--events", "*")
+        #expect(spelled.code == 0, "\(spelled.err)")
+        #expect(try clipctl("webhook", "list").out.contains("  http://hooks.example.com/  *"), "listed as it is called")
         #expect(try clipctl("webhook", "deliveries", "x").code == 64)
     }
 }

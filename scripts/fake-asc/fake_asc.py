@@ -13,7 +13,8 @@ Tokens for API Requests").
 Collections come in small pages (--page-size) with `links.next`; images go reserve -> upload
 operations (PUT to unauthenticated URLs on this server) -> commit (PATCH uploaded + MD5
 sourceFileChecksum) -> assetDeliveryState polled to COMPLETE (Apple, "Uploading Assets to App Store
-Connect").
+Connect"). Processing takes --processing-seconds after the commit (a read before then says
+UPLOAD_COMPLETE), or, with --processing-polls N, ends at the N-th read after the commit.
 
 Control endpoints (no authentication):
   POST /__fake/seed        {"resources": [{"type", "id"?, "attributes", "relationships": {name: id | [ids]}}]}
@@ -23,7 +24,11 @@ Control endpoints (no authentication):
               stallAfter (seconds: the request is carried out, then its answer waits),
               unauthorized (401 and the token presented is revoked), uploadFailure (a PUT part
               answers 500), corruptUpload (a part is stored with a flipped byte: the commit's MD5
-              then mismatches), assetFailed (processing after commit ends FAILED)
+              then mismatches), assetFailed (processing after commit ends FAILED),
+              drop (the connection is closed without an answer, the request not carried out),
+              dropAfter (carried out, then the connection is closed without an answer),
+              statusAfter (carried out, then answered with `status`, 500 unless given: a write
+              that landed behind an error)
   GET  /__fake/violations  {"count", "violations": [...]}
   GET  /__fake/requests    {"count", "requests": [{"method", "path", "status"}]}
 
@@ -41,6 +46,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sys
 import threading
 import time
@@ -120,6 +126,8 @@ class Fake:
         self.resources = {}  # (type, id) -> {"attributes": {}, "relationships": {name: id | [ids]}, "removed": bool}
         self.uploads = {}  # image id -> {offset: bytes}
         self.polls = {}  # image id -> GETs since commit
+        self.processing_seconds = args.processing_seconds
+        self.committed_at = {}  # image id -> time.monotonic() of its commit
         self.faults = []
         self.violations = []
         self.requests = []
@@ -593,7 +601,11 @@ class Fake:
             state = resource["attributes"]["assetDeliveryState"]
             if state["state"] == "UPLOAD_COMPLETE":
                 self.polls[ident] = self.polls.get(ident, 0) + 1
-                if self.polls[ident] >= self.processing_polls:
+                if self.processing_polls is not None:
+                    processed = self.polls[ident] >= self.processing_polls
+                else:
+                    processed = time.monotonic() - self.committed_at.get(ident, 0) >= self.processing_seconds
+                if processed:
                     if resource.get("failAsset"):
                         resource["attributes"]["assetDeliveryState"] = {"state": "FAILED", "errors": [
                             {"code": "IMAGE_INCORRECT_DIMENSIONS", "description": "The image is not 1800x1200 pixels."}]}
@@ -626,6 +638,7 @@ class Fake:
             resource["attributes"]["sourceFileChecksum"] = checksum
             resource["attributes"]["assetDeliveryState"] = {"state": "UPLOAD_COMPLETE"}
             resource["attributes"].pop("uploadOperations", None)
+            self.committed_at[ident] = time.monotonic()
             if self.take_fault({"assetFailed"}, "PATCH", path):
                 resource["failAsset"] = True
             return self.single(kind, ident, {})
@@ -813,13 +826,32 @@ class Handler(BaseHTTPRequestHandler):
             with fake.lock:
                 status, payload, extra = fake.image_bytes(path)
             return self.send(status, payload, extra)
+        if fake.take_fault({"drop"}, method, path):
+            with fake.lock:
+                fake.requests.append({"method": method, "path": path, "status": None})
+            return self.drop()
         status, document, extra = self.api(method, path, query_text, headers, body)
         with fake.lock:
             fake.requests.append({"method": method, "path": path, "status": status})
+        if fake.take_fault({"dropAfter"}, method, path):
+            return self.drop()
+        after = fake.take_fault({"statusAfter"}, method, path)
+        if after and status < 400:
+            error = ASCError(after.get("status", 500), after.get("code", "UNEXPECTED_ERROR"), "An injected error",
+                             after.get("detail", "The fake carried the request out, then was told to answer this way."))
+            status, document, extra = error.status, error.body(), {}
         late = fake.take_fault({"stallAfter"}, method, path)
         if late:
             time.sleep(late.get("seconds", 5))
         self.send(status, document, extra)
+
+    def drop(self):
+        """Closes the connection without a byte of answer (the client sees the peer close, RFC 9112 §9.6)."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def api(self, method, path, query_text, headers, body):
         fake = self.fake
@@ -890,7 +922,10 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--page-size", type=int, default=2, help="largest page of a collection, whatever limit asks")
     parser.add_argument("--part-size", type=int, default=1024, help="bytes per upload operation")
-    parser.add_argument("--processing-polls", type=int, default=2, help="GETs of a committed image before it is COMPLETE")
+    parser.add_argument("--processing-polls", type=int, default=None,
+                        help="GETs of a committed image before it is COMPLETE (instead of --processing-seconds)")
+    parser.add_argument("--processing-seconds", type=float, default=0.2,
+                        help="seconds after its commit before an image is COMPLETE")
     parser.add_argument("--exit-with-stdin", action="store_true", help="exit when standard input ends (a test's lifetime)")
     parser.add_argument("--no-response-check", action="store_true", help="do not check the fake's own answers against the spec")
     args = parser.parse_args()

@@ -84,6 +84,11 @@ public enum Verification: Operation {
                 .flag("wait", help: "check again, minutes apart at first then hourly, until Apple's CDN serves the registry's file"),
                 .option("timeout", value: "DURATION", help: "with --wait: give up after this long, such as 72h (default 72h)"),
                 .option("wait-intervals", value: "S,S,…", help: "with --wait: seconds between checks, the last repeating (tests)"),
+            ],
+            examples: [
+                Example("clipctl verify", "Compare every host's site and Apple's CDN copy with the registry; exit 1 if any differs"),
+                Example("clipctl verify shop.example --explain", "One host, with the entitlement lines of developer and managed mode"),
+                Example("clipctl verify --wait shop.example --timeout 72h", "Hold a release until Apple's CDN serves the new file"),
             ]),
         localOptions: ["cdn-url", "site-url", "allow-private-targets"], clientOptions: ["timeout", "wait-intervals"],
         settled: { output in output.hosts.allSatisfy { $0.checks.contains { $0.place == "apple-cdn" && $0.verdict == "ok" } } },

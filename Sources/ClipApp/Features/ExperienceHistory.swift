@@ -71,6 +71,10 @@ public enum ExperienceHistory: Operation {
             options: [
                 .option("since", value: "ID", help: "only records after this change id (default 0)"),
                 .option("limit", value: "N", help: "at most this many records, 1 to 1000 (default 100)"),
+            ],
+            examples: [
+                Example("clipctl history https://bikesrental.example/rent", "Every change made to an experience, oldest first"),
+                Example("clipctl history 1 --since 40 --limit 10", "The next ten of experience 1's records after change 40"),
             ])
     ) { output, parsed, printer in
         for r in output.records {

@@ -33,7 +33,10 @@ public enum TokenList: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/tokens", command: CommandSpec("list", summary: "list tokens (never their secrets)"), under: ["token"],
+        Self.self, "GET", "/v1/tokens",
+        command: CommandSpec(
+            "list", summary: "list tokens (never their secrets)",
+            examples: [Example("clipctl token list", "List the tokens, their scope and when each was last used")]), under: ["token"],
         commandJSON: { .array($0.tokens.map(TokenJSON.token)) }, present: present)
 
     static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) {

@@ -1,4 +1,3 @@
-public import ClipStore
 import Foundation
 import SQLiteDB
 import Locking

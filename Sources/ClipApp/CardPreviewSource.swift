@@ -19,8 +19,17 @@ public enum CardPreviewSource {
     public static func input(
         registry: Registry, url: String, language: String?, acceptLanguage: String?, images: Images, codesOrigin: String?
     ) throws(RegistryError) -> CardPreviewInput {
-        let resolution = try registry.resolve(url, language: language, acceptLanguage: acceptLanguage)
-        let urlIsValid = (try? NormalizedURL(url)) != nil
+        let problem: NormalizedURL.Problem?
+        do { _ = try NormalizedURL(url); problem = nil } catch { problem = error }
+        let urlIsValid = problem == nil
+        let resolution: Resolution
+        if let problem {
+            // A URL that is no invocation URL gets the page that says why (422), where resolve may refuse it as input.
+            _ = try Registry.preferences(language: language, acceptLanguage: acceptLanguage)
+            resolution = Resolver.unresolvable(url, problem: problem)
+        } else {
+            resolution = try registry.resolve(url, language: language, acceptLanguage: acceptLanguage)
+        }
         var appName = ""
         if case .advanced(let e, _) = resolution.match, let bundle = e.clip.bundleID.parent {
             appName = (try? registry.app(bundle).name) ?? ""
