@@ -62,7 +62,8 @@ let package = Package(
 
         // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command.
         .target(
-            name: "ClipApp", dependencies: ["ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "StrictJSON"],
+            name: "ClipApp",
+            dependencies: ["ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "StrictJSON", "HTTP1", "Locking"],
             swiftSettings: strict),
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).

@@ -36,7 +36,7 @@ public struct Session {
 }
 
 /// An outbound GET as the operator allows it (docs/operations.md#has-my-change-reached-iphones): the
-/// address rules, timeout and size cap of webhooks apply (ClipAPI's `OutboundHTTP`), and where.
+/// address rules, timeout and size cap of webhooks apply (`OutboundHTTP`), and where.
 public struct Outbound: Sendable {
     public struct Response: Sendable, Equatable {
         public let status: Int

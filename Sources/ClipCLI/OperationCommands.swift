@@ -1,5 +1,4 @@
 import ArgParse
-import ClipAPI
 import ClipApp
 import ClipCommands
 import Dispatch

@@ -1,6 +1,7 @@
 import AppStoreConnect
 import ArgParse
 import ClipAPI
+import ClipApp
 import ClipCore
 import ClipStore
 import ClipWire

@@ -1,11 +1,10 @@
-public import ClipApp
-import ClipCore
-import Foundation
+package import ClipCore
+package import Foundation
 import HTTP1
 import Locking
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+    package import FoundationNetworking
 #endif
 
 /// Every request the server or clipctl makes to an address a tenant named (webhooks, `verify`),
@@ -25,7 +24,7 @@ public struct OutboundHTTP: Sendable {
     }
 
     /// The URL's parts and the addresses its host has, or why it is refused (`refused:` …) or not reached.
-    func checkTarget(_ url: String) -> Result<(parts: WebhookTarget.URLParts, addresses: [IPAddress]), Outbound.Failure> {
+    package func checkTarget(_ url: String) -> Result<(parts: WebhookTarget.URLParts, addresses: [IPAddress]), Outbound.Failure> {
         let parts: WebhookTarget.URLParts
         do { parts = try WebhookTarget.check(url, allowPrivate: allowPrivateTargets) } catch {
             return .failure(.refused("refused: \(error.errors.map(\.message).joined(separator: "; "))"))
@@ -51,7 +50,7 @@ public struct OutboundHTTP: Sendable {
     }
 
     /// A session without cookies or cache, whose tasks time out after `timeoutSeconds` and follow no redirect.
-    func session(delegate: any URLSessionDelegate = RedirectRefuser()) -> URLSession {
+    package func session(delegate: any URLSessionDelegate = RedirectRefuser()) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeoutSeconds
         configuration.timeoutIntervalForResource = timeoutSeconds
@@ -87,8 +86,8 @@ public struct OutboundHTTP: Sendable {
 }
 
 /// Answers every redirect with "do not follow", so the 3xx itself is the answer.
-class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    func urlSession(
+package class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    package func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
