@@ -62,7 +62,8 @@ let package = Package(
 
         // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command.
         .target(
-            name: "ClipApp", dependencies: ["ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "StrictJSON"],
+            name: "ClipApp",
+            dependencies: ["ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "StrictJSON", "HTTP1", "Locking"],
             swiftSettings: strict),
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
@@ -97,7 +98,7 @@ let package = Package(
         // `clipctl serve`: where the command line and the HTTP API meet; the executable hands it to ClipCLI.
         .target(
             name: "ClipServer",
-            dependencies: ["AppStoreConnect", "ArgParse", "ClipAPI", "ClipCLI", "ClipCore", "ClipStore", "HTTP1", "StrictJSON"],
+            dependencies: ["AppStoreConnect", "ArgParse", "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "HTTP1", "StrictJSON"],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI", "ClipServer"], swiftSettings: strict),
         // VERSION and the git commit embedded into ClipCLI for `clipctl --version`.

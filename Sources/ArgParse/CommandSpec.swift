@@ -24,11 +24,17 @@ public struct PositionalSpec: Sendable {
     public let name: String
     public let help: String
     public let optional: Bool
-    public init(_ name: String, help: String, optional: Bool = false) {
+    /// Takes every remaining argument, none or more (the last positional only); implies optional.
+    public let variadic: Bool
+    public init(_ name: String, help: String, optional: Bool = false, variadic: Bool = false) {
         self.name = name
         self.help = help
-        self.optional = optional
+        self.optional = optional || variadic
+        self.variadic = variadic
     }
+
+    /// The name as a usage line shows it: `HOST…` for a variadic one.
+    public var usageName: String { variadic ? name + "…" : name }
 }
 
 public struct CommandSpec: Sendable {

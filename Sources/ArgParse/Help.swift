@@ -6,7 +6,7 @@ public enum HelpFormatter {
         var out = "\(fullName): \(command.summary)\n\n"
         var usage = "USAGE: \(fullName)"
         if !command.subcommands.isEmpty { usage += command.positionals.isEmpty ? " <command>" : " [<command>]" }
-        for p in command.positionals { usage += p.optional ? " [\(p.name)]" : " \(p.name)" }
+        for p in command.positionals { usage += p.optional ? " [\(p.usageName)]" : " \(p.usageName)" }
         if !command.options.isEmpty || !globals.isEmpty { usage += " [options]" }
         out += usage + "\n"
         if !command.discussion.isEmpty { out += "\n" + command.discussion + "\n" }

@@ -32,11 +32,11 @@ public enum ManPage {
         let path = parents + [command.name]
         var usage = path.map(escape).joined(separator: " ")
         if !command.subcommands.isEmpty { usage += command.positionals.isEmpty ? " \\fIcommand\\fR" : " [\\fIcommand\\fR]" }
-        for p in command.positionals { usage += p.optional ? " [\\fI\(escape(p.name))\\fR]" : " \\fI\(escape(p.name))\\fR" }
+        for p in command.positionals { usage += p.optional ? " [\\fI\(escape(p.usageName))\\fR]" : " \\fI\(escape(p.usageName))\\fR" }
         if !command.options.isEmpty { usage += " [\\fIoptions\\fR]" }
         var out = ".SS \(quoted(path.dropFirst().joined(separator: " ")))\n.B \(usage)\n.PP\n\(escape(command.summary))\n"
         if !command.discussion.isEmpty { out += ".PP\n" + paragraphs(command.discussion) }
-        for p in command.positionals { out += ".TP\n.I \(escape(p.name))\n\(escape(p.help))\n" }
+        for p in command.positionals { out += ".TP\n.I \(escape(p.usageName))\n\(escape(p.help))\n" }
         for option in command.options { out += optionItem(option) }
         for sub in command.subcommands { out += commandSection(sub, parents: path) }
         return out

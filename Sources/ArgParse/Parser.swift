@@ -137,7 +137,9 @@ public enum ArgumentParser {
         if !command.subcommands.isEmpty && command.positionals.isEmpty { throw .missingCommand(path: path) }
         let required = command.positionals.filter { !$0.optional }.count
         if positionals.count < required { throw .missingArgument(command.positionals[positionals.count].name, path: path) }
-        if positionals.count > command.positionals.count { throw .unexpectedArgument(positionals[command.positionals.count], path: path) }
+        if positionals.count > command.positionals.count, command.positionals.last?.variadic != true {
+            throw .unexpectedArgument(positionals[command.positionals.count], path: path)
+        }
         return ParsedCommand(path: path, positionals: positionals, values: values, flags: flags)
     }
 

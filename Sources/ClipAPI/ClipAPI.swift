@@ -1,4 +1,5 @@
 public import AppStoreConnect
+public import ClipApp
 import ByteScan
 import ClipCore
 public import ClipStore
@@ -192,15 +193,18 @@ public final class ClipAPI: @unchecked Sendable {
     let webhookWorker: WebhookWorker?
     /// Whether webhooks may be added for loopback, private and other non-public addresses (`serve --allow-private-targets`).
     let allowsPrivateWebhookTargets: Bool
+    /// How operations that look outside fetch (`verify`); nil: they answer 422.
+    let outbound: Outbound?
 
     public init(
         pool: RegistryPool, logsRequests: Bool = true, appStoreConnect: ASCClient? = nil, publicMaxAge: Int = 60,
-        webhookWorker: WebhookWorker? = nil, allowsPrivateWebhookTargets: Bool = false,
+        webhookWorker: WebhookWorker? = nil, allowsPrivateWebhookTargets: Bool = false, outbound: Outbound? = nil,
         logBatch: (@Sendable (UnsafeBufferPointer<UInt8>) -> Void)? = nil, log: @escaping @Sendable (String) -> Void
     ) {
         self.pool = pool
         self.webhookWorker = webhookWorker
         self.allowsPrivateWebhookTargets = allowsPrivateWebhookTargets
+        self.outbound = outbound
         self.publicMaxAge = publicMaxAge
         self.appStoreConnect = appStoreConnect
         self.log = log

@@ -11,7 +11,7 @@ extension ClipAPI {
                 var arguments = Arguments(c.query)
                 for name in binding.pathParameters { arguments.append(name, c.parameters[name]) }
                 if binding.method == "GET" || binding.method == "HEAD" { try c.noBody() }
-                let session = Session(registry: c.registry, caller: c.applicationCaller)
+                let session = Session(registry: c.registry, caller: c.applicationCaller, outbound: api.outbound)
                 do { return json(try binding.perform(arguments, session), status: binding.status) } catch let refusal as CallerRefusal {
                     switch refusal {
                     case .unauthenticated(let message): throw Problem.unauthorized(message)

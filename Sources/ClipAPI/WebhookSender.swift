@@ -1,3 +1,4 @@
+import ClipApp
 import ClipCore
 import Foundation
 import HTTP1
@@ -25,29 +26,15 @@ struct WebhookSender: Sendable {
     let allowPrivateTargets: Bool
 
     func send(url: String, headers: [(String, String)], body: [UInt8]) -> Outcome {
-        let parts: WebhookTarget.URLParts
-        do { parts = try WebhookTarget.check(url, allowPrivate: allowPrivateTargets) } catch {
-            return .failed(status: nil, error: "refused: \(error.errors.map(\.message).joined(separator: "; "))")
+        let rules = OutboundHTTP(timeoutSeconds: timeoutSeconds, allowPrivateTargets: allowPrivateTargets)
+        let parts: WebhookTarget.URLParts, first: IPAddress
+        switch rules.checkTarget(url) {
+        case .failure(.refused(let why)), .failure(.unreachable(let why)): return .failed(status: nil, error: why)
+        case .success(let target):
+            parts = target.parts
+            first = target.addresses[0]
         }
-        let addresses: [IPAddress]
-        if let address = parts.address {
-            addresses = [address]
-        } else {
-            do {
-                addresses = try HTTPClient.resolve(host: parts.host).map { $0.count == 4 ? .v4($0) : .v6($0) }
-            } catch {
-                return .failed(status: nil, error: "\(error.call)")
-            }
-        }
-        guard let first = addresses.first else { return .failed(status: nil, error: "\(parts.host) has no address") }
-        if !allowPrivateTargets, let bad = addresses.first(where: { WebhookTarget.kind($0) != .public }) {
-            return .failed(
-                status: nil,
-                error:
-                    "refused: \(parts.host) resolves to \(bad), a \(WebhookTarget.kind(bad).rawValue) address (see --allow-private-targets)"
-            )
-        }
-        if parts.scheme == "https" { return sendTLS(url: url, headers: headers, body: body) }
+        if parts.scheme == "https" { return sendTLS(url: url, headers: headers, body: body, rules: rules) }
         let bytes: [UInt8]
         switch first {
         case .v4(let b), .v6(let b): bytes = b
@@ -89,17 +76,13 @@ struct WebhookSender: Sendable {
         return location.utf8.count > 300 ? out + "…" : out
     }
 
-    private func sendTLS(url: String, headers: [(String, String)], body: [UInt8]) -> Outcome {
+    private func sendTLS(url: String, headers: [(String, String)], body: [UInt8], rules: OutboundHTTP) -> Outcome {
         guard let target = URL(string: url) else { return .failed(status: nil, error: "malformed URL") }
         var request = URLRequest(url: target, timeoutInterval: timeoutSeconds)
         request.httpMethod = "POST"
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpBody = Data(body)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeoutSeconds
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        let session = URLSession(configuration: configuration, delegate: RedirectRefuser(), delegateQueue: nil)
+        let session = rules.session()
         defer { session.finishTasksAndInvalidate() }
         let result = OutcomeBox()
         let done = DispatchSemaphore(value: 0)
@@ -122,14 +105,4 @@ struct WebhookSender: Sendable {
 
 private final class OutcomeBox: Sendable {
     let value = Locked<WebhookSender.Outcome?>(nil)
-}
-
-/// Answers every redirect with "do not follow", so the 3xx itself is the answer.
-private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
 }

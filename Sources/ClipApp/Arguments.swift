@@ -42,6 +42,11 @@ public struct ArgumentReader {
         return value
     }
 
+    /// Every value given for `name`, in order (a repeated query item, a variadic positional).
+    public mutating func strings(_ name: String) -> [String] {
+        arguments.values.filter { $0.name == name }.map(\.value)
+    }
+
     /// A whole number in `range`, written in decimal digits alone (no sign, no spaces).
     public mutating func integer(_ name: String, in range: ClosedRange<Int64>) -> Int64? {
         guard let text = arguments[name] else { return nil }

@@ -11,10 +11,17 @@ public struct Binding: Sendable {
     /// The status of a successful answer.
     public let status: Int
     public let callers: CallerRule
-    /// The command's grammar; its positionals are named after the input's arguments.
-    public let command: CommandSpec
-    /// The command's path under `clipctl`, such as `["history"]`.
+    /// The command's grammar; its positionals are named after the input's arguments. nil: a route alone.
+    public let command: CommandSpec?
+    /// The command's path under `clipctl`, such as `["history"]`; empty for a route alone.
     public let commandPath: [String]
+    /// Options that say how this process runs the operation on a database, never sent to a server
+    /// (a server decides them for itself): `verify --cdn-url`.
+    public let localOptions: Set<String>
+    /// Options the command reads itself, never sent to a server (`verify --timeout`).
+    public let clientOptions: Set<String>
+    /// With `--wait`, the command is tried again on a `WaitSchedule` until this holds of its answer.
+    public let settled: (@Sendable (JSONValue) -> Bool)?
     /// Reads the input, admits the caller, runs: the output's JSON.
     public let perform: @Sendable (Arguments, Session) throws -> JSONValue
     /// Prints a command's output, from `perform`'s JSON: as text, or under `--json` as the
@@ -25,7 +32,8 @@ public struct Binding: Sendable {
     /// API answers `{"items": …}`, as clipctl printed before the route had an envelope).
     public init<O: Operation>(
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, command: CommandSpec, under parent: [String] = [],
-        commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil,
+        commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, localOptions: Set<String> = [], clientOptions: Set<String> = [],
+        settled: (@Sendable (O.Output) -> Bool)? = nil,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.method = method
@@ -34,12 +42,39 @@ public struct Binding: Sendable {
         self.callers = O.callers
         self.command = command
         self.commandPath = parent + [command.name]
+        self.localOptions = localOptions
+        self.clientOptions = clientOptions
+        if let settled {
+            self.settled = { @Sendable json in
+                guard let output = try? O.Output(json: json) else { return false }
+                return settled(output)
+            }
+        } else {
+            self.settled = nil
+        }
         self.perform = { arguments, session in try O.perform(arguments, in: session).json }
         self.present = { json, parsed, printer in
             let output = try O.Output(json: json)
             guard parsed.flag("json") else { return try present(output, parsed, printer) }
             printer.line(JSONWriter.string(commandJSON?(output) ?? json, pretty: true))
+            // The text form's exit status holds for --json too.
+            try present(output, parsed, Printer(out: { _ in }, err: { _ in }))
         }
+    }
+
+    /// A route without a command of its own (its command is another binding's).
+    public init<O: Operation>(_ operation: O.Type, _ method: String, _ path: String, status: Int = 200) {
+        self.method = method
+        self.path = path
+        self.status = status
+        self.callers = O.callers
+        self.command = nil
+        self.commandPath = []
+        self.localOptions = []
+        self.clientOptions = []
+        self.settled = nil
+        self.perform = { arguments, session in try O.perform(arguments, in: session).json }
+        self.present = { _, _, _ in }
     }
 
     /// The names of the route's path parameters, in order.
@@ -51,8 +86,16 @@ public struct Binding: Sendable {
     /// `PositionalSpec`s, lower-cased up to a `|`), each option given under its own name.
     public func arguments(of parsed: ParsedCommand) -> Arguments {
         var arguments = Arguments()
-        for (spec, value) in zip(command.positionals, parsed.positionals) { arguments.append(Self.argumentName(spec), value) }
-        for option in command.options where !option.isFlag { arguments.append(option.name, parsed.value(option.name)) }
+        guard let command else { return arguments }
+        for (i, value) in parsed.positionals.enumerated() {
+            guard let spec = i < command.positionals.count ? command.positionals[i] : command.positionals.last(where: \.variadic) else {
+                break
+            }
+            arguments.append(Self.argumentName(spec), value)
+        }
+        for option in command.options where !option.isFlag && !localOptions.contains(option.name) && !clientOptions.contains(option.name) {
+            arguments.append(option.name, parsed.value(option.name))
+        }
         return arguments
     }
 

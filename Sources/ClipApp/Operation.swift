@@ -49,3 +49,10 @@ public struct Printer {
 
     public func line(_ text: String = "") { out(text + "\n") }
 }
+
+/// A command that printed its answer and ends with this exit status rather than 0 (`verify`: 1 when
+/// a host is not ok).
+public struct CommandExitStatus: Error, Equatable {
+    public let code: Int32
+    public init(code: Int32) { self.code = code }
+}

@@ -6,10 +6,13 @@ public import ClipStore
 public struct Session {
     public let registry: Registry
     public let caller: Caller
+    /// How the operations that look outside fetch (`verify`); nil where this process does not.
+    public let outbound: Outbound?
 
-    public init(registry: Registry, caller: Caller) {
+    public init(registry: Registry, caller: Caller, outbound: Outbound? = nil) {
         self.registry = registry
         self.caller = caller
+        self.outbound = outbound
     }
 
     /// Checks `rule` for this caller; the layer calls it before every operation.
@@ -29,5 +32,50 @@ public struct Session {
         case .team(let own, _) where own == team: return
         case .team, .anyone: throw RegistryError.notFound(what)
         }
+    }
+}
+
+/// An outbound GET as the operator allows it (docs/operations.md#has-my-change-reached-iphones): the
+/// address rules, timeout and size cap of webhooks apply (`OutboundHTTP`), and where.
+public struct Outbound: Sendable {
+    public struct Response: Sendable, Equatable {
+        public let status: Int
+        /// Header names lower-cased.
+        public let headers: [String: String]
+        /// At most `maxBodyBytes` + 1 bytes: more than `maxBodyBytes` means the body was larger.
+        public let body: [UInt8]
+        public init(status: Int, headers: [String: String], body: [UInt8]) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    public enum Failure: Error, Sendable, Equatable {
+        /// The address rules refused the target before any connection (a private address, `localhost`).
+        case refused(String)
+        /// No answer: DNS, connection, TLS, timeout.
+        case unreachable(String)
+    }
+
+    /// Fetches a URL with a user agent, redirects not followed.
+    public let fetch: @Sendable (_ url: String, _ userAgent: String) -> Result<Response, Failure>
+    /// Apple's CDN, to which `/HOST` is added (`--cdn-url`, `serve --aasa-cdn-url`).
+    public let cdnBaseURL: String
+    /// The site's file: `{host}` is replaced by the host (`--site-url`, `serve --aasa-site-url`; tests and staging mirrors).
+    public let siteURLTemplate: String
+
+    public static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1"
+    public static let wellKnown = "https://{host}/.well-known/apple-app-site-association"
+    /// Read this much of an answer at most, one byte more to tell a larger file.
+    public static let maxBodyBytes = 256 * 1024
+
+    public init(
+        cdnBaseURL: String = Outbound.appleCDN, siteURLTemplate: String = Outbound.wellKnown,
+        fetch: @escaping @Sendable (_ url: String, _ userAgent: String) -> Result<Response, Failure>
+    ) {
+        self.fetch = fetch
+        self.cdnBaseURL = cdnBaseURL
+        self.siteURLTemplate = siteURLTemplate
     }
 }

@@ -1,6 +1,8 @@
 import ArgParse
 import ClipApp
 import ClipCommands
+import Dispatch
+import Foundation
 import StrictJSON
 
 extension ClipCLI {
@@ -8,7 +10,8 @@ extension ClipCLI {
     static let root: CommandSpec = {
         var subcommands = Commands.root.subcommands
         for binding in Application.bindings {
-            subcommands = adding(binding.command, under: binding.commandPath.dropLast(), to: subcommands)
+            guard let command = binding.command else { continue }
+            subcommands = adding(command, under: binding.commandPath.dropLast(), to: subcommands)
         }
         return CommandSpec(
             Commands.root.name, summary: Commands.root.summary, discussion: Commands.root.discussion,
@@ -28,22 +31,69 @@ extension ClipCLI {
     }
 
     /// The binding whose command `path` names, if an operation's.
-    static func binding(for path: [String]) -> Binding? { Application.bindings.first { $0.commandPath == path } }
+    static func binding(for path: [String]) -> Binding? { Application.bindings.first { $0.command != nil && $0.commandPath == path } }
 }
 
 extension Context {
     /// Runs an operation's command: on the database as its owner, or by sending the operation's
     /// request to `--server`, whose answer is the same JSON (docs/architecture.md#the-application-layer).
     func perform(_ binding: Binding) throws {
+        var output = try answer(binding)
+        if parsed.flag("wait"), let settled = binding.settled {
+            output = try waitUntilSettled(binding, first: output, settled: settled)
+        }
+        do { try binding.present(output, parsed, Printer(out: io.out, err: io.err)) } catch let status as CommandExitStatus {
+            throw CommandFailure(code: status.code, message: "")
+        }
+    }
+
+    /// The operation's answer, from the database or from `--server`.
+    private func answer(_ binding: Binding) throws -> JSONValue {
         let arguments = binding.arguments(of: parsed)
-        let output: JSONValue
         if remoteServer != nil {
+            if let local = binding.localOptions.sorted().first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
+                throw CommandFailure.usage("--\(local) applies to a database; a server decides for itself (see clipctl serve --help)")
+            }
             guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
             let request = binding.request(for: arguments)
-            output = try remote.call(binding.method, request.path, query: request.query.map { ($0.name, $0.value) }).json
-        } else {
-            output = try binding.perform(arguments, Session(registry: try registry(), caller: .local))
+            return try remote.call(binding.method, request.path, query: request.query.map { ($0.name, $0.value) }).json
         }
-        try binding.present(output, parsed, Printer(out: io.out, err: io.err))
+        let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: parsed.flag("allow-private-targets"))
+            .outbound(cdnBaseURL: parsed.value("cdn-url"), siteURLTemplate: parsed.value("site-url"))
+        return try binding.perform(arguments, Session(registry: try registry(), caller: .local, outbound: outbound))
+    }
+
+    /// `--wait`: the command again on its `WaitSchedule` until its answer is settled; each unsettled
+    /// answer is told on standard error with the time to the next try.
+    private func waitUntilSettled(_ binding: Binding, first: JSONValue, settled: @Sendable (JSONValue) -> Bool) throws -> JSONValue {
+        var timeout = 72 * 3600.0
+        if let text = parsed.value("timeout") {
+            guard let seconds = WaitSchedule.duration(text) else {
+                throw CommandFailure.usage("--timeout takes a duration such as 72h, 30m or 90s")
+            }
+            timeout = seconds
+        }
+        var intervals = WaitSchedule.defaultIntervals
+        if let text = parsed.value("wait-intervals") {
+            let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+            guard values.count <= 100, values.allSatisfy({ ($0 ?? -1) > 0 && ($0 ?? 0) <= 86_400 }) else {
+                throw CommandFailure.usage("--wait-intervals takes seconds separated by commas, such as 1,2,4")
+            }
+            intervals = values.map { $0! }
+        }
+        var pending: JSONValue? = first
+        let io = self.io
+        return try WaitSchedule(intervals: intervals, timeout: timeout).run(
+            now: { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
+            sleep: { Thread.sleep(forTimeInterval: $0) },
+            attempt: {
+                defer { pending = nil }
+                return try pending ?? answer(binding)
+            },
+            settled: settled,
+            tried: { _, next in
+                io.err(next.map { "not there yet; checking again in \(Int($0)) s\n" } ?? "not there before --timeout\n")
+            }
+        ).last
     }
 }

@@ -453,7 +453,9 @@ public enum Commands {
                     .option("asc-issuer-id", value: "UUID", help: "the key's issuer ID (env ASC_ISSUER_ID)"),
                     .option("asc-key", value: "FILE", help: "the key's .p8 file (env ASC_PRIVATE_KEY_PATH, or ASC_PRIVATE_KEY)"),
                     .option("asc-url", value: "URL", help: "App Store Connect API base URL (env ASC_API_URL)"),
-                    .flag("allow-private-targets", help: "allow webhooks to loopback, private and link-local addresses"),
+                    .flag("allow-private-targets", help: "allow webhooks and verify to loopback, private and link-local addresses"),
+                    .option("aasa-cdn-url", value: "URL", help: "Apple's CDN base URL for verify (tests, mirrors; default Apple's)"),
+                    .option("aasa-site-url", value: "TEMPLATE", help: "where verify fetches a site's file, {host} replaced (tests)"),
                     .option(
                         "webhook-retry-schedule", value: "MS,MS,…",
                         help: "waits after each failed delivery, in ms (testing; default 5 s … 10 h)"),

@@ -1,6 +1,7 @@
 import AppStoreConnect
 import ArgParse
 import ClipAPI
+import ClipApp
 public import ClipCLI
 import ClipCore
 import ClipStore
@@ -91,6 +92,8 @@ public enum ClipServer {
         let api = ClipAPI(
             pool: pool, logsRequests: !quiet, appStoreConnect: try command.appStoreConnect(), publicMaxAge: publicMaxAge,
             webhookWorker: worker, allowsPrivateWebhookTargets: webhooks.allowPrivateTargets,
+            outbound: OutboundHTTP(timeoutSeconds: webhooks.timeoutSeconds, allowPrivateTargets: webhooks.allowPrivateTargets).outbound(
+                cdnBaseURL: parsed.value("aasa-cdn-url"), siteURLTemplate: parsed.value("aasa-site-url")),
             // The hot routes' request lines in batches: one write for many lines (`AccessLog`).
             logBatch: { lines in io.err(String(decoding: lines, as: UTF8.self)) }, log: { line in io.err(line + "\n") })
         configuration.answerBeforeBody = { api.answerBeforeBody($0) }

@@ -65,6 +65,30 @@ extension Registry {
         }
     }
 
+    /// The change records of what `host`'s AASA is made of (its clips' associations, applinks rules and
+    /// settings, webcredentials), newest first, at most `limit`.
+    public func aasaChanges(host rawHost: String, limit: Int = 200) throws(RegistryError) -> [ChangeRecord] {
+        let host = try Self.normalizeHost(rawHost)
+        // Entity ids: domain "CLIP host", applinks and webcredentials "host BUNDLE", the settings "host" (Registry+AASA, +Catalog).
+        let records = try changeRecords(
+            where: """
+                id IN (SELECT id FROM change_record WHERE (entity = 'domain' AND entity_id LIKE '% ' || ?1 ESCAPE '\\')
+                  OR (entity IN ('applinks', 'webcredentials') AND entity_id LIKE ?1 || ' %' ESCAPE '\\')
+                  OR (entity IN ('applinks-settings', 'applinks-generation') AND entity_id = ?2) ORDER BY id DESC LIMIT ?3)
+                """,
+            [.text(Self.likeEscaped(host)), .text(host), .integer(Int64(limit))], limit: limit)
+        return records.reversed()
+    }
+
+    static func likeEscaped(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            if c == "%" || c == "_" || c == "\\" { out.append("\\") }
+            out.append(c)
+        }
+        return out
+    }
+
     // MARK: applinks and webcredentials
 
     func applinksSettings(_ host: String) throws -> ApplinksHostSettings {

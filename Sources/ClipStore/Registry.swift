@@ -168,7 +168,7 @@ public final class Registry {
             where: "entity = ? AND entity_id = ? AND id > ?", [.text(entity.rawValue), .text(id), .integer(since)], limit: limit)
     }
 
-    private func changeRecords(where condition: String, _ values: [SQLValue], limit: Int) throws(RegistryError) -> [ChangeRecord] {
+    func changeRecords(where condition: String, _ values: [SQLValue], limit: Int) throws(RegistryError) -> [ChangeRecord] {
         try guarded {
             try db.query(
                 "SELECT id, at, actor, entity, entity_id, action, before, after FROM change_record WHERE \(condition) ORDER BY id LIMIT ?",

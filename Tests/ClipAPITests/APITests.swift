@@ -302,6 +302,9 @@ import Testing
             ("PUT", "/v1/domains/a.example/applinks-generation", #"{"fromExperiences":true}"#, [401, 403, 200, 200]),
             ("GET", "/v1/domains", nil, [401, 200, 200, 200]),
             ("GET", "/v1/domains/a.example", nil, [401, 404, 200, 200]),
+            // This server fetches nothing (no outbound: 422); team B does not see team A's host first.
+            ("GET", "/v1/domains/a.example/verification", nil, [401, 404, 422, 422]),
+            ("GET", "/v1/verification?host=a.example", nil, [401, 404, 422, 422]),
             ("PUT", "/v1/domains/a.example/owner", #"{"team":"ABCDE12345"}"#, [401, 403, 403, 200]),
             ("PUT", "/v1/domains/a.example/teams/FGHIJ67890", nil, [401, 403, 403, 201]),
             ("DELETE", "/v1/domains/a.example/teams/FGHIJ67890", nil, [401, 403, 403, 200]),

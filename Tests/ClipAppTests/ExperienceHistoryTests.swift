@@ -79,7 +79,8 @@ struct ExperienceHistoryTests {
         #expect(request.query.map { "\($0.name)=\($0.value)" } == ["since=4", "limit=10"])
         #expect(binding.commandPath == ["history"])
         let parsed = try ArgumentParser.parse(
-            ["history", "7", "--limit", "3"], root: CommandSpec("clipctl", summary: "", subcommands: [binding.command]), globals: [])
+            ["history", "7", "--limit", "3"], root: CommandSpec("clipctl", summary: "", subcommands: [try #require(binding.command)]),
+            globals: [])
         #expect(binding.arguments(of: parsed) == Arguments([("id", "7"), ("limit", "3")]))
     }
 }

@@ -15,11 +15,17 @@ final class ServeProcess {
 
     /// `softDescriptorLimit`: started under that soft RLIMIT_NOFILE (`ulimit -Sn`, as systemd's 1024).
     init(
-        _ clipctl: Clipctl, database: String, listen: String = "127.0.0.1:0", arguments: [String] = [], softDescriptorLimit: Int? = nil
+        _ clipctl: Clipctl, database: String, listen: String = "127.0.0.1:0", arguments: [String] = [], softDescriptorLimit: Int? = nil,
+        wrapper: [String] = []
     ) throws {
         self.clipctl = clipctl
         process.executableURL = Clipctl.binary
         process.arguments = ["--db", database, "serve", "--listen", listen, "--quiet"] + arguments
+        // A command that runs clipctl (its path and arguments follow), such as a mount namespace.
+        if let first = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(wrapper.dropFirst()) + [Clipctl.binary.path] + process.arguments!
+        }
         if let softDescriptorLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -Sn \(softDescriptorLimit) && exec \"$0\" \"$@\"", Clipctl.binary.path] + process.arguments!

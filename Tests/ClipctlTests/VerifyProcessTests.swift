@@ -1,0 +1,254 @@
+import Foundation
+import StrictJSON
+import Testing
+
+/// `clipctl verify` against local stand-ins started here: an HTTPS site (nginx, a test CA made by openssl)
+/// and a stand-in for Apple's CDN. FoundationNetworking trusts only the system's CA file, so clipctl runs in
+/// a mount namespace where the test CA is bound over it (`unshare -m`), leaving the machine's store alone.
+@Suite(.serialized) struct VerifyProcessTests {
+    static let canRun: Bool = {
+        guard DoctorPublishTests.nginx != nil, FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else { return false }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        probe.arguments = ["-m", "/bin/true"]
+        return (try? ProcessRunner.run(probe).code) == 0
+    }()
+
+    final class StandIns {
+        let clipctl: Clipctl
+        let port: Int
+        let nginx = Process()
+        var namespace: [String] {
+            [
+                "/usr/bin/unshare", "-m", "/bin/sh", "-c",
+                "mount --bind \(clipctl.file("tls/ca.pem")) /etc/ssl/certs/ca-certificates.crt && exec \"$0\" \"$@\"",
+            ]
+        }
+        var siteURL: String { "https://127.0.0.1:\(port)/site/{host}/.well-known/apple-app-site-association" }
+        var cdnURL: String { "https://127.0.0.1:\(port)/cdn" }
+
+        init(_ clipctl: Clipctl) throws {
+            self.clipctl = clipctl
+            port = try DoctorPublishTests.freePort()
+            let tls = clipctl.file("tls")
+            try FileManager.default.createDirectory(atPath: tls, withIntermediateDirectories: true)
+            try clipctl.write("tls/ext.cnf", "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+            for args in [
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(tls)/ca.key", "-out", "\(tls)/ca.pem", "-days", "2",
+                    "-subj", "/CN=verify test CA",
+                ],
+                [
+                    "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(tls)/site.key", "-out", "\(tls)/site.csr", "-subj",
+                    "/CN=127.0.0.1",
+                ],
+                [
+                    "x509", "-req", "-in", "\(tls)/site.csr", "-CA", "\(tls)/ca.pem", "-CAkey", "\(tls)/ca.key", "-CAcreateserial", "-out",
+                    "\(tls)/site.pem", "-days", "2", "-extfile", "\(tls)/ext.cnf",
+                ],
+            ] {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+                p.arguments = args
+                let r = try ProcessRunner.run(p)
+                guard r.code == 0 else { throw Clipctl.CLIError(message: "openssl \(args[0]): \(String(decoding: r.err, as: UTF8.self))") }
+            }
+            let run = clipctl.file("nginx")
+            try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
+            let user = getuid() == 0 ? "user nobody nogroup;" : ""
+            let file = "/.well-known/apple-app-site-association"
+            try clipctl.write(
+                "nginx/nginx.conf",
+                """
+                \(user)
+                daemon off;
+                worker_processes 1;
+                pid \(run)/nginx.pid;
+                error_log \(run)/error.log warn;
+                events { worker_connections 64; }
+                http {
+                    access_log off;
+                    client_body_temp_path \(run)/body;
+                    proxy_temp_path \(run)/proxy;
+                    fastcgi_temp_path \(run)/fastcgi;
+                    uwsgi_temp_path \(run)/uwsgi;
+                    scgi_temp_path \(run)/scgi;
+                    types { }
+                    default_type application/json;
+                    server {
+                        listen 127.0.0.1:\(port) ssl;
+                        ssl_certificate \(tls)/site.pem;
+                        ssl_certificate_key \(tls)/site.key;
+                        root \(clipctl.directory.path)/www;
+                        location = /site/redirect.example\(file) { return 301 https://www.redirect.example\(file); }
+                        location = /site/botblock.example\(file) { if ($http_user_agent ~ "AASA-Bot") { return 403; } }
+                        location = /site/html.example\(file) { default_type text/html; }
+                        location = /site/texthtml.example\(file) { default_type text/html; }
+                        location /cdn/ { add_header Apple-Failure-Reason "SWCERR00101 Bad HTTP Response: 404 Not Found" always; }
+                    }
+                }
+                """)
+            chmod(clipctl.directory.path, 0o755)
+            nginx.executableURL = URL(fileURLWithPath: DoctorPublishTests.nginx!)
+            nginx.arguments = ["-e", "\(run)/error.log", "-p", run, "-c", "\(run)/nginx.conf"]
+            try nginx.run()
+            // Ready once it accepts a connection.
+            for _ in 0..<100 {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                close(fd)
+                if connected == 0 { break }
+                usleep(50_000)
+            }
+        }
+
+        deinit {
+            nginx.terminate()
+            nginx.waitUntilExit()
+        }
+
+        func serve(site host: String, _ text: String) throws { try put("www/site/\(host)/.well-known/apple-app-site-association", text) }
+        func serve(cdn host: String, _ text: String) throws { try put("www/cdn/\(host)", text) }
+
+        func put(_ path: String, _ text: String) throws {
+            let url = clipctl.directory.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+            chmod(url.path, 0o644)
+            var dir = url.deletingLastPathComponent()
+            while dir.path.count > clipctl.directory.path.count {
+                chmod(dir.path, 0o755)
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+
+        /// clipctl in the namespace that trusts the test CA.
+        func verify(_ arguments: [String]) throws -> Clipctl.Result {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: namespace[0])
+            p.arguments = Array(namespace.dropFirst()) + [Clipctl.binary.path] + arguments
+            p.environment = clipctl.environment
+            p.currentDirectoryURL = clipctl.directory
+            return Clipctl.Result(try ProcessRunner.run(p))
+        }
+    }
+
+    static let hosts = [
+        "good.example", "fresh.example", "old.example", "redirect.example", "botblock.example", "html.example", "large.example",
+        "texthtml.example",
+    ]
+
+    /// Registers a clip on every host, then a second clip on good.example whose association the CDN copy lacks.
+    static func standIns() throws -> StandIns {
+        let clipctl = try Clipctl()
+        let sites = try StandIns(clipctl)
+        for (i, host) in hosts.enumerated() {
+            let r = try clipctl(
+                "register", "https://\(host)/x", "--clip", "ABCDE12345.com.shop\(i).app.Clip", "--title", "T", "--subtitle", "S")
+            try #require(r.code == 0, "\(r.err)")
+        }
+        let old = try clipctl("aasa", "good.example").out
+        let oldOther = try clipctl("aasa", "old.example").out
+        try #require(try clipctl("clip", "add", "ABCDE12345.com.shop9.app.Clip").code == 0)
+        try #require(try clipctl("domain", "add", "ABCDE12345.com.shop9.app.Clip", "good.example").code == 0)
+        try #require(try clipctl("clip", "add", "ABCDE12345.com.shop10.app.Clip").code == 0)
+        try #require(try clipctl("domain", "add", "ABCDE12345.com.shop10.app.Clip", "old.example").code == 0)
+        for host in hosts { try sites.serve(site: host, try clipctl("aasa", host).out) }
+        try sites.serve(site: "old.example", oldOther)
+        try sites.serve(site: "html.example", "<html><body>502 Bad Gateway</body></html>")
+        try sites.serve(site: "large.example", "{\"pad\":\"" + String(repeating: "x", count: 200 * 1024) + "\"}")
+        try sites.serve(cdn: "good.example", old)
+        try sites.serve(cdn: "fresh.example", try clipctl("aasa", "fresh.example").out)
+        return sites
+    }
+
+    func verdicts(_ out: String) -> [String: [String]] {
+        var found: [String: [String]] = [:]
+        for item in (try? JSONParser.parse(out))?["items"]?.arrayValue ?? [] {
+            found[item["host"]?.stringValue ?? ""] = item["checks"]?.arrayValue?.compactMap { $0["verdict"]?.stringValue }
+        }
+        return found
+    }
+
+    @Test(.enabled(if: canRun)) func everyCaseHasItsVerdictAndAFix() throws {
+        let sites = try Self.standIns()
+        let local = ["--allow-private-targets", "--site-url", sites.siteURL, "--cdn-url", sites.cdnURL]
+        let fresh = try sites.verify(["verify", "fresh.example", "--explain"] + local)
+        #expect(fresh.code == 0, "\(fresh.out) \(fresh.err)")
+        #expect(fresh.out.hasPrefix("fresh.example: ok\n"), "\(fresh.out)")
+        #expect(fresh.out.contains("applinks:fresh.example?mode=developer") && fresh.out.contains("?mode=developer+managed"))
+        #expect(fresh.out.contains("developer.apple.com/documentation/bundleresources/entitlements/com.apple.developer.associated-domains"))
+
+        let all = try sites.verify(["--json", "verify"] + local)
+        #expect(all.code == 1, "\(all.err)")
+        let v = verdicts(all.out)
+        #expect(v["good.example"] == ["ok", "differs"], "\(all.out)")
+        #expect(v["old.example"] == ["differs", "not-cached"])
+        #expect(v["redirect.example"]?.first == "redirect")
+        #expect(v["botblock.example"]?.first == "blocked-bot")
+        #expect(v["html.example"]?.first == "not-json")
+        #expect(v["large.example"]?.first == "too-large")
+        #expect(v["texthtml.example"]?.first == "wrong-content-type")
+
+        let text = try sites.verify(["verify", "good.example", "old.example", "redirect.example", "botblock.example"] + local)
+        #expect(text.code == 1)
+        #expect(text.out.contains("appclips.apps ABCDE12345.com.shop9.app.Clip: in the registry, not served"), "\(text.out)")
+        #expect(text.out.contains("lacks 1 change made since "), "\(text.out)")
+        #expect(text.out.contains("Apple-Failure-Reason: SWCERR00101"))
+        #expect(text.out.contains("HTTP 301 to https://www.redirect.example/.well-known/apple-app-site-association"))
+        #expect(text.out.contains("HTTP 403 to AASA-Bot/1.0.0, HTTP 200 to a browser"))
+
+        // Over --server: the server's rules, the same text.
+        let server = try ServeProcess(
+            sites.clipctl, database: "clips.db",
+            arguments: ["--allow-private-targets", "--aasa-site-url", sites.siteURL, "--aasa-cdn-url", sites.cdnURL],
+            wrapper: sites.namespace)
+        defer { _ = server.stop() }
+        let token = try sites.clipctl("token", "create", "--admin", "--name", "v").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let remote = try sites.verify([
+            "--server", "http://127.0.0.1:\(server.port)", "--token", token, "verify", "good.example", "old.example", "redirect.example",
+            "botblock.example",
+        ])
+        #expect(remote.code == 1 && remote.out == text.out, "\(remote.out) \(remote.err)")
+        let local2 = try sites.verify(["--server", "http://127.0.0.1:\(server.port)", "--token", token, "verify", "--cdn-url", "https://x"])
+        #expect(local2.code == 64 && local2.err.contains("--cdn-url applies to a database"))
+    }
+
+    @Test(.enabled(if: canRun)) func waitHoldsUntilTheCDNServesTheRegistrysFile() throws {
+        let sites = try Self.standIns()
+        let local = ["--allow-private-targets", "--site-url", sites.siteURL, "--cdn-url", sites.cdnURL]
+        let late = try sites.verify(["verify", "good.example", "--wait", "--wait-intervals", "0.2", "--timeout", "1s"] + local)
+        #expect(
+            late.code == 1 && late.err.contains("checking again in 0 s") && late.err.hasSuffix("not there before --timeout\n"),
+            "\(late.err)")
+        // The CDN stand-in catches up while clipctl waits.
+        let current = try sites.clipctl("aasa", "good.example").out
+        let cdnFile = sites.clipctl.file("www/cdn/good.example")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { try? Data(current.utf8).write(to: URL(fileURLWithPath: cdnFile)) }
+        let caught = try sites.verify(["verify", "good.example", "--wait", "--wait-intervals", "0.3", "--timeout", "60s"] + local)
+        #expect(caught.code == 0 && caught.out.hasPrefix("good.example: ok\n"), "\(caught.out) \(caught.err)")
+        #expect(try sites.verify(["verify", "--wait", "--timeout", "soon"] + local).code == 64)
+    }
+
+    @Test(.enabled(if: canRun)) func privateAddressesAreRefusedUnlessAllowed() throws {
+        let sites = try Self.standIns()
+        let state = try sites.clipctl.state()
+        let r = try sites.verify(["--json", "verify", "fresh.example", "--site-url", sites.siteURL, "--cdn-url", sites.cdnURL])
+        #expect(r.code == 1)
+        #expect(verdicts(r.out)["fresh.example"] == ["refused", "refused"], "\(r.out)")
+        #expect(r.out.contains("127.0.0.1 is a loopback address"))
+        #expect(try sites.clipctl.state() == state)
+        let meta = try sites.verify([
+            "verify", "fresh.example", "--site-url", "https://169.254.169.254/{host}", "--cdn-url", "https://[::1]/x",
+        ])
+        #expect(meta.out.contains("link-local") && meta.out.contains("loopback"), "\(meta.out)")
+        let plain = try sites.verify(["verify", "fresh.example", "--allow-private-targets", "--site-url", "http://127.0.0.1:1/{host}"])
+        #expect(plain.out.contains("is not an https URL"), "\(plain.out)")
+    }
+}
