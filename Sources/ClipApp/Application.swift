@@ -4,5 +4,7 @@ public enum Application {
     public static let bindings: [Binding] = [
         ExperienceHistory.binding,
         TokenList.binding,
+        TestFlightInvocationsShow.binding,
+        TestFlightInvocationsSet.binding,
     ]
 }
