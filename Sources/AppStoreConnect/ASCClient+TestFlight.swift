@@ -50,7 +50,8 @@ public struct ASCBetaInvocation: Equatable, Sendable {
 extension ASCClient {
     /// The app's builds, newest upload first, each with its App Clip build bundle; `version` narrows to one
     /// CFBundleVersion, `id` to one build.
-    public func builds(appID: String, version: String? = nil, id: String? = nil, limit: Int = 10) async throws(ASCClientError) -> [ASCBuild] {
+    public func builds(appID: String, version: String? = nil, id: String? = nil, limit: Int = 10) async throws(ASCClientError) -> [ASCBuild]
+    {
         var query = [("filter[app]", appID), ("sort", "-uploadedDate"), ("include", "buildBundles"), ("limit", "\(limit)")]
         if let version { query.append(("filter[version]", version)) }
         if let id { query.append(("filter[id]", id)) }
@@ -69,8 +70,10 @@ extension ASCClient {
         let pages = try await pages(
             Self.target(
                 "/v1/buildBundles/\(Self.segment(buildBundleID))/betaAppClipInvocations",
-                [("include", "betaAppClipInvocationLocalizations"), ("limit", "\(configuration.pageLimit)"),
-                 ("limit[betaAppClipInvocationLocalizations]", "50")]))
+                [
+                    ("include", "betaAppClipInvocationLocalizations"), ("limit", "\(configuration.pageLimit)"),
+                    ("limit[betaAppClipInvocationLocalizations]", "50"),
+                ]))
         var invocations: [ASCBetaInvocation] = []
         for page in pages {
             for resource in page.data {
@@ -84,14 +87,17 @@ extension ASCClient {
     }
 
     /// Creates an invocation with its localizations inline (`included`: the relationship is required, §7.7).
-    public func createBetaInvocation(buildBundleID: String, url: String, titles: [(locale: String, title: String)]) async throws(
-        ASCClientError
-    ) -> String {
+    public func createBetaInvocation(buildBundleID: String, url: String, titles: [(locale: String, title: String)])
+        async throws(ASCClientError) -> String
+    {
         let included: [JSONValue] = titles.enumerated().map { index, t in
-            ["type": "betaAppClipInvocationLocalizations", "id": .string("${local-\(index)}"),
-             "attributes": ["locale": .string(t.locale), "title": .string(t.title)]]
+            [
+                "type": "betaAppClipInvocationLocalizations", "id": .string("${local-\(index)}"),
+                "attributes": ["locale": .string(t.locale), "title": .string(t.title)],
+            ]
         }
-        let linkage = JSONValue.array(titles.indices.map { ["type": "betaAppClipInvocationLocalizations", "id": .string("${local-\($0)}")] })
+        let linkage = JSONValue.array(
+            titles.indices.map { ["type": "betaAppClipInvocationLocalizations", "id": .string("${local-\($0)}")] })
         let body: JSONValue = [
             "data": [
                 "type": "betaAppClipInvocations", "attributes": ["url": .string(url)],
@@ -120,7 +126,9 @@ extension ASCClient {
     }
 
     public func updateBetaInvocationLocalization(id: String, title: String) async throws(ASCClientError) {
-        let body: JSONValue = ["data": ["type": "betaAppClipInvocationLocalizations", "id": .string(id), "attributes": ["title": .string(title)]]]
+        let body: JSONValue = [
+            "data": ["type": "betaAppClipInvocationLocalizations", "id": .string(id), "attributes": ["title": .string(title)]]
+        ]
         _ = try await call("PATCH", "/v1/betaAppClipInvocationLocalizations/\(Self.segment(id))", body: body)
     }
 

@@ -3,7 +3,8 @@ import ArgParse
 extension Commands {
     static let testflightOptions: [OptionSpec] = [
         .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip with invocations chosen)"),
-        .option("build", value: "VERSION|ID", help: "the build: its version (CFBundleVersion) or App Store Connect id (default: the newest)"),
+        .option(
+            "build", value: "VERSION|ID", help: "the build: its version (CFBundleVersion) or App Store Connect id (default: the newest)"),
     ]
 
     /// `clipctl asc`: syncing experiences with App Store Connect.

@@ -64,7 +64,8 @@ extension Registry {
                     let url = try row.string("url")
                     let target = try target(of: url, clip: clip)
                     return TestFlightInvocation(
-                        position: Int(try row.int("position")), url: url, target: target, titles: try titles(of: target, url: url, clip: clip))
+                        position: Int(try row.int("position")), url: url, target: target,
+                        titles: try titles(of: target, url: url, clip: clip))
                 }
             }
         }
@@ -97,9 +98,12 @@ extension Registry {
         case .experience(let id): return TestFlightInvocation.titles(of: try experience(String(id)))
         case .defaultExperience:
             let app = try guarded {
-                try db.query("SELECT a.name FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id WHERE c.bundle_id = ?", [
-                    .text(clip.bundleID.rawValue)
-                ]).first.map { try $0.string("name") } ?? ""
+                try db.query(
+                    "SELECT a.name FROM clip c JOIN app a ON a.bundle_id = c.app_bundle_id WHERE c.bundle_id = ?",
+                    [
+                        .text(clip.bundleID.rawValue)
+                    ]
+                ).first.map { try $0.string("name") } ?? ""
             }
             return TestFlightInvocation.titles(ofDefault: try defaultExperience(clip: clip.rawValue), appName: app)
         case .unresolved: return []

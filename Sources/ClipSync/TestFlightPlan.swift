@@ -109,18 +109,40 @@ public struct TestFlightPlan: Sendable {
     public var json: JSONValue {
         .object([
             ("clip", .string(clip.rawValue)),
-            ("build", build.map { b in .object([("id", .string(b.id)), ("version", .string(b.version)),
-                ("appClipBuildBundle", b.appClipBundleID.map { .string($0) } ?? .null)]) } ?? .null),
-            ("steps", .array(steps.map { step in
-                .object([
-                    ("action", .string(step.action.rawValue)), ("url", .string(step.url)),
-                    ("ascInvocationId", step.ascInvocationID.map { .string($0) } ?? .null),
-                    ("titles", .array(step.titles.map { .object([("locale", .string($0.locale)), ("title", .string($0.title))]) })),
-                    ("changes", .array(step.changes.map { .string($0.description) })),
-                    ("refusals", .array(step.refusals.map { .object([("rule", .string($0.rule)), ("message", .string($0.message)),
-                        ("fix", .string($0.fix))]) })),
-                ])
-            })),
+            (
+                "build",
+                build.map { b in
+                    .object([
+                        ("id", .string(b.id)), ("version", .string(b.version)),
+                        ("appClipBuildBundle", b.appClipBundleID.map { .string($0) } ?? .null),
+                    ])
+                } ?? .null
+            ),
+            (
+                "steps",
+                .array(
+                    steps.map { step in
+                        .object([
+                            ("action", .string(step.action.rawValue)), ("url", .string(step.url)),
+                            ("ascInvocationId", step.ascInvocationID.map { .string($0) } ?? .null),
+                            (
+                                "titles",
+                                .array(step.titles.map { .object([("locale", .string($0.locale)), ("title", .string($0.title))]) })
+                            ),
+                            ("changes", .array(step.changes.map { .string($0.description) })),
+                            (
+                                "refusals",
+                                .array(
+                                    step.refusals.map {
+                                        .object([
+                                            ("rule", .string($0.rule)), ("message", .string($0.message)),
+                                            ("fix", .string($0.fix)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
+            ),
             ("notes", .array(notes.map { .string($0) })),
             ("inSync", .bool(isInSync)),
         ])

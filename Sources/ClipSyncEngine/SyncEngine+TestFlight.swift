@@ -24,7 +24,9 @@ extension SyncEngine {
         defer { withExtendedLifetime(lock) {} }
         var requestsBefore = client.requestCounts
         let links = try testflightLinks(clipReference)
-        let plans = try links.map { link throws(SyncFailure) in try retryingRead { () throws(SyncFailure) in try testflightPlan(link, build: build) } }
+        let plans = try links.map { link throws(SyncFailure) in
+            try retryingRead { () throws(SyncFailure) in try testflightPlan(link, build: build) }
+        }
         let refused = plans.flatMap(\.refused)
         guard refused.isEmpty else { throw .refused(refused.map(Self.asSyncStep)) }
         var reports: [ApplyReport] = []
@@ -40,7 +42,8 @@ extension SyncEngine {
                     if !fresh.refused.isEmpty { throw .refused(fresh.refused.map(Self.asSyncStep)) }
                     return fresh
                 },
-                apply: { (plan: TestFlightPlan, report: inout ApplyReport) throws(SyncFailure) in try testflightSteps(plan, into: &report) })
+                apply: { (plan: TestFlightPlan, report: inout ApplyReport) throws(SyncFailure) in try testflightSteps(plan, into: &report) }
+            )
             let requestsNow = client.requestCounts
             report.requests = requestsNow.merging(requestsBefore.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value > 0 }
             requestsBefore = requestsNow

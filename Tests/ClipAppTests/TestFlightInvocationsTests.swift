@@ -36,7 +36,9 @@ struct TestFlightInvocationsTests {
 
     /// The database and its write-ahead log, as they lie on disk.
     func databaseBytes() throws -> [Data] {
-        try [path, path + "-wal"].filter { FileManager.default.fileExists(atPath: $0) }.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        try [path, path + "-wal"].filter { FileManager.default.fileExists(atPath: $0) }.map {
+            try Data(contentsOf: URL(fileURLWithPath: $0))
+        }
     }
 
     func perform(_ binding: Binding, _ arguments: [(String, String)], as caller: Caller = .local) throws -> TestFlightInvocationList {
@@ -49,9 +51,13 @@ struct TestFlightInvocationsTests {
 
     @Test func choosesThreeInOrderWithTitlesPerLocale() throws {
         let list = try set(["https://bikes.example/return", "https://bikes.example/rent", "https://bikes.example/anything-else"])
-        #expect(list.invocations.map(\.url) == ["https://bikes.example/return", "https://bikes.example/rent", "https://bikes.example/anything-else"])
+        #expect(
+            list.invocations.map(\.url) == [
+                "https://bikes.example/return", "https://bikes.example/rent", "https://bikes.example/anything-else",
+            ])
         #expect(list.invocations.map(\.target) == [.experience(2), .experience(1), .defaultExperience])
-        #expect(list.invocations[0].titles == [.init(locale: "en", title: "Return a bike"), .init(locale: "fr", title: "Return a bike (fr)")])
+        #expect(
+            list.invocations[0].titles == [.init(locale: "en", title: "Return a bike"), .init(locale: "fr", title: "Return a bike (fr)")])
         // The default experience's card shows the app's name, once per locale it has.
         #expect(list.invocations[2].titles.map(\.locale) == ["en-US", "fr-FR"])
         // Read back the same, by bundle ID as by App ID.

@@ -14,8 +14,14 @@ import Testing
         var resources: [JSONValue] = []
         for n in ["1", "2"] {
             resources += [
-                ["type": "buildBundles", "id": .string("bb-app-\(n)"), "attributes": ["bundleId": "com.example.bikes", "bundleType": "APP"]],
-                ["type": "buildBundles", "id": .string("bb-clip-\(n)"), "attributes": ["bundleId": "com.example.bikes.Clip", "bundleType": "APP_CLIP"]],
+                [
+                    "type": "buildBundles", "id": .string("bb-app-\(n)"),
+                    "attributes": ["bundleId": "com.example.bikes", "bundleType": "APP"],
+                ],
+                [
+                    "type": "buildBundles", "id": .string("bb-clip-\(n)"),
+                    "attributes": ["bundleId": "com.example.bikes.Clip", "bundleType": "APP_CLIP"],
+                ],
                 [
                     "type": "builds", "id": .string("build-\(n)"),
                     "attributes": ["version": .string(n), "uploadedDate": .string("2026-0\(n)-01T00:00:00Z"), "processingState": "VALID"],
@@ -38,7 +44,10 @@ import Testing
         let resources = try fake.control("GET", "/__fake/state")["resources"]?.arrayValue ?? []
         let titles = Dictionary(
             resources.filter { $0["type"]?.stringValue == "betaAppClipInvocationLocalizations" }.map {
-                ($0["id"]?.stringValue ?? "", ($0["attributes"]?["locale"]?.stringValue ?? "", $0["attributes"]?["title"]?.stringValue ?? ""))
+                (
+                    $0["id"]?.stringValue ?? "",
+                    ($0["attributes"]?["locale"]?.stringValue ?? "", $0["attributes"]?["title"]?.stringValue ?? "")
+                )
             }, uniquingKeysWith: { a, _ in a })
         var result: [String: [String: [String: String]]] = [:]
         for invocation in resources where invocation["type"]?.stringValue == "betaAppClipInvocations" {
@@ -63,7 +72,8 @@ import Testing
 
     @Test func applyGivesTheNewestBuildTheChosenInvocationsAndASecondApplyOnlyReads() throws {
         let (clipctl, fake) = try Self.setUp()
-        let set = try clipctl("asc", "testflight", "set", Self.clip, "https://bikesrental.example/rent", "https://bikesrental.example/store")
+        let set = try clipctl(
+            "asc", "testflight", "set", Self.clip, "https://bikesrental.example/rent", "https://bikesrental.example/store")
         #expect(set.code == 0, "\(set.err)")
         #expect(set.out.contains("1  https://bikesrental.example/rent  experience 1"))
         #expect(try clipctl("asc", "testflight", "show", "com.example.bikes.Clip").out == set.out)
@@ -100,11 +110,17 @@ import Testing
         let edit = try clipctl("update", "1", "--title", "Rent an e-bike", "--localization", "FR=Louer un vélo|Déverrouillez")
         #expect(edit.code == 0, "\(edit.err)")
         #expect(try clipctl("asc", "testflight", "apply", "--yes").code == 0)
-        #expect(try Self.invocations(fake)["bb-clip-2"]?["https://bikesrental.example/rent"] == ["en-US": "Rent an e-bike", "fr": "Louer un vélo"])
+        #expect(
+            try Self.invocations(fake)["bb-clip-2"]?["https://bikesrental.example/rent"] == [
+                "en-US": "Rent an e-bike", "fr": "Louer un vélo",
+            ])
 
         // --build names an older build by its version.
         #expect(try clipctl("asc", "testflight", "apply", "--yes", "--build", "1").code == 0)
-        #expect(try Self.invocations(fake)["bb-clip-1"]?.keys.sorted() == ["https://bikesrental.example/rent", "https://bikesrental.example/store"])
+        #expect(
+            try Self.invocations(fake)["bb-clip-1"]?.keys.sorted() == [
+                "https://bikesrental.example/rent", "https://bikesrental.example/store",
+            ])
 
         // An asc.testflight.applied event per apply a webhook may receive.
         #expect(try fake.violations() == [])
@@ -162,7 +178,10 @@ import Testing
         #expect(applied.code == 0, "\(applied.out)\(applied.err)")
         #expect(applied.out.contains("read back and went on: create https://bikesrental.example/"), "\(applied.out)")
         let held = try Self.invocations(fake)["bb-clip-2"] ?? [:]
-        #expect(held.keys.sorted() == ["https://bikesrental.example/new", "https://bikesrental.example/rent", "https://bikesrental.example/store"])
+        #expect(
+            held.keys.sorted() == [
+                "https://bikesrental.example/new", "https://bikesrental.example/rent", "https://bikesrental.example/store",
+            ])
         let again = try clipctl("asc", "testflight", "apply", "--yes")
         #expect(again.out.contains("in sync: nothing to do"))
         #expect(try fake.violations() == [])

@@ -30,7 +30,9 @@ public enum TestFlightInvocationsShow: Operation {
         command: CommandSpec(
             "show", summary: "the URLs each build's App Clip offers testers in TestFlight, with their titles per locale",
             positionals: [PositionalSpec("CLIP", help: "the clip's App ID (TEAMID.BUNDLE) or bundle ID")],
-            examples: [Example("clipctl asc testflight show com.example.bikes.Clip", "The invocations chosen, and what each resolves to now")]),
+            examples: [
+                Example("clipctl asc testflight show com.example.bikes.Clip", "The invocations chosen, and what each resolves to now")
+            ]),
         under: ["asc", "testflight"], present: TestFlightInvocationList.present)
 }
 
@@ -103,13 +105,16 @@ public struct TestFlightInvocationList: OperationOutput {
     }
 
     static func json(_ invocation: TestFlightInvocation) -> JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("position", .integer(Int64(invocation.position))), ("url", .string(invocation.url))]
+        var members: [(key: String, value: JSONValue)] = [
+            ("position", .integer(Int64(invocation.position))), ("url", .string(invocation.url)),
+        ]
         switch invocation.target {
         case .experience(let id): members.append(("experienceId", .integer(id)))
         case .defaultExperience: members.append(("defaultExperience", .bool(true)))
         case .unresolved(let why): members.append(("problem", .string(why)))
         }
-        members.append(("titles", .array(invocation.titles.map { .object([("locale", .string($0.locale)), ("title", .string($0.title))]) })))
+        members.append(
+            ("titles", .array(invocation.titles.map { .object([("locale", .string($0.locale)), ("title", .string($0.title))]) })))
         return .object(members)
     }
 
