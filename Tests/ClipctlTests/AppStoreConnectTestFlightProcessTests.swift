@@ -90,9 +90,13 @@ import Testing
         #expect(try clipctl("asc", "testflight", "apply").code == 64)
         #expect(try fake.writes() == writes)
 
+        #expect(try clipctl("webhook", "add", "https://hooks.example.com/in", "--events", "asc.testflight.applied").code == 0)
         let applied = try clipctl("asc", "testflight", "apply", "--yes")
         #expect(applied.code == 0, "\(applied.err)")
         #expect(applied.out.contains("applied 3 change(s)"))
+        // An asc.testflight.applied event for the endpoint that asked for it.
+        let deliveries = try clipctl("webhook", "deliveries", "1", "--json")
+        #expect(deliveries.out.contains("asc.testflight.applied"), "\(deliveries.out)")
         let expected = [
             "https://bikesrental.example/rent": ["en-US": "Rent a bike"], "https://bikesrental.example/store": ["en-US": "New title"],
         ]
@@ -122,7 +126,6 @@ import Testing
                 "https://bikesrental.example/rent", "https://bikesrental.example/store",
             ])
 
-        // An asc.testflight.applied event per apply a webhook may receive.
         #expect(try fake.violations() == [])
     }
 
