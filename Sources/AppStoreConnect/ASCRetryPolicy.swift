@@ -126,6 +126,8 @@ public enum ASCRequestKind: String, Sendable, CaseIterable, Comparable {
     case update
     case remove
     case defaultExperience = "default-experience"
+    /// A write of a build's App Clip invocations or their localizations (TestFlight).
+    case testflight
 
     public static func < (a: Self, b: Self) -> Bool { allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)! }
 
@@ -138,6 +140,7 @@ public enum ASCRequestKind: String, Sendable, CaseIterable, Comparable {
         case "POST" where path == "/v1/appClipAdvancedExperiences": self = .create
         case "PATCH" where path.hasPrefix("/v1/appClipAdvancedExperiences/"):
             self = body?["data"]?["attributes"]?["removed"] == .bool(true) ? .remove : .update
+        case _ where path.hasPrefix("/v1/betaAppClipInvocation"): self = .testflight
         default: self = .defaultExperience
         }
     }

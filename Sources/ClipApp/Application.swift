@@ -6,5 +6,7 @@ public enum Application {
         TokenList.binding,
         Verification.binding,
         DomainVerification.binding,
+        TestFlightInvocationsShow.binding,
+        TestFlightInvocationsSet.binding,
     ]
 }

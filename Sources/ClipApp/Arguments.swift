@@ -12,6 +12,9 @@ public struct Arguments: Sendable, Equatable {
     /// The last value given for `name` (a repeated query item or option: the last one wins).
     public subscript(_ name: String) -> String? { values.last { $0.name == name }?.value }
 
+    /// Every value given for `name`, in order (a command's repeated positional, a repeated query item).
+    public func all(_ name: String) -> [String] { values.filter { $0.name == name }.map(\.value) }
+
     public mutating func append(_ name: String, _ value: String?) {
         if let value { values.append((name, value)) }
     }

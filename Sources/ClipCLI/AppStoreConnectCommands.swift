@@ -138,7 +138,7 @@ extension Context {
 
     // MARK: - Plumbing
 
-    private func finishApply(_ reports: [ApplyReport]) throws {
+    func finishApply(_ reports: [ApplyReport]) throws {
         if json {
             printJSON(["applied": .array(reports.map(\.json))])
         } else {
@@ -243,7 +243,7 @@ extension Context {
         }
     }
 
-    private func table(_ header: [String], _ rows: [[String]]) -> [String] {
+    func table(_ header: [String], _ rows: [[String]]) -> [String] {
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
@@ -255,7 +255,7 @@ extension Context {
 
     /// The engine over the local database, with a client keyed from the flags or the environment; the key's warnings
     /// (a file others can read) on stderr.
-    private func ascEngine() throws -> SyncEngine {
+    func ascEngine() throws -> SyncEngine {
         if remoteServer != nil {
             throw CommandFailure.usage(
                 "asc \(parsed.path.last ?? "") works on the database itself; over --server only asc plan, status and apply run")
@@ -303,7 +303,7 @@ extension Context {
         }
     }
 
-    private func ascRun<T>(_ body: () throws -> T) throws -> T {
+    func ascRun<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let failure as SyncFailure { throw Self.commandFailure(failure) }
     }
 

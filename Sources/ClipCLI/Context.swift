@@ -117,6 +117,8 @@ final class Context {
         ["asc", "status"]: { try $0.ascStatus() },
         ["asc", "pull"]: { try $0.ascPull() },
         ["asc", "apply"]: { try $0.ascApply() },
+        ["asc", "testflight", "plan"]: { try $0.ascTestflightPlan() },
+        ["asc", "testflight", "apply"]: { try $0.ascTestflightApply() },
     ]
 
     func dispatch() throws {

@@ -1,6 +1,12 @@
 import ArgParse
 
 extension Commands {
+    static let testflightOptions: [OptionSpec] = [
+        .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip with invocations chosen)"),
+        .option(
+            "build", value: "VERSION|ID", help: "the build: its version (CFBundleVersion) or App Store Connect id (default: the newest)"),
+    ]
+
     /// `clipctl asc`: syncing experiences with App Store Connect.
     static let appStoreConnect = CommandSpec(
         "asc", summary: "sync experiences with App Store Connect: link, pull, plan, apply, status",
@@ -60,6 +66,28 @@ extension Commands {
                         help: "requests of the key's hourly limit left to other tools; stop (resumable) below it (default 100)"),
                 ] + ascOptions,
                 examples: [Example("clipctl asc apply --yes", "Send the registry's experiences to App Store Connect")]),
+            CommandSpec(
+                "testflight", summary: "the URLs each build's App Clip offers testers in TestFlight: set, show, plan, apply",
+                discussion: """
+                    set and show choose them (on the database, or with --server and a token); plan and apply make a \
+                    build's App Clip offer them (the newest build unless --build names one).
+                    """,
+                subcommands: [
+                    CommandSpec(
+                        "plan", summary: "what apply would change in a build's App Clip invocations",
+                        discussion: "Exits 0; with --detailed-exitcode 0 when in sync and 2 when changes are pending.",
+                        options: testflightOptions + [.flag("detailed-exitcode", help: "exit 2 when changes are pending")] + ascOptions,
+                        examples: [Example("clipctl asc testflight plan", "What the newest build's App Clip would be given")]),
+                    CommandSpec(
+                        "apply", summary: "make a build's App Clip offer the chosen invocations (idempotent, resumable)",
+                        discussion: "Without --yes it shows the plan and sends nothing.",
+                        options: testflightOptions + [.flag("yes", help: "send the changes")] + ascOptions,
+                        examples: [
+                            Example(
+                                "clipctl asc testflight apply --build 1.4 --yes",
+                                "In a release pipeline, after the upload: give build 1.4's App Clip its TestFlight invocations")
+                        ]),
+                ]),
             CommandSpec(
                 "status", summary: "per experience: in sync, pending or drifted, with App Store Connect's ids and states",
                 options: [.option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)")] + ascOptions,

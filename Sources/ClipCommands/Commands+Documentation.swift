@@ -6,13 +6,14 @@ extension Commands {
     static let help = CommandSpec(
         "help", summary: "show the help of clipctl or of a command, or print the manual page",
         discussion: """
-            'clipctl help COMMAND [SUBCOMMAND]' prints what 'clipctl COMMAND [SUBCOMMAND] --help' prints.
+            'clipctl help COMMAND [SUBCOMMAND …]' prints what 'clipctl COMMAND [SUBCOMMAND …] --help' prints.
             With --man it prints the clipctl(1) manual page as roff, the page the Debian package installs; read it with:
                 clipctl help --man | man -l -
             """,
         positionals: [
             PositionalSpec("COMMAND", help: "a command, such as domain", optional: true),
             PositionalSpec("SUBCOMMAND", help: "one of its subcommands, such as add", optional: true),
+            PositionalSpec("SUBCOMMAND", help: "one of that one's, such as plan in asc testflight plan", optional: true),
         ],
         options: [.flag("man", help: "print the manual page (roff) instead")],
         examples: [

@@ -9,6 +9,8 @@ public enum WebhookEventType: String, Sendable, CaseIterable {
     case aasaChanged = "aasa.changed"
     /// An App Store Connect apply finished: what it did.
     case ascApplied = "asc.applied"
+    /// `clipctl asc testflight apply` finished a clip: what it did to which build's App Clip invocations.
+    case ascTestflightApplied = "asc.testflight.applied"
     /// Sent by `webhook test` only; every endpoint receives it whatever its patterns.
     case webhookTest = "webhook.test"
 

@@ -74,11 +74,12 @@ extension Registry {
     /// owner of that tag: `LiveIndex` serves the file with it and `aasa.changed` announces it.
     public static func aasaETag(_ bytes: [UInt8]) -> String { "\"" + SHA256.hexDigest(bytes).prefix(32) + "\"" }
 
-    /// Records an App Store Connect apply's summary as an `asc.applied` event of the clip's team.
-    public func recordASCApplied(clip: AppID, summary: JSONValue) throws(RegistryError) {
+    /// Records an App Store Connect apply's summary as an `asc.applied` (or `asc.testflight.applied`) event of the
+    /// clip's team.
+    public func recordASCApplied(clip: AppID, summary: JSONValue, event: WebhookEventType = .ascApplied) throws(RegistryError) {
         try write {
             try emitWebhookEvent(
-                .ascApplied, teams: [clip.team],
+                event, teams: [clip.team],
                 data: .object([("clip", .string(clip.rawValue)), ("team", .string(clip.team.rawValue)), ("summary", summary)]))
         }
     }

@@ -141,7 +141,7 @@ extension SyncEngine {
 
     /// Stops before a step that could take the key's hourly budget (`X-Rate-Limit`, as last answered) under the
     /// reserve kept for the other tools sharing the key.
-    private func checkBudget(requests: Int) throws(SyncFailure) {
+    func checkBudget(requests: Int) throws(SyncFailure) {
         if let limit = client.lastRateLimit, let remaining = limit.hourRemaining, remaining - requests < rateLimitReserve {
             throw .rateBudget(remaining: remaining, limit: limit.hourLimit, reserve: rateLimitReserve)
         }

@@ -70,21 +70,34 @@ extension SyncEngine {
     /// recorded, and the rest goes on. It stops on a final failure, or when the same step failed
     /// `perseverance.attemptsPerStep` times or retrying took `totalBudget` seconds, saying what is left.
     func converge(_ firstPlan: SyncPlan, _ firstSide: Sides, prune: Bool, into report: inout ApplyReport) {
-        // nil: App Store Connect is to be read again before anything more is sent (a stale plan could create twice).
-        var plan: SyncPlan? = firstPlan
         var side = firstSide
+        persevere(
+            firstPlan, into: &report,
+            reread: { () throws(SyncFailure) -> SyncPlan in
+                side = try read(side.link)
+                let fresh = side.plan(prune: prune)
+                let refused = fresh.allRefused
+                if !refused.isEmpty { throw .refused(refused) }
+                return fresh
+            },
+            apply: { (plan: SyncPlan, report: inout ApplyReport) throws(SyncFailure) in try apply(plan, side, into: &report) })
+    }
+
+    /// The loop every apply converges with (experiences, TestFlight invocations): `apply` the plan; after a transient
+    /// failure wait (backoff), `reread` App Store Connect for a fresh plan and go on, until done, a final failure, or the
+    /// bounds of `perseverance`. `report.current` names the step under way, so that the same step failing is counted.
+    func persevere<Plan>(
+        _ firstPlan: Plan, into report: inout ApplyReport, reread: () throws(SyncFailure) -> Plan,
+        apply: (Plan, inout ApplyReport) throws(SyncFailure) -> Void
+    ) {
+        // nil: App Store Connect is to be read again before anything more is sent (a stale plan could create twice).
+        var plan: Plan? = firstPlan
         var failures: [String: Int] = [:]
         let started = Date()
         while true {
             do throws(SyncFailure) {
-                if plan == nil {
-                    side = try read(side.link)
-                    let fresh = side.plan(prune: prune)
-                    let refused = fresh.allRefused
-                    if !refused.isEmpty { throw .refused(refused) }
-                    plan = fresh
-                }
-                try apply(plan!, side, into: &report)
+                if plan == nil { plan = try reread() }
+                try apply(plan!, &report)
                 return
             } catch let failure where failure.isTransient {
                 plan = nil
@@ -117,10 +130,15 @@ extension SyncEngine {
 
     /// The reading an apply starts from, tried again like a step when App Store Connect answers it badly.
     func firstRead(_ link: AppStoreConnectLink) throws(SyncFailure) -> Sides {
+        try retryingRead { () throws(SyncFailure) in try read(link) }
+    }
+
+    /// A reading tried again like a step when App Store Connect answers it badly.
+    func retryingRead<T>(_ body: () throws(SyncFailure) -> T) throws(SyncFailure) -> T {
         var attempt = 1
         while true {
             do {
-                return try read(link)
+                return try body()
             } catch let failure where failure.isTransient && attempt < perseverance.attemptsPerStep {
                 let wait = perseverance.delay(attempt: attempt) * client.configuration.waitScale
                 progress("  reading App Store Connect: \(failure.description); again in \(Self.seconds(wait))")

@@ -343,6 +343,8 @@ import Testing
             ("DELETE", "/v1/webhooks/1", nil, [401, 404, 204, 404]),
             ("GET", "/v1/experiences/1/history", nil, [401, 404, 200, 200]),
             ("DELETE", "/v1/experiences/1", nil, [401, 404, 204, 404]),
+            ("GET", "/v1/clips/com.a.app.Clip/testflight-invocations", nil, [401, 404, 200, 200]),
+            ("PUT", "/v1/clips/com.a.app.Clip/testflight-invocations", nil, [401, 404, 200, 200]),
             ("DELETE", "/v1/clips/com.a.app.Clip", nil, [401, 404, 409, 409]),  // it still has experiences
             // An upload for team A: team B may not upload for it; the admin's comes after team A's (200).
             ("POST", "/v1/images?team=ABCDE12345", Self.imageBody, [401, 403, 201, 200]),
@@ -376,7 +378,9 @@ import Testing
                     )
                     .replacingOccurrences(of: "www.a.example", with: "{host}").replacingOccurrences(of: "/a.example/", with: "/{host}/")
                     .replacingOccurrences(of: "/FGHIJ67890", with: "/{team}").replacingOccurrences(
-                        of: "/domains/a.example", with: "/domains/{host}")
+                        of: "/domains/a.example", with: "/domains/{host}"
+                    )
+                    .replacingOccurrences(of: "{bundleId}/testflight", with: "{clip}/testflight")
             })
         let protected = Set(ClipAPI(pool: pool, log: { _ in }).protectedRoutes.map { "\($0.method) \($0.template)" })
         #expect(protected.subtracting(covered).sorted() == [], "token routes missing from the isolation matrix")

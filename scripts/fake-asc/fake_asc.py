@@ -75,7 +75,13 @@ SCHEMA_OF_TYPE = {
     "appClipDefaultExperiences": "AppClipDefaultExperience",
     "appClipDefaultExperienceLocalizations": "AppClipDefaultExperienceLocalization",
     "appClipHeaderImages": "AppClipHeaderImage",
+    "builds": "Build",
+    "buildBundles": "BuildBundle",
+    "betaAppClipInvocations": "BetaAppClipInvocation",
+    "betaAppClipInvocationLocalizations": "BetaAppClipInvocationLocalization",
 }
+# App Store Connect keeps at most three App Clip invocations per build (App Store Connect Help, "Test an App Clip").
+INVOCATIONS_PER_BUILD = 3
 IMAGE_TYPES = {"appClipAdvancedExperienceImages", "appClipHeaderImages"}
 
 
@@ -165,6 +171,14 @@ class Fake:
             ("PATCH", "/v1/appClipDefaultExperienceLocalizations/{id}", self.update_default_localization),
             ("DELETE", "/v1/appClipDefaultExperienceLocalizations/{id}", self.delete_resource("appClipDefaultExperienceLocalizations")),
             ("GET", "/v1/appStoreVersions/{id}/appClipDefaultExperience", self.version_default),
+            ("GET", "/v1/builds", self.list_builds),
+            ("GET", "/v1/buildBundles/{id}/betaAppClipInvocations", self.list_invocations),
+            ("POST", "/v1/betaAppClipInvocations", self.create_invocation),
+            ("GET", "/v1/betaAppClipInvocations/{id}", self.get_resource("betaAppClipInvocations")),
+            ("DELETE", "/v1/betaAppClipInvocations/{id}", self.delete_invocation),
+            ("POST", "/v1/betaAppClipInvocationLocalizations", self.create_invocation_localization),
+            ("PATCH", "/v1/betaAppClipInvocationLocalizations/{id}", self.update_invocation_localization),
+            ("DELETE", "/v1/betaAppClipInvocationLocalizations/{id}", self.delete_invocation_localization),
         ]
         compiled = []
         for method, template, handler in table:
@@ -714,6 +728,91 @@ class Fake:
             if value is not None:
                 resource["attributes"][key] = value
         return self.single("appClipDefaultExperienceLocalizations", ident, {})
+
+    # ---- TestFlight: builds, build bundles, beta App Clip invocations ----------------------------
+
+    def list_builds(self, ident, path, query, body):
+        apps = self.filter_values(query, "filter[app]")
+        versions = self.filter_values(query, "filter[version]")
+        ids = [i for i in self.of_type("builds")
+               if (apps is None or self.resources[("builds", i)]["relationships"].get("app") in apps)
+               and (versions is None or self.resources[("builds", i)]["attributes"].get("version") in versions)]
+        order = query.get("sort", [""])[0]
+        if order.lstrip("-") in ("uploadedDate", "version"):
+            ids.sort(key=lambda i: self.resources[("builds", i)]["attributes"].get(order.lstrip("-"), ""), reverse=order.startswith("-"))
+        return self.collection("builds", ids, path, query, include={"buildBundles", "apps"})
+
+    def list_invocations(self, ident, path, query, body):
+        self.find("buildBundles", ident)
+        ids = self.of_type("betaAppClipInvocations", buildBundle=ident)
+        return self.collection("betaAppClipInvocations", ids, path, query, include={"betaAppClipInvocationLocalizations"})
+
+    def create_invocation(self, ident, path, query, body):
+        document = json.loads(body)
+        data = document["data"]
+        bundle, pointer = self.linkage(data, "buildBundle")
+        found = self.find("buildBundles", (bundle or {}).get("id"), pointer)
+        if found["attributes"].get("bundleType") != "APP_CLIP":
+            raise entity_error(f"The build bundle {bundle['id']} is not an App Clip's", pointer, "ENTITY_ERROR.RELATIONSHIP.INVALID")
+        if len(self.of_type("betaAppClipInvocations", buildBundle=bundle["id"])) >= INVOCATIONS_PER_BUILD:
+            raise entity_error(f"A build's App Clip has at most {INVOCATIONS_PER_BUILD} invocations", "/data/relationships/buildBundle")
+        linkage, pointer = self.linkage(data, "betaAppClipInvocationLocalizations")
+        inline = {item.get("id"): item for item in document.get("included") or []}
+        if not linkage:
+            raise entity_error("At least one localization is required", pointer, "ENTITY_ERROR.RELATIONSHIP.REQUIRED")
+        new = self.new_id()
+        localizations = []
+        for index, item in enumerate(linkage):
+            resource = inline.pop(item["id"], None)
+            if resource is None:
+                raise entity_error(f"The localization '{item['id']}' is not included", f"{pointer}/data/{index}/id")
+            made = self.new_id()
+            self.resources[("betaAppClipInvocationLocalizations", made)] = {
+                "attributes": dict(resource["attributes"]), "relationships": {"betaAppClipInvocation": new}}
+            localizations.append(made)
+        if inline:
+            raise entity_error("An included resource is not referenced by a relationship", "/included/0")
+        self.resources[("betaAppClipInvocations", new)] = {
+            "attributes": {"url": data["attributes"]["url"]},
+            "relationships": {"buildBundle": bundle["id"], "betaAppClipInvocationLocalizations": localizations}}
+        return self.single("betaAppClipInvocations", new, {}, status=201)
+
+    def delete_invocation(self, ident, path, query, body):
+        resource = self.find("betaAppClipInvocations", ident)
+        for localization in resource["relationships"]["betaAppClipInvocationLocalizations"]:
+            self.resources.pop(("betaAppClipInvocationLocalizations", localization), None)
+        del self.resources[("betaAppClipInvocations", ident)]
+        return 204, None, {}
+
+    def create_invocation_localization(self, ident, path, query, body):
+        data = json.loads(body)["data"]
+        invocation, pointer = self.linkage(data, "betaAppClipInvocation")
+        parent = self.find("betaAppClipInvocations", (invocation or {}).get("id"), pointer)
+        locale = data["attributes"]["locale"]
+        for other in parent["relationships"]["betaAppClipInvocationLocalizations"]:
+            if self.resources[("betaAppClipInvocationLocalizations", other)]["attributes"]["locale"] == locale:
+                raise entity_error(f"A localization for {locale} already exists", "/data/attributes/locale")
+        new = self.new_id()
+        self.resources[("betaAppClipInvocationLocalizations", new)] = {
+            "attributes": dict(data["attributes"]), "relationships": {"betaAppClipInvocation": invocation["id"]}}
+        parent["relationships"]["betaAppClipInvocationLocalizations"].append(new)
+        return self.single("betaAppClipInvocationLocalizations", new, {}, status=201)
+
+    def update_invocation_localization(self, ident, path, query, body):
+        data = json.loads(body)["data"]
+        self.check_path_id(data, ident)
+        resource = self.find("betaAppClipInvocationLocalizations", ident)
+        if (data.get("attributes") or {}).get("title") is not None:
+            resource["attributes"]["title"] = data["attributes"]["title"]
+        return self.single("betaAppClipInvocationLocalizations", ident, {})
+
+    def delete_invocation_localization(self, ident, path, query, body):
+        resource = self.find("betaAppClipInvocationLocalizations", ident)
+        parent = self.resources.get(("betaAppClipInvocations", resource["relationships"].get("betaAppClipInvocation")))
+        if parent is not None:
+            parent["relationships"]["betaAppClipInvocationLocalizations"].remove(ident)
+        del self.resources[("betaAppClipInvocationLocalizations", ident)]
+        return 204, None, {}
 
     # ---- uploads, images, control --------------------------------------------------------------
 

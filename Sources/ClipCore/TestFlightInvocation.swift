@@ -1,0 +1,53 @@
+/// One of a clip's chosen TestFlight invocations (Migrations/0009_testflight_invocations.sql): a URL testers open the
+/// App Clip with from TestFlight, and its title per locale, taken from what the URL resolves to now
+/// (docs/app-store-connect.md#testflight-invocations).
+public struct TestFlightInvocation: Sendable, Equatable {
+    /// What the URL resolves to today.
+    public enum Target: Sendable, Equatable {
+        /// An active advanced experience of the clip (its id).
+        case experience(Int64)
+        /// The clip's default experience.
+        case defaultExperience
+        /// Nothing of this clip any more (the experience was removed, deactivated, moved): why.
+        case unresolved(String)
+    }
+
+    public struct Title: Sendable, Equatable {
+        /// A BCP 47 tag: an advanced experience's language in lower case (`en`), a default experience's locale (`en-US`).
+        public var locale: String
+        public var title: String
+        public init(locale: String, title: String) {
+            self.locale = locale
+            self.title = title
+        }
+    }
+
+    /// 1 to 3, the order chosen.
+    public var position: Int
+    public var url: String
+    public var target: Target
+    /// Sorted by locale; empty when unresolved.
+    public var titles: [Title]
+
+    public init(position: Int, url: String, target: Target, titles: [Title]) {
+        self.position = position
+        self.url = url
+        self.target = target
+        self.titles = titles
+    }
+
+    /// App Store Connect keeps at most three App Clip invocations per build (App Store Connect Help, "Test an App Clip";
+    /// ../shared/docs/asc-api.md §7.7).
+    public static let limit = 3
+
+    /// The titles of an advanced experience: its card title per language.
+    public static func titles(of experience: AdvancedExperience) -> [Title] {
+        experience.localizations.map { Title(locale: $0.key.rawValue.lowercased(), title: $0.value.title) }.sorted { $0.locale < $1.locale }
+    }
+
+    /// The titles of a default experience: its card shows the app's name (Apple: the default experience's title is the
+    /// app's), once per locale it has.
+    public static func titles(ofDefault experience: DefaultExperience, appName: String) -> [Title] {
+        experience.localizations.keys.sorted().map { Title(locale: $0, title: appName) }
+    }
+}
