@@ -11,9 +11,7 @@ struct DomainVerificationTests {
     let registry: Registry
 
     init() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipapp-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        registry = try Registry(path: dir.appendingPathComponent("clips.db").path, actor: "test")
+        registry = try temporaryRegistry()
         for (url, clip) in [
             ("https://bikes.example/rent", "ABCDE12345.com.example.bikes.Clip"),
             ("https://cafe.example/", "FGHIJ67890.com.example.cafe.Clip"),

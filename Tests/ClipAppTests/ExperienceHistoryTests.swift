@@ -12,9 +12,7 @@ struct ExperienceHistoryTests {
     let binding = ExperienceHistory.binding
 
     init() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipapp-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        registry = try Registry(path: dir.appendingPathComponent("clips.db").path, actor: "test")
+        registry = try temporaryRegistry()
         for (url, clip) in [
             ("https://bikes.example/rent", "ABCDE12345.com.example.bikes.Clip"),
             ("https://cafe.example/", "FGHIJ67890.com.example.cafe.Clip"),
@@ -88,9 +86,7 @@ struct ExperienceHistoryTests {
 /// `TokenList` through the layer: each caller sees the tokens its scope allows, never a secret.
 struct TokenListTests {
     @Test func aTeamSeesItsOwnTokensAndAnAdminOrTheOwnerSeesEvery() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipapp-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let registry = try Registry(path: dir.appendingPathComponent("clips.db").path, actor: "test")
+        let registry = try temporaryRegistry()
         let teamA = try TeamID("ABCDE12345"), teamB = try TeamID("FGHIJ67890")
         _ = try registry.createToken(name: "admin", team: nil)
         _ = try registry.createToken(name: "a", team: teamA)
@@ -110,9 +106,7 @@ struct TokenListTests {
 /// Ids in one spelling only (found by hostile QA: "0" was read as a URL, "01" and "+2" as ids).
 struct ExperienceHistoryReferenceTests {
     @Test func anIdIsWrittenInOneWay() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipapp-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let registry = try Registry(path: dir.appendingPathComponent("clips.db").path, actor: "test")
+        let registry = try temporaryRegistry()
         _ = try registry.register(
             try JSONParser.parse(
                 #"{"url":"https://bikes.example/rent","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#))

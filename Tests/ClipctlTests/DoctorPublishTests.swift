@@ -4,6 +4,28 @@ import Testing
 
 /// `applinks generate`, `doctor` and `publish`, run as a user would.
 @Suite(.serialized) struct DoctorPublishTests {
+    /// An nginx configuration that runs as a test's own process, everything under `run`: the `http`
+    /// block's own lines given. Workers started by root drop to nobody, who must be able to read the files.
+    static func nginxConfiguration(run: String, http: String) -> String {
+        """
+        \(getuid() == 0 ? "user nobody nogroup;" : "")
+        daemon off;
+        worker_processes 1;
+        pid \(run)/nginx.pid;
+        error_log \(run)/error.log warn;
+        events { worker_connections 64; }
+        http {
+            access_log off;
+            client_body_temp_path \(run)/body;
+            proxy_temp_path \(run)/proxy;
+            fastcgi_temp_path \(run)/fastcgi;
+            uwsgi_temp_path \(run)/uwsgi;
+            scgi_temp_path \(run)/scgi;
+        \(http)
+        }
+        """
+    }
+
     static let clip = "ABCDE12345.com.shop.app.Clip"
 
     func registerShop(_ clipctl: Clipctl) throws {
@@ -217,27 +239,7 @@ import Testing
         try #require(try clipctl("publish", "site", "--nginx-listen", "127.0.0.1:\(port)").code == 0)
         let run = clipctl.file("nginx")
         try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
-        // Workers started by root drop to nobody, who must be able to read the files.
-        let user = getuid() == 0 ? "user nobody nogroup;" : ""
-        try clipctl.write(
-            "nginx/nginx.conf",
-            """
-            \(user)
-            daemon off;
-            worker_processes 1;
-            pid \(run)/nginx.pid;
-            error_log \(run)/error.log warn;
-            events { worker_connections 64; }
-            http {
-                access_log off;
-                client_body_temp_path \(run)/body;
-                proxy_temp_path \(run)/proxy;
-                fastcgi_temp_path \(run)/fastcgi;
-                uwsgi_temp_path \(run)/uwsgi;
-                scgi_temp_path \(run)/scgi;
-                include \(clipctl.file("site"))/nginx.conf.sample;
-            }
-            """)
+        try clipctl.write("nginx/nginx.conf", Self.nginxConfiguration(run: run, http: "include \(clipctl.file("site"))/nginx.conf.sample;"))
         chmod(clipctl.directory.path, 0o755)
         let server = Process()
         server.executableURL = URL(fileURLWithPath: nginx)

@@ -55,39 +55,26 @@ import Testing
             }
             let run = clipctl.file("nginx")
             try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
-            let user = getuid() == 0 ? "user nobody nogroup;" : ""
             let file = "/.well-known/apple-app-site-association"
             try clipctl.write(
                 "nginx/nginx.conf",
-                """
-                \(user)
-                daemon off;
-                worker_processes 1;
-                pid \(run)/nginx.pid;
-                error_log \(run)/error.log warn;
-                events { worker_connections 64; }
-                http {
-                    access_log off;
-                    client_body_temp_path \(run)/body;
-                    proxy_temp_path \(run)/proxy;
-                    fastcgi_temp_path \(run)/fastcgi;
-                    uwsgi_temp_path \(run)/uwsgi;
-                    scgi_temp_path \(run)/scgi;
-                    types { }
-                    default_type application/json;
-                    server {
-                        listen 127.0.0.1:\(port) ssl;
-                        ssl_certificate \(tls)/site.pem;
-                        ssl_certificate_key \(tls)/site.key;
-                        root \(clipctl.directory.path)/www;
-                        location = /site/redirect.example\(file) { return 301 https://www.redirect.example\(file); }
-                        location = /site/botblock.example\(file) { if ($http_user_agent ~ "AASA-Bot") { return 403; } }
-                        location = /site/html.example\(file) { default_type text/html; }
-                        location = /site/texthtml.example\(file) { default_type text/html; }
-                        location /cdn/ { add_header Apple-Failure-Reason "SWCERR00101 Bad HTTP Response: 404 Not Found" always; }
-                    }
-                }
-                """)
+                DoctorPublishTests.nginxConfiguration(
+                    run: run,
+                    http: """
+                        types { }
+                        default_type application/json;
+                        server {
+                            listen 127.0.0.1:\(port) ssl;
+                            ssl_certificate \(tls)/site.pem;
+                            ssl_certificate_key \(tls)/site.key;
+                            root \(clipctl.directory.path)/www;
+                            location = /site/redirect.example\(file) { return 301 https://www.redirect.example\(file); }
+                            location = /site/botblock.example\(file) { if ($http_user_agent ~ "AASA-Bot") { return 403; } }
+                            location = /site/html.example\(file) { default_type text/html; }
+                            location = /site/texthtml.example\(file) { default_type text/html; }
+                            location /cdn/ { add_header Apple-Failure-Reason "SWCERR00101 Bad HTTP Response: 404 Not Found" always; }
+                        }
+                        """))
             chmod(clipctl.directory.path, 0o755)
             nginx.executableURL = URL(fileURLWithPath: DoctorPublishTests.nginx!)
             nginx.arguments = ["-e", "\(run)/error.log", "-p", run, "-c", "\(run)/nginx.conf"]
