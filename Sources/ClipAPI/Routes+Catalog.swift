@@ -16,9 +16,6 @@ extension ClipAPI {
 
     /// Apps.
     func registerAppRoutes() {
-        add("GET", "/v1/apps", .token) { api, c in
-            json(ListJSON.items(try c.registry.apps(team: try c.caller.team).map(CatalogJSON.app)))
-        }
         add("POST", "/v1/apps", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
             var bundle: BundleID?, team: TeamID?, appStoreID: AppStoreID?
@@ -90,9 +87,6 @@ extension ClipAPI {
 
     /// Clips and their domain associations.
     func registerClipRoutes() {
-        add("GET", "/v1/clips", .token) { api, c in
-            json(ListJSON.items(try c.registry.clips(team: try c.caller.team).map { CatalogJSON.clip($0) }))
-        }
         add("POST", "/v1/clips", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
             var clip: AppID?

@@ -4,6 +4,8 @@ public enum Application {
     public static let bindings: [Binding] = [
         ExperienceHistory.binding,
         TokenList.binding,
+        AppList.binding,
+        ClipList.binding,
         Verification.binding,
         DomainVerification.binding,
         TestFlightInvocationsShow.binding,

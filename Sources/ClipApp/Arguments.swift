@@ -60,6 +60,14 @@ public struct ArgumentReader {
         return n
     }
 
+    /// The value `body` makes, or nil with its field errors kept.
+    public mutating func attempt<T>(_ body: () throws(ValidationFailure) -> T) -> T? {
+        do { return try body() } catch {
+            errors += error.errors
+            return nil
+        }
+    }
+
     /// Throws every error found (`RegistryError.invalid`: HTTP 422, exit 65).
     public func finish() throws(RegistryError) {
         if !errors.isEmpty { throw RegistryError.invalid(errors) }

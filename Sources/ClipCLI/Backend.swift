@@ -33,11 +33,9 @@ protocol Backend {
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
     /// Creates the app or updates it (nil: unchanged).
     func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App>
-    func apps(team: TeamID?) throws -> [App]
     func app(_ bundle: BundleID) throws -> App
     /// Creates the clip (and its team and app) unless it exists.
     func addClip(_ clip: AppID) throws -> WriteOutcome<Clip>
-    func clips(app: BundleID?) throws -> [Clip]
     func clip(_ reference: String) throws -> Clip
     func removeClip(_ reference: String) throws
     func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation>
@@ -178,10 +176,8 @@ struct LocalBackend: Backend {
         try registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
     }
 
-    func apps(team: TeamID?) throws -> [App] { try registry.apps(team: team) }
     func app(_ bundle: BundleID) throws -> App { try registry.app(bundle) }
     func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> { try registry.addClip(clip) }
-    func clips(app: BundleID?) throws -> [Clip] { try registry.clips(app: app) }
     func clip(_ reference: String) throws -> Clip { try registry.clip(reference) }
     func removeClip(_ reference: String) throws { try registry.removeClip(reference) }
     func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation> { try registry.addDomain(clip: clip, host: host) }

@@ -34,13 +34,6 @@ extension Context {
         printNotes(saved.notes)
     }
 
-    func appList() throws {
-        let team = try parsed.value("team").map { v in try parse { () throws(ValidationFailure) in try TeamID(v) } }
-        let apps = try backend().apps(team: team)
-        if json { printJSON(.array(apps.map(CatalogJSON.app))); return }
-        apps.forEach(printApp)
-    }
-
     func appShow() throws {
         printApp(try backend().app(try parse { () throws(ValidationFailure) in try BundleID(parsed.positional(0)!) }))
     }
@@ -57,13 +50,6 @@ extension Context {
         if json { return printWritten(CatalogJSON.clip(added.value), notes: added.notes) }
         print(added.created ? "clip \(id.rawValue) added" : "clip \(id.rawValue) already exists")
         printNotes(added.notes)
-    }
-
-    func clipList() throws {
-        let app = try parsed.value("app").map { v in try parse { () throws(ValidationFailure) in try BundleID(v) } }
-        let clips = try backend().clips(app: app)
-        if json { printJSON(.array(clips.map { CatalogJSON.clip($0) })); return }
-        clips.forEach(printClip)
     }
 
     func clipShow() throws { printClip(try backend().clip(parsed.positional(0)!)) }

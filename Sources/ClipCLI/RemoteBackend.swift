@@ -283,10 +283,6 @@ struct RemoteBackend: Backend {
         }
     }
 
-    func apps(team: TeamID?) throws -> [App] {
-        try items(try call("GET", "/v1/apps"), CatalogJSON.app(json:)).filter { team == nil || $0.team == team }
-    }
-
     func app(_ bundle: BundleID) throws -> App {
         try decode(try call("GET", "/v1/apps/\(Self.component(bundle.rawValue))").json, CatalogJSON.app(json:))
     }
@@ -296,10 +292,6 @@ struct RemoteBackend: Backend {
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try CatalogJSON.clip(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
-    }
-
-    func clips(app: BundleID?) throws -> [Clip] {
-        try items(try call("GET", "/v1/clips"), CatalogJSON.clip(json:)).filter { app == nil || $0.appBundleID == app }
     }
 
     /// A clip reference as given (`TEAMID.bundle` or a bundle ID): the API applies the rule local
@@ -324,7 +316,10 @@ struct RemoteBackend: Backend {
     }
 
     func domains(host: String?) throws -> [DomainAssociation] {
-        let pairs = try clips(app: nil).flatMap { clip in clip.hosts.map { DomainAssociation(clip: clip.appID, host: $0) } }
+        let clips = try decode(try call(ClipList.binding.method, ClipList.binding.path).json) { (v) throws(WireError) in
+            try ClipList.Output(json: v).clips
+        }
+        let pairs = clips.flatMap { clip in clip.hosts.map { DomainAssociation(clip: clip.appID, host: $0) } }
         let wanted = try host.map { try Registry.normalizeHost($0) }
         return pairs.filter { wanted == nil || $0.host == wanted }
             .sorted { ($0.host, $0.clip.bundleID.rawValue) < ($1.host, $1.clip.bundleID.rawValue) }

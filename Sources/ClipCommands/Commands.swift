@@ -204,9 +204,6 @@ public enum Commands {
                                 "Give a full app its App Store ID (the banner's app-id) and name")
                         ]),
                     CommandSpec(
-                        "list", summary: "list apps", options: [.option("team", value: "TEAMID", help: "only this team's")],
-                        examples: [Example("clipctl app list --team ABCDE12345", "List one team's apps")]),
-                    CommandSpec(
                         "show", summary: "show an app", positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")],
                         examples: [Example("clipctl app show com.example.bikes", "Show an app and its clips")]),
                 ]),
@@ -219,9 +216,6 @@ public enum Commands {
                         examples: [
                             Example("clipctl clip add ABCDE12345.com.example.bikes.Clip", "Add a clip before registering any experience")
                         ]),
-                    CommandSpec(
-                        "list", summary: "list clips with their hosts", options: [.option("app", value: "BUNDLE", help: "only this app's")],
-                        examples: [Example("clipctl clip list --app com.example.bikes", "List an app's clips with their hosts")]),
                     CommandSpec(
                         "show", summary: "show a clip", positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")],
                         examples: [Example("clipctl clip show ABCDE12345.com.example.bikes.Clip", "Show a clip")]),
