@@ -446,8 +446,10 @@ struct ASCClientFakeTests {
             Issue.record("expected outcomeUnknown, got \(String(describing: error))")
             return
         }
-        #expect(Date().timeIntervalSince(started) < 5)
-        #expect(Double(clock() - cpu) / Double(CLOCKS_PER_SEC) < 2, "CPU spent waiting for a dropped connection")
+        // The fault spun for 60 s at a full core before sending the POST again. The bounds leave room for the
+        // rest of the suite, which runs in this process at the same time (clock() counts every thread's CPU).
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(Double(clock() - cpu) / Double(CLOCKS_PER_SEC) < 30, "CPU spent waiting for a dropped connection")
         let posts = try await fake.requests().filter { $0.hasPrefix("POST ") }
         #expect(posts.count == 1, "\(posts)")
         #expect(try await fake.violations() == [])
