@@ -19,7 +19,10 @@ extension Registry {
                         field: "url", rule: "testflight.limit",
                         message: "\(urls.count) URLs given; App Store Connect keeps at most \(TestFlightInvocation.limit) per build"))
             }
+            // Stored as normalized (docs/rules.md#url-normalization): what testers open is what was checked, never
+            // the spelling given with its spaces, controls or invisible characters.
             var seen: [String: Int] = [:]
+            var stored: [String] = []
             for (index, text) in urls.enumerated() {
                 let field = "url[\(index)]"
                 let url: NormalizedURL
@@ -32,6 +35,7 @@ extension Registry {
                     continue
                 }
                 seen[url.canonical] = index
+                stored.append(url.canonical)
                 if case .unresolved(let why) = try target(of: text, clip: clip) {
                     errors.append(FieldError(field: field, rule: "testflight.resolve", message: why))
                 }
@@ -40,15 +44,15 @@ extension Registry {
             let before = try db.query(
                 "SELECT url FROM testflight_invocation WHERE clip_bundle_id = ? ORDER BY position", [.text(clip.bundleID.rawValue)]
             ).map { try $0.string("url") }
-            if before != urls {
+            if before != stored {
                 try db.execute("DELETE FROM testflight_invocation WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)])
-                for (index, url) in urls.enumerated() {
+                for (index, url) in stored.enumerated() {
                     try db.execute(
                         "INSERT INTO testflight_invocation(clip_bundle_id, position, url) VALUES (?, ?, ?)",
                         [.text(clip.bundleID.rawValue), .integer(Int64(index + 1)), .text(url)])
                 }
             }
-            return WriteOutcome(try testFlightInvocations(clip: clip.rawValue), created: before != urls, notes: [])
+            return WriteOutcome(try testFlightInvocations(clip: clip.rawValue), created: before != stored, notes: [])
         }
     }
 

@@ -66,6 +66,18 @@ struct TestFlightInvocationsTests {
         #expect(shown.clip.rawValue == Self.bikes)
     }
 
+    /// Found by hostile QA: URLs were checked normalized but stored as typed, spaces and invisible characters included.
+    @Test func storesEachURLNormalizedNotAsTyped() throws {
+        let list = try set([
+            " https://bikes.example/rent\n", "https://BIKES\u{200B}.example:443/return\t", "https://bikes.example\u{3002}/x#top",
+        ])
+        #expect(list.invocations.map(\.url) == ["https://bikes.example/rent", "https://bikes.example/return", "https://bikes.example/x"])
+        // The same list in another spelling changes nothing.
+        let before = try databaseBytes()
+        _ = try set(["https://bikes.example/rent", "https://bikes.example/return", "https://bikes.example/x"])
+        #expect(try databaseBytes() == before)
+    }
+
     @Test func refusesEveryBadURLAtOnceAndWritesNothing() throws {
         _ = try set(["https://bikes.example/rent"])
         let before = try databaseBytes()
