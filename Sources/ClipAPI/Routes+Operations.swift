@@ -1,4 +1,6 @@
 import ClipApp
+import ClipCore
+import ClipStore
 import HTTP1
 
 extension ClipAPI {
@@ -10,7 +12,11 @@ extension ClipAPI {
             add(binding.method, binding.path, binding.callers == .open ? .open : .token) { api, c in
                 var arguments = Arguments(c.query)
                 for name in binding.pathParameters { arguments.append(name, c.parameters[name]) }
-                if binding.method == "GET" || binding.method == "HEAD" { try c.noBody() }
+                if binding.method == "GET" || binding.method == "HEAD" {
+                    try c.noBody()
+                } else {
+                    try Self.refuseWhatTheOperationDoesNotRead(c, binding)
+                }
                 let session = Session(registry: c.registry, caller: c.applicationCaller, outbound: api.outbound)
                 do { return json(try binding.perform(arguments, session), status: binding.status) } catch let refusal as CallerRefusal {
                     switch refusal {
@@ -19,6 +25,21 @@ extension ClipAPI {
                     }
                 }
             }
+        }
+    }
+}
+
+extension ClipAPI {
+    /// A write reads its input from the query only: a body, or a query item it does not read (a
+    /// misspelt `URL=`), is refused before anything is written rather than ignored (found by hostile QA:
+    /// a typo cleared a clip's TestFlight invocations).
+    static func refuseWhatTheOperationDoesNotRead(_ c: Context, _ binding: Binding) throws {
+        guard c.request.body.isEmpty else { throw Problem.badRequest("this route takes its input in the query, not in a body") }
+        guard let known = binding.argumentNames else { return }
+        let unknown = c.query.map(\.name).filter { !known.contains($0) }
+        guard unknown.isEmpty else {
+            throw Problem(
+                RegistryError.invalid(unknown.map { FieldError(field: $0, rule: "unknown", message: "is not a parameter of this route") }))
         }
     }
 }

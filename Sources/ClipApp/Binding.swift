@@ -77,6 +77,12 @@ public struct Binding: Sendable {
         self.present = { _, _, _ in }
     }
 
+    /// Every argument name the operation reads, when it has a command to declare them: its path
+    /// parameters, positionals and options. nil for a route without a command.
+    public var argumentNames: Set<String>? {
+        command.map { Set(pathParameters + $0.positionals.map(Self.argumentName) + $0.options.map(\.name)) }
+    }
+
     /// The names of the route's path parameters, in order.
     public var pathParameters: [String] {
         path.split(separator: "/").compactMap { $0.hasPrefix("{") && $0.hasSuffix("}") ? String($0.dropFirst().dropLast()) : nil }

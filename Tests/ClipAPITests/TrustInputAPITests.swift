@@ -117,3 +117,20 @@ import Testing
         #expect(try f.snapshot() == before)
     }
 }
+
+/// A write of the application layer reads its input from the query only (found by hostile QA: `?URL=` and a JSON
+/// body were ignored, and the clip's TestFlight invocations cleared).
+struct OperationInputAPITests {
+    @Test(arguments: APITransport.allCases) func aWriteRefusesABodyAndQueryItemsItDoesNotRead(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
+        let route = "/v1/clips/ABCDE12345.com.a.app.Clip/testflight-invocations"
+        #expect(try f.call("PUT", route + "?url=https%3A%2F%2Fa.example%2Fstore", token: f.admin).status == 200)
+        let before = try f.snapshot()
+        let misspelt = try f.call("PUT", route + "?URL=https%3A%2F%2Fa.example%2Fstore", token: f.admin)
+        #expect(misspelt.status == 400 && f.parsed(misspelt)["errors"]?.arrayValue?.first?["field"] == "URL", "\(misspelt.text)")
+        let body = try f.call("PUT", route, token: f.admin, json: #"{"urls":["https://a.example/store"]}"#)
+        #expect(body.status == 400, "\(body.text)")
+        #expect(try f.snapshot() == before)
+        #expect(try f.call("GET", route + "?cache=1", token: f.admin).status == 200, "a read ignores what it does not read")
+    }
+}
