@@ -64,16 +64,7 @@ struct Context {
     /// App ID), else the caller's; an admin must name one. A body naming another team than the
     /// path's is a field error. Problems are added to `reader`.
     func writingTeam(_ reader: FieldReader, impliedByPath pathTeam: TeamID? = nil) throws -> TeamID? {
-        var team: TeamID?
-        if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
-        if let pathTeam, let named = team, named != pathTeam {
-            reader.fail("team", "team.mismatch", "is \(named.rawValue), but the path's App ID names team \(pathTeam.rawValue)")
-        }
-        if team == nil { team = try pathTeam ?? caller.team }
-        if team == nil && reader.errors.allSatisfy({ $0.field != "team" }) {
-            reader.fail("team", "required", "is required with an admin token")
-        }
-        return team
+        ArgumentReader.writingTeam(reader, callerTeam: try caller.team, impliedByPath: pathTeam)
     }
 
     /// Team tokens may create only in their own team.
@@ -87,28 +78,11 @@ struct Context {
         if try caller.team != nil { throw Problem.forbidden("this route needs an admin token") }
     }
 
-    /// The preconditions of a PUT that creates or replaces, read after the resource's visibility
-    /// (another team's object never reaches here, so a 412 tells nothing of it). `current` is the
-    /// resource's version, 0 for one that exists without versions, nil for one that does not exist:
-    /// `If-None-Match: *`, or a tag naming the current version (weak comparison), is 412 when it
-    /// exists (RFC 9110 §13.1.2); any `If-Match`, `*` included, is 412 when it does not
-    /// (RFC 9110 §13.1.1); a tag naming another version is 412 too. Returns the version If-Match
-    /// named (the current one), for the store to check again under its write lock.
+    /// The preconditions of a PUT that creates or replaces (`Arguments.replacePreconditions`).
     func putPreconditions(kind: String, current: Int?, _ what: String) throws -> Int? {
-        if let current, let condition = request.headers.entityTagCondition("If-None-Match") {
-            let matches: Bool
-            switch condition {
-            case .any: matches = true
-            case .tags(let tags): matches = tags.contains { $0.opaque == "\(kind)-v\(current)" }
-            }
-            if matches { throw Problem(status: 412, detail: "\(what) already exists (If-None-Match); read it and retry with If-Match") }
+        do { return try preconditions.replacePreconditions(kind: kind, current: current, what) } catch let failed as PreconditionFailed {
+            throw Problem(status: 412, detail: failed.description)
         }
-        guard let condition = request.headers.entityTagCondition("If-Match") else { return nil }
-        guard let current else { throw Problem(status: 412, detail: "If-Match names a version of \(what), which does not exist") }
-        guard case .tags = condition else { return nil }
-        let expected = try expectedVersion(kind: kind, current: current)
-        if let expected, expected != current { throw Problem(RegistryError.versionMismatch(expected: expected, actual: current)) }
-        return expected
     }
 
     /// The body of a route that reads none: empty, or JSON (ignored); anything else is 415, as for
@@ -118,24 +92,20 @@ struct Context {
         _ = try jsonBody()
     }
 
-    /// `If-Match` (RFC 9110 §13.1.1) against our ETags `"<kind>-v<version>"`, every `If-Match`
-    /// field and every tag in them, compared strongly (weak tags never match): nil when absent or
-    /// "*"; `current` (the version the handler read) when any tag names it; otherwise a version
-    /// named, which the store's check then refuses (412); 412 when no tag names one of ours.
+    /// The version `If-Match` names (`Arguments.expectedVersion`).
     func expectedVersion(kind: String, current: Int?) throws -> Int? {
-        guard let condition = request.headers.entityTagCondition("If-Match") else { return nil }
-        guard case .tags(let tags) = condition else { return nil }
-        let prefix = "\(kind)-v"
-        let versions = tags.compactMap { tag -> Int? in
-            guard !tag.isWeak, tag.opaque.hasPrefix(prefix) else { return nil }
-            return Int(tag.opaque.dropFirst(prefix.count))
+        do { return try preconditions.expectedVersion(kind: kind, current: current) } catch let failed as PreconditionFailed {
+            throw Problem(status: 412, detail: failed.description)
         }
-        if let current, versions.contains(current) { return current }
-        guard let named = versions.first else {
-            let header = request.headers.all("If-Match").joined(separator: ", ").prefix(200)
-            throw Problem(status: 412, detail: "If-Match \(header) names no version of this resource; read it again and retry")
-        }
-        return named
+    }
+
+    /// The request's `If-Match` and `If-None-Match`, as an operation reads them.
+    var preconditions: Arguments {
+        var arguments = Arguments()
+        let ifMatch = request.headers.all("If-Match"), ifNoneMatch = request.headers.all("If-None-Match")
+        if !ifMatch.isEmpty { arguments.ifMatch = ifMatch.joined(separator: ", ") }
+        if !ifNoneMatch.isEmpty { arguments.ifNoneMatch = ifNoneMatch.joined(separator: ", ") }
+        return arguments
     }
 }
 
@@ -502,4 +472,4 @@ func json(_ value: JSONValue, status: Int = 200, headers: [(String, String)] = [
 
 func noContent() -> HTTPResponse { HTTPResponse(status: 204) }
 
-func etag(_ kind: String, _ version: Int) -> String { "\"\(kind)-v\(version)\"" }
+func etag(_ kind: String, _ version: Int) -> String { entityTag(kind, version) }

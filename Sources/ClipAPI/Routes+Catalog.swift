@@ -1,3 +1,4 @@
+import ClipApp
 import ClipCore
 import ClipStore
 import ClipWire
@@ -8,81 +9,9 @@ import StrictJSON
 /// Apps, clips, domain associations, default experiences, applinks and webcredentials.
 extension ClipAPI {
     func registerCatalogRoutes() {
-        registerAppRoutes()
         registerClipRoutes()
         registerDefaultExperienceRoutes()
         registerApplinksRoutes()
-    }
-
-    /// Apps.
-    func registerAppRoutes() {
-        add("POST", "/v1/apps", .token) { api, c in
-            let reader = FieldReader(try c.jsonBody())
-            var bundle: BundleID?, team: TeamID?, appStoreID: AppStoreID?
-            if let b = reader.string("bundleId", required: true) {
-                bundle = reader.attempt { () throws(ValidationFailure) in try BundleID(b, field: "bundleId") }
-            }
-            team = try c.writingTeam(reader)
-            if let a = reader.string("appStoreId") { appStoreID = reader.attempt { () throws(ValidationFailure) in try AppStoreID(a) } }
-            let name = reader.string("name")
-            let errors = reader.finish()
-            guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
-            try c.checkWritable(team: team)
-            if let existing = try? c.registry.app(bundle) {
-                // The PATCH hint only where the caller could follow it; another team's app is only "taken".
-                throw Problem(
-                    RegistryError.conflict(
-                        existing.team == team
-                            ? "app \(bundle.rawValue) already exists; change it with PATCH /v1/apps/\(bundle.rawValue)"
-                            : "app \(bundle.rawValue) is registered to another team than \(team.rawValue)"))
-            }
-            let app = try c.registry.saveApp(bundle, team: team, appStoreID: .some(appStoreID), name: name).value
-            return json(
-                CatalogJSON.app(app), status: 201, headers: [("Location", "/v1/apps/\(bundle.rawValue)"), ("ETag", etag("a", app.version))])
-        }
-        // Create or update (clipctl app set): 201 with Location when created, 200 otherwise; the
-        // same PUT twice changes nothing the second time. Tenancy as POST (a team token writes
-        // its own team's apps; another team's is "registered to another team", whatever the
-        // preconditions say); If-Match and If-None-Match as `putPreconditions`.
-        add("PUT", "/v1/apps/{bundleId}", .token) { api, c in
-            let raw = c.parameter("bundleId")
-            let reader = FieldReader(try c.jsonBody())
-            var bundle: BundleID?, team: TeamID?
-            do throws(ValidationFailure) { bundle = try BundleID(raw, field: "bundleId") } catch { reader.add(error.errors) }
-            team = try c.writingTeam(reader)
-            let appStoreID = api.appStoreIDChange(reader)
-            let name = reader.string("name")
-            let errors = reader.finish()
-            guard errors.isEmpty, let bundle, let team else { throw Problem(RegistryError.invalid(errors)) }
-            try c.checkWritable(team: team)
-            let existing = try? c.registry.app(bundle)
-            if let existing, existing.team != team {
-                throw Problem(RegistryError.conflict("app \(bundle.rawValue) is registered to another team than \(team.rawValue)"))
-            }
-            _ = try c.putPreconditions(kind: "a", current: existing?.version, "app \(bundle.rawValue)")
-            let saved = try c.registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
-            var headers = [("ETag", etag("a", saved.value.version))]
-            if saved.created { headers.append(("Location", "/v1/apps/\(bundle.rawValue)")) }
-            return json(CatalogJSON.savedApp(saved), status: saved.created ? 201 : 200, headers: headers)
-        }
-        add("GET", "/v1/apps/{bundleId}", .token) { api, c in
-            let app = try api.visibleApp(c)
-            return json(CatalogJSON.app(app), headers: [("ETag", etag("a", app.version))])
-        }
-        add("PATCH", "/v1/apps/{bundleId}", .token) { api, c in
-            let app = try api.visibleApp(c)
-            let reader = FieldReader(try c.jsonBody())
-            let appStoreID = api.appStoreIDChange(reader)
-            let name = reader.string("name")
-            let errors = reader.finish()
-            guard errors.isEmpty else { throw Problem(RegistryError.invalid(errors)) }
-            if let expected = try c.expectedVersion(kind: "a", current: app.version), expected != app.version {
-                throw Problem(RegistryError.versionMismatch(expected: expected, actual: app.version))
-            }
-            let saved = try c.registry.saveApp(app.bundleID, team: app.team, appStoreID: appStoreID, name: name).value
-            return json(CatalogJSON.app(saved), headers: [("ETag", etag("a", saved.version))])
-        }
-
     }
 
     /// Clips and their domain associations.
@@ -307,22 +236,9 @@ extension ClipAPI {
     }
 
     /// `appStoreId` of a PATCH or PUT body: absent (nil) leaves it, null clears it.
-    func appStoreIDChange(_ reader: FieldReader) -> AppStoreID?? {
-        guard reader.has("appStoreId") else { return nil }
-        guard let a = reader.string("appStoreId") else { return .some(nil) }
-        return reader.attempt { () throws(ValidationFailure) in try AppStoreID(a) }.map { .some($0) }
-    }
-
-    /// Another team's app or clip, one that does not exist and a malformed name all get the same
-    /// 404, word for word: the answer tells nothing of other teams (README, Tokens and tenants).
+    /// An app the caller may see (`AppFields.visibleApp`).
     func visibleApp(_ c: Context) throws -> App {
-        let raw = c.parameter("bundleId")
-        let notFound = Problem.notFound("not found: app \(raw)")
-        guard let bundle = try? BundleID(raw) else { throw notFound }
-        let app: App
-        do { app = try c.registry.app(bundle) } catch RegistryError.notFound { throw notFound }
-        try c.checkVisible(team: app.team, "app \(raw)")
-        return app
+        try AppFields.visibleApp(c.parameter("bundleId"), in: Session(registry: c.registry, caller: c.applicationCaller))
     }
 
     /// A clip by the same reference as local mode (`Registry.clipID`: an App ID, whose team must

@@ -10,19 +10,27 @@ extension ClipAPI {
     func registerOperations() {
         for binding in Application.bindings {
             add(binding.method, binding.path, binding.callers == .open ? .open : .token) { api, c in
-                var arguments = Arguments(c.query)
+                var arguments = c.preconditions
+                for item in c.query { arguments.append(item.name, item.value) }
                 for name in binding.pathParameters { arguments.append(name, c.parameters[name]) }
-                if binding.method == "GET" || binding.method == "HEAD" {
+                if binding.takesBody {
+                    arguments.body = try c.jsonBody()
+                } else if binding.method == "GET" || binding.method == "HEAD" {
                     try c.noBody()
                 } else {
                     try Self.refuseWhatTheOperationDoesNotRead(c, binding)
                 }
                 let session = Session(registry: c.registry, caller: c.applicationCaller, outbound: api.outbound)
-                do { return json(try binding.perform(arguments, session), status: binding.status) } catch let refusal as CallerRefusal {
+                do {
+                    let answer = try binding.perform(arguments, session)
+                    return json(answer.json, status: answer.status, headers: answer.headers)
+                } catch let refusal as CallerRefusal {
                     switch refusal {
                     case .unauthenticated(let message): throw Problem.unauthorized(message)
                     case .forbidden(let message): throw Problem.forbidden(message)
                     }
+                } catch let failed as PreconditionFailed {
+                    throw Problem(status: 412, detail: failed.description)
                 }
             }
         }

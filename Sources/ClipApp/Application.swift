@@ -4,6 +4,10 @@ public enum Application {
     public static let bindings: [Binding] = [
         ExperienceHistory.binding,
         TokenList.binding,
+        AppSave.binding,
+        AppCreate.binding,
+        AppShow.binding,
+        AppUpdate.binding,
         AppList.binding,
         ClipList.binding,
         Verification.binding,

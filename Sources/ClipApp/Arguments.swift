@@ -1,13 +1,23 @@
 public import ClipCore
 public import ClipStore
+public import StrictJSON
 
 /// The named text arguments an operation's input is read from: an HTTP request's path parameters
 /// and query items, or a command's positionals and options, under the same names, so that a
 /// command run locally and the same command sent to a server read one input alike.
 public struct Arguments: Sendable, Equatable {
     public private(set) var values: [(name: String, value: String)]
+    /// A write's JSON body: the request's, or the one a command builds from its options.
+    public var body: JSONValue?
+    /// The `If-Match` and `If-None-Match` fields as sent (RFC 9110 §13.1.1, §13.1.2): a request's,
+    /// or the version a command read before it writes.
+    public var ifMatch: String?
+    public var ifNoneMatch: String?
 
-    public init(_ values: [(name: String, value: String)] = []) { self.values = values }
+    public init(_ values: [(name: String, value: String)] = [], body: JSONValue? = nil) {
+        self.values = values
+        self.body = body
+    }
 
     /// The last value given for `name` (a repeated query item or option: the last one wins).
     public subscript(_ name: String) -> String? { values.last { $0.name == name }?.value }
@@ -20,7 +30,8 @@ public struct Arguments: Sendable, Equatable {
     }
 
     public static func == (lhs: Arguments, rhs: Arguments) -> Bool {
-        lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value }
+        lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value } && lhs.body == rhs.body
+            && lhs.ifMatch == rhs.ifMatch && lhs.ifNoneMatch == rhs.ifNoneMatch
     }
 }
 
@@ -29,8 +40,35 @@ public struct Arguments: Sendable, Equatable {
 public struct ArgumentReader {
     public let arguments: Arguments
     public private(set) var errors: [FieldError] = []
+    /// The body's members; a member nobody reads is a field error (`unknown`).
+    public let fields: FieldReader
+    /// Who the input is read for: a write's team defaults to a team token's own.
+    public let caller: Caller
 
-    public init(_ arguments: Arguments) { self.arguments = arguments }
+    public init(_ arguments: Arguments, caller: Caller = .local) {
+        self.arguments = arguments
+        self.caller = caller
+        fields = FieldReader(arguments.body ?? .object([]))
+    }
+
+    /// The team a write acts for: the body's `team`, else the path's (an App ID names its team),
+    /// else a team token's own; required of an admin token (docs/rules.md#tenancy).
+    public func writingTeam(impliedByPath pathTeam: TeamID? = nil) -> TeamID? {
+        Self.writingTeam(fields, callerTeam: caller.team, impliedByPath: pathTeam)
+    }
+
+    public static func writingTeam(_ fields: FieldReader, callerTeam: TeamID?, impliedByPath pathTeam: TeamID?) -> TeamID? {
+        var team: TeamID?
+        if let t = fields.string("team") { team = fields.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
+        if let pathTeam, let named = team, named != pathTeam {
+            fields.fail("team", "team.mismatch", "is \(named.rawValue), but the path's App ID names team \(pathTeam.rawValue)")
+        }
+        if team == nil { team = pathTeam ?? callerTeam }
+        if team == nil && fields.errors.allSatisfy({ $0.field != "team" }) {
+            fields.fail("team", "required", "is required with an admin token")
+        }
+        return team
+    }
 
     public mutating func fail(_ field: String, _ rule: String, _ message: String) {
         errors.append(FieldError(field: field, rule: rule, message: message))
@@ -70,6 +108,7 @@ public struct ArgumentReader {
 
     /// Throws every error found (`RegistryError.invalid`: HTTP 422, exit 65).
     public func finish() throws(RegistryError) {
-        if !errors.isEmpty { throw RegistryError.invalid(errors) }
+        let all = errors + fields.finish()
+        if !all.isEmpty { throw RegistryError.invalid(all) }
     }
 }

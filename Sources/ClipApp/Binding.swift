@@ -1,4 +1,6 @@
 public import ArgParse
+import ClipCore
+import ClipStore
 public import StrictJSON
 
 /// An operation bound to its route and to its command (docs/architecture.md#the-application-layer).
@@ -22,20 +24,28 @@ public struct Binding: Sendable {
     public let clientOptions: Set<String>
     /// With `--wait`, the command is tried again on a `WaitSchedule` until this holds of its answer.
     public let settled: (@Sendable (JSONValue) -> Bool)?
-    /// Reads the input, admits the caller, runs: the output's JSON.
-    public let perform: @Sendable (Arguments, Session) throws -> JSONValue
-    /// Prints a command's output, from `perform`'s JSON: as text, or under `--json` as the
+    /// The route reads a JSON body (`Arguments.body`); a route without one refuses a body.
+    public let takesBody: Bool
+    /// Builds the arguments from a command line where its options are not the route's query items
+    /// (a body, `If-Match`); nil: each positional and option under its own name.
+    public let commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)?
+    /// Reads the input, admits the caller, runs: the output's answer.
+    public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
+    /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
     /// command's JSON (the output's own unless the binding gives another form).
-    public let present: @Sendable (JSONValue, ParsedCommand, Printer) throws -> Void
+    public let present: @Sendable (OperationAnswer, ParsedCommand, Printer) throws -> Void
 
     /// `commandJSON`: what `--json` prints, when it is not the API's answer (a bare array where the
     /// API answers `{"items": …}`, as clipctl printed before the route had an envelope).
     public init<O: Operation>(
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, command: CommandSpec, under parent: [String] = [],
         commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, localOptions: Set<String> = [], clientOptions: Set<String> = [],
-        settled: (@Sendable (O.Output) -> Bool)? = nil,
+        settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false,
+        commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
+        self.takesBody = takesBody
+        self.commandInput = commandInput
         self.method = method
         self.path = path
         self.status = status
@@ -52,18 +62,20 @@ public struct Binding: Sendable {
         } else {
             self.settled = nil
         }
-        self.perform = { arguments, session in try O.perform(arguments, in: session).json }
-        self.present = { json, parsed, printer in
-            let output = try O.Output(json: json)
+        self.perform = { arguments, session in Self.answer(try O.perform(arguments, in: session), status: status) }
+        self.present = { answer, parsed, printer in
+            let output = try O.Output(json: answer.json, status: answer.status)
             guard parsed.flag("json") else { return try present(output, parsed, printer) }
-            printer.line(JSONWriter.string(commandJSON?(output) ?? json, pretty: true))
+            printer.line(JSONWriter.string(commandJSON?(output) ?? answer.json, pretty: true))
             // The text form's exit status holds for --json too.
             try present(output, parsed, Printer(out: { _ in }, err: { _ in }))
         }
     }
 
     /// A route without a command of its own (its command is another binding's).
-    public init<O: Operation>(_ operation: O.Type, _ method: String, _ path: String, status: Int = 200) {
+    public init<O: Operation>(_ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false) {
+        self.takesBody = takesBody
+        self.commandInput = nil
         self.method = method
         self.path = path
         self.status = status
@@ -73,8 +85,12 @@ public struct Binding: Sendable {
         self.localOptions = []
         self.clientOptions = []
         self.settled = nil
-        self.perform = { arguments, session in try O.perform(arguments, in: session).json }
+        self.perform = { arguments, session in Self.answer(try O.perform(arguments, in: session), status: status) }
         self.present = { _, _, _ in }
+    }
+
+    private static func answer(_ output: some OperationOutput, status: Int) -> OperationAnswer {
+        OperationAnswer(json: output.json, status: output.status ?? status, headers: output.headers)
     }
 
     /// Every argument name the operation reads, when it has a command to declare them: its path
@@ -90,8 +106,13 @@ public struct Binding: Sendable {
 
     /// A command line's arguments: each positional under its name (the names of the command's
     /// `PositionalSpec`s, lower-cased up to a `|`), each option given under its own name.
-    public func arguments(of parsed: ParsedCommand) -> Arguments {
+    public func arguments(of line: CommandLine) throws -> Arguments {
         var arguments = Arguments()
+        if let commandInput {
+            try commandInput(line, &arguments)
+            return arguments
+        }
+        let parsed = line.parsed
         guard let command else { return arguments }
         for (i, value) in parsed.positionals.enumerated() {
             guard let spec = i < command.positionals.count ? command.positionals[i] : command.positionals.last(where: \.variadic) else {
@@ -112,7 +133,9 @@ public struct Binding: Sendable {
 
     /// The request that sends `arguments` to a server: the path with its parameters filled in,
     /// percent-encoded as one segment each (RFC 3986 §3.3), and the other arguments as query items.
-    public func request(for arguments: Arguments) -> (path: String, query: [(name: String, value: String)]) {
+    public func request(for arguments: Arguments) -> (
+        path: String, query: [(name: String, value: String)], body: JSONValue?, headers: [(name: String, value: String)]
+    ) {
         let parameters = Set(pathParameters)
         var path = ""
         for segment in self.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
@@ -123,7 +146,10 @@ public struct Binding: Sendable {
                 path += segment
             }
         }
-        return (path, arguments.values.filter { !parameters.contains($0.name) })
+        var headers: [(name: String, value: String)] = []
+        if let ifMatch = arguments.ifMatch { headers.append(("If-Match", ifMatch)) }
+        if let ifNoneMatch = arguments.ifNoneMatch { headers.append(("If-None-Match", ifNoneMatch)) }
+        return (path, arguments.values.filter { !parameters.contains($0.name) }, arguments.body, headers)
     }
 
     /// Every byte but RFC 3986's unreserved characters percent-encoded.
@@ -138,5 +164,33 @@ public struct Binding: Sendable {
             }
         }
         return out
+    }
+}
+
+/// A command line as a binding reads it: its words parsed, and the files it names read as the
+/// command reads them (a regular file, or `-` for standard input).
+public struct CommandLine {
+    public let parsed: ParsedCommand
+    /// The bytes of the file an option names (`-`: standard input); only a regular file is read.
+    public let readFile: (_ path: String, _ option: String) throws -> [UInt8]
+
+    public init(parsed: ParsedCommand, readFile: @escaping (_ path: String, _ option: String) throws -> [UInt8]) {
+        self.parsed = parsed
+        self.readFile = readFile
+    }
+
+    /// The value of `--name`, which the command needs (exit 64 without it).
+    public func required(_ name: String) throws -> String {
+        guard let value = parsed.value(name) else { throw CommandUsageError("missing --\(name)") }
+        return value
+    }
+
+    /// A JSON option given inline or as `@FILE`; malformed JSON is a field error (exit 65).
+    public func json(_ name: String) throws -> JSONValue? {
+        guard let raw = parsed.value(name) else { return nil }
+        let bytes = raw.hasPrefix("@") ? try readFile(String(raw.dropFirst()), "--\(name)") : Array(raw.utf8)
+        do { return try JSONParser.parse(bytes) } catch {
+            throw RegistryError.invalid([FieldError(field: name, rule: "json", message: "malformed JSON: \(error.description)")])
+        }
     }
 }

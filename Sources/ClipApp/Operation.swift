@@ -24,13 +24,45 @@ public protocol OperationInput: Sendable {
 public protocol OperationOutput: SendableMetatype {
     var json: JSONValue { get }
     init(json: JSONValue) throws(WireError)
+    /// The answer's status when it is not the binding's (201 for a PUT that created).
+    var status: Int? { get }
+    /// The answer's header fields (`ETag`, `Location`).
+    var headers: [(name: String, value: String)] { get }
+    /// Read back from a server's answer and its status (a PUT's 201 says it created).
+    init(json: JSONValue, status: Int) throws(WireError)
+}
+
+extension OperationOutput {
+    public var status: Int? { nil }
+    public var headers: [(name: String, value: String)] { [] }
+    public init(json: JSONValue, status: Int) throws(WireError) { try self.init(json: json) }
+}
+
+/// What an operation answers, as the HTTP API sends it and a remote `clipctl` reads it back.
+public struct OperationAnswer: Sendable {
+    public var json: JSONValue
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+
+    public init(json: JSONValue, status: Int, headers: [(name: String, value: String)] = []) {
+        self.json = json
+        self.status = status
+        self.headers = headers
+    }
+}
+
+/// A command line the command cannot run as written (exit 64): contradicting options, a missing
+/// required one.
+public struct CommandUsageError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 extension Operation {
     /// Reads the input (every field error at once), admits the caller and runs.
     public static func perform(_ arguments: Arguments, in session: Session) throws -> Output {
         try session.admit(callers)
-        var reader = ArgumentReader(arguments)
+        var reader = ArgumentReader(arguments, caller: session.caller)
         let input = Input(reading: &reader)
         try reader.finish()
         return try run(input, in: session)

@@ -33,6 +33,13 @@ public struct Session {
         case .team, .anyone: throw RegistryError.notFound(what)
         }
     }
+
+    /// A team token creates and changes its own team's objects only (HTTP 403).
+    public func checkWritable(team: TeamID) throws(CallerRefusal) {
+        if let own = caller.team, own != team {
+            throw .forbidden("a token of team \(own.rawValue) cannot act for team \(team.rawValue)")
+        }
+    }
 }
 
 /// An outbound GET as the operator allows it (docs/operations.md#has-my-change-reached-iphones): the

@@ -31,9 +31,6 @@ protocol Backend {
         progress: @escaping (Int) -> Void
     ) throws -> ImportReport
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
-    /// Creates the app or updates it (nil: unchanged).
-    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App>
-    func app(_ bundle: BundleID) throws -> App
     /// Creates the clip (and its team and app) unless it exists.
     func addClip(_ clip: AppID) throws -> WriteOutcome<Clip>
     func clip(_ reference: String) throws -> Clip
@@ -172,11 +169,6 @@ struct LocalBackend: Backend {
         try registry.export(format: format, spreadsheetSafe: spreadsheetSafe, emit: emit)
     }
 
-    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App> {
-        try registry.saveApp(bundle, team: team, appStoreID: appStoreID, name: name)
-    }
-
-    func app(_ bundle: BundleID) throws -> App { try registry.app(bundle) }
     func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> { try registry.addClip(clip) }
     func clip(_ reference: String) throws -> Clip { try registry.clip(reference) }
     func removeClip(_ reference: String) throws { try registry.removeClip(reference) }

@@ -11,33 +11,6 @@ extension Context {
         do { return try body() } catch { throw RegistryError.invalid(error.errors) }
     }
 
-    func printApp(_ app: App) {
-        if json { printJSON(CatalogJSON.app(app)); return }
-        let name = app.name
-        let quotedName = name.isEmpty ? "" : "  \"\(name)\""
-        print("\(app.bundleID.rawValue)  team \(app.team.rawValue)  App Store ID \(app.appStoreID?.rawValue ?? "-")\(quotedName)")
-    }
-
-    func appSet() throws {
-        let bundle = try parse { () throws(ValidationFailure) in try BundleID(parsed.positional(0)!, field: "bundleId") }
-        let teamText = try requiredValue("team")
-        let team = try parse { () throws(ValidationFailure) in try TeamID(teamText, field: "team") }
-        if parsed.flag("no-app-store-id") && parsed.value("app-store-id") != nil {
-            throw CommandFailure.usage("--app-store-id and --no-app-store-id contradict each other")
-        }
-        var appStoreID: AppStoreID??
-        if let id = parsed.value("app-store-id") { appStoreID = .some(try parse { () throws(ValidationFailure) in try AppStoreID(id) }) }
-        if parsed.flag("no-app-store-id") { appStoreID = .some(nil) }
-        let saved = try backend().saveApp(bundle: bundle, team: team, appStoreID: appStoreID, name: parsed.value("name"))
-        if json { return printWritten(CatalogJSON.app(saved.value), notes: saved.notes) }
-        printApp(saved.value)
-        printNotes(saved.notes)
-    }
-
-    func appShow() throws {
-        printApp(try backend().app(try parse { () throws(ValidationFailure) in try BundleID(parsed.positional(0)!) }))
-    }
-
     func printClip(_ clip: Clip) {
         if json { printJSON(CatalogJSON.clip(clip)); return }
         let hosts = clip.hosts.isEmpty ? "-" : clip.hosts.joined(separator: ", ")

@@ -74,8 +74,6 @@ final class Context {
         ["preview"]: { try $0.preview() },
         ["import"]: { try $0.importFile() },
         ["export"]: { try $0.export() },
-        ["app", "set"]: { try $0.appSet() },
-        ["app", "show"]: { try $0.appShow() },
         ["clip", "add"]: { try $0.clipAdd() },
         ["clip", "show"]: { try $0.clipShow() },
         ["clip", "remove"]: { try $0.clipRemove() },

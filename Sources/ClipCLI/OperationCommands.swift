@@ -48,24 +48,40 @@ extension Context {
     }
 
     /// The operation's answer, from the database or from `--server`.
-    private func answer(_ binding: Binding) throws -> JSONValue {
-        let arguments = binding.arguments(of: parsed)
+    private func answer(_ binding: Binding) throws -> OperationAnswer {
+        let arguments: Arguments
+        do {
+            arguments = try binding.arguments(of: CommandLine(parsed: parsed, readFile: { try self.readFile($0, option: $1) }))
+        } catch let usage as CommandUsageError {
+            throw CommandFailure.usage(usage.description)
+        }
         if remoteServer != nil {
             if let local = binding.localOptions.sorted().first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
                 throw CommandFailure.usage("--\(local) applies to a database; a server decides for itself (see clipctl serve --help)")
             }
             guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
             let request = binding.request(for: arguments)
-            return try remote.call(binding.method, request.path, query: request.query.map { ($0.name, $0.value) }).json
+            let answer = try remote.call(
+                binding.method, request.path, query: request.query.map { ($0.name, $0.value) }, json: request.body,
+                headers: request.headers.map { ($0.name, $0.value) })
+            return OperationAnswer(json: answer.json, status: answer.status)
         }
         let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: parsed.flag("allow-private-targets"))
             .outbound(cdnBaseURL: parsed.value("cdn-url"), siteURLTemplate: parsed.value("site-url"))
-        return try binding.perform(arguments, Session(registry: try registry(), caller: .local, outbound: outbound))
+        do {
+            return try binding.perform(arguments, Session(registry: try registry(), caller: .local, outbound: outbound))
+        } catch let failed as PreconditionFailed {
+            throw CommandFailure(code: ExitCode.failure, message: failed.description)
+        } catch let refusal as CallerRefusal {
+            throw CommandFailure(code: ExitCode.failure, message: refusal.description)
+        }
     }
 
     /// `--wait`: the command again on its `WaitSchedule` until its answer is settled; each unsettled
     /// answer is told on standard error with the time to the next try.
-    private func waitUntilSettled(_ binding: Binding, first: JSONValue, settled: @Sendable (JSONValue) -> Bool) throws -> JSONValue {
+    private func waitUntilSettled(_ binding: Binding, first: OperationAnswer, settled: @Sendable (JSONValue) -> Bool) throws
+        -> OperationAnswer
+    {
         var timeout = 72 * 3600.0
         if let text = parsed.value("timeout") {
             guard let seconds = WaitSchedule.duration(text) else {
@@ -81,7 +97,7 @@ extension Context {
             }
             intervals = values.map { $0! }
         }
-        var pending: JSONValue? = first
+        var pending: OperationAnswer? = first
         let io = self.io
         return try WaitSchedule(intervals: intervals, timeout: timeout).run(
             now: { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
@@ -90,7 +106,7 @@ extension Context {
                 defer { pending = nil }
                 return try pending ?? answer(binding)
             },
-            settled: settled,
+            settled: { settled($0.json) },
             tried: { _, next in
                 io.err(next.map { "not there yet; checking again in \(Int($0)) s\n" } ?? "not there before --timeout\n")
             }

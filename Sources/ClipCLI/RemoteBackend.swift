@@ -108,8 +108,10 @@ struct RemoteBackend: Backend {
         }
     }
 
-    func call(_ method: String, _ path: String, query: [(String, String?)] = [], json body: JSONValue? = nil) throws -> Answer {
-        try checked(try send(method, path, query: query, body: body.map { Data(JSONWriter.bytes($0)) }))
+    func call(
+        _ method: String, _ path: String, query: [(String, String?)] = [], json body: JSONValue? = nil, headers: [(String, String)] = []
+    ) throws -> Answer {
+        try checked(try send(method, path, query: query, body: body.map { Data(JSONWriter.bytes($0)) }, headers: headers))
     }
 
     /// Reads an answer with one of ClipWire's readers; an answer of another shape fails the command.
@@ -272,19 +274,6 @@ struct RemoteBackend: Backend {
                 "GET", "/v1/experiences/export", query: [("format", format.rawValue), ("spreadsheetSafe", spreadsheetSafe ? "true" : nil)],
                 accept: "*/*"))
         for line in String(decoding: answer.body, as: UTF8.self).split(separator: "\n") { try emit(String(line)) }
-    }
-
-    func saveApp(bundle: BundleID, team: TeamID, appStoreID: AppStoreID??, name: String?) throws -> WriteOutcome<App> {
-        let answer = try call(
-            "PUT", "/v1/apps/\(Self.component(bundle.rawValue))",
-            json: RequestJSON.saveApp(team: team, appStoreID: appStoreID, name: name))
-        return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(try CatalogJSON.app(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
-        }
-    }
-
-    func app(_ bundle: BundleID) throws -> App {
-        try decode(try call("GET", "/v1/apps/\(Self.component(bundle.rawValue))").json, CatalogJSON.app(json:))
     }
 
     func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> {

@@ -187,26 +187,7 @@ public enum Commands {
                     ),
                 ],
                 examples: [Example("clipctl export --format csv -o experiences.csv", "Export every experience as CSV, ready to re-import")]),
-            CommandSpec(
-                "app", summary: "manage full apps",
-                subcommands: [
-                    CommandSpec(
-                        "set", summary: "create an app or change its App Store ID and name",
-                        positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")],
-                        options: [
-                            .option("team", value: "TEAMID", help: "the team (required)"),
-                            .option("app-store-id", value: "N", help: "numeric App Store ID (the banner's app-id)"),
-                            .flag("no-app-store-id", help: "clear the App Store ID"), .option("name", value: "NAME", help: "display name"),
-                        ],
-                        examples: [
-                            Example(
-                                "clipctl app set com.example.bikes --team ABCDE12345 --app-store-id 1234567890 --name Bikes",
-                                "Give a full app its App Store ID (the banner's app-id) and name")
-                        ]),
-                    CommandSpec(
-                        "show", summary: "show an app", positionals: [PositionalSpec("BUNDLE", help: "the app's bundle ID")],
-                        examples: [Example("clipctl app show com.example.bikes", "Show an app and its clips")]),
-                ]),
+            CommandSpec("app", summary: "manage full apps"),
             CommandSpec(
                 "clip", summary: "manage App Clips",
                 subcommands: [

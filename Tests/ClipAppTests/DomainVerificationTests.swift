@@ -34,7 +34,7 @@ struct DomainVerificationTests {
 
     func run(_ hosts: [String], as caller: Caller = .local, fetcher: Fetcher) throws -> Verification.Output {
         let session = Session(registry: registry, caller: caller, outbound: fetcher.outbound)
-        return try Verification.Output(json: try Verification.binding.perform(Arguments(hosts.map { ("host", $0) }), session))
+        return try Verification.Output(json: try Verification.binding.perform(Arguments(hosts.map { ("host", $0) }), session).json)
     }
 
     static func json(_ bytes: [UInt8], type: String = "application/json") -> Outbound.Response {
@@ -69,7 +69,7 @@ struct DomainVerificationTests {
 
     @Test func aServerWithoutOutboundRequestsRefuses() throws {
         let session = Session(registry: registry, caller: .local)
-        #expect(throws: RegistryError.self) { try Verification.binding.perform(Arguments(), session) }
+        #expect(throws: RegistryError.self) { try Verification.binding.perform(Arguments(), session).json }
     }
 
     @Test func anUnknownOrInvisibleHostIsNotFetched() throws {

@@ -25,7 +25,7 @@ struct ExperienceHistoryTests {
     }
 
     func history(_ arguments: [(String, String)], as caller: Caller = .local) throws -> ExperienceHistory.Output {
-        try ExperienceHistory.Output(json: try binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)))
+        try ExperienceHistory.Output(json: try binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)).json)
     }
 
     @Test func listsOneExperiencesRecordsOldestFirstWithWhatChanged() throws {
@@ -79,7 +79,7 @@ struct ExperienceHistoryTests {
         let parsed = try ArgumentParser.parse(
             ["history", "7", "--limit", "3"], root: CommandSpec("clipctl", summary: "", subcommands: [try #require(binding.command)]),
             globals: [])
-        #expect(binding.arguments(of: parsed) == Arguments([("id", "7"), ("limit", "3")]))
+        #expect(try binding.arguments(of: CommandLine(parsed: parsed, readFile: { _, _ in [] })) == Arguments([("id", "7"), ("limit", "3")]))
     }
 }
 
@@ -92,7 +92,7 @@ struct TokenListTests {
         _ = try registry.createToken(name: "a", team: teamA)
         _ = try registry.createToken(name: "b", team: teamB)
         func names(_ caller: Caller) throws -> [String] {
-            let json = try TokenList.binding.perform(Arguments(), Session(registry: registry, caller: caller))
+            let json = try TokenList.binding.perform(Arguments(), Session(registry: registry, caller: caller)).json
             #expect(!JSONWriter.string(json).contains("clip_"), "no secret in a list")
             return try TokenList.Output(json: json).tokens.map(\.name)
         }
@@ -112,10 +112,10 @@ struct ExperienceHistoryReferenceTests {
                 #"{"url":"https://bikes.example/rent","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#))
         let session = Session(registry: registry, caller: .local)
         #expect(
-            try ExperienceHistory.Output(json: try ExperienceHistory.binding.perform(Arguments([("id", "1")]), session)).records.count == 1)
+            try ExperienceHistory.Output(json: try ExperienceHistory.binding.perform(Arguments([("id", "1")]), session).json).records.count == 1)
         for reference in ["0", "01", "+1", "-1", "99999999999999999999"] {
             #expect(throws: RegistryError.notFound("experience \(reference)")) {
-                try ExperienceHistory.binding.perform(Arguments([("id", reference)]), session)
+                try ExperienceHistory.binding.perform(Arguments([("id", reference)]), session).json
             }
         }
     }

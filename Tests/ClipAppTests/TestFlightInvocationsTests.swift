@@ -42,7 +42,7 @@ struct TestFlightInvocationsTests {
     }
 
     func perform(_ binding: Binding, _ arguments: [(String, String)], as caller: Caller = .local) throws -> TestFlightInvocationList {
-        try TestFlightInvocationList(json: try binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)))
+        try TestFlightInvocationList(json: try binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)).json)
     }
 
     func set(_ urls: [String], clip: String = bikes, as caller: Caller = .local) throws -> TestFlightInvocationList {

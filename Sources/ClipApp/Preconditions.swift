@@ -1,0 +1,57 @@
+import ClipStore
+import HTTP1
+
+/// A write refused by its request's `If-Match` or `If-None-Match` (HTTP 412, RFC 9110 §13.1).
+public struct PreconditionFailed: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension Arguments {
+    /// The preconditions of a write that creates or replaces, checked after the object's
+    /// visibility (another team's object never reaches here, so a 412 tells nothing of it).
+    /// `current` is the object's version, 0 for one that exists without versions, nil for one that
+    /// does not exist: `If-None-Match: *`, or a tag naming the current version (weak comparison),
+    /// fails when it exists (RFC 9110 §13.1.2); any `If-Match`, `*` included, fails when it does
+    /// not (RFC 9110 §13.1.1); a tag naming another version fails too. Returns the version
+    /// `If-Match` named (the current one), for the store to check again under its write lock.
+    public func replacePreconditions(kind: String, current: Int?, _ what: String) throws -> Int? {
+        if let current, let condition = condition("If-None-Match", ifNoneMatch) {
+            let matches: Bool
+            switch condition {
+            case .any: matches = true
+            case .tags(let tags): matches = tags.contains { $0.opaque == "\(kind)-v\(current)" }
+            }
+            if matches { throw PreconditionFailed("\(what) already exists (If-None-Match); read it and retry with If-Match") }
+        }
+        guard let condition = condition("If-Match", ifMatch) else { return nil }
+        guard let current else { throw PreconditionFailed("If-Match names a version of \(what), which does not exist") }
+        guard case .tags = condition else { return nil }
+        let expected = try expectedVersion(kind: kind, current: current)
+        if let expected, expected != current { throw RegistryError.versionMismatch(expected: expected, actual: current) }
+        return expected
+    }
+
+    /// The version `If-Match` names among the object's tags (`KIND-vN`, strong comparison, RFC 9110
+    /// §13.1.1): the current one when listed, else the first named; nil without `If-Match` or with `*`.
+    public func expectedVersion(kind: String, current: Int?) throws -> Int? {
+        guard let condition = condition("If-Match", ifMatch), case .tags(let tags) = condition else { return nil }
+        let prefix = "\(kind)-v"
+        let versions = tags.compactMap { tag -> Int? in
+            guard !tag.isWeak, tag.opaque.hasPrefix(prefix) else { return nil }
+            return Int(tag.opaque.dropFirst(prefix.count))
+        }
+        if let current, versions.contains(current) { return current }
+        guard let named = versions.first else {
+            throw PreconditionFailed("If-Match \(ifMatch?.prefix(200) ?? "") names no version of this resource; read it again and retry")
+        }
+        return named
+    }
+
+    private func condition(_ name: String, _ value: String?) -> EntityTagCondition? {
+        value.flatMap { HTTPHeaders([(name, $0)]).entityTagCondition(name) }
+    }
+}
+
+/// An object's entity tag as its routes send it in `ETag` (`"KIND-vN"`).
+public func entityTag(_ kind: String, _ version: Int) -> String { "\"\(kind)-v\(version)\"" }

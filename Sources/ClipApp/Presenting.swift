@@ -1,0 +1,22 @@
+public import ClipCore
+import ClipWire
+public import StrictJSON
+
+extension Printer {
+    /// At most this many notes or warnings are printed one per line; the rest are counted.
+    public static let listedAtMost = 20
+
+    /// A write's notes, indented under what it printed (`created team …`).
+    public func notes(_ notes: [WriteNote]) {
+        for note in notes.prefix(Self.listedAtMost) { line("  \(note.text)") }
+        if notes.count > Self.listedAtMost { line("  … and \(notes.count - Self.listedAtMost) more") }
+    }
+}
+
+/// A written object as `--json` prints it: the object with its `notes` member, empty when there are none.
+public func writtenJSON(_ object: JSONValue, notes: [WriteNote]) -> JSONValue {
+    guard case .object(var members) = object else { return object }
+    members.removeAll { $0.key == "notes" }
+    members.append((key: "notes", value: CatalogJSON.notes(notes)))
+    return .object(members)
+}
