@@ -20,12 +20,14 @@ struct CatalogListTests {
     }
 
     func apps(_ arguments: [(String, String)], as caller: Caller) throws -> [String] {
-        try AppList.Output(json: try AppList.binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)).json).apps.map(
-            \.bundleID.rawValue)
+        try AppList.Output(json: try AppList.binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)).json).apps
+            .map(
+                \.bundleID.rawValue)
     }
 
     func clips(_ arguments: [(String, String)], as caller: Caller) throws -> [String] {
-        try ClipList.Output(json: try ClipList.binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)).json).clips
+        try ClipList.Output(json: try ClipList.binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)).json)
+            .clips
             .map(\.appID.rawValue)
     }
 

@@ -79,7 +79,8 @@ struct ExperienceHistoryTests {
         let parsed = try ArgumentParser.parse(
             ["history", "7", "--limit", "3"], root: CommandSpec("clipctl", summary: "", subcommands: [try #require(binding.command)]),
             globals: [])
-        #expect(try binding.arguments(of: CommandLine(parsed: parsed, readFile: { _, _ in [] })) == Arguments([("id", "7"), ("limit", "3")]))
+        #expect(
+            try binding.arguments(of: CommandLine(parsed: parsed, readFile: { _, _ in [] })) == Arguments([("id", "7"), ("limit", "3")]))
     }
 }
 
@@ -112,7 +113,8 @@ struct ExperienceHistoryReferenceTests {
                 #"{"url":"https://bikes.example/rent","clip":"ABCDE12345.com.example.bikes.Clip","title":"T","subtitle":"S"}"#))
         let session = Session(registry: registry, caller: .local)
         #expect(
-            try ExperienceHistory.Output(json: try ExperienceHistory.binding.perform(Arguments([("id", "1")]), session).json).records.count == 1)
+            try ExperienceHistory.Output(json: try ExperienceHistory.binding.perform(Arguments([("id", "1")]), session).json).records.count
+                == 1)
         for reference in ["0", "01", "+1", "-1", "99999999999999999999"] {
             #expect(throws: RegistryError.notFound("experience \(reference)")) {
                 try ExperienceHistory.binding.perform(Arguments([("id", reference)]), session).json

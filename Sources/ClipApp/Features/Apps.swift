@@ -68,11 +68,11 @@ public enum AppSave: Operation {
             if let name = parsed.value("name") { body.append(("name", .string(name))) }
             arguments.append("bundleId", parsed.positionals.first)
             arguments.body = .object(body)
-        }
-    ) { output, _, printer in
-        AppFields.print(output.outcome.value, printer)
-        printer.notes(output.outcome.notes)
-    }
+        },
+        present: { output, _, printer in
+            AppFields.print(output.outcome.value, printer)
+            printer.notes(output.outcome.notes)
+        })
 }
 
 /// `POST /v1/apps`: creates an app; one that exists is a conflict (its owner is told to PATCH it).
@@ -147,8 +147,8 @@ public enum AppShow: Operation {
             // The command checks the bundle ID's form first, as it always has (exit 65).
             do throws(ValidationFailure) { _ = try BundleID(raw) } catch { throw RegistryError.invalid(error.errors) }
             arguments.append("bundleId", raw)
-        }
-    ) { output, _, printer in AppFields.print(output.app, printer) }
+        },
+        present: { output, _, printer in AppFields.print(output.app, printer) })
 }
 
 /// `PATCH /v1/apps/{bundleId}`: changes an app's App Store ID or name, under `If-Match` when given.
