@@ -1,5 +1,5 @@
-public import ClipCore
-public import StrictJSON
+import ClipCore
+import StrictJSON
 
 /// The forms in which change records keep an object before and after a change (docs/rules.md#change-records):
 /// the store's own, apart from the API's (`ClipWire`), so that a change to what the API answers can
@@ -10,16 +10,17 @@ public import StrictJSON
 /// of each object as it was when the form was frozen, member for member and in the same order, and
 /// must stay so: a new member, a renamed one or another order is form 2, written from then on, while
 /// `read` keeps giving every older record as it was stored.
-public enum AuditForm {
+enum AuditForm {
     /// The form new change records are written in.
-    public static let version: Int64 = 1
+    static let version: Int64 = 1
 
     /// A stored `before` or `after` of form `form`, as the change feed gives it (`GET /v1/changes`,
     /// `clipctl changes`): form 1 as stored. A form this version does not know (written by a newer
     /// one) is refused rather than guessed at.
     static func read(_ text: String, form: Int64) throws -> JSONValue {
         guard form == 1 else {
-            throw RegistryError.storage("a change record is in audit form \(form), which this version does not know (a newer version wrote it)")
+            throw RegistryError.storage(
+                "a change record is in audit form \(form), which this version does not know (a newer version wrote it)")
         }
         return try JSONParser.parse(text)
     }

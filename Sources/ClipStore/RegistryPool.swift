@@ -21,15 +21,18 @@ public final class RegistryPool: Sendable {
     private let stop = StopSignal()
 
     /// Opens (and migrates) the database once, so that a bad file fails at start-up. The read model
-    /// starts from the one saved at `savedReadModel` when it can (`LiveIndex.init`).
-    public init(path: String, capacity: Int = 8, savedReadModel: String? = nil) throws(RegistryError) {
+    /// starts from the one saved at `savedReadModel` when it can (`LiveIndex.init`), and asks the
+    /// database for other processes' writes at most every `checkIntervalNanoseconds`.
+    public init(
+        path: String, capacity: Int = 8, savedReadModel: String? = nil, checkIntervalNanoseconds: UInt64 = 1_000_000
+    ) throws(RegistryError) {
         self.path = path
         self.capacity = capacity
         available = DispatchSemaphore(value: capacity)
         let first = try Registry(path: path, actor: "api", stop: stop)
         first.observers = observers
         idle = Locked([Parked(registry: first)])
-        index = try LiveIndex(path: path, savedReadModel: savedReadModel)
+        index = try LiveIndex(path: path, checkIntervalNanoseconds: checkIntervalNanoseconds, savedReadModel: savedReadModel)
         observers.add(index)
     }
 

@@ -55,7 +55,10 @@ struct AuditFormTests {
                 extra: #","localizations":{"FR":{"title":"Louer","subtitle":"Touchez"}},"category":"BIKES""#))
         _ = try registry.createToken(name: "more", team: nil)
         let new = try registry.changes(since: old.last!.id, limit: 1000)
-        #expect(try registry.db.query("SELECT form FROM change_record WHERE id > ?", [.integer(old.last!.id)]).allSatisfy { try $0.int("form") == 1 })
+        #expect(
+            try registry.db.query("SELECT form FROM change_record WHERE id > ?", [.integer(old.last!.id)]).allSatisfy {
+                try $0.int("form") == 1
+            })
         // The same members in the same order as the old version's records of the same kind.
         func members(_ records: [ChangeRecord], _ entity: ChangeEntity) -> [String]? {
             records.first { $0.entity == entity && $0.action == .create }?.after?.objectMembers?.map(\.key)

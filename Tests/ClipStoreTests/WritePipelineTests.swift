@@ -13,7 +13,11 @@ struct WritePipelineTests {
         let accounts = Locked<[WriteAccount]>([])
         func registryDidCommit(_ account: WriteAccount) { accounts.withLock { $0.append(account) } }
         /// The accounts told since the last call.
-        func take() -> [WriteAccount] { accounts.withLock { a in defer { a = [] }; return a } }
+        func take() -> [WriteAccount] {
+            accounts.withLock { a in
+                defer { a = [] }; return a
+            }
+        }
     }
 
     func observed(_ path: String = temporaryDatabasePath()) throws -> (Registry, Recorder) {
@@ -97,6 +101,22 @@ struct WritePipelineTests {
         #expect(told.count == 1 && told.first?.experiencesChanged == [d.id] && told.first?.aasaHosts == [])
     }
 
+    /// The same write twice: the second changes nothing, records nothing and tells nothing.
+    @Test func theSameWriteTwiceIsToldOnce() throws {
+        let (registry, recorder) = try observed()
+        _ = try registry.register(try experienceJSON("https://shop.example/a"))
+        _ = recorder.take()
+        let app = try BundleID("com.example.bikes")
+        try registry.addWebcredentials(host: "shop.example", app: app)
+        #expect(recorder.take().map(\.aasaHosts) == [["shop.example"]])
+        try registry.addWebcredentials(host: "shop.example", app: app)
+        #expect(recorder.take().isEmpty)
+        _ = try registry.setApplinks(host: "shop.example", app: app, components: [["/": "/a/*"]])
+        _ = recorder.take()
+        _ = try registry.setApplinks(host: "shop.example", app: app, components: [["/": "/a/*"]])
+        #expect(recorder.take().isEmpty)
+    }
+
     @Test func theEventsTheOutboxQueuedAreInTheAccount() throws {
         let (registry, recorder) = try observed()
         _ = try registry.addWebhook(
@@ -110,7 +130,8 @@ struct WritePipelineTests {
 
     @Test func anImportIsOneAccountWithEveryExperienceInOrder() throws {
         let (registry, recorder) = try observed()
-        let csv = "url,clip,title,subtitle\n" + (0..<100).map { "https://shop.example/\($0),ABCDE12345.com.example.bikes.Clip,T,S\n" }.joined()
+        let csv =
+            "url,clip,title,subtitle\n" + (0..<100).map { "https://shop.example/\($0),ABCDE12345.com.example.bikes.Clip,T,S\n" }.joined()
         _ = try registry.importExperiences(csv, format: .csv)
         let told = recorder.take()
         let ids = try registry.experiences().sorted { $0.id < $1.id }.map(\.id)
@@ -118,19 +139,23 @@ struct WritePipelineTests {
         #expect(told.first?.lastChange?.id == (try lastChangeID(registry)))
         // A refused import (one bad line) tells nothing.
         #expect(throws: RegistryError.self) {
-            try registry.importExperiences("url,clip,title,subtitle\nhttps://shop.example/x,ABCDE12345.com.example.bikes.Clip,T,S\nbad,,,\n", format: .csv)
+            try registry.importExperiences(
+                "url,clip,title,subtitle\nhttps://shop.example/x,ABCDE12345.com.example.bikes.Clip,T,S\nbad,,,\n", format: .csv)
         }
         #expect(recorder.take().isEmpty)
     }
 
     @Test func aPoolTellsItsReadModelAndAnObserverThatIsGoneIsDropped() throws {
         let path = temporaryDatabasePath()
-        let pool = try RegistryPool(path: path)
+        // An hour between checks for other processes' writes: only the pool's own announcements count.
+        let pool = try RegistryPool(path: path, checkIntervalNanoseconds: 3_600_000_000_000)
         var recorder: Recorder? = Recorder()
         pool.observers.add(recorder!)
         _ = try pool.with(actor: "test") { try $0.register(try experienceJSON("https://shop.example/a")) }
         #expect(recorder?.take().count == 1)
         #expect(try pool.index.resolve("https://shop.example/a", preferences: []).match != nil)
+        _ = try pool.with(actor: "test") { try $0.register(try experienceJSON("https://shop.example/a2")) }
+        #expect(try pool.index.resolve("https://shop.example/a2", preferences: []).match != nil, "the next write too")
         weak let gone = recorder
         recorder = nil
         #expect(gone == nil, "the observers hold no observer alive")
