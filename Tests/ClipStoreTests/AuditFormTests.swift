@@ -53,7 +53,12 @@ struct AuditFormTests {
             try experienceJSON(
                 "https://bikes.example/again", clip: "ABCDE12345.com.example.bikes.Clip",
                 extra: #","localizations":{"FR":{"title":"Louer","subtitle":"Touchez"}},"category":"BIKES""#))
+        _ = try registry.register(try experienceJSON("https://bikes.example/other", clip: "ABCDE12345.com.example.other.Clip"))
         _ = try registry.createToken(name: "more", team: nil)
+        _ = try registry.addWebhook(
+            url: "https://hooks.example/more", events: try WebhookEventPatterns("*"), team: nil, allowPrivateTargets: false)
+        _ = try registry.setDefaultExperience(
+            clip: try AppID("ABCDE12345.com.example.other.Clip"), action: .open, localizations: ["en-US": "Ride"])
         let new = try registry.changes(since: old.last!.id, limit: 1000)
         #expect(
             try registry.db.query("SELECT form FROM change_record WHERE id > ?", [.integer(old.last!.id)]).allSatisfy {
@@ -63,7 +68,7 @@ struct AuditFormTests {
         func members(_ records: [ChangeRecord], _ entity: ChangeEntity) -> [String]? {
             records.first { $0.entity == entity && $0.action == .create }?.after?.objectMembers?.map(\.key)
         }
-        for entity in [ChangeEntity.experience, .token] {
+        for entity in [ChangeEntity.experience, .app, .token, .webhook, .defaultExperience] {
             #expect(members(new, entity) != nil && members(new, entity) == members(old, entity), "\(entity)")
         }
     }
