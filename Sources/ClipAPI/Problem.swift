@@ -55,9 +55,9 @@ struct Problem: Error {
         case .hostRefused(let refusal): self.init(status: 403, detail: refusal.teamMessage)
         // RFC 9110 §15.6.4: the server cannot handle the request at present; no Retry-After,
         // since the database stays read-only until an operator changes it.
-        case .readOnly(let message):
+        case .readOnly:
+            // Its text names the file; `clipctl serve` logs that once, at start-up (ClipServer.serve).
             self.init(status: 503, detail: "the database is read-only: reads work, writes are refused")
-            logDetail = message
         }
     }
 
