@@ -56,7 +56,7 @@ let package = Package(
 
         // The SQLite-backed registry store.
         .target(
-            name: "ClipStore", dependencies: ["ClipCore", "ClipCodes", "ClipWire", "SQLiteDB", "StrictJSON", "Locking"],
+            name: "ClipStore", dependencies: ["ClipCore", "ClipCodes", "SQLiteDB", "StrictJSON", "Locking"],
             swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(name: "ClipWireTests", dependencies: ["ClipWire", "ClipCore", "StrictJSON"], swiftSettings: strict),
         .testTarget(
             name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB", "StrictJSON", "TestSupport"],
-            swiftSettings: strict),
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FileFormatsTests", dependencies: ["FileFormats"], swiftSettings: strict),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(

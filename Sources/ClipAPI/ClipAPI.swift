@@ -159,8 +159,6 @@ public final class ClipAPI: @unchecked Sendable {
     let normalizedHosts = NormalizedHosts()
     private var policies: [String: CachePolicy] = [:]
 
-    /// The webhook delivery worker to wake after a write, when the server runs one.
-    let webhookWorker: WebhookWorker?
     /// Whether webhooks may be added for loopback, private and other non-public addresses (`serve --allow-private-targets`).
     let allowsPrivateWebhookTargets: Bool
     /// How operations that look outside fetch (`verify`); nil: they answer 422.
@@ -168,11 +166,10 @@ public final class ClipAPI: @unchecked Sendable {
 
     public init(
         pool: RegistryPool, logsRequests: Bool = true, appStoreConnect: ASCClient? = nil, publicMaxAge: Int = 60,
-        webhookWorker: WebhookWorker? = nil, allowsPrivateWebhookTargets: Bool = false, outbound: Outbound? = nil,
+        allowsPrivateWebhookTargets: Bool = false, outbound: Outbound? = nil,
         logBatch: (@Sendable (UnsafeBufferPointer<UInt8>) -> Void)? = nil, log: @escaping @Sendable (String) -> Void
     ) {
         self.pool = pool
-        self.webhookWorker = webhookWorker
         self.allowsPrivateWebhookTargets = allowsPrivateWebhookTargets
         self.outbound = outbound
         self.publicMaxAge = publicMaxAge
@@ -191,6 +188,7 @@ public final class ClipAPI: @unchecked Sendable {
         precondition(Self.aasaTemplates.allSatisfy { policies[$0] == aasaPolicy }, "the AASA routes are cached alike")
         routeTable = registering.freeze()
         registering = Router()
+        pool.observers.add(self)
     }
 
     /// The (method, template) pairs that need a bearer token.
@@ -424,12 +422,6 @@ public final class ClipAPI: @unchecked Sendable {
                     principal = token.team.map { .team($0, tokenID: token.id) } ?? .admin(tokenID: token.id)
                     registry.actor = "token:\(token.id)"
                 }
-                defer {
-                    if request.method != "GET" && request.method != "HEAD" {
-                        pool.index.noteLocalWrite()
-                        webhookWorker?.wake()
-                    }
-                }
                 do {
                     return try handler(
                         self, Context(request: request, parameters: parameters, query: query, principal: principal, registry: registry))
@@ -439,16 +431,30 @@ public final class ClipAPI: @unchecked Sendable {
                 }
             }
         } catch let problem as Problem {
-            return problem.response
+            return logged(problem).response
         } catch let error as RegistryError {
-            if case .storage(let message) = error {
-                logLine("{\"level\":\"error\",\"msg\":\"storage\",\"detail\":\(JSONWriter.string(.string(message)))}")
-            }
-            return Problem(error).response
+            return logged(Problem(error)).response
         } catch {
             logLine("{\"level\":\"error\",\"msg\":\"unexpected\",\"detail\":\(JSONWriter.string(.string("\(error)")))}")
             return Problem(status: 500, detail: "internal error").response
         }
+    }
+}
+
+extension ClipAPI: WriteObserver {
+    /// The HTTP cache's validators follow the store's commits: the `Last-Modified` of the public
+    /// answers (`cached`) is the newest change record's time, parsed here once per write rather than
+    /// by the first answer after it.
+    public func registryDidCommit(_ account: WriteAccount) {
+        if let change = account.lastChange { _ = lastChangeSeconds((change.id, change.at)) }
+    }
+
+    /// The problem, its log line written first when it hides what failed from the client (`Problem.logDetail`).
+    func logged(_ problem: Problem) -> Problem {
+        if let detail = problem.logDetail {
+            logLine("{\"level\":\"error\",\"msg\":\"storage\",\"detail\":\(JSONWriter.string(.string(detail)))}")
+        }
+        return problem
     }
 }
 

@@ -12,6 +12,9 @@ struct Problem: Error {
     var errors: [FieldError] = []
     var extra: [(key: String, value: JSONValue)] = []
     var headers: [(String, String)] = []
+    /// What failed, for the server's log only (`ClipAPI.logged`): SQLite's messages and file paths
+    /// describe the server, not the request, and are never sent (docs/rules.md#errors-and-statuses).
+    var logDetail: String?
 
     static func badRequest(_ detail: String, errors: [FieldError] = []) -> Problem { Problem(status: 400, detail: detail, errors: errors) }
     static func notFound(_ detail: String) -> Problem { Problem(status: 404, detail: detail) }
@@ -45,14 +48,21 @@ struct Problem: Error {
         case .versionMismatch: self.init(status: 412, detail: error.description)
         case .unprocessable(let message): self.init(status: 422, detail: message)
         case .busy, .interrupted: self.init(status: 503, detail: error.description, headers: [("Retry-After", "1")])
-        case .storage(let message): self.init(status: 500, detail: "storage failure: \(message)")
+        case .storage(let message):
+            self.init(status: 500, detail: Self.storageDetail)
+            logDetail = message
         // Never names who holds the host: ClipAPI.run tells administrators (docs/rules.md#host-ownership).
         case .hostRefused(let refusal): self.init(status: 403, detail: refusal.teamMessage)
         // RFC 9110 §15.6.4: the server cannot handle the request at present; no Retry-After,
         // since the database stays read-only until an operator changes it.
-        case .readOnly(let message): self.init(status: 503, detail: message)
+        case .readOnly:
+            // Its text names the file; `clipctl serve` logs that once, at start-up (ClipServer.serve).
+            self.init(status: 503, detail: "the database is read-only: reads work, writes are refused")
         }
     }
+
+    /// What a client learns of a storage failure.
+    static let storageDetail = "internal error: the server could not read or write its database (its log says why)"
 
     init(
         status: Int, detail: String, errors: [FieldError] = [], extra: [(key: String, value: JSONValue)] = [],

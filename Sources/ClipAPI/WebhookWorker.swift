@@ -1,5 +1,5 @@
 public import ClipCore
-import ClipStore
+public import ClipStore
 import Foundation
 import Locking
 import StrictJSON
@@ -11,9 +11,10 @@ import SystemCrypto
 /// side, so one that hangs delays no other), marks it
 /// delivered only after a 2xx, and otherwise schedules the next attempt. All its state is in
 /// SQLite: after a crash it starts again from there, and an event sent but not yet marked is sent
-/// again with the same `webhook-id`. It wakes on the server's own writes (`wake`) and at least
+/// again with the same `webhook-id`. It wakes on the server's own writes that queued an event or
+/// changed an endpoint (`registryDidCommit`, registered on the pool's `WriteObservers`) and at least
 /// every `pollSeconds` (for other processes' writes and for retries).
-public final class WebhookWorker: Sendable {
+public final class WebhookWorker: WriteObserver {
     public struct Configuration: Sendable {
         public var schedule = WebhookRetrySchedule.standard
         public var timeoutSeconds = 10.0
@@ -50,6 +51,11 @@ public final class WebhookWorker: Sendable {
 
     /// Something was written: look for new deliveries now.
     public func wake() { wakeUps.signal() }
+
+    /// A committed write that queued events, or changed an endpoint (one enabled again has deliveries due at once).
+    public func registryDidCommit(_ account: WriteAccount) {
+        if !account.events.isEmpty || account.otherChanges.contains(.webhook) { wake() }
+    }
 
     /// Stops after the attempt in progress (at most one request's timeout) and waits for that;
     /// any number of callers may wait.

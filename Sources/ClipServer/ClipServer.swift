@@ -89,9 +89,10 @@ public enum ClipServer {
         io.err(Self.logLine("info", "connections: at most \(limits.maxConnections) (\(capNote))"))
         let quiet = parsed.flag("quiet")
         let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { line in io.err(line + "\n") })
+        pool.observers.add(worker)
         let api = ClipAPI(
             pool: pool, logsRequests: !quiet, appStoreConnect: try command.appStoreConnect(), publicMaxAge: publicMaxAge,
-            webhookWorker: worker, allowsPrivateWebhookTargets: webhooks.allowPrivateTargets,
+            allowsPrivateWebhookTargets: webhooks.allowPrivateTargets,
             outbound: OutboundHTTP(timeoutSeconds: webhooks.timeoutSeconds, allowPrivateTargets: webhooks.allowPrivateTargets).outbound(
                 cdnBaseURL: parsed.value("aasa-cdn-url"), siteURLTemplate: parsed.value("aasa-site-url")),
             // The hot routes' request lines in batches: one write for many lines (`AccessLog`).

@@ -17,9 +17,10 @@ import Locking
 /// committed write therefore sees it.
 ///
 /// Asking SQLite costs a shared-memory lock (an `fcntl`), so it is asked at most once a
-/// millisecond, and at once after a write this process made (`noteLocalWrite`): a write through
-/// the API is seen by the next read; a write by another process within a millisecond.
-public final class LiveIndex: Sendable {
+/// millisecond, and at once after a write committed through a registry that has it among its
+/// observers (`registryDidCommit`; a `RegistryPool` registers its index): a write through the API is
+/// seen by the next read; a write by another process (clipctl on the file) within a millisecond.
+public final class LiveIndex: WriteObserver {
     public struct AASAFile: Sendable {
         public let bytes: [UInt8]
         /// A strong validator: the first 128 bits of the bytes' SHA-256, quoted (RFC 9110 §8.8.3).
@@ -173,9 +174,9 @@ public final class LiveIndex: Sendable {
         }
     }
 
-    /// Called after this process committed a write (the API's writes), so that the next read
-    /// asks the database instead of waiting for the next periodic check.
-    public func noteLocalWrite() {
+    /// A write this process committed (`WriteObservers`): the next read asks the database at once
+    /// instead of at the next periodic check, and replays the change records the account ends with.
+    public func registryDidCommit(_ account: WriteAccount) {
         state.withLock { $0.localWrite = true }
     }
 }

@@ -1,5 +1,4 @@
 public import ClipCore
-import ClipWire
 import SQLiteDB
 import StrictJSON
 
@@ -41,7 +40,7 @@ extension Registry {
                 [.text(appBundle.rawValue), .text(clip.team.rawValue), .text(t), .text(t)])
             try recordChange(
                 entity: .app, id: appBundle.rawValue, action: .create, before: nil,
-                after: ChangeRecordJSON.app(App(bundleID: appBundle, team: clip.team)))
+                after: AuditForm.app(App(bundleID: appBundle, team: clip.team)))
             notes.append(.createdApp(appBundle, team: clip.team))
         }
         if try db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty {
@@ -153,8 +152,8 @@ extension Registry {
                         "UPDATE app SET app_store_id = ?, name = ?, version = ?, updated_at = ? WHERE bundle_id = ?",
                         [.text(after.appStoreID?.rawValue), .text(after.name), .int(after.version), .text(t), .text(bundleID.rawValue)])
                     try recordChange(
-                        entity: .app, id: bundleID.rawValue, action: .update, before: ChangeRecordJSON.app(before),
-                        after: ChangeRecordJSON.app(after))
+                        entity: .app, id: bundleID.rawValue, action: .update, before: AuditForm.app(before),
+                        after: AuditForm.app(after))
                     notes.append(.updatedApp(bundleID))
                 }
                 return WriteOutcome(after, notes: notes)
@@ -166,7 +165,7 @@ extension Registry {
             try db.execute(
                 "INSERT INTO app(bundle_id, team_id, app_store_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                 [.text(bundleID.rawValue), .text(team.rawValue), .text(app.appStoreID?.rawValue), .text(app.name), .text(t), .text(t)])
-            try recordChange(entity: .app, id: bundleID.rawValue, action: .create, before: nil, after: ChangeRecordJSON.app(app))
+            try recordChange(entity: .app, id: bundleID.rawValue, action: .create, before: nil, after: AuditForm.app(app))
             notes.append(.createdApp(bundleID, team: team))
             return WriteOutcome(app, created: true, notes: notes)
         }
@@ -370,7 +369,7 @@ extension Registry {
             let after = try loadDefaultExperience(clip)!
             try recordChange(
                 entity: .defaultExperience, id: clip.rawValue, action: before == nil ? .create : .update,
-                before: before.map(CatalogJSON.defaultExperience), after: CatalogJSON.defaultExperience(after))
+                before: before.map(AuditForm.defaultExperience), after: AuditForm.defaultExperience(after))
             notes.append(before == nil ? .createdDefaultExperience(clip) : .updatedDefaultExperience(clip))
             return WriteOutcome(after, created: before == nil, notes: notes)
         }
@@ -386,7 +385,7 @@ extension Registry {
             }
             try db.execute("DELETE FROM default_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
             try recordChange(
-                entity: .defaultExperience, id: id.rawValue, action: .remove, before: CatalogJSON.defaultExperience(before),
+                entity: .defaultExperience, id: id.rawValue, action: .remove, before: AuditForm.defaultExperience(before),
                 after: nil)
             return WriteOutcome(before)
         }

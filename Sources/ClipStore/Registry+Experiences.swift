@@ -1,5 +1,4 @@
 public import ClipCore
-import ClipWire
 import SQLiteDB
 public import StrictJSON
 
@@ -214,7 +213,7 @@ extension Registry {
         let id = db.lastInsertRowID
         try insertLocalizations(id, draft.localizations)
         let saved = Self.saved(draft, id: id, clip: clip, at: t)
-        try recordChange(entity: .experience, id: String(id), action: .create, before: nil, after: ExperienceJSON.full(saved))
+        try recordChange(entity: .experience, id: String(id), action: .create, before: nil, after: AuditForm.experience(saved))
         return saved
     }
 
@@ -331,8 +330,8 @@ extension Registry {
         }
         saved.clip = try storedClip(saved.clip.bundleID)
         try recordChange(
-            entity: .experience, id: String(saved.id), action: action, before: ExperienceJSON.full(before),
-            after: ExperienceJSON.full(saved))
+            entity: .experience, id: String(saved.id), action: action, before: AuditForm.experience(before),
+            after: AuditForm.experience(saved))
         return saved
     }
 
@@ -371,7 +370,7 @@ extension Registry {
             try db.execute(
                 "UPDATE advanced_experience SET removed_at = ?, version = version + 1, updated_at = ? WHERE id = ?",
                 [.text(t), .text(t), .integer(before.id)])
-            try recordChange(entity: .experience, id: String(before.id), action: .remove, before: ExperienceJSON.full(before), after: nil)
+            try recordChange(entity: .experience, id: String(before.id), action: .remove, before: AuditForm.experience(before), after: nil)
             return WriteOutcome(before)
         }
     }

@@ -1,5 +1,4 @@
 import ClipCore
-import ClipWire
 import SQLiteDB
 import StrictJSON
 
@@ -28,7 +27,7 @@ extension Registry {
         var changeRecord: PreparedChangeRecord?
     }
 
-    /// The `after` JSON text of an imported experience's change record (`ExperienceJSON.full`), written
+    /// The `after` JSON text of an imported experience's change record (`AuditForm.experience`), written
     /// before its row for the id and clip it is expected to be stored with (perf, 100k-line import:
     /// building it on the writing thread was 14% of that thread's instructions). The writer uses
     /// it only when the row got that id and clip (`text(for:)`).
@@ -40,7 +39,7 @@ extension Registry {
         init(_ draft: AdvancedExperience, id: Int64, at: String) {
             self.id = id
             clip = draft.clip
-            text = JSONWriter.string(ExperienceJSON.full(Registry.saved(draft, id: id, clip: draft.clip, at: at)))
+            text = JSONWriter.string(AuditForm.experience(Registry.saved(draft, id: id, clip: draft.clip, at: at)))
         }
 
         /// The text for `saved` (the experience as stored), when it is the one prepared.
@@ -89,9 +88,9 @@ extension Registry {
         try recordChanges(
             entity: .experience, action: .create,
             zip(chunk, saved).map { row, experience in
-                (String(experience.id), row.changeRecord?.text(for: experience) ?? JSONWriter.string(ExperienceJSON.full(experience)))
+                (String(experience.id), row.changeRecord?.text(for: experience) ?? JSONWriter.string(AuditForm.experience(experience)))
             },
-            objects: { saved.map(ExperienceJSON.full) })
+            objects: { saved.map(AuditForm.experience) })
         return saved
     }
 

@@ -1,7 +1,6 @@
 import Foundation
 public import ClipCore
 import SQLiteDB
-import ClipWire
 import StrictJSON
 
 /// API tokens (docs/rules.md#tenancy): admin tokens manage everything; team tokens only their team's
@@ -35,7 +34,7 @@ extension Registry {
             try db.execute(
                 "UPDATE api_token SET secret_sha256 = ? WHERE id = ?", [.text(SHA256.hexDigest(Array(secret.utf8))), .integer(id)])
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
-            try recordChange(entity: .token, id: String(id), action: .create, before: nil, after: TokenJSON.token(token))
+            try recordChange(entity: .token, id: String(id), action: .create, before: nil, after: AuditForm.token(token))
             return WriteOutcome((token, secret), created: true, notes: notes)
         }
     }
@@ -94,7 +93,7 @@ extension Registry {
                 throw RegistryError.notFound(exists ? "active token \(id)" : "token \(id)")
             }
             let token = try readToken(try db.query("SELECT * FROM api_token WHERE id = ?", [.integer(id)]).first!)
-            try recordChange(entity: .token, id: String(id), action: .revoke, before: nil, after: TokenJSON.token(token))
+            try recordChange(entity: .token, id: String(id), action: .revoke, before: nil, after: AuditForm.token(token))
             return WriteOutcome(token)
         }
     }

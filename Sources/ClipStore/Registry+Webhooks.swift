@@ -1,5 +1,4 @@
 public import ClipCore
-import ClipWire
 public import Foundation
 import SQLiteDB
 public import StrictJSON
@@ -35,6 +34,7 @@ extension Registry {
             "INSERT INTO webhook_event(message_id, type, team_id, payload, created_at) VALUES (?, ?, ?, ?, ?)",
             [.text(Self.messageID()), .text(type.rawValue), .text(team?.rawValue), .text(JSONWriter.string(payload)), .text(at)])
         let event = db.lastInsertRowID
+        accountOfTransaction?.events.append(type)
         let due = Self.milliseconds(now())
         for endpoint in endpoints {
             try db.execute(
@@ -144,7 +144,7 @@ extension Registry {
                 [.text(team?.rawValue), .text(url), .text(events.description), .text(secret), .text(timestamp())])
             let endpoint = try readEndpoint(
                 try db.query("SELECT * FROM webhook_endpoint WHERE id = ?", [.integer(db.lastInsertRowID)]).first!)
-            try recordChange(entity: .webhook, id: String(endpoint.id), action: .create, before: nil, after: WebhookJSON.endpoint(endpoint))
+            try recordChange(entity: .webhook, id: String(endpoint.id), action: .create, before: nil, after: AuditForm.webhook(endpoint))
             return WriteOutcome((endpoint, secret), created: true, notes: notes)
         }
     }
@@ -180,7 +180,7 @@ extension Registry {
             try db.execute("DELETE FROM webhook_endpoint WHERE id = ?", [.integer(id)])
             try db.execute(
                 "DELETE FROM webhook_event WHERE NOT EXISTS (SELECT 1 FROM webhook_delivery d WHERE d.event_id = webhook_event.id)")
-            try recordChange(entity: .webhook, id: String(id), action: .remove, before: WebhookJSON.endpoint(endpoint), after: nil)
+            try recordChange(entity: .webhook, id: String(id), action: .remove, before: AuditForm.webhook(endpoint), after: nil)
             return WriteOutcome(endpoint)
         }
     }
@@ -218,8 +218,8 @@ extension Registry {
             """,
             [.integer(Self.milliseconds(now())), .integer(endpoint.id)])
         try recordChange(
-            entity: .webhook, id: String(endpoint.id), action: .update, before: WebhookJSON.endpoint(endpoint),
-            after: WebhookJSON.endpoint(try webhook(id: endpoint.id)))
+            entity: .webhook, id: String(endpoint.id), action: .update, before: AuditForm.webhook(endpoint),
+            after: AuditForm.webhook(try webhook(id: endpoint.id)))
     }
 
     /// The endpoint's deliveries, newest first.
@@ -350,8 +350,8 @@ extension Registry {
                     "UPDATE webhook_endpoint SET state = 'failing', failing_since = ?, failure = ? WHERE id = ?",
                     [.text(timestamp()), .text(why), .integer(due.endpointID)])
                 try recordChange(
-                    entity: .webhook, id: String(due.endpointID), action: .update, before: WebhookJSON.endpoint(before),
-                    after: WebhookJSON.endpoint(try webhook(id: due.endpointID)))
+                    entity: .webhook, id: String(due.endpointID), action: .update, before: AuditForm.webhook(before),
+                    after: AuditForm.webhook(try webhook(id: due.endpointID)))
             }
         }
     }

@@ -14,6 +14,11 @@ public final class Registry {
     var tracksAASAChanges = false
     /// The webhook endpoints, read once in a write transaction at its first event (Registry+Webhooks.swift).
     var webhookEndpointsOfTransaction: [WebhookEndpoint]?
+    /// What the write transaction under way has changed so far (`write`); nil outside one.
+    var accountOfTransaction: WriteAccount?
+    /// Told of each write transaction this registry commits (`WriteObservers`): a server's pool
+    /// shares one set among its connections; nil for a registry nobody observes (clipctl on the file).
+    public var observers: WriteObservers?
     /// While an import writes: the one time its rows and change records carry (`timestamp()`). They
     /// all become visible at one commit; formatting the time for each row was 2% of a 100k-line import.
     var timestampOfImport: String?
@@ -91,23 +96,42 @@ public final class Registry {
         }
     }
 
-    /// A write transaction (BEGIN IMMEDIATE) with errors mapped.
-    /// Ends with one check of every host whose AASA the transaction changed: each must still be
-    /// at most 128 KB and pass the lint, whichever write changed it; otherwise the whole write
-    /// rolls back (Registry+AASAInvariant.swift).
+    /// A write transaction (BEGIN IMMEDIATE) with errors mapped: the one write pipeline
+    /// (docs/architecture.md#the-path-of-a-write). Its steps add to the transaction's account
+    /// (`WriteAccount`: change records, outbox events); before the commit the store closes it
+    /// (`closeTransaction`: the hosts whose AASA changed, their `aasa.changed` events, the AASA
+    /// invariant, which may still refuse the whole write); after the commit the account goes to
+    /// the observers (`observers`). A rolled-back or refused write announces nothing. A write inside
+    /// another write joins it.
     func write<T>(_ body: () throws -> T) throws(RegistryError) -> T {
-        try guarded {
-            if db.isInsideTransaction { return try body() }
+        if db.isInsideTransaction { return try guarded(body) }
+        let (result, account) = try guarded { () throws -> (T, WriteAccount) in
             try trackAASAChanges()
             webhookEndpointsOfTransaction = nil
-            defer { webhookEndpointsOfTransaction = nil }
-            return try db.write {
+            accountOfTransaction = WriteAccount()
+            defer {
+                webhookEndpointsOfTransaction = nil
+                accountOfTransaction = nil
+            }
+            let result = try db.write {
                 let result = try body()
-                try emitAASAEvents()
-                try checkTouchedAASA()
+                try closeTransaction()
                 return result
             }
+            return (result, accountOfTransaction ?? WriteAccount())
         }
+        if !account.isEmpty { observers?.announce(account) }
+        return result
+    }
+
+    /// The store's own steps at the end of every write transaction, before its commit, in this order:
+    /// the account takes the hosts whose AASA changed (the AASA invariant's triggers noted them);
+    /// the outbox writes their `aasa.changed` events (Registry+Webhooks.swift); the invariant checks
+    /// them (Registry+AASAInvariant.swift) and throws, rolling everything back, when one fails.
+    func closeTransaction() throws {
+        accountOfTransaction?.aasaHosts = try aasaChangedHosts()
+        try emitAASAEvents()
+        try checkTouchedAASA()
     }
 
     /// A write (as `write`) whose outcome names the hosts whose AASA it changed
@@ -128,16 +152,19 @@ public final class Registry {
 
     /// Appends a change record (docs/rules.md#change-records: when, who, what entity, before/after).
     func recordChange(entity: ChangeEntity, id: String, action: ChangeAction, before: JSONValue?, after: JSONValue?) throws {
+        let at = timestamp()
         try db.execute(
-            "INSERT INTO \(Self.changeRecordColumns) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO \(Self.changeRecordColumns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                .text(timestamp()), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue),
-                .text(before.map { JSONWriter.string($0) }), .text(after.map { JSONWriter.string($0) }),
+                .text(at), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue),
+                .text(before.map { JSONWriter.string($0) }), .text(after.map { JSONWriter.string($0) }), .integer(AuditForm.version),
             ])
+        accountOfTransaction?.noteChange(entity, id: id, action: action, record: ChangeMark(id: db.lastInsertRowID, at: at))
         if entity == .experience { try emitExperienceEvent(action: action, before: before, after: after) }
     }
 
-    static let changeRecordColumns = "change_record(at, actor, entity, entity_id, action, before, after)"
+    /// Every change record names the audit form its `before` and `after` are in (`AuditForm`, Migrations/0010).
+    static let changeRecordColumns = "change_record(at, actor, entity, entity_id, action, before, after, form)"
 
     /// Appends the change records of several creations at once (an import's chunk), in order,
     /// as `recordChange` would one by one: each one's id and `after` as JSON text. `objects`
@@ -147,11 +174,22 @@ public final class Registry {
     ) throws {
         let at = timestamp()
         var values: [SQLValue] = []
-        values.reserveCapacity(created.count * 7)
+        values.reserveCapacity(created.count * 8)
         for (id, after) in created {
-            values += [.text(at), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue), .null, .text(after)]
+            values += [
+                .text(at), .text(actor), .text(entity.rawValue), .text(id), .text(action.rawValue), .null, .text(after),
+                .integer(AuditForm.version),
+            ]
         }
-        try insertRows(Self.changeRecordColumns, columns: 7, values)
+        try insertRows(Self.changeRecordColumns, columns: 8, values)
+        if !created.isEmpty {
+            let mark = ChangeMark(id: db.lastInsertRowID, at: at)
+            if entity == .experience {
+                accountOfTransaction?.noteCreated(experiences: created.lazy.compactMap { Int64($0.id) }, record: mark)
+            } else {
+                accountOfTransaction?.noteChange(entity, id: created.last!.id, action: action, record: mark)
+            }
+        }
         if entity == .experience, !(try transactionEndpoints().isEmpty) {
             for after in objects() { try emitExperienceEvent(action: action, before: nil, after: after) }
         }
@@ -171,19 +209,19 @@ public final class Registry {
     func changeRecords(where condition: String, _ values: [SQLValue], limit: Int) throws(RegistryError) -> [ChangeRecord] {
         try guarded {
             try db.query(
-                "SELECT id, at, actor, entity, entity_id, action, before, after FROM change_record WHERE \(condition) ORDER BY id LIMIT ?",
+                "SELECT id, at, actor, entity, entity_id, action, before, after, form FROM change_record WHERE \(condition) ORDER BY id LIMIT ?",
                 values + [.integer(Int64(limit))]
             ).map { row in
                 let id = Int64(try row.int("id"))
-                let entity = try row.string("entity"), action = try row.string("action")
+                let entity = try row.string("entity"), action = try row.string("action"), form = Int64(try row.int("form"))
                 guard let kind = ChangeEntity(rawValue: entity), let change = ChangeAction(rawValue: action) else {
                     throw RegistryError.storage("\(path): change record \(id) has an unknown entity or action (\(entity), \(action))")
                 }
                 return ChangeRecord(
                     id: id, at: try row.string("at"), actor: try row.string("actor"),
                     entity: kind, entityID: try row.string("entity_id"), action: change,
-                    before: try row.optionalString("before").map { try JSONParser.parse($0) },
-                    after: try row.optionalString("after").map { try JSONParser.parse($0) })
+                    before: try row.optionalString("before").map { try AuditForm.read($0, form: form) },
+                    after: try row.optionalString("after").map { try AuditForm.read($0, form: form) })
             }
         }
     }

@@ -14,17 +14,26 @@ public final class RegistryPool: Sendable {
     private let available: DispatchSemaphore
     /// The in-memory read model that resolve and the served AASA use (docs/architecture.md#the-read-model).
     public let index: LiveIndex
+    /// Told of every write committed through the pool's connections (the read model first; the
+    /// server adds the webhook worker and the HTTP API's cache).
+    public let observers = WriteObservers()
     /// Raised at the server's drain deadline: every pooled connection's work stops.
     private let stop = StopSignal()
 
     /// Opens (and migrates) the database once, so that a bad file fails at start-up. The read model
-    /// starts from the one saved at `savedReadModel` when it can (`LiveIndex.init`).
-    public init(path: String, capacity: Int = 8, savedReadModel: String? = nil) throws(RegistryError) {
+    /// starts from the one saved at `savedReadModel` when it can (`LiveIndex.init`), and asks the
+    /// database for other processes' writes at most every `checkIntervalNanoseconds`.
+    public init(
+        path: String, capacity: Int = 8, savedReadModel: String? = nil, checkIntervalNanoseconds: UInt64 = 1_000_000
+    ) throws(RegistryError) {
         self.path = path
         self.capacity = capacity
         available = DispatchSemaphore(value: capacity)
-        idle = Locked([Parked(registry: try Registry(path: path, actor: "api", stop: stop))])
-        index = try LiveIndex(path: path, savedReadModel: savedReadModel)
+        let first = try Registry(path: path, actor: "api", stop: stop)
+        first.observers = observers
+        idle = Locked([Parked(registry: first)])
+        index = try LiveIndex(path: path, checkIntervalNanoseconds: checkIntervalNanoseconds, savedReadModel: savedReadModel)
+        observers.add(index)
     }
 
     /// Ends the database work of every request under way, and of any started later: their
@@ -38,6 +47,7 @@ public final class RegistryPool: Sendable {
         available.wait()
         defer { available.signal() }
         let registry = try idle.withLock { $0.popLast() }?.registry ?? Registry(path: path, actor: "api", stop: stop)
+        registry.observers = observers
         let parked = Parked(registry: registry)
         defer { idle.withLock { $0.append(parked) } }
         registry.actor = actor

@@ -139,14 +139,26 @@ struct LiveIndexTests {
         #expect(throws: RegistryError.self) { try index.resolve("not a url", preferences: []) }
     }
 
-    @Test func aLocalWriteIsSeenAtOnceAndOthersWithinTheInterval() throws {
+    /// A write through a registry the index observes (the server's pool) is seen by the next read;
+    /// one through a registry it does not (clipctl, another process) at the next periodic check.
+    @Test func anObservedWriteIsSeenAtOnceAndOthersWithinTheInterval() throws {
         let path = temporaryDatabasePath()
-        let writer = try Registry(path: path)
+        let other = try Registry(path: path)
         let index = try LiveIndex(path: path, checkIntervalNanoseconds: 3_600_000_000_000)
-        _ = try writer.register(try experienceJSON("https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip"))
+        _ = try other.register(try experienceJSON("https://shop.example/a", clip: "ABCDE12345.com.shop.app.Clip"))
         #expect(try winner(index, "https://shop.example/a") == nil, "an hour-long interval: not asked yet")
-        index.noteLocalWrite()
+        let observed = try Registry(path: path)
+        observed.observers = WriteObservers()
+        observed.observers?.add(index)
+        _ = try observed.register(try experienceJSON("https://shop.example/b", clip: "ABCDE12345.com.shop.app.Clip"))
         #expect(try winner(index, "https://shop.example/a") == "https://shop.example/a")
+        #expect(try winner(index, "https://shop.example/b") == "https://shop.example/b")
+        // A refused write announces nothing: the index is not asked again.
+        _ = try other.register(try experienceJSON("https://shop.example/c", clip: "ABCDE12345.com.shop.app.Clip"))
+        #expect(throws: RegistryError.self) {
+            try observed.register(try experienceJSON("https://shop.example/b", clip: "ABCDE12345.com.shop.app.Clip"))
+        }
+        #expect(try winner(index, "https://shop.example/c") == nil)
     }
 
     @Test func aLargeImportAndARestoreRebuildIt() throws {

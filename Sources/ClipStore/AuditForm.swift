@@ -1,0 +1,90 @@
+import ClipCore
+import StrictJSON
+
+/// The forms in which change records keep an object before and after a change (docs/rules.md#change-records):
+/// the store's own, apart from the API's (`ClipWire`), so that a change to what the API answers can
+/// never rewrite history, nor the webhook payloads made from these forms (`WebhookPayload.experience`).
+///
+/// Every record names its form in `change_record.form` (Migrations/0010_change_record_form.sql; the
+/// records written before that column are form 1, which is what they hold). Form 1 is the API's form
+/// of each object as it was when the form was frozen, member for member and in the same order, and
+/// must stay so: a new member, a renamed one or another order is form 2, written from then on, while
+/// `read` keeps giving every older record as it was stored.
+enum AuditForm {
+    /// The form new change records are written in.
+    static let version: Int64 = 1
+
+    /// A stored `before` or `after` of form `form`, as the change feed gives it (`GET /v1/changes`,
+    /// `clipctl changes`): form 1 as stored. A form this version does not know (written by a newer
+    /// one) is refused rather than guessed at.
+    static func read(_ text: String, form: Int64) throws -> JSONValue {
+        guard form == 1 else {
+            throw RegistryError.storage(
+                "a change record is in audit form \(form), which this version does not know (a newer version wrote it)")
+        }
+        return try JSONParser.parse(text)
+    }
+
+    /// An advanced experience: `id`, the portable members (`ExperienceJSON.portable`, the fields as
+    /// declared once in ClipCore), `status` when the portable form leaves it out, then `version`,
+    /// `createdAt` and `updatedAt`.
+    static func experience(_ e: AdvancedExperience) -> JSONValue {
+        guard case .object(let members) = ExperienceJSON.portable(e) else { return .null }
+        var all: [(key: String, value: JSONValue)] = [(key: "id", value: .integer(e.id))]
+        all += members
+        if !members.contains(where: { $0.key == "status" }) { all.append((key: "status", value: .string(e.status.rawValue))) }
+        all += [
+            (key: "version", value: .integer(Int64(e.version))),
+            (key: "createdAt", value: .string(e.createdAt)),
+            (key: "updatedAt", value: .string(e.updatedAt)),
+        ]
+        return .object(all)
+    }
+
+    /// An app (no `appStoreId` member while it has none, as recorded since the first version).
+    static func app(_ app: App) -> JSONValue {
+        .object([
+            "bundleId": .string(app.bundleID.rawValue),
+            "team": .string(app.team.rawValue),
+            "appId": .string(app.appID.rawValue),
+            "appStoreId": app.appStoreID.map { .string($0.rawValue) },
+            "name": .string(app.name),
+            "version": .integer(Int64(app.version)),
+        ])
+    }
+
+    /// A clip's default experience: its localizations by locale, in locale order.
+    static func defaultExperience(_ d: DefaultExperience) -> JSONValue {
+        .object([
+            "clip": .string(d.clip.rawValue),
+            "action": .string(d.action.rawValue),
+            "localizations": .object(
+                d.localizations.keys.sorted().map { locale in
+                    let l = d.localizations[locale]!
+                    return (
+                        key: locale, value: .object(["subtitle": .string(l.subtitle), "headerImage": l.headerImage.map(JSONValue.string)])
+                    )
+                }),
+            "version": .integer(Int64(d.version)),
+        ])
+    }
+
+    /// An API token (never its secret: only its SHA-256 is stored at all).
+    static func token(_ t: APIToken) -> JSONValue {
+        .object([
+            "id": .integer(t.id), "name": .string(t.name), "scope": .string(t.team.map { "team:\($0.rawValue)" } ?? "admin"),
+            "team": t.team.map { .string($0.rawValue) }, "createdAt": .string(t.createdAt),
+            "lastUsedAt": t.lastUsedAt.map(JSONValue.string), "revokedAt": t.revokedAt.map(JSONValue.string),
+        ])
+    }
+
+    /// A webhook endpoint (never its secret), absent values as `null`.
+    static func webhook(_ e: WebhookEndpoint) -> JSONValue {
+        .object([
+            ("id", .integer(e.id)), ("url", .string(e.url)), ("events", .array(e.events.patterns.map(JSONValue.string))),
+            ("team", e.team.map { .string($0.rawValue) } ?? .null), ("state", .string(e.state.rawValue)),
+            ("createdAt", .string(e.createdAt)), ("failingSince", e.failingSince.map(JSONValue.string) ?? .null),
+            ("failure", e.failure.map(JSONValue.string) ?? .null),
+        ])
+    }
+}
