@@ -151,12 +151,7 @@ public final class ASCClient: Sendable {
             } catch let error as ASCClientError {
                 throw error
             } catch let error as ASCTransportError {
-                switch error {
-                case .timedOut: outcome = .timedOut
-                // The request went out and no answer came back: as ambiguous as a timeout (RFC 9110 §9.2.2).
-                case .noAnswer: outcome = .noAnswer
-                case .unreachable: throw .unreachable(error.description)
-                }
+                outcome = try Self.outcome(of: error)
             } catch {
                 throw .unreachable("\(error)")
             }
@@ -169,20 +164,41 @@ public final class ASCClient: Sendable {
             case (.retry(let seconds), _):
                 await sleeper(seconds * configuration.waitScale)
                 attempt += 1
-            case (.giveUp, .rateLimited(let retryAfter)):
-                throw .rateLimited(retryAfterSeconds: retryAfter, rateLimit: rateLimit)
-            case (.giveUp, .serverError(let status)):
-                if method == "POST" { throw .outcomeUnknown(method: method, path: path, reason: "HTTP \(status)") }
-                throw .serverError(status: status, attempts: attempt, errors: lastErrors)
-            case (.giveUp, .timedOut):
-                if method == "POST" { throw .outcomeUnknown(method: method, path: path, reason: "no answer in time") }
-                throw .timedOut(attempts: attempt)
-            case (.giveUp, .noAnswer):
-                if method == "POST" {
-                    throw .outcomeUnknown(method: method, path: path, reason: "the connection was closed without an answer")
-                }
-                throw .timedOut(attempts: attempt)
+            case (.giveUp, _):
+                throw Self.givingUp(after: outcome, method: method, path: path, attempts: attempt, errors: lastErrors, rateLimit: rateLimit)
             }
+        }
+    }
+
+    /// What a transport failure means for the retry policy; unreachable is no outcome, it ends the call.
+    static func outcome(of error: ASCTransportError) throws(ASCClientError) -> ASCRetryPolicy.Outcome {
+        switch error {
+        case .timedOut: return .timedOut
+        // The request went out and no answer came back: as ambiguous as a timeout (RFC 9110 §9.2.2).
+        case .noAnswer: return .noAnswer
+        case .unreachable: throw .unreachable(error.description)
+        }
+    }
+
+    /// The error a call ends with when the policy gives up after `outcome`: a POST that may have
+    /// happened is "outcome unknown", never a plain failure (RFC 9110 §9.2.2: POST is not idempotent).
+    static func givingUp(
+        after outcome: ASCRetryPolicy.Outcome, method: String, path: String, attempts: Int, errors: [ASCErrorItem], rateLimit: ASCRateLimit?
+    ) -> ASCClientError {
+        switch outcome {
+        case .rateLimited(let retryAfter):
+            return .rateLimited(retryAfterSeconds: retryAfter, rateLimit: rateLimit)
+        case .serverError(let status):
+            if method == "POST" { return .outcomeUnknown(method: method, path: path, reason: "HTTP \(status)") }
+            return .serverError(status: status, attempts: attempts, errors: errors)
+        case .timedOut:
+            if method == "POST" { return .outcomeUnknown(method: method, path: path, reason: "no answer in time") }
+            return .timedOut(attempts: attempts)
+        case .noAnswer:
+            if method == "POST" {
+                return .outcomeUnknown(method: method, path: path, reason: "the connection was closed without an answer")
+            }
+            return .timedOut(attempts: attempts)
         }
     }
 

@@ -52,7 +52,30 @@ public enum ArgParseError: Error, Equatable, CustomStringConvertible {
 /// are accepted at any depth.
 public enum ArgumentParser {
     public static func parse(_ arguments: [String], root: CommandSpec, globals: [OptionSpec] = []) throws(ArgParseError) -> ParsedCommand {
-        var command = root
+        var parsing = Parsing(arguments: arguments, command: root, globals: globals)
+        while let argument = parsing.next() {
+            if !parsing.optionsEnded && argument == "--" {
+                parsing.optionsEnded = true
+                continue
+            }
+            if !parsing.optionsEnded && (argument == "--help" || argument == "-h") { throw .helpRequested(path: parsing.path) }
+            if !parsing.optionsEnded && argument.hasPrefix("--") {
+                try parsing.longOption(argument)
+            } else if !parsing.optionsEnded && argument.hasPrefix("-") && argument.count > 1 {
+                try parsing.shortOptions(argument)
+            } else {
+                try parsing.word(argument)
+            }
+        }
+        try parsing.checkPositionals()
+        return ParsedCommand(path: parsing.path, positionals: parsing.positionals, values: parsing.values, flags: parsing.flags)
+    }
+
+    /// A parse in progress: the arguments left, the command reached, and what was given to it.
+    struct Parsing {
+        let arguments: [String]
+        var command: CommandSpec
+        let globals: [OptionSpec]
         var path: [String] = []
         var positionals: [String] = []
         var values: [String: [String]] = [:]
@@ -60,13 +83,62 @@ public enum ArgumentParser {
         var index = 0
         var optionsEnded = false
 
+        init(arguments: [String], command: CommandSpec, globals: [OptionSpec]) {
+            self.arguments = arguments
+            self.command = command
+            self.globals = globals
+        }
+
+        /// The next argument, taken; nil at the end.
+        mutating func next() -> String? {
+            guard index < arguments.count else { return nil }
+            index += 1
+            return arguments[index - 1]
+        }
+
         func lookup(long name: String) -> OptionSpec? {
             (command.options + globals).first { $0.name == name }
         }
+
         func lookup(short c: Character) -> OptionSpec? {
             (command.options + globals).first { $0.short == c }
         }
-        func record(_ spec: OptionSpec, _ value: String?) throws(ArgParseError) {
+
+        /// `--name`, `--name=value` or `--name value`.
+        mutating func longOption(_ argument: String) throws(ArgParseError) {
+            let body = argument.dropFirst(2)
+            let name: String
+            var inline: String?
+            if let eq = body.firstIndex(of: "=") {
+                name = String(body[..<eq])
+                inline = String(body[body.index(after: eq)...])
+            } else {
+                name = String(body)
+            }
+            guard let spec = lookup(long: name) else { throw .unknownOption(argument, path: path) }
+            if !spec.isFlag && inline == nil {
+                guard let value = next() else { throw .missingValue(spec.name, path: path) }
+                inline = value
+            }
+            try record(spec, inline)
+        }
+
+        /// `-f` (a flag), `-nVALUE` or `-n VALUE`.
+        mutating func shortOptions(_ argument: String) throws(ArgParseError) {
+            let letters = Array(argument.dropFirst())
+            guard let spec = lookup(short: letters[0]) else { throw .unknownOption(argument, path: path) }
+            if spec.isFlag {
+                guard letters.count == 1 else { throw .unknownOption(argument, path: path) }
+                try record(spec, nil)
+            } else if letters.count > 1 {
+                try record(spec, String(letters.dropFirst()))
+            } else {
+                guard let value = next() else { throw .missingValue(spec.name, path: path) }
+                try record(spec, value)
+            }
+        }
+
+        mutating func record(_ spec: OptionSpec, _ value: String?) throws(ArgParseError) {
             if spec.isFlag {
                 guard value == nil else { throw .unexpectedValue(spec.name, path: path) }
                 flags.insert(spec.name)
@@ -77,55 +149,14 @@ public enum ArgumentParser {
             values[spec.name, default: []].append(value)
         }
 
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            if !optionsEnded && argument == "--" {
-                optionsEnded = true
-                continue
-            }
-            if !optionsEnded && (argument == "--help" || argument == "-h") { throw .helpRequested(path: path) }
-            if !optionsEnded && argument.hasPrefix("--") {
-                let body = argument.dropFirst(2)
-                let name: String
-                var inline: String?
-                if let eq = body.firstIndex(of: "=") {
-                    name = String(body[..<eq])
-                    inline = String(body[body.index(after: eq)...])
-                } else {
-                    name = String(body)
-                }
-                guard let spec = lookup(long: name) else { throw .unknownOption(argument, path: path) }
-                if !spec.isFlag && inline == nil {
-                    guard index < arguments.count else { throw .missingValue(spec.name, path: path) }
-                    inline = arguments[index]
-                    index += 1
-                }
-                try record(spec, inline)
-                continue
-            }
-            if !optionsEnded && argument.hasPrefix("-") && argument.count > 1 {
-                let letters = Array(argument.dropFirst())
-                guard let spec = lookup(short: letters[0]) else { throw .unknownOption(argument, path: path) }
-                if spec.isFlag {
-                    guard letters.count == 1 else { throw .unknownOption(argument, path: path) }
-                    try record(spec, nil)
-                } else if letters.count > 1 {
-                    try record(spec, String(letters.dropFirst()))
-                } else {
-                    guard index < arguments.count else { throw .missingValue(spec.name, path: path) }
-                    try record(spec, arguments[index])
-                    index += 1
-                }
-                continue
-            }
-            // A word: a subcommand while the command has them, else a positional (a command
-            // may have both: `aasa HOST` and `aasa check URL`).
+        /// A word: a subcommand while the command has them, else a positional (a command
+        /// may have both: `aasa HOST` and `aasa check URL`).
+        mutating func word(_ argument: String) throws(ArgParseError) {
             if !command.subcommands.isEmpty && positionals.isEmpty && !optionsEnded {
                 if let sub = command.subcommands.first(where: { $0.name == argument }) {
                     command = sub
                     path.append(sub.name)
-                    continue
+                    return
                 }
                 if command.positionals.isEmpty {
                     if argument == "help" { throw .helpRequested(path: path) }
@@ -134,13 +165,16 @@ public enum ArgumentParser {
             }
             positionals.append(argument)
         }
-        if !command.subcommands.isEmpty && command.positionals.isEmpty { throw .missingCommand(path: path) }
-        let required = command.positionals.filter { !$0.optional }.count
-        if positionals.count < required { throw .missingArgument(command.positionals[positionals.count].name, path: path) }
-        if positionals.count > command.positionals.count, command.positionals.last?.variadic != true {
-            throw .unexpectedArgument(positionals[command.positionals.count], path: path)
+
+        /// The command reached is one that runs, with the positionals it takes.
+        func checkPositionals() throws(ArgParseError) {
+            if !command.subcommands.isEmpty && command.positionals.isEmpty { throw .missingCommand(path: path) }
+            let required = command.positionals.filter { !$0.optional }.count
+            if positionals.count < required { throw .missingArgument(command.positionals[positionals.count].name, path: path) }
+            if positionals.count > command.positionals.count, command.positionals.last?.variadic != true {
+                throw .unexpectedArgument(positionals[command.positionals.count], path: path)
+            }
         }
-        return ParsedCommand(path: path, positionals: positionals, values: values, flags: flags)
     }
 
     /// The spec at `path` below `root`.

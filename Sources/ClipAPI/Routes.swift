@@ -7,7 +7,24 @@ import StrictJSON
 
 extension ClipAPI {
     func registerRoutes() {
-        // Public (docs/architecture.md#the-http-api): no token.
+        registerPublicRoutes()
+        registerExperienceRoutes()
+        // Apps, clips, domains, default experiences, applinks.
+        registerCatalogRoutes()
+        registerHostRoutes()
+        registerAppStoreConnectRoutes()
+        registerCodeRoutes()
+        registerPreviewRoutes()
+        registerImageRoutes()
+        registerBulkRoutes()
+        registerWebhookRoutes()
+        registerOperations()
+        registerChangeRoutes()
+        registerTokenRoutes()
+    }
+
+    /// Public (docs/architecture.md#the-http-api): no token.
+    func registerPublicRoutes() {
         add("GET", "/healthz", .open, fromMemory: .always, caching: .never) { _, _ in json(["status": "ok"]) }
         add("GET", "/readyz", .open, caching: .never) { api, c in
             c.registry.isReady()
@@ -31,8 +48,9 @@ extension ClipAPI {
         add("GET", "/v1/domains/{host}/aasa", .open) { api, c in
             json(try JSONParser.parse(try c.registry.aasa(host: c.parameter("host"))))
         }
+    }
 
-        // Experiences.
+    func registerExperienceRoutes() {
         add("GET", "/v1/experiences", .token) { api, c in try api.listExperiences(c) }
         add("POST", "/v1/experiences", .token) { api, c in try api.createExperience(c) }
         add("GET", "/v1/experiences/{id}", .token) { api, c in try api.getExperience(c) }
@@ -40,19 +58,10 @@ extension ClipAPI {
         add("DELETE", "/v1/experiences/{id}", .token) { api, c in try api.deleteExperience(c) }
         add("POST", "/v1/experiences/import", .token) { api, c in try api.importExperiences(c) }
         add("GET", "/v1/experiences/export", .token) { api, c in try api.exportExperiences(c) }
+    }
 
-        // Apps, clips, domains, default experiences, applinks.
-        registerCatalogRoutes()
-        registerHostRoutes()
-        registerAppStoreConnectRoutes()
-        registerCodeRoutes()
-        registerPreviewRoutes()
-        registerImageRoutes()
-        registerBulkRoutes()
-        registerWebhookRoutes()
-        registerOperations()
-
-        // Change records and tokens.
+    /// Change records: an administrator's, paged by id.
+    func registerChangeRoutes() {
         add("GET", "/v1/changes", .token) { api, c in
             try c.requireAdmin()
             let since =
@@ -70,6 +79,10 @@ extension ClipAPI {
             let page = records.prefix(limit)
             return json(ListJSON.changes(page.map(ChangeRecordJSON.record), nextSince: records.count > limit ? page.last?.id : nil))
         }
+    }
+
+    /// API tokens: a team token creates and revokes its own team's only.
+    func registerTokenRoutes() {
         add("POST", "/v1/tokens", .token) { api, c in
             let reader = FieldReader(try c.jsonBody())
             let name = reader.string("name", required: true)

@@ -67,7 +67,7 @@ public struct OutboundHTTP: Sendable {
         }
         var request = URLRequest(url: target, timeoutInterval: timeoutSeconds)
         request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
-        let reader = CappedReader(limit: Outbound.maxBodyBytes + 1)
+        let reader = CappedReader()
         let session = session(delegate: reader)
         defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: request).resume()
@@ -95,16 +95,17 @@ package class RedirectRefuser: NSObject, URLSessionTaskDelegate, @unchecked Send
     }
 }
 
-/// Reads an answer's body up to `limit` bytes, then stops the transfer; follows no redirect. (Not a
-/// subclass of `RedirectRefuser`: a subclass's delegate methods the superclass left to the protocol's
-/// defaults are never called.)
+/// Reads an answer's body up to `limit` bytes (`Outbound.maxBodyBytes` + 1), then stops the transfer;
+/// follows no redirect. (Not a subclass of `RedirectRefuser`: a subclass's delegate methods the
+/// superclass left to the protocol's defaults are never called.) It keeps NSObject's `init()` and
+/// declares none of its own: Swift 6.3 compiles a designated initializer on an NSObject subclass, in a
+/// file that `package import`s Foundation, into a vtable thunk for `NSObject.init()` that calls itself
+/// ("function call causes an infinite recursion", seen with swift-6.3.1; scripts/release allows no warning).
 final class CappedReader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    let limit: Int
+    let limit = Outbound.maxBodyBytes + 1
     let body = Locked<[UInt8]>([])
     let result = Locked<Result<Outbound.Response, Outbound.Failure>?>(nil)
     let done = DispatchSemaphore(value: 0)
-
-    init(limit: Int) { self.limit = limit }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,

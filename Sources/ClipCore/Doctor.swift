@@ -104,92 +104,125 @@ public enum Doctor {
 
     /// The findings, errors first, then by code and subject.
     public static func examine(_ s: Snapshot) -> [Finding] {
-        var out: [Finding] = []
-        func add(_ severity: Severity, _ code: String, _ subject: String, _ message: String, fix: String? = nil) {
-            out.append(Finding(severity: severity, code: code, subject: subject, message: message, fix: fix))
+        var findings = Findings()
+        checkExperiences(s, &findings)
+        checkLocalizationSets(s.experiences, &findings)
+        checkClips(s, &findings)
+        checkAppStoreIDs(s.apps, &findings)
+        for file in s.hosts.sorted(by: { $0.host < $1.host }) { checkHostFile(file, &findings) }
+        checkSharedHosts(s.sharedHosts, &findings)
+        return findings.list.sorted { a, b in
+            if a.severity != b.severity { return a.severity < b.severity }
+            if a.code != b.code { return a.code < b.code }
+            return a.subject < b.subject
         }
+    }
+
+    /// The findings in the order the checks make them.
+    struct Findings {
+        var list: [Finding] = []
+        mutating func add(_ severity: Severity, _ code: String, _ subject: String, _ message: String, fix: String? = nil) {
+            list.append(Finding(severity: severity, code: code, subject: subject, message: message, fix: fix))
+        }
+    }
+
+    /// Experiences: association, AASA, banner, App Clip Code, card text.
+    static func checkExperiences(_ s: Snapshot, _ findings: inout Findings) {
         let clipsByID = Dictionary(s.clips.map { ($0.appID, $0) }, uniquingKeysWith: { a, _ in a })
         let filesByHost = Dictionary(s.hosts.map { ($0.host, $0) }, uniquingKeysWith: { a, _ in a })
-
-        // Experiences: association, AASA, banner, App Clip Code, card text.
         var reportedPairs: Set<String> = []
         for e in s.experiences.sorted(by: { $0.url.canonical < $1.url.canonical }) {
-            let url = e.url.canonical
             let pair = "\(e.clip.rawValue) \(e.url.host)"
             if !(clipsByID[e.clip]?.hosts.contains(e.url.host) ?? false), reportedPairs.insert(pair).inserted {
                 // The host needs appclips:<host> and an AASA listing the clip (docs/apple-formats.md#appclips).
-                add(
+                findings.add(
                     .error, "host-not-associated", e.url.host,
                     "experiences of \(e.clip.rawValue) are on \(e.url.host), which is not associated with the clip: iOS will not launch it there",
                     fix: Shell.command(["clipctl", "domain", "add", e.clip.rawValue, e.url.host]))
             } else if let file = filesByHost[e.url.host], case .success = file.bytes,
                 !file.listedClips.contains(e.clip.rawValue), reportedPairs.insert(pair).inserted
             {
-                add(
+                findings.add(
                     .error, "aasa-missing-clip", e.url.host,
                     "the AASA of \(e.url.host) does not list \(e.clip.rawValue) in appclips.apps, so neither the experience nor the banner works there",
                     fix: Shell.command(["clipctl", "domain", "add", e.clip.rawValue, e.url.host]))
             }
-            let codeProblems = AppClipCode.problems(e.url)
-            if !codeProblems.isEmpty {
-                add(
-                    .warning, "app-clip-code", url, "cannot be encoded in an App Clip Code: " + codeProblems.joined(separator: "; "),
-                    fix: "register a URL with a host of a–z, '.' and '-' and a path of a–z A–Z 0–9 /#?=%-._,+;:& "
-                        + "(Apple: \"Encoding a URL in an App Clip Code\"), or invoke it by NFC, QR or Safari only")
+            checkCodes(e, &findings)
+            checkCardText(e, &findings)
+        }
+    }
+
+    /// Whether the experience's URL can be an App Clip Code, and a QR code small enough to scan.
+    static func checkCodes(_ e: AdvancedExperience, _ findings: inout Findings) {
+        let url = e.url.canonical
+        let codeProblems = AppClipCode.problems(e.url)
+        if !codeProblems.isEmpty {
+            findings.add(
+                .warning, "app-clip-code", url, "cannot be encoded in an App Clip Code: " + codeProblems.joined(separator: "; "),
+                fix: "register a URL with a host of a–z, '.' and '-' and a path of a–z A–Z 0–9 /#?=%-._,+;:& "
+                    + "(Apple: \"Encoding a URL in an App Clip Code\"), or invoke it by NFC, QR or Safari only")
+        }
+        if let version = QRCodeSize.versionAboveAdvised(url) {
+            findings.add(
+                .warning, "qr-version", url,
+                "its QR code needs version \(version) at error correction level M (\(QRCode.size(version: version)) modules a side); "
+                    + "above version \(QRCodeSize.advisedMaxVersion) the modules of a code printed on a table tent are too small to scan from arm's length",
+                fix: "register a shorter URL (fewer path segments or query items), or print the code larger than 40 mm")
+        }
+    }
+
+    /// The card's title and subtitle in each language against the advised lengths.
+    static func checkCardText(_ e: AdvancedExperience, _ findings: inout Findings) {
+        let url = e.url.canonical
+        for (language, card) in e.localizations.sorted(by: { $0.key < $1.key }) {
+            // The fix is the command that sets the text as it is now: shorten it, then run it.
+            func edit(_ part: String, _ text: String) -> String {
+                language == e.defaultLanguage
+                    ? Shell.command(["clipctl", "update", String(e.id), "--\(part)", text])
+                    : Shell.command([
+                        "clipctl", "update", String(e.id), "--localization", "\(language.rawValue)=\(card.title)|\(card.subtitle)",
+                    ])
             }
-            if let version = QRCodeSize.versionAboveAdvised(url) {
-                add(
-                    .warning, "qr-version", url,
-                    "its QR code needs version \(version) at error correction level M (\(QRCode.size(version: version)) modules a side); "
-                        + "above version \(QRCodeSize.advisedMaxVersion) the modules of a code printed on a table tent are too small to scan from arm's length",
-                    fix: "register a shorter URL (fewer path segments or query items), or print the code larger than 40 mm")
+            if card.title.count > TextLimits.titleAdvised {
+                findings.add(
+                    .warning, "title-length", url,
+                    "the \(language.rawValue) title is \(card.title.count) characters; older guidance (WWDC20) advises at most \(TextLimits.titleAdvised), so it may be truncated",
+                    fix: edit("title", card.title))
             }
-            for (language, card) in e.localizations.sorted(by: { $0.key < $1.key }) {
-                // The fix is the command that sets the text as it is now: shorten it, then run it.
-                func edit(_ part: String, _ text: String) -> String {
-                    language == e.defaultLanguage
-                        ? Shell.command(["clipctl", "update", String(e.id), "--\(part)", text])
-                        : Shell.command([
-                            "clipctl", "update", String(e.id), "--localization", "\(language.rawValue)=\(card.title)|\(card.subtitle)",
-                        ])
-                }
-                if card.title.count > TextLimits.titleAdvised {
-                    add(
-                        .warning, "title-length", url,
-                        "the \(language.rawValue) title is \(card.title.count) characters; older guidance (WWDC20) advises at most \(TextLimits.titleAdvised), so it may be truncated",
-                        fix: edit("title", card.title))
-                }
-                if card.subtitle.count > TextLimits.subtitleAdvised {
-                    add(
-                        .warning, "subtitle-length", url,
-                        "the \(language.rawValue) subtitle is \(card.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
-                        fix: edit("subtitle", card.subtitle))
-                }
+            if card.subtitle.count > TextLimits.subtitleAdvised {
+                findings.add(
+                    .warning, "subtitle-length", url,
+                    "the \(language.rawValue) subtitle is \(card.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
+                    fix: edit("subtitle", card.subtitle))
             }
         }
+    }
 
-        // Localization sets: a language some experiences of a clip have and others lack.
-        let byClip = Dictionary(grouping: s.experiences, by: \.clip)
+    /// Localization sets: a language some experiences of a clip have and others lack.
+    static func checkLocalizationSets(_ experiences: [AdvancedExperience], _ findings: inout Findings) {
+        let byClip = Dictionary(grouping: experiences, by: \.clip)
         for (clip, experiences) in byClip.sorted(by: { $0.key < $1.key }) where experiences.count > 1 {
             let languages = Set(experiences.flatMap(\.localizations.keys))
             for language in languages.sorted() {
                 let lacking = experiences.filter { $0.localizations[language] == nil }.map(\.url.canonical).sorted()
                 guard !lacking.isEmpty else { continue }
                 let examples = lacking.prefix(3).joined(separator: ", ") + (lacking.count > 3 ? ", …" : "")
-                add(
+                findings.add(
                     .warning, "localization-set", clip.rawValue,
                     "\(lacking.count) of the clip's \(experiences.count) experiences have no \(language.rawValue) card while the others do (\(examples)): people reading \(language.rawValue) see the default language there",
                     fix: lacking.map { Shell.command(["clipctl", "update", $0, "--localization", "\(language.rawValue)=TITLE|SUBTITLE"]) }
                         .joined(separator: "; "))
             }
         }
+    }
 
-        // Clips: a default experience, and a host for it.
+    /// Clips: a default experience, and its subtitles against the advised length.
+    static func checkClips(_ s: Snapshot, _ findings: inout Findings) {
         let defaultsByClip = Dictionary(s.defaults.map { ($0.clip, $0) }, uniquingKeysWith: { a, _ in a })
         for clip in s.clips.sorted(by: { $0.appID < $1.appID }) {
             if let d = defaultsByClip[clip.appID] {
                 for (locale, l) in d.localizations.sorted(by: { $0.key < $1.key }) where l.subtitle.count > TextLimits.subtitleAdvised {
-                    add(
+                    findings.add(
                         .warning, "subtitle-length", clip.appID.rawValue,
                         "the \(locale) subtitle of the default experience is \(l.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
                         fix: Shell.command(
@@ -200,70 +233,77 @@ public enum Doctor {
                 }
             } else {
                 // Every App Clip has a default experience in App Store Connect (docs/apple-formats.md#default-experience).
-                add(
+                findings.add(
                     .warning, "no-default-experience", clip.appID.rawValue,
                     "has no default experience: invocations that match no advanced experience find nothing, and App Store Connect requires one",
                     fix: Shell.command(["clipctl", "default", "set", clip.appID.rawValue, "--subtitle", "en-US=TEXT"]))
             }
         }
-        for app in s.apps.sorted(by: { $0.bundleID < $1.bundleID }) where app.appStoreID == nil {
+    }
+
+    /// Apps: an App Store ID for the banner.
+    static func checkAppStoreIDs(_ apps: [App], _ findings: inout Findings) {
+        for app in apps.sorted(by: { $0.bundleID < $1.bundleID }) where app.appStoreID == nil {
             // app-id is the banner's link to the App Store (docs/apple-formats.md#smart-app-banner).
-            add(
+            findings.add(
                 .warning, "no-app-store-id", app.bundleID.rawValue,
                 "has no App Store ID, so its Smart App Banners carry no app-id",
                 fix: Shell.command(["clipctl", "app", "set", app.bundleID.rawValue, "--team", app.team.rawValue, "--app-store-id", "N"]))
         }
+    }
 
-        // Hosts: size, lint, banner choice, generated applinks.
-        for file in s.hosts.sorted(by: { $0.host < $1.host }) {
-            let host = file.host
-            switch file.bytes {
-            case .failure(let tooLarge):
-                add(
-                    .error, "aasa-size", host, tooLarge.description,
-                    fix: "remove applinks rules or associations of \(host), or turn off clipctl applinks generate \(host)")
-            case .success(let bytes):
-                let share = Double(bytes.count) / Double(AASAGenerator.maxBytes)
-                if share >= sizeWarningShare {
-                    add(
-                        .warning, "aasa-size", host,
-                        "the AASA is \(bytes.count) bytes, \(Int(share * 100))% of Apple's 128 KB limit: little headroom for more rules",
-                        fix: "merge components with wildcards or substitution variables")
-                }
-                for d in AASALinter.lint(bytes) where d.severity != .info {
-                    add(
-                        d.severity == .error ? .error : .warning, "aasa-lint", host,
-                        "\(d.code) \(d.path.isEmpty ? "(file)" : d.path): \(d.message)")
-                }
-                for miss in file.applinksMisses {
-                    add(
-                        .error, "applinks-miss", miss.url,
-                        "the generated applinks do not give it to \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)",
-                        fix:
-                            "change the app's own rules (clipctl applinks set \(host) --app \(miss.app.bundleID.rawValue) …) so that none excludes it first"
-                    )
-                }
+    /// A host's AASA: size, lint, generated applinks; and the banner's clip choice.
+    static func checkHostFile(_ file: HostFile, _ findings: inout Findings) {
+        let host = file.host
+        switch file.bytes {
+        case .failure(let tooLarge):
+            findings.add(
+                .error, "aasa-size", host, tooLarge.description,
+                fix: "remove applinks rules or associations of \(host), or turn off clipctl applinks generate \(host)")
+        case .success(let bytes):
+            let share = Double(bytes.count) / Double(AASAGenerator.maxBytes)
+            if share >= sizeWarningShare {
+                findings.add(
+                    .warning, "aasa-size", host,
+                    "the AASA is \(bytes.count) bytes, \(Int(share * 100))% of Apple's 128 KB limit: little headroom for more rules",
+                    fix: "merge components with wildcards or substitution variables")
             }
-            let clips = Set(file.clips)
-            if clips.count > 1 {
-                add(
-                    .info, "banner-clip-choice", host,
-                    "\(clips.count) clips are associated with \(host): a page that matches none of their experiences needs the clip named for its banner",
-                    fix: Shell.command(["clipctl", "banner", "https://\(host)/PAGE", "--clip", "CLIP"]))
+            for d in AASALinter.lint(bytes) where d.severity != .info {
+                findings.add(
+                    d.severity == .error ? .error : .warning, "aasa-lint", host,
+                    "\(d.code) \(d.path.isEmpty ? "(file)" : d.path): \(d.message)")
+            }
+            for miss in file.applinksMisses {
+                findings.add(
+                    .error, "applinks-miss", miss.url,
+                    "the generated applinks do not give it to \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)",
+                    fix:
+                        "change the app's own rules (clipctl applinks set \(host) --app \(miss.app.bundleID.rawValue) …) so that none excludes it first"
+                )
             }
         }
-        // Hosts several teams hold (HostOwnership): each of them can change what the host's AASA
-        // lists and which experience answers its URLs.
-        for ownership in s.sharedHosts.sorted(by: { $0.host < $1.host }) where ownership.isCrossTeam {
+        let clips = Set(file.clips)
+        if clips.count > 1 {
+            findings.add(
+                .info, "banner-clip-choice", host,
+                "\(clips.count) clips are associated with \(host): a page that matches none of their experiences needs the clip named for its banner",
+                fix: Shell.command(["clipctl", "banner", "https://\(host)/PAGE", "--clip", "CLIP"]))
+        }
+    }
+
+    /// Hosts several teams hold (HostOwnership): each of them can change what the host's AASA
+    /// lists and which experience answers its URLs.
+    static func checkSharedHosts(_ sharedHosts: [HostOwnership], _ findings: inout Findings) {
+        for ownership in sharedHosts.sorted(by: { $0.host < $1.host }) where ownership.isCrossTeam {
             let host = ownership.host
             let teams = ownership.holders.map { "\($0.team.rawValue) (\($0.role.rawValue))" }.joined(separator: ", ")
             let unconfirmed = ownership.holders.filter { $0.origin == .migration }.map(\.team)
             if unconfirmed.isEmpty {
-                add(
+                findings.add(
                     .info, "cross-team-host", host, "\(host) is shared by teams \(teams), as an administrator decided",
                     fix: Shell.command(["clipctl", "domain", "unshare", host, "--team", "TEAMID"]))
             } else {
-                add(
+                findings.add(
                     .warning, "cross-team-host", host,
                     "\(host) was used by teams \(teams) before hosts belonged to teams; they still share it until an administrator confirms it or gives it to one team",
                     fix: unconfirmed.map { Shell.command(["clipctl", "domain", "share", host, "--team", $0.rawValue]) }.joined(
@@ -271,11 +311,6 @@ public enum Doctor {
                         + " (to confirm), or remove the other teams' objects and "
                         + Shell.command(["clipctl", "domain", "claim", host, "--team", "TEAMID"]))
             }
-        }
-        return out.sorted { a, b in
-            if a.severity != b.severity { return a.severity < b.severity }
-            if a.code != b.code { return a.code < b.code }
-            return a.subject < b.subject
         }
     }
 }

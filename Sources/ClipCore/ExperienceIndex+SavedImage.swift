@@ -174,6 +174,15 @@ extension ExperienceIndex {
         garbage = try count(.garbage)
         largestID = Int64(bitPattern: meta[ImageMeta.largestID.rawValue])
 
+        try restoreHostEntries(savedHosts, names: hostNames)
+        try restoreClips(lengths: clipLengths, text: clipText)
+        try checkImageLinks()
+    }
+
+    /// The host entries from their saved form and the names laid end to end, each checked to be
+    /// within the names and the entries.
+    mutating func restoreHostEntries(_ savedHosts: [SavedHostEntry], names hostNames: [UInt8]) throws {
+        let entryCount = savedHosts.count, nameBytes = hostNames.count
         var nameStart = 0
         hostEntries.reserveCapacity(entryCount)
         for saved in savedHosts {
@@ -189,6 +198,11 @@ extension ExperienceIndex {
         guard nameStart == nameBytes, freeHostEntries.allSatisfy({ $0 >= 0 && Int($0) < entryCount }) else {
             throw ImageProblem("host entries out of bounds")
         }
+    }
+
+    /// The clips from their lengths and their texts laid end to end, each an App ID written as it reads.
+    mutating func restoreClips(lengths clipLengths: [Int32], text clipText: [UInt8]) throws {
+        let clipBytes = clipText.count
         var clipStart = 0
         for length in clipLengths {
             guard length >= 0, Int(length) <= clipBytes - clipStart else { throw ImageProblem("a clip out of bounds") }
@@ -202,7 +216,6 @@ extension ExperienceIndex {
             clipStart += Int(length)
         }
         guard clipStart == clipBytes else { throw ImageProblem("clips out of bounds") }
-        try checkImageLinks()
     }
 
     /// An array of `count` elements read as raw bytes (plain integers and structs of them only).

@@ -16,68 +16,11 @@ public enum ClipServer {
     public static func serve(_ command: ServeCommand) throws {
         let parsed = command.parsed, io = command.io, databasePath = command.databasePath
         let listen = parsed.value("listen") ?? "127.0.0.1:8080"
-        // HOST:PORT, with an IPv6 literal in brackets (RFC 3986 §3.2.2): [::1]:8080; a name such as localhost is resolved.
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port)
-        else {
-            throw command.usage("--listen takes HOST:PORT, such as 127.0.0.1:8080, localhost:8080 or [::1]:8080")
-        }
-        var host = String(listen[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") {
-            host = String(host.dropFirst().dropLast())
-        } else if host.contains(":") {
-            throw command.usage("--listen: put an IPv6 address in brackets, such as [::1]:8080")
-        }
-        var limits = HTTPLimits()
-        // POST /v1/images carries an image's bytes: by default a body may be as large as the largest image taken.
-        limits.maxBodyBytes = max(limits.maxBodyBytes, HeaderImage.maxBytes)
-        // The default cap is what descriptors and memory allow (docs/architecture.md#limits-and-slow-clients).
-        let budget = ConnectionBudget.current()
-        var capNote = "the default: descriptor limit \(budget.descriptors), memory \(budget.memoryBytes >> 20) MiB"
-        if let n = parsed.value("max-connections") {
-            guard let v = Int(n), v > 0 else { throw command.usage("--max-connections takes a positive number") }
-            limits.maxConnections = v
-            capNote = "--max-connections"
-            // Past the descriptor limit accept(2) fails with EMFILE: the cap stays below it.
-            if v > budget.byDescriptors && budget.byDescriptors > 0 {
-                limits.maxConnections = budget.byDescriptors
-                capNote =
-                    "--max-connections \(v) lowered: the descriptor limit is \(budget.descriptors), "
-                    + "\(ConnectionBudget.reservedDescriptors) of them kept for the server's own files"
-            }
-        }
-        if let n = parsed.value("max-body-bytes") {
-            guard let v = Int(n), v > 0 else { throw command.usage("--max-body-bytes takes a positive number") }
-            limits.maxBodyBytes = v
-        }
-        var publicMaxAge = 60
-        if let n = parsed.value("public-max-age") {
-            guard let v = Int(n), (0...31_536_000).contains(v) else {
-                throw command.usage("--public-max-age takes a number of seconds from 0 to 31536000")
-            }
-            publicMaxAge = v
-        }
-        var webhooks = WebhookWorker.Configuration()
-        webhooks.allowPrivateTargets = parsed.flag("allow-private-targets")
-        if let text = parsed.value("webhook-retry-schedule") {
-            let delays = text.split(separator: ",", omittingEmptySubsequences: false).map { Int64($0) }
-            guard !delays.isEmpty, delays.count <= 100, delays.allSatisfy({ ($0 ?? -1) >= 0 && ($0 ?? 0) <= 604_800_000 }) else {
-                throw command.usage("--webhook-retry-schedule takes milliseconds separated by commas, such as 10,20,40")
-            }
-            webhooks.schedule = WebhookRetrySchedule(delaysMilliseconds: delays.map { $0! })
-        }
-        if let text = parsed.value("webhook-timeout") {
-            guard let seconds = Double(text), seconds > 0, seconds <= 300 else {
-                throw command.usage("--webhook-timeout takes a number of seconds from 0 to 300")
-            }
-            webhooks.timeoutSeconds = seconds
-        }
-        if let text = parsed.value("webhook-retention-days") {
-            guard let days = Int(text), (1...3650).contains(days) else {
-                throw command.usage("--webhook-retention-days takes a number of days from 1 to 3650")
-            }
-            webhooks.retentionDays = days
-        }
-        var configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
+        let address = try listenAddress(listen, command)
+        let (limits, capNote) = try connectionLimits(command)
+        let publicMaxAge = try publicMaxAge(command)
+        let webhooks = try webhookConfiguration(command)
+        var configuration = HTTPServer.Configuration(host: address.host, port: address.port, limits: limits)
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.
         // The read model saved at the last graceful stop, beside the database (docs/architecture.md#the-read-model).
@@ -108,15 +51,7 @@ public enum ClipServer {
         // Graceful stop (docs/architecture.md#graceful-stop): stop accepting, finish in-flight requests, close. The handlers
         // are in place before the server starts and says where it listens: a SIGTERM sent as soon
         // as the address is printed (a supervisor, a test) must stop it, not be ignored.
-        let stopped = DispatchSemaphore(value: 0)
-        var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGTERM, SIGINT] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { stopped.signal() }
-            source.resume()
-            sources.append(source)
-        }
+        let (stopped, sources) = stopSignals()
         let bound: Int
         do { bound = try server.start() } catch {
             throw command.failure("cannot listen on \(listen): \(error)")
@@ -129,7 +64,7 @@ public enum ClipServer {
         }
         let readOnly = (try? pool.with(actor: "api") { $0.isReadOnly }) == true
         if !readOnly { worker.start() }
-        command.print("serving \(databasePath) on http://\(listen[..<colon]):\(bound)")
+        command.print("serving \(databasePath) on http://\(address.printedHost):\(bound)")
 
         stopped.wait()
         api.flushLog()
@@ -141,19 +76,114 @@ public enum ClipServer {
         api.flushLog()
         worker.stop()
         sources.forEach { $0.cancel() }
-        if let savedReadModel, !readOnly {
-            let saveStarted = DispatchTime.now().uptimeNanoseconds
-            do {
-                if try pool.index.save(to: savedReadModel) {
-                    let seconds = Double(DispatchTime.now().uptimeNanoseconds - saveStarted) / 1e9
-                    io.err(
-                        Self.logLine(
-                            "info",
-                            "saved the read model (\(pool.index.count) experiences) to \(savedReadModel) in \(Self.seconds(seconds))"))
-                }
-            } catch {
-                io.err(Self.logLine("warn", "the read model was not saved: \(error)"))
+        if let savedReadModel, !readOnly { saveReadModel(pool.index, to: savedReadModel, io) }
+    }
+
+    /// `--listen` HOST:PORT, with an IPv6 literal in brackets (RFC 3986 §3.2.2): [::1]:8080; a name such as
+    /// localhost is resolved. `printedHost` is HOST as given (brackets kept), for the "serving" line.
+    static func listenAddress(_ listen: String, _ command: ServeCommand) throws -> (host: String, port: Int, printedHost: Substring) {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port)
+        else {
+            throw command.usage("--listen takes HOST:PORT, such as 127.0.0.1:8080, localhost:8080 or [::1]:8080")
+        }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        } else if host.contains(":") {
+            throw command.usage("--listen: put an IPv6 address in brackets, such as [::1]:8080")
+        }
+        return (host, port, listen[..<colon])
+    }
+
+    /// The connection and body limits (`--max-connections`, `--max-body-bytes`), and where the connection cap comes from.
+    static func connectionLimits(_ command: ServeCommand) throws -> (limits: HTTPLimits, capNote: String) {
+        let parsed = command.parsed
+        var limits = HTTPLimits()
+        // POST /v1/images carries an image's bytes: by default a body may be as large as the largest image taken.
+        limits.maxBodyBytes = max(limits.maxBodyBytes, HeaderImage.maxBytes)
+        // The default cap is what descriptors and memory allow (docs/architecture.md#limits-and-slow-clients).
+        let budget = ConnectionBudget.current()
+        var capNote = "the default: descriptor limit \(budget.descriptors), memory \(budget.memoryBytes >> 20) MiB"
+        if let n = parsed.value("max-connections") {
+            guard let v = Int(n), v > 0 else { throw command.usage("--max-connections takes a positive number") }
+            limits.maxConnections = v
+            capNote = "--max-connections"
+            // Past the descriptor limit accept(2) fails with EMFILE: the cap stays below it.
+            if v > budget.byDescriptors && budget.byDescriptors > 0 {
+                limits.maxConnections = budget.byDescriptors
+                capNote =
+                    "--max-connections \(v) lowered: the descriptor limit is \(budget.descriptors), "
+                    + "\(ConnectionBudget.reservedDescriptors) of them kept for the server's own files"
             }
+        }
+        if let n = parsed.value("max-body-bytes") {
+            guard let v = Int(n), v > 0 else { throw command.usage("--max-body-bytes takes a positive number") }
+            limits.maxBodyBytes = v
+        }
+        return (limits, capNote)
+    }
+
+    /// `--public-max-age`: the seconds public answers may be cached, 60 unless given.
+    static func publicMaxAge(_ command: ServeCommand) throws -> Int {
+        guard let n = command.parsed.value("public-max-age") else { return 60 }
+        guard let v = Int(n), (0...31_536_000).contains(v) else {
+            throw command.usage("--public-max-age takes a number of seconds from 0 to 31536000")
+        }
+        return v
+    }
+
+    /// The webhook worker's settings from `--allow-private-targets` and the `--webhook-…` options.
+    static func webhookConfiguration(_ command: ServeCommand) throws -> WebhookWorker.Configuration {
+        let parsed = command.parsed
+        var webhooks = WebhookWorker.Configuration()
+        webhooks.allowPrivateTargets = parsed.flag("allow-private-targets")
+        if let text = parsed.value("webhook-retry-schedule") {
+            let delays = text.split(separator: ",", omittingEmptySubsequences: false).map { Int64($0) }
+            guard !delays.isEmpty, delays.count <= 100, delays.allSatisfy({ ($0 ?? -1) >= 0 && ($0 ?? 0) <= 604_800_000 }) else {
+                throw command.usage("--webhook-retry-schedule takes milliseconds separated by commas, such as 10,20,40")
+            }
+            webhooks.schedule = WebhookRetrySchedule(delaysMilliseconds: delays.map { $0! })
+        }
+        if let text = parsed.value("webhook-timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 300 else {
+                throw command.usage("--webhook-timeout takes a number of seconds from 0 to 300")
+            }
+            webhooks.timeoutSeconds = seconds
+        }
+        if let text = parsed.value("webhook-retention-days") {
+            guard let days = Int(text), (1...3650).contains(days) else {
+                throw command.usage("--webhook-retention-days takes a number of days from 1 to 3650")
+            }
+            webhooks.retentionDays = days
+        }
+        return webhooks
+    }
+
+    /// SIGTERM and SIGINT, ignored as signals and delivered as one semaphore signal each; the sources stay
+    /// alive while the caller holds them.
+    static func stopSignals() -> (stopped: DispatchSemaphore, sources: [any DispatchSourceSignal]) {
+        let stopped = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        return (stopped, sources)
+    }
+
+    /// Saves the read model for the next start (docs/architecture.md#the-read-model) and logs how it went.
+    static func saveReadModel(_ index: LiveIndex, to path: String, _ io: CLIIO) {
+        let saveStarted = DispatchTime.now().uptimeNanoseconds
+        do {
+            if try index.save(to: path) {
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - saveStarted) / 1e9
+                io.err(Self.logLine("info", "saved the read model (\(index.count) experiences) to \(path) in \(Self.seconds(seconds))"))
+            }
+        } catch {
+            io.err(Self.logLine("warn", "the read model was not saved: \(error)"))
         }
     }
 

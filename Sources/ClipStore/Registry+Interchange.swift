@@ -62,135 +62,171 @@ extension Registry {
             // The id the next line's experience gets if every line is good (AUTOINCREMENT: one more
             // than the largest id the table has had, https://sqlite.org/autoinc.html), for the
             // change records written ahead (PreparedChangeRecord).
-            var nextID = try nextExperienceID()
+            var run = ImportRun(registry: self, at: at, nextID: try nextExperienceID())
             var reader = Interchange.Reader(format: format, defersParsing: true)
-            var errors: [Interchange.LineError] = []
-            var warnings: [Interchange.LineError] = []
-            var warningLinesNotListed = 0
-            var notes: [WriteNote] = []
-            var firstLineOfURL: [String: Int] = [:]
-            // Clips and associations that earlier lines created or found.
-            var ensured: Set<String> = []
-            // "TEAM sha256" of the images the file's lines carry, by the team of their line.
-            var carriedImages: Set<String> = []
-            var imported = 0, seen = 0
-            // Lines prepared for insertion, inserted `importChunkRows` at a time (Registry+ImportChunk.swift).
-            var chunk: [PreparedExperience] = []
-            var pending = Interchange.Batch()
-            var pendingCount = 0
-            // The batch being parsed and decoded while the previous one is written.
-            var inFlight: PreparingBatch?
-            func writeBatch(_ batch: PreparedBatch) throws {
-                errors += batch.errors
-                // The batch's header images first, so a line may name an image a later line of its
-                // team carries (checkImage: bringing the bytes is what lets a team use an image).
-                for line in batch.lines {
-                    guard let image = line.image else { continue }
-                    do { try storeImage(image) } catch { errors.append(.init(line: line.line, errors: try Self.lineErrors(error))) }
-                    if let team = line.imageTeam { carriedImages.insert("\(team.rawValue) \(image.sha256)") }
+            while let chunk = try chunks() { try run.take(reader.feed(chunk), progress) }
+            try run.take(reader.finish(), progress)
+            if run.pendingCount > 0 || !run.pending.errors.isEmpty { try run.handOver(progress) }
+            if let last = run.inFlight { try run.write(last, progress) }
+            guard run.errors.isEmpty else { throw RegistryError.invalidImport(run.errors.sorted { $0.line < $1.line }) }
+            return ImportReport(
+                imported: run.imported, notes: run.notes, warnings: run.warnings, warningLinesNotListed: run.warningLinesNotListed)
+        }
+    }
+
+    /// One import inside its transaction: the lines read and not yet handed over, the batch being
+    /// prepared on other threads, and what the lines written so far gave (rows, refusals, warnings,
+    /// notes, and the clips, associations and images they brought).
+    struct ImportRun {
+        let registry: Registry
+        let at: String
+        var nextID: Int64
+        var errors: [Interchange.LineError] = []
+        var warnings: [Interchange.LineError] = []
+        var warningLinesNotListed = 0
+        var notes: [WriteNote] = []
+        var firstLineOfURL: [String: Int] = [:]
+        // Clips and associations that earlier lines created or found.
+        var ensured: Set<String> = []
+        // "TEAM sha256" of the images the file's lines carry, by the team of their line.
+        var carriedImages: Set<String> = []
+        var imported = 0, seen = 0
+        // Lines prepared for insertion, inserted `importChunkRows` at a time (Registry+ImportChunk.swift).
+        var chunk: [PreparedExperience] = []
+        var pending = Interchange.Batch()
+        var pendingCount = 0
+        // The batch being parsed and decoded while the previous one is written.
+        var inFlight: PreparingBatch?
+
+        init(registry: Registry, at: String, nextID: Int64) {
+            self.registry = registry
+            self.at = at
+            self.nextID = nextID
+        }
+
+        /// Adds the lines the reader gave to the pending ones; hands them over once they make a batch.
+        mutating func take(_ batch: Interchange.Batch, _ progress: (Int) -> Void) throws {
+            pending.errors += batch.errors
+            pending.lines += batch.lines
+            pending.unparsed += batch.unparsed
+            pendingCount += batch.lines.count + batch.unparsed.count
+            if pendingCount >= Registry.importBatchLines { try handOver(progress) }
+        }
+
+        /// Starts preparing the pending lines, then writes the batch prepared before them.
+        mutating func handOver(_ progress: (Int) -> Void) throws {
+            let next = PreparingBatch(pending, count: pendingCount, firstID: nextID, at: at)
+            nextID += Int64(pendingCount)
+            pending = Interchange.Batch()
+            pendingCount = 0
+            if let previous = inFlight { try write(previous, progress) }
+            inFlight = next
+        }
+
+        /// Writes a prepared batch, then frees it on another thread: freeing its experiences on
+        /// this one was 6% of its perf samples (100k-line import; allocated by the preparing
+        /// threads, they are theirs to free). This thread's copy ends with the statement that
+        /// writes it, so the batch's last reference is the one `discard` drops.
+        mutating func write(_ batch: PreparingBatch, _ progress: (Int) -> Void) throws {
+            try writeBatch(batch.wait(), progress)
+            DispatchQueue.global().async { batch.discard() }
+        }
+
+        /// A batch's refusals, its header images, then its lines in order; `progress` is told the lines read so far.
+        mutating func writeBatch(_ batch: PreparedBatch, _ progress: (Int) -> Void) throws {
+            errors += batch.errors
+            // The batch's header images first, so a line may name an image a later line of its
+            // team carries (checkImage: bringing the bytes is what lets a team use an image).
+            for line in batch.lines {
+                guard let image = line.image else { continue }
+                do { try registry.storeImage(image) } catch {
+                    errors.append(.init(line: line.line, errors: try Registry.lineErrors(error)))
                 }
-                for line in batch.lines {
-                    let experience: AdvancedExperience
-                    do {
-                        let (e, lineWarnings) = try line.decoded.get()
-                        experience = e
-                        if !lineWarnings.isEmpty {
-                            if warnings.count < Self.listedWarningLines {
-                                warnings.append(.init(line: line.line, errors: lineWarnings))
-                            } else {
-                                warningLinesNotListed += 1
-                            }
-                        }
-                    } catch {
-                        errors.append(.init(line: line.line, errors: error.errors))
-                        continue
-                    }
-                    if let first = firstLineOfURL[experience.url.canonical] {
-                        errors.append(
-                            .init(
-                                line: line.line,
-                                errors: [
-                                    FieldError(
-                                        field: "url", rule: "duplicate", message: "\(experience.url.canonical) is already on line \(first)")
-                                ]))
-                        continue
-                    }
-                    firstLineOfURL[experience.url.canonical] = line.line
-                    // No savepoint per line: once a line fails the whole import rolls back, so what a
-                    // failed line left half done only lets the remaining lines be checked as well.
-                    do {
-                        let clipKey = experience.clip.rawValue, domainKey = clipKey + " " + experience.url.host
-                        // What prepareInsert may create is created after every earlier line's row, as
-                        // when each line was inserted whole in turn (the change records keep that order).
-                        if !ensured.contains(clipKey) || !ensured.contains(domainKey) { try flush() }
-                        let carried =
-                            experience.headerImage.map { carriedImages.contains("\(experience.clip.team.rawValue) \($0)") } ?? false
-                        let (clip, lineNotes) = try prepareInsert(experience, ensured: ensured, imageCarried: carried)
-                        // Known from here on, even if the row itself is then refused: its clip and
-                        // association exist, so the next line's prepareInsert would only find them.
-                        ensured.insert(clipKey)
-                        ensured.insert(domainKey)
-                        chunk.append(
-                            PreparedExperience(
-                                line: line.line, draft: experience, clip: clip, notes: lineNotes, changeRecord: line.changeRecord))
-                        if chunk.count == Self.importChunkRows { try flush() }
-                    } catch {
-                        errors.append(.init(line: line.line, errors: try Self.lineErrors(error)))
+                if let team = line.imageTeam { carriedImages.insert("\(team.rawValue) \(image.sha256)") }
+            }
+            for line in batch.lines {
+                guard let experience = accepted(line) else { continue }
+                try prepare(experience, line: line)
+            }
+            try flush()
+            seen += batch.count
+            progress(seen)
+        }
+
+        /// The line's experience, its warnings noted; nil, with the line's errors noted, when it was
+        /// refused or its URL is already on an earlier line.
+        mutating func accepted(_ line: PreparedLine) -> AdvancedExperience? {
+            let experience: AdvancedExperience
+            do {
+                let (e, lineWarnings) = try line.decoded.get()
+                experience = e
+                if !lineWarnings.isEmpty {
+                    if warnings.count < Registry.listedWarningLines {
+                        warnings.append(.init(line: line.line, errors: lineWarnings))
+                    } else {
+                        warningLinesNotListed += 1
                     }
                 }
-                try flush()
-                seen += batch.count
-                progress(seen)
+            } catch {
+                errors.append(.init(line: line.line, errors: error.errors))
+                return nil
             }
-            /// Inserts the prepared lines: a full chunk at once, unless a row of it is refused, then
-            /// (and for a partial chunk) line by line.
-            func flush() throws {
-                defer { chunk.removeAll(keepingCapacity: true) }
-                if chunk.count == Self.importChunkRows, try insertChunk(chunk) != nil {
-                    for row in chunk { notes += row.notes }
-                    imported += chunk.count
-                    return
+            if let first = firstLineOfURL[experience.url.canonical] {
+                errors.append(
+                    .init(
+                        line: line.line,
+                        errors: [
+                            FieldError(field: "url", rule: "duplicate", message: "\(experience.url.canonical) is already on line \(first)")
+                        ]))
+                return nil
+            }
+            firstLineOfURL[experience.url.canonical] = line.line
+            return experience
+        }
+
+        /// Creates or finds the line's clip and association, and queues its row for the next chunk.
+        /// No savepoint per line: once a line fails the whole import rolls back, so what a failed
+        /// line left half done only lets the remaining lines be checked as well.
+        mutating func prepare(_ experience: AdvancedExperience, line: PreparedLine) throws {
+            do {
+                let clipKey = experience.clip.rawValue, domainKey = clipKey + " " + experience.url.host
+                // What prepareInsert may create is created after every earlier line's row, as
+                // when each line was inserted whole in turn (the change records keep that order).
+                if !ensured.contains(clipKey) || !ensured.contains(domainKey) { try flush() }
+                let carried =
+                    experience.headerImage.map { carriedImages.contains("\(experience.clip.team.rawValue) \($0)") } ?? false
+                let (clip, lineNotes) = try registry.prepareInsert(experience, ensured: ensured, imageCarried: carried)
+                // Known from here on, even if the row itself is then refused: its clip and
+                // association exist, so the next line's prepareInsert would only find them.
+                ensured.insert(clipKey)
+                ensured.insert(domainKey)
+                chunk.append(
+                    PreparedExperience(
+                        line: line.line, draft: experience, clip: clip, notes: lineNotes, changeRecord: line.changeRecord))
+                if chunk.count == Registry.importChunkRows { try flush() }
+            } catch {
+                errors.append(.init(line: line.line, errors: try Registry.lineErrors(error)))
+            }
+        }
+
+        /// Inserts the prepared lines: a full chunk at once, unless a row of it is refused, then
+        /// (and for a partial chunk) line by line.
+        mutating func flush() throws {
+            defer { chunk.removeAll(keepingCapacity: true) }
+            if chunk.count == Registry.importChunkRows, try registry.insertChunk(chunk) != nil {
+                for row in chunk { notes += row.notes }
+                imported += chunk.count
+                return
+            }
+            for row in chunk {
+                do {
+                    _ = try registry.insertPrepared(row.draft, clip: row.clip)
+                    notes += row.notes
+                    imported += 1
+                } catch {
+                    errors.append(.init(line: row.line, errors: try Registry.lineErrors(error)))
                 }
-                for row in chunk {
-                    do {
-                        _ = try insertPrepared(row.draft, clip: row.clip)
-                        notes += row.notes
-                        imported += 1
-                    } catch {
-                        errors.append(.init(line: row.line, errors: try Self.lineErrors(error)))
-                    }
-                }
             }
-            /// Starts preparing the pending lines, then writes the batch prepared before them.
-            func handOver() throws {
-                let next = PreparingBatch(pending, count: pendingCount, firstID: nextID, at: at)
-                nextID += Int64(pendingCount)
-                pending = Interchange.Batch()
-                pendingCount = 0
-                if let previous = inFlight { try write(previous) }
-                inFlight = next
-            }
-            /// Writes a prepared batch, then frees it on another thread: freeing its experiences on
-            /// this one was 6% of its perf samples (100k-line import; allocated by the preparing
-            /// threads, they are theirs to free). This thread's copy ends with the statement that
-            /// writes it, so the batch's last reference is the one `discard` drops.
-            func write(_ batch: PreparingBatch) throws {
-                try writeBatch(batch.wait())
-                DispatchQueue.global().async { batch.discard() }
-            }
-            func take(_ batch: Interchange.Batch) throws {
-                pending.errors += batch.errors
-                pending.lines += batch.lines
-                pending.unparsed += batch.unparsed
-                pendingCount += batch.lines.count + batch.unparsed.count
-                if pendingCount >= Self.importBatchLines { try handOver() }
-            }
-            while let chunk = try chunks() { try take(reader.feed(chunk)) }
-            try take(reader.finish())
-            if pendingCount > 0 || !pending.errors.isEmpty { try handOver() }
-            if let last = inFlight { try write(last) }
-            guard errors.isEmpty else { throw RegistryError.invalidImport(errors.sorted { $0.line < $1.line }) }
-            return ImportReport(imported: imported, notes: notes, warnings: warnings, warningLinesNotListed: warningLinesNotListed)
         }
     }
 

@@ -126,13 +126,52 @@ public struct SyncPlan: Sendable, Equatable {
         let byASCID = Dictionary(asc.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let byLink = Dictionary(asc.map { ($0.link, $0) }, uniquingKeysWith: { first, _ in first })
         let recordOf = Dictionary(records.map { ($0.experienceID, $0) }, uniquingKeysWith: { first, _ in first })
-        var steps: [Step] = []
         let primaryLanguage = link.primaryLocale.flatMap(Language.init(tag:))
         let ordered = experiences.sorted(by: { $0.url.canonical < $1.url.canonical })
+        let matched = matches(ordered, recordOf: recordOf, byASCID: byASCID, byLink: byLink)
+        let matchOf = matched.matchOf
+        var claimed = matched.claimed
+        var steps: [Step] = ordered.map { experience in
+            var step = step(experience, record: recordOf[experience.id], match: matchOf[experience.id], imageMD5: imageMD5, prune: prune)
+            if step.action != .nothing, experience.status != .deactivated {
+                step.refusals = refusals(experience, associatedHosts: associatedHosts, primaryLanguage: primaryLanguage)
+            }
+            return step
+        }
+        // Pushed once, since removed here: remove there too.
+        let live = Set(experiences.map(\.id))
+        for record in records.sorted(by: { $0.experienceID < $1.experienceID }) where !live.contains(record.experienceID) {
+            let sent = Self.sentCreate(record) ? record.ascLink.flatMap { byLink[$0] } : nil
+            guard let match = record.ascExperienceID.flatMap({ byASCID[$0] }) ?? sent, !claimed.contains(match.id) else { continue }
+            let id = match.id
+            claimed.insert(id)
+            steps.append(
+                Step(
+                    experienceID: record.experienceID, url: match.link, ascExperienceID: id, ascState: match.status?.rawValue,
+                    action: .remove, changes: [], refusals: [], drifted: record.ascFingerprint.map { $0 != fingerprint(match) } ?? false,
+                    notes: ["removed from the registry"]))
+        }
+        // Only App Store Connect has these: removed only when asked to (--prune).
+        for other in asc.sorted(by: { $0.link < $1.link }) where !claimed.contains(other.id) {
+            steps.append(
+                Step(
+                    experienceID: nil, url: other.link, ascExperienceID: other.id, ascState: other.status?.rawValue,
+                    action: prune ? .remove : .nothing, changes: [], refusals: [], drifted: false,
+                    notes: unknownValues(other)
+                        + [prune ? "only in App Store Connect" : "only in App Store Connect: kept (asc pull adopts it, --prune removes it)"]
+                ))
+        }
+        return SyncPlan(clip: clip, steps: steps)
+    }
 
-        // Each App Store Connect experience answers for one registry experience at most. The id recorded at the
-        // last push wins (the URL may have changed since); only then does a URL match an unclaimed one, so an
-        // experience moved to a new URL and a new one made at its old URL do not both claim the old one.
+    /// The App Store Connect experience that answers for each registry experience, and the ids so claimed.
+    /// Each answers for one registry experience at most. The id recorded at the last push wins (the URL
+    /// may have changed since); only then does a URL match an unclaimed one, so an experience moved to a
+    /// new URL and a new one made at its old URL do not both claim the old one.
+    static func matches(
+        _ ordered: [AdvancedExperience], recordOf: [Int64: AppStoreConnectSyncRecord], byASCID: [String: ASCAdvancedExperience],
+        byLink: [String: ASCAdvancedExperience]
+    ) -> (matchOf: [Int64: ASCAdvancedExperience], claimed: Set<String>) {
         var matchOf: [Int64: ASCAdvancedExperience] = [:]
         var claimed = Set<String>()
         for experience in ordered {
@@ -152,87 +191,58 @@ public struct SyncPlan: Sendable, Equatable {
         for experience in ordered where matchOf[experience.id] == nil {
             if let match = byLink[experience.url.canonical], claimed.insert(match.id).inserted { matchOf[experience.id] = match }
         }
+        return (matchOf, claimed)
+    }
 
-        for experience in ordered {
-            let record = recordOf[experience.id]
-            let match = matchOf[experience.id]
-            var step = Step(
-                experienceID: experience.id, url: experience.url.canonical, ascExperienceID: match?.id, ascState: match?.status?.rawValue,
-                action: .nothing, changes: [], refusals: [], drifted: false, notes: [])
+    /// The step for one registry experience and its match in App Store Connect, if any (refusals not yet checked).
+    static func step(
+        _ experience: AdvancedExperience, record: AppStoreConnectSyncRecord?, match: ASCAdvancedExperience?, imageMD5: [String: String],
+        prune: Bool
+    ) -> Step {
+        var step = Step(
+            experienceID: experience.id, url: experience.url.canonical, ascExperienceID: match?.id, ascState: match?.status?.rawValue,
+            action: .nothing, changes: [], refusals: [], drifted: false, notes: [])
+        if let match {
+            step.notes = unknownValues(match)
+            if let seen = record?.ascFingerprint, seen != fingerprint(match) { step.drifted = true }
+        }
+        if experience.status == .deactivated {
+            // Deactivated here: App Store Connect keeps no deactivated experience of ours (a removal there is final).
+            // One matched by URL alone was never pushed from here (made in App Store Connect's pages): only --prune
+            // removes it, as for any experience only App Store Connect has.
             if let match {
-                step.notes = unknownValues(match)
-                if let seen = record?.ascFingerprint, seen != fingerprint(match) { step.drifted = true }
-            }
-            if experience.status == .deactivated {
-                // Deactivated here: App Store Connect keeps no deactivated experience of ours (a removal there is final).
-                // One matched by URL alone was never pushed from here (made in App Store Connect's pages): only --prune
-                // removes it, as for any experience only App Store Connect has.
-                if let match {
-                    let pushedFromHere =
-                        record?.ascExperienceID == match.id || (record.map(Self.sentCreate) == true && record?.ascLink == match.link)
-                    if pushedFromHere || prune {
-                        step.action = .remove
-                    } else {
-                        step.notes.append("deactivated here, but never pushed from here: App Store Connect's is kept (--prune removes it)")
-                    }
-                }
-                steps.append(step)
-                continue
-            }
-            if let match {
-                step.changes = fieldChanges(experience, match)
-                if match.link != experience.url.canonical {
-                    step.action = .recreate
-                    step.changes.insert(FieldChange(field: "link", before: match.link, after: experience.url.canonical), at: 0)
+                let pushedFromHere =
+                    record?.ascExperienceID == match.id || (record.map(Self.sentCreate) == true && record?.ascLink == match.link)
+                if pushedFromHere || prune {
+                    step.action = .remove
                 } else {
-                    let sameChecksum = experience.headerImage.flatMap { imageMD5[$0] }.map { $0 == match.headerImage?.sourceFileChecksum }
-                    let imageChanged =
-                        experience.headerImage != nil && experience.headerImage != record?.pushedImageSHA256 && sameChecksum != true
-                    if imageChanged {
-                        step.changes.append(
-                            // Both sides by MD5, the checksum App Store Connect keeps of the file uploaded.
-                            FieldChange(
-                                field: "headerImage",
-                                before: "md5 " + (match.headerImage?.sourceFileChecksum ?? record?.pushedImageMD5 ?? "none"),
-                                after: "md5 " + (experience.headerImage.flatMap { imageMD5[$0] } ?? "unknown")))
-                    }
-                    step.action =
-                        step.changes.isEmpty ? .nothing : step.changes.allSatisfy { $0.field == "headerImage" } ? .uploadImage : .update
+                    step.notes.append("deactivated here, but never pushed from here: App Store Connect's is kept (--prune removes it)")
                 }
-            } else {
-                step.action = .create
             }
-            if step.action != .nothing {
-                step.refusals = refusals(experience, associatedHosts: associatedHosts, primaryLanguage: primaryLanguage)
-            }
-            steps.append(step)
+            return step
         }
-
-        // Pushed once, since removed here: remove there too.
-        let live = Set(experiences.map(\.id))
-        for record in records.sorted(by: { $0.experienceID < $1.experienceID }) where !live.contains(record.experienceID) {
-            let sent = Self.sentCreate(record) ? record.ascLink.flatMap { byLink[$0] } : nil
-            guard let match = record.ascExperienceID.flatMap({ byASCID[$0] }) ?? sent, !claimed.contains(match.id) else { continue }
-            let id = match.id
-            claimed.insert(id)
-            steps.append(
-                Step(
-                    experienceID: record.experienceID, url: match.link, ascExperienceID: id, ascState: match.status?.rawValue,
-                    action: .remove, changes: [], refusals: [], drifted: record.ascFingerprint.map { $0 != fingerprint(match) } ?? false,
-                    notes: ["removed from the registry"]))
+        guard let match else {
+            step.action = .create
+            return step
         }
-
-        // Only App Store Connect has these: removed only when asked to (--prune).
-        for other in asc.sorted(by: { $0.link < $1.link }) where !claimed.contains(other.id) {
-            steps.append(
-                Step(
-                    experienceID: nil, url: other.link, ascExperienceID: other.id, ascState: other.status?.rawValue,
-                    action: prune ? .remove : .nothing, changes: [], refusals: [], drifted: false,
-                    notes: unknownValues(other)
-                        + [prune ? "only in App Store Connect" : "only in App Store Connect: kept (asc pull adopts it, --prune removes it)"]
-                ))
+        step.changes = fieldChanges(experience, match)
+        if match.link != experience.url.canonical {
+            step.action = .recreate
+            step.changes.insert(FieldChange(field: "link", before: match.link, after: experience.url.canonical), at: 0)
+            return step
         }
-        return SyncPlan(clip: clip, steps: steps)
+        let sameChecksum = experience.headerImage.flatMap { imageMD5[$0] }.map { $0 == match.headerImage?.sourceFileChecksum }
+        let imageChanged = experience.headerImage != nil && experience.headerImage != record?.pushedImageSHA256 && sameChecksum != true
+        if imageChanged {
+            step.changes.append(
+                // Both sides by MD5, the checksum App Store Connect keeps of the file uploaded.
+                FieldChange(
+                    field: "headerImage",
+                    before: "md5 " + (match.headerImage?.sourceFileChecksum ?? record?.pushedImageMD5 ?? "none"),
+                    after: "md5 " + (experience.headerImage.flatMap { imageMD5[$0] } ?? "unknown")))
+        }
+        step.action = step.changes.isEmpty ? .nothing : step.changes.allSatisfy { $0.field == "headerImage" } ? .uploadImage : .update
+        return step
     }
 
     /// Whether an apply sent this record's create and did not hear back (its App Store Connect copy may exist).

@@ -58,21 +58,9 @@ extension EventThread {
         if let stop = flush(c) { return stop }
         if c.machine.isLingering { return discard(c, scratch: scratch) }
         let limits = configuration.limits
-        if read {
-            let chunk = c.machine.isReadingBody ? EventLoop.bodyChunk : EventLoop.headChunk
-            switch c.socket.readAvailable(into: &c.buffer, chunk: chunk, scratch: scratch) {
-            case .data(let count): c.moreToRead = count == chunk
-            case .closed: c.machine.peerDidClose()
-            case .timeout: break  // nothing there after all (a spurious wake-up)
-            }
-        }
+        if read { readAvailable(c, scratch: scratch) }
         while true {
-            // RFC 9112 §2.2: ignore empty lines before a request line.
-            if c.machine.awaitsRequestLine {
-                var skip = 0
-                while c.buffer.count >= skip + 2, c.buffer[skip] == 0x0D, c.buffer[skip + 1] == 0x0A { skip += 2 }
-                if skip > 0 { c.buffer.removeFirst(skip) }
-            }
+            if c.machine.awaitsRequestLine { skipEmptyLines(c) }
             guard !c.buffer.isEmpty else { break }
             let outcome = c.buffer.withUnsafeBytes { raw in
                 Result { () throws(RequestError) in try RequestHeadParser.parse(raw, limits: limits, fields: &c.fields) }
@@ -83,21 +71,11 @@ extension EventThread {
                 if case .failure(let error) = outcome { return fail(c, error, scratch: scratch) }
                 return carryOut(c.machine.partialHead(now: monotonicMilliseconds()), c)
             }
-            // HTTP/1.0 keep-alive takes the ordinary way, which says `Connection: keep-alive`.
-            if let hot = loop.hot, raw.contentLength == 0, raw.keepAlive, raw.version == .http11, !isStopping {
-                let answered = c.buffer.withUnsafeBufferPointer { bytes in
-                    c.fields.withUnsafeBufferPointer { fields in
-                        hot(RequestView(bytes: bytes, head: raw, fields: fields, remoteAddress: c.address), &c.hot)
-                    }
-                }
-                if answered {
-                    // Written with the next batch (pipelined answers go out in one write), but a client that
-                    // pipelines and does not read holds at most one batch of answers here.
-                    c.buffer.removeFirst(raw.length)
-                    c.machine.answeredAtOnce(now: monotonicMilliseconds())
-                    if c.hot.out.count >= Self.batchBytes, let stop = flush(c) { return stop }
-                    continue
-                }
+            if answeredHot(c, raw) {
+                // Written with the next batch (pipelined answers go out in one write), but a client that
+                // pipelines and does not read holds at most one batch of answers here.
+                if c.hot.out.count >= Self.batchBytes, let stop = flush(c) { return stop }
+                continue
             }
             if let stop = flush(c) { return stop }
             let head = c.buffer.withUnsafeBufferPointer { raw.head(in: $0, fields: c.fields) }
@@ -127,23 +105,62 @@ extension EventThread {
                 if let stop = flush(c) { return stop }
                 continue
             }
-            // The connection is the pool's until it comes back to this thread (`Mailbox.Message.answered`).
-            if var slot = slots[c.id] {
-                slot.handedOff = true
-                slots.updateValue(slot, forKey: c.id)
-            }
-            let loop = loop, mailbox = mailbox
-            loop.pool.submit {
-                let started = monotonicSeconds()
-                // Past the drain deadline a request still queued is not started (README, graceful stop).
-                let response = loop.drainExpired.load(ordering: .relaxed) ? EventThread.stopping : loop.handler(request)
-                loop.prepareAnswer(c, request, head, response, started: started)
-                mailbox.post(.answered(c))
-            }
+            handOff(c, request, head)
             return .handedOff
         }
         if let stop = flush(c) { return stop }
         return carryOut(c.machine.readMore(stopping: isStopping), c)
+    }
+
+    /// Reads what the socket has now into the connection's buffer: a head's worth, or a body's.
+    private func readAvailable(_ c: Connection, scratch: UnsafeMutableRawBufferPointer?) {
+        let chunk = c.machine.isReadingBody ? EventLoop.bodyChunk : EventLoop.headChunk
+        switch c.socket.readAvailable(into: &c.buffer, chunk: chunk, scratch: scratch) {
+        case .data(let count): c.moreToRead = count == chunk
+        case .closed: c.machine.peerDidClose()
+        case .timeout: break  // nothing there after all (a spurious wake-up)
+        }
+    }
+
+    /// RFC 9112 §2.2: ignore empty lines before a request line.
+    private func skipEmptyLines(_ c: Connection) {
+        var skip = 0
+        while c.buffer.count >= skip + 2, c.buffer[skip] == 0x0D, c.buffer[skip + 1] == 0x0A { skip += 2 }
+        if skip > 0 { c.buffer.removeFirst(skip) }
+    }
+
+    /// Whether the hot handler answered the request at once (into `c.hot.out`), its bytes then
+    /// consumed. Only a bodiless HTTP/1.1 keep-alive request, and not while stopping: HTTP/1.0
+    /// keep-alive takes the ordinary way, which says `Connection: keep-alive`.
+    @inline(__always)
+    private func answeredHot(_ c: Connection, _ raw: RawRequestHead) -> Bool {
+        guard let hot = loop.hot, raw.contentLength == 0, raw.keepAlive, raw.version == .http11, !isStopping else { return false }
+        let answered = c.buffer.withUnsafeBufferPointer { bytes in
+            c.fields.withUnsafeBufferPointer { fields in
+                hot(RequestView(bytes: bytes, head: raw, fields: fields, remoteAddress: c.address), &c.hot)
+            }
+        }
+        guard answered else { return false }
+        c.buffer.removeFirst(raw.length)
+        c.machine.answeredAtOnce(now: monotonicMilliseconds())
+        return true
+    }
+
+    /// Gives the request to the handler pool. The connection is the pool's until it comes back to
+    /// this thread (`Mailbox.Message.answered`).
+    private func handOff(_ c: Connection, _ request: HTTPRequest, _ head: RequestHead) {
+        if var slot = slots[c.id] {
+            slot.handedOff = true
+            slots.updateValue(slot, forKey: c.id)
+        }
+        let loop = loop, mailbox = mailbox
+        loop.pool.submit {
+            let started = monotonicSeconds()
+            // Past the drain deadline a request still queued is not started (README, graceful stop).
+            let response = loop.drainExpired.load(ordering: .relaxed) ? EventThread.stopping : loop.handler(request)
+            loop.prepareAnswer(c, request, head, response, started: started)
+            mailbox.post(.answered(c))
+        }
     }
 
     /// Hot answers batched before they are written.
