@@ -43,7 +43,6 @@ extension ClipAPI {
 
         // Apps, clips, domains, default experiences, applinks.
         registerCatalogRoutes()
-        registerHostRoutes()
         registerAppStoreConnectRoutes()
         registerCodeRoutes()
         registerPreviewRoutes()
