@@ -9,26 +9,8 @@ import StrictJSON
 /// Apps, clips, domain associations, default experiences, applinks and webcredentials.
 extension ClipAPI {
     func registerCatalogRoutes() {
-        registerClipRoutes()
         registerDefaultExperienceRoutes()
         registerApplinksRoutes()
-    }
-
-    /// Domain associations of clips.
-    func registerClipRoutes() {
-        add("PUT", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
-            let clip = try api.visibleClip(c)
-            try c.noBody()
-            let added = try c.registry.addDomain(clip: clip.appID.rawValue, host: c.parameter("host"))
-            let host = added.value.host
-            return json(
-                CatalogJSON.withNotes(CatalogJSON.association(added.value), added.notes), status: added.created ? 201 : 200,
-                headers: added.created ? [("Location", "/v1/clips/\(clip.appID.bundleID.rawValue)/domains/\(host)")] : [])
-        }
-        add("DELETE", "/v1/clips/{bundleId}/domains/{host}", .token) { api, c in
-            try c.registry.removeDomain(clip: try api.visibleClip(c).appID.rawValue, host: c.parameter("host"))
-            return noContent()
-        }
     }
 
     /// A clip's default experience.

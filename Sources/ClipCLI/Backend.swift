@@ -31,9 +31,6 @@ protocol Backend {
         progress: @escaping (Int) -> Void
     ) throws -> ImportReport
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
-    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation>
-    func removeDomain(clip: String, host: String) throws
-    func domains(host: String?) throws -> [DomainAssociation]
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
     func defaultExperience(clip: String) throws -> DefaultExperience
     func removeDefault(clip: String) throws
@@ -159,11 +156,6 @@ struct LocalBackend: Backend {
         try registry.export(format: format, spreadsheetSafe: spreadsheetSafe, emit: emit)
     }
 
-    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation> { try registry.addDomain(clip: clip, host: host) }
-    func removeDomain(clip: String, host: String) throws { try registry.removeDomain(clip: clip, host: host) }
-    func domains(host: String?) throws -> [DomainAssociation] {
-        try registry.domains(host: host).map { DomainAssociation(clip: $0.clip, host: $0.host) }
-    }
 
     func setDefault(
         clip: AppID, action: Action, localizations: [String: String],

@@ -11,27 +11,6 @@ extension Context {
         do { return try body() } catch { throw RegistryError.invalid(error.errors) }
     }
 
-    func domainAdd() throws {
-        let added = try backend().addDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
-        if json { printJSON(["notes": CatalogJSON.notes(added.notes)]); return }
-        print(added.notes.isEmpty ? "already associated" : added.notes.map(\.text).joined(separator: "\n"))
-    }
-
-    func domainRemove() throws {
-        try backend().removeDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
-        if !json {
-            print("removed the association of \(parsed.positional(1)!) with \(parsed.positional(0)!)")
-        } else {
-            printJSON(CommandJSON.removed())
-        }
-    }
-
-    func domainList() throws {
-        let domains = try backend().domains(host: parsed.value("host"))
-        if json { printJSON(.array(domains.map(CatalogJSON.listedAssociation))); return }
-        for d in domains { print("\(d.host)  \(d.clip.rawValue)") }
-    }
-
     func defaultSet() throws {
         let reference = parsed.positional(0)!
         let clip = try parse { () throws(ValidationFailure) in try AppID(reference) }

@@ -288,27 +288,6 @@ struct RemoteBackend: Backend {
     /// mode does (`Registry.clipID`), so an App ID of another team is not found, never stripped.
     static func clipBundle(_ reference: String) -> String { component(reference) }
 
-    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation> {
-        let answer = try call("PUT", "/v1/clips/\(Self.clipBundle(clip))/domains/\(Self.component(host))")
-        return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(try CatalogJSON.association(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
-        }
-    }
-
-    func removeDomain(clip: String, host: String) throws {
-        _ = try call("DELETE", "/v1/clips/\(Self.clipBundle(clip))/domains/\(Self.component(host))")
-    }
-
-    func domains(host: String?) throws -> [DomainAssociation] {
-        let clips = try decode(try call(ClipList.binding.method, ClipList.binding.path).json) { (v) throws(WireError) in
-            try ClipList.Output(json: v).clips
-        }
-        let pairs = clips.flatMap { clip in clip.hosts.map { DomainAssociation(clip: clip.appID, host: $0) } }
-        let wanted = try host.map { try Registry.normalizeHost($0) }
-        return pairs.filter { wanted == nil || $0.host == wanted }
-            .sorted { ($0.host, $0.clip.bundleID.rawValue) < ($1.host, $1.clip.bundleID.rawValue) }
-    }
-
     func setDefault(
         clip: AppID, action: Action, localizations: [String: String],
         image: [UInt8]?

@@ -189,29 +189,7 @@ public enum Commands {
                 examples: [Example("clipctl export --format csv -o experiences.csv", "Export every experience as CSV, ready to re-import")]),
             CommandSpec("app", summary: "manage full apps"),
             CommandSpec("clip", summary: "manage App Clips"),
-            CommandSpec(
-                "domain", summary: "manage domain associations (appclips hosts)",
-                subcommands: [
-                    CommandSpec(
-                        "add", summary: "associate a host with a clip",
-                        positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")],
-                        examples: [
-                            Example(
-                                "clipctl domain add ABCDE12345.com.example.bikes.Clip go.bikesrental.example",
-                                "List the clip in go.bikesrental.example's AASA")
-                        ]),
-                    CommandSpec(
-                        "remove", summary: "end an association",
-                        positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")],
-                        examples: [
-                            Example(
-                                "clipctl domain remove ABCDE12345.com.example.bikes.Clip go.bikesrental.example",
-                                "Take the clip out of the host's AASA")
-                        ]),
-                    CommandSpec(
-                        "list", summary: "list associations", options: [.option("host", value: "HOST", help: "only this host")],
-                        examples: [Example("clipctl domain list --host bikesrental.example", "List the clips associated with a host")]),
-                ]),
+            CommandSpec("domain", summary: "manage domain associations (appclips hosts)"),
             CommandSpec(
                 "default", summary: "manage default experiences",
                 subcommands: [
