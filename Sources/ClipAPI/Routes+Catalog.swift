@@ -9,45 +9,7 @@ import StrictJSON
 /// Apps, clips, domain associations, default experiences, applinks and webcredentials.
 extension ClipAPI {
     func registerCatalogRoutes() {
-        registerDefaultExperienceRoutes()
         registerApplinksRoutes()
-    }
-
-    /// A clip's default experience.
-    func registerDefaultExperienceRoutes() {
-        add("GET", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
-            let d = try c.registry.defaultExperience(clip: try api.visibleClip(c).appID.rawValue)
-            return json(CatalogJSON.defaultExperience(d), headers: [("ETag", etag("d", d.version))])
-        }
-        add("PUT", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
-            let clip = try api.visibleClip(c)
-            let reader = FieldReader(try c.jsonBody())
-            let action = reader.enumeration("action", Action.self, required: true)
-            var localizations: [String: String] = [:], headerImages: [String: String] = [:]
-            if let object = reader.object("localizations", required: true) {
-                for (locale, value) in object.objectMembers ?? [] {
-                    let l = FieldReader(value, path: "localizations.\(locale)")
-                    if let subtitle = l.string("subtitle", required: true) { localizations[locale] = subtitle }
-                    // A header image by its hash: one the team uploaded (POST /v1/images) or uses; absent keeps the current one.
-                    if let image = l.string("headerImage") { headerImages[locale] = image }
-                    reader.add(l.finish())
-                }
-            }
-            let errors = reader.finish()
-            guard errors.isEmpty, let action else { throw Problem(RegistryError.invalid(errors)) }
-            let existing = try? c.registry.defaultExperience(clip: clip.appID.rawValue)
-            let expected = try c.putPreconditions(kind: "d", current: existing?.version, "the default experience of \(clip.appID.rawValue)")
-            let saved = try c.registry.setDefaultExperience(
-                clip: clip.appID, action: action, localizations: localizations, headerImages: headerImages, expectedVersion: expected)
-            return json(
-                CatalogJSON.withNotes(CatalogJSON.defaultExperience(saved.value), saved.notes), status: saved.created ? 201 : 200,
-                headers: [("ETag", etag("d", saved.value.version))])
-        }
-        add("DELETE", "/v1/clips/{bundleId}/default-experience", .token) { api, c in
-            try c.registry.removeDefaultExperience(clip: try api.visibleClip(c).appID.rawValue)
-            return noContent()
-        }
-
     }
 
     /// Applinks, their settings and generation, and webcredentials on a host.
@@ -119,10 +81,5 @@ extension ClipAPI {
     /// An app the caller may see (`AppFields.visibleApp`).
     func visibleApp(_ c: Context) throws -> App {
         try AppFields.visibleApp(c.parameter("bundleId"), in: Session(registry: c.registry, caller: c.applicationCaller))
-    }
-
-    /// A clip the caller may see (`ClipFields.visibleClip`).
-    func visibleClip(_ c: Context) throws -> Clip {
-        try ClipFields.visibleClip(c.parameter("bundleId"), in: Session(registry: c.registry, caller: c.applicationCaller))
     }
 }

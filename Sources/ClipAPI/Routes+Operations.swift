@@ -15,9 +15,9 @@ extension ClipAPI {
                 for name in binding.pathParameters { arguments.append(name, c.parameters[name]) }
                 if binding.takesBody {
                     arguments.body = try c.jsonBody()
-                } else if binding.method == "GET" || binding.method == "HEAD" {
+                } else if binding.method == "GET" || binding.method == "HEAD" || binding.unreadBody == .ignoredIfJSON {
                     try c.noBody()
-                } else {
+                } else if binding.unreadBody == .refused {
                     try Self.refuseWhatTheOperationDoesNotRead(c, binding)
                 }
                 let session = Session(registry: c.registry, caller: c.applicationCaller, outbound: api.outbound)

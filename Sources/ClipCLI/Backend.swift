@@ -32,8 +32,6 @@ protocol Backend {
     ) throws -> ImportReport
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
-    func defaultExperience(clip: String) throws -> DefaultExperience
-    func removeDefault(clip: String) throws
     func setApplinks(
         host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
         position: Int?
@@ -156,16 +154,12 @@ struct LocalBackend: Backend {
         try registry.export(format: format, spreadsheetSafe: spreadsheetSafe, emit: emit)
     }
 
-
     func setDefault(
         clip: AppID, action: Action, localizations: [String: String],
         image: [UInt8]?
     ) throws -> WriteOutcome<DefaultExperience> {
         try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
     }
-
-    func defaultExperience(clip: String) throws -> DefaultExperience { try registry.defaultExperience(clip: clip) }
-    func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
 
     func setApplinks(
         host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,

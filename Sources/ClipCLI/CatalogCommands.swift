@@ -33,21 +33,6 @@ extension Context {
         printNotes(saved.notes)
     }
 
-    func defaultShow() throws {
-        let d = try backend().defaultExperience(clip: parsed.positional(0)!)
-        if json { printJSON(CatalogJSON.defaultExperience(d)); return }
-        print("default experience of \(d.clip.rawValue) (version \(d.version)): \(d.action.rawValue)")
-        for locale in d.localizations.keys.sorted() {
-            let l = d.localizations[locale]!
-            print("  \(locale): \(l.subtitle)\(l.headerImage.map { "  image \($0)" } ?? "")")
-        }
-    }
-
-    func defaultRemove() throws {
-        try backend().removeDefault(clip: parsed.positional(0)!)
-        if !json { print("removed the default experience of \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed()) }
-    }
-
     func appOption() throws -> BundleID {
         let raw = try requiredValue("app")
         return try parse { () throws(ValidationFailure) in try BundleID(raw, field: "app") }

@@ -75,8 +75,6 @@ final class Context {
         ["import"]: { try $0.importFile() },
         ["export"]: { try $0.export() },
         ["default", "set"]: { try $0.defaultSet() },
-        ["default", "show"]: { try $0.defaultShow() },
-        ["default", "remove"]: { try $0.defaultRemove() },
         ["applinks", "set"]: { try $0.applinksSet() },
         ["applinks", "remove"]: { try $0.applinksRemove() },
         ["applinks", "settings"]: { try $0.applinksSettings() },

@@ -309,12 +309,6 @@ struct RemoteBackend: Backend {
         }
     }
 
-    func defaultExperience(clip: String) throws -> DefaultExperience {
-        try decode(try call("GET", "/v1/clips/\(Self.clipBundle(clip))/default-experience").json, CatalogJSON.defaultExperience(json:))
-    }
-
-    func removeDefault(clip: String) throws { _ = try call("DELETE", "/v1/clips/\(Self.clipBundle(clip))/default-experience") }
-
     func setApplinks(
         host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
         position: Int?

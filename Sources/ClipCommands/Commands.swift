@@ -207,15 +207,7 @@ public enum Commands {
                             Example(
                                 "clipctl default set ABCDE12345.com.example.bikes.Clip --action VIEW --subtitle 'en-US=Bikes all over town' --image header.png",
                                 "Give a clip its default experience, with an English subtitle and a header image")
-                        ]),
-                    CommandSpec(
-                        "show", summary: "show a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")],
-                        examples: [Example("clipctl default show ABCDE12345.com.example.bikes.Clip", "Show a clip's default experience")]),
-                    CommandSpec(
-                        "remove", summary: "remove a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")],
-                        examples: [
-                            Example("clipctl default remove ABCDE12345.com.example.bikes.Clip", "Remove a clip's default experience")
-                        ]),
+                        ])
                 ]),
             CommandSpec(
                 "applinks", summary: "manage the applinks section of a host's AASA",

@@ -93,7 +93,10 @@ struct ClipOperationTests {
 
     @Test func theStoresReasonForAnAdministratorAndAFieldErrorLocally() throws {
         _ = try save("com.example.bikes.Clip", as: teamA)
-        #expect(throws: RegistryError.notFound("clip FGHIJ67890.com.example.bikes.Clip (the clip com.example.bikes.Clip belongs to another team)")) {
+        #expect(
+            throws: RegistryError.notFound(
+                "clip FGHIJ67890.com.example.bikes.Clip (the clip com.example.bikes.Clip belongs to another team)")
+        ) {
             try ClipShow.binding.perform(Arguments([("bundleId", "FGHIJ67890.com.example.bikes.Clip")]), session(.admin(tokenID: 1)))
         }
         #expect(throws: RegistryError.notFound("clip not a bundle")) {

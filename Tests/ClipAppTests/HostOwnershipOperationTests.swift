@@ -26,7 +26,8 @@ struct HostOwnershipOperationTests {
 
     func perform(_ binding: Binding, _ arguments: [(String, String)], body: String? = nil, as caller: Caller) throws -> OperationAnswer {
         let json = try body.map { try JSONParser.parse(Array($0.utf8)) }
-        return try binding.perform(Arguments(arguments.map { (name: $0.0, value: $0.1) }, body: json), Session(registry: registry, caller: caller))
+        return try binding.perform(
+            Arguments(arguments.map { (name: $0.0, value: $0.1) }, body: json), Session(registry: registry, caller: caller))
     }
 
     @Test func sharedTwiceAddsOnceThenUnshared() throws {

@@ -150,7 +150,7 @@ public enum ClipRemove: Operation {
             examples: [
                 Example("clipctl clip remove ABCDE12345.com.example.bikes.Clip", "Remove a clip whose experiences are all removed")
             ]),
-        under: ["clip"], lineJSON: { _, parsed in CommandJSON.removed(.string(parsed.positionals.first ?? "")) },
+        under: ["clip"], lineJSON: { _, parsed in CommandJSON.removed(.string(parsed.positionals.first ?? "")) }, unreadBody: .ignored,
         commandInput: ClipFields.referenceInput,
         present: { _, parsed, printer in printer.line("removed clip \(parsed.positionals.first ?? "")") })
 }

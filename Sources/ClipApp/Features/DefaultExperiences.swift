@@ -112,6 +112,6 @@ public enum DefaultExperienceRemove: Operation {
         command: CommandSpec(
             "remove", summary: "remove a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")],
             examples: [Example("clipctl default remove ABCDE12345.com.example.bikes.Clip", "Remove a clip's default experience")]),
-        under: ["default"], commandJSON: { _ in CommandJSON.removed() }, commandInput: ClipFields.referenceInput,
+        under: ["default"], commandJSON: { _ in CommandJSON.removed() }, unreadBody: .ignored, commandInput: ClipFields.referenceInput,
         present: { _, parsed, printer in printer.line("removed the default experience of \(parsed.positionals.first ?? "")") })
 }

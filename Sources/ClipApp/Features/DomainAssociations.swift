@@ -50,7 +50,7 @@ public enum DomainAdd: Operation {
                     "clipctl domain add ABCDE12345.com.example.bikes.Clip go.bikesrental.example",
                     "List the clip in go.bikesrental.example's AASA")
             ]),
-        under: ["domain"], commandJSON: { .object(["notes": CatalogJSON.notes($0.outcome.notes)]) },
+        under: ["domain"], commandJSON: { .object(["notes": CatalogJSON.notes($0.outcome.notes)]) }, unreadBody: .ignoredIfJSON,
         commandInput: DomainAssociationFields.clipAndHost,
         present: { output, _, printer in
             let notes = output.outcome.notes
@@ -78,9 +78,11 @@ public enum DomainRemove: Operation {
             positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")],
             examples: [
                 Example(
-                    "clipctl domain remove ABCDE12345.com.example.bikes.Clip go.bikesrental.example", "Take the clip out of the host's AASA")
+                    "clipctl domain remove ABCDE12345.com.example.bikes.Clip go.bikesrental.example", "Take the clip out of the host's AASA"
+                )
             ]),
-        under: ["domain"], commandJSON: { _ in CommandJSON.removed() }, commandInput: DomainAssociationFields.clipAndHost,
+        under: ["domain"], commandJSON: { _ in CommandJSON.removed() }, unreadBody: .ignored,
+        commandInput: DomainAssociationFields.clipAndHost,
         present: { _, parsed, printer in
             let words = parsed.positionals
             printer.line("removed the association of \(words.count > 1 ? words[1] : "") with \(words.first ?? "")")

@@ -35,7 +35,8 @@ public enum HostOwnershipList: Operation {
             "owners", summary: "list which teams hold each host (the first team to use a host owns it)",
             options: [.option("host", value: "HOST", help: "only this host")],
             examples: [Example("clipctl domain owners --host bikesrental.example", "Which teams hold a host")]),
-        under: ["domain"], lineJSON: { output, parsed in .array(HostFields.owning(output, parsed).map { HostOwnershipJSON.ownership($0) }) },
+        under: ["domain"],
+        lineJSON: { output, parsed in .array(HostFields.owning(output, parsed).map { HostOwnershipJSON.ownership($0) }) },
         clientOptions: ["host"],
         commandInput: { line, _ in
             // The command picks its host from the list; a malformed one is refused first (exit 65).
@@ -149,7 +150,8 @@ public enum HostShare: Operation {
             examples: [
                 Example("clipctl domain share bikesrental.example --team FGHIJ67890", "Let a second team register experiences on a host")
             ]),
-        under: ["domain"], commandJSON: { HostOwnershipJSON.assigned($0.outcome) }, commandInput: HostFields.hostAndTeam,
+        under: ["domain"], commandJSON: { HostOwnershipJSON.assigned($0.outcome) }, unreadBody: .ignoredIfJSON,
+        commandInput: HostFields.hostAndTeam,
         present: HostFields.presentAssigned)
 }
 
@@ -184,7 +186,8 @@ public enum HostUnshare: Operation {
             positionals: [PositionalSpec("HOST", help: "exact host name")],
             options: [.option("team", value: "TEAMID", help: "the team (required)")],
             examples: [Example("clipctl domain unshare bikesrental.example --team FGHIJ67890", "End that second team's share")]),
-        under: ["domain"], commandJSON: { HostOwnershipJSON.assigned($0.outcome) }, commandInput: HostFields.hostAndTeam,
+        under: ["domain"], commandJSON: { HostOwnershipJSON.assigned($0.outcome) }, unreadBody: .ignored,
+        commandInput: HostFields.hostAndTeam,
         present: HostFields.presentAssigned)
 }
 
@@ -207,7 +210,8 @@ public enum HostFields {
         public var status: Int? { outcome.created ? 201 : 200 }
         public init(json: JSONValue) throws(WireError) { try self.init(json: json, status: 200) }
         public init(json: JSONValue, status: Int) throws(WireError) {
-            outcome = WriteOutcome(try HostOwnershipJSON.ownership(json: json), created: status == 201, notes: CatalogJSON.notes(json: json))
+            outcome = WriteOutcome(
+                try HostOwnershipJSON.ownership(json: json), created: status == 201, notes: CatalogJSON.notes(json: json))
         }
     }
 
