@@ -8,21 +8,23 @@ extension ClipAPI {
     /// path parameters and query items are the input's arguments, the caller comes from the token,
     /// and the layer admits it and reads the input (docs/architecture.md#the-application-layer).
     func registerOperations() {
-        for binding in Application.bindings {
+        for binding in Application.bindings where binding.servesRoute {
             add(binding.method, binding.path, binding.callers == .open ? .open : .token) { api, c in
                 var arguments = c.preconditions
                 for item in c.query { arguments.append(item.name, item.value) }
                 for name in binding.pathParameters { arguments.append(name, c.parameters[name]) }
                 if binding.takesBody {
                     arguments.body = try c.jsonBody()
-                } else if binding.method == "GET" || binding.method == "HEAD" {
+                } else if binding.method == "GET" || binding.method == "HEAD" || binding.unreadBody == .ignoredIfJSON {
                     try c.noBody()
-                } else {
+                } else if binding.unreadBody == .refused {
                     try Self.refuseWhatTheOperationDoesNotRead(c, binding)
                 }
                 let session = Session(registry: c.registry, caller: c.applicationCaller, outbound: api.outbound)
                 do {
                     let answer = try binding.perform(arguments, session)
+                    // 204 has no body (RFC 9110 §15.3.5).
+                    if answer.status == 204 { return HTTPResponse(status: 204, headers: HTTPHeaders(answer.headers)) }
                     return json(answer.json, status: answer.status, headers: answer.headers)
                 } catch let refusal as CallerRefusal {
                     switch refusal {

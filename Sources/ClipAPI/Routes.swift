@@ -11,7 +11,6 @@ extension ClipAPI {
         registerExperienceRoutes()
         // Apps, clips, domains, default experiences, applinks.
         registerCatalogRoutes()
-        registerHostRoutes()
         registerAppStoreConnectRoutes()
         registerCodeRoutes()
         registerPreviewRoutes()

@@ -26,6 +26,11 @@ public struct Binding: Sendable {
     public let settled: (@Sendable (JSONValue) -> Bool)?
     /// The route reads a JSON body (`Arguments.body`); a route without one refuses a body.
     public let takesBody: Bool
+    /// What a write that reads no body does with one it is sent.
+    public let unreadBody: UnreadBody
+    /// false: a second command on another binding's route (`domain list` prints `clip list`'s answer
+    /// by host), which the API serves once, under that binding.
+    public let servesRoute: Bool
     /// Builds the arguments from a command line where its options are not the route's query items
     /// (a body, `If-Match`); nil: each positional and option under its own name.
     public let commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)?
@@ -36,15 +41,21 @@ public struct Binding: Sendable {
     public let present: @Sendable (OperationAnswer, ParsedCommand, Printer) throws -> Void
 
     /// `commandJSON`: what `--json` prints, when it is not the API's answer (a bare array where the
-    /// API answers `{"items": …}`, as clipctl printed before the route had an envelope).
+    /// API answers `{"items": …}`, as clipctl printed before the route had an envelope);
+    /// `lineJSON`: the same, made from the command line too (a removal answers 204, no body, and
+    /// `--json` names what the command removed).
     public init<O: Operation>(
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, command: CommandSpec, under parent: [String] = [],
-        commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, localOptions: Set<String> = [], clientOptions: Set<String> = [],
-        settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false,
+        commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, lineJSON: (@Sendable (O.Output, ParsedCommand) -> JSONValue)? = nil,
+        localOptions: Set<String> = [], clientOptions: Set<String> = [],
+        settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false, unreadBody: UnreadBody = .refused,
+        servesRoute: Bool = true,
         commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.takesBody = takesBody
+        self.unreadBody = unreadBody
+        self.servesRoute = servesRoute
         self.commandInput = commandInput
         self.method = method
         self.path = path
@@ -66,7 +77,7 @@ public struct Binding: Sendable {
         self.present = { answer, parsed, printer in
             let output = try O.Output(json: answer.json, status: answer.status)
             guard parsed.flag("json") else { return try present(output, parsed, printer) }
-            printer.line(JSONWriter.string(commandJSON?(output) ?? answer.json, pretty: true))
+            printer.line(JSONWriter.string(lineJSON?(output, parsed) ?? commandJSON?(output) ?? answer.json, pretty: true))
             // The text form's exit status holds for --json too.
             try present(output, parsed, Printer(out: { _ in }, err: { _ in }))
         }
@@ -75,6 +86,8 @@ public struct Binding: Sendable {
     /// A route without a command of its own (its command is another binding's).
     public init<O: Operation>(_ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false) {
         self.takesBody = takesBody
+        self.unreadBody = .refused
+        self.servesRoute = true
         self.commandInput = nil
         self.method = method
         self.path = path
@@ -165,6 +178,16 @@ public struct Binding: Sendable {
         }
         return out
     }
+}
+
+/// What a write that reads no body does with a body and query items it is sent.
+public enum UnreadBody: Sendable {
+    /// Refused (400), and a query item the operation does not read too (422): the layer's rule.
+    case refused
+    /// Ignored when it is JSON, else 415, as the older PUT routes always have (`PUT …/domains/{host}`).
+    case ignoredIfJSON
+    /// Ignored, as the older DELETE routes always have.
+    case ignored
 }
 
 /// A command line as a binding reads it: its words parsed, and the files it names read as the

@@ -38,6 +38,14 @@ extension OperationOutput {
     public init(json: JSONValue, status: Int) throws(WireError) { try self.init(json: json) }
 }
 
+/// The output of an operation that answers nothing (HTTP 204 No Content, RFC 9110 §15.3.5: no body).
+public struct NoContent: OperationOutput {
+    public init() {}
+    public var json: JSONValue { .null }
+    public var status: Int? { 204 }
+    public init(json: JSONValue) throws(WireError) {}
+}
+
 /// What an operation answers, as the HTTP API sends it and a remote `clipctl` reads it back.
 public struct OperationAnswer: Sendable {
     public var json: JSONValue

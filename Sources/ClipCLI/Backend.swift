@@ -31,20 +31,7 @@ protocol Backend {
         progress: @escaping (Int) -> Void
     ) throws -> ImportReport
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
-    /// Creates the clip (and its team and app) unless it exists.
-    func addClip(_ clip: AppID) throws -> WriteOutcome<Clip>
-    func clip(_ reference: String) throws -> Clip
-    func removeClip(_ reference: String) throws
-    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation>
-    func removeDomain(clip: String, host: String) throws
-    func domains(host: String?) throws -> [DomainAssociation]
-    /// Who holds each host, or one host.
-    func hostOwnerships(host: String?) throws -> [HostOwnership]
-    /// claim, share or unshare `host` for `team`: the ownership afterwards, with notes.
-    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> WriteOutcome<HostOwnership>
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
-    func defaultExperience(clip: String) throws -> DefaultExperience
-    func removeDefault(clip: String) throws
     func setApplinks(
         host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
         position: Int?
@@ -82,8 +69,6 @@ struct CodeAnswer {
     let errorCorrection: String?
     let ntag: String?
 }
-
-enum HostAssignment: String { case claim, share, unshare }
 
 /// The local SQLite database.
 struct LocalBackend: Backend {
@@ -169,33 +154,12 @@ struct LocalBackend: Backend {
         try registry.export(format: format, spreadsheetSafe: spreadsheetSafe, emit: emit)
     }
 
-    func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> { try registry.addClip(clip) }
-    func clip(_ reference: String) throws -> Clip { try registry.clip(reference) }
-    func removeClip(_ reference: String) throws { try registry.removeClip(reference) }
-    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation> { try registry.addDomain(clip: clip, host: host) }
-    func removeDomain(clip: String, host: String) throws { try registry.removeDomain(clip: clip, host: host) }
-    func domains(host: String?) throws -> [DomainAssociation] {
-        try registry.domains(host: host).map { DomainAssociation(clip: $0.clip, host: $0.host) }
-    }
-    func hostOwnerships(host: String?) throws -> [HostOwnership] { try registry.hostOwnerships(host: host) }
-
-    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> WriteOutcome<HostOwnership> {
-        switch change {
-        case .claim: try registry.claimHost(host, team: team)
-        case .share: try registry.shareHost(host, team: team)
-        case .unshare: try registry.unshareHost(host, team: team)
-        }
-    }
-
     func setDefault(
         clip: AppID, action: Action, localizations: [String: String],
         image: [UInt8]?
     ) throws -> WriteOutcome<DefaultExperience> {
         try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
     }
-
-    func defaultExperience(clip: String) throws -> DefaultExperience { try registry.defaultExperience(clip: clip) }
-    func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
 
     func setApplinks(
         host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,

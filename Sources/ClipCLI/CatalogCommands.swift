@@ -11,69 +11,6 @@ extension Context {
         do { return try body() } catch { throw RegistryError.invalid(error.errors) }
     }
 
-    func printClip(_ clip: Clip) {
-        if json { printJSON(CatalogJSON.clip(clip)); return }
-        let hosts = clip.hosts.isEmpty ? "-" : clip.hosts.joined(separator: ", ")
-        print("\(clip.appID.rawValue)  app \(clip.appBundleID.rawValue)  hosts: \(hosts)")
-    }
-
-    func clipAdd() throws {
-        let id = try parse { () throws(ValidationFailure) in try AppID(parsed.positional(0)!) }
-        let added = try backend().addClip(id)
-        if json { return printWritten(CatalogJSON.clip(added.value), notes: added.notes) }
-        print(added.created ? "clip \(id.rawValue) added" : "clip \(id.rawValue) already exists")
-        printNotes(added.notes)
-    }
-
-    func clipShow() throws { printClip(try backend().clip(parsed.positional(0)!)) }
-
-    func clipRemove() throws {
-        try backend().removeClip(parsed.positional(0)!)
-        if !json { print("removed clip \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed(.string(parsed.positional(0)!))) }
-    }
-
-    func domainAdd() throws {
-        let added = try backend().addDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
-        if json { printJSON(["notes": CatalogJSON.notes(added.notes)]); return }
-        print(added.notes.isEmpty ? "already associated" : added.notes.map(\.text).joined(separator: "\n"))
-    }
-
-    func domainRemove() throws {
-        try backend().removeDomain(clip: parsed.positional(0)!, host: parsed.positional(1)!)
-        if !json {
-            print("removed the association of \(parsed.positional(1)!) with \(parsed.positional(0)!)")
-        } else {
-            printJSON(CommandJSON.removed())
-        }
-    }
-
-    func domainList() throws {
-        let domains = try backend().domains(host: parsed.value("host"))
-        if json { printJSON(.array(domains.map(CatalogJSON.listedAssociation))); return }
-        for d in domains { print("\(d.host)  \(d.clip.rawValue)") }
-    }
-
-    /// `domain claim|share|unshare HOST --team T` (administrators: the API refuses team tokens).
-    func domainAssign(_ change: HostAssignment) throws {
-        let teamText = try requiredValue("team")
-        let team = try parse { () throws(ValidationFailure) in try TeamID(teamText, field: "team") }
-        let outcome = try backend().assignHost(change, host: parsed.positional(0)!, team: team)
-        if json { printJSON(HostOwnershipJSON.assigned(outcome)); return }
-        print(outcome.notes.isEmpty ? "nothing to change" : outcome.notes.map(\.text).joined(separator: "\n"))
-        printOwnership(outcome.value)
-    }
-
-    func domainOwners() throws {
-        let owners = try backend().hostOwnerships(host: parsed.value("host"))
-        if json { printJSON(.array(owners.map { HostOwnershipJSON.ownership($0) })); return }
-        owners.forEach(printOwnership)
-    }
-
-    func printOwnership(_ ownership: HostOwnership) {
-        let teams = ownership.holders.map { h in "\(h.team.rawValue) (\(h.role.rawValue)\(h.origin == .migration ? ", unconfirmed" : ""))" }
-        print("\(ownership.host)  \(teams.isEmpty ? "free" : teams.joined(separator: ", "))")
-    }
-
     func defaultSet() throws {
         let reference = parsed.positional(0)!
         let clip = try parse { () throws(ValidationFailure) in try AppID(reference) }
@@ -94,21 +31,6 @@ extension Context {
         }
         print("default experience of \(clip.rawValue): \(saved.value.action.rawValue), \(saved.value.localizations.count) locale(s)")
         printNotes(saved.notes)
-    }
-
-    func defaultShow() throws {
-        let d = try backend().defaultExperience(clip: parsed.positional(0)!)
-        if json { printJSON(CatalogJSON.defaultExperience(d)); return }
-        print("default experience of \(d.clip.rawValue) (version \(d.version)): \(d.action.rawValue)")
-        for locale in d.localizations.keys.sorted() {
-            let l = d.localizations[locale]!
-            print("  \(locale): \(l.subtitle)\(l.headerImage.map { "  image \($0)" } ?? "")")
-        }
-    }
-
-    func defaultRemove() throws {
-        try backend().removeDefault(clip: parsed.positional(0)!)
-        if !json { print("removed the default experience of \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed()) }
     }
 
     func appOption() throws -> BundleID {

@@ -276,7 +276,8 @@ struct RemoteBackend: Backend {
         for line in String(decoding: answer.body, as: UTF8.self).split(separator: "\n") { try emit(String(line)) }
     }
 
-    func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> {
+    /// Creates the clip unless it exists (`ClipSave`'s route), as `default set` does before its default experience.
+    private func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> {
         let answer = try call("PUT", "/v1/clips/\(Self.component(clip.bundleID.rawValue))", json: RequestJSON.saveClip(team: clip.team))
         return try decode(answer.json) { (v) throws(WireError) in
             WriteOutcome(try CatalogJSON.clip(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
@@ -286,33 +287,6 @@ struct RemoteBackend: Backend {
     /// A clip reference as given (`TEAMID.bundle` or a bundle ID): the API applies the rule local
     /// mode does (`Registry.clipID`), so an App ID of another team is not found, never stripped.
     static func clipBundle(_ reference: String) -> String { component(reference) }
-
-    func clip(_ reference: String) throws -> Clip {
-        try decode(try call("GET", "/v1/clips/\(Self.clipBundle(reference))").json, CatalogJSON.clip(json:))
-    }
-
-    func removeClip(_ reference: String) throws { _ = try call("DELETE", "/v1/clips/\(Self.clipBundle(reference))") }
-
-    func addDomain(clip: String, host: String) throws -> WriteOutcome<DomainAssociation> {
-        let answer = try call("PUT", "/v1/clips/\(Self.clipBundle(clip))/domains/\(Self.component(host))")
-        return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(try CatalogJSON.association(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
-        }
-    }
-
-    func removeDomain(clip: String, host: String) throws {
-        _ = try call("DELETE", "/v1/clips/\(Self.clipBundle(clip))/domains/\(Self.component(host))")
-    }
-
-    func domains(host: String?) throws -> [DomainAssociation] {
-        let clips = try decode(try call(ClipList.binding.method, ClipList.binding.path).json) { (v) throws(WireError) in
-            try ClipList.Output(json: v).clips
-        }
-        let pairs = clips.flatMap { clip in clip.hosts.map { DomainAssociation(clip: clip.appID, host: $0) } }
-        let wanted = try host.map { try Registry.normalizeHost($0) }
-        return pairs.filter { wanted == nil || $0.host == wanted }
-            .sorted { ($0.host, $0.clip.bundleID.rawValue) < ($1.host, $1.clip.bundleID.rawValue) }
-    }
 
     func setDefault(
         clip: AppID, action: Action, localizations: [String: String],
@@ -332,31 +306,6 @@ struct RemoteBackend: Backend {
             WriteOutcome(
                 try CatalogJSON.defaultExperience(json: v), created: answer.status == 201, notes: added.notes + CatalogJSON.notes(json: v),
                 warnings: imageWarnings)
-        }
-    }
-
-    func defaultExperience(clip: String) throws -> DefaultExperience {
-        try decode(try call("GET", "/v1/clips/\(Self.clipBundle(clip))/default-experience").json, CatalogJSON.defaultExperience(json:))
-    }
-
-    func removeDefault(clip: String) throws { _ = try call("DELETE", "/v1/clips/\(Self.clipBundle(clip))/default-experience") }
-
-    func hostOwnerships(host: String?) throws -> [HostOwnership] {
-        guard let host else { return try items(try call("GET", "/v1/domains"), HostOwnershipJSON.ownership(json:)) }
-        let answer = try send("GET", "/v1/domains/\(Self.component(host))")
-        return answer.status == 404 ? [] : [try decode(try checked(answer).json, HostOwnershipJSON.ownership(json:))]
-    }
-
-    func assignHost(_ change: HostAssignment, host: String, team: TeamID) throws -> WriteOutcome<HostOwnership> {
-        let path = "/v1/domains/\(Self.component(host))"
-        let answer: Answer
-        switch change {
-        case .claim: answer = try call("PUT", path + "/owner", json: RequestJSON.claimHost(team: team))
-        case .share: answer = try call("PUT", path + "/teams/\(team.rawValue)")
-        case .unshare: answer = try call("DELETE", path + "/teams/\(team.rawValue)")
-        }
-        return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(try HostOwnershipJSON.ownership(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
         }
     }
 

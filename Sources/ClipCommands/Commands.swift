@@ -188,75 +188,8 @@ public enum Commands {
                 ],
                 examples: [Example("clipctl export --format csv -o experiences.csv", "Export every experience as CSV, ready to re-import")]),
             CommandSpec("app", summary: "manage full apps"),
-            CommandSpec(
-                "clip", summary: "manage App Clips",
-                subcommands: [
-                    CommandSpec(
-                        "add", summary: "add a clip (and its team and app)",
-                        positionals: [PositionalSpec("TEAMID.BUNDLE", help: "the clip's App ID")],
-                        examples: [
-                            Example("clipctl clip add ABCDE12345.com.example.bikes.Clip", "Add a clip before registering any experience")
-                        ]),
-                    CommandSpec(
-                        "show", summary: "show a clip", positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")],
-                        examples: [Example("clipctl clip show ABCDE12345.com.example.bikes.Clip", "Show a clip")]),
-                    CommandSpec(
-                        "remove", summary: "remove a clip that has no experiences",
-                        positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")],
-                        examples: [
-                            Example(
-                                "clipctl clip remove ABCDE12345.com.example.bikes.Clip", "Remove a clip whose experiences are all removed")
-                        ]),
-                ]),
-            CommandSpec(
-                "domain", summary: "manage domain associations (appclips hosts)",
-                subcommands: [
-                    CommandSpec(
-                        "add", summary: "associate a host with a clip",
-                        positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")],
-                        examples: [
-                            Example(
-                                "clipctl domain add ABCDE12345.com.example.bikes.Clip go.bikesrental.example",
-                                "List the clip in go.bikesrental.example's AASA")
-                        ]),
-                    CommandSpec(
-                        "remove", summary: "end an association",
-                        positionals: [PositionalSpec("CLIP", help: "the clip"), PositionalSpec("HOST", help: "exact host name")],
-                        examples: [
-                            Example(
-                                "clipctl domain remove ABCDE12345.com.example.bikes.Clip go.bikesrental.example",
-                                "Take the clip out of the host's AASA")
-                        ]),
-                    CommandSpec(
-                        "list", summary: "list associations", options: [.option("host", value: "HOST", help: "only this host")],
-                        examples: [Example("clipctl domain list --host bikesrental.example", "List the clips associated with a host")]),
-                    CommandSpec(
-                        "owners", summary: "list which teams hold each host (the first team to use a host owns it)",
-                        options: [.option("host", value: "HOST", help: "only this host")],
-                        examples: [Example("clipctl domain owners --host bikesrental.example", "Which teams hold a host")]),
-                    CommandSpec(
-                        "claim", summary: "give a host to a team (administrators)",
-                        discussion:
-                            "The previous owner loses the host; refused while it still has experiences, associations, applinks or webcredentials there.",
-                        positionals: [PositionalSpec("HOST", help: "exact host name")],
-                        options: [.option("team", value: "TEAMID", help: "the new owner (required)")],
-                        examples: [Example("clipctl domain claim bikesrental.example --team FGHIJ67890", "Move a host to another team")]),
-                    CommandSpec(
-                        "share", summary: "let another team use a host too (administrators; agencies that truly share a host)",
-                        discussion: "Also confirms a sharing that existed before host ownership (doctor reports those).",
-                        positionals: [PositionalSpec("HOST", help: "exact host name")],
-                        options: [.option("team", value: "TEAMID", help: "the team (required)")],
-                        examples: [
-                            Example(
-                                "clipctl domain share bikesrental.example --team FGHIJ67890",
-                                "Let a second team register experiences on a host")
-                        ]),
-                    CommandSpec(
-                        "unshare", summary: "end a team's share of a host (administrators); refused while it has objects there",
-                        positionals: [PositionalSpec("HOST", help: "exact host name")],
-                        options: [.option("team", value: "TEAMID", help: "the team (required)")],
-                        examples: [Example("clipctl domain unshare bikesrental.example --team FGHIJ67890", "End that second team's share")]),
-                ]),
+            CommandSpec("clip", summary: "manage App Clips"),
+            CommandSpec("domain", summary: "manage domain associations (appclips hosts)"),
             CommandSpec(
                 "default", summary: "manage default experiences",
                 subcommands: [
@@ -274,15 +207,7 @@ public enum Commands {
                             Example(
                                 "clipctl default set ABCDE12345.com.example.bikes.Clip --action VIEW --subtitle 'en-US=Bikes all over town' --image header.png",
                                 "Give a clip its default experience, with an English subtitle and a header image")
-                        ]),
-                    CommandSpec(
-                        "show", summary: "show a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")],
-                        examples: [Example("clipctl default show ABCDE12345.com.example.bikes.Clip", "Show a clip's default experience")]),
-                    CommandSpec(
-                        "remove", summary: "remove a clip's default experience", positionals: [PositionalSpec("CLIP", help: "the clip")],
-                        examples: [
-                            Example("clipctl default remove ABCDE12345.com.example.bikes.Clip", "Remove a clip's default experience")
-                        ]),
+                        ])
                 ]),
             CommandSpec(
                 "applinks", summary: "manage the applinks section of a host's AASA",
