@@ -8,7 +8,7 @@ extension ClipAPI {
     /// path parameters and query items are the input's arguments, the caller comes from the token,
     /// and the layer admits it and reads the input (docs/architecture.md#the-application-layer).
     func registerOperations() {
-        for binding in Application.bindings {
+        for binding in Application.bindings where binding.servesRoute {
             add(binding.method, binding.path, binding.callers == .open ? .open : .token) { api, c in
                 var arguments = c.preconditions
                 for item in c.query { arguments.append(item.name, item.value) }
@@ -23,6 +23,12 @@ extension ClipAPI {
                 let session = Session(registry: c.registry, caller: c.applicationCaller, outbound: api.outbound)
                 do {
                     let answer = try binding.perform(arguments, session)
+                    // RFC 9110 §15.3.5: a 204 has no content.
+                    guard answer.status != 204 else {
+                        var response = noContent()
+                        for (name, value) in answer.headers { response.headers.add(name, value) }
+                        return response
+                    }
                     return json(answer.json, status: answer.status, headers: answer.headers)
                 } catch let refusal as CallerRefusal {
                     switch refusal {
@@ -31,6 +37,8 @@ extension ClipAPI {
                     }
                 } catch let failed as PreconditionFailed {
                     throw Problem(status: 412, detail: failed.description)
+                } catch let refusal as RequestRefusal {
+                    throw Problem(status: refusal.status, detail: refusal.detail, errors: refusal.errors)
                 }
             }
         }
