@@ -39,7 +39,9 @@ struct ExperienceOperationTests {
         #expect(created.headers.map(\.name) == ["ETag", "Location"])
         #expect(created.headers.map(\.value) == [#""e1-v1""#, "/v1/experiences/1"])
         let before = try bytes()
-        #expect(throws: RegistryError.conflict("https://bikes.example/rent is already registered as experience 1", existing: .experience(1))) {
+        #expect(
+            throws: RegistryError.conflict("https://bikes.example/rent is already registered as experience 1", existing: .experience(1))
+        ) {
             try register("https://bikes.example/rent", as: teamA)
         }
         #expect(try bytes() == before)
@@ -59,7 +61,8 @@ struct ExperienceOperationTests {
         let before = try bytes()
         for text in [#"{"url":"http://bikes.example/x","colour":"red"}"#, "[1]", #""text""#] {
             var expected: RegistryError?
-            do { _ = try registry.register(try body(text)) } catch { expected = error }
+            let document = try body(text)
+            do { _ = try registry.register(document) } catch { expected = error }
             #expect(throws: expected!) { try perform(ExperienceCreate.binding, Arguments(body: try body(text)), as: .local) }
         }
         #expect(try bytes() == before)
@@ -104,7 +107,9 @@ struct ExperienceOperationTests {
         var stale = Arguments([("id", "1")])
         stale.ifMatch = #""e1-v2""#
         #expect(throws: RegistryError.versionMismatch(expected: 2, actual: 1)) { try perform(ExperienceRemove.binding, stale, as: .local) }
-        #expect(throws: RegistryError.notFound("experience 1")) { try perform(ExperienceRemove.binding, Arguments([("id", "1")]), as: teamB) }
+        #expect(throws: RegistryError.notFound("experience 1")) {
+            try perform(ExperienceRemove.binding, Arguments([("id", "1")]), as: teamB)
+        }
         #expect(try bytes() == before)
         var current = Arguments([("id", "1")])
         current.ifMatch = #""e1-v1""#

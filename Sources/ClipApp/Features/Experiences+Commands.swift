@@ -88,7 +88,9 @@ enum ExperienceCommands {
     ]
 
     /// The text options and the body members they set, as `ExperienceJSON.decode` reads them.
-    static let textMembers = [("title", "title"), ("subtitle", "subtitle"), ("action", "action"), ("language", "language"), ("category", "category")]
+    static let textMembers = [
+        ("title", "title"), ("subtitle", "subtitle"), ("action", "action"), ("language", "language"), ("category", "category"),
+    ]
 
     /// The options only `update` has: what it changes or clears beyond the fields.
     static let updateOptions: [OptionSpec] = [
@@ -199,7 +201,9 @@ enum ExperienceCommands {
     @Sendable static func registerInput(_ line: CommandLine, _ arguments: inout Arguments) throws {
         let parsed = line.parsed
         let clip = try line.required("clip")
-        var members: [(key: String, value: JSONValue)] = [(key: "url", value: .string(parsed.positionals.first ?? "")), (key: "clip", value: .string(clip))]
+        var members: [(key: String, value: JSONValue)] = [
+            (key: "url", value: .string(parsed.positionals.first ?? "")), (key: "clip", value: .string(clip)),
+        ]
         members += try fieldMembers(line)
         if parsed.flag("powered-by") { members.append((key: "poweredBy", value: true)) }
         var read: [(key: String, value: JSONValue)] = []
@@ -230,7 +234,7 @@ enum ExperienceCommands {
         let reference = parsed.positionals.first ?? ""
         // The version before, to say when the update changed nothing (such an update makes no
         // version); an id that names nothing is told by the update itself.
-        let before = Int64(reference).map { $0 > 0 } == true ? try? read(reference, line) : try read(reference, line)
+        let before = (Int64(reference) ?? 0) > 0 ? try? read(reference, line) : try read(reference, line)
         let id = try before.map { String($0.id) } ?? self.id(reference, line)
         var read: [(key: String, value: JSONValue)] = before.map { [(key: "before", value: ExperienceJSON.full($0))] } ?? []
         try attach(

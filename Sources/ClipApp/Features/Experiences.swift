@@ -33,7 +33,9 @@ public enum ExperienceList: Operation {
 
         public var headers: [(name: String, value: String)] {
             guard let nextCursor else { return [] }
-            let items = query.filter { $0.name != "cursor" }.map { "\(QueryString.encodeComponent($0.name))=\(QueryString.encodeComponent($0.value))" }
+            let items = query.filter { $0.name != "cursor" }.map {
+                "\(QueryString.encodeComponent($0.name))=\(QueryString.encodeComponent($0.value))"
+            }
             return [("Link", "</v1/experiences?\((items + ["cursor=\(nextCursor)"]).joined(separator: "&"))>; rel=\"next\"")]
         }
 
@@ -93,7 +95,8 @@ public enum ExperienceList: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/experiences", command: ExperienceCommands.list, commandJSON: { .array($0.experiences.map(ExperienceJSON.full)) },
+        Self.self, "GET", "/v1/experiences", command: ExperienceCommands.list,
+        commandJSON: { .array($0.experiences.map(ExperienceJSON.full)) },
         readsEveryPage: true, commandInput: ExperienceCommands.listInput, present: ExperienceCommands.presentList)
 }
 
@@ -122,7 +125,8 @@ public enum ExperienceCreate: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "POST", "/v1/experiences", status: 201, command: ExperienceCommands.register, commandJSON: ExperienceCommands.writtenJSON,
+        Self.self, "POST", "/v1/experiences", status: 201, command: ExperienceCommands.register,
+        commandJSON: ExperienceCommands.writtenJSON,
         takesBody: true, commandInput: ExperienceCommands.registerInput, present: ExperienceCommands.presentRegistered)
 }
 
@@ -147,7 +151,8 @@ public enum ExperienceShow: Operation {
 
     public static let binding = Binding(
         Self.self, "GET", "/v1/experiences/{id}", command: ExperienceCommands.show, commandJSON: { ExperienceJSON.full($0.outcome.value) },
-        commandInput: ExperienceCommands.referenceInput, present: { output, _, printer in ExperienceCommands.print(output.outcome.value, printer) })
+        commandInput: ExperienceCommands.referenceInput,
+        present: { output, _, printer in ExperienceCommands.print(output.outcome.value, printer) })
 }
 
 /// `PATCH /v1/experiences/{id}` and `clipctl update|deactivate|activate ID|URL`: changes the fields
