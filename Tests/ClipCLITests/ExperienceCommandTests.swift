@@ -22,7 +22,9 @@ struct ExperienceCommandTests {
         #expect(listed.out.split(separator: "\n").last?.contains("https://bikes.example/rent/1000") == true)
         let shown = clipctl("show", "HTTPS://Bikes.Example:443/rent/1000")
         #expect(shown.code == 0 && shown.out.hasPrefix("experience 1001 (version 1)\n"))
-        #expect(clipctl("deactivate", "https://bikes.example/rent/0000").out == "experience 1 is DEACTIVATED: https://bikes.example/rent/0000\n")
+        #expect(
+            clipctl("deactivate", "https://bikes.example/rent/0000").out == "experience 1 is DEACTIVATED: https://bikes.example/rent/0000\n"
+        )
         #expect(clipctl("list", "--status", "deactivated").out.split(separator: "\n").count == 1)
         #expect(clipctl("remove", "https://bikes.example/rent/0500").out == "removed experience 501: https://bikes.example/rent/0500\n")
         let gone = clipctl("show", "https://bikes.example/rent/0500")
