@@ -33,6 +33,8 @@ extension ClipAPI {
                     }
                 } catch let failed as PreconditionFailed {
                     throw Problem(status: 412, detail: failed.description)
+                } catch let refusal as RequestRefusal {
+                    throw Problem(status: refusal.status, detail: refusal.detail, errors: refusal.errors)
                 }
             }
         }

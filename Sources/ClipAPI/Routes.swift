@@ -49,12 +49,8 @@ extension ClipAPI {
         }
     }
 
+    /// Experiences in bulk (the rest are operations: ClipApp/Features/Experiences.swift).
     func registerExperienceRoutes() {
-        add("GET", "/v1/experiences", .token) { api, c in try api.listExperiences(c) }
-        add("POST", "/v1/experiences", .token) { api, c in try api.createExperience(c) }
-        add("GET", "/v1/experiences/{id}", .token) { api, c in try api.getExperience(c) }
-        add("PATCH", "/v1/experiences/{id}", .token) { api, c in try api.updateExperience(c) }
-        add("DELETE", "/v1/experiences/{id}", .token) { api, c in try api.deleteExperience(c) }
         add("POST", "/v1/experiences/import", .token) { api, c in try api.importExperiences(c) }
         add("GET", "/v1/experiences/export", .token) { api, c in try api.exportExperiences(c) }
     }

@@ -2,6 +2,13 @@
 /// `clipctl` runs each as its command (docs/architecture.md#the-application-layer).
 public enum Application {
     public static let bindings: [Binding] = [
+        ExperienceCreate.binding,
+        ExperienceList.binding,
+        ExperienceShow.binding,
+        ExperienceUpdate.binding,
+        ExperienceDeactivate.binding,
+        ExperienceActivate.binding,
+        ExperienceRemove.binding,
         ExperienceHistory.binding,
         TokenList.binding,
         AppSave.binding,

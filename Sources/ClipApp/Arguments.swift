@@ -13,6 +13,12 @@ public struct Arguments: Sendable, Equatable {
     /// or the version a command read before it writes.
     public var ifMatch: String?
     public var ifNoneMatch: String?
+    /// Bytes a command read from a file and hands to a local run of the write, in its transaction
+    /// (`--image`); never sent: a command sent to a server uploads them first (`CommandLine.storeImage`).
+    public var attachment: [UInt8]?
+    /// What the command read before it sent the operation, for its presentation
+    /// (`OperationAnswer.commandRead`); never sent.
+    public var commandRead: JSONValue?
 
     public init(_ values: [(name: String, value: String)] = [], body: JSONValue? = nil) {
         self.values = values
@@ -31,7 +37,8 @@ public struct Arguments: Sendable, Equatable {
 
     public static func == (lhs: Arguments, rhs: Arguments) -> Bool {
         lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value } && lhs.body == rhs.body
-            && lhs.ifMatch == rhs.ifMatch && lhs.ifNoneMatch == rhs.ifNoneMatch
+            && lhs.ifMatch == rhs.ifMatch && lhs.ifNoneMatch == rhs.ifNoneMatch && lhs.attachment == rhs.attachment
+            && lhs.commandRead == rhs.commandRead
     }
 }
 
@@ -44,6 +51,8 @@ public struct ArgumentReader {
     public let fields: FieldReader
     /// Who the input is read for: a write's team defaults to a team token's own.
     public let caller: Caller
+    /// The body was taken whole (`document()`): its members are not checked one by one here.
+    private var bodyTakenWhole = false
 
     public init(_ arguments: Arguments, caller: Caller = .local) {
         self.arguments = arguments
@@ -106,9 +115,16 @@ public struct ArgumentReader {
         }
     }
 
+    /// The body as a whole, for an operation whose store reads and checks it with every field
+    /// error at once (an experience's `ExperienceJSON.decode`): `fields` then checks nothing.
+    public mutating func document() -> JSONValue? {
+        bodyTakenWhole = true
+        return arguments.body
+    }
+
     /// Throws every error found (`RegistryError.invalid`: HTTP 422, exit 65).
     public func finish() throws(RegistryError) {
-        let all = errors + fields.finish()
+        let all = errors + (bodyTakenWhole ? [] : fields.finish())
         if !all.isEmpty { throw RegistryError.invalid(all) }
     }
 }

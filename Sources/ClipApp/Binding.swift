@@ -1,5 +1,5 @@
 public import ArgParse
-import ClipCore
+public import ClipCore
 import ClipStore
 public import StrictJSON
 
@@ -29,11 +29,14 @@ public struct Binding: Sendable {
     /// What a write that reads no body does with one it is sent.
     public let unreadBody: UnreadBody
     /// false: a second command on another binding's route (`domain list` prints `clip list`'s answer
-    /// by host), which the API serves once, under that binding.
+    /// by host, `activate` is `PATCH /v1/experiences/{id}`), which the API serves once, under that binding.
     public let servesRoute: Bool
     /// Builds the arguments from a command line where its options are not the route's query items
     /// (a body, `If-Match`); nil: each positional and option under its own name.
     public let commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)?
+    /// The command reads every page of the route's list: it asks for the largest page (`limit`) and
+    /// follows `nextCursor` (`cursor`), and presents the items of all pages as one answer.
+    public let readsEveryPage: Bool
     /// Reads the input, admits the caller, runs: the output's answer.
     public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
     /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
@@ -49,10 +52,11 @@ public struct Binding: Sendable {
         commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, lineJSON: (@Sendable (O.Output, ParsedCommand) -> JSONValue)? = nil,
         localOptions: Set<String> = [], clientOptions: Set<String> = [],
         settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false, unreadBody: UnreadBody = .refused,
-        servesRoute: Bool = true,
+        servesRoute: Bool = true, readsEveryPage: Bool = false,
         commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
+        self.readsEveryPage = readsEveryPage
         self.takesBody = takesBody
         self.unreadBody = unreadBody
         self.servesRoute = servesRoute
@@ -75,7 +79,7 @@ public struct Binding: Sendable {
         }
         self.perform = { arguments, session in Self.answer(try O.perform(arguments, in: session), status: status) }
         self.present = { answer, parsed, printer in
-            let output = try O.Output(json: answer.json, status: answer.status)
+            let output = try O.Output(answer: answer)
             guard parsed.flag("json") else { return try present(output, parsed, printer) }
             printer.line(JSONWriter.string(lineJSON?(output, parsed) ?? commandJSON?(output) ?? answer.json, pretty: true))
             // The text form's exit status holds for --json too.
@@ -85,6 +89,7 @@ public struct Binding: Sendable {
 
     /// A route without a command of its own (its command is another binding's).
     public init<O: Operation>(_ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false) {
+        self.readsEveryPage = false
         self.takesBody = takesBody
         self.unreadBody = .refused
         self.servesRoute = true
@@ -196,10 +201,25 @@ public struct CommandLine {
     public let parsed: ParsedCommand
     /// The bytes of the file an option names (`-`: standard input); only a regular file is read.
     public let readFile: (_ path: String, _ option: String) throws -> [UInt8]
+    /// Runs another operation where this command runs (the database, or `--server`): a lookup the
+    /// command needs before it builds its arguments (an experience's id from its URL).
+    public let perform: (_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer
+    /// With `--server`: stores an image file on the server for a team before the write that names it
+    /// by hash (`POST /v1/images`), giving its SHA-256 and the upload's warnings. nil on a database,
+    /// where the bytes go with the write (`Arguments.attachment`).
+    public let storeImage: ((_ bytes: [UInt8], _ team: String?) throws -> (sha256: String, warnings: [FieldError]))?
 
-    public init(parsed: ParsedCommand, readFile: @escaping (_ path: String, _ option: String) throws -> [UInt8]) {
+    public init(
+        parsed: ParsedCommand, readFile: @escaping (_ path: String, _ option: String) throws -> [UInt8],
+        perform: @escaping (_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer = { _, _ in
+            throw CommandUsageError("this command runs no other operation")
+        },
+        storeImage: ((_ bytes: [UInt8], _ team: String?) throws -> (sha256: String, warnings: [FieldError]))? = nil
+    ) {
         self.parsed = parsed
         self.readFile = readFile
+        self.perform = perform
+        self.storeImage = storeImage
     }
 
     /// The value of `--name`, which the command needs (exit 64 without it).

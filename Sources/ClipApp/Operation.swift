@@ -1,3 +1,4 @@
+public import ClipCore
 public import ClipWire
 public import StrictJSON
 
@@ -30,12 +31,16 @@ public protocol OperationOutput: SendableMetatype {
     var headers: [(name: String, value: String)] { get }
     /// Read back from a server's answer and its status (a PUT's 201 says it created).
     init(json: JSONValue, status: Int) throws(WireError)
+    /// Read back for a command's presentation, with what the command read before it sent the
+    /// operation (`OperationAnswer.commandRead`: a 204's object, the version before an update).
+    init(answer: OperationAnswer) throws(WireError)
 }
 
 extension OperationOutput {
     public var status: Int? { nil }
     public var headers: [(name: String, value: String)] { [] }
     public init(json: JSONValue, status: Int) throws(WireError) { try self.init(json: json) }
+    public init(answer: OperationAnswer) throws(WireError) { try self.init(json: answer.json, status: answer.status) }
 }
 
 /// The output of an operation that answers nothing (HTTP 204 No Content, RFC 9110 §15.3.5: no body).
@@ -51,12 +56,31 @@ public struct OperationAnswer: Sendable {
     public var json: JSONValue
     public var status: Int
     public var headers: [(name: String, value: String)]
+    /// What the command read before it sent the operation (`Arguments.commandRead`), for its
+    /// presentation; never part of an HTTP answer.
+    public var commandRead: JSONValue?
 
-    public init(json: JSONValue, status: Int, headers: [(name: String, value: String)] = []) {
+    public init(json: JSONValue, status: Int, headers: [(name: String, value: String)] = [], commandRead: JSONValue? = nil) {
         self.json = json
         self.status = status
         self.headers = headers
+        self.commandRead = commandRead
     }
+}
+
+/// A request refused with a status and detail of its own, where a field error's 422 is not the
+/// route's answer (a cursor this server did not give: 400; a `limit` out of range: 422 with its
+/// own detail). A command gets exit 65 (invalid input).
+public struct RequestRefusal: Error, Equatable, CustomStringConvertible {
+    public let status: Int
+    public let detail: String
+    public let errors: [FieldError]
+    public init(status: Int, detail: String, errors: [FieldError] = []) {
+        self.status = status
+        self.detail = detail
+        self.errors = errors
+    }
+    public var description: String { detail }
 }
 
 /// A command line the command cannot run as written (exit 64): contradicting options, a missing

@@ -11,6 +11,12 @@ extension Printer {
         for note in notes.prefix(Self.listedAtMost) { line("  \(note.text)") }
         if notes.count > Self.listedAtMost { line("  … and \(notes.count - Self.listedAtMost) more") }
     }
+
+    /// A write's warnings, on standard error.
+    public func warnings(_ warnings: [FieldError]) {
+        for w in warnings.prefix(Self.listedAtMost) { err("warning: \(w.description)\n") }
+        if warnings.count > Self.listedAtMost { err("warning: … and \(warnings.count - Self.listedAtMost) more warnings\n") }
+    }
 }
 
 /// A written object as `--json` prints it: the object with its `notes` member, empty when there are none.

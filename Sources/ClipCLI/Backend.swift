@@ -12,13 +12,6 @@ import StrictJSON
 /// (`--server`) answer the same values, and the commands print them with ClipWire's encoders,
 /// so both print the same output.
 protocol Backend {
-    func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience>
-    func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience]
-    func experience(_ reference: String) throws -> AdvancedExperience
-    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience>
-    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience>
-    /// The experience as it was before its removal.
-    func remove(_ reference: String) throws -> AdvancedExperience
     /// The resolution, a miss included; its explanation when `explain`.
     func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer
     func aasa(host: String) throws -> [UInt8]
@@ -73,34 +66,6 @@ struct CodeAnswer {
 /// The local SQLite database.
 struct LocalBackend: Backend {
     let registry: Registry
-
-    func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
-        try registry.register(body, image: image)
-    }
-
-    func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience] {
-        var filter = Registry.ListFilter()
-        if let clip { filter.clip = try registry.clipID(clip) }
-        if let host { filter.host = try Registry.normalizeHost(host) }
-        if let status {
-            do { filter.status = try ExperienceStatus.parse(status.uppercased(), field: "status") } catch {
-                throw RegistryError.invalid(error.errors)
-            }
-        }
-        return try registry.experiences(filter)
-    }
-
-    func experience(_ reference: String) throws -> AdvancedExperience { try registry.experience(reference) }
-
-    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
-        try registry.update(reference, with: body, image: image)
-    }
-
-    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience> {
-        try registry.setStatus(reference, status)
-    }
-
-    func remove(_ reference: String) throws -> AdvancedExperience { try registry.remove(reference).value }
 
     func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer {
         let resolution = try registry.resolve(url, language: language)

@@ -7,6 +7,11 @@ import StrictJSON
 
 /// app, clip, domain, default, applinks, token.
 extension Context {
+    /// `--image FILE`'s bytes (a regular file, or `-` for standard input).
+    func image() throws -> [UInt8]? {
+        try parsed.value("image").map { try readFile($0, option: "--image") }
+    }
+
     func parse<T>(_ body: () throws(ValidationFailure) -> T) throws -> T {
         do { return try body() } catch { throw RegistryError.invalid(error.errors) }
     }

@@ -59,13 +59,6 @@ final class Context {
     /// The handler of every command path clipctl runs: the runnable commands of `Commands.root`
     /// (a test checks that the keys are exactly those).
     static let handlers: [[String]: @Sendable (Context) throws -> Void] = [
-        ["register"]: { try $0.register() },
-        ["list"]: { try $0.list() },
-        ["show"]: { try $0.show() },
-        ["update"]: { try $0.update() },
-        ["deactivate"]: { try $0.setStatus(.deactivated) },
-        ["activate"]: { try $0.setStatus(.active) },
-        ["remove"]: { try $0.remove() },
         ["resolve"]: { try $0.resolve() },
         ["aasa"]: { try $0.aasa() },
         ["aasa", "check"]: { try $0.aasaCheck() },

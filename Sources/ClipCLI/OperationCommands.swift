@@ -1,6 +1,7 @@
 import ArgParse
 import ClipApp
 import ClipCommands
+import ClipWire
 import Dispatch
 import Foundation
 import StrictJSON
@@ -19,8 +20,15 @@ extension ClipCLI {
             options: Commands.root.options, subcommands: subcommands, examples: Commands.root.examples)
     }()
 
+    /// `command` added under `path`; one named like a placeholder of `Commands.root` takes its
+    /// place, so that help lists the commands in the order the grammar gives.
     private static func adding(_ command: CommandSpec, under path: ArraySlice<String>, to commands: [CommandSpec]) -> [CommandSpec] {
-        guard let first = path.first else { return commands + [command] }
+        guard let first = path.first else {
+            guard let place = commands.firstIndex(where: { $0.name == command.name }) else { return commands + [command] }
+            var replaced = commands
+            replaced[place] = command
+            return replaced
+        }
         return commands.map { parent in
             guard parent.name == first else { return parent }
             return CommandSpec(
@@ -47,14 +55,46 @@ extension Context {
         }
     }
 
-    /// The operation's answer, from the database or from `--server`.
+    /// The operation's answer, from the database or from `--server`, with what the command read before.
     private func answer(_ binding: Binding) throws -> OperationAnswer {
         let arguments: Arguments
         do {
-            arguments = try binding.arguments(of: CommandLine(parsed: parsed, readFile: { try self.readFile($0, option: $1) }))
+            arguments = try binding.arguments(of: commandLine())
         } catch let usage as CommandUsageError {
             throw CommandFailure.usage(usage.description)
         }
+        var answer = try everyPage(binding, arguments)
+        answer.commandRead = arguments.commandRead
+        return answer
+    }
+
+    /// The command line as a binding reads it: its files, the operations it may run first, and
+    /// with `--server` the image upload.
+    private func commandLine() throws -> CommandLine {
+        let remote = remoteServer != nil ? try backend() as? RemoteBackend : nil
+        return CommandLine(
+            parsed: parsed, readFile: { try self.readFile($0, option: $1) }, perform: { try self.everyPage($0, $1) },
+            storeImage: remote.map { remote in { bytes, team in try remote.uploadImage(bytes, team: team) } })
+    }
+
+    /// The answer, or with `readsEveryPage` the items of every page as one list answer.
+    private func everyPage(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
+        guard binding.readsEveryPage else { return try send(binding, arguments) }
+        var items: [JSONValue] = [], cursor: String?, first: OperationAnswer?
+        repeat {
+            var page = arguments
+            page.append("limit", "1000")
+            page.append("cursor", cursor)
+            let answer = try send(binding, page)
+            first = first ?? answer
+            items += answer.json["items"]?.arrayValue ?? []
+            cursor = ListJSON.nextCursor(json: answer.json)
+        } while cursor != nil
+        return OperationAnswer(json: ListJSON.page(items, nextCursor: nil), status: first?.status ?? 200)
+    }
+
+    /// One operation's answer, from the database or from `--server`.
+    private func send(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
         if remoteServer != nil {
             if let local = binding.localOptions.sorted().first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
                 throw CommandFailure.usage("--\(local) applies to a database; a server decides for itself (see clipctl serve --help)")
@@ -74,6 +114,8 @@ extension Context {
             throw CommandFailure(code: ExitCode.failure, message: failed.description)
         } catch let refusal as CallerRefusal {
             throw CommandFailure(code: ExitCode.failure, message: refusal.description)
+        } catch let refusal as RequestRefusal {
+            throw CommandFailure(code: ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors)
         }
     }
 

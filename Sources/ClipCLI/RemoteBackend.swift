@@ -126,46 +126,6 @@ struct RemoteBackend: Backend {
 
     static func component(_ s: String) -> String { QueryString.encodeComponent(s) }
 
-    /// An experience id from an id or a registered URL (any spelling).
-    func experienceID(_ reference: String) throws -> Int64 {
-        if let id = Int64(reference), id > 0 { return id }
-        let url: NormalizedURL
-        do { url = try NormalizedURL(reference) } catch {
-            throw CommandFailure(
-                code: ExitCode.invalidInput, message: "invalid input",
-                fieldErrors: [
-                    FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(error.message))")
-                ])
-        }
-        if let match = try experiences(clip: nil, host: url.host, status: nil).first(where: { $0.url.canonical == url.canonical }) {
-            return match.id
-        }
-        throw CommandFailure(code: ExitCode.failure, message: "not found: experience with URL \(url.canonical)")
-    }
-
-    func register(_ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
-        var body = body, imageWarnings: [FieldError] = []
-        if let image {
-            // The clip's App ID names the team the image is for; a bad one is refused by the POST below.
-            let team = body["clip"]?.stringValue?.split(separator: ".", maxSplits: 1).first.map(String.init)
-            (body, imageWarnings) = try withUploadedImage(body, image, team: team)
-        }
-        let answer = try call("POST", "/v1/experiences", json: body)
-        var outcome = try decode(answer.json) { (v) throws(WireError) in try CatalogJSON.written(json: v, created: answer.status == 201) }
-        outcome.warnings += imageWarnings
-        return outcome
-    }
-
-    /// `POST /v1/images` with the bytes (as `--image` does locally, in two requests): `body` naming the
-    /// stored image by its hash, and the upload's warnings.
-    func withUploadedImage(_ body: JSONValue, _ image: [UInt8], team: String?) throws -> (JSONValue, [FieldError]) {
-        let uploaded = try uploadImage(image, team: team)
-        guard case .object(var members) = body else { return (body, uploaded.warnings) }
-        members.removeAll { $0.key == "headerImage" }
-        members.append((key: "headerImage", value: .string(uploaded.sha256)))
-        return (.object(members), uploaded.warnings)
-    }
-
     /// `POST /v1/images` with the bytes, for `team` (an admin token names it; a team token's own is implied).
     func uploadImage(_ image: [UInt8], team: String?) throws -> (sha256: String, warnings: [FieldError]) {
         // Too large to send: refused here as on a database (the server's body limit would answer first, otherwise).
@@ -178,48 +138,6 @@ struct RemoteBackend: Backend {
             throw CommandFailure(code: ExitCode.failure, message: "the server's answer to POST /v1/images is not an image from \(base)")
         }
         return (uploaded.sha256, uploaded.warnings)
-    }
-
-    func experiences(clip: String?, host: String?, status: String?) throws -> [AdvancedExperience] {
-        var items: [AdvancedExperience] = []
-        var cursor: String?
-        repeat {
-            let page = try call(
-                "GET", "/v1/experiences",
-                query: [("clip", clip), ("host", host), ("status", status?.uppercased()), ("limit", "1000"), ("cursor", cursor)])
-            items += try self.items(page, CatalogJSON.experience(json:))
-            cursor = ListJSON.nextCursor(json: page.json)
-        } while cursor != nil
-        return items
-    }
-
-    func experience(_ reference: String) throws -> AdvancedExperience {
-        try decode(try call("GET", "/v1/experiences/\(try experienceID(reference))").json, CatalogJSON.experience(json:))
-    }
-
-    func update(_ reference: String, _ body: JSONValue, image: [UInt8]?) throws -> WriteOutcome<AdvancedExperience> {
-        let id = try experienceID(reference)
-        var body = body, imageWarnings: [FieldError] = []
-        if let image {
-            let team = try experience(String(id)).clip.team.rawValue
-            (body, imageWarnings) = try withUploadedImage(body, image, team: team)
-        }
-        let answer = try call("PATCH", "/v1/experiences/\(id)", json: body)
-        var outcome = try decode(answer.json) { (v) throws(WireError) in try CatalogJSON.written(json: v, created: false) }
-        outcome.warnings += imageWarnings
-        return outcome
-    }
-
-    func setStatus(_ reference: String, _ status: ExperienceStatus) throws -> WriteOutcome<AdvancedExperience> {
-        try update(reference, RequestJSON.setStatus(status), image: nil)
-    }
-
-    func remove(_ reference: String) throws -> AdvancedExperience {
-        let id = try experienceID(reference)
-        let current = try experience(String(id))
-        // Only the version read: what is printed is what was removed (412 if it changed meanwhile).
-        _ = try checked(try send("DELETE", "/v1/experiences/\(id)", headers: [("If-Match", "\"e\(id)-v\(current.version)\"")]))
-        return current
     }
 
     func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer {

@@ -1,0 +1,304 @@
+import ArgParse
+public import ClipCore
+import ClipStore
+public import ClipWire
+import HTTP1
+public import StrictJSON
+
+/// The experiences a caller may see, ordered by URL, a page at a time: `GET /v1/experiences` and
+/// `clipctl list` (every page). A team token sees its own team's only (docs/rules.md#tenancy); an
+/// unknown clip lists nothing (a filter, not a resource).
+public enum ExperienceList: Operation {
+    public static let callers = CallerRule.token
+
+    /// The query as given: `run` applies its rules in the order the route always has (the clip,
+    /// the host, then the status and cursor, then the limit).
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        public init(reading reader: inout ArgumentReader) { arguments = reader.arguments }
+    }
+
+    public struct Output: OperationOutput {
+        public var experiences: [AdvancedExperience]
+        public var nextCursor: String?
+        /// The request's query items, repeated in the next page's `Link` (RFC 8288).
+        var query: [(name: String, value: String)] = []
+
+        public init(experiences: [AdvancedExperience], nextCursor: String?) {
+            self.experiences = experiences
+            self.nextCursor = nextCursor
+        }
+
+        public var json: JSONValue { ListJSON.page(experiences.map(ExperienceJSON.full), nextCursor: nextCursor) }
+
+        public var headers: [(name: String, value: String)] {
+            guard let nextCursor else { return [] }
+            let items = query.filter { $0.name != "cursor" }.map {
+                "\(QueryString.encodeComponent($0.name))=\(QueryString.encodeComponent($0.value))"
+            }
+            return [("Link", "</v1/experiences?\((items + ["cursor=\(nextCursor)"]).joined(separator: "&"))>; rel=\"next\"")]
+        }
+
+        public init(json: JSONValue) throws(WireError) {
+            experiences = try ListJSON.items(json: json).map { (v) throws(WireError) in try CatalogJSON.experience(json: v) }
+            nextCursor = ListJSON.nextCursor(json: json)
+        }
+    }
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let query = input.arguments
+        var filter = Registry.ListFilter(team: session.caller.team)
+        if let clip = query["clip"] {
+            do { filter.clip = try session.registry.clipID(clip) } catch {
+                // The database's owner sees every clip and is told; a token's caller gets an empty list,
+                // which tells nothing of other teams' clips.
+                if session.caller == .local { throw error }
+                return Output(experiences: [], nextCursor: nil)
+            }
+        }
+        if let host = query["host"] { filter.host = try Registry.normalizeHost(host) }
+        var errors: [FieldError] = []
+        if let status = query["status"] {
+            do { filter.status = try ExperienceStatus.parse(status, field: "status") } catch { errors += error.errors }
+        }
+        if let cursor = query["cursor"] {
+            // Only a URL this server's pages end with (docs/architecture.md#the-http-api).
+            guard let after = ListCursor.decode(cursor), after.hasPrefix("https://") else {
+                throw RequestRefusal(status: 400, detail: "the cursor is not one this server gave")
+            }
+            filter.afterURL = after
+        }
+        guard errors.isEmpty else { throw RegistryError.invalid(errors) }
+        let limit = try pageSize(query["limit"])
+        // One more than asked says whether more follow.
+        filter.limit = limit + 1
+        var items = try session.registry.experiences(filter)
+        var next: String?
+        if items.count > limit {
+            items.removeLast()
+            next = items.last.map { ListCursor.encode($0.url.canonical) }
+        }
+        var output = Output(experiences: items, nextCursor: next)
+        output.query = query.values
+        return output
+    }
+
+    /// `limit`: 1 to 1000, 100 when absent.
+    static func pageSize(_ text: String?) throws -> Int {
+        guard let text else { return 100 }
+        guard let n = Int(text), (1...1000).contains(n) else {
+            throw RequestRefusal(
+                status: 422, detail: "limit is out of range",
+                errors: [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
+        }
+        return n
+    }
+
+    public static let binding = Binding(
+        Self.self, "GET", "/v1/experiences", command: ExperienceCommands.list,
+        commandJSON: { .array($0.experiences.map(ExperienceJSON.full)) },
+        readsEveryPage: true, commandInput: ExperienceCommands.listInput, present: ExperienceCommands.presentList)
+}
+
+/// `POST /v1/experiences` and `clipctl register URL`: registers an experience, creating the team,
+/// app, clip and domain association it implies (the write's notes say so). A team token registers
+/// for its own team only (403 otherwise, before anything is read).
+public enum ExperienceCreate: Operation {
+    public static let callers = CallerRule.token
+
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        /// The experience's JSON form, which `ExperienceJSON.decode` reads with every field error.
+        var document: JSONValue
+
+        public init(reading reader: inout ArgumentReader) {
+            arguments = reader.arguments
+            document = reader.document() ?? .object([])
+        }
+    }
+
+    public typealias Output = ExperienceWritten
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        try Experiences.checkWritable(input.document, in: session)
+        return Output(try session.registry.register(input.document, image: input.arguments.attachment))
+    }
+
+    public static let binding = Binding(
+        Self.self, "POST", "/v1/experiences", status: 201, command: ExperienceCommands.register,
+        commandJSON: ExperienceCommands.writtenJSON,
+        takesBody: true, commandInput: ExperienceCommands.registerInput, present: ExperienceCommands.presentRegistered)
+}
+
+/// `GET /v1/experiences/{id}` and `clipctl show ID|URL`.
+public enum ExperienceShow: Operation {
+    public static let callers = CallerRule.token
+
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        var id: String
+        public init(reading reader: inout ArgumentReader) {
+            arguments = reader.arguments
+            id = reader.string("id") ?? ""
+        }
+    }
+
+    public typealias Output = ExperienceWritten
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        Output(WriteOutcome(try Experiences.visible(input.id, in: session)))
+    }
+
+    public static let binding = Binding(
+        Self.self, "GET", "/v1/experiences/{id}", command: ExperienceCommands.show, commandJSON: { ExperienceJSON.full($0.outcome.value) },
+        commandInput: ExperienceCommands.referenceInput,
+        present: { output, _, printer in ExperienceCommands.print(output.outcome.value, printer) })
+}
+
+/// `PATCH /v1/experiences/{id}` and `clipctl update|deactivate|activate ID|URL`: changes the fields
+/// the body gives (absent ones unchanged), under `If-Match` when given. An update that changes
+/// nothing makes no version (docs/rules.md#updates-and-versions).
+public enum ExperienceUpdate: Operation {
+    public static let callers = CallerRule.token
+
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        var id: String
+        var document: JSONValue
+
+        public init(reading reader: inout ArgumentReader) {
+            arguments = reader.arguments
+            id = reader.string("id") ?? ""
+            document = reader.document() ?? .object([])
+        }
+    }
+
+    public typealias Output = ExperienceWritten
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let current = try Experiences.visible(input.id, in: session)
+        try Experiences.checkWritable(input.document, in: session)
+        let expected = try input.arguments.expectedVersion(kind: "e\(current.id)", current: current.version)
+        return Output(
+            try session.registry.update(
+                String(current.id), with: input.document, image: input.arguments.attachment, expectedVersion: expected))
+    }
+
+    public static let binding = Binding(
+        Self.self, "PATCH", "/v1/experiences/{id}", command: ExperienceCommands.update, commandJSON: ExperienceCommands.writtenJSON,
+        takesBody: true, commandInput: ExperienceCommands.updateInput, present: ExperienceCommands.presentUpdated)
+
+    /// `activate` and `deactivate`: a PATCH of `status` alone, on the update's route.
+    static func statusBinding(_ status: ExperienceStatus, command: CommandSpec) -> Binding {
+        Binding(
+            Self.self, "PATCH", "/v1/experiences/{id}", command: command, commandJSON: { ExperienceJSON.full($0.outcome.value) },
+            takesBody: true, servesRoute: false,
+            commandInput: { line, arguments in
+                try ExperienceCommands.referenceInput(line, &arguments)
+                arguments.body = RequestJSON.setStatus(status)
+            },
+            present: { output, _, printer in
+                let e = output.outcome.value
+                printer.line("experience \(e.id) is \(e.status.rawValue): \(e.url.canonical)")
+            })
+    }
+}
+
+/// `clipctl deactivate ID|URL`: stops an experience from matching (`ExperienceUpdate`'s route).
+public enum ExperienceDeactivate {
+    public static let binding = ExperienceUpdate.statusBinding(.deactivated, command: ExperienceCommands.deactivate)
+}
+
+/// `clipctl activate ID|URL`: lets a deactivated experience match again (`ExperienceUpdate`'s route).
+public enum ExperienceActivate {
+    public static let binding = ExperienceUpdate.statusBinding(.active, command: ExperienceCommands.activate)
+}
+
+/// `DELETE /v1/experiences/{id}` (204) and `clipctl remove ID|URL`: a soft delete; the URL becomes
+/// free and the history stays. The command reads the experience first and removes only the
+/// version it read (`If-Match`), so that what it prints is what was removed.
+public enum ExperienceRemove: Operation {
+    public static let callers = CallerRule.token
+
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        var id: String
+        public init(reading reader: inout ArgumentReader) {
+            arguments = reader.arguments
+            id = reader.string("id") ?? ""
+        }
+    }
+
+    /// No content; a command presents the experience it read before (`Arguments.commandRead`).
+    public struct Output: OperationOutput {
+        public var removed: AdvancedExperience?
+        public init(removed: AdvancedExperience?) { self.removed = removed }
+        public var json: JSONValue { .null }
+        public init(json: JSONValue) throws(WireError) { removed = nil }
+        public init(answer: OperationAnswer) throws(WireError) {
+            removed = try answer.commandRead.map { (v) throws(WireError) in try CatalogJSON.experience(json: v) }
+        }
+    }
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let current = try Experiences.visible(input.id, in: session)
+        let expected = try input.arguments.expectedVersion(kind: "e\(current.id)", current: current.version)
+        return Output(removed: try session.registry.remove(String(current.id), expectedVersion: expected).value)
+    }
+
+    public static let binding = Binding(
+        Self.self, "DELETE", "/v1/experiences/{id}", status: 204, command: ExperienceCommands.remove,
+        commandJSON: { $0.removed.map(CommandJSON.removed) ?? .null }, commandInput: ExperienceCommands.removeInput,
+        present: { output, _, printer in
+            guard let e = output.removed else { return }
+            printer.line("removed experience \(e.id): \(e.url.canonical)")
+        })
+}
+
+/// An experience as read or written, with the write's notes and warnings, its entity tag and, when a
+/// POST created it, its place.
+public struct ExperienceWritten: OperationOutput {
+    public var outcome: WriteOutcome<AdvancedExperience>
+    /// The version before the write, when the command read it (`clipctl update` says "nothing to change").
+    public var versionBefore: Int?
+
+    public init(_ outcome: WriteOutcome<AdvancedExperience>) { self.outcome = outcome }
+
+    public var json: JSONValue { CatalogJSON.written(outcome) }
+
+    public var headers: [(name: String, value: String)] {
+        let e = outcome.value
+        return [("ETag", entityTag("e\(e.id)", e.version))] + (outcome.created ? [("Location", "/v1/experiences/\(e.id)")] : [])
+    }
+
+    public init(json: JSONValue) throws(WireError) { try self.init(json: json, status: 200) }
+
+    public init(json: JSONValue, status: Int) throws(WireError) {
+        outcome = try CatalogJSON.written(json: json, created: status == 201)
+    }
+
+    /// With what the command read: the experience before, and the warnings of an image it uploaded first.
+    public init(answer: OperationAnswer) throws(WireError) {
+        try self.init(json: answer.json, status: answer.status)
+        let read = answer.commandRead
+        outcome.warnings += (read?["imageWarnings"]?.arrayValue ?? []).compactMap(ProblemJSON.fieldError(json:))
+        if let before = read?["before"], before != .null { versionBefore = try CatalogJSON.experience(json: before).version }
+    }
+}
+
+/// What the experience operations share: the team scope of an id and of a written clip.
+public enum Experiences {
+    /// An experience the caller may see, by its id as the route's path gives it: "01", "+1" and
+    /// another team's experience answer what a missing one does (docs/rules.md#identifiers, #tenancy).
+    public static func visible(_ id: String, in session: Session) throws -> AdvancedExperience {
+        guard let n = Int64(id), n > 0, String(n) == id else { throw RegistryError.notFound("experience \(id)") }
+        let e = try session.registry.experience(String(n))
+        try session.checkVisible(team: e.clip.team, "experience \(n)")
+        return e
+    }
+
+    /// A team token writes its own team's clips only (HTTP 403, before the body's other checks).
+    static func checkWritable(_ document: JSONValue, in session: Session) throws {
+        if let clip = document["clip"]?.stringValue, let id = try? AppID(clip) { try session.checkWritable(team: id.team) }
+    }
+}
