@@ -14,5 +14,9 @@ public enum Application {
         DomainVerification.binding,
         TestFlightInvocationsShow.binding,
         TestFlightInvocationsSet.binding,
+        ApplinksSet.binding,
+        ApplinksRemove.binding,
+        ApplinksSettings.binding,
+        ApplinksGeneration.binding,
     ]
 }

@@ -29,6 +29,10 @@ public struct Binding: Sendable {
     /// Builds the arguments from a command line where its options are not the route's query items
     /// (a body, `If-Match`); nil: each positional and option under its own name.
     public let commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)?
+    /// The binding whose route a command line runs when its words choose among several
+    /// (`applinks webcredentials add|remove`: PUT or DELETE); nil: this one. Its answer is read by
+    /// this binding's `present`, so the chosen operation's output must read as this one's.
+    public let commandRoute: (@Sendable (ParsedCommand) -> Binding?)?
     /// Reads the input, admits the caller, runs: the output's answer.
     public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
     /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
@@ -42,10 +46,12 @@ public struct Binding: Sendable {
         commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, localOptions: Set<String> = [], clientOptions: Set<String> = [],
         settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false,
         commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
+        commandRoute: (@Sendable (ParsedCommand) -> Binding?)? = nil,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.takesBody = takesBody
         self.commandInput = commandInput
+        self.commandRoute = commandRoute
         self.method = method
         self.path = path
         self.status = status
@@ -76,6 +82,7 @@ public struct Binding: Sendable {
     public init<O: Operation>(_ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false) {
         self.takesBody = takesBody
         self.commandInput = nil
+        self.commandRoute = nil
         self.method = method
         self.path = path
         self.status = status

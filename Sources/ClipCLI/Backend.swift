@@ -45,16 +45,6 @@ protocol Backend {
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
     func defaultExperience(clip: String) throws -> DefaultExperience
     func removeDefault(clip: String) throws
-    func setApplinks(
-        host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
-        position: Int?
-    ) throws -> WriteOutcome<ApplinksDetails>
-    func removeApplinks(host: String, app: BundleID) throws
-    /// The notes of the change (a free host becoming the team's).
-    /// The host's settings as stored (their JSON, as the API answers them), with the notes.
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> WriteOutcome<JSONValue>
-    /// The experience URLs the generated applinks do not give to their app.
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]>
     /// The notes of an addition (a free host becoming the team's).
     func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void>
     /// At most `limit` records after `since`, and the id to pass as `since` for the rest (nil: none left).
@@ -196,24 +186,6 @@ struct LocalBackend: Backend {
 
     func defaultExperience(clip: String) throws -> DefaultExperience { try registry.defaultExperience(clip: clip) }
     func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
-
-    func setApplinks(
-        host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
-        position: Int?
-    ) throws -> WriteOutcome<ApplinksDetails> {
-        try registry.setApplinks(host: host, app: app, components: components, defaults: defaults, position: position)
-    }
-
-    func removeApplinks(host: String, app: BundleID) throws { try registry.removeApplinks(host: host, app: app) }
-
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> WriteOutcome<JSONValue> {
-        let stored = try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables)
-        return WriteOutcome(CatalogJSON.applinksSettings(stored.value), notes: stored.notes)
-    }
-
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]> {
-        try registry.setApplinksFromExperiences(host: host, enabled)
-    }
 
     func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void> {
         guard add else {

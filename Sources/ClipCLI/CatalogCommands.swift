@@ -116,61 +116,6 @@ extension Context {
         return try parse { () throws(ValidationFailure) in try BundleID(raw, field: "app") }
     }
 
-    func applinksSet() throws {
-        let app = try appOption()
-        guard let components = try jsonOption("components") else { throw CommandFailure.usage("missing --components") }
-        let position = try parsed.value("position").map { v -> Int in
-            guard let n = Int(v), n >= 0 else { throw CommandFailure.usage("--position takes a whole number") }
-            return n
-        }
-        let saved = try backend().setApplinks(
-            host: parsed.positional(0)!, app: app, components: components, defaults: try jsonOption("defaults"),
-            position: position)
-        if json { return printWritten(CatalogJSON.applinks(saved.value), notes: saved.notes) }
-        let count = saved.value.components.arrayValue?.count ?? 0
-        print("applinks of \(saved.value.app.rawValue) on \(parsed.positional(0)!): \(count) component(s)")
-        printNotes(saved.notes)
-    }
-
-    func applinksRemove() throws {
-        try backend().removeApplinks(host: parsed.positional(0)!, app: try appOption())
-        if !json { print("removed") } else { printJSON(CommandJSON.removed()) }
-    }
-
-    func applinksSettings() throws {
-        let saved = try backend().setApplinksSettings(
-            host: parsed.positional(0)!, defaults: try jsonOption("defaults"),
-            substitutionVariables: try jsonOption("substitution-variables"))
-        if json { return printWritten(saved.value, notes: saved.notes) }
-        print("applinks settings of \(parsed.positional(0)!) saved")
-        printNotes(saved.notes)
-    }
-
-    /// `applinks generate HOST on|off`: prints the experience URLs the app would still not open.
-    func applinksGenerate() throws {
-        let host = parsed.positional(0)!
-        let state = parsed.positional(1)!
-        guard state == "on" || state == "off" else { throw CommandFailure.usage("applinks generate takes on or off") }
-        let outcome = try backend().setApplinksFromExperiences(host: host, state == "on")
-        let unmatched = outcome.value
-        if json {
-            printWritten(CatalogJSON.applinksGeneration(host: host, enabled: state == "on", unmatched: unmatched), notes: outcome.notes)
-        } else {
-            print("applinks of \(host) \(state == "on" ? "cover its experience URLs" : "no longer generated from experiences")")
-            printNotes(outcome.notes)
-            for miss in unmatched {
-                print("  warning: \(miss.url) would not open \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)")
-            }
-        }
-        if !unmatched.isEmpty {
-            throw CommandFailure(
-                code: ExitCode.failure,
-                message:
-                    "\(unmatched.count) experience URL(s) are not given to their app: an earlier rule of the app decides first (see applinks set)"
-            )
-        }
-    }
-
     func webcredentials() throws {
         let app = try appOption()
         let verb = parsed.positional(0)!

@@ -43,20 +43,21 @@ extension Context {
             output = try waitUntilSettled(binding, first: output, settled: settled)
         }
         do { try binding.present(output, parsed, Printer(out: io.out, err: io.err)) } catch let status as CommandExitStatus {
-            throw CommandFailure(code: status.code, message: "")
+            throw CommandFailure(code: status.code, message: status.message)
         }
     }
 
     /// The operation's answer, from the database or from `--server`.
-    private func answer(_ binding: Binding) throws -> OperationAnswer {
+    private func answer(_ command: Binding) throws -> OperationAnswer {
         let arguments: Arguments
         do {
-            arguments = try binding.arguments(of: CommandLine(parsed: parsed, readFile: { try self.readFile($0, option: $1) }))
+            arguments = try command.arguments(of: CommandLine(parsed: parsed, readFile: { try self.readFile($0, option: $1) }))
         } catch let usage as CommandUsageError {
             throw CommandFailure.usage(usage.description)
         }
+        let binding = command.commandRoute?(parsed) ?? command
         if remoteServer != nil {
-            if let local = binding.localOptions.sorted().first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
+            if let local = command.localOptions.sorted().first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
                 throw CommandFailure.usage("--\(local) applies to a database; a server decides for itself (see clipctl serve --help)")
             }
             guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
