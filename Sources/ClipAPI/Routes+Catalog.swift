@@ -6,12 +6,11 @@ import Foundation
 import HTTP1
 import StrictJSON
 
-/// Apps, clips, domain associations, default experiences, applinks and webcredentials.
+/// Clips, domain associations and default experiences (applinks and webcredentials: ClipApp/Features/Applinks.swift, Webcredentials.swift).
 extension ClipAPI {
     func registerCatalogRoutes() {
         registerClipRoutes()
         registerDefaultExperienceRoutes()
-        registerApplinksRoutes()
     }
 
     /// Clips and their domain associations.
@@ -114,22 +113,6 @@ extension ClipAPI {
             return noContent()
         }
 
-    }
-
-    /// Webcredentials on a host.
-    func registerApplinksRoutes() {
-        add("PUT", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
-            let app = try api.visibleApp(c).bundleID
-            try c.noBody()
-            let added = try c.registry.addWebcredentials(host: c.parameter("host"), app: app)
-            let entry = CatalogJSON.webcredentials(host: try Registry.normalizeHost(c.parameter("host")), app: app)
-            // 201 when this PUT added it (RFC 9110 §9.3.4), 200 when it was there already.
-            return json(CatalogJSON.withNotes(entry, added.notes), status: added.created ? 201 : 200)
-        }
-        add("DELETE", "/v1/domains/{host}/webcredentials/{bundleId}", .token) { api, c in
-            try c.registry.removeWebcredentials(host: c.parameter("host"), app: try api.visibleApp(c).bundleID)
-            return noContent()
-        }
     }
 
     /// Who holds each host (HostOwnership): administrators see and assign every host; a team sees

@@ -18,5 +18,7 @@ public enum Application {
         ApplinksRemove.binding,
         ApplinksSettings.binding,
         ApplinksGeneration.binding,
+        WebcredentialsAdd.binding,
+        WebcredentialsRemove.binding,
     ]
 }

@@ -45,8 +45,6 @@ protocol Backend {
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
     func defaultExperience(clip: String) throws -> DefaultExperience
     func removeDefault(clip: String) throws
-    /// The notes of an addition (a free host becoming the team's).
-    func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void>
     /// At most `limit` records after `since`, and the id to pass as `since` for the rest (nil: none left).
     func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?)
     func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)>
@@ -186,14 +184,6 @@ struct LocalBackend: Backend {
 
     func defaultExperience(clip: String) throws -> DefaultExperience { try registry.defaultExperience(clip: clip) }
     func removeDefault(clip: String) throws { try registry.removeDefaultExperience(clip: clip) }
-
-    func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void> {
-        guard add else {
-            try registry.removeWebcredentials(host: host, app: app)
-            return WriteOutcome(())
-        }
-        return try registry.addWebcredentials(host: host, app: app)
-    }
 
     func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {
         let records = try registry.changes(since: since, limit: limit + 1)

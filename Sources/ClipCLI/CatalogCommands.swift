@@ -111,26 +111,6 @@ extension Context {
         if !json { print("removed the default experience of \(parsed.positional(0)!)") } else { printJSON(CommandJSON.removed()) }
     }
 
-    func appOption() throws -> BundleID {
-        let raw = try requiredValue("app")
-        return try parse { () throws(ValidationFailure) in try BundleID(raw, field: "app") }
-    }
-
-    func webcredentials() throws {
-        let app = try appOption()
-        let verb = parsed.positional(0)!
-        guard verb == "add" || verb == "remove" else { throw CommandFailure.usage("applinks webcredentials takes add or remove") }
-        let outcome = try backend().webcredentials(add: verb == "add", host: parsed.positional(1)!, app: app)
-        if json && verb == "add" {
-            let host = try Registry.normalizeHost(parsed.positional(1)!)
-            return printWritten(CatalogJSON.webcredentials(host: host, app: app), notes: outcome.notes)
-        }
-        if json { return printWritten(CommandJSON.saved, notes: outcome.notes) }
-        // Adding what is there already changes nothing, and says so.
-        print(verb == "add" && outcome.isQuiet ? "nothing to change" : "webcredentials of \(parsed.positional(1)!) updated")
-        printNotes(outcome.notes)
-    }
-
     func tokenCreate() throws {
         let admin = parsed.flag("admin")
         let teamText = parsed.value("team")

@@ -87,7 +87,6 @@ final class Context {
         ["default", "set"]: { try $0.defaultSet() },
         ["default", "show"]: { try $0.defaultShow() },
         ["default", "remove"]: { try $0.defaultRemove() },
-        ["applinks", "webcredentials"]: { try $0.webcredentials() },
         ["changes"]: { try $0.changes() },
         ["doctor"]: { try $0.doctor() },
         ["publish"]: { try $0.publish() },

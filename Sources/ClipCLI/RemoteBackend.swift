@@ -360,11 +360,6 @@ struct RemoteBackend: Backend {
         }
     }
 
-    func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void> {
-        let answer = try call(add ? "PUT" : "DELETE", "/v1/domains/\(Self.component(host))/webcredentials/\(Self.component(app.rawValue))")
-        return WriteOutcome((), created: answer.status == 201, notes: CatalogJSON.notes(json: answer.json))
-    }
-
     /// Page after page of the API's (at most 1000 each) until `limit` records or the end.
     func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {
         var records: [ChangeRecord] = [], next: Int64? = since

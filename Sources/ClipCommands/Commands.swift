@@ -284,19 +284,7 @@ public enum Commands {
                             Example("clipctl default remove ABCDE12345.com.example.bikes.Clip", "Remove a clip's default experience")
                         ]),
                 ]),
-            CommandSpec(
-                "applinks", summary: "manage the applinks section of a host's AASA",
-                subcommands: [
-                    CommandSpec(
-                        "webcredentials", summary: "add or remove an app in a host's webcredentials",
-                        positionals: [PositionalSpec("add|remove", help: "what to do"), PositionalSpec("HOST", help: "the host")],
-                        options: [.option("app", value: "BUNDLE", help: "the full app (required)")],
-                        examples: [
-                            Example(
-                                "clipctl applinks webcredentials add bikesrental.example --app com.example.bikes",
-                                "Let the app fill in passwords saved for the host")
-                        ])
-                ]),
+            CommandSpec("applinks", summary: "manage the applinks section of a host's AASA"),
             CommandSpec(
                 "doctor", summary: "cross-check the registry and say how to fix what is wrong",
                 discussion:

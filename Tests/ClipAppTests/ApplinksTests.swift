@@ -128,4 +128,41 @@ struct ApplinksTests {
         }
         #expect(try bytes() == before)
     }
+
+    func webcredentials(_ binding: Binding, _ host: String, _ bundle: String, as caller: Caller) throws -> OperationAnswer {
+        try perform(binding, [("host", host), ("bundleId", bundle)], as: caller)
+    }
+
+    @Test func webcredentialsAddedOnceThenUnchangedThenRemoved() throws {
+        let added = try webcredentials(WebcredentialsAdd.binding, "Login.A.Example.", "com.a.app", as: teamA)
+        #expect(added.status == 201)
+        #expect(
+            added.json == ["host": "login.a.example", "app": "com.a.app", "notes": ["host login.a.example now belongs to team ABCDE12345"]])
+        let before = try bytes()
+        let again = try webcredentials(WebcredentialsAdd.binding, "login.a.example", "com.a.app", as: teamA)
+        #expect(again.status == 200 && again.json == ["host": "login.a.example", "app": "com.a.app"])
+        #expect(try bytes() == before, "the same request twice writes nothing the second time")
+        let removed = try webcredentials(WebcredentialsRemove.binding, "login.a.example", "com.a.app", as: teamA)
+        #expect(removed.status == 204 && removed.json == .null)
+        #expect(try WebcredentialsChange(json: removed.json, status: removed.status).removed, "the command reads a 204 as a removal")
+        let gone = try bytes()
+        #expect(throws: RegistryError.notFound("webcredentials of com.a.app on login.a.example")) {
+            try webcredentials(WebcredentialsRemove.binding, "login.a.example", "com.a.app", as: teamA)
+        }
+        #expect(try bytes() == gone)
+    }
+
+    @Test func webcredentialsOfAnotherTeamsAppOrOnItsHostAreRefusedUnchanged() throws {
+        _ = try webcredentials(WebcredentialsAdd.binding, "login.a.example", "com.a.app", as: teamA)
+        let before = try bytes()
+        for bundle in ["com.a.app", "com.none.app", "not a bundle"] {
+            for binding in [WebcredentialsAdd.binding, WebcredentialsRemove.binding] {
+                #expect(throws: RegistryError.notFound("app \(bundle)")) {
+                    try webcredentials(binding, "login.a.example", bundle, as: teamB)
+                }
+            }
+        }
+        #expect(throws: RegistryError.self) { try webcredentials(WebcredentialsAdd.binding, "login.a.example", "com.b.app", as: teamB) }
+        #expect(try bytes() == before)
+    }
 }
