@@ -28,9 +28,6 @@ extension ClipAPI {
         }
         add("GET", "/v1/banner", .open, caching: .shared(vary: ["Accept"])) { api, c in try api.banner(c) }
         add("GET", "/v1/aasa/check", .open) { api, c in try api.aasaCheck(c) }
-        add("GET", "/v1/domains/{host}/aasa", .open) { api, c in
-            json(try JSONParser.parse(try c.registry.aasa(host: c.parameter("host"))))
-        }
 
         // Experiences.
         add("GET", "/v1/experiences", .token) { api, c in try api.listExperiences(c) }

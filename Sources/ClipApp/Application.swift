@@ -20,5 +20,6 @@ public enum Application {
         ApplinksGeneration.binding,
         WebcredentialsAdd.binding,
         WebcredentialsRemove.binding,
+        HostAASA.binding,
     ]
 }

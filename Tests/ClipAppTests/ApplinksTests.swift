@@ -165,4 +165,17 @@ struct ApplinksTests {
         #expect(throws: RegistryError.self) { try webcredentials(WebcredentialsAdd.binding, "login.a.example", "com.b.app", as: teamB) }
         #expect(try bytes() == before)
     }
+
+    /// The AASA as JSON answers anyone, without a token; a host with nothing configured is not found.
+    @Test func aHostsAASAAnswersAnyone() throws {
+        _ = try set("a.example", "com.a.app", #"{"components":[{"/":"/rent/*"}]}"#, as: teamA)
+        let aasa = try perform(HostAASA.binding, [("host", "A.Example.")], as: .anyone)
+        #expect(aasa.status == 200)
+        #expect(aasa.json["applinks"]?["details"]?.arrayValue?.first?["appIDs"] == ["ABCDE12345.com.a.app"], "\(aasa.json)")
+        #expect(aasa.json == (try JSONParser.parse(try registry.aasa(host: "a.example"))), "the generated file, member for member")
+        #expect(throws: RegistryError.notFound("AASA for b.example: no clip, applinks rule or webcredentials is configured for this host"))
+        {
+            try perform(HostAASA.binding, [("host", "b.example")], as: .anyone)
+        }
+    }
 }
