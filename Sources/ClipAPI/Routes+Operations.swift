@@ -46,7 +46,11 @@ extension ClipAPI {
     /// misspelt `URL=`), is refused before anything is written rather than ignored (found by hostile QA:
     /// a typo cleared a clip's TestFlight invocations).
     static func refuseWhatTheOperationDoesNotRead(_ c: Context, _ binding: Binding) throws {
-        guard c.request.body.isEmpty else { throw Problem.badRequest("this route takes its input in the query, not in a body") }
+        guard c.request.body.isEmpty else {
+            // A body that is not JSON is 415 first, as on every route (docs/http-api.md).
+            _ = try c.jsonBody()
+            throw Problem.badRequest("this route takes its input in the query, not in a body")
+        }
         guard let known = binding.argumentNames else { return }
         let unknown = c.query.map(\.name).filter { !known.contains($0) }
         guard unknown.isEmpty else {

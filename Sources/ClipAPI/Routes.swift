@@ -10,7 +10,6 @@ extension ClipAPI {
         registerPublicRoutes()
         registerExperienceRoutes()
         // Apps, clips, domains, default experiences, applinks.
-        registerCatalogRoutes()
         registerAppStoreConnectRoutes()
         registerCodeRoutes()
         registerPreviewRoutes()
@@ -44,9 +43,6 @@ extension ClipAPI {
         }
         add("GET", "/v1/banner", .open, caching: .shared(vary: ["Accept"])) { api, c in try api.banner(c) }
         add("GET", "/v1/aasa/check", .open) { api, c in try api.aasaCheck(c) }
-        add("GET", "/v1/domains/{host}/aasa", .open) { api, c in
-            json(try JSONParser.parse(try c.registry.aasa(host: c.parameter("host"))))
-        }
     }
 
     /// Experiences in bulk (the rest are operations: ClipApp/Features/Experiences.swift).

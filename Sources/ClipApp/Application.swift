@@ -36,5 +36,12 @@ public enum Application {
         DomainVerification.binding,
         TestFlightInvocationsShow.binding,
         TestFlightInvocationsSet.binding,
+        ApplinksSet.binding,
+        ApplinksRemove.binding,
+        ApplinksSettings.binding,
+        ApplinksGeneration.binding,
+        WebcredentialsAdd.binding,
+        WebcredentialsRemove.binding,
+        HostAASA.binding,
     ]
 }

@@ -37,6 +37,10 @@ public struct Binding: Sendable {
     /// The command reads every page of the route's list: it asks for the largest page (`limit`) and
     /// follows `nextCursor` (`cursor`), and presents the items of all pages as one answer.
     public let readsEveryPage: Bool
+    /// The binding whose route a command line runs when its words choose among several
+    /// (`applinks webcredentials add|remove`: PUT or DELETE); nil: this one. Its answer is read by
+    /// this binding's `present`, so the chosen operation's output must read as this one's.
+    public let commandRoute: (@Sendable (ParsedCommand) -> Binding?)?
     /// Reads the input, admits the caller, runs: the output's answer.
     public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
     /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
@@ -54,6 +58,7 @@ public struct Binding: Sendable {
         settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false, unreadBody: UnreadBody = .refused,
         servesRoute: Bool = true, readsEveryPage: Bool = false,
         commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
+        commandRoute: (@Sendable (ParsedCommand) -> Binding?)? = nil,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.readsEveryPage = readsEveryPage
@@ -61,6 +66,7 @@ public struct Binding: Sendable {
         self.unreadBody = unreadBody
         self.servesRoute = servesRoute
         self.commandInput = commandInput
+        self.commandRoute = commandRoute
         self.method = method
         self.path = path
         self.status = status
@@ -94,6 +100,7 @@ public struct Binding: Sendable {
         self.unreadBody = .refused
         self.servesRoute = true
         self.commandInput = nil
+        self.commandRoute = nil
         self.method = method
         self.path = path
         self.status = status

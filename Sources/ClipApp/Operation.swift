@@ -115,8 +115,12 @@ public struct Printer {
 }
 
 /// A command that printed its answer and ends with this exit status rather than 0 (`verify`: 1 when
-/// a host is not ok).
+/// a host is not ok), saying why on standard error as every failure does (nothing when `message` is empty).
 public struct CommandExitStatus: Error, Equatable {
     public let code: Int32
-    public init(code: Int32) { self.code = code }
+    public let message: String
+    public init(code: Int32, message: String = "") {
+        self.code = code
+        self.message = message
+    }
 }

@@ -25,18 +25,6 @@ protocol Backend {
     ) throws -> ImportReport
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
-    func setApplinks(
-        host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
-        position: Int?
-    ) throws -> WriteOutcome<ApplinksDetails>
-    func removeApplinks(host: String, app: BundleID) throws
-    /// The notes of the change (a free host becoming the team's).
-    /// The host's settings as stored (their JSON, as the API answers them), with the notes.
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> WriteOutcome<JSONValue>
-    /// The experience URLs the generated applinks do not give to their app.
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]>
-    /// The notes of an addition (a free host becoming the team's).
-    func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void>
     /// At most `limit` records after `since`, and the id to pass as `since` for the rest (nil: none left).
     func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?)
     func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)>
@@ -126,31 +114,6 @@ struct LocalBackend: Backend {
         try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
     }
 
-    func setApplinks(
-        host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
-        position: Int?
-    ) throws -> WriteOutcome<ApplinksDetails> {
-        try registry.setApplinks(host: host, app: app, components: components, defaults: defaults, position: position)
-    }
-
-    func removeApplinks(host: String, app: BundleID) throws { try registry.removeApplinks(host: host, app: app) }
-
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> WriteOutcome<JSONValue> {
-        let stored = try registry.setApplinksSettings(host: host, defaults: defaults, substitutionVariables: substitutionVariables)
-        return WriteOutcome(CatalogJSON.applinksSettings(stored.value), notes: stored.notes)
-    }
-
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]> {
-        try registry.setApplinksFromExperiences(host: host, enabled)
-    }
-
-    func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void> {
-        guard add else {
-            try registry.removeWebcredentials(host: host, app: app)
-            return WriteOutcome(())
-        }
-        return try registry.addWebcredentials(host: host, app: app)
-    }
 
     func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {
         let records = try registry.changes(since: since, limit: limit + 1)

@@ -51,7 +51,7 @@ extension Context {
             output = try waitUntilSettled(binding, first: output, settled: settled)
         }
         do { try binding.present(output, parsed, Printer(out: io.out, err: io.err)) } catch let status as CommandExitStatus {
-            throw CommandFailure(code: status.code, message: "")
+            throw CommandFailure(code: status.code, message: status.message)
         }
     }
 
@@ -63,7 +63,8 @@ extension Context {
         } catch let usage as CommandUsageError {
             throw CommandFailure.usage(usage.description)
         }
-        var answer = try everyPage(binding, arguments)
+        // A command whose words choose its route (`webcredentials add|remove`) sends that route's request.
+        var answer = try everyPage(binding.commandRoute?(parsed) ?? binding, arguments)
         answer.commandRead = arguments.commandRead
         return answer
     }

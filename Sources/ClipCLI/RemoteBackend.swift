@@ -227,44 +227,6 @@ struct RemoteBackend: Backend {
         }
     }
 
-    func setApplinks(
-        host: String, app: BundleID, components: JSONValue, defaults: JSONValue?,
-        position: Int?
-    ) throws -> WriteOutcome<ApplinksDetails> {
-        let answer = try call(
-            "PUT", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))",
-            json: RequestJSON.setApplinks(components: components, defaults: defaults, position: position))
-        return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(try CatalogJSON.applinks(json: v, host: host), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
-        }
-    }
-
-    func removeApplinks(host: String, app: BundleID) throws {
-        _ = try call("DELETE", "/v1/domains/\(Self.component(host))/applinks/\(Self.component(app.rawValue))")
-    }
-
-    func setApplinksFromExperiences(host: String, _ enabled: Bool) throws -> WriteOutcome<[ExperienceApplinks.Miss]> {
-        let answer = try call(
-            "PUT", "/v1/domains/\(Self.component(host))/applinks-generation",
-            json: RequestJSON.setApplinksGeneration(enabled))
-        return try decode(answer.json, CatalogJSON.applinksGeneration(json:))
-    }
-
-    func setApplinksSettings(host: String, defaults: JSONValue?, substitutionVariables: JSONValue?) throws -> WriteOutcome<JSONValue> {
-        let body = RequestJSON.setApplinksSettings(defaults: defaults, substitutionVariables: substitutionVariables)
-        let answer = try call("PUT", "/v1/domains/\(Self.component(host))/applinks-settings", json: body).json
-        let settings = try decode(answer) { (v) throws(WireError) -> JSONValue in
-            guard case .object(let members) = v else { throw WireError("applinks settings: not an object") }
-            return .object(members.filter { $0.key != "notes" })
-        }
-        return WriteOutcome(settings, notes: CatalogJSON.notes(json: answer))
-    }
-
-    func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void> {
-        let answer = try call(add ? "PUT" : "DELETE", "/v1/domains/\(Self.component(host))/webcredentials/\(Self.component(app.rawValue))")
-        return WriteOutcome((), created: answer.status == 201, notes: CatalogJSON.notes(json: answer.json))
-    }
-
     /// Page after page of the API's (at most 1000 each) until `limit` records or the end.
     func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {
         var records: [ChangeRecord] = [], next: Int64? = since

@@ -144,64 +144,7 @@ public enum Commands {
                                 "Give a clip its default experience, with an English subtitle and a header image")
                         ])
                 ]),
-            CommandSpec(
-                "applinks", summary: "manage the applinks section of a host's AASA",
-                subcommands: [
-                    CommandSpec(
-                        "set", summary: "set the components of an app on a host", positionals: [PositionalSpec("HOST", help: "the host")],
-                        options: [
-                            .option("app", value: "BUNDLE", help: "the full app (required)"),
-                            .option("components", value: "JSON|@FILE", help: "array of component objects (required)"),
-                            .option("defaults", value: "JSON", help: "caseSensitive/percentEncoded defaults for this app"),
-                            .option("position", value: "N", help: "order among the host's entries (first match wins)"),
-                        ],
-                        examples: [
-                            Example(
-                                "clipctl applinks set bikesrental.example --app com.example.bikes --components '[{\"/\":\"/rent/*\"}]'",
-                                "Open every /rent/ URL of the host in the full app")
-                        ]),
-                    CommandSpec(
-                        "remove", summary: "remove an app's components from a host",
-                        positionals: [PositionalSpec("HOST", help: "the host")],
-                        options: [.option("app", value: "BUNDLE", help: "the full app (required)")],
-                        examples: [
-                            Example(
-                                "clipctl applinks remove bikesrental.example --app com.example.bikes",
-                                "Remove the app's components from the host")
-                        ]),
-                    CommandSpec(
-                        "settings", summary: "set a host's applinks defaults and substitution variables",
-                        positionals: [PositionalSpec("HOST", help: "the host")],
-                        options: [
-                            .option("defaults", value: "JSON", help: "{\"caseSensitive\": …, \"percentEncoded\": …}"),
-                            .option("substitution-variables", value: "JSON|@FILE", help: "{\"name\": [\"value\", …]}"),
-                        ],
-                        examples: [
-                            Example(
-                                "clipctl applinks settings bikesrental.example --substitution-variables '{\"city\":[\"paris\",\"rome\"]}'",
-                                "Define a substitution variable the host's components can use as $(city)")
-                        ]),
-                    CommandSpec(
-                        "generate", summary: "let the full apps open the host's experience URLs too (applinks generated from experiences)",
-                        discussion:
-                            "Each active experience URL becomes a component of its clip's full app, most specific first, after the app's own rules. Every URL is then checked with the AASA evaluator; exits 1 when one is not given to its app.",
-                        positionals: [
-                            PositionalSpec("HOST", help: "the host"), PositionalSpec("on|off", help: "generate or stop generating"),
-                        ],
-                        examples: [
-                            Example(
-                                "clipctl applinks generate bikesrental.example on", "Let the full apps open the host's experience URLs too")
-                        ]),
-                    CommandSpec(
-                        "webcredentials", summary: "add or remove an app in a host's webcredentials",
-                        positionals: [PositionalSpec("add|remove", help: "what to do"), PositionalSpec("HOST", help: "the host")],
-                        options: [.option("app", value: "BUNDLE", help: "the full app (required)")],
-                        examples: [
-                            Example(
-                                "clipctl applinks webcredentials add bikesrental.example --app com.example.bikes",
-                                "Let the app fill in passwords saved for the host")
-                        ]),
-                ]),
+            CommandSpec("applinks", summary: "manage the applinks section of a host's AASA"),
             CommandSpec(
                 "doctor", summary: "cross-check the registry and say how to fix what is wrong",
                 discussion:

@@ -77,7 +77,8 @@ public final class FieldReader {
     }
 
     public func object(_ key: String, required: Bool = false) -> JSONValue? {
-        typed(key, required: required, expected: "an object") { $0.objectMembers != nil ? $0 : nil }
+        // JSONValue is nil-literal-expressible: a bare `nil` here was JSON null, so a number passed as an object.
+        typed(key, required: required, expected: "an object") { $0.objectMembers != nil ? $0 : JSONValue?.none }
     }
 
     public func array(_ key: String, required: Bool = false) -> [JSONValue]? {

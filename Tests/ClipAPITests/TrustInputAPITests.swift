@@ -134,3 +134,23 @@ struct OperationInputAPITests {
         #expect(try f.call("GET", route + "?cache=1", token: f.admin).status == 200, "a read ignores what it does not read")
     }
 }
+
+/// An operation's answers as HTTP says them: a 204 carries no content (RFC 9110 §15.3.5), and a write that
+/// reads no body answers 415 to one that is not JSON, as every route does, before its 400 (docs/http-api.md).
+struct OperationAnswerAPITests {
+    @Test(arguments: APITransport.allCases) func noContentAndBodiesARouteDoesNotRead(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
+        let links = "/v1/domains/a.example/applinks/com.a.app"
+        #expect(try f.call("PUT", links, token: f.teamA, json: #"{"components":[{"/":"/x/*"}]}"#).status == 200)
+        let removed = try f.call("DELETE", links, token: f.teamA)
+        #expect(removed.status == 204 && removed.body.isEmpty && removed.headers["Content-Type"] == nil, "\(removed.headers)")
+        let credentials = "/v1/domains/login.a.example/webcredentials/com.a.app"
+        let before = try f.snapshot()
+        let text = try f.call("PUT", credentials, token: f.teamA, headers: [("Content-Type", "text/plain")], json: "{}")
+        #expect(text.status == 415, "\(text.text)")
+        let json = try f.call("PUT", credentials, token: f.teamA, json: #"{"team":"FGHIJ67890"}"#)
+        #expect(json.status == 400, "a body the route does not read is refused, not ignored: \(json.text)")
+        #expect(try f.snapshot() == before)
+        #expect(try f.call("PUT", credentials, token: f.teamA).status == 201)
+    }
+}

@@ -26,6 +26,19 @@ struct FieldReaderTests {
         #expect(reader.finish().map(\.rule) == ["type"])
     }
 
+    /// `object` of a number, string or array is a type error and no value: it answered JSON null, which
+    /// cleared a host's applinks defaults (`PUT …/applinks-settings {"defaults":3}`).
+    @Test func anObjectMemberOfAnotherTypeIsNoValue() {
+        let reader = FieldReader(["a": 3, "b": "x", "c": [1], "d": ["k": 1], "e": nil])
+        for key in ["a", "b", "c"] { #expect(reader.object(key) == nil, "\(key)") }
+        #expect(reader.object("d") == ["k": 1])
+        #expect(reader.object("e") == nil)
+        #expect(
+            reader.finish().map(\.message) == [
+                "expected an object, got a number", "expected an object, got a string", "expected an object, got an array",
+            ])
+    }
+
     @Test func notAnObjectIsOneError() {
         let reader = FieldReader(.array([1]), path: "place")
         #expect(reader.raw("a") == nil)
