@@ -20,9 +20,13 @@ extension ClipAPI {
                 } else {
                     try Self.refuseWhatTheOperationDoesNotRead(c, binding)
                 }
-                let session = Session(registry: c.registry, caller: c.applicationCaller, outbound: api.outbound)
+                let session = Session(
+                    registry: c.registry, caller: c.applicationCaller, outbound: api.outbound,
+                    allowsPrivateTargets: api.allowsPrivateWebhookTargets)
                 do {
                     let answer = try binding.perform(arguments, session)
+                    // RFC 9110 §15.3.5: a 204 has no content.
+                    if answer.status == 204 { return noContent() }
                     return json(answer.json, status: answer.status, headers: answer.headers)
                 } catch let refusal as CallerRefusal {
                     switch refusal {
@@ -31,6 +35,8 @@ extension ClipAPI {
                     }
                 } catch let failed as PreconditionFailed {
                     throw Problem(status: 412, detail: failed.description)
+                } catch let invalid as InvalidArguments {
+                    throw Problem(status: 422, detail: invalid.detail, errors: invalid.errors)
                 }
             }
         }

@@ -52,7 +52,7 @@ extension ClipAPI {
         registerWebhookRoutes()
         registerOperations()
 
-        // Change records and tokens.
+        // Change records.
         add("GET", "/v1/changes", .token) { api, c in
             try c.requireAdmin()
             let since =
@@ -69,30 +69,6 @@ extension ClipAPI {
             let records = try c.registry.changes(since: since, limit: limit + 1)
             let page = records.prefix(limit)
             return json(ListJSON.changes(page.map(ChangeRecordJSON.record), nextSince: records.count > limit ? page.last?.id : nil))
-        }
-        add("POST", "/v1/tokens", .token) { api, c in
-            let reader = FieldReader(try c.jsonBody())
-            let name = reader.string("name", required: true)
-            var team: TeamID?
-            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
-            let errors = reader.finish()
-            guard errors.isEmpty, let name else { throw Problem(RegistryError.invalid(errors)) }
-            if let own = try c.caller.team {
-                guard team == nil || team == own else { throw Problem.forbidden("a team token can create tokens for its own team only") }
-                team = own
-            }
-            let created = try c.registry.createToken(name: name, team: team)
-            let (token, secret) = created.value
-            return json(
-                CatalogJSON.withNotes(TokenJSON.created(token, secret: secret), created.notes), status: 201,
-                headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
-        }
-        add("DELETE", "/v1/tokens/{id}", .token) { api, c in
-            guard let id = Int64(c.parameter("id")) else { throw Problem.notFound("not found: token \(c.parameter("id"))") }
-            let token = try c.registry.token(id: id)
-            if let own = try c.caller.team, token.team != own { throw Problem.notFound("not found: token \(id)") }
-            _ = try c.registry.revokeToken(id: id)
-            return noContent()
         }
     }
 

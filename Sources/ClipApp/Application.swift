@@ -3,6 +3,8 @@
 public enum Application {
     public static let bindings: [Binding] = [
         ExperienceHistory.binding,
+        TokenCreate.binding,
+        TokenRevoke.binding,
         TokenList.binding,
         AppSave.binding,
         AppCreate.binding,

@@ -29,6 +29,12 @@ public struct Binding: Sendable {
     /// Builds the arguments from a command line where its options are not the route's query items
     /// (a body, `If-Match`); nil: each positional and option under its own name.
     public let commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)?
+    /// The command's answer made of several operations, each run as the command runs (on the
+    /// database or sent to `--server`): a route answering 204 read back through a list, pages read
+    /// one after another. nil: this binding's operation once.
+    public let commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)?
+    /// Under `--json`, the text form's standard error is printed too (`changes`: where the next page begins).
+    public let standardErrorUnderJSON: Bool
     /// Reads the input, admits the caller, runs: the output's answer.
     public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
     /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
@@ -42,10 +48,14 @@ public struct Binding: Sendable {
         commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, localOptions: Set<String> = [], clientOptions: Set<String> = [],
         settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false,
         commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
+        commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)? = nil,
+        standardErrorUnderJSON: Bool = false,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.takesBody = takesBody
         self.commandInput = commandInput
+        self.commandAnswer = commandAnswer
+        self.standardErrorUnderJSON = standardErrorUnderJSON
         self.method = method
         self.path = path
         self.status = status
@@ -68,7 +78,7 @@ public struct Binding: Sendable {
             guard parsed.flag("json") else { return try present(output, parsed, printer) }
             printer.line(JSONWriter.string(commandJSON?(output) ?? answer.json, pretty: true))
             // The text form's exit status holds for --json too.
-            try present(output, parsed, Printer(out: { _ in }, err: { _ in }))
+            try present(output, parsed, Printer(out: { _ in }, err: standardErrorUnderJSON ? printer.err : { _ in }))
         }
     }
 
@@ -76,6 +86,8 @@ public struct Binding: Sendable {
     public init<O: Operation>(_ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false) {
         self.takesBody = takesBody
         self.commandInput = nil
+        self.commandAnswer = nil
+        self.standardErrorUnderJSON = false
         self.method = method
         self.path = path
         self.status = status
@@ -166,6 +178,9 @@ public struct Binding: Sendable {
         return out
     }
 }
+
+/// Runs a binding with arguments as the command runs: on the database, or by sending its request to a server.
+public typealias OperationRunner = (Binding, Arguments) throws -> OperationAnswer
 
 /// A command line as a binding reads it: its words parsed, and the files it names read as the
 /// command reads them (a regular file, or `-` for standard input).

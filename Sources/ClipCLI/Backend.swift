@@ -59,8 +59,6 @@ protocol Backend {
     func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void>
     /// At most `limit` records after `since`, and the id to pass as `since` for the rest (nil: none left).
     func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?)
-    func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)>
-    func revokeToken(id: Int64) throws -> APIToken
     /// The registry's records in bulk (`RegistryRecord`), all of them or what touches `host`, for doctor and publish.
     func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws
     /// A new webhook endpoint and its secret (shown once). `allowPrivateTargets` applies on a database only (a server decides for itself).
@@ -227,10 +225,6 @@ struct LocalBackend: Backend {
         let records = try registry.changes(since: since, limit: limit + 1)
         return records.count > limit ? (Array(records.prefix(limit)), records[limit - 1].id) : (records, nil)
     }
-    func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)> {
-        try registry.createToken(name: name, team: team)
-    }
-    func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id).value }
 
     /// One read transaction.
     func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws {

@@ -100,8 +100,6 @@ final class Context {
         ["serve"]: { try $0.serve() },
         ["backup"]: { try $0.backup() },
         ["restore"]: { try $0.restore() },
-        ["token", "create"]: { try $0.tokenCreate() },
-        ["token", "revoke"]: { try $0.tokenRevoke() },
         ["webhook", "add"]: { try $0.webhookAdd() },
         ["webhook", "list"]: { try $0.webhookList() },
         ["webhook", "remove"]: { try $0.webhookRemove() },

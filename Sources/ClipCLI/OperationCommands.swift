@@ -19,8 +19,15 @@ extension ClipCLI {
             options: Commands.root.options, subcommands: subcommands, examples: Commands.root.examples)
     }()
 
+    /// A command of the same name in `Commands.root` (a placeholder there) is replaced where it stands,
+    /// keeping its place in help; another is added last.
     private static func adding(_ command: CommandSpec, under path: ArraySlice<String>, to commands: [CommandSpec]) -> [CommandSpec] {
-        guard let first = path.first else { return commands + [command] }
+        guard let first = path.first else {
+            guard let place = commands.firstIndex(where: { $0.name == command.name }) else { return commands + [command] }
+            var replaced = commands
+            replaced[place] = command
+            return replaced
+        }
         return commands.map { parent in
             guard parent.name == first else { return parent }
             return CommandSpec(
@@ -47,7 +54,8 @@ extension Context {
         }
     }
 
-    /// The operation's answer, from the database or from `--server`.
+    /// The operation's answer, from the database or from `--server`; a command made of several
+    /// operations (`Binding.commandAnswer`) runs each the same way.
     private func answer(_ binding: Binding) throws -> OperationAnswer {
         let arguments: Arguments
         do {
@@ -55,10 +63,16 @@ extension Context {
         } catch let usage as CommandUsageError {
             throw CommandFailure.usage(usage.description)
         }
+        if remoteServer != nil, let local = binding.localOptions.sorted().first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
+            throw CommandFailure.usage("--\(local) applies to a database; a server decides for itself (see clipctl serve --help)")
+        }
+        guard let composed = binding.commandAnswer else { return try run(binding, arguments) }
+        return try composed(parsed, arguments) { try run($0, $1) }
+    }
+
+    /// One operation with its arguments, on the database as its owner or sent to `--server`.
+    private func run(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
         if remoteServer != nil {
-            if let local = binding.localOptions.sorted().first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
-                throw CommandFailure.usage("--\(local) applies to a database; a server decides for itself (see clipctl serve --help)")
-            }
             guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
             let request = binding.request(for: arguments)
             let answer = try remote.call(
@@ -66,14 +80,18 @@ extension Context {
                 headers: request.headers.map { ($0.name, $0.value) })
             return OperationAnswer(json: answer.json, status: answer.status)
         }
-        let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: parsed.flag("allow-private-targets"))
+        let allowsPrivate = parsed.flag("allow-private-targets")
+        let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: allowsPrivate)
             .outbound(cdnBaseURL: parsed.value("cdn-url"), siteURLTemplate: parsed.value("site-url"))
         do {
-            return try binding.perform(arguments, Session(registry: try registry(), caller: .local, outbound: outbound))
+            let session = Session(registry: try registry(), caller: .local, outbound: outbound, allowsPrivateTargets: allowsPrivate)
+            return try binding.perform(arguments, session)
         } catch let failed as PreconditionFailed {
             throw CommandFailure(code: ExitCode.failure, message: failed.description)
         } catch let refusal as CallerRefusal {
             throw CommandFailure(code: ExitCode.failure, message: refusal.description)
+        } catch let invalid as InvalidArguments {
+            throw CommandFailure(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: invalid.errors)
         }
     }
 

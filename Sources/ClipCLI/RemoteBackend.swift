@@ -420,19 +420,6 @@ struct RemoteBackend: Backend {
         } while cursor != nil
     }
 
-    func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)> {
-        try decode(try call("POST", "/v1/tokens", json: RequestJSON.createToken(name: name, team: team)).json) { (v) throws(WireError) in
-            WriteOutcome(try TokenJSON.created(json: v), created: true, notes: CatalogJSON.notes(json: v))
-        }
-    }
-
-    /// The tokens the server shows this caller (`TokenList`'s route), to read a revocation back.
-    private func tokens() throws -> [APIToken] {
-        try decode(try call(TokenList.binding.method, TokenList.binding.path).json) { (v) throws(WireError) in
-            try TokenList.Output(json: v).tokens
-        }
-    }
-
     func addWebhook(url: String, events: WebhookEventPatterns, team: TeamID?, allowPrivateTargets: Bool) throws
         -> WriteOutcome<(endpoint: WebhookEndpoint, secret: String)>
     {
@@ -465,18 +452,5 @@ struct RemoteBackend: Backend {
         try items(try call("GET", "/v1/webhooks/\(id)/deliveries", query: [("limit", String(limit))])) { (v) throws(WireError) in
             try WebhookJSON.delivery(json: v, endpoint: id)
         }
-    }
-
-    func revokeToken(id: Int64) throws -> APIToken {
-        // The DELETE answers 204: the token as revoked is read back after it. An unknown id is
-        // refused before anything is sent, as locally.
-        guard try tokens().contains(where: { $0.id == id }) else {
-            throw CommandFailure(code: ExitCode.failure, message: "not found: token \(id)")
-        }
-        _ = try call("DELETE", "/v1/tokens/\(id)")
-        guard let revoked = try tokens().first(where: { $0.id == id }) else {
-            throw CommandFailure(code: ExitCode.failure, message: "not found: token \(id)")
-        }
-        return revoked
     }
 }

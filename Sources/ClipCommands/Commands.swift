@@ -444,26 +444,7 @@ public enum Commands {
                         "clipctl --db /var/lib/clip-registry/clips.db serve --listen 127.0.0.1:8080",
                         "Serve the API on a database, on the loopback interface")
                 ]),
-            CommandSpec(
-                "token", summary: "manage API tokens",
-                subcommands: [
-                    CommandSpec(
-                        "create", summary: "create a token and print its secret once",
-                        options: [
-                            .flag("admin", help: "manages everything"),
-                            .option("team", value: "TEAMID", help: "manages only this team's objects"),
-                            .option("name", value: "NAME", help: "what the token is for (required)"),
-                        ],
-                        examples: [
-                            Example(
-                                "clipctl token create --team ABCDE12345 --name 'bikes CI'",
-                                "Create a token that manages only one team's objects"),
-                            Example("clipctl token create --admin --name ops", "Create an administrator token"),
-                        ]),
-                    CommandSpec(
-                        "revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")],
-                        examples: [Example("clipctl token revoke 3", "Revoke token 3")]),
-                ]),
+            CommandSpec("token", summary: "manage API tokens"),
             CommandSpec(
                 "webhook", summary: "send events to HTTP endpoints: add, list, remove, test, enable, deliveries",
                 discussion: """
