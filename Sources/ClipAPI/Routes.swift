@@ -51,25 +51,6 @@ extension ClipAPI {
         registerBulkRoutes()
         registerWebhookRoutes()
         registerOperations()
-
-        // Change records.
-        add("GET", "/v1/changes", .token) { api, c in
-            try c.requireAdmin()
-            let since =
-                try c.query("since").map { v -> Int64 in
-                    guard let n = Int64(v), n >= 0 else {
-                        throw Problem(
-                            status: 422, detail: "since is a change id",
-                            errors: [FieldError(field: "since", rule: "type", message: "expected a whole number ≥ 0")])
-                    }
-                    return n
-                } ?? 0
-            let limit = try Self.limit(c)
-            // One more than asked says whether any follow: nextSince only when some do.
-            let records = try c.registry.changes(since: since, limit: limit + 1)
-            let page = records.prefix(limit)
-            return json(ListJSON.changes(page.map(ChangeRecordJSON.record), nextSince: records.count > limit ? page.last?.id : nil))
-        }
     }
 
     static func limit(_ c: Context, default value: Int = 100) throws -> Int {

@@ -3,6 +3,7 @@
 public enum Application {
     public static let bindings: [Binding] = [
         ExperienceHistory.binding,
+        ChangeList.binding,
         TokenCreate.binding,
         TokenRevoke.binding,
         TokenList.binding,

@@ -58,7 +58,6 @@ protocol Backend {
     /// The notes of an addition (a free host becoming the team's).
     func webcredentials(add: Bool, host: String, app: BundleID) throws -> WriteOutcome<Void>
     /// At most `limit` records after `since`, and the id to pass as `since` for the rest (nil: none left).
-    func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?)
     /// The registry's records in bulk (`RegistryRecord`), all of them or what touches `host`, for doctor and publish.
     func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws
     /// A new webhook endpoint and its secret (shown once). `allowPrivateTargets` applies on a database only (a server decides for itself).
@@ -219,11 +218,6 @@ struct LocalBackend: Backend {
             return WriteOutcome(())
         }
         return try registry.addWebcredentials(host: host, app: app)
-    }
-
-    func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {
-        let records = try registry.changes(since: since, limit: limit + 1)
-        return records.count > limit ? (Array(records.prefix(limit)), records[limit - 1].id) : (records, nil)
     }
 
     /// One read transaction.

@@ -92,7 +92,6 @@ final class Context {
         ["applinks", "settings"]: { try $0.applinksSettings() },
         ["applinks", "webcredentials"]: { try $0.webcredentials() },
         ["applinks", "generate"]: { try $0.applinksGenerate() },
-        ["changes"]: { try $0.changes() },
         ["doctor"]: { try $0.doctor() },
         ["publish"]: { try $0.publish() },
         ["code"]: { try $0.code() },

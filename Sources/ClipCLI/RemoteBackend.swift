@@ -398,18 +398,6 @@ struct RemoteBackend: Backend {
         return WriteOutcome((), created: answer.status == 201, notes: CatalogJSON.notes(json: answer.json))
     }
 
-    /// Page after page of the API's (at most 1000 each) until `limit` records or the end.
-    func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {
-        var records: [ChangeRecord] = [], next: Int64? = since
-        while let after = next, records.count < limit {
-            let page = min(limit - records.count, 1000)
-            let answer = try call("GET", "/v1/changes", query: [("since", String(after)), ("limit", String(page))])
-            records += try items(answer, ChangeRecordJSON.record(json:))
-            if case .integer(let n)? = answer.json["nextSince"] { next = n } else { next = nil }
-        }
-        return (records, next)
-    }
-
     /// `GET /v1/bulk`, page after page (each page is the server's read transaction: README, "The HTTP API").
     func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws {
         var cursor: String?
