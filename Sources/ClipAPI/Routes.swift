@@ -49,7 +49,6 @@ extension ClipAPI {
         registerPreviewRoutes()
         registerImageRoutes()
         registerBulkRoutes()
-        registerWebhookRoutes()
         registerOperations()
     }
 

@@ -17,5 +17,11 @@ public enum Application {
         DomainVerification.binding,
         TestFlightInvocationsShow.binding,
         TestFlightInvocationsSet.binding,
+        WebhookAdd.binding,
+        WebhookList.binding,
+        WebhookRemove.binding,
+        WebhookTest.binding,
+        WebhookEnable.binding,
+        WebhookDeliveries.binding,
     ]
 }

@@ -407,38 +407,4 @@ struct RemoteBackend: Backend {
             cursor = ListJSON.nextCursor(json: page.json)
         } while cursor != nil
     }
-
-    func addWebhook(url: String, events: WebhookEventPatterns, team: TeamID?, allowPrivateTargets: Bool) throws
-        -> WriteOutcome<(endpoint: WebhookEndpoint, secret: String)>
-    {
-        let answer = try call("POST", "/v1/webhooks", json: RequestJSON.addWebhook(url: url, events: events, team: team))
-        return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(try WebhookJSON.created(json: v), created: true, notes: CatalogJSON.notes(json: v))
-        }
-    }
-
-    func webhooks() throws -> [WebhookEndpoint] { try items(try call("GET", "/v1/webhooks"), WebhookJSON.endpoint(json:)) }
-
-    func removeWebhook(id: Int64) throws -> WebhookEndpoint {
-        // The DELETE answers 204: the endpoint is read first (another team's is not found).
-        guard let endpoint = try webhooks().first(where: { $0.id == id }) else {
-            throw CommandFailure(code: ExitCode.failure, message: "not found: webhook \(id)")
-        }
-        _ = try call("DELETE", "/v1/webhooks/\(id)")
-        return endpoint
-    }
-
-    func testWebhook(id: Int64) throws -> (endpoint: WebhookEndpoint, messageID: String) {
-        try decode(try call("POST", "/v1/webhooks/\(id)/test").json, WebhookJSON.tested(json:))
-    }
-
-    func enableWebhook(id: Int64) throws -> WebhookEndpoint {
-        try decode(try call("POST", "/v1/webhooks/\(id)/enable").json, WebhookJSON.endpoint(json:))
-    }
-
-    func webhookDeliveries(id: Int64, limit: Int) throws -> [WebhookDelivery] {
-        try items(try call("GET", "/v1/webhooks/\(id)/deliveries", query: [("limit", String(limit))])) { (v) throws(WireError) in
-            try WebhookJSON.delivery(json: v, endpoint: id)
-        }
-    }
 }

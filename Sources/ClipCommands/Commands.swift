@@ -452,45 +452,7 @@ public enum Commands {
                     HMAC-SHA256 of id.timestamp.body with the secret shown once by add). Events: experience.created, \
                     experience.updated, experience.deleted (or experience.*), aasa.changed, asc.applied, asc.testflight.applied, or *. clipctl serve \
                     delivers them in order per endpoint, retrying for about a day before marking the endpoint failing.
-                    """,
-                subcommands: [
-                    CommandSpec(
-                        "add", summary: "add an endpoint and print its secret once",
-                        positionals: [PositionalSpec("URL", help: "http or https URL to POST events to")],
-                        options: [
-                            .option(
-                                "events", value: "LIST", help: "event types or families, such as experience.*,aasa.changed"),
-                            .option("team", value: "TEAMID", help: "only this team's events (a team token's endpoints always are)"),
-                            .flag("allow-private-targets", help: "allow a loopback, private or link-local address (on a database only)"),
-                        ],
-                        examples: [
-                            Example(
-                                "clipctl webhook add https://hooks.bikesrental.example/clips --events 'experience.*,aasa.changed'",
-                                "Send experience and AASA changes to an endpoint")
-                        ]),
-                    CommandSpec(
-                        "list", summary: "list endpoints (never their secrets)",
-                        examples: [Example("clipctl webhook list", "List the endpoints and their state")]),
-                    CommandSpec(
-                        "remove", summary: "remove an endpoint; what it had not received is never sent",
-                        positionals: [PositionalSpec("ID", help: "the webhook id")],
-                        examples: [Example("clipctl webhook remove 2", "Remove endpoint 2")]),
-                    CommandSpec(
-                        "test", summary: "queue a webhook.test event for the endpoint and enable it if failing",
-                        positionals: [PositionalSpec("ID", help: "the webhook id")],
-                        examples: [Example("clipctl webhook test 2", "Send endpoint 2 a webhook.test event")]),
-                    CommandSpec(
-                        "enable", summary: "make a failing endpoint active again; its waiting events are sent",
-                        positionals: [PositionalSpec("ID", help: "the webhook id")],
-                        examples: [Example("clipctl webhook enable 2", "Resume delivering to endpoint 2 after fixing it")]),
-                    CommandSpec(
-                        "deliveries", summary: "an endpoint's latest deliveries and why they failed",
-                        positionals: [PositionalSpec("ID", help: "the webhook id")],
-                        options: [.option("limit", value: "N", help: "at most N, newest first (default 20)")],
-                        examples: [
-                            Example("clipctl webhook deliveries 2 --limit 5", "Show endpoint 2's last five deliveries and why any failed")
-                        ]),
-                ]),
+                    """),
             appStoreConnect,
             CommandSpec(
                 "backup", summary: "write a consistent snapshot of the database to a new file (safe while a server runs)",
