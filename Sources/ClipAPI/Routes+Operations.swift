@@ -20,7 +20,9 @@ extension ClipAPI {
                 } else if binding.unreadBody == .refused {
                     try Self.refuseWhatTheOperationDoesNotRead(c, binding)
                 }
-                let session = Session(registry: c.registry, caller: c.applicationCaller, outbound: api.outbound)
+                let session = Session(
+                    registry: c.registry, caller: c.applicationCaller, outbound: api.outbound,
+                    allowsPrivateTargets: api.allowsPrivateWebhookTargets)
                 do {
                     let answer = try binding.perform(arguments, session)
                     // 204 has no body (RFC 9110 §15.3.5).
@@ -35,6 +37,8 @@ extension ClipAPI {
                     throw Problem(status: 412, detail: failed.description)
                 } catch let refusal as RequestRefusal {
                     throw Problem(status: refusal.status, detail: refusal.detail, errors: refusal.errors)
+                } catch let invalid as InvalidArguments {
+                    throw Problem(status: 422, detail: invalid.detail, errors: invalid.errors)
                 }
             }
         }

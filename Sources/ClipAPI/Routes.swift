@@ -9,16 +9,12 @@ extension ClipAPI {
     func registerRoutes() {
         registerPublicRoutes()
         registerExperienceRoutes()
-        // Apps, clips, domains, default experiences, applinks.
         registerAppStoreConnectRoutes()
         registerCodeRoutes()
         registerPreviewRoutes()
         registerImageRoutes()
         registerBulkRoutes()
-        registerWebhookRoutes()
         registerOperations()
-        registerChangeRoutes()
-        registerTokenRoutes()
     }
 
     /// Public (docs/architecture.md#the-http-api): no token.
@@ -49,55 +45,6 @@ extension ClipAPI {
     func registerExperienceRoutes() {
         add("POST", "/v1/experiences/import", .token) { api, c in try api.importExperiences(c) }
         add("GET", "/v1/experiences/export", .token) { api, c in try api.exportExperiences(c) }
-    }
-
-    /// Change records: an administrator's, paged by id.
-    func registerChangeRoutes() {
-        add("GET", "/v1/changes", .token) { api, c in
-            try c.requireAdmin()
-            let since =
-                try c.query("since").map { v -> Int64 in
-                    guard let n = Int64(v), n >= 0 else {
-                        throw Problem(
-                            status: 422, detail: "since is a change id",
-                            errors: [FieldError(field: "since", rule: "type", message: "expected a whole number ≥ 0")])
-                    }
-                    return n
-                } ?? 0
-            let limit = try Self.limit(c)
-            // One more than asked says whether any follow: nextSince only when some do.
-            let records = try c.registry.changes(since: since, limit: limit + 1)
-            let page = records.prefix(limit)
-            return json(ListJSON.changes(page.map(ChangeRecordJSON.record), nextSince: records.count > limit ? page.last?.id : nil))
-        }
-    }
-
-    /// API tokens: a team token creates and revokes its own team's only.
-    func registerTokenRoutes() {
-        add("POST", "/v1/tokens", .token) { api, c in
-            let reader = FieldReader(try c.jsonBody())
-            let name = reader.string("name", required: true)
-            var team: TeamID?
-            if let t = reader.string("team") { team = reader.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
-            let errors = reader.finish()
-            guard errors.isEmpty, let name else { throw Problem(RegistryError.invalid(errors)) }
-            if let own = try c.caller.team {
-                guard team == nil || team == own else { throw Problem.forbidden("a team token can create tokens for its own team only") }
-                team = own
-            }
-            let created = try c.registry.createToken(name: name, team: team)
-            let (token, secret) = created.value
-            return json(
-                CatalogJSON.withNotes(TokenJSON.created(token, secret: secret), created.notes), status: 201,
-                headers: [("Location", "/v1/tokens/\(token.id)"), ("Cache-Control", "no-store")])
-        }
-        add("DELETE", "/v1/tokens/{id}", .token) { api, c in
-            guard let id = Int64(c.parameter("id")) else { throw Problem.notFound("not found: token \(c.parameter("id"))") }
-            let token = try c.registry.token(id: id)
-            if let own = try c.caller.team, token.team != own { throw Problem.notFound("not found: token \(id)") }
-            _ = try c.registry.revokeToken(id: id)
-            return noContent()
-        }
     }
 
     static func limit(_ c: Context, default value: Int = 100) throws -> Int {

@@ -10,6 +10,9 @@ public enum Application {
         ExperienceActivate.binding,
         ExperienceRemove.binding,
         ExperienceHistory.binding,
+        ChangeList.binding,
+        TokenCreate.binding,
+        TokenRevoke.binding,
         TokenList.binding,
         AppSave.binding,
         AppCreate.binding,
@@ -43,5 +46,11 @@ public enum Application {
         WebcredentialsAdd.binding,
         WebcredentialsRemove.binding,
         HostAASA.binding,
+        WebhookAdd.binding,
+        WebhookList.binding,
+        WebhookRemove.binding,
+        WebhookTest.binding,
+        WebhookEnable.binding,
+        WebhookDeliveries.binding,
     ]
 }

@@ -128,3 +128,25 @@ public struct ArgumentReader {
         if !all.isEmpty { throw RegistryError.invalid(all) }
     }
 }
+
+/// Arguments refused with the route's own summary of what is wrong (HTTP 422 with `detail` and the
+/// field errors; exit 65): the texts the older routes answered (`limit is out of range`), kept as they were.
+public struct InvalidArguments: Error, Equatable {
+    public let detail: String
+    public let errors: [FieldError]
+
+    public init(_ detail: String, _ errors: [FieldError]) {
+        self.detail = detail
+        self.errors = errors
+    }
+
+    /// A page's `limit`: a whole number from 1 to 1000, `fallback` when absent.
+    public static func limit(_ text: String?, fallback: Int) throws(InvalidArguments) -> Int {
+        guard let text else { return fallback }
+        guard let n = Int(text), (1...1000).contains(n) else {
+            throw InvalidArguments(
+                "limit is out of range", [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
+        }
+        return n
+    }
+}

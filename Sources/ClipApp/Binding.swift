@@ -41,6 +41,12 @@ public struct Binding: Sendable {
     /// (`applinks webcredentials add|remove`: PUT or DELETE); nil: this one. Its answer is read by
     /// this binding's `present`, so the chosen operation's output must read as this one's.
     public let commandRoute: (@Sendable (ParsedCommand) -> Binding?)?
+    /// The command's answer made of several operations, each run as the command runs (on the
+    /// database or sent to `--server`): a route answering 204 read back through a list, pages read
+    /// one after another. nil: this binding's operation once.
+    public let commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)?
+    /// Under `--json`, the text form's standard error is printed too (`changes`: where the next page begins).
+    public let standardErrorUnderJSON: Bool
     /// Reads the input, admits the caller, runs: the output's answer.
     public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
     /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
@@ -59,6 +65,8 @@ public struct Binding: Sendable {
         servesRoute: Bool = true, readsEveryPage: Bool = false,
         commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
         commandRoute: (@Sendable (ParsedCommand) -> Binding?)? = nil,
+        commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)? = nil,
+        standardErrorUnderJSON: Bool = false,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.readsEveryPage = readsEveryPage
@@ -67,6 +75,8 @@ public struct Binding: Sendable {
         self.servesRoute = servesRoute
         self.commandInput = commandInput
         self.commandRoute = commandRoute
+        self.commandAnswer = commandAnswer
+        self.standardErrorUnderJSON = standardErrorUnderJSON
         self.method = method
         self.path = path
         self.status = status
@@ -89,7 +99,7 @@ public struct Binding: Sendable {
             guard parsed.flag("json") else { return try present(output, parsed, printer) }
             printer.line(JSONWriter.string(lineJSON?(output, parsed) ?? commandJSON?(output) ?? answer.json, pretty: true))
             // The text form's exit status holds for --json too.
-            try present(output, parsed, Printer(out: { _ in }, err: { _ in }))
+            try present(output, parsed, Printer(out: { _ in }, err: standardErrorUnderJSON ? printer.err : { _ in }))
         }
     }
 
@@ -101,6 +111,8 @@ public struct Binding: Sendable {
         self.servesRoute = true
         self.commandInput = nil
         self.commandRoute = nil
+        self.commandAnswer = nil
+        self.standardErrorUnderJSON = false
         self.method = method
         self.path = path
         self.status = status
@@ -201,6 +213,8 @@ public enum UnreadBody: Sendable {
     /// Ignored, as the older DELETE routes always have.
     case ignored
 }
+/// Runs a binding with arguments as the command runs: on the database, or by sending its request to a server.
+public typealias OperationRunner = (Binding, Arguments) throws -> OperationAnswer
 
 /// A command line as a binding reads it: its words parsed, and the files it names read as the
 /// command reads them (a regular file, or `-` for standard input).

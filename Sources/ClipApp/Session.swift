@@ -8,11 +8,15 @@ public struct Session {
     public let caller: Caller
     /// How the operations that look outside fetch (`verify`); nil where this process does not.
     public let outbound: Outbound?
+    /// The operator lets tenants name loopback, private and link-local addresses as webhook targets
+    /// (README "Webhooks", SSRF): `serve --allow-private-targets`, `webhook add --allow-private-targets` on a database.
+    public let allowsPrivateTargets: Bool
 
-    public init(registry: Registry, caller: Caller, outbound: Outbound? = nil) {
+    public init(registry: Registry, caller: Caller, outbound: Outbound? = nil, allowsPrivateTargets: Bool = false) {
         self.registry = registry
         self.caller = caller
         self.outbound = outbound
+        self.allowsPrivateTargets = allowsPrivateTargets
     }
 
     /// Checks `rule` for this caller; the layer calls it before every operation.

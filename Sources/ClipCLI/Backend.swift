@@ -26,19 +26,8 @@ protocol Backend {
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
     func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
     /// At most `limit` records after `since`, and the id to pass as `since` for the rest (nil: none left).
-    func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?)
-    func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)>
-    func revokeToken(id: Int64) throws -> APIToken
     /// The registry's records in bulk (`RegistryRecord`), all of them or what touches `host`, for doctor and publish.
     func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws
-    /// A new webhook endpoint and its secret (shown once). `allowPrivateTargets` applies on a database only (a server decides for itself).
-    func addWebhook(url: String, events: WebhookEventPatterns, team: TeamID?, allowPrivateTargets: Bool) throws
-        -> WriteOutcome<(endpoint: WebhookEndpoint, secret: String)>
-    func webhooks() throws -> [WebhookEndpoint]
-    func removeWebhook(id: Int64) throws -> WebhookEndpoint
-    func testWebhook(id: Int64) throws -> (endpoint: WebhookEndpoint, messageID: String)
-    func enableWebhook(id: Int64) throws -> WebhookEndpoint
-    func webhookDeliveries(id: Int64, limit: Int) throws -> [WebhookDelivery]
     /// The QR code or NDEF message of an experience (by id) or of an invocation URL; refused when it opens no card.
     func code(_ reference: String, format: CodeFormat, ecc: ErrorCorrectionLevel, size: CodeSize) throws -> CodeAnswer
 }
@@ -115,32 +104,10 @@ struct LocalBackend: Backend {
     }
 
 
-    func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {
-        let records = try registry.changes(since: since, limit: limit + 1)
-        return records.count > limit ? (Array(records.prefix(limit)), records[limit - 1].id) : (records, nil)
-    }
-    func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)> {
-        try registry.createToken(name: name, team: team)
-    }
-    func revokeToken(id: Int64) throws -> APIToken { try registry.revokeToken(id: id).value }
-
     /// One read transaction.
     func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws {
         let scope = Registry.BulkScope(host: try host.map { try Registry.normalizeHost($0) })
         _ = try registry.bulkRecords(scope, body)
     }
 
-    func addWebhook(url: String, events: WebhookEventPatterns, team: TeamID?, allowPrivateTargets: Bool) throws
-        -> WriteOutcome<(endpoint: WebhookEndpoint, secret: String)>
-    {
-        try registry.addWebhook(url: url, events: events, team: team, allowPrivateTargets: allowPrivateTargets)
-    }
-    func webhooks() throws -> [WebhookEndpoint] { try registry.webhooks() }
-    func removeWebhook(id: Int64) throws -> WebhookEndpoint { try registry.removeWebhook(id: id).value }
-    func testWebhook(id: Int64) throws -> (endpoint: WebhookEndpoint, messageID: String) { try registry.testWebhook(id: id).value }
-    func enableWebhook(id: Int64) throws -> WebhookEndpoint { try registry.enableWebhook(id: id).value }
-    func webhookDeliveries(id: Int64, limit: Int) throws -> [WebhookDelivery] {
-        _ = try registry.webhook(id: id)
-        return try registry.webhookDeliveries(id: id, limit: limit)
-    }
 }

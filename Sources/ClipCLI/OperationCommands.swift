@@ -55,7 +55,8 @@ extension Context {
         }
     }
 
-    /// The operation's answer, from the database or from `--server`, with what the command read before.
+    /// The operation's answer, from the database or from `--server`, with what the command read
+    /// before; a command made of several operations (`Binding.commandAnswer`) runs each the same way.
     private func answer(_ binding: Binding) throws -> OperationAnswer {
         let arguments: Arguments
         do {
@@ -63,8 +64,16 @@ extension Context {
         } catch let usage as CommandUsageError {
             throw CommandFailure.usage(usage.description)
         }
-        // A command whose words choose its route (`webcredentials add|remove`) sends that route's request.
-        var answer = try everyPage(binding.commandRoute?(parsed) ?? binding, arguments)
+        if remoteServer != nil, let local = binding.localOptions.sorted().first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
+            throw CommandFailure.usage("--\(local) applies to a database; a server decides for itself (see clipctl serve --help)")
+        }
+        var answer: OperationAnswer
+        if let composed = binding.commandAnswer {
+            answer = try composed(parsed, arguments) { try self.everyPage($0, $1) }
+        } else {
+            // A command whose words choose its route (`webcredentials add|remove`) sends that route's request.
+            answer = try everyPage(binding.commandRoute?(parsed) ?? binding, arguments)
+        }
         answer.commandRead = arguments.commandRead
         return answer
     }
@@ -94,12 +103,9 @@ extension Context {
         return OperationAnswer(json: ListJSON.page(items, nextCursor: nil), status: first?.status ?? 200)
     }
 
-    /// One operation's answer, from the database or from `--server`.
+    /// One operation's answer, from the database as its owner or sent to `--server`.
     private func send(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
         if remoteServer != nil {
-            if let local = binding.localOptions.sorted().first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
-                throw CommandFailure.usage("--\(local) applies to a database; a server decides for itself (see clipctl serve --help)")
-            }
             guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
             let request = binding.request(for: arguments)
             let answer = try remote.call(
@@ -107,16 +113,20 @@ extension Context {
                 headers: request.headers.map { ($0.name, $0.value) })
             return OperationAnswer(json: answer.json, status: answer.status)
         }
-        let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: parsed.flag("allow-private-targets"))
+        let allowsPrivate = parsed.flag("allow-private-targets")
+        let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: allowsPrivate)
             .outbound(cdnBaseURL: parsed.value("cdn-url"), siteURLTemplate: parsed.value("site-url"))
         do {
-            return try binding.perform(arguments, Session(registry: try registry(), caller: .local, outbound: outbound))
+            let session = Session(registry: try registry(), caller: .local, outbound: outbound, allowsPrivateTargets: allowsPrivate)
+            return try binding.perform(arguments, session)
         } catch let failed as PreconditionFailed {
             throw CommandFailure(code: ExitCode.failure, message: failed.description)
         } catch let refusal as CallerRefusal {
             throw CommandFailure(code: ExitCode.failure, message: refusal.description)
         } catch let refusal as RequestRefusal {
             throw CommandFailure(code: ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors)
+        } catch let invalid as InvalidArguments {
+            throw CommandFailure(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: invalid.errors)
         }
     }
 

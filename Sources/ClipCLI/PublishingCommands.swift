@@ -98,33 +98,4 @@ extension Context {
         print(answer.banner.metaTag)
         for note in answer.notes { io.err("note: \(note)\n") }
     }
-
-    func changes() throws {
-        let since =
-            try parsed.value("since").map { v -> Int64 in
-                guard let n = Int64(v), n >= 0 else { throw CommandFailure.usage("--since takes a change id (a whole number)") }
-                return n
-            } ?? 0
-        let limit =
-            try parsed.value("limit").map { v -> Int in
-                guard let n = Int(v), (1...10_000).contains(n) else { throw CommandFailure.usage("--limit takes a number from 1 to 10000") }
-                return n
-            } ?? 100
-        let (records, nextSince) = try backend().changes(since: since, limit: limit)
-        if json {
-            printJSON(.array(records.map(ChangeRecordJSON.record)))
-        } else {
-            for r in records { print("\(r.id)  \(r.at)  \(r.actor)  \(r.action) \(r.entity) \(r.entityID)") }
-        }
-        // Where the rest begins, on standard error (with --json too, whose output stays the array), as the
-        // command to run next: the caller's own options kept (never a token: it is a secret).
-        if let nextSince {
-            var words = ["clipctl"]
-            for option in ["db", "server"] { if let value = parsed.value(option) { words += ["--\(option)", value] } }
-            words += ["changes", "--since", String(nextSince)]
-            if let value = parsed.value("limit") { words += ["--limit", value] }
-            if json { words.append("--json") }
-            io.err("more records follow: \(Shell.command(words))\n")
-        }
-    }
 }

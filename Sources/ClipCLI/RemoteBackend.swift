@@ -227,18 +227,6 @@ struct RemoteBackend: Backend {
         }
     }
 
-    /// Page after page of the API's (at most 1000 each) until `limit` records or the end.
-    func changes(since: Int64, limit: Int) throws -> (records: [ChangeRecord], nextSince: Int64?) {
-        var records: [ChangeRecord] = [], next: Int64? = since
-        while let after = next, records.count < limit {
-            let page = min(limit - records.count, 1000)
-            let answer = try call("GET", "/v1/changes", query: [("since", String(after)), ("limit", String(page))])
-            records += try items(answer, ChangeRecordJSON.record(json:))
-            if case .integer(let n)? = answer.json["nextSince"] { next = n } else { next = nil }
-        }
-        return (records, next)
-    }
-
     /// `GET /v1/bulk`, page after page (each page is the server's read transaction: README, "The HTTP API").
     func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws {
         var cursor: String?
@@ -247,65 +235,5 @@ struct RemoteBackend: Backend {
             for record in try items(page, BulkJSON.record(json:)) { try body(record) }
             cursor = ListJSON.nextCursor(json: page.json)
         } while cursor != nil
-    }
-
-    func createToken(name: String, team: TeamID?) throws -> WriteOutcome<(token: APIToken, secret: String)> {
-        try decode(try call("POST", "/v1/tokens", json: RequestJSON.createToken(name: name, team: team)).json) { (v) throws(WireError) in
-            WriteOutcome(try TokenJSON.created(json: v), created: true, notes: CatalogJSON.notes(json: v))
-        }
-    }
-
-    /// The tokens the server shows this caller (`TokenList`'s route), to read a revocation back.
-    private func tokens() throws -> [APIToken] {
-        try decode(try call(TokenList.binding.method, TokenList.binding.path).json) { (v) throws(WireError) in
-            try TokenList.Output(json: v).tokens
-        }
-    }
-
-    func addWebhook(url: String, events: WebhookEventPatterns, team: TeamID?, allowPrivateTargets: Bool) throws
-        -> WriteOutcome<(endpoint: WebhookEndpoint, secret: String)>
-    {
-        let answer = try call("POST", "/v1/webhooks", json: RequestJSON.addWebhook(url: url, events: events, team: team))
-        return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(try WebhookJSON.created(json: v), created: true, notes: CatalogJSON.notes(json: v))
-        }
-    }
-
-    func webhooks() throws -> [WebhookEndpoint] { try items(try call("GET", "/v1/webhooks"), WebhookJSON.endpoint(json:)) }
-
-    func removeWebhook(id: Int64) throws -> WebhookEndpoint {
-        // The DELETE answers 204: the endpoint is read first (another team's is not found).
-        guard let endpoint = try webhooks().first(where: { $0.id == id }) else {
-            throw CommandFailure(code: ExitCode.failure, message: "not found: webhook \(id)")
-        }
-        _ = try call("DELETE", "/v1/webhooks/\(id)")
-        return endpoint
-    }
-
-    func testWebhook(id: Int64) throws -> (endpoint: WebhookEndpoint, messageID: String) {
-        try decode(try call("POST", "/v1/webhooks/\(id)/test").json, WebhookJSON.tested(json:))
-    }
-
-    func enableWebhook(id: Int64) throws -> WebhookEndpoint {
-        try decode(try call("POST", "/v1/webhooks/\(id)/enable").json, WebhookJSON.endpoint(json:))
-    }
-
-    func webhookDeliveries(id: Int64, limit: Int) throws -> [WebhookDelivery] {
-        try items(try call("GET", "/v1/webhooks/\(id)/deliveries", query: [("limit", String(limit))])) { (v) throws(WireError) in
-            try WebhookJSON.delivery(json: v, endpoint: id)
-        }
-    }
-
-    func revokeToken(id: Int64) throws -> APIToken {
-        // The DELETE answers 204: the token as revoked is read back after it. An unknown id is
-        // refused before anything is sent, as locally.
-        guard try tokens().contains(where: { $0.id == id }) else {
-            throw CommandFailure(code: ExitCode.failure, message: "not found: token \(id)")
-        }
-        _ = try call("DELETE", "/v1/tokens/\(id)")
-        guard let revoked = try tokens().first(where: { $0.id == id }) else {
-            throw CommandFailure(code: ExitCode.failure, message: "not found: token \(id)")
-        }
-        return revoked
     }
 }

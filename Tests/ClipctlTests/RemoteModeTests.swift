@@ -159,6 +159,17 @@ final class ServeProcess {
             ["domain", "add", "KLMNO13579.com.melamela.app.Clip", "fresh2.example"],
             ["domain", "remove", "KLMNO13579.com.melamela.app.Clip", "fresh2.example"],
             ["token", "revoke", "999"], ["token", "revoke", "x"],
+            // Webhooks (endpoint 1 added on each side below; its secret differs), change records and tokens' refusals.
+            ["webhook", "list"], ["webhook", "list", "--json"], ["webhook", "enable", "1"], ["webhook", "enable", "1", "--json"],
+            ["webhook", "deliveries", "1"], ["webhook", "deliveries", "1", "--json", "--limit", "5"], ["webhook", "deliveries", "99"],
+            ["webhook", "deliveries", "1", "--limit", "1001"], ["webhook", "test", "x"], ["webhook", "enable", "0"],
+            ["webhook", "add", "https://hooks.example.com/other", "--events", "nope"],
+            ["webhook", "add", "https://hooks.example.com/other", "--events", "*", "--team", "abc"],
+            ["webhook", "add", "https://hooks.example.com/in", "--events", "*"],  // the same URL again: a conflict
+            ["webhook", "remove", "99"], ["webhook", "remove", "1"], ["webhook", "remove", "1", "--json"], ["webhook", "list", "--json"],
+            ["changes", "--since", "x"], ["changes", "--limit", "0"], ["changes", "--limit", "10001"],
+            ["token", "create", "--admin", "--team", "ABCDE12345", "--name", "x"], ["token", "create", "--team", "abc", "--name", "x"],
+            ["token", "create", "--admin"], ["token", "revoke", "-1"],
             ["show", "https://BrightEggCafe.example/store/"], ["show", "99"], ["deactivate", "https://melamela.example/order"], ["list"],
             ["register", "http://x.example", "--clip", "nope", "--title", "", "--subtitle", "s"],
             [
@@ -193,6 +204,10 @@ final class ServeProcess {
             ["doctor"], ["doctor", "--json"], ["doctor", "--host", "melamela.example", "--json"], ["doctor", "--host", "scooters.example"],
             ["doctor", "--host", "nowhere.example"], ["doctor", "--host", "not a host"],
         ]
+        for c in [local, remote] {
+            // An event no command here causes: no delivery is queued, which a server would try and a database not.
+            #expect(try c.run(["webhook", "add", "https://hooks.example.com/in", "--events", "asc.testflight.applied"]).code == 0)
+        }
         for c in [local, remote] {
             try Data(TestImages.png(width: 1800, height: 1200, grey: 3)).write(to: URL(fileURLWithPath: c.file("apple.png")))
             try Data(TestImages.jpeg(width: 300, height: 200)).write(to: URL(fileURLWithPath: c.file("small.jpg")))
