@@ -77,6 +77,10 @@ public enum ClipServer {
             }
             webhooks.retentionDays = days
         }
+        let cdnURL = parsed.value("aasa-cdn-url"), siteURL = parsed.value("aasa-site-url")
+        if let problem = Outbound.settingsProblem(cdnBaseURL: cdnURL, siteURLTemplate: siteURL, names: .serve) {
+            throw command.usage(problem)
+        }
         var configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.
@@ -92,8 +96,10 @@ public enum ClipServer {
         let api = ClipAPI(
             pool: pool, logsRequests: !quiet, appStoreConnect: try command.appStoreConnect(), publicMaxAge: publicMaxAge,
             webhookWorker: worker, allowsPrivateWebhookTargets: webhooks.allowPrivateTargets,
-            outbound: OutboundHTTP(timeoutSeconds: webhooks.timeoutSeconds, allowPrivateTargets: webhooks.allowPrivateTargets).outbound(
-                cdnBaseURL: parsed.value("aasa-cdn-url"), siteURLTemplate: parsed.value("aasa-site-url")),
+            outbound: OutboundHTTP(
+                timeoutSeconds: webhooks.timeoutSeconds, allowPrivateTargets: webhooks.allowPrivateTargets, names: .serve
+            )
+            .outbound(cdnBaseURL: cdnURL, siteURLTemplate: siteURL),
             // The hot routes' request lines in batches: one write for many lines (`AccessLog`).
             logBatch: { lines in io.err(String(decoding: lines, as: UTF8.self)) }, log: { line in io.err(line + "\n") })
         configuration.answerBeforeBody = { api.answerBeforeBody($0) }

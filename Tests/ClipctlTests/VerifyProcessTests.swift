@@ -238,4 +238,53 @@ import Testing
         let plain = try sites.verify(["verify", "fresh.example", "--allow-private-targets", "--site-url", "http://127.0.0.1:1/{host}"])
         #expect(plain.out.contains("is not an https URL"), "\(plain.out)")
     }
+
+    /// QA: `serve --aasa-cdn-url garbage` started and every verify was refused later. Now a usage error naming the
+    /// option, before the database is touched.
+    @Test func serveRefusesAnUnusableCDNOrSiteURL() throws {
+        let clipctl = try Clipctl()
+        _ = try clipctl("register", "https://a.example/x", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S")
+        let state = try clipctl.state()
+        for (option, value) in [
+            ("--aasa-cdn-url", "garbage"), ("--aasa-cdn-url", "http://cdn.example/a"), ("--aasa-cdn-url", "https://cdn.example/a?x"),
+            ("--aasa-site-url", "https://mirror.example/aasa"), ("--aasa-site-url", "ftp://{host}/x"),
+            ("--aasa-site-url", "https://{host}\u{200B}/x"),
+        ] {
+            let r = try clipctl("serve", "--listen", "127.0.0.1:0", option, value)
+            #expect(r.code == 64 && r.err.contains("serve \(option)") && !r.err.contains("webhook"), "\(option) \(value): \(r.err)")
+        }
+        #expect(try clipctl.state() == state)
+    }
+
+    /// QA: a site and CDN that accept connections and never answer held the server 3 × its timeout (45 s), past
+    /// clipctl's 30 s default, exit 69. Now the host's fetches run at once and end by its 20 s deadline: exit 1 with
+    /// `unreachable`, under the default CLIP_TIMEOUT, although the server's request timeout is 25 s.
+    @Test func aSilentSiteIsAnsweredWithinTheClientsDefaultTimeout() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        listen(fd, 64)  // the kernel completes connections; nobody ever answers
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let silent = "https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+        var clipctl = try Clipctl()
+        clipctl.environment["CLIP_TIMEOUT"] = nil
+        _ = try clipctl("register", "https://quiet.example/x", "--clip", "ABCDE12345.com.q.Clip", "--title", "T", "--subtitle", "S")
+        let server = try ServeProcess(
+            clipctl, database: "clips.db",
+            arguments: [
+                "--allow-private-targets", "--webhook-timeout", "25", "--aasa-site-url", silent + "/{host}", "--aasa-cdn-url", silent,
+            ])
+        defer { _ = server.stop() }
+        let token = try clipctl("token", "create", "--admin", "--name", "v").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let started = Date()
+        let r = try clipctl("--server", "http://127.0.0.1:\(server.port)", "--token", token, "--json", "verify", "quiet.example")
+        let took = Date().timeIntervalSince(started)
+        #expect(r.code == 1, "\(r.err)")
+        #expect(verdicts(r.out)["quiet.example"] == ["unreachable", "unreachable"], "\(r.out)")
+        #expect(took < 28, "\(took) s")
+    }
 }
