@@ -81,6 +81,11 @@ public enum ClipServer {
         if let problem = Outbound.settingsProblem(cdnBaseURL: cdnURL, siteURLTemplate: siteURL, names: .serve) {
             throw command.usage(problem)
         }
+        let outbound = OutboundHTTP(
+            timeoutSeconds: webhooks.timeoutSeconds, allowPrivateTargets: webhooks.allowPrivateTargets, names: .serve
+        )
+        .outbound(cdnBaseURL: cdnURL, siteURLTemplate: siteURL)
+        let watchSchedule = try Self.propagationSchedule(command)
         var configuration = HTTPServer.Configuration(host: host, port: port, limits: limits)
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.
@@ -96,10 +101,7 @@ public enum ClipServer {
         let api = ClipAPI(
             pool: pool, logsRequests: !quiet, appStoreConnect: try command.appStoreConnect(), publicMaxAge: publicMaxAge,
             webhookWorker: worker, allowsPrivateWebhookTargets: webhooks.allowPrivateTargets,
-            outbound: OutboundHTTP(
-                timeoutSeconds: webhooks.timeoutSeconds, allowPrivateTargets: webhooks.allowPrivateTargets, names: .serve
-            )
-            .outbound(cdnBaseURL: cdnURL, siteURLTemplate: siteURL),
+            outbound: outbound,
             // The hot routes' request lines in batches: one write for many lines (`AccessLog`).
             logBatch: { lines in io.err(String(decoding: lines, as: UTF8.self)) }, log: { line in io.err(line + "\n") })
         configuration.answerBeforeBody = { api.answerBeforeBody($0) }
@@ -134,6 +136,7 @@ public enum ClipServer {
         }
         let readOnly = (try? pool.with(actor: "api") { $0.isReadOnly }) == true
         if !readOnly { worker.start() }
+        let stopWatch = readOnly ? nil : Self.startPropagationWatch(watchSchedule, outbound, databasePath, io)
         command.print("serving \(databasePath) on http://\(listen[..<colon]):\(bound)")
 
         stopped.wait()
@@ -141,10 +144,12 @@ public enum ClipServer {
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
         // The worker first: it stops after the attempt in progress (at most one request's timeout), in parallel with the drain.
         DispatchQueue.global().async { worker.stop() }
+        DispatchQueue.global().async { stopWatch?() }
         server.stop()
         // Every request answered: the last buffered request lines (none is lost at a graceful stop).
         api.flushLog()
         worker.stop()
+        stopWatch?()
         sources.forEach { $0.cancel() }
         if let savedReadModel, !readOnly {
             let saveStarted = DispatchTime.now().uptimeNanoseconds

@@ -1,5 +1,5 @@
 public import ClipCore
-import ClipStore
+public import ClipStore
 import Foundation
 public import ClipWire
 public import StrictJSON
@@ -22,11 +22,14 @@ public struct HostVerification: OperationOutput, Sendable {
 
     public var host: String
     public var checks: [Check]
+    /// The propagation watch's state for the registry's current file (`PropagationWatch`), if it follows it.
+    public var propagation: AASAPropagation?
     public var ok: Bool { checks.allSatisfy { $0.verdict == "ok" } }
 
-    public init(host: String, checks: [Check]) {
+    public init(host: String, checks: [Check], propagation: AASAPropagation? = nil) {
         self.host = host
         self.checks = checks
+        self.propagation = propagation
     }
 
     public var json: JSONValue {
@@ -47,6 +50,7 @@ public struct HostVerification: OperationOutput, Sendable {
                         "lacking": .array(c.lacking.map { .object(["id": .integer($0.id), "at": .string($0.at)]) }),
                     ])
                 }),
+            "propagation": propagation.map { $0.json } ?? .null,
         ])
     }
 
@@ -55,6 +59,7 @@ public struct HostVerification: OperationOutput, Sendable {
             throw WireError("verification without host or checks")
         }
         self.host = host
+        self.propagation = json["propagation"].flatMap { AASAPropagation(host: host, json: $0) }
         self.checks = try checks.map { (c) throws(WireError) in
             guard let place = c["where"]?.stringValue, let verdict = c["verdict"]?.stringValue, let url = c["url"]?.stringValue,
                 let evidence = c["evidence"]?.stringValue
@@ -88,6 +93,7 @@ public struct HostVerification: OperationOutput, Sendable {
             }
             if let fix = c.fix { printer.line("             fix: \(fix)") }
         }
+        if let p = host.propagation { printer.line("  watch      " + p.summary) }
         if explain { for line in DeveloperModeExplanation.lines(host: host.host) { printer.line("  " + line) } }
     }
 }
@@ -106,7 +112,10 @@ struct HostVerifier: Sendable {
         let host: String
         let expected: JSONValue
         let changes: [ChangeRecord]
+        var propagation: AASAPropagation? = nil
     }
+
+    init(outbound: Outbound) { self.outbound = outbound }
 
     init(session: Session) throws {
         guard let outbound = session.outbound else {
@@ -127,9 +136,17 @@ struct HostVerifier: Sendable {
     }
 
     static func expectation(_ host: String, in session: Session) throws -> Expectation {
-        Expectation(
-            host: host, expected: AASAGenerator.document(try session.registry.aasaContent(host: host)),
-            changes: try session.registry.aasaChanges(host: host))
+        let content = try session.registry.aasaContent(host: host)
+        var propagation = try session.registry.propagation(host: host)
+        // Only a change the watch follows: not another file's row, nor the baseline of a host it found as it is.
+        if let p = propagation,
+            (try? AASAGenerator.bytes(content)).map(SHA256.hexDigest) != p.digest || (p.checks == 0 && p.nextCheckMs == nil)
+        {
+            propagation = nil
+        }
+        return Expectation(
+            host: host, expected: AASAGenerator.document(content), changes: try session.registry.aasaChanges(host: host),
+            propagation: propagation)
     }
 
     /// Verifies `hosts`, `Outbound.hostsAtOnce` at a time; the registry is read first, on this thread.
@@ -150,7 +167,7 @@ struct HostVerifier: Sendable {
         var cdn = cdnCheck(url: cdnURL, answers[2], expected: e.expected)
         site.lacking = Self.lacking(site.differences, in: e.changes)
         cdn.lacking = Self.lacking(cdn.differences, in: e.changes)
-        return HostVerification(host: e.host, checks: [site, cdn])
+        return HostVerification(host: e.host, checks: [site, cdn], propagation: e.propagation)
     }
 
     func siteCheck(
