@@ -287,4 +287,50 @@ import Testing
         #expect(verdicts(r.out)["quiet.example"] == ["unreachable", "unreachable"], "\(r.out)")
         #expect(took < 28, "\(took) s")
     }
+
+    /// End to end with short intervals: serve's watch follows a change to the site and the CDN stand-in, and says
+    /// so in verify's answer, /metrics and an `aasa.propagated` delivery.
+    @Test(.enabled(if: canRun)) func serveFollowsAChangeToTheSiteAndTheCDN() throws {
+        let sites = try Self.standIns()
+        let clipctl = sites.clipctl
+        #expect(
+            try clipctl(
+                "webhook", "add", "http://127.0.0.1:9/hook", "--events", "aasa.propagated", "--allow-private-targets"
+            ).code == 0)
+        let server = try ServeProcess(
+            clipctl, database: "clips.db",
+            arguments: ["--allow-private-targets", "--aasa-site-url", sites.siteURL, "--aasa-cdn-url", sites.cdnURL],
+            wrapper: sites.namespace, environment: ["CLIP_AASA_WATCH_SCHEDULE": "0.3"])
+        defer { _ = server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let token = try clipctl("token", "create", "--admin", "--name", "v").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The watch's first pass takes the files as they are; the change comes after it.
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try clipctl("domain", "add", "ABCDE12345.com.shop9.app.Clip", "fresh.example").code == 0)
+        let file = try clipctl("aasa", "fresh.example").out
+        Thread.sleep(forTimeInterval: 0.5)
+        try sites.serve(site: "fresh.example", file)
+        Thread.sleep(forTimeInterval: 1.5)
+        try sites.serve(cdn: "fresh.example", file)
+        var state: JSONValue?
+        for _ in 0..<60 {
+            let r = try clipctl("--server", base, "--token", token, "--json", "verify", "fresh.example")
+            state = (try? JSONParser.parse(r.out))?["items"]?.arrayValue?.first?["propagation"]
+            if case .integer? = state?["appleCDNDelaySeconds"] { break }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        guard case .integer(let site)? = state?["siteDelaySeconds"], case .integer(let cdn)? = state?["appleCDNDelaySeconds"] else {
+            Issue.record("not propagated: \(String(describing: state))")
+            return
+        }
+        #expect(site <= cdn && cdn >= 1, "site \(site) s, CDN \(cdn) s")
+        let text = try clipctl("--server", base, "--token", token, "verify", "fresh.example")
+        #expect(text.out.contains("watch      changed ") && text.out.contains("apple-cdn after \(cdn) s"), "\(text.out)")
+        let unchanged = try clipctl("--server", base, "--token", token, "--json", "verify", "good.example")
+        #expect(!unchanged.out.contains("\"changedAt\""), "a host that did not change while watched has no state")
+        let metrics = String(decoding: try Data(contentsOf: URL(string: base + "/metrics")!), as: UTF8.self)
+        #expect(metrics.contains("clipregistry_aasa_propagation_delay_seconds_count{where=\"apple-cdn\"} 1"), "\(metrics)")
+        let deliveries = try clipctl("webhook", "deliveries", "1").out
+        #expect(deliveries.components(separatedBy: "aasa.propagated").count - 1 == 2, "\(deliveries)")
+    }
 }
