@@ -50,7 +50,7 @@ public struct HostVerification: OperationOutput, Sendable {
                         "lacking": .array(c.lacking.map { .object(["id": .integer($0.id), "at": .string($0.at)]) }),
                     ])
                 }),
-            "propagation": propagation.map { $0.json } ?? .null,
+            "propagation": propagation.map { $0.json },
         ])
     }
 
