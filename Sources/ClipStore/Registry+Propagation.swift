@@ -52,22 +52,18 @@ extension Registry {
         }
     }
 
+    /// Saves `rows` in one transaction (a change noted for many hosts at once: one commit, not one per host).
+    public func savePropagations(_ rows: [AASAPropagation]) throws(RegistryError) {
+        try write { for row in rows { try insertPropagation(row) } }
+    }
+
     /// Saves `row`; in the same transaction an `aasa.propagated` event for each place in `propagated`,
     /// for the teams that hold the host (as `aasa.changed`).
     public func savePropagation(_ row: AASAPropagation, propagated: [(place: String, delaySeconds: Int64)], etag: String?)
         throws(RegistryError)
     {
         try write {
-            try db.execute(
-                """
-                INSERT OR REPLACE INTO aasa_propagation(host, digest, changed_at_ms, checks, next_check_ms, site_delay_s, cdn_delay_s, gave_up)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(row.host), .text(row.digest), .integer(row.changedAtMs), .integer(Int64(row.checks)),
-                    row.nextCheckMs.map(SQLValue.integer) ?? .null, row.siteDelaySeconds.map(SQLValue.integer) ?? .null,
-                    row.cdnDelaySeconds.map(SQLValue.integer) ?? .null, .integer(row.gaveUp ? 1 : 0),
-                ])
+            try insertPropagation(row)
             guard !propagated.isEmpty else { return }
             let teams = try db.query(
                 "SELECT team_id FROM host_team WHERE host = ? ORDER BY role = 'owner' DESC, team_id", [.text(row.host)]
@@ -80,6 +76,19 @@ extension Registry {
                         host: row.host, place: p.place, delaySeconds: p.delaySeconds, changedAt: changedAt, etag: etag))
             }
         }
+    }
+
+    private func insertPropagation(_ row: AASAPropagation) throws {
+        try db.execute(
+            """
+            INSERT OR REPLACE INTO aasa_propagation(host, digest, changed_at_ms, checks, next_check_ms, site_delay_s, cdn_delay_s, gave_up)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(row.host), .text(row.digest), .integer(row.changedAtMs), .integer(Int64(row.checks)),
+                row.nextCheckMs.map(SQLValue.integer) ?? .null, row.siteDelaySeconds.map(SQLValue.integer) ?? .null,
+                row.cdnDelaySeconds.map(SQLValue.integer) ?? .null, .integer(row.gaveUp ? 1 : 0),
+            ])
     }
 
     /// The delays recorded, for `/metrics`: site and Apple's CDN.

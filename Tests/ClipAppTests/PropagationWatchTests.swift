@@ -143,4 +143,32 @@ struct PropagationWatchTests {
             #expect(p.message.hasPrefix("CLIP_AASA_WATCH_SCHEDULE"))
         }
     }
+
+    /// A server stopping while many hosts are due: the pass ends after the hosts under way, not after all of them.
+    @Test func aStoppingServerEndsThePassAfterTheHostsUnderWay() throws {
+        for i in 0..<12 {
+            _ = try registry.register(
+                try JSONParser.parse(
+                    #"{"url":"https://h\#(i).example/","clip":"ABCDE12345.com.example.h\#(i).Clip","title":"T","subtitle":"S"}"#))
+        }
+        let watch = watch()
+        try watch.pass(registry)
+        let now = clock.withLock { $0 }
+        try registry.savePropagations(
+            try registry.propagations().map { row in
+                var due = row
+                due.nextCheckMs = now
+                return due
+            })
+        try watch.pass(registry, stopping: { true })
+        #expect(fetcher.asked.isEmpty, "stopped before any host")
+        var batches = 0
+        try watch.pass(
+            registry,
+            stopping: {
+                batches += 1; return batches > 1
+            })
+        #expect(fetcher.asked.count == Outbound.hostsAtOnce * 3, "\(fetcher.asked.count)")
+        #expect(try registry.propagations().filter { $0.nextCheckMs == now }.count == 13 - Outbound.hostsAtOnce)
+    }
 }

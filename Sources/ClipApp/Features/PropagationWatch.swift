@@ -69,28 +69,30 @@ public final class PropagationWatch: Sendable {
         self.nowMs = nowMs ?? { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
     }
 
-    /// One pass: notes the hosts whose file changed, then checks those due. The first pass over an empty watch
-    /// takes every host's file as it is (nothing to follow: it did not change while watched).
-    public func pass(_ registry: Registry) throws {
-        let now = nowMs()
+    /// One pass: notes the hosts whose file changed, then checks those due, a few hosts at a time until
+    /// `stopping` says so. The first pass over an empty watch takes every host's file as it is (nothing to
+    /// follow: it did not change while watched).
+    public func pass(_ registry: Registry, stopping: () -> Bool = { false }) throws {
         let mark = try registry.changeMark()
         if lastMark.withLock({ $0 }) != mark {
-            try noteChanges(registry, now: now)
+            try noteChanges(registry, now: nowMs())
             lastMark.withLock { $0 = mark }
         }
+        let now = nowMs()
         let due = try registry.propagations().filter { ($0.nextCheckMs ?? .max) <= now }
-        guard !due.isEmpty else { return }
         let session = Session(registry: registry, caller: .local, outbound: outbound)
-        var expectations: [(row: AASAPropagation, expectation: HostVerifier.Expectation, etag: String)] = []
-        for row in due {
-            // A file changed again since: the next notes start over with it.
-            guard let bytes = try? registry.aasa(host: row.host), SHA256.hexDigest(bytes) == row.digest else { continue }
-            expectations.append((row, try HostVerifier.expectation(row.host, in: session), Registry.aasaETag(bytes)))
-        }
         let verifier = HostVerifier(outbound: outbound)
-        let answers = Outbound.boundedMap(expectations.map(\.expectation), width: Outbound.hostsAtOnce) { verifier.verify($0) }
-        for (i, answer) in answers.enumerated() {
-            try record(answer, row: expectations[i].row, etag: expectations[i].etag, now: nowMs(), registry)
+        var start = 0
+        while start < due.count && !stopping() {
+            var batch: [(row: AASAPropagation, expectation: HostVerifier.Expectation, etag: String)] = []
+            for row in due[start..<min(start + Outbound.hostsAtOnce, due.count)] {
+                // A file changed again since: the next notes start over with it.
+                guard let bytes = try? registry.aasa(host: row.host), SHA256.hexDigest(bytes) == row.digest else { continue }
+                batch.append((row, try HostVerifier.expectation(row.host, in: session), Registry.aasaETag(bytes)))
+            }
+            start += Outbound.hostsAtOnce
+            let answers = Outbound.boundedMap(batch.map(\.expectation), width: Outbound.hostsAtOnce) { verifier.verify($0) }
+            for (i, answer) in answers.enumerated() { try record(answer, row: batch[i].row, etag: batch[i].etag, now: nowMs(), registry) }
         }
     }
 
@@ -98,16 +100,18 @@ public final class PropagationWatch: Sendable {
         let rows = Dictionary(uniqueKeysWithValues: try registry.propagations().map { ($0.host, $0) })
         let hosts = try registry.aasaHosts()
         let baseline = rows.isEmpty
+        var changed: [AASAPropagation] = []
         for host in hosts {
             let digest = (try? registry.aasa(host: host)).map(SHA256.hexDigest) ?? ""
             guard rows[host]?.digest != digest else { continue }
-            let row = AASAPropagation(host: host, digest: digest, changedAtMs: now, nextCheckMs: baseline || digest.isEmpty ? nil : now)
-            try registry.savePropagation(row, propagated: [], etag: nil)
+            changed.append(
+                AASAPropagation(host: host, digest: digest, changedAtMs: now, nextCheckMs: baseline || digest.isEmpty ? nil : now))
         }
-        for (host, row) in rows where !row.digest.isEmpty && !hosts.contains(host) {
-            try registry.savePropagation(
-                AASAPropagation(host: host, digest: "", changedAtMs: now, nextCheckMs: nil), propagated: [], etag: nil)
+        let present = Set(hosts)
+        for (host, row) in rows where !row.digest.isEmpty && !present.contains(host) {
+            changed.append(AASAPropagation(host: host, digest: "", changedAtMs: now, nextCheckMs: nil))
         }
+        if !changed.isEmpty { try registry.savePropagations(changed) }
     }
 
     func record(_ answer: HostVerification, row old: AASAPropagation, etag: String, now: Int64, _ registry: Registry) throws {
@@ -142,13 +146,14 @@ public final class PropagationWatch: Sendable {
     public func start(path: String, pollSeconds: Double, log: @escaping @Sendable (String) -> Void) -> @Sendable () -> Void {
         let stopped = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
+        let stopping = Locked(false)
         Thread { [self] in
             defer { finished.signal() }
             var registry: Registry?
             repeat {
                 do {
                     if registry == nil { registry = try Registry(path: path, actor: "propagation-watch") }
-                    try pass(registry!)
+                    try pass(registry!) { stopping.withLock { $0 } }
                 } catch {
                     log("propagation watch: \(error)")
                 }
@@ -157,6 +162,7 @@ public final class PropagationWatch: Sendable {
         }.start()
         // Idempotent: a second call returns at once.
         return {
+            stopping.withLock { $0 = true }
             stopped.signal()
             finished.wait()
             finished.signal()
