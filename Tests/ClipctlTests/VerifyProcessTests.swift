@@ -253,7 +253,9 @@ import Testing
             let r = try clipctl("serve", "--listen", "127.0.0.1:0", option, value)
             #expect(r.code == 64 && r.err.contains("serve \(option)") && !r.err.contains("webhook"), "\(option) \(value): \(r.err)")
         }
-        for (name, value) in [("CLIP_AASA_WATCH_SCHEDULE", "soon"), ("CLIP_AASA_WATCH_SCHEDULE", "60,,1"), ("CLIP_AASA_WATCH_FOR", "3 days")] {
+        for (name, value) in [
+            ("CLIP_AASA_WATCH_SCHEDULE", "soon"), ("CLIP_AASA_WATCH_SCHEDULE", "60,,1"), ("CLIP_AASA_WATCH_FOR", "3 days"),
+        ] {
             var watched = clipctl
             watched.environment[name] = value
             let r = try watched("serve", "--listen", "127.0.0.1:0")
