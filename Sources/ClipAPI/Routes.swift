@@ -1,3 +1,4 @@
+import ClipApp
 import ClipCore
 import ClipStore
 import ClipWire
@@ -27,9 +28,11 @@ extension ClipAPI {
         }
         add("GET", "/metrics", .open, caching: .never) { api, c in
             let counts = try c.registry.experienceCounts()
-            let text = api.metrics.render(
-                experiences: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-                connections: api.connectionCount())
+            let text =
+                api.metrics.render(
+                    experiences: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
+                    connections: api.connectionCount())
+                + PropagationMetrics.render(try c.registry.propagationDelays())
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
         }
         add("GET", "/.well-known/apple-app-site-association", .open, fromMemory: .always) { api, c in try api.servedAASA(c) }

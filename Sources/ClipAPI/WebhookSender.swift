@@ -26,7 +26,7 @@ struct WebhookSender: Sendable {
     let allowPrivateTargets: Bool
 
     func send(url: String, headers: [(String, String)], body: [UInt8]) -> Outcome {
-        let rules = OutboundHTTP(timeoutSeconds: timeoutSeconds, allowPrivateTargets: allowPrivateTargets)
+        let rules = OutboundHTTP(timeoutSeconds: timeoutSeconds, allowPrivateTargets: allowPrivateTargets, names: .serve)
         let parts: WebhookTarget.URLParts, first: IPAddress
         switch rules.checkTarget(url) {
         case .failure(.refused(let why)), .failure(.unreachable(let why)): return .failed(status: nil, error: why)

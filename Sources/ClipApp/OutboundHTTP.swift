@@ -17,20 +17,33 @@ import Locking
 public struct OutboundHTTP: Sendable {
     public let timeoutSeconds: Double
     public let allowPrivateTargets: Bool
+    /// The options of this process named in refusals: `serve`'s on a server, `verify`'s on a database.
+    public let names: Outbound.SettingNames
 
-    public init(timeoutSeconds: Double, allowPrivateTargets: Bool) {
+    public init(timeoutSeconds: Double, allowPrivateTargets: Bool, names: Outbound.SettingNames = .verify) {
         self.timeoutSeconds = timeoutSeconds
         self.allowPrivateTargets = allowPrivateTargets
+        self.names = names
     }
 
     /// The URL's parts and the addresses its host has, or why it is refused (`refused:` …) or not reached.
+    /// The address rules are WebhookTarget's, told with the option of this process that relaxes them
+    /// (`names.allowPrivateTargets`), never another command's.
     package func checkTarget(_ url: String) -> Result<(parts: WebhookTarget.URLParts, addresses: [IPAddress]), Outbound.Failure> {
         let parts: WebhookTarget.URLParts
-        do { parts = try WebhookTarget.check(url, allowPrivate: allowPrivateTargets) } catch {
+        do { parts = try WebhookTarget.check(url, allowPrivate: true) } catch {
             return .failure(.refused("refused: \(error.errors.map(\.message).joined(separator: "; "))"))
+        }
+        let allows = "requests go to public addresses only (\(names.allowPrivateTargets) allows others)"
+        let name = parts.host.hasSuffix(".") ? String(parts.host.dropLast()) : parts.host
+        if !allowPrivateTargets, name == "localhost" || name.hasSuffix(".localhost") {
+            return .failure(.refused("refused: \(parts.host) is the local machine; \(allows)"))
         }
         let addresses: [IPAddress]
         if let address = parts.address {
+            if !allowPrivateTargets, WebhookTarget.kind(address) != .public {
+                return .failure(.refused("refused: \(address) is a \(WebhookTarget.kind(address).rawValue) address; \(allows)"))
+            }
             addresses = [address]
         } else {
             do {
@@ -42,9 +55,7 @@ public struct OutboundHTTP: Sendable {
         guard !addresses.isEmpty else { return .failure(.unreachable("\(parts.host) has no address")) }
         if !allowPrivateTargets, let bad = addresses.first(where: { WebhookTarget.kind($0) != .public }) {
             return .failure(
-                .refused(
-                    "refused: \(parts.host) resolves to \(bad), a \(WebhookTarget.kind(bad).rawValue) address (see --allow-private-targets)"
-                ))
+                .refused("refused: \(parts.host) resolves to \(bad), a \(WebhookTarget.kind(bad).rawValue) address; \(allows)"))
         }
         return .success((parts, addresses))
     }
@@ -80,7 +91,7 @@ public struct OutboundHTTP: Sendable {
     /// What `verify` fetches with, under these rules.
     public func outbound(cdnBaseURL: String?, siteURLTemplate: String?) -> Outbound {
         Outbound(
-            cdnBaseURL: cdnBaseURL ?? Outbound.appleCDN, siteURLTemplate: siteURLTemplate ?? Outbound.wellKnown,
+            cdnBaseURL: cdnBaseURL ?? Outbound.appleCDN, siteURLTemplate: siteURLTemplate ?? Outbound.wellKnown, names: names,
             fetch: { url, agent in self.get(url, userAgent: agent) })
     }
 }

@@ -75,6 +75,22 @@ public struct Outbound: Sendable {
     public let cdnBaseURL: String
     /// The site's file: `{host}` is replaced by the host (`--site-url`, `serve --aasa-site-url`; tests and staging mirrors).
     public let siteURLTemplate: String
+    /// The options that set these rules where this process runs, named in refusals and fixes.
+    public let names: SettingNames
+    /// One host's fetches, all at once, end by then: under clipctl's 30 s default `CLIP_TIMEOUT`
+    /// (docs/operations.md#has-my-change-reached-iphones).
+    public let hostDeadlineSeconds: Double
+
+    /// The options that set the outbound rules: `serve`'s on a server, `verify`'s on a database.
+    public struct SettingNames: Sendable, Equatable {
+        public let allowPrivateTargets: String
+        public let cdnURL: String
+        public let siteURL: String
+        public static let verify = SettingNames(
+            allowPrivateTargets: "verify --allow-private-targets", cdnURL: "verify --cdn-url", siteURL: "verify --site-url")
+        public static let serve = SettingNames(
+            allowPrivateTargets: "serve --allow-private-targets", cdnURL: "serve --aasa-cdn-url", siteURL: "serve --aasa-site-url")
+    }
 
     public static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1"
     public static let wellKnown = "https://{host}/.well-known/apple-app-site-association"
@@ -82,11 +98,14 @@ public struct Outbound: Sendable {
     public static let maxBodyBytes = 256 * 1024
 
     public init(
-        cdnBaseURL: String = Outbound.appleCDN, siteURLTemplate: String = Outbound.wellKnown,
+        cdnBaseURL: String = Outbound.appleCDN, siteURLTemplate: String = Outbound.wellKnown, names: SettingNames = .verify,
+        hostDeadlineSeconds: Double = 20,
         fetch: @escaping @Sendable (_ url: String, _ userAgent: String) -> Result<Response, Failure>
     ) {
         self.fetch = fetch
         self.cdnBaseURL = cdnBaseURL
         self.siteURLTemplate = siteURLTemplate
+        self.names = names
+        self.hostDeadlineSeconds = hostDeadlineSeconds
     }
 }

@@ -7,6 +7,8 @@ public enum WebhookEventType: String, Sendable, CaseIterable {
     case experienceDeleted = "experience.deleted"
     /// A host's apple-app-site-association changed: its host and new ETag (what a CDN purge needs).
     case aasaChanged = "aasa.changed"
+    /// `clipctl serve`'s watch found the site or Apple's CDN serving a host's changed AASA, and after how long.
+    case aasaPropagated = "aasa.propagated"
     /// An App Store Connect apply finished: what it did.
     case ascApplied = "asc.applied"
     /// `clipctl asc testflight apply` finished a clip: what it did to which build's App Clip invocations.
@@ -88,6 +90,17 @@ public enum WebhookPayload {
     /// `aasa.changed`: the host and the ETag its AASA is now served with (nil: the host has no AASA any more).
     public static func aasaChanged(host: String, etag: String?) -> JSONValue {
         .object([("host", .string(host)), ("etag", etag.map(JSONValue.string) ?? .null), ("removed", .bool(etag == nil))])
+    }
+}
+
+extension WebhookPayload {
+    /// `aasa.propagated`: where (`site` or `apple-cdn`) the host's changed file was first seen served, the delay from
+    /// the change in seconds, and the ETag of the file that propagated.
+    public static func aasaPropagated(host: String, place: String, delaySeconds: Int64, changedAt: String, etag: String?) -> JSONValue {
+        .object([
+            ("host", .string(host)), ("where", .string(place)), ("delaySeconds", .integer(delaySeconds)), ("changedAt", .string(changedAt)),
+            ("etag", etag.map(JSONValue.string) ?? .null),
+        ])
     }
 }
 

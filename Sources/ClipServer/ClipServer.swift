@@ -20,6 +20,8 @@ public enum ClipServer {
         let (limits, capNote) = try connectionLimits(command)
         let publicMaxAge = try publicMaxAge(command)
         let webhooks = try webhookConfiguration(command)
+        let outbound = try outboundSettings(command, webhooks)
+        let watchSchedule = try Self.propagationSchedule(command)
         var configuration = HTTPServer.Configuration(host: address.host, port: address.port, limits: limits)
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.
@@ -36,8 +38,7 @@ public enum ClipServer {
         let api = ClipAPI(
             pool: pool, logsRequests: !quiet, appStoreConnect: try command.appStoreConnect(), publicMaxAge: publicMaxAge,
             allowsPrivateWebhookTargets: webhooks.allowPrivateTargets,
-            outbound: OutboundHTTP(timeoutSeconds: webhooks.timeoutSeconds, allowPrivateTargets: webhooks.allowPrivateTargets).outbound(
-                cdnBaseURL: parsed.value("aasa-cdn-url"), siteURLTemplate: parsed.value("aasa-site-url")),
+            outbound: outbound,
             // The hot routes' request lines in batches: one write for many lines (`AccessLog`).
             logBatch: { lines in io.err(String(decoding: lines, as: UTF8.self)) }, log: { line in io.err(line + "\n") })
         configuration.answerBeforeBody = { api.answerBeforeBody($0) }
@@ -64,6 +65,7 @@ public enum ClipServer {
         }
         let readOnly = (try? pool.with(actor: "api") { $0.isReadOnly }) == true
         if !readOnly { worker.start() }
+        let stopWatch = readOnly ? nil : Self.startPropagationWatch(watchSchedule, outbound, databasePath, io)
         command.print("serving \(databasePath) on http://\(address.printedHost):\(bound)")
 
         stopped.wait()
@@ -71,10 +73,12 @@ public enum ClipServer {
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
         // The worker first: it stops after the attempt in progress (at most one request's timeout), in parallel with the drain.
         DispatchQueue.global().async { worker.stop() }
+        DispatchQueue.global().async { stopWatch?() }
         server.stop()
         // Every request answered: the last buffered request lines (none is lost at a graceful stop).
         api.flushLog()
         worker.stop()
+        stopWatch?()
         sources.forEach { $0.cancel() }
         if let savedReadModel, !readOnly { saveReadModel(pool.index, to: savedReadModel, io) }
     }
@@ -157,6 +161,17 @@ public enum ClipServer {
             webhooks.retentionDays = days
         }
         return webhooks
+    }
+
+    /// Where outbound reads go (`--aasa-cdn-url`, `--aasa-site-url`), refused at start when unusable,
+    /// under the webhooks' address rules and timeout.
+    static func outboundSettings(_ command: ServeCommand, _ webhooks: WebhookWorker.Configuration) throws -> Outbound {
+        let cdnURL = command.parsed.value("aasa-cdn-url"), siteURL = command.parsed.value("aasa-site-url")
+        if let problem = Outbound.settingsProblem(cdnBaseURL: cdnURL, siteURLTemplate: siteURL, names: .serve) {
+            throw command.usage(problem)
+        }
+        return OutboundHTTP(timeoutSeconds: webhooks.timeoutSeconds, allowPrivateTargets: webhooks.allowPrivateTargets, names: .serve)
+            .outbound(cdnBaseURL: cdnURL, siteURLTemplate: siteURL)
     }
 
     /// SIGTERM and SIGINT, ignored as signals and delivered as one semaphore signal each; the sources stay

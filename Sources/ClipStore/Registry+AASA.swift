@@ -40,12 +40,17 @@ extension Registry {
                     """, [.text(host)]
                 ).map { AppID(team: try TeamID(try $0.string("team_id")), bundleID: try BundleID(try $0.string("app_bundle_id"))) }
                 guard !clips.isEmpty || !details.isEmpty || !webcredentials.isEmpty else {
-                    throw RegistryError.notFound("AASA for \(host): no clip, applinks rule or webcredentials is configured for this host")
+                    throw Self.noAASA(host)
                 }
                 return AASAContent(
                     host: host, clips: clips, details: details, settings: settings, webcredentials: webcredentials, generated: generated)
             }
         }
+    }
+
+    /// The answer for a host with no AASA; a team token gets it for another team's host too (docs/rules.md#tenancy).
+    public static func noAASA(_ host: String) -> RegistryError {
+        .notFound("AASA for \(host): no clip, applinks rule or webcredentials is configured for this host")
     }
 
     /// The AASA bytes for `host` (compact, deterministic), or an error naming the size over 128 KB.

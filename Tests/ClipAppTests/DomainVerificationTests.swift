@@ -20,14 +20,41 @@ struct DomainVerificationTests {
         }
     }
 
-    /// Answers each URL from `answers`; records what was asked.
+    /// Answers each URL from `answers`; records what was asked, and how many fetches ran at once at most.
+    /// A URL in `hanging` is never answered until `release`.
     final class Fetcher: @unchecked Sendable {
-        var answers: [String: Outbound.Response] = [:]
-        var asked: [(url: String, agent: String)] = []
+        private let lock = NSLock()
+        private var _answers: [String: Outbound.Response] = [:]
+        private var _asked: [(url: String, agent: String)] = []
+        private var running = 0
+        private(set) var mostAtOnce = 0
+        var hanging: Set<String> = []
+        var delay: TimeInterval = 0
+        var deadline: Double = 20
+        let hang = DispatchSemaphore(value: 0)
+        var answers: [String: Outbound.Response] {
+            get { lock.withLock { _answers } }
+            set { lock.withLock { _answers = newValue } }
+        }
+        var asked: [(url: String, agent: String)] {
+            get { lock.withLock { _asked } }
+            set { lock.withLock { _asked = newValue } }
+        }
+        func release() { for _ in 0..<100 { hang.signal() } }
         var outbound: Outbound {
-            Outbound(cdnBaseURL: "https://cdn.test/a/v1") { url, agent in
-                self.asked.append((url, agent))
-                return self.answers[url].map { .success($0) } ?? .failure(.unreachable("connection refused"))
+            Outbound(cdnBaseURL: "https://cdn.test/a/v1", hostDeadlineSeconds: deadline) { url, agent in
+                let hangs = self.lock.withLock {
+                    self._asked.append((url, agent))
+                    self.running += 1
+                    self.mostAtOnce = max(self.mostAtOnce, self.running)
+                    return self.hanging.contains(url)
+                }
+                if hangs { self.hang.wait() }
+                if self.delay > 0 { Thread.sleep(forTimeInterval: self.delay) }
+                return self.lock.withLock {
+                    self.running -= 1
+                    return self._answers[url].map { .success($0) } ?? .failure(.unreachable("connection refused"))
+                }
             }
         }
     }
@@ -62,7 +89,10 @@ struct DomainVerificationTests {
         fetcher.answers["https://cdn.test/a/v1/bikes.example"] = Self.json(file)
         let out = try run(["BIKES.example"], fetcher: fetcher)
         #expect(out.ok && out.hosts[0].checks.map(\.verdict) == ["ok", "ok"])
-        #expect(fetcher.asked.first?.agent == "AASA-Bot/1.0.0")
+        #expect(
+            fetcher.asked.contains {
+                $0.url.hasSuffix("bikes.example/.well-known/apple-app-site-association") && $0.agent == "AASA-Bot/1.0.0"
+            })
         // The same request twice: the same answer.
         #expect(try run(["bikes.example"], fetcher: fetcher).hosts[0].json == out.hosts[0].json)
     }
@@ -77,5 +107,82 @@ struct DomainVerificationTests {
         #expect(throws: RegistryError.self) { try run(["nowhere.example"], fetcher: fetcher) }
         #expect(throws: RegistryError.self) { try run(["bikes.example/../x"], fetcher: fetcher) }
         #expect(fetcher.asked.isEmpty)
+    }
+
+    /// QA: the three fetches ran one after another (up to 45 s, past clipctl's 30 s). Now they run at once and
+    /// a host that never answers ends at the host's deadline, as `unreachable`, beside a host that does.
+    @Test func aHostThatNeverAnswersEndsAtTheDeadline() throws {
+        let fetcher = Fetcher()
+        fetcher.deadline = 0.5
+        let file = try registry.aasa(host: "bikes.example")
+        fetcher.answers["https://bikes.example/.well-known/apple-app-site-association"] = Self.json(file)
+        fetcher.answers["https://cdn.test/a/v1/bikes.example"] = Self.json(file)
+        fetcher.hanging = ["https://cafe.example/.well-known/apple-app-site-association", "https://cdn.test/a/v1/cafe.example"]
+        defer { fetcher.release() }
+        let started = Date()
+        let out = try run(["cafe.example", "bikes.example"], fetcher: fetcher)
+        let took = Date().timeIntervalSince(started)
+        #expect(took < 1.5, "one deadline for the host's three fetches, not three after another: \(took) s")
+        #expect(out.hosts.map(\.host) == ["cafe.example", "bikes.example"])
+        #expect(out.hosts[0].checks.map(\.verdict) == ["unreachable", "unreachable"])
+        #expect(out.hosts[0].checks[0].evidence.contains("no answer within 0.5 s"), "\(out.hosts[0].checks[0].evidence)")
+        #expect(out.hosts[1].ok)
+    }
+
+    /// Many hosts: every one answered, never more than `hostsAtOnce` hosts' fetches at once.
+    @Test func manyHostsAreVerifiedAFewAtATime() throws {
+        for i in 0..<30 {
+            _ = try registry.register(
+                try JSONParser.parse(
+                    #"{"url":"https://h\#(i).example/","clip":"ABCDE12345.com.example.h\#(i).Clip","title":"T","subtitle":"S"}"#))
+        }
+        let fetcher = Fetcher()
+        fetcher.delay = 0.01
+        let out = try run([], fetcher: fetcher)
+        #expect(out.hosts.count == 32)
+        #expect(fetcher.asked.count == 32 * 3)
+        #expect(fetcher.mostAtOnce <= Outbound.hostsAtOnce * 3 && fetcher.mostAtOnce > 1, "\(fetcher.mostAtOnce)")
+    }
+
+    /// docs/rules.md#tenancy: another team's host answers in the words of a host with no AASA, and is not fetched.
+    @Test func anotherTeamsHostIsNotFoundInTheWordsOfAMissingOne() throws {
+        let fetcher = Fetcher()
+        let team = Caller.team(try TeamID("ABCDE12345"), tokenID: 1)
+        func message(_ host: String, _ binding: Binding) -> String {
+            do {
+                _ = try binding.perform(Arguments([("host", host)]), Session(registry: registry, caller: team, outbound: fetcher.outbound))
+                return "found"
+            } catch { return "\(error)".replacingOccurrences(of: host, with: "HOST") }
+        }
+        for binding in [Verification.binding, DomainVerification.binding] {
+            let other = message("cafe.example", binding)
+            #expect(other == message("nowhere.example", binding))
+            #expect(other.contains("no clip, applinks rule or webcredentials"), "\(other)")
+        }
+        #expect(fetcher.asked.isEmpty)
+    }
+
+    /// The refusal names the option of the process that refused (`verify`'s here, `serve`'s on a server), not a
+    /// webhook's.
+    @Test func aRefusalNamesThisProcesssOption() throws {
+        let local = OutboundHTTP(timeoutSeconds: 1, allowPrivateTargets: false)
+        let server = OutboundHTTP(timeoutSeconds: 1, allowPrivateTargets: false, names: .serve)
+        for url in ["https://127.0.0.1/x", "https://169.254.169.254/x", "https://localhost/x", "https://[::1]/x"] {
+            guard case .failure(.refused(let here)) = local.get(url, userAgent: "t"),
+                case .failure(.refused(let there)) = server.get(url, userAgent: "t")
+            else {
+                Issue.record("\(url) not refused")
+                continue
+            }
+            #expect(here.contains("verify --allow-private-targets") && !here.contains("webhook"), "\(here)")
+            #expect(there.contains("serve --allow-private-targets") && !there.contains("webhook"), "\(there)")
+        }
+        #expect(
+            Outbound.settingsProblem(cdnBaseURL: "garbage", siteURLTemplate: nil, names: .serve)?.hasPrefix("serve --aasa-cdn-url") == true)
+        #expect(Outbound.settingsProblem(cdnBaseURL: nil, siteURLTemplate: "https://x/", names: .serve)?.contains("{host}") == true)
+        #expect(Outbound.settingsProblem(cdnBaseURL: "https://c/a?x=1", siteURLTemplate: nil, names: .serve) != nil)
+        #expect(Outbound.settingsProblem(cdnBaseURL: "https://c\u{200B}.example/a", siteURLTemplate: nil, names: .serve) != nil)
+        #expect(
+            Outbound.settingsProblem(cdnBaseURL: Outbound.appleCDN, siteURLTemplate: Outbound.wellKnown, names: .serve) == nil)
     }
 }

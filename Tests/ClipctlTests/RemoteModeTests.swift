@@ -16,7 +16,7 @@ final class ServeProcess {
     /// `softDescriptorLimit`: started under that soft RLIMIT_NOFILE (`ulimit -Sn`, as systemd's 1024).
     init(
         _ clipctl: Clipctl, database: String, listen: String = "127.0.0.1:0", arguments: [String] = [], softDescriptorLimit: Int? = nil,
-        wrapper: [String] = []
+        wrapper: [String] = [], environment: [String: String] = [:]
     ) throws {
         self.clipctl = clipctl
         process.executableURL = Clipctl.binary
@@ -33,7 +33,8 @@ final class ServeProcess {
         process.currentDirectoryURL = clipctl.directory
         // The App Store Connect tests' quick waits (AppStoreConnectProcessTests.prepare), for a server's apply too.
         process.environment = ProcessInfo.processInfo.environment.merging(
-            clipctl.environment.filter { $0.key == "CLIP_ASC_WAIT_SCALE" }, uniquingKeysWith: { $1 })
+            clipctl.environment.filter { $0.key == "CLIP_ASC_WAIT_SCALE" }, uniquingKeysWith: { $1 }
+        ).merging(environment, uniquingKeysWith: { $1 })
         let out = Pipe()
         process.standardOutput = out
         // The server's log (and a sanitizer's report, if any) stays beside the test's files.

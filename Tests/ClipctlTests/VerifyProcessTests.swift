@@ -238,4 +238,107 @@ import Testing
         let plain = try sites.verify(["verify", "fresh.example", "--allow-private-targets", "--site-url", "http://127.0.0.1:1/{host}"])
         #expect(plain.out.contains("is not an https URL"), "\(plain.out)")
     }
+
+    /// QA: `serve --aasa-cdn-url garbage` started and every verify was refused later. Now a usage error naming the
+    /// option, before the database is touched.
+    @Test func serveRefusesAnUnusableCDNOrSiteURL() throws {
+        let clipctl = try Clipctl()
+        _ = try clipctl("register", "https://a.example/x", "--clip", "ABCDE12345.com.a.Clip", "--title", "T", "--subtitle", "S")
+        let state = try clipctl.state()
+        for (option, value) in [
+            ("--aasa-cdn-url", "garbage"), ("--aasa-cdn-url", "http://cdn.example/a"), ("--aasa-cdn-url", "https://cdn.example/a?x"),
+            ("--aasa-site-url", "https://mirror.example/aasa"), ("--aasa-site-url", "ftp://{host}/x"),
+            ("--aasa-site-url", "https://{host}\u{200B}/x"),
+        ] {
+            let r = try clipctl("serve", "--listen", "127.0.0.1:0", option, value)
+            #expect(r.code == 64 && r.err.contains("serve \(option)") && !r.err.contains("webhook"), "\(option) \(value): \(r.err)")
+        }
+        for (name, value) in [
+            ("CLIP_AASA_WATCH_SCHEDULE", "soon"), ("CLIP_AASA_WATCH_SCHEDULE", "60,,1"), ("CLIP_AASA_WATCH_FOR", "3 days"),
+        ] {
+            var watched = clipctl
+            watched.environment[name] = value
+            let r = try watched("serve", "--listen", "127.0.0.1:0")
+            #expect(r.code == 64 && r.err.contains(name), "\(name)=\(value): \(r.err)")
+        }
+        #expect(try clipctl.state() == state)
+    }
+
+    /// QA: a site and CDN that accept connections and never answer held the server 3 × its timeout (45 s), past
+    /// clipctl's 30 s default, exit 69. Now the host's fetches run at once and end by its 20 s deadline: exit 1 with
+    /// `unreachable`, under the default CLIP_TIMEOUT, although the server's request timeout is 25 s.
+    @Test func aSilentSiteIsAnsweredWithinTheClientsDefaultTimeout() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        listen(fd, 64)  // the kernel completes connections; nobody ever answers
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let silent = "https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+        var clipctl = try Clipctl()
+        clipctl.environment["CLIP_TIMEOUT"] = nil
+        _ = try clipctl("register", "https://quiet.example/x", "--clip", "ABCDE12345.com.q.Clip", "--title", "T", "--subtitle", "S")
+        let server = try ServeProcess(
+            clipctl, database: "clips.db",
+            arguments: [
+                "--allow-private-targets", "--webhook-timeout", "25", "--aasa-site-url", silent + "/{host}", "--aasa-cdn-url", silent,
+            ])
+        defer { _ = server.stop() }
+        let token = try clipctl("token", "create", "--admin", "--name", "v").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let started = Date()
+        let r = try clipctl("--server", "http://127.0.0.1:\(server.port)", "--token", token, "--json", "verify", "quiet.example")
+        let took = Date().timeIntervalSince(started)
+        #expect(r.code == 1, "\(r.err)")
+        #expect(verdicts(r.out)["quiet.example"] == ["unreachable", "unreachable"], "\(r.out)")
+        #expect(took < 28, "\(took) s")
+    }
+
+    /// End to end with short intervals: serve's watch follows a change to the site and the CDN stand-in, and says
+    /// so in verify's answer, /metrics and an `aasa.propagated` delivery.
+    @Test(.enabled(if: canRun)) func serveFollowsAChangeToTheSiteAndTheCDN() throws {
+        let sites = try Self.standIns()
+        let clipctl = sites.clipctl
+        #expect(
+            try clipctl(
+                "webhook", "add", "http://127.0.0.1:9/hook", "--events", "aasa.propagated", "--allow-private-targets"
+            ).code == 0)
+        let server = try ServeProcess(
+            clipctl, database: "clips.db",
+            arguments: ["--allow-private-targets", "--aasa-site-url", sites.siteURL, "--aasa-cdn-url", sites.cdnURL],
+            wrapper: sites.namespace, environment: ["CLIP_AASA_WATCH_SCHEDULE": "0.3"])
+        defer { _ = server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        let token = try clipctl("token", "create", "--admin", "--name", "v").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The watch's first pass takes the files as they are; the change comes after it.
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try clipctl("domain", "add", "ABCDE12345.com.shop9.app.Clip", "fresh.example").code == 0)
+        let file = try clipctl("aasa", "fresh.example").out
+        Thread.sleep(forTimeInterval: 0.5)
+        try sites.serve(site: "fresh.example", file)
+        Thread.sleep(forTimeInterval: 1.5)
+        try sites.serve(cdn: "fresh.example", file)
+        var state: JSONValue?
+        for _ in 0..<60 {
+            let r = try clipctl("--server", base, "--token", token, "--json", "verify", "fresh.example")
+            state = (try? JSONParser.parse(r.out))?["items"]?.arrayValue?.first?["propagation"]
+            if case .integer? = state?["appleCDNDelaySeconds"] { break }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        guard case .integer(let site)? = state?["siteDelaySeconds"], case .integer(let cdn)? = state?["appleCDNDelaySeconds"] else {
+            Issue.record("not propagated: \(String(describing: state))")
+            return
+        }
+        #expect(site <= cdn && cdn >= 1, "site \(site) s, CDN \(cdn) s")
+        let text = try clipctl("--server", base, "--token", token, "verify", "fresh.example")
+        #expect(text.out.contains("watch      changed ") && text.out.contains("apple-cdn after \(cdn) s"), "\(text.out)")
+        let unchanged = try clipctl("--server", base, "--token", token, "--json", "verify", "good.example")
+        #expect(!unchanged.out.contains("\"changedAt\""), "a host that did not change while watched has no state")
+        let metrics = String(decoding: try Data(contentsOf: URL(string: base + "/metrics")!), as: UTF8.self)
+        #expect(metrics.contains("clipregistry_aasa_propagation_delay_seconds_count{where=\"apple-cdn\"} 1"), "\(metrics)")
+        let deliveries = try clipctl("webhook", "deliveries", "1").out
+        #expect(deliveries.components(separatedBy: "aasa.propagated").count - 1 == 2, "\(deliveries)")
+    }
 }

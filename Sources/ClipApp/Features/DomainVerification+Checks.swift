@@ -1,5 +1,5 @@
 public import ClipCore
-import ClipStore
+public import ClipStore
 import Foundation
 public import ClipWire
 public import StrictJSON
@@ -22,11 +22,14 @@ public struct HostVerification: OperationOutput, Sendable {
 
     public var host: String
     public var checks: [Check]
+    /// The propagation watch's state for the registry's current file (`PropagationWatch`), if it follows it.
+    public var propagation: AASAPropagation?
     public var ok: Bool { checks.allSatisfy { $0.verdict == "ok" } }
 
-    public init(host: String, checks: [Check]) {
+    public init(host: String, checks: [Check], propagation: AASAPropagation? = nil) {
         self.host = host
         self.checks = checks
+        self.propagation = propagation
     }
 
     public var json: JSONValue {
@@ -47,6 +50,7 @@ public struct HostVerification: OperationOutput, Sendable {
                         "lacking": .array(c.lacking.map { .object(["id": .integer($0.id), "at": .string($0.at)]) }),
                     ])
                 }),
+            "propagation": propagation.map { $0.json },
         ])
     }
 
@@ -55,6 +59,7 @@ public struct HostVerification: OperationOutput, Sendable {
             throw WireError("verification without host or checks")
         }
         self.host = host
+        self.propagation = json["propagation"].flatMap { AASAPropagation(host: host, json: $0) }
         self.checks = try checks.map { (c) throws(WireError) in
             guard let place = c["where"]?.stringValue, let verdict = c["verdict"]?.stringValue, let url = c["url"]?.stringValue,
                 let evidence = c["evidence"]?.stringValue
@@ -88,13 +93,13 @@ public struct HostVerification: OperationOutput, Sendable {
             }
             if let fix = c.fix { printer.line("             fix: \(fix)") }
         }
+        if let p = host.propagation { printer.line("  watch      " + p.summary) }
         if explain { for line in DeveloperModeExplanation.lines(host: host.host) { printer.line("  " + line) } }
     }
 }
 
 /// Fetches a host's file from its site and from Apple's CDN and judges each answer.
-struct HostVerifier {
-    let session: Session
+struct HostVerifier: Sendable {
     let outbound: Outbound
 
     /// Apple's bot (apple-spec.md §4.1, S4: sites must allow `AASA-Bot` and `CFNetwork`).
@@ -102,44 +107,81 @@ struct HostVerifier {
     /// An ordinary browser's user agent, to tell a block of the bot from an outage.
     static let browserAgent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36"
 
+    /// What the registry says of a host, read before anything is fetched.
+    struct Expectation: Sendable {
+        let host: String
+        let expected: JSONValue
+        let changes: [ChangeRecord]
+        var propagation: AASAPropagation? = nil
+    }
+
+    init(outbound: Outbound) { self.outbound = outbound }
+
     init(session: Session) throws {
         guard let outbound = session.outbound else {
             throw RegistryError.unprocessable("this server does not fetch sites (it runs without outbound requests)")
         }
-        self.session = session
         self.outbound = outbound
     }
 
-    /// The host normalized, if the caller sees it (a team token: a host its team holds).
+    /// The host normalized, if the caller sees it (a team token: a host its team holds). Another team's
+    /// host is not found in the very words of a host with no AASA, checked before anything is read of it
+    /// (docs/rules.md#tenancy).
     static func visibleHost(_ raw: String, in session: Session) throws -> String {
-        let host = try session.registry.aasaContent(host: raw).host
-        if let team = session.caller.team, try session.registry.hostOwnerships(host: host, team: team).isEmpty {
-            throw RegistryError.notFound("host \(raw)")
+        if let team = session.caller.team {
+            let host = try Registry.normalizeHost(raw)
+            if try session.registry.hostOwnerships(host: host, team: team).isEmpty { throw Registry.noAASA(host) }
         }
-        return host
+        return try session.registry.aasaContent(host: raw).host
     }
 
-    func verify(_ host: String) throws -> HostVerification {
-        let expected = AASAGenerator.document(try session.registry.aasaContent(host: host))
-        let changes = try session.registry.aasaChanges(host: host)
-        var site = siteCheck(host, expected: expected)
-        var cdn = cdnCheck(host, expected: expected)
-        site.lacking = Self.lacking(site.differences, in: changes)
-        cdn.lacking = Self.lacking(cdn.differences, in: changes)
-        return HostVerification(host: host, checks: [site, cdn])
+    static func expectation(_ host: String, in session: Session) throws -> Expectation {
+        let content = try session.registry.aasaContent(host: host)
+        var propagation = try session.registry.propagation(host: host)
+        // Only a change the watch follows: not another file's row, nor the baseline of a host it found as it is.
+        if let p = propagation,
+            (try? AASAGenerator.bytes(content)).map(SHA256.hexDigest) != p.digest || (p.checks == 0 && p.nextCheckMs == nil)
+        {
+            propagation = nil
+        }
+        return Expectation(
+            host: host, expected: AASAGenerator.document(content), changes: try session.registry.aasaChanges(host: host),
+            propagation: propagation)
     }
 
-    func siteCheck(_ host: String, expected: JSONValue) -> HostVerification.Check {
-        let url = outbound.siteURLTemplate.replacingOccurrences(of: "{host}", with: host)
+    /// Verifies `hosts`, `Outbound.hostsAtOnce` at a time; the registry is read first, on this thread.
+    static func verify(_ hosts: [String], in session: Session) throws -> [HostVerification] {
+        let verifier = try HostVerifier(session: session)
+        let expectations = try hosts.map { try expectation($0, in: session) }
+        return Outbound.boundedMap(expectations, width: Outbound.hostsAtOnce) { verifier.verify($0) }
+    }
+
+    /// The site as Apple's bot, the site as a browser and the CDN, fetched at once (all within the
+    /// host's deadline), then judged.
+    func verify(_ e: Expectation) -> HostVerification {
+        let siteURL = outbound.siteURLTemplate.replacingOccurrences(of: "{host}", with: e.host)
+        let cdnURL = outbound.cdnBaseURL + "/" + e.host
+        let answers = outbound.fetchAll([(siteURL, Self.botAgent), (siteURL, Self.browserAgent), (cdnURL, Self.browserAgent)])
+        let browserGot200 = if case .success(let r) = answers[1], r.status == 200 { true } else { false }
+        var site = siteCheck(e.host, url: siteURL, answers[0], browserGot200: browserGot200, expected: e.expected)
+        var cdn = cdnCheck(url: cdnURL, answers[2], expected: e.expected)
+        site.lacking = Self.lacking(site.differences, in: e.changes)
+        cdn.lacking = Self.lacking(cdn.differences, in: e.changes)
+        return HostVerification(host: e.host, checks: [site, cdn], propagation: e.propagation)
+    }
+
+    func siteCheck(
+        _ host: String, url: String, _ answer: Result<Outbound.Response, Outbound.Failure>, browserGot200: Bool, expected: JSONValue
+    ) -> HostVerification.Check {
         var check = HostVerification.Check(place: "site", verdict: "ok", url: url, evidence: "")
         let publish = "publish the registry's file at \(url) (clipctl publish, or proxy GET /v1/domains/\(host)/aasa)"
         let response: Outbound.Response
-        switch outbound.fetch(url, Self.botAgent) {
+        switch answer {
         case .failure(.refused(let why)):
-            return judged(check, "refused", why, "this server fetches public addresses only; see serve --allow-private-targets")
+            return judged(check, "refused", why, refusedFix(outbound.names.siteURL))
         case .failure(.unreachable(let why)):
             return judged(
-                check, browserGets200(url) ? "blocked-bot" : "unreachable", "to \(Self.botAgent): \(why)",
+                check, browserGot200 ? "blocked-bot" : "unreachable", "to \(Self.botAgent): \(why)",
                 "serve \(url) over HTTPS with a valid certificate, reachable from any address, to the user agents AASA-Bot and CFNetwork")
         case .success(let r): response = r
         }
@@ -150,7 +192,7 @@ struct HostVerifier {
                 "serve the file itself at \(url) with status 200: Apple does not follow redirects (TN3155)")
         }
         if status != 200 {
-            if browserGets200(url) {
+            if browserGot200 {
                 return judged(
                     check, "blocked-bot", "HTTP \(status) to \(Self.botAgent), HTTP 200 to a browser",
                     "let the user agents AASA-Bot and CFNetwork through (firewall, WAF or bot protection): Apple's CDN sees \(status)")
@@ -169,11 +211,10 @@ struct HostVerifier {
         return check
     }
 
-    func cdnCheck(_ host: String, expected: JSONValue) -> HostVerification.Check {
-        let url = outbound.cdnBaseURL + "/" + host
+    func cdnCheck(url: String, _ answer: Result<Outbound.Response, Outbound.Failure>, expected: JSONValue) -> HostVerification.Check {
         let check = HostVerification.Check(place: "apple-cdn", verdict: "ok", url: url, evidence: "")
-        switch outbound.fetch(url, Self.browserAgent) {
-        case .failure(.refused(let why)): return judged(check, "refused", why, "set a public CDN URL")
+        switch answer {
+        case .failure(.refused(let why)): return judged(check, "refused", why, refusedFix(outbound.names.cdnURL))
         case .failure(.unreachable(let why)): return judged(check, "unreachable", why, "try again later: Apple's CDN did not answer")
         case .success(let r) where r.status == 404:
             let reason = r.headers["apple-failure-reason"].map { " (Apple-Failure-Reason: \($0))" } ?? ""
@@ -217,9 +258,9 @@ struct HostVerifier {
         return out
     }
 
-    func browserGets200(_ url: String) -> Bool {
-        if case .success(let r) = outbound.fetch(url, Self.browserAgent), r.status == 200 { return true }
-        return false
+    /// The fix of a refused target: the options of this process that decide it (`serve`'s or `verify`'s).
+    func refusedFix(_ urlOption: String) -> String {
+        "only public addresses are fetched (\(outbound.names.allowPrivateTargets) allows others); \(urlOption) sets the URL"
     }
 
     /// For each difference, the newest change record of what it is about (`Registry.aasaChanges`), oldest first.

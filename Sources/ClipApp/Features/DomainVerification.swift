@@ -22,7 +22,7 @@ public enum DomainVerification: Operation {
     public static func run(_ input: Input, in session: Session) throws -> Output {
         // The tenancy check first: another team's host is not found, whatever this server fetches.
         let host = try HostVerifier.visibleHost(input.host, in: session)
-        return try HostVerifier(session: session).verify(host)
+        return try HostVerifier.verify([host], in: session)[0]
     }
 
     public static let binding = Binding(Self.self, "GET", "/v1/domains/{host}/verification")
@@ -60,8 +60,7 @@ public enum Verification: Operation {
                 hosts = all
             }
         }
-        let verifier = try HostVerifier(session: session)
-        return Output(hosts: try hosts.map { try verifier.verify($0) })
+        return Output(hosts: try HostVerifier.verify(hosts, in: session))
     }
 
     public static let binding = Binding(

@@ -1,0 +1,84 @@
+import ClipCore
+import Dispatch
+import Foundation
+import Locking
+
+/// How `verify` spends time and connections (docs/operations.md#has-my-change-reached-iphones): one
+/// host's fetches run at once and end by `hostDeadlineSeconds`; at most `hostsAtOnce` hosts of one
+/// request are verified at a time, and at most `fetchesInFlight` fetches run in the whole process,
+/// whatever the number of requests and hosts.
+extension Outbound {
+    public static let hostsAtOnce = 4
+    public static let fetchesInFlight = 24
+    /// The process's fetch slots; a fetch that finds none free by its deadline is not made.
+    static let fetchSlots = DispatchSemaphore(value: fetchesInFlight)
+
+    /// Each `(url, agent)` fetched at once; what has no answer by the host's deadline is `unreachable`.
+    /// A fetch still running then is left to end on its own timeout (`OutboundHTTP.timeoutSeconds`).
+    func fetchAll(_ requests: [(url: String, agent: String)]) -> [Result<Response, Failure>] {
+        let deadline = DispatchTime.now() + hostDeadlineSeconds
+        let results = Locked<[Result<Response, Failure>?]>(Array(repeating: nil, count: requests.count))
+        let group = DispatchGroup()
+        let fetch = self.fetch, seconds = hostDeadlineSeconds
+        for (i, request) in requests.enumerated() {
+            group.enter()
+            // A thread of its own: a fetch blocks on the network, which would starve Dispatch's few shared threads.
+            Thread {
+                defer { group.leave() }
+                guard Outbound.fetchSlots.wait(timeout: deadline) == .success else {
+                    let busy = "not fetched: \(Outbound.fetchesInFlight) fetches were in flight on this server for \(seconds) s"
+                    results.withLock { $0[i] = .failure(.unreachable(busy)) }
+                    return
+                }
+                defer { Outbound.fetchSlots.signal() }
+                let result = fetch(request.url, request.agent)
+                results.withLock { $0[i] = result }
+            }.start()
+        }
+        _ = group.wait(timeout: deadline)
+        let late = Failure.unreachable("no answer within \(Self.seconds(seconds)) (this host's checks end by then)")
+        return results.withLock { $0 }.map { $0 ?? .failure(late) }
+    }
+
+    /// `body` over `items`, at most `width` at a time; the caller waits, so no more is queued than runs.
+    static func boundedMap<T: Sendable, R: Sendable>(_ items: [T], width: Int, _ body: @escaping @Sendable (T) -> R) -> [R] {
+        let results = Locked<[R?]>(Array(repeating: nil, count: items.count))
+        let free = DispatchSemaphore(value: width)
+        let group = DispatchGroup()
+        for (i, item) in items.enumerated() {
+            free.wait()
+            group.enter()
+            Thread {
+                let result = body(item)
+                results.withLock { $0[i] = result }
+                free.signal()
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        return results.withLock { $0 }.map { $0! }
+    }
+
+    static func seconds(_ s: Double) -> String { s == s.rounded() ? "\(Int(s)) s" : "\(s) s" }
+
+    /// Why `cdnBaseURL` or `siteURLTemplate` cannot be fetched whatever the host, naming the option
+    /// (`serve` refuses to start with it, exit 64); nil when both make https URLs.
+    public static func settingsProblem(cdnBaseURL: String?, siteURLTemplate: String?, names: SettingNames) -> String? {
+        if let url = cdnBaseURL, let why = url.contains("?") ? "/HOST would be added after its query" : urlProblem(url + "/example.com") {
+            return "\(names.cdnURL) takes an https URL to which /HOST is added, such as \(appleCDN): \(why)"
+        }
+        if let template = siteURLTemplate {
+            let form = "\(names.siteURL) takes an https URL with {host} in it, such as \(wellKnown)"
+            guard template.contains("{host}") else { return form }
+            if let why = urlProblem(template.replacingOccurrences(of: "{host}", with: "example.com")) { return "\(form): \(why)" }
+        }
+        return nil
+    }
+
+    private static func urlProblem(_ url: String) -> String? {
+        // Apple's bot and CDN are reached over HTTPS only (apple-spec.md §4.1).
+        guard url.lowercased().hasPrefix("https://") else { return "\(url.prefix(60)) is not an https URL" }
+        do { _ = try WebhookTarget.check(url, allowPrivate: true) } catch { return error.errors.map(\.message).joined(separator: "; ") }
+        return url.contains("#") ? "a #fragment is never sent (RFC 9112 §3.2)" : nil
+    }
+}

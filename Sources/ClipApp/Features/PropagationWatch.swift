@@ -1,0 +1,230 @@
+import ClipCore
+public import ClipStore
+import Foundation
+import Locking
+import StrictJSON
+
+/// When the watch checks again after a change, and for how long (docs/operations.md#propagation-watched).
+public struct PropagationSchedule: Sendable, Equatable {
+    /// Seconds from one check to the next, the first check at the change; the last repeats.
+    public var intervals: [Double]
+    /// After this many seconds from the change the watch gives up on what has not propagated.
+    public var giveUpAfter: Double
+
+    /// Minutes at first, hours later, for three days: Apple's CDN refreshes "within 24 hours" and people
+    /// measure up to days (apple-spec.md §4.2).
+    public static let standard = PropagationSchedule(
+        intervals: [60, 120, 300, 600, 1800, 3600, 7200, 14_400, 28_800, 43_200], giveUpAfter: 72 * 3600)
+
+    public init(intervals: [Double], giveUpAfter: Double) {
+        self.intervals = intervals
+        self.giveUpAfter = giveUpAfter
+    }
+
+    /// From `CLIP_AASA_WATCH_SCHEDULE` (seconds separated by commas, or `off`) and `CLIP_AASA_WATCH_FOR` (72h, 30m,
+    /// 90s); nil when the watch is off; a usage message naming the variable for a value that is not one.
+    public static func from(environment: [String: String]) -> Result<PropagationSchedule?, UsageProblem> {
+        var schedule = standard
+        if let text = environment["CLIP_AASA_WATCH_SCHEDULE"] {
+            if text == "off" { return .success(nil) }
+            let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+            guard values.count <= 100, values.allSatisfy({ ($0 ?? -1) > 0 && ($0 ?? 0) <= 604_800 }) else {
+                return .failure(UsageProblem("CLIP_AASA_WATCH_SCHEDULE takes seconds separated by commas, such as 60,300,3600, or off"))
+            }
+            schedule.intervals = values.map { $0! }
+        }
+        if let text = environment["CLIP_AASA_WATCH_FOR"] {
+            guard let seconds = WaitSchedule.duration(text) else {
+                return .failure(UsageProblem("CLIP_AASA_WATCH_FOR takes a duration such as 72h, 30m or 90s"))
+            }
+            schedule.giveUpAfter = seconds
+        }
+        return .success(schedule)
+    }
+
+    func milliseconds(afterCheck n: Int) -> Int64 { Int64((intervals[min(n, intervals.count) - 1] * 1000).rounded()) }
+}
+
+public struct UsageProblem: Error, Sendable, Equatable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// After a change to a host's AASA, checks the site and Apple's CDN on `PropagationSchedule` and records
+/// when each first served the new file: `aasa.propagated` events, the delays for `/metrics`, the state in
+/// `verify`'s answer. A change is seen by comparing the generated file's SHA-256 with the one followed
+/// (read again when the change records move), so it needs no hook in the registry's writes; its state is
+/// in the database (`aasa_propagation`), so a restart continues.
+public final class PropagationWatch: Sendable {
+    let outbound: Outbound
+    let schedule: PropagationSchedule
+    let nowMs: @Sendable () -> Int64
+    private let lastMark = Locked<String?>(nil)
+
+    public init(
+        outbound: Outbound, schedule: PropagationSchedule, nowMs: (@Sendable () -> Int64)? = nil
+    ) {
+        self.outbound = outbound
+        self.schedule = schedule
+        self.nowMs = nowMs ?? { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    }
+
+    /// One pass: notes the hosts whose file changed, then checks those due, a few hosts at a time until
+    /// `stopping` says so. The first pass over an empty watch takes every host's file as it is (nothing to
+    /// follow: it did not change while watched).
+    public func pass(_ registry: Registry, stopping: () -> Bool = { false }) throws {
+        let mark = try registry.changeMark()
+        if lastMark.withLock({ $0 }) != mark {
+            try noteChanges(registry, now: nowMs())
+            lastMark.withLock { $0 = mark }
+        }
+        let now = nowMs()
+        let due = try registry.propagations().filter { ($0.nextCheckMs ?? .max) <= now }
+        let session = Session(registry: registry, caller: .local, outbound: outbound)
+        let verifier = HostVerifier(outbound: outbound)
+        var start = 0
+        while start < due.count && !stopping() {
+            var batch: [(row: AASAPropagation, expectation: HostVerifier.Expectation, etag: String)] = []
+            for row in due[start..<min(start + Outbound.hostsAtOnce, due.count)] {
+                // A file changed again since: the next notes start over with it.
+                guard let bytes = try? registry.aasa(host: row.host), SHA256.hexDigest(bytes) == row.digest else { continue }
+                batch.append((row, try HostVerifier.expectation(row.host, in: session), Registry.aasaETag(bytes)))
+            }
+            start += Outbound.hostsAtOnce
+            let answers = Outbound.boundedMap(batch.map(\.expectation), width: Outbound.hostsAtOnce) { verifier.verify($0) }
+            for (i, answer) in answers.enumerated() { try record(answer, row: batch[i].row, etag: batch[i].etag, now: nowMs(), registry) }
+        }
+    }
+
+    func noteChanges(_ registry: Registry, now: Int64) throws {
+        let rows = Dictionary(uniqueKeysWithValues: try registry.propagations().map { ($0.host, $0) })
+        let hosts = try registry.aasaHosts()
+        let baseline = rows.isEmpty
+        var changed: [AASAPropagation] = []
+        for host in hosts {
+            let digest = (try? registry.aasa(host: host)).map(SHA256.hexDigest) ?? ""
+            guard rows[host]?.digest != digest else { continue }
+            changed.append(
+                AASAPropagation(host: host, digest: digest, changedAtMs: now, nextCheckMs: baseline || digest.isEmpty ? nil : now))
+        }
+        let present = Set(hosts)
+        for (host, row) in rows where !row.digest.isEmpty && !present.contains(host) {
+            changed.append(AASAPropagation(host: host, digest: "", changedAtMs: now, nextCheckMs: nil))
+        }
+        if !changed.isEmpty { try registry.savePropagations(changed) }
+    }
+
+    func record(_ answer: HostVerification, row old: AASAPropagation, etag: String, now: Int64, _ registry: Registry) throws {
+        var row = old
+        var propagated: [(place: String, delaySeconds: Int64)] = []
+        let delay = max(0, (now - row.changedAtMs) / 1000)
+        let served = Set(answer.checks.filter { $0.verdict == "ok" }.map(\.place))
+        if row.siteDelaySeconds == nil, served.contains("site") {
+            row.siteDelaySeconds = delay
+            propagated.append(("site", delay))
+        }
+        if row.cdnDelaySeconds == nil, served.contains("apple-cdn") {
+            row.cdnDelaySeconds = delay
+            propagated.append(("apple-cdn", delay))
+        }
+        row.checks += 1
+        if row.siteDelaySeconds != nil && row.cdnDelaySeconds != nil {
+            row.nextCheckMs = nil
+        } else {
+            let next = now + schedule.milliseconds(afterCheck: row.checks)
+            if Double(next - row.changedAtMs) / 1000 > schedule.giveUpAfter {
+                row.nextCheckMs = nil
+                row.gaveUp = true
+            } else {
+                row.nextCheckMs = next
+            }
+        }
+        try registry.savePropagation(row, propagated: propagated, etag: etag)
+    }
+
+    /// `pass` every `pollSeconds` on a thread of its own with its own connection to `path`, until `stop`.
+    public func start(path: String, pollSeconds: Double, log: @escaping @Sendable (String) -> Void) -> @Sendable () -> Void {
+        let stopped = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let stopping = Locked(false)
+        Thread { [self] in
+            defer { finished.signal() }
+            var registry: Registry?
+            repeat {
+                do {
+                    if registry == nil { registry = try Registry(path: path, actor: "propagation-watch") }
+                    try pass(registry!) { stopping.withLock { $0 } }
+                } catch {
+                    log("propagation watch: \(error)")
+                }
+            } while stopped.wait(timeout: .now() + pollSeconds) == .timedOut
+            registry?.close()
+        }.start()
+        // Idempotent: a second call returns at once.
+        return {
+            stopping.withLock { $0 = true }
+            stopped.signal()
+            finished.wait()
+            finished.signal()
+        }
+    }
+}
+
+/// The watch's state of one host, in `verify`'s answer.
+extension AASAPropagation {
+    init?(host: String, json: JSONValue) {
+        func ms(_ key: String) -> Int64? {
+            json[key]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+        }
+        func int(_ key: String) -> Int64? { if case .integer(let n)? = json[key] { n } else { nil } }
+        guard let changed = ms("changedAt") else { return nil }
+        self.init(
+            host: host, digest: "", changedAtMs: changed, checks: Int(int("checks") ?? 0), nextCheckMs: ms("nextCheckAt"),
+            siteDelaySeconds: int("siteDelaySeconds"), cdnDelaySeconds: int("appleCDNDelaySeconds"),
+            gaveUp: json["gaveUp"]?.boolValue ?? false)
+    }
+
+    /// One line: when the file changed, and where it has propagated.
+    var summary: String {
+        func place(_ name: String, _ delay: Int64?) -> String {
+            if let delay { return "\(name) after \(delay) s" }
+            return "\(name) " + (gaveUp ? "never (the watch gave up)" : "not yet")
+        }
+        let next = nextCheckMs.map { "; next check \(Date(timeIntervalSince1970: Double($0) / 1000).formatted(.iso8601))" } ?? ""
+        let changed = Date(timeIntervalSince1970: Double(changedAtMs) / 1000).formatted(.iso8601)
+        return "changed \(changed): \(place("site", siteDelaySeconds)), \(place("apple-cdn", cdnDelaySeconds))\(next)"
+    }
+
+    var json: JSONValue {
+        func iso(_ ms: Int64) -> JSONValue { .string(Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601)) }
+        return .object([
+            ("changedAt", iso(changedAtMs)), ("checks", .integer(Int64(checks))),
+            ("siteDelaySeconds", siteDelaySeconds.map(JSONValue.integer) ?? .null),
+            ("appleCDNDelaySeconds", cdnDelaySeconds.map(JSONValue.integer) ?? .null),
+            ("nextCheckAt", nextCheckMs.map(iso) ?? .null), ("gaveUp", .bool(gaveUp)),
+        ])
+    }
+}
+
+/// `/metrics`: the delays the watch recorded (`clipregistry_aasa_propagation_delay_seconds`).
+public enum PropagationMetrics {
+    static let bounds: [Int64] = [60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600, 48 * 3600, 72 * 3600]
+
+    public static func render(_ delays: (site: [Int64], cdn: [Int64])) -> String {
+        let (site, cdn) = delays
+        var out =
+            "# HELP clipregistry_aasa_propagation_delay_seconds From a change to a host's AASA to the first check that found it served.\n"
+        out += "# TYPE clipregistry_aasa_propagation_delay_seconds histogram\n"
+        for (place, delays) in [("apple-cdn", cdn), ("site", site)] {
+            for bound in bounds {
+                out +=
+                    "clipregistry_aasa_propagation_delay_seconds_bucket{where=\"\(place)\",le=\"\(bound)\"} "
+                    + "\(delays.filter { $0 <= bound }.count)\n"
+            }
+            out += "clipregistry_aasa_propagation_delay_seconds_bucket{where=\"\(place)\",le=\"+Inf\"} \(delays.count)\n"
+            out += "clipregistry_aasa_propagation_delay_seconds_sum{where=\"\(place)\"} \(delays.reduce(0, +))\n"
+            out += "clipregistry_aasa_propagation_delay_seconds_count{where=\"\(place)\"} \(delays.count)\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,26 @@
+import ClipApp
+import ClipCLI
+import Foundation
+
+/// `serve`'s propagation watch (docs/operations.md#propagation-watched): configured by the environment
+/// (`CLIP_AASA_WATCH_SCHEDULE`, `CLIP_AASA_WATCH_FOR`), a usage error (exit 64) for a value that is none.
+extension ClipServer {
+    static func propagationSchedule(_ command: ServeCommand) throws -> PropagationSchedule? {
+        switch PropagationSchedule.from(environment: ProcessInfo.processInfo.environment) {
+        case .success(let schedule): return schedule
+        case .failure(let problem): throw command.usage(problem.message)
+        }
+    }
+
+    /// Starts the watch on a thread of its own; the answer stops it. It reads the files again when the change
+    /// records move, at most every 5 s (or the schedule's shortest interval).
+    static func startPropagationWatch(_ schedule: PropagationSchedule?, _ outbound: Outbound, _ path: String, _ io: CLIIO)
+        -> (@Sendable () -> Void)?
+    {
+        guard let schedule else { return nil }
+        let watch = PropagationWatch(outbound: outbound, schedule: schedule)
+        return watch.start(path: path, pollSeconds: min(5, schedule.intervals.min() ?? 5)) { line in
+            io.err(logLine("warn", line))
+        }
+    }
+}
