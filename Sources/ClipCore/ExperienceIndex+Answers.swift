@@ -109,7 +109,7 @@ extension ExperienceIndex {
             }
         }
         if card == nil { card = self.card(r, language) }
-        let clip = clipNumber(r)
+        let clip = clipNumber(r), members = Self.answerMembers
         bytes.withUnsafeBufferPointer { arena in
             let slice = { (range: Range<Int>) in UnsafeBufferPointer(rebasing: arena[range]) }
             let url = slice(r.data..<(r.data + Int(r.urlLength)))
@@ -136,16 +136,16 @@ extension ExperienceIndex {
                 forEachField(r) { position, field, byte, run in
                     guard field.inAnswer else { return }
                     if position == ExperienceField.languagePosition {
-                        out.write(field.answerMembers[Int(language)])
+                        out.write(members[field.firstMember + Int(language)])
                         out.write(#","title":"#)
                         JSONWriter.writeString(utf8: title, to: &out)
                         out.write(#","subtitle":"#)
                         JSONWriter.writeString(utf8: subtitle, to: &out)
                     } else if let run {
-                        out.write(field.answerMembers[0])
+                        out.write(members[field.firstMember])
                         if field.kind == .json { out.write(slice(run)) } else { JSONWriter.writeString(utf8: slice(run), to: &out) }
                     } else if byte != 0xFF && field.slot != .run {
-                        out.write(field.answerMembers[Int(byte)])
+                        out.write(members[field.firstMember + Int(byte)])
                     }
                 }
                 out.write(#","version":"#)

@@ -47,7 +47,7 @@ extension ExperienceIndex {
     }
 
     /// Where a field of `ExperienceField.all` lives in a record, and what the resolve answer writes
-    /// for it (`writeAnswer`).
+    /// for it (`writeAnswer`). Plain values only: the answer's loop copies no reference.
     struct ArenaField: Equatable {
         enum Slot: Equatable {
             /// One byte after the clip number, the n-th.
@@ -60,28 +60,37 @@ extension ExperienceIndex {
         let slot: Slot
         let kind: ExperienceField.Kind
         let inAnswer: Bool
-        /// A one-byte field's answer member for each of its values (`,"action":"OPEN"`); a run's
-        /// member up to its value (`,"place":`).
-        let answerMembers: [[UInt8]]
+        /// Its first member in `answerMembers`: a one-byte field's member for each of its values
+        /// (`,"action":"OPEN"`), a run's member up to its value (`,"place":`).
+        let firstMember: Int
     }
 
     static let arenaFields: [ArenaField] = {
-        var bytesBefore = 0
+        var bytesBefore = 0, members = 0
         return ExperienceField.all.enumerated().map { position, field in
-            let member = Array(",\"\(field.name)\":".utf8)
+            defer { members += answerMemberTexts(field).count }
             switch field.kind {
             case _ where position == ExperienceField.statusPosition:
-                return ArenaField(slot: .status, kind: field.kind, inAnswer: field.inAnswer, answerMembers: [])
+                return ArenaField(slot: .status, kind: field.kind, inAnswer: field.inAnswer, firstMember: members)
             case .enumeration, .flag:
                 defer { bytesBefore += 1 }
-                let values = field.kind == .flag ? ["false", "true"] : field.cases.map { "\"\($0)\"" }
-                return ArenaField(
-                    slot: .byte(bytesBefore), kind: field.kind, inAnswer: field.inAnswer, answerMembers: values.map { member + Array($0.utf8) })
+                return ArenaField(slot: .byte(bytesBefore), kind: field.kind, inAnswer: field.inAnswer, firstMember: members)
             case .text, .json:
-                return ArenaField(slot: .run, kind: field.kind, inAnswer: field.inAnswer, answerMembers: [member])
+                return ArenaField(slot: .run, kind: field.kind, inAnswer: field.inAnswer, firstMember: members)
             }
         }
     }()
+
+    static func answerMemberTexts(_ field: ExperienceField) -> [String] {
+        switch field.kind {
+        case .enumeration: field.cases.map { ",\"\(field.name)\":\"\($0)\"" }
+        case .flag: [",\"\(field.name)\":false", ",\"\(field.name)\":true"]
+        case .text, .json: [",\"\(field.name)\":"]
+        }
+    }
+
+    /// The answer's members of every field (`ArenaField.firstMember`), as bytes.
+    static let answerMembers: [[UInt8]] = ExperienceField.all.flatMap { answerMemberTexts($0).map { Array($0.utf8) } }
     static let arenaByteFields = arenaFields.filter { if case .byte = $0.slot { true } else { false } }.count
     static let arenaRuns = arenaFields.filter { $0.slot == .run }.count
     static let languageByte: Int = {
@@ -200,13 +209,13 @@ public protocol ExperienceColumns {
 }
 
 /// An experience's field values as `ExperienceColumns` (`ExperienceIndex.upsert`).
-struct ExperienceValueColumns: ExperienceColumns {
+public struct ExperienceValueColumns: ExperienceColumns {
     let values: [FieldValue]
-    init(_ experience: AdvancedExperience) { values = ExperienceField.values(of: experience) }
-    func code(_ position: Int) -> UInt8 {
+    public init(_ experience: AdvancedExperience) { values = ExperienceField.values(of: experience) }
+    public func code(_ position: Int) -> UInt8 {
         if case .code(let n) = values[position] { UInt8(n) } else { 0xFF }
     }
-    func withBytes(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>?) -> Void) {
+    public func withBytes(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>?) -> Void) {
         switch values[position] {
         case .text(let text): Array(text.utf8).withUnsafeBufferPointer { body($0) }
         case .json(let json): JSONWriter.bytes(json).withUnsafeBufferPointer { body($0) }
