@@ -166,7 +166,8 @@ extension ExperienceField {
     public static let headerImage = ExperienceField(
         name: "headerImage", column: "header_image_sha256", kind: .text, cases: [], isOptional: true, defaultValue: .none,
         onNull: .clears, portableOmitsDefault: false, inAnswer: true,
-        option: Option(name: "image", valueName: "FILE", help: "header image: PNG or JPEG, 3:2 (1800×1200), no transparency", negationHelp: nil),
+        option: Option(
+            name: "image", valueName: "FILE", help: "header image: PNG or JPEG, 3:2 (1800×1200), no transparency", negationHelp: nil),
         read: { $0.headerImage.map(FieldValue.text) ?? .none },
         write: {
             if case .text(let t) = $1 { $0.headerImage = t } else { $0.headerImage = nil }
@@ -175,13 +176,17 @@ extension ExperienceField {
         check: { value, field in
             guard case .text(let h) = value, !(h.utf8.count == 64 && h.utf8.allSatisfy({ isDigit($0) || ($0 >= 0x61 && $0 <= 0x66) }))
             else { return [] }
-            return [FieldError(field: field, rule: "headerImage.format", message: "must be the lower-case SHA-256 hex of a stored header image")]
+            return [
+                FieldError(field: field, rule: "headerImage.format", message: "must be the lower-case SHA-256 hex of a stored header image")
+            ]
         })
     /// docs/apple-formats.md#place, checked by `PlaceValidator`.
     public static let place = ExperienceField(
         name: "place", column: "place", kind: .json, cases: [], isOptional: true, defaultValue: .none, onNull: .clears,
         portableOmitsDefault: false, inAnswer: true,
-        option: Option(name: "place", valueName: "JSON|@FILE", help: "place object, as App Store Connect's advanced experience place", negationHelp: nil),
+        option: Option(
+            name: "place", valueName: "JSON|@FILE", help: "place object, as App Store Connect's advanced experience place",
+            negationHelp: nil),
         read: { $0.place.map(FieldValue.json) ?? .none },
         write: {
             if case .json(let p) = $1 { $0.place = p } else { $0.place = nil }

@@ -143,7 +143,8 @@ extension ExperienceIndex {
                         JSONWriter.writeString(utf8: subtitle, to: &out)
                     } else if let run {
                         out.write(members[field.firstMember])
-                        if field.kind == .json { out.write(slice(run)) } else { JSONWriter.writeString(utf8: slice(run), to: &out) }
+                        let value = UnsafeBufferPointer(rebasing: arena[run])
+                        if field.kind == .json { out.write(value) } else { JSONWriter.writeString(utf8: value, to: &out) }
                     } else if byte != 0xFF && field.slot != .run {
                         out.write(members[field.firstMember + Int(byte)])
                     }

@@ -106,7 +106,9 @@ extension ExperienceIndex {
 
     /// Each field of a record, in `ExperienceField.all` order: its byte (for the status, the
     /// record's), or the range of its run (nil: unset).
-    @inline(__always) func forEachField(_ r: Record, _ body: (_ position: Int, _ field: ArenaField, _ byte: UInt8, _ run: Range<Int>?) -> Void) {
+    @inline(__always) func forEachField(
+        _ r: Record, _ body: (_ position: Int, _ field: ArenaField, _ byte: UInt8, _ run: Range<Int>?) -> Void
+    ) {
         let start = r.data + Int(r.urlLength) + 4
         var i = start + Self.arenaByteFields
         for (position, field) in Self.arenaFields.enumerated() {

@@ -187,7 +187,8 @@ extension Resolution {
     public static func experienceJSON(_ e: AdvancedExperience, language: Language) -> JSONValue {
         let card = e.localizations[language] ?? e.defaultCard
         var members: [(key: String, value: JSONValue)] = [
-            (key: "id", value: .integer(e.id)), (key: "url", value: .string(e.url.canonical)), (key: "clip", value: .string(e.clip.rawValue)),
+            (key: "id", value: .integer(e.id)), (key: "url", value: .string(e.url.canonical)),
+            (key: "clip", value: .string(e.clip.rawValue)),
         ]
         for (position, field) in ExperienceField.all.enumerated() where field.inAnswer {
             if position == ExperienceField.languagePosition {

@@ -5,10 +5,9 @@ public import StrictJSON
 
 /// Advanced experiences: register, read, list, update, activate/deactivate, remove.
 extension Registry {
-    static let experienceColumns =
-        "SELECT e.id, e.url, e.clip_bundle_id, a.team_id, " + ExperienceRow.fieldColumns.map { "e." + $0 }.joined(separator: ", ")
-        + """
-        , e.version, e.created_at, e.updated_at,
+    static let experienceColumns = """
+        SELECT e.id, e.url, e.clip_bundle_id, a.team_id, \(ExperienceRow.fieldColumns.map { "e." + $0 }.joined(separator: ", ")),
+               e.version, e.created_at, e.updated_at,
                (SELECT json_group_object(language, json_array(title, subtitle)) FROM advanced_experience_localization l
                 WHERE l.experience_id = e.id) AS localizations
         FROM advanced_experience e
@@ -174,7 +173,8 @@ extension Registry {
         + ", version, created_at, updated_at)"
     static let experienceInsertColumnCount = 3 + ExperienceRow.fieldColumns.count + 3
     static let experienceInsert =
-        "INSERT INTO \(experienceInsertColumns) VALUES (" + Array(repeating: "?", count: experienceInsertColumnCount).joined(separator: ", ") + ")"
+        "INSERT INTO \(experienceInsertColumns) VALUES ("
+        + Array(repeating: "?", count: experienceInsertColumnCount).joined(separator: ", ") + ")"
     static let experienceUpdate =
         "UPDATE advanced_experience SET clip_bundle_id = ?, url = ?, host = ?, "
         + ExperienceRow.fieldColumns.map { $0 + " = ?" }.joined(separator: ", ") + ", version = ?, updated_at = ? WHERE id = ?"

@@ -71,7 +71,9 @@ extension Registry {
         values.reserveCapacity(chunk.count * Self.experienceInsertColumnCount)
         for row in chunk { values += experienceValues(row.draft, at: t) }
         do {
-            try db.execute("INSERT INTO \(Self.experienceInsertColumns) VALUES " + Self.chunkPlaceholders(columns: Self.experienceInsertColumnCount), values)
+            try db.execute(
+                "INSERT INTO \(Self.experienceInsertColumns) VALUES " + Self.chunkPlaceholders(columns: Self.experienceInsertColumnCount),
+                values)
         } catch let error as SQLiteError where error.isConstraintViolation {
             return nil
         }

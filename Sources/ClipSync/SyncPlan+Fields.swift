@@ -49,7 +49,8 @@ extension SyncPlan {
         from theirs: ASCAdvancedExperience, url: NormalizedURL, clip: AppID, language: Language, cards: [Language: CardText]
     ) -> AdvancedExperience {
         AdvancedExperience(
-            url: url, clip: clip, action: theirs.action.flatMap { ClipCore.Action(rawValue: $0.rawValue) } ?? .open, defaultLanguage: language,
+            url: url, clip: clip, action: theirs.action.flatMap { ClipCore.Action(rawValue: $0.rawValue) } ?? .open,
+            defaultLanguage: language,
             isPoweredBy: theirs.isPoweredBy ?? false,
             businessCategory: theirs.businessCategory.flatMap { BusinessCategory(rawValue: $0.rawValue) }, localizations: cards,
             place: theirs.place.flatMap { $0 == .null ? nil : $0 })

@@ -160,7 +160,8 @@ public enum ResolutionJSON {
             }
             field.set(value, in: &experience)
             if position == ExperienceField.languagePosition {
-                experience.localizations[experience.defaultLanguage] = CardText(title: try e.string("title"), subtitle: try e.string("subtitle"))
+                experience.localizations[experience.defaultLanguage] = CardText(
+                    title: try e.string("title"), subtitle: try e.string("subtitle"))
             }
         }
         experience.version = try e.int("version")
