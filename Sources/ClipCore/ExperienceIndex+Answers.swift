@@ -116,14 +116,12 @@ extension ExperienceIndex {
             let title = card.map { slice($0.title) } ?? slice(0..<0)
             let subtitle = card.map { slice($0.subtitle) } ?? slice(0..<0)
             // One piece of room for the whole answer: its members' names and enumerations (under 512 bytes),
-            // two integers, each string escaped at worst, JSON as it is.
-            var room =
+            // two integers, each string escaped at worst, the runs' bytes (text or JSON) as if all were strings.
+            let runBytes = Int(r.dataLength) - Int(r.urlLength) - 4 - Self.arenaByteFields - 4 * Self.arenaRuns
+            let room =
                 512 + 2 * 20 + JSONWriter.stringRoom(invocationURL.count) + JSONWriter.stringRoom(url.count)
                 + JSONWriter.stringRoom(clipTexts[clip].count) + JSONWriter.stringRoom(title.count) + JSONWriter.stringRoom(subtitle.count)
-            forEachField(r) { _, field, _, run in
-                guard let run, field.inAnswer else { return }
-                room += field.kind == .json ? run.count : JSONWriter.stringRoom(run.count)
-            }
+                + JSONWriter.stringRoom(runBytes) + 2 * Self.arenaRuns
             out.append(atMost: room) { out in
                 out.write(#"{"matched":"advanced","invocationURL":"#)
                 JSONWriter.writeString(utf8: invocationURL, to: &out)

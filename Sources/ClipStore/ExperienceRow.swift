@@ -79,25 +79,25 @@ struct LoaderColumns: ExperienceColumns {
     var row: ColumnCursor!
     let first: Int32
     var cases: [Cases] = ExperienceField.all.map(Cases.init)
+    /// Each field's kind and whether it may be unset (plain values: a row's reads copy no field declaration).
+    let kinds = ExperienceField.all.map(\.kind)
+    let optional = ExperienceField.all.map(\.isOptional)
 
     init(first: Int32) { self.first = first }
 
     mutating func code(_ position: Int) throws -> UInt8 {
         let column = first + Int32(position)
-        switch ExperienceField.all[position].kind {
-        case .flag: return row.int64(column) != 0 ? 1 : 0
-        default:
-            guard let text = row.text(column) else {
-                guard ExperienceField.all[position].isOptional else { throw Self.unexpected }
-                return 0xFF
-            }
-            return try cases[position].code(text)
+        guard kinds[position] != .flag else { return row.int64(column) != 0 ? 1 : 0 }
+        guard let text = row.text(column) else {
+            guard optional[position] else { throw Self.unexpected }
+            return 0xFF
         }
+        return try cases[position].code(text)
     }
 
     func withBytes(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>?) -> Void) throws {
         let text = row.text(first + Int32(position))
-        guard ExperienceField.all[position].kind == .json, let text else { return body(text) }
+        guard kinds[position] == .json, let text else { return body(text) }
         // JSON is rare (a place); parsed and written again so that answers show it as `JSONWriter` does.
         JSONWriter.bytes(try JSONParser.parse(String(decoding: text, as: UTF8.self))).withUnsafeBufferPointer { body($0) }
     }
