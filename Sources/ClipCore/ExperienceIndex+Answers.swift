@@ -93,13 +93,13 @@ extension ExperienceIndex {
         return out
     }
 
-    /// `Resolution.advancedAnswerBytes` of `Resolution.experienceJSON`, from the arena: the
-    /// members in the same order, the strings escaped by the same writer.
+    /// `Resolution.advancedAnswerBytes` of `Resolution.experienceJSON`, from the arena: its members
+    /// from the same declaration (`ExperienceField.all` by `arenaFields`), the strings escaped by the
+    /// same writer.
     func writeAnswer(slot: Int, invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], into out: inout [UInt8]) {
         let r = records[slot]
-        let f = fields(r)
         // The card language (`AdvancedExperience.language(for:)`): the first preferred one it has.
-        var language = f.defaultLanguage
+        var language = fieldByte(r, Self.languageByte)
         var card: (title: Range<Int>, subtitle: Range<Int>)?
         for preference in preferences {
             if let found = self.card(r, Self.languageNumber(preference)) {
@@ -109,19 +109,19 @@ extension ExperienceIndex {
             }
         }
         if card == nil { card = self.card(r, language) }
+        let clip = clipNumber(r), members = Self.answerMembers
         bytes.withUnsafeBufferPointer { arena in
             let slice = { (range: Range<Int>) in UnsafeBufferPointer(rebasing: arena[range]) }
             let url = slice(r.data..<(r.data + Int(r.urlLength)))
             let title = card.map { slice($0.title) } ?? slice(0..<0)
             let subtitle = card.map { slice($0.subtitle) } ?? slice(0..<0)
-            let headerImage = f.headerImage.map(slice) ?? slice(0..<0)
-            let place = f.place.map(slice) ?? slice(0..<0)
             // One piece of room for the whole answer: its members' names and enumerations (under 512 bytes),
-            // two integers, each string escaped at worst, the place's JSON as it is.
+            // two integers, each string escaped at worst, the runs' bytes (text or JSON) as if all were strings.
+            let runBytes = Int(r.dataLength) - Int(r.urlLength) - 4 - Self.arenaByteFields - 4 * Self.arenaRuns
             let room =
                 512 + 2 * 20 + JSONWriter.stringRoom(invocationURL.count) + JSONWriter.stringRoom(url.count)
-                + JSONWriter.stringRoom(clipTexts[f.clip].count) + JSONWriter.stringRoom(title.count)
-                + JSONWriter.stringRoom(subtitle.count) + JSONWriter.stringRoom(headerImage.count) + place.count
+                + JSONWriter.stringRoom(clipTexts[clip].count) + JSONWriter.stringRoom(title.count) + JSONWriter.stringRoom(subtitle.count)
+                + JSONWriter.stringRoom(runBytes) + 2 * Self.arenaRuns
             out.append(atMost: room) { out in
                 out.write(#"{"matched":"advanced","invocationURL":"#)
                 JSONWriter.writeString(utf8: invocationURL, to: &out)
@@ -130,28 +130,22 @@ extension ExperienceIndex {
                 out.write(#","url":"#)
                 JSONWriter.writeString(utf8: url, to: &out)
                 out.write(#","clip":"#)
-                clipTexts[f.clip].withUnsafeBufferPointer { JSONWriter.writeString(utf8: $0, to: &out) }
-                out.write(#","action":""#)
-                out.write(Self.actionTexts[f.action])
-                out.write(#"","language":""#)
-                out.write(Self.languageTexts[Int(language)])
-                out.write(#"","title":"#)
-                JSONWriter.writeString(utf8: title, to: &out)
-                out.write(#","subtitle":"#)
-                JSONWriter.writeString(utf8: subtitle, to: &out)
-                if f.category != 0xFF {
-                    out.write(#","category":""#)
-                    out.write(Self.categoryTexts[Int(f.category)])
-                    out.write(UInt8(ascii: "\""))
-                }
-                out.write(f.isPoweredBy ? #","poweredBy":true"# : #","poweredBy":false"#)
-                if f.headerImage != nil {
-                    out.write(#","headerImage":"#)
-                    JSONWriter.writeString(utf8: headerImage, to: &out)
-                }
-                if f.place != nil {
-                    out.write(#","place":"#)
-                    out.write(place)
+                clipTexts[clip].withUnsafeBufferPointer { JSONWriter.writeString(utf8: $0, to: &out) }
+                forEachField(r) { position, field, byte, run in
+                    guard field.inAnswer else { return }
+                    if position == ExperienceField.languagePosition {
+                        out.write(members[field.firstMember + Int(language)])
+                        out.write(#","title":"#)
+                        JSONWriter.writeString(utf8: title, to: &out)
+                        out.write(#","subtitle":"#)
+                        JSONWriter.writeString(utf8: subtitle, to: &out)
+                    } else if let run {
+                        out.write(members[field.firstMember])
+                        let value = UnsafeBufferPointer(rebasing: arena[run])
+                        if field.kind == .json { out.write(value) } else { JSONWriter.writeString(utf8: value, to: &out) }
+                    } else if byte != 0xFF && field.slot != .run {
+                        out.write(members[field.firstMember + Int(byte)])
+                    }
                 }
                 out.write(#","version":"#)
                 JSONWriter.writeInteger(r.version, to: &out)

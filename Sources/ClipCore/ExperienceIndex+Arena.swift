@@ -4,21 +4,22 @@ import StrictJSON
 extension ExperienceIndex {
     // MARK: The arena's bytes
 
-    /// After the canonical URL: clip number (4 bytes), action, default language, powered-by,
-    /// category (0xFF: none), then the header image and the place (JSON), each a 4-byte length
-    /// (0xFFFF_FFFF: none) and its bytes.
-    mutating func appendData(
-        clip: Int32, action: Action, defaultLanguage: Language, isPoweredBy: Bool, category: BusinessCategory?,
-        headerImage: UnsafeBufferPointer<UInt8>?,
-        place: UnsafeBufferPointer<UInt8>?
-    ) {
+    /// After the canonical URL: the clip number (4 bytes), then the fields of `ExperienceField.all`
+    /// (`arenaFields`): one byte each for those of one byte (a case's position, a flag's 0 or 1,
+    /// 0xFF unset), then the runs of the others, each a 4-byte length (0xFFFF_FFFF: unset) and its
+    /// bytes. The status lives in the record (lookups read it). Every field is asked of `columns`.
+    mutating func appendData(clip: Int32, status: inout UInt8, _ columns: inout some ExperienceColumns) throws {
         appendUInt32(UInt32(bitPattern: clip))
-        bytes.append(UInt8(Self.actions.firstIndex(of: action)!))
-        bytes.append(Self.languageNumber(defaultLanguage))
-        bytes.append(isPoweredBy ? 1 : 0)
-        bytes.append(category.map { UInt8(Self.categories.firstIndex(of: $0)!) } ?? 0xFF)
-        appendField(headerImage)
-        appendField(place)
+        for (position, field) in Self.arenaFields.enumerated() {
+            switch field.slot {
+            case .byte: bytes.append(try columns.code(position))
+            case .status: status = try columns.code(position)
+            case .run: break
+            }
+        }
+        for (position, field) in Self.arenaFields.enumerated() where field.slot == .run {
+            try columns.withBytes(position) { appendField($0) }
+        }
     }
 
     mutating func appendField(_ field: UnsafeBufferPointer<UInt8>?) {
@@ -45,35 +46,86 @@ extension ExperienceIndex {
         withUnsafeBytes(of: n.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    /// Reads a record's fields from `bytes`.
-    struct Fields {
-        var clip: Int
-        var action: Int
-        var defaultLanguage: UInt8
-        var isPoweredBy: Bool
-        var category: UInt8
-        var headerImage: Range<Int>?
-        var place: Range<Int>?
+    /// Where a field of `ExperienceField.all` lives in a record, and what the resolve answer writes
+    /// for it (`writeAnswer`). Plain values only: the answer's loop copies no reference.
+    struct ArenaField: Equatable {
+        enum Slot: Equatable {
+            /// One byte after the clip number, the n-th.
+            case byte(Int)
+            /// A length and its bytes, after the bytes of the one-byte fields.
+            case run
+            /// The record's `status`.
+            case status
+        }
+        let slot: Slot
+        let kind: ExperienceField.Kind
+        let inAnswer: Bool
+        /// Its first member in `answerMembers`: a one-byte field's member for each of its values
+        /// (`,"action":"OPEN"`), a run's member up to its value (`,"place":`).
+        let firstMember: Int
     }
 
-    func fields(_ r: Record) -> Fields {
-        var i = r.data + Int(r.urlLength)
-        let clip = Int(readUInt32(i))
-        i += 4
-        var f = Fields(
-            clip: clip, action: Int(bytes[i]), defaultLanguage: bytes[i + 1], isPoweredBy: bytes[i + 2] != 0, category: bytes[i + 3],
-            headerImage: nil, place: nil)
-        i += 4
-        var length = readUInt32(i)
-        i += 4
-        if length != .max {
-            f.headerImage = i..<(i + Int(length))
-            i += Int(length)
+    static let arenaFields: [ArenaField] = {
+        var bytesBefore = 0, members = 0
+        return ExperienceField.all.enumerated().map { position, field in
+            defer { members += answerMemberTexts(field).count }
+            switch field.kind {
+            case _ where position == ExperienceField.statusPosition:
+                return ArenaField(slot: .status, kind: field.kind, inAnswer: field.inAnswer, firstMember: members)
+            case .enumeration, .flag:
+                defer { bytesBefore += 1 }
+                return ArenaField(slot: .byte(bytesBefore), kind: field.kind, inAnswer: field.inAnswer, firstMember: members)
+            case .text, .json:
+                return ArenaField(slot: .run, kind: field.kind, inAnswer: field.inAnswer, firstMember: members)
+            }
         }
-        length = readUInt32(i)
-        i += 4
-        if length != .max { f.place = i..<(i + Int(length)) }
-        return f
+    }()
+
+    static func answerMemberTexts(_ field: ExperienceField) -> [String] {
+        switch field.kind {
+        case .enumeration: field.cases.map { ",\"\(field.name)\":\"\($0)\"" }
+        case .flag: [",\"\(field.name)\":false", ",\"\(field.name)\":true"]
+        case .text, .json: [",\"\(field.name)\":"]
+        }
+    }
+
+    /// The answer's members of every field (`ArenaField.firstMember`), as bytes.
+    static let answerMembers: [[UInt8]] = ExperienceField.all.flatMap { answerMemberTexts($0).map { Array($0.utf8) } }
+    static let arenaByteFields = arenaFields.filter { if case .byte = $0.slot { true } else { false } }.count
+    static let arenaRuns = arenaFields.filter { $0.slot == .run }.count
+    static let languageByte: Int = {
+        guard case .byte(let n) = arenaFields[ExperienceField.languagePosition].slot else { preconditionFailure("language is one byte") }
+        return n
+    }()
+
+    /// The clip number of a record.
+    @inline(__always) func clipNumber(_ r: Record) -> Int { Int(readUInt32(r.data + Int(r.urlLength))) }
+
+    /// The byte of a one-byte field (`ArenaField.Slot.byte`).
+    @inline(__always) func fieldByte(_ r: Record, _ n: Int) -> UInt8 { bytes[r.data + Int(r.urlLength) + 4 + n] }
+
+    /// Each field of a record, in `ExperienceField.all` order: its byte (for the status, the
+    /// record's), or the range of its run (nil: unset).
+    @inline(__always) func forEachField(
+        _ r: Record, _ body: (_ position: Int, _ field: ArenaField, _ byte: UInt8, _ run: Range<Int>?) -> Void
+    ) {
+        let start = r.data + Int(r.urlLength) + 4
+        var i = start + Self.arenaByteFields
+        for (position, field) in Self.arenaFields.enumerated() {
+            switch field.slot {
+            case .byte(let n): body(position, field, bytes[start + n], nil)
+            case .status: body(position, field, r.status, nil)
+            case .run:
+                let length = readUInt32(i)
+                i += 4
+                if length == .max {
+                    body(position, field, 0xFF, nil)
+                } else {
+                    body(position, field, 0, i..<(i + Int(length)))
+                    i += Int(length)
+                }
+            }
+        }
     }
 
     @inline(__always) func readUInt32(_ i: Int) -> UInt32 {
@@ -123,7 +175,6 @@ extension ExperienceIndex {
     /// the index shows them).
     func materialize(_ slot: Int) -> AdvancedExperience {
         let r = records[slot]
-        let f = fields(r)
         let text = { (range: Range<Int>) in String(decoding: bytes[range], as: UTF8.self) }
         var localizations: [Language: CardText] = [:]
         for language in Self.languages.indices {
@@ -133,11 +184,44 @@ extension ExperienceIndex {
         }
         // The URL and place were checked when stored: reading them back cannot fail.
         let url = try! NormalizedURL(canonical: text(r.data..<(r.data + Int(r.urlLength))))
-        return AdvancedExperience(
-            id: r.id, url: url, clip: clips[f.clip], action: Self.actions[f.action],
-            defaultLanguage: Self.languages[Int(f.defaultLanguage)],
-            isPoweredBy: f.isPoweredBy, businessCategory: f.category == 0xFF ? nil : Self.categories[Int(f.category)],
-            localizations: localizations, headerImage: f.headerImage.map(text), place: f.place.map { try! JSONParser.parse(text($0)) },
-            status: Self.statuses[Int(r.status)], version: Int(r.version))
+        var experience = AdvancedExperience(
+            id: r.id, url: url, clip: clips[clipNumber(r)], localizations: localizations, version: Int(r.version))
+        forEachField(r) { position, field, byte, run in
+            let value: FieldValue =
+                switch (field.kind, run) {
+                case (.enumeration, _), (.flag, _): byte == 0xFF ? .none : .code(Int(byte))
+                case (.text, let run?): .text(text(run))
+                case (.json, let run?): .json(try! JSONParser.parse(text(run)))
+                case (.text, nil), (.json, nil): .none
+                }
+            ExperienceField.all[position].set(value, in: &experience)
+        }
+        return experience
+    }
+}
+
+/// The stored columns of an experience's fields (`ExperienceField.all`), as the read model takes
+/// them (`ExperienceIndex.load`): LiveIndex reads SQLite's column bytes, `upsert` an experience's values.
+public protocol ExperienceColumns {
+    /// A one-byte field (`ExperienceField.Kind.enumeration` or `.flag`): its case's position in
+    /// `cases`, 0 or 1 for a flag, 0xFF when unset.
+    mutating func code(_ position: Int) throws -> UInt8
+    /// A field of `.text` or `.json`: its bytes (JSON as `JSONWriter` writes it), nil when unset.
+    mutating func withBytes(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>?) -> Void) throws
+}
+
+/// An experience's field values as `ExperienceColumns` (`ExperienceIndex.upsert`).
+public struct ExperienceValueColumns: ExperienceColumns {
+    let values: [FieldValue]
+    public init(_ experience: AdvancedExperience) { values = ExperienceField.values(of: experience) }
+    public func code(_ position: Int) -> UInt8 {
+        if case .code(let n) = values[position] { UInt8(n) } else { 0xFF }
+    }
+    public func withBytes(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>?) -> Void) {
+        switch values[position] {
+        case .text(let text): Array(text.utf8).withUnsafeBufferPointer { body($0) }
+        case .json(let json): JSONWriter.bytes(json).withUnsafeBufferPointer { body($0) }
+        case .none, .code: body(nil)
+        }
     }
 }

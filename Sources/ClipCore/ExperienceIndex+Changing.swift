@@ -18,19 +18,15 @@ extension ExperienceIndex {
         bytes.append(contentsOf: url.canonical.utf8)
         let hostLength = url.host.utf8.count, pathLength = url.path.utf8.count
         let clip = clipNumber(experience.clip)
-        let image = experience.headerImage.map { Array($0.utf8) }, place = experience.place.map { JSONWriter.bytes($0) }
-        image.withOptionalBuffer { image in
-            place.withOptionalBuffer { place in
-                appendData(
-                    clip: clip, action: experience.action, defaultLanguage: experience.defaultLanguage, isPoweredBy: experience.isPoweredBy,
-                    category: experience.businessCategory, headerImage: image, place: place)
-            }
-        }
+        var columns = ExperienceValueColumns(experience)
+        var status: UInt8 = 0
+        // Values of an `AdvancedExperience` are one of their field's kind: nothing here throws.
+        try! appendData(clip: clip, status: &status, &columns)
         var record = Record(
             id: experience.id, version: Int64(experience.version), key: 0, data: data, dataLength: Int32(bytes.count - data),
             localizations: -1, localizationsLength: 0, next: -1, hostLength: Int32(hostLength), pathLength: Int32(pathLength),
             urlLength: Int32(url.canonical.utf8.count), segments: Int32(url.pathSegmentCount),
-            queryItems: Int32(url.distinctQueryItemCount), status: Self.statusNumber(experience.status))
+            queryItems: Int32(url.distinctQueryItemCount), status: status)
         if !experience.localizations.isEmpty {
             record.localizations = bytes.count
             // Sorted, so that the same experience always gives the same bytes.

@@ -14,14 +14,13 @@ extension ExperienceIndex {
     }
 
     /// Adds an experience from its stored columns without making Swift values of them (the start-up
-    /// cost of a million: `LiveIndex` reads SQLite's column bytes straight into the arena). The
-    /// URL is trusted as stored when it splits into a canonical form (`NormalizedURL(canonical:)`
-    /// otherwise). Returns false for an id already present (nothing is changed then).
+    /// cost of a million: `LiveIndex` reads SQLite's column bytes straight into the arena); every
+    /// field of `ExperienceField.all` is asked of `columns`. The URL is trusted as stored when it
+    /// splits into a canonical form (`NormalizedURL(canonical:)` otherwise). An id already present
+    /// is replaced.
     public mutating func load(
-        id: Int64, url: UnsafeBufferPointer<UInt8>, clip: Int32, action: Action, defaultLanguage: Language, isPoweredBy: Bool,
-        category: BusinessCategory?, headerImage: UnsafeBufferPointer<UInt8>?, place: UnsafeBufferPointer<UInt8>?, status: ExperienceStatus,
-        version: Int64
-    ) throws(NormalizedURL.Problem) {
+        id: Int64, url: UnsafeBufferPointer<UInt8>, clip: Int32, version: Int64, columns: inout some ExperienceColumns
+    ) throws {
         if id <= largestID {
             finishLoading()
             remove(id: id)
@@ -37,13 +36,15 @@ extension ExperienceIndex {
             bytes.append(contentsOf: parsed.canonical.utf8)
         }
         let urlLength = bytes.count - data
-        appendData(
-            clip: clip, action: action, defaultLanguage: defaultLanguage, isPoweredBy: isPoweredBy, category: category,
-            headerImage: headerImage, place: place)
+        var status: UInt8 = 0
+        do { try appendData(clip: clip, status: &status, &columns) } catch {
+            bytes.removeSubrange(data...)
+            throw error
+        }
         let record = Record(
             id: id, version: version, key: 0, data: data, dataLength: Int32(bytes.count - data), localizations: -1, localizationsLength: 0,
             next: -1, hostLength: Int32(shape.host), pathLength: Int32(shape.path), urlLength: Int32(urlLength),
-            segments: Int32(shape.segments), queryItems: Int32(shape.queryItems), status: Self.statusNumber(status))
+            segments: Int32(shape.segments), queryItems: Int32(shape.queryItems), status: status)
         store(record, at: newSlot(), linking: false)
     }
 

@@ -53,9 +53,13 @@ extension ExperienceIndex {
         let hostFields: [PartialKeyPath<SavedHostEntry>] = [\.experiences, \.depths, \.queryDepths, \.next, \.nameLength]
         mix(MemoryLayout<SavedHostEntry>.stride)
         for field in hostFields { mix(MemoryLayout<SavedHostEntry>.offset(of: field) ?? -1) }
-        for text in actions.map(\.rawValue) + languages.map(\.rawValue) + categories.map(\.rawValue) + statuses.map(\.rawValue) {
-            mix(text)
+        // The fields' arena layout (`arenaFields`) and the cases their bytes number.
+        for field in ExperienceField.all {
+            mix(field.name)
+            mix("\(field.kind)")
+            for text in field.cases { mix(text) }
         }
+        for text in languages.map(\.rawValue) + statuses.map(\.rawValue) { mix(text) }
         return h
     }()
 
@@ -269,15 +273,21 @@ extension ExperienceIndex {
         let bad = ImageProblem("a record out of bounds")
         guard Int(r.status) < Self.statuses.count, r.data >= 0, r.dataLength >= 0, r.data <= bytes.count - Int(r.dataLength),
             r.hostLength > 0, r.pathLength > 0, 8 + Int(r.hostLength) + Int(r.pathLength) <= Int(r.urlLength),
-            Int(r.urlLength) + 16 <= Int(r.dataLength), r.segments >= 0, r.queryItems >= 0
+            Int(r.urlLength) + 4 + Self.arenaByteFields + 4 * Self.arenaRuns <= Int(r.dataLength), r.segments >= 0, r.queryItems >= 0
         else { throw bad }
         let end = r.data + Int(r.dataLength)
         var i = r.data + Int(r.urlLength)
-        guard Int(readUInt32(i)) < clipTexts.count, Int(bytes[i + 4]) < Self.actions.count, Int(bytes[i + 5]) < Self.languages.count,
-            bytes[i + 6] <= 1, bytes[i + 7] == 0xFF || Int(bytes[i + 7]) < Self.categories.count
-        else { throw bad }
-        i += 8
-        for _ in 0..<2 {
+        guard Int(readUInt32(i)) < clipTexts.count else { throw bad }
+        i += 4
+        for (position, field) in Self.arenaFields.enumerated() {
+            let cases = ExperienceField.all[position]
+            guard case .byte(let n) = field.slot else { continue }
+            let byte = bytes[i + n]
+            let count = field.kind == .flag ? 2 : cases.cases.count
+            guard Int(byte) < count || (byte == 0xFF && cases.isOptional) else { throw bad }
+        }
+        i += Self.arenaByteFields
+        for field in Self.arenaFields where field.slot == .run {
             guard i + 4 <= end else { throw bad }
             let length = readUInt32(i)
             i += 4

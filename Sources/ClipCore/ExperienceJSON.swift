@@ -1,8 +1,7 @@
 public import StrictJSON
 
 /// The JSON form of an advanced experience, shared by import/export, `clipctl --json` and the
-/// HTTP API: `url`, `clip`, `action`, `language`, `title`, `subtitle`, `category`,
-/// `poweredBy`, `status`, `localizations`, `place`, `headerImage`; read-only `id`, `version`,
+/// HTTP API: the members of `ExperienceField.portableMembers`; read-only `id`, `version`,
 /// `createdAt`, `updatedAt` on output (the full form, ClipWire's `ExperienceJSON.full`).
 public enum ExperienceJSON {
     public static let readOnlyFields: Set<String> = ["id", "version", "createdAt", "updatedAt"]
@@ -19,20 +18,27 @@ public enum ExperienceJSON {
                     let c = e.localizations[lang]!
                     return (key: lang.rawValue, value: .object(["title": .string(c.title), "subtitle": .string(c.subtitle)]))
                 })
-        return .object([
-            "url": .string(e.url.canonical),
-            "clip": .string(e.clip.rawValue),
-            "action": .string(e.action.rawValue),
-            "language": .string(e.defaultLanguage.rawValue),
-            "title": .string(card.title),
-            "subtitle": .string(card.subtitle),
-            "category": e.businessCategory.map { .string($0.rawValue) },
-            "poweredBy": e.isPoweredBy ? .bool(true) : nil,
-            "status": e.status == .active ? nil : .string(e.status.rawValue),
-            "localizations": localizations,
-            "place": e.place,
-            "headerImage": e.headerImage.map(JSONValue.string),
-        ])
+        var members: [(key: String, value: JSONValue)] = []
+        for member in portableLayout {
+            switch member {
+            case .member("url"): members.append((key: "url", value: .string(e.url.canonical)))
+            case .member("clip"): members.append((key: "clip", value: .string(e.clip.rawValue)))
+            case .member("title"): members.append((key: "title", value: .string(card.title)))
+            case .member("subtitle"): members.append((key: "subtitle", value: .string(card.subtitle)))
+            case .member(let name): if let localizations { members.append((key: name, value: localizations)) }
+            case .field(let field):
+                let value = field.value(of: e)
+                guard !(field.portableOmitsDefault && value == field.defaultValue), let json = value.json(field) else { continue }
+                members.append((key: field.name, value: json))
+            }
+        }
+        return .object(members)
+    }
+
+    /// `ExperienceField.portableMembers`: the identity and the cards by name, the fields declared.
+    enum PortableMember { case member(String), field(ExperienceField) }
+    static let portableLayout: [PortableMember] = ExperienceField.portableMembers.map { name in
+        ExperienceField.named[name].map(PortableMember.field) ?? .member(name)
     }
 
     /// Decodes and validates an experience. With `base`, the input is a partial update: absent
@@ -54,26 +60,20 @@ public enum ExperienceJSON {
         if let s = reader.string("clip", required: base == nil) {
             do { clip = try AppID(s) } catch { reader.add(error.errors) }
         }
-        let action = reader.enumeration("action", Action.self) ?? (reader.has("action") ? nil : base?.action ?? .open)
-        let language = reader.enumeration("language", Language.self) ?? base?.defaultLanguage ?? .EN
-        let languageIsValid = !reader.has("language") || reader.errors.allSatisfy { $0.field != "language" }
-        let category: BusinessCategory? =
-            reader.has("category") ? reader.enumeration("category", BusinessCategory.self) : base?.businessCategory
-        let poweredBy = reader.bool("poweredBy") ?? base?.isPoweredBy ?? false
-        let status = reader.enumeration("status", ExperienceStatus.self) ?? base?.status ?? .active
-        var headerImage = base?.headerImage
-        if reader.has("headerImage") {
-            headerImage = reader.string("headerImage")
-            if let h = headerImage, !(h.utf8.count == 64 && h.utf8.allSatisfy({ isDigit($0) || ($0 >= 0x61 && $0 <= 0x66) })) {
-                reader.fail("headerImage", "headerImage.format", "must be the lower-case SHA-256 hex of a stored header image")
+        var values = base.map(ExperienceField.values) ?? ExperienceField.all.map(\.defaultValue)
+        var refused = false
+        for (position, field) in ExperienceField.all.enumerated() {
+            switch field.decode(reader) {
+            case nil: break
+            case .value(let value): values[position] = value
+            case .null where field.onNull == .clears: values[position] = .none
+            case .null where field.onNull == .refused: refused = true
+            case .null, .invalid: break
             }
         }
-        var place = base?.place
-        if reader.has("place") {
-            place = reader.raw("place")
-            if place?.isNull == true { place = nil }
-            if let p = place { reader.add(PlaceValidator.validate(p, field: "place")) }
-        }
+        guard case .code(let languageCode) = values[ExperienceField.languagePosition] else { preconditionFailure("language is required") }
+        let language = Language.allCases[languageCode]
+        let languageIsValid = !reader.has("language") || reader.errors.allSatisfy { $0.field != "language" }
 
         // Localizations merge per language, as a JSON Merge Patch (RFC 7396) of `base`'s: a member
         // sets or patches that language's card, `null` removes it, and `"localizations": null`
@@ -146,20 +146,14 @@ public enum ExperienceJSON {
         }
 
         let errors = reader.finish()
-        guard errors.isEmpty, let url, let clip, let action else {
+        guard errors.isEmpty, let url, let clip, !refused else {
             throw ValidationFailure(errors.isEmpty ? [FieldError(field: "(body)", rule: "invalid", message: "invalid experience")] : errors)
         }
         var experience = base ?? AdvancedExperience(url: url, clip: clip, localizations: [:])
         experience.url = url
         experience.clip = clip
-        experience.action = action
-        experience.defaultLanguage = language
-        experience.isPoweredBy = poweredBy
-        experience.businessCategory = category
+        for (field, value) in zip(ExperienceField.all, values) { field.set(value, in: &experience) }
         experience.localizations = localizations
-        experience.headerImage = headerImage
-        experience.place = place
-        experience.status = status
         // Advice only on the text this write sets: an update warns about nothing it left as it was
         // (docs/rules.md#text-hygiene-and-limits).
         let warnings = localizations.sorted(by: { $0.key < $1.key }).flatMap { lang, card in
@@ -174,6 +168,36 @@ public enum ExperienceJSON {
                 }
         }
         return (experience, warnings)
+    }
+}
+
+extension ExperienceField {
+    /// A field as an input gave it: nil when left out.
+    enum Input { case value(FieldValue), null, invalid }
+
+    /// Reads the field from an input object, recording its errors in `reader`.
+    func decode(_ reader: FieldReader) -> Input? {
+        guard let raw = reader.raw(name) else { return nil }
+        if raw.isNull { return .null }
+        let value: FieldValue
+        switch kind {
+        case .enumeration:
+            guard let text = reader.string(name) else { return .invalid }
+            do { value = try code(text, field: reader.fieldPath(name)) } catch {
+                reader.add(error.errors)
+                return .invalid
+            }
+        case .flag:
+            guard let flag = reader.bool(name) else { return .invalid }
+            value = .code(flag ? 1 : 0)
+        case .text:
+            guard let text = reader.string(name) else { return .invalid }
+            value = .text(text)
+        case .json: value = .json(raw)
+        }
+        let problems = errors(value, field: reader.fieldPath(name))
+        reader.add(problems)
+        return problems.isEmpty ? .value(value) : .invalid
     }
 }
 

@@ -5,10 +5,8 @@ public import StrictJSON
 public enum Interchange {
     public enum Format: String, Sendable, CaseIterable { case ndjson, csv }
 
-    public static let csvColumns = [
-        "url", "clip", "action", "language", "title", "subtitle", "category", "poweredBy", "status", "localizations", "place",
-        "headerImage", "headerImageData",
-    ]
+    /// The portable form's members (`ExperienceField.portableMembers`), then the image's bytes.
+    public static let csvColumns = ExperienceField.portableMembers + ["headerImageData"]
 
     /// A problem with one line of an import: 1-based line number, and the field errors.
     public struct LineError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -272,8 +270,9 @@ public enum Interchange {
             var members: [(key: String, value: JSONValue)] = []
             var problems: [FieldError] = []
             for (name, cell) in zip(header, record.fields) where !cell.isEmpty {
-                switch name {
-                case "poweredBy":
+                // Cells by the kind of their field (`ExperienceField`); `localizations` is JSON too.
+                switch ExperienceField.named[name]?.kind ?? (name == "localizations" ? .json : .text) {
+                case .flag:
                     switch cell.lowercased() {
                     case "true", "yes", "1": members.append((key: name, value: true))
                     case "false", "no", "0": members.append((key: name, value: false))
@@ -281,7 +280,7 @@ public enum Interchange {
                         problems.append(
                             FieldError(field: name, rule: "type", message: "expected true or false, got \"\(cell.truncatedForMessage)\""))
                     }
-                case "localizations", "place":
+                case .json:
                     do { members.append((key: name, value: try JSONParser.parse(cell))) } catch {
                         problems.append(
                             FieldError(field: name, rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)"))

@@ -1,4 +1,4 @@
-public import StrictJSON
+import StrictJSON
 
 /// Card text of one language: title ≤ 30 and subtitle ≤ 56 characters (HIG, docs/apple-formats.md#the-app-clip-card),
 /// counted as Swift `Character`s (user-perceived characters).
@@ -523,56 +523,5 @@ public struct DefaultExperience: Sendable, Equatable {
         return ok
             ? nil
             : FieldError(field: field, rule: "locale.format", message: "\"\(locale.truncatedForMessage)\" is not a locale such as en-US")
-    }
-}
-
-/// An advanced App Clip experience (docs/apple-formats.md#advanced-experiences), as the registry stores it.
-public struct AdvancedExperience: Sendable, Equatable {
-    public var id: Int64
-    public var url: NormalizedURL
-    public var clip: AppID
-    public var action: Action
-    public var defaultLanguage: Language
-    public var isPoweredBy: Bool
-    public var businessCategory: BusinessCategory?
-    public var localizations: [Language: CardText]
-    /// SHA-256 (hex) of the header image, when one was given.
-    public var headerImage: String?
-    /// A validated `place` object (docs/apple-formats.md#place).
-    public var place: JSONValue?
-    public var status: ExperienceStatus
-    public var version: Int
-    public var createdAt: String
-    public var updatedAt: String
-
-    public init(
-        id: Int64 = 0, url: NormalizedURL, clip: AppID, action: Action = .open, defaultLanguage: Language = .EN,
-        isPoweredBy: Bool = false, businessCategory: BusinessCategory? = nil, localizations: [Language: CardText],
-        headerImage: String? = nil, place: JSONValue? = nil, status: ExperienceStatus = .active, version: Int = 1,
-        createdAt: String = "", updatedAt: String = ""
-    ) {
-        self.id = id
-        self.url = url
-        self.clip = clip
-        self.action = action
-        self.defaultLanguage = defaultLanguage
-        self.isPoweredBy = isPoweredBy
-        self.businessCategory = businessCategory
-        self.localizations = localizations
-        self.headerImage = headerImage
-        self.place = place
-        self.status = status
-        self.version = version
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-    }
-
-    /// The card in the default language (always present: validation guarantees it).
-    public var defaultCard: CardText { localizations[defaultLanguage] ?? CardText(title: "", subtitle: "") }
-
-    /// The first language of `preferences` the experience has, else its default language
-    /// (docs/rules.md#card-language).
-    public func language(for preferences: [Language]) -> Language {
-        preferences.first { localizations[$0] != nil } ?? defaultLanguage
     }
 }

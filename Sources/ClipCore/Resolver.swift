@@ -180,23 +180,27 @@ public enum Resolver {
 }
 
 extension Resolution {
-    /// The `experience` member of an advanced match: the card in `language`.
+    /// The `experience` member of an advanced match: the card in `language`. Its members: `id`,
+    /// `url`, `clip`, the fields `inAnswer` in `ExperienceField.all` order (`language` the card's,
+    /// followed by `title` and `subtitle`; a field left unset left out), `version`. ExperienceIndex's
+    /// `writeAnswer` writes the same from the arena, ClipWire's `ResolutionJSON` reads it.
     public static func experienceJSON(_ e: AdvancedExperience, language: Language) -> JSONValue {
         let card = e.localizations[language] ?? e.defaultCard
-        return .object([
-            "id": .integer(e.id),
-            "url": .string(e.url.canonical),
-            "clip": .string(e.clip.rawValue),
-            "action": .string(e.action.rawValue),
-            "language": .string(language.rawValue),
-            "title": .string(card.title),
-            "subtitle": .string(card.subtitle),
-            "category": e.businessCategory.map { .string($0.rawValue) },
-            "poweredBy": .bool(e.isPoweredBy),
-            "headerImage": e.headerImage.map(JSONValue.string),
-            "place": e.place,
-            "version": .integer(Int64(e.version)),
-        ])
+        var members: [(key: String, value: JSONValue)] = [
+            (key: "id", value: .integer(e.id)), (key: "url", value: .string(e.url.canonical)),
+            (key: "clip", value: .string(e.clip.rawValue)),
+        ]
+        for (position, field) in ExperienceField.all.enumerated() where field.inAnswer {
+            if position == ExperienceField.languagePosition {
+                members.append((key: field.name, value: .string(language.rawValue)))
+                members.append((key: "title", value: .string(card.title)))
+                members.append((key: "subtitle", value: .string(card.subtitle)))
+            } else if let value = field.value(of: e).json(field) {
+                members.append((key: field.name, value: value))
+            }
+        }
+        members.append((key: "version", value: .integer(Int64(e.version))))
+        return .object(members)
     }
 
     /// The same bytes as `JSONWriter.bytes(json(explain: false))` for an advanced match with no

@@ -329,36 +329,16 @@ extension LiveIndex {
             func clip(_ bundle: UnsafeBufferPointer<UInt8>) -> Int32? {
                 clips[Self.hash(bundle)]?.first { $0.bundle.elementsEqual(bundle) }?.number
             }
-            let unexpected = RegistryError.storage("advanced_experience has a row of unexpected column types or an unknown clip")
-            var action = LastParsed<Action>(), language = LastParsed<Language>(), status = LastParsed<ExperienceStatus>()
+            // The fields' columns from 3 on (`LoaderColumns`), the version last.
+            var columns = LoaderColumns(first: 3)
+            let version = Int32(3 + ExperienceRow.fieldColumns.count)
             try registry.db.forEachRowInPlace(
-                """
-                SELECT id, url, clip_bundle_id, action, default_language, is_powered_by, business_category,
-                       header_image_sha256, place, status, version
-                FROM advanced_experience WHERE removed_at IS NULL ORDER BY id
-                """
+                "SELECT id, url, clip_bundle_id, " + ExperienceRow.fieldColumns.joined(separator: ", ")
+                    + ", version FROM advanced_experience WHERE removed_at IS NULL ORDER BY id"
             ) { row in
-                guard let url = row.text(1), let bundle = row.text(2), let clip = clip(bundle), let actionText = row.text(3),
-                    let languageText = row.text(4), let statusText = row.text(9)
-                else { throw unexpected }
-                let parsedAction = try action.parse(actionText) { try Self.actions.parse($0, field: "action") }
-                let parsedLanguage = try language.parse(languageText) { try Self.languages.parse($0, field: "language") }
-                let parsedStatus = try status.parse(statusText) { try Self.statuses.parse($0, field: "status") }
-                func load(place: UnsafeBufferPointer<UInt8>?) throws {
-                    try index.load(
-                        id: row.int64(0), url: url, clip: clip, action: parsedAction, defaultLanguage: parsedLanguage,
-                        isPoweredBy: row.int64(5) != 0,
-                        category: try row.text(6).map { (c) throws(ValidationFailure) in try Self.categories.parse(c, field: "category") },
-                        headerImage: row.text(7), place: place, status: parsedStatus, version: row.int64(10))
-                }
-                // A place is rare; parsed and written again so that answers show it as `JSONWriter` does.
-                if let text = row.text(8) {
-                    try JSONWriter.bytes(try JSONParser.parse(String(decoding: text, as: UTF8.self))).withUnsafeBufferPointer {
-                        try load(place: $0)
-                    }
-                } else {
-                    try load(place: nil)
-                }
+                guard let url = row.text(1), let bundle = row.text(2), let clip = clip(bundle) else { throw LoaderColumns.unexpected }
+                columns.row = row
+                try index.load(id: row.int64(0), url: url, clip: clip, version: row.int64(version), columns: &columns)
             }
             // Ordered by experience: each one's localizations come together (`loadLocalization`).
             try registry.db.forEachRowInPlace(
@@ -396,10 +376,7 @@ extension LiveIndex {
             return h
         }
 
-        static let actions = EnumerationTable<Action>()
         static let languages = EnumerationTable<Language>()
-        static let categories = EnumerationTable<BusinessCategory>()
-        static let statuses = EnumerationTable<ExperienceStatus>()
 
         mutating func forgetAASA(_ host: String) {
             aasaFiles.removeValue(forKey: host)
@@ -422,22 +399,6 @@ extension LiveIndex {
             }
             return result
         }
-    }
-}
-
-/// The value last parsed from a column, with its bytes: the enumerations' columns repeat from row to
-/// row, and a comparison of a few bytes is cheaper than hashing them (start-up's profile at a million
-/// experiences: `Hasher` and `Dictionary` lookups 3% of loading).
-struct LastParsed<T> {
-    private var bytes: [UInt8] = []
-    private var value: T?
-
-    mutating func parse(_ text: UnsafeBufferPointer<UInt8>, _ make: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
-        if let value, text.elementsEqual(bytes) { return value }
-        let parsed = try make(text)
-        bytes = Array(text)
-        value = parsed
-        return parsed
     }
 }
 

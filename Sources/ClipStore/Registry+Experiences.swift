@@ -5,8 +5,8 @@ public import StrictJSON
 /// Advanced experiences: register, read, list, update, activate/deactivate, remove.
 extension Registry {
     static let experienceColumns = """
-        SELECT e.id, e.url, e.clip_bundle_id, a.team_id, e.action, e.default_language, e.is_powered_by,
-               e.business_category, e.header_image_sha256, e.place, e.status, e.version, e.created_at, e.updated_at,
+        SELECT e.id, e.url, e.clip_bundle_id, a.team_id, \(ExperienceRow.fieldColumns.map { "e." + $0 }.joined(separator: ", ")),
+               e.version, e.created_at, e.updated_at,
                (SELECT json_group_object(language, json_array(title, subtitle)) FROM advanced_experience_localization l
                 WHERE l.experience_id = e.id) AS localizations
         FROM advanced_experience e
@@ -22,21 +22,16 @@ extension Registry {
             else { continue }
             localizations[language] = CardText(title: title, subtitle: subtitle)
         }
-        return AdvancedExperience(
+        var experience = AdvancedExperience(
             id: Int64(try row.int("id")),
             url: try NormalizedURL(try row.string("url")),
             clip: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id"))),
-            action: try Action.parse(try row.string("action"), field: "action"),
-            defaultLanguage: try Language.parse(try row.string("default_language"), field: "language"),
-            isPoweredBy: try row.bool("is_powered_by"),
-            businessCategory: try row.optionalString("business_category").map { try BusinessCategory.parse($0, field: "category") },
             localizations: localizations,
-            headerImage: try row.optionalString("header_image_sha256"),
-            place: try row.optionalString("place").map { try JSONParser.parse($0) },
-            status: try ExperienceStatus.parse(try row.string("status"), field: "status"),
             version: try row.int("version"),
             createdAt: try row.string("created_at"),
             updatedAt: try row.string("updated_at"))
+        try ExperienceRow.read(row, into: &experience)
+        return experience
     }
 
     func loadExperience(id: Int64, includingRemoved: Bool = false) throws -> AdvancedExperience? {
@@ -172,19 +167,21 @@ extension Registry {
         return (clipKnown ? draft.clip : try storedClip(draft.clip.bundleID), notes)
     }
 
-    static let experienceInsertColumns = """
-        advanced_experience(clip_bundle_id, url, host, action, default_language, is_powered_by, business_category,
-            header_image_sha256, place, status, version, created_at, updated_at)
-        """
+    static let experienceInsertColumns =
+        "advanced_experience(clip_bundle_id, url, host, " + ExperienceRow.fieldColumns.joined(separator: ", ")
+        + ", version, created_at, updated_at)"
+    static let experienceInsertColumnCount = 3 + ExperienceRow.fieldColumns.count + 3
+    static let experienceInsert =
+        "INSERT INTO \(experienceInsertColumns) VALUES ("
+        + Array(repeating: "?", count: experienceInsertColumnCount).joined(separator: ", ") + ")"
+    static let experienceUpdate =
+        "UPDATE advanced_experience SET clip_bundle_id = ?, url = ?, host = ?, "
+        + ExperienceRow.fieldColumns.map { $0 + " = ?" }.joined(separator: ", ") + ", version = ?, updated_at = ? WHERE id = ?"
 
     /// The values of an experience's row, in `experienceInsertColumns` order.
     func experienceValues(_ draft: AdvancedExperience, at t: String) -> [SQLValue] {
-        [
-            .text(draft.clip.bundleID.rawValue), .text(draft.url.canonical), .text(draft.url.host), .text(draft.action.rawValue),
-            .text(draft.defaultLanguage.rawValue), .bool(draft.isPoweredBy), .text(draft.businessCategory?.rawValue),
-            .text(draft.headerImage), .text(draft.place.map { JSONWriter.string($0) }), .text(draft.status.rawValue), .integer(1),
-            .text(t), .text(t),
-        ]
+        [.text(draft.clip.bundleID.rawValue), .text(draft.url.canonical), .text(draft.url.host)] + ExperienceRow.values(draft)
+            + [.integer(1), .text(t), .text(t)]
     }
 
     /// The experience as stored: its id, version and times, and its clip as stored.
@@ -203,7 +200,7 @@ extension Registry {
         let t = timestamp()
         do {
             try db.execute(
-                "INSERT INTO \(Self.experienceInsertColumns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", experienceValues(draft, at: t)
+                Self.experienceInsert, experienceValues(draft, at: t)
             )
         } catch let error as SQLiteError where error.isUniqueViolation {
             // The partial unique index on url (not removed) refused it: say which experience has it.
@@ -313,17 +310,9 @@ extension Registry {
         saved.version = before.version + 1
         saved.updatedAt = timestamp()
         try db.execute(
-            """
-            UPDATE advanced_experience SET clip_bundle_id = ?, url = ?, host = ?, action = ?, default_language = ?, is_powered_by = ?,
-                business_category = ?, header_image_sha256 = ?, place = ?, status = ?, version = ?, updated_at = ?
-            WHERE id = ?
-            """,
-            [
-                .text(saved.clip.bundleID.rawValue), .text(saved.url.canonical), .text(saved.url.host), .text(saved.action.rawValue),
-                .text(saved.defaultLanguage.rawValue), .bool(saved.isPoweredBy), .text(saved.businessCategory?.rawValue),
-                .text(saved.headerImage), .text(saved.place.map { JSONWriter.string($0) }), .text(saved.status.rawValue),
-                .int(saved.version), .text(saved.updatedAt), .integer(saved.id),
-            ])
+            Self.experienceUpdate,
+            [.text(saved.clip.bundleID.rawValue), .text(saved.url.canonical), .text(saved.url.host)] + ExperienceRow.values(saved)
+                + [.int(saved.version), .text(saved.updatedAt), .integer(saved.id)])
         if saved.localizations != before.localizations {
             try db.execute("DELETE FROM advanced_experience_localization WHERE experience_id = ?", [.integer(saved.id)])
             try insertLocalizations(saved.id, saved.localizations)

@@ -67,10 +67,12 @@ extension Registry {
         precondition(chunk.count == Self.importChunkRows)
         let t = timestamp()
         var values: [SQLValue] = []
-        values.reserveCapacity(chunk.count * 13)
+        values.reserveCapacity(chunk.count * Self.experienceInsertColumnCount)
         for row in chunk { values += experienceValues(row.draft, at: t) }
         do {
-            try db.execute("INSERT INTO \(Self.experienceInsertColumns) VALUES " + Self.chunkPlaceholders(columns: 13), values)
+            try db.execute(
+                "INSERT INTO \(Self.experienceInsertColumns) VALUES " + Self.chunkPlaceholders(columns: Self.experienceInsertColumnCount),
+                values)
         } catch let error as SQLiteError where error.isConstraintViolation {
             return nil
         }

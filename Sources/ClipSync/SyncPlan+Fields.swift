@@ -1,4 +1,90 @@
+public import AppStoreConnect
+public import ClipCore
+import StrictJSON
+
+/// The one place that maps the registry's experience fields (`ExperienceField`) to App Store Connect's
+/// attributes (docs/asc-sync.md): comparison, fingerprint, pull, create and update requests.
 extension SyncPlan {
+    /// The fields App Store Connect holds that differ from the registry's, in a fixed order.
+    static func fieldChanges(_ experience: AdvancedExperience, _ asc: ASCAdvancedExperience) -> [FieldChange] {
+        var changes: [FieldChange] = []
+        func compare(_ field: String, _ before: String?, _ after: String?) {
+            if before != after { changes.append(FieldChange(field: field, before: before ?? "none", after: after ?? "none")) }
+        }
+        compare("action", asc.action?.rawValue, experience.action.rawValue)
+        compare("businessCategory", asc.businessCategory?.rawValue, experience.businessCategory?.rawValue)
+        compare("defaultLanguage", asc.defaultLanguage?.rawValue, experience.defaultLanguage.rawValue)
+        compare("isPoweredBy", asc.isPoweredBy.map { "\($0)" } ?? "false", "\(experience.isPoweredBy)")
+        let ascPlace = asc.place.flatMap { $0 == .null ? nil : $0 }
+        compare("place", ascPlace.map { JSONWriter.string($0) }, experience.place.map { JSONWriter.string($0) })
+        let theirs = Dictionary(
+            asc.localizations.compactMap { l in l.language.map { ($0.rawValue, l) } }, uniquingKeysWith: { first, _ in first })
+        let languages = Set(theirs.keys).union(experience.localizations.keys.map(\.rawValue)).sorted()
+        for language in languages {
+            let ours = Language(rawValue: language).flatMap { experience.localizations[$0] }
+            compare("localizations.\(language).title", theirs[language]?.title, ours?.title)
+            compare("localizations.\(language).subtitle", theirs[language]?.subtitle, ours?.subtitle)
+        }
+        return changes
+    }
+
+    /// A digest of what App Store Connect holds for an experience (its content, not its ids' order):
+    /// a different digest than the one recorded at the last pull or push means someone changed it there.
+    public static func fingerprint(_ asc: ASCAdvancedExperience) -> String {
+        let localizations = asc.localizations.map { l -> JSONValue in
+            ["language": .string(l.language?.rawValue ?? ""), "title": .string(l.title ?? ""), "subtitle": .string(l.subtitle ?? "")]
+        }.sorted { JSONWriter.string($0) < JSONWriter.string($1) }
+        let content: JSONValue = [
+            "link": .string(asc.link), "action": .string(asc.action?.rawValue ?? ""),
+            "businessCategory": .string(asc.businessCategory?.rawValue ?? ""),
+            "defaultLanguage": .string(asc.defaultLanguage?.rawValue ?? ""),
+            "isPoweredBy": .bool(asc.isPoweredBy ?? false), "place": asc.place ?? .null, "headerImage": .string(asc.headerImageID ?? ""),
+            "localizations": .array(localizations),
+        ]
+        return SHA256.hexDigest(Array(JSONWriter.string(content).utf8))
+    }
+
+    /// An experience made of what App Store Connect holds (a pull): its attributes as our fields.
+    public static func experience(
+        from theirs: ASCAdvancedExperience, url: NormalizedURL, clip: AppID, language: Language, cards: [Language: CardText]
+    ) -> AdvancedExperience {
+        AdvancedExperience(
+            url: url, clip: clip, action: theirs.action.flatMap { ClipCore.Action(rawValue: $0.rawValue) } ?? .open,
+            defaultLanguage: language,
+            isPoweredBy: theirs.isPoweredBy ?? false,
+            businessCategory: theirs.businessCategory.flatMap { BusinessCategory(rawValue: $0.rawValue) }, localizations: cards,
+            place: theirs.place.flatMap { $0 == .null ? nil : $0 })
+    }
+
+    /// The create request of an experience in App Store Connect's vocabulary (the registry's enums are its values).
+    public static func draft(
+        _ experience: AdvancedExperience, language: AppClipLanguage, localizations: [AdvancedExperienceLocalizationDraft]
+    ) -> AdvancedExperienceDraft {
+        AdvancedExperienceDraft(
+            link: experience.url.canonical, isPoweredBy: experience.isPoweredBy, defaultLanguage: language,
+            action: AppClipAction(rawValue: experience.action.rawValue),
+            businessCategory: experience.businessCategory.flatMap { AppClipBusinessCategory(rawValue: $0.rawValue) },
+            place: experience.place, localizations: localizations)
+    }
+
+    /// The update request's attributes for the App Store Connect `fields` (`fieldChanges`) that differ, from `draft`.
+    public static func change(_ draft: AdvancedExperienceDraft, fields: Set<String>) -> AdvancedExperienceChange {
+        var change = AdvancedExperienceChange()
+        if fields.contains("action") { change.action = draft.action }
+        if fields.contains("isPoweredBy") { change.isPoweredBy = draft.isPoweredBy }
+        if fields.contains("businessCategory") {
+            if let category = draft.businessCategory {
+                change.businessCategory = category
+            } else {
+                change.cleared.insert("businessCategory")
+            }
+        }
+        if fields.contains("place") {
+            if let place = draft.place { change.place = place } else { change.cleared.insert("place") }
+        }
+        if fields.contains("defaultLanguage") { change.defaultLanguage = draft.defaultLanguage }
+        return change
+    }
     /// The registry's name (docs/architecture.md#the-http-api) for what an RFC 6901 pointer into an advanced experience
     /// request names; `languages` are the request's inline localizations in order (`included[n]`). nil: no field of ours.
     public static func registryField(pointer: String, languages: [String]) -> String? {

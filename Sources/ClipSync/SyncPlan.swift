@@ -250,29 +250,6 @@ public struct SyncPlan: Sendable, Equatable {
         record.ascExperienceID == nil && (record.pendingStep == "create" || record.pendingStep == "recreate")
     }
 
-    /// The fields App Store Connect holds that differ from the registry's, in a fixed order.
-    static func fieldChanges(_ experience: AdvancedExperience, _ asc: ASCAdvancedExperience) -> [FieldChange] {
-        var changes: [FieldChange] = []
-        func compare(_ field: String, _ before: String?, _ after: String?) {
-            if before != after { changes.append(FieldChange(field: field, before: before ?? "none", after: after ?? "none")) }
-        }
-        compare("action", asc.action?.rawValue, experience.action.rawValue)
-        compare("businessCategory", asc.businessCategory?.rawValue, experience.businessCategory?.rawValue)
-        compare("defaultLanguage", asc.defaultLanguage?.rawValue, experience.defaultLanguage.rawValue)
-        compare("isPoweredBy", asc.isPoweredBy.map { "\($0)" } ?? "false", "\(experience.isPoweredBy)")
-        let ascPlace = asc.place.flatMap { $0 == .null ? nil : $0 }
-        compare("place", ascPlace.map { JSONWriter.string($0) }, experience.place.map { JSONWriter.string($0) })
-        let theirs = Dictionary(
-            asc.localizations.compactMap { l in l.language.map { ($0.rawValue, l) } }, uniquingKeysWith: { first, _ in first })
-        let languages = Set(theirs.keys).union(experience.localizations.keys.map(\.rawValue)).sorted()
-        for language in languages {
-            let ours = Language(rawValue: language).flatMap { experience.localizations[$0] }
-            compare("localizations.\(language).title", theirs[language]?.title, ours?.title)
-            compare("localizations.\(language).subtitle", theirs[language]?.subtitle, ours?.subtitle)
-        }
-        return changes
-    }
-
     /// What App Store Connect would refuse, with the command that fixes it.
     static func refusals(_ experience: AdvancedExperience, associatedHosts: Set<String>, primaryLanguage: Language?) -> [Refusal] {
         var refusals: [Refusal] = []
@@ -314,21 +291,5 @@ public struct SyncPlan: Sendable, Equatable {
         note("placeStatus", asc.placeStatus)
         for l in asc.localizations { note("localizations[\(l.id)].language", l.language) }
         return notes
-    }
-
-    /// A digest of what App Store Connect holds for an experience (its content, not its ids' order):
-    /// a different digest than the one recorded at the last pull or push means someone changed it there.
-    public static func fingerprint(_ asc: ASCAdvancedExperience) -> String {
-        let localizations = asc.localizations.map { l -> JSONValue in
-            ["language": .string(l.language?.rawValue ?? ""), "title": .string(l.title ?? ""), "subtitle": .string(l.subtitle ?? "")]
-        }.sorted { JSONWriter.string($0) < JSONWriter.string($1) }
-        let content: JSONValue = [
-            "link": .string(asc.link), "action": .string(asc.action?.rawValue ?? ""),
-            "businessCategory": .string(asc.businessCategory?.rawValue ?? ""),
-            "defaultLanguage": .string(asc.defaultLanguage?.rawValue ?? ""),
-            "isPoweredBy": .bool(asc.isPoweredBy ?? false), "place": asc.place ?? .null, "headerImage": .string(asc.headerImageID ?? ""),
-            "localizations": .array(localizations),
-        ]
-        return SHA256.hexDigest(Array(JSONWriter.string(content).utf8))
     }
 }

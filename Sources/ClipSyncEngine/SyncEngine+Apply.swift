@@ -347,22 +347,9 @@ extension SyncEngine {
         record: AppStoreConnectSyncRecord?, report: inout ApplyReport
     ) throws(SyncFailure) {
         let draft = try Self.draft(experience)
-        var change = AdvancedExperienceChange()
         let fields = Set(step.changes.map(\.field))
-        if fields.contains("action") { change.action = draft.action }
-        if fields.contains("isPoweredBy") { change.isPoweredBy = draft.isPoweredBy }
-        if fields.contains("businessCategory") {
-            if let category = draft.businessCategory {
-                change.businessCategory = category
-            } else {
-                change.cleared.insert("businessCategory")
-            }
-        }
-        if fields.contains("place") {
-            if let place = draft.place { change.place = place } else { change.cleared.insert("place") }
-        }
+        var change = SyncPlan.change(draft, fields: fields)
         let languageChanged = fields.contains("defaultLanguage")
-        if languageChanged { change.defaultLanguage = draft.defaultLanguage }
         // The whole set: a new default language needs its card in the same request.
         if languageChanged || fields.contains(where: { $0.hasPrefix("localizations.") }) { change.localizations = draft.localizations }
         var imageMD5 = record?.pushedImageMD5 ?? theirs.headerImage?.sourceFileChecksum
@@ -513,10 +500,6 @@ extension SyncEngine {
         guard let language = AppClipLanguage(rawValue: experience.defaultLanguage.rawValue) else {
             throw .registry(.unprocessable("language \(experience.defaultLanguage.rawValue) has no App Store Connect value"))
         }
-        return AdvancedExperienceDraft(
-            link: experience.url.canonical, isPoweredBy: experience.isPoweredBy, defaultLanguage: language,
-            action: AppClipAction(rawValue: experience.action.rawValue),
-            businessCategory: experience.businessCategory.flatMap { AppClipBusinessCategory(rawValue: $0.rawValue) },
-            place: experience.place, localizations: localizations)
+        return SyncPlan.draft(experience, language: language, localizations: localizations)
     }
 }

@@ -240,12 +240,7 @@ extension SyncEngine {
             report.notes.append("\(theirs.link) (\(theirs.id)) not taken: \(error)")
             return nil
         }
-        let place = theirs.place.flatMap { $0 == .null ? nil : $0 }
-        let experience = AdvancedExperience(
-            url: url, clip: clip, action: theirs.action.flatMap { Action(rawValue: $0.rawValue) } ?? .open, defaultLanguage: language,
-            isPoweredBy: theirs.isPoweredBy ?? false,
-            businessCategory: theirs.businessCategory.flatMap { BusinessCategory(rawValue: $0.rawValue) }, localizations: cards,
-            place: place)
+        let experience = SyncPlan.experience(from: theirs, url: url, clip: clip, language: language, cards: cards)
         return ExperienceJSON.portable(experience)
     }
 

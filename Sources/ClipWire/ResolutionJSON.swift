@@ -7,18 +7,17 @@ public import StrictJSON
 public struct ResolveAnswer: Sendable, Equatable {
     /// The card of an advanced experience, in the language chosen.
     public struct AdvancedCard: Sendable, Equatable {
-        public var id: Int64
-        public var url: String
-        public var clip: AppID
-        public var action: Action
+        /// The experience as the answer shows it (`Resolution.experienceJSON`): id, URL, clip,
+        /// version, the fields of the answer, and its one card, in `language`.
+        public var experience: AdvancedExperience
         public var language: Language
-        public var title: String
-        public var subtitle: String
-        public var category: BusinessCategory?
-        public var poweredBy: Bool
-        public var headerImage: String?
-        public var place: JSONValue?
-        public var version: Int
+        public var id: Int64 { experience.id }
+        public var url: String { experience.url.canonical }
+        public var clip: AppID { experience.clip }
+        public var action: Action { experience.action }
+        public var title: String { experience.defaultCard.title }
+        public var subtitle: String { experience.defaultCard.subtitle }
+        public var version: Int { experience.version }
     }
 
     /// The card of a clip's default experience; `title` is the app's name, when it has one.
@@ -56,7 +55,7 @@ public struct ResolveAnswer: Sendable, Equatable {
 }
 
 public enum ResolutionJSON {
-    /// The answer in the form `Resolution.json(explain:)` writes (same members, same order).
+    /// The answer in the form `Resolution.json(explain:)` writes (the experience by `Resolution.experienceJSON` itself).
     public static func json(_ answer: ResolveAnswer) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = []
         switch answer.match {
@@ -66,12 +65,7 @@ public enum ResolutionJSON {
             members.append(
                 (
                     key: "experience",
-                    value: .object([
-                        "id": .integer(e.id), "url": .string(e.url), "clip": .string(e.clip.rawValue), "action": .string(e.action.rawValue),
-                        "language": .string(e.language.rawValue), "title": .string(e.title), "subtitle": .string(e.subtitle),
-                        "category": e.category.map { .string($0.rawValue) }, "poweredBy": .bool(e.poweredBy),
-                        "headerImage": e.headerImage.map(JSONValue.string), "place": e.place, "version": .integer(Int64(e.version)),
-                    ])
+                    value: Resolution.experienceJSON(e.experience, language: e.language)
                 ))
         case .defaultExperience(let d):
             members.append((key: "matched", value: "default"))
@@ -115,22 +109,7 @@ public enum ResolutionJSON {
         var reason: String?
         switch value["matched"] {
         case .string("advanced")?:
-            let e = WireReader(value["experience"] ?? .null, "resolution experience")
-            let category = try e.optionalString("category")
-            let poweredBy: Bool
-            guard case .bool(let b)? = value["experience"]?["poweredBy"] else { throw e.fail("poweredBy") }
-            poweredBy = b
-            match = .advanced(
-                ResolveAnswer.AdvancedCard(
-                    id: try e.int64("id"), url: try e.string("url"), clip: try e.clip("clip"),
-                    action: try e.value("action", as: Action.self),
-                    language: try e.value("language", as: Language.self), title: try e.string("title"), subtitle: try e.string("subtitle"),
-                    category: try category.map { (c) throws(WireError) in
-                        guard let category = BusinessCategory(rawValue: c) else { throw e.fail("category") }
-                        return category
-                    },
-                    poweredBy: poweredBy, headerImage: try e.optionalString("headerImage"), place: e.value["place"],
-                    version: try e.int("version")))
+            match = .advanced(try advancedCard(WireReader(value["experience"] ?? .null, "resolution experience")))
         case .string("default")?:
             let d = WireReader(value["experience"] ?? .null, "resolution experience")
             match = .defaultExperience(
@@ -159,6 +138,34 @@ public enum ResolutionJSON {
         return ResolveAnswer(
             invocationURL: try r.string("invocationURL"), match: match, reason: reason, notes: notes,
             explanation: explanation)
+    }
+
+    /// The experience member of an advanced answer, read as `Resolution.experienceJSON` writes it.
+    static func advancedCard(_ e: WireReader) throws(WireError) -> ResolveAnswer.AdvancedCard {
+        let id = try e.int64("id")
+        guard let url = try? NormalizedURL(canonical: try e.string("url")) else { throw e.fail("url") }
+        let clip = try e.clip("clip")
+        var experience = AdvancedExperience(id: id, url: url, clip: clip, localizations: [:])
+        for (position, field) in ExperienceField.all.enumerated() where field.inAnswer {
+            let value: FieldValue
+            switch (field.kind, e.value[field.name]) {
+            case (_, nil) where field.isOptional, (_, .null?) where field.isOptional: value = .none
+            case (.enumeration, .string(let text)?):
+                guard let n = field.cases.firstIndex(of: text) else { throw e.fail(field.name) }
+                value = .code(n)
+            case (.flag, .bool(let flag)?): value = .code(flag ? 1 : 0)
+            case (.text, .string(let text)?): value = .text(text)
+            case (.json, let json?): value = .json(json)
+            default: throw e.fail(field.name)
+            }
+            field.set(value, in: &experience)
+            if position == ExperienceField.languagePosition {
+                experience.localizations[experience.defaultLanguage] = CardText(
+                    title: try e.string("title"), subtitle: try e.string("subtitle"))
+            }
+        }
+        experience.version = try e.int("version")
+        return ResolveAnswer.AdvancedCard(experience: experience, language: experience.defaultLanguage)
     }
 
     /// The resolution a 404 problem of `GET /v1/resolve` carries (its `detail` says the reason), or

@@ -176,18 +176,11 @@ struct ExperienceArenaTests {
         var all: [Int64: AdvancedExperience] = [:]
         var seen: Set<String> = []
         func load(_ e: AdvancedExperience) throws {
-            let url = Array(e.url.canonical.utf8), image = e.headerImage.map { Array($0.utf8) },
-                place = e.place.map { JSONWriter.bytes($0) }
+            let url = Array(e.url.canonical.utf8)
             let clip = loaded.clipNumber(e.clip)
+            var columns = ExperienceValueColumns(e)
             try url.withUnsafeBufferPointer { url in
-                try image.withOptionalBuffer { image in
-                    try place.withOptionalBuffer { place in
-                        try loaded.load(
-                            id: e.id, url: url, clip: clip, action: e.action, defaultLanguage: e.defaultLanguage,
-                            isPoweredBy: e.isPoweredBy,
-                            category: e.businessCategory, headerImage: image, place: place, status: e.status, version: Int64(e.version))
-                    }
-                }
+                try loaded.load(id: e.id, url: url, clip: clip, version: Int64(e.version), columns: &columns)
             }
             for (language, card) in e.localizations.sorted(by: { $0.key < $1.key }) {
                 let title = Array(card.title.utf8), subtitle = Array(card.subtitle.utf8)

@@ -97,11 +97,10 @@ struct ExperienceIndexImageTests {
         var loaded = ExperienceIndex(capacity: 4)
         let url = Array("https://a.example/store".utf8)
         let clip = loaded.clipNumber(try AppID("ABCDE12345.com.a.Clip"))
-        try url.withUnsafeBufferPointer {
-            try loaded.load(
-                id: 7, url: $0, clip: clip, action: .open, defaultLanguage: .EN, isPoweredBy: false, category: nil, headerImage: nil,
-                place: nil, status: .active, version: 1)
-        }
+        var columns = ExperienceValueColumns(
+            AdvancedExperience(
+                url: try NormalizedURL("https://a.example/store"), clip: try AppID("ABCDE12345.com.a.Clip"), localizations: [:]))
+        try url.withUnsafeBufferPointer { try loaded.load(id: 7, url: $0, clip: clip, version: 1, columns: &columns) }
         let read = try Self.read(Self.image(loaded))
         guard case .advanced(let e, _) = read.resolve("https://a.example/store/1", preferences: []).match else {
             Issue.record("no match")
