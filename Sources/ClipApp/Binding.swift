@@ -3,7 +3,7 @@ public import ClipCore
 import ClipStore
 public import StrictJSON
 
-/// An operation bound to its route and to its command (docs/architecture.md#the-application-layer).
+/// An operation bound to its route and to its command (docs/application-layer.md#operations-and-bindings).
 /// The route's `{name}` parameters and the command's positionals carry the input's arguments of the
 /// same names; the rest travel as query items and options.
 public struct Binding: Sendable {

@@ -44,7 +44,7 @@ extension ClipCLI {
 
 extension Context {
     /// Runs an operation's command: on the database as its owner, or by sending the operation's
-    /// request to `--server`, whose answer is the same JSON (docs/architecture.md#the-application-layer).
+    /// request to `--server`, whose answer is the same JSON (docs/application-layer.md#operations-and-bindings).
     func perform(_ binding: Binding) throws {
         var output = try answer(binding)
         if parsed.flag("wait"), let settled = binding.settled {

@@ -1,6 +1,6 @@
 public import ArgParse
 
-/// The grammar of `clipctl` (docs/architecture.md#clipctl). Help is generated from it.
+/// The grammar of `clipctl` (docs/application-layer.md#clipctl). Help is generated from it.
 public enum Commands {
     public static let globals: [OptionSpec] = [
         .option("db", value: "PATH", help: "SQLite database file (env CLIP_DB; default ./clips.db, created and migrated on first use)"),

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// `clipctl serve` as a process, and `clipctl --server` against it: the same commands give the
-/// same output and exit codes as on a local database (docs/architecture.md#clipctl).
+/// same output and exit codes as on a local database (docs/application-layer.md#clipctl).
 final class ServeProcess {
     let process = Process()
     let port: Int
