@@ -14,7 +14,6 @@ extension ClipAPI {
         registerCodeRoutes()
         registerPreviewRoutes()
         registerImageRoutes()
-        registerBulkRoutes()
         registerOperations()
     }
 

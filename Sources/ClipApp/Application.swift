@@ -32,8 +32,8 @@ public enum Application {
         HostClaim.binding,
         HostShare.binding,
         HostUnshare.binding,
-        DefaultExperienceShow.binding,
         DefaultExperienceSave.binding,
+        DefaultExperienceShow.binding,
         DefaultExperienceRemove.binding,
         Verification.binding,
         DomainVerification.binding,
@@ -52,5 +52,6 @@ public enum Application {
         WebhookTest.binding,
         WebhookEnable.binding,
         WebhookDeliveries.binding,
+        BulkRead.binding,
     ]
 }

@@ -67,7 +67,6 @@ final class Context {
         ["preview"]: { try $0.preview() },
         ["import"]: { try $0.importFile() },
         ["export"]: { try $0.export() },
-        ["default", "set"]: { try $0.defaultSet() },
         ["doctor"]: { try $0.doctor() },
         ["publish"]: { try $0.publish() },
         ["code"]: { try $0.code() },

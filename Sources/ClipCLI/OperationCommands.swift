@@ -103,8 +103,9 @@ extension Context {
         return OperationAnswer(json: ListJSON.page(items, nextCursor: nil), status: first?.status ?? 200)
     }
 
-    /// One operation's answer, from the database as its owner or sent to `--server`.
-    private func send(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
+    /// One operation's answer, from the database as its owner or sent to `--server`: the
+    /// `OperationRunner` of a command that is not an operation's own (doctor, publish).
+    func send(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
         if remoteServer != nil {
             guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
             let request = binding.request(for: arguments)
