@@ -104,10 +104,12 @@ public struct Binding: Sendable {
     }
 
     /// A route without a command of its own (its command is another binding's).
-    public init<O: Operation>(_ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false) {
+    public init<O: Operation>(
+        _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false, unreadBody: UnreadBody = .refused
+    ) {
         self.readsEveryPage = false
         self.takesBody = takesBody
-        self.unreadBody = .refused
+        self.unreadBody = unreadBody
         self.servesRoute = true
         self.commandInput = nil
         self.commandRoute = nil

@@ -168,6 +168,7 @@ public enum TokenRevoke: Operation {
             "revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")],
             examples: [Example("clipctl token revoke 3", "Revoke token 3")]),
         under: ["token"],
+        unreadBody: .ignored,
         commandInput: { line, arguments in
             guard let id = Int64(line.parsed.positionals.first ?? "") else { throw CommandUsageError("a token id is a number") }
             arguments.append("id", String(id))
