@@ -220,8 +220,11 @@ enum ExperienceCommands {
         var members = try fieldMembers(line)
         if let url = parsed.value("url") { members.append((key: "url", value: .string(url))) }
         if let clip = parsed.value("clip") { members.append((key: "clip", value: .string(clip))) }
-        if parsed.flag("powered-by") && parsed.flag("not-powered-by") {
-            throw CommandUsageError("--powered-by and --not-powered-by contradict each other")
+        // A value and its clearing in one command contradict each other (found by hostile QA: locally the
+        // clearing was ignored, remotely the body named the field twice).
+        for (set, clear) in [("powered-by", "not-powered-by"), ("category", "no-category"), ("place", "no-place")]
+        where (parsed.flag(set) || parsed.value(set) != nil) && parsed.flag(clear) {
+            throw CommandUsageError("--\(set) and --\(clear) contradict each other")
         }
         if parsed.flag("powered-by") { members.append((key: "poweredBy", value: true)) }
         if parsed.flag("not-powered-by") { members.append((key: "poweredBy", value: false)) }
