@@ -144,13 +144,13 @@ public enum DefaultExperienceSave: Operation {
             subtitles[String(spec[..<eq])] = String(spec[spec.index(after: eq)...])
         }
         let image = try parsed.value("image").map { try line.readFile($0, "--image") }
-        if line.storeImage == nil {
-            // The store's checks of this write (`Registry.setDefaultExperience`), before the clip is saved.
-            var errors = ErrorCollector()
-            errors.add(contentsOf: DefaultExperience.check(localizations: subtitles))
-            if let image { _ = errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: image) } }
-            if !errors.isEmpty { throw RegistryError.invalid(errors.errors) }
-        }
+        // The store's checks of this write (`Registry.setDefaultExperience`), before the clip is saved or the
+        // image uploaded: a refused command writes nothing, on a database or a server (found by hostile QA:
+        // over --server the clip was created before the default was refused).
+        var errors = ErrorCollector()
+        errors.add(contentsOf: DefaultExperience.check(localizations: subtitles))
+        if let image { _ = errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: image) } }
+        if !errors.isEmpty { throw RegistryError.invalid(errors.errors) }
         let saved = try line.perform(
             ClipSave.binding, Arguments([("bundleId", clip.bundleID.rawValue)], body: RequestJSON.saveClip(team: clip.team)))
         var hash: String?
