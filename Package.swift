@@ -73,8 +73,15 @@ let package = Package(
                 "ByteScan", "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
                 "AppStoreConnect",
                 "ClipSync",
-                "ClipSyncEngine", "FileFormats", "QRCode", "CardPreview", "SystemCrypto",
+                "ClipSyncEngine", "FileFormats", "QRCode", "CardPreview",
             ],
+            swiftSettings: strict),
+
+        // Webhook delivery, like the App Store Connect trio beside it: the pure rules (events, payloads, signature text,
+        // retry schedule, target checks) are in ClipCore and the outbox in ClipStore; this is the worker that sends,
+        // the sender (SSRF check at delivery, no redirects) and the HMAC signing (SystemCrypto). `clipctl serve` wires it in.
+        .target(
+            name: "ClipWebhooks", dependencies: ["ClipApp", "ClipCore", "ClipStore", "HTTP1", "Locking", "StrictJSON", "SystemCrypto"],
             swiftSettings: strict),
 
         // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.
@@ -98,7 +105,10 @@ let package = Package(
         // `clipctl serve`: where the command line and the HTTP API meet; the executable hands it to ClipCLI.
         .target(
             name: "ClipServer",
-            dependencies: ["AppStoreConnect", "ArgParse", "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "HTTP1", "StrictJSON"],
+            dependencies: [
+                "AppStoreConnect", "ArgParse", "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "ClipWebhooks", "HTTP1",
+                "StrictJSON",
+            ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI", "ClipServer"], swiftSettings: strict),
         // VERSION and the git commit embedded into ClipCLI for `clipctl --version`.
@@ -130,6 +140,10 @@ let package = Package(
             dependencies: [
                 "ClipAPI", "ClipStore", "ClipCore", "ClipWire", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "SystemCrypto", "TestSupport",
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ClipWebhooksTests",
+            dependencies: ["ClipWebhooks", "ClipCore", "ClipStore", "HTTP1", "Locking", "StrictJSON", "SystemCrypto"],
             swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
