@@ -5,6 +5,7 @@ import ClipStore
 import ClipSync
 import ClipSyncEngine
 import ClipWire
+import FileFormats
 import Foundation
 import StrictJSON
 

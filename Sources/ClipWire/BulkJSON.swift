@@ -1,4 +1,5 @@
 public import ClipCore
+import FileFormats
 public import StrictJSON
 
 /// A record of `GET /v1/bulk` (RegistryRecord): `{"kind": …, "value": …}`, the value in the shape the
