@@ -96,7 +96,12 @@ import Testing
     @Test func aChosenURLThatStopsResolvingStopsTheApplyBeforeAnythingIsSent() throws {
         let (clipctl, fake) = try Self.setUp()
         #expect(try clipctl("asc", "testflight", "set", Self.clip, "https://bikesrental.example/new").code == 0)
+        // Removed, the URL would fall back to the default experience; taken by another clip of the team, it is not the clip's.
         #expect(try clipctl("remove", "3").code == 0)
+        let other = try clipctl(
+            "register", "https://bikesrental.example/new", "--clip", "ABCDE12345.com.example.bikes.Other", "--title", "Other",
+            "--subtitle", "Another clip")
+        #expect(other.code == 0, "\(other.err)")
         let writes = try fake.writes()
         let applied = try clipctl("asc", "apply", "--yes")
         #expect(applied.code == 65, "\(applied.out)\(applied.err)")
@@ -113,18 +118,20 @@ import Testing
         #expect(try fake.violations() == [])
     }
 
-    @Test func aCreateAnsweredBadlyOrKilledIsFoundAgainNotMadeTwice() throws {
+    @Test func aCreateOrAnUpdateAnsweredBadlyIsReadBackNotMadeTwice() throws {
         let (clipctl, fake) = try Self.setUp()
         #expect(try clipctl("asc", "testflight", "set", Self.clip, Self.rent).code == 0)
         // The review detail's create lands and its answer is lost; then one answered 500 after it landed.
         try fake.inject([["kind": "dropAfter", "method": "POST", "path": "appClipAppStoreReviewDetails$", "times": 1]])
         let applied = try clipctl("asc", "apply", "--yes")
         #expect(applied.code == 0, "\(applied.out)\(applied.err)")
+        #expect(applied.out.contains("read back and went on"), "\(applied.out)")
         #expect(try Self.reviewDetails(fake).map(\.urls) == [[Self.rent]])
         #expect(try clipctl("asc", "testflight", "set", Self.clip, Self.rent, Self.store).code == 0)
         try fake.inject([["kind": "statusAfter", "status": 500, "method": "PATCH", "path": "appClipAppStoreReviewDetails/", "times": 1]])
         let patched = try clipctl("asc", "apply", "--yes")
         #expect(patched.code == 0, "\(patched.out)\(patched.err)")
+        #expect(patched.out.contains("read back and went on"), "\(patched.out)")
         #expect(try Self.reviewDetails(fake).map(\.urls) == [[Self.rent, Self.store]])
         #expect(try AppStoreConnectSyncProcessTests.inSync(clipctl))
         #expect(try fake.violations() == [])
