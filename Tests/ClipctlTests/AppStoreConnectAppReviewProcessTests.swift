@@ -121,17 +121,19 @@ import Testing
     @Test func aCreateOrAnUpdateAnsweredBadlyIsReadBackNotMadeTwice() throws {
         let (clipctl, fake) = try Self.setUp()
         #expect(try clipctl("asc", "testflight", "set", Self.clip, Self.rent).code == 0)
-        // The review detail's create lands and its answer is lost; then one answered 500 after it landed.
+        // The review detail's create lands and its answer is lost: read back, not made again.
         try fake.inject([["kind": "dropAfter", "method": "POST", "path": "appClipAppStoreReviewDetails$", "times": 1]])
         let applied = try clipctl("asc", "apply", "--yes")
         #expect(applied.code == 0, "\(applied.out)\(applied.err)")
         #expect(applied.out.contains("read back and went on"), "\(applied.out)")
         #expect(try Self.reviewDetails(fake).map(\.urls) == [[Self.rent]])
+        // Its change lands and is answered 500.
         #expect(try clipctl("asc", "testflight", "set", Self.clip, Self.rent, Self.store).code == 0)
         try fake.inject([["kind": "statusAfter", "status": 500, "method": "PATCH", "path": "appClipAppStoreReviewDetails/", "times": 1]])
         let patched = try clipctl("asc", "apply", "--yes")
         #expect(patched.code == 0, "\(patched.out)\(patched.err)")
-        #expect(patched.out.contains("read back and went on"), "\(patched.out)")
+        // The PATCH is sent again (it is idempotent), once.
+        #expect(patched.out.contains("2 default-experience"), "\(patched.out)")
         #expect(try Self.reviewDetails(fake).map(\.urls) == [[Self.rent, Self.store]])
         #expect(try AppStoreConnectSyncProcessTests.inSync(clipctl))
         #expect(try fake.violations() == [])
