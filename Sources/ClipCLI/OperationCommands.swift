@@ -129,7 +129,8 @@ extension Context {
         } catch let refusal as RequestRefusal {
             // As a server's answer reads (`RemoteBackend.checked`): not found is a failure (exit 1), the rest invalid input.
             throw CommandFailure(
-                code: refusal.status == 404 ? ExitCode.failure : ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors)
+                code: refusal.status == 404 ? ExitCode.failure : ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors
+            )
         } catch let invalid as InvalidArguments {
             throw CommandFailure(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: invalid.errors)
         }
@@ -181,10 +182,12 @@ extension RemoteBackend {
         _ request: (path: String, query: [(name: String, value: String)], body: JSONValue?, headers: [(name: String, value: String)])
     ) throws -> OperationAnswer {
         let sent = try send(
-            binding.method, request.path, query: request.query.map { ($0.name, $0.value) }, body: request.body.map { Data(JSONWriter.bytes($0)) },
+            binding.method, request.path, query: request.query.map { ($0.name, $0.value) },
+            body: request.body.map { Data(JSONWriter.bytes($0)) },
             headers: request.headers.map { ($0.name, $0.value) })
         var answer = OperationAnswer(
-            json: binding.answersContent ? .null : sent.json, status: sent.status, headers: sent.headers.map { (name: $0.key, value: $0.value) })
+            json: binding.answersContent ? .null : sent.json, status: sent.status,
+            headers: sent.headers.map { (name: $0.key, value: $0.value) })
         if binding.answersContent { answer.content = OperationContent(bytes: [UInt8](sent.body), type: sent.headers["content-type"] ?? "") }
         guard binding.isOutput(answer) else {
             _ = try checked(sent)

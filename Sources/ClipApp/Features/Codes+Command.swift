@@ -26,7 +26,8 @@ enum CodeCommand {
         ],
         examples: [
             Example(
-                "clipctl code https://bikesrental.example/rent --format png --size 30mm -o rent.png", "Make a QR code 30 mm wide for printing"),
+                "clipctl code https://bikesrental.example/rent --format png --size 30mm -o rent.png",
+                "Make a QR code 30 mm wide for printing"),
             Example("clipctl code 1 --format ndef-hex", "Print the NFC tag bytes of experience 1 in hexadecimal"),
         ])
 
@@ -109,7 +110,8 @@ enum CodeCommand {
                 ("qrVersion", output.qrVersion.map { .integer(Int64($0)) }), ("ecc", output.errorCorrection.map(JSONValue.string)),
                 ("ntag", output.ntag.map(JSONValue.string)),
             ]
-            return JSONWriter.string(.object([place] + members.compactMap { key, value in value.map { (key: key, value: $0) } }), pretty: true)
+            return JSONWriter.string(
+                .object([place] + members.compactMap { key, value in value.map { (key: key, value: $0) } }), pretty: true)
         }
         let json = parsed.flag("json")
         if let path = parsed.value("output") {

@@ -43,7 +43,9 @@ public enum HostAASAFile: Operation {
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        Output(content: OperationContent(bytes: try session.registry.aasa(host: input.host), type: "application/json"), status: 200, headers: [])
+        Output(
+            content: OperationContent(bytes: try session.registry.aasa(host: input.host), type: "application/json"), status: 200,
+            headers: [])
     }
 
     public static let binding = Binding(
