@@ -49,6 +49,8 @@ public enum Application {
         HostAASAFile.binding,
         Resolve.binding,
         Banner.binding,
+        PreviewPage.binding,
+        HeaderImageFile.binding,
         URLCode.binding,
         ExperienceSVGCode.binding,
         ExperiencePNGCode.binding,

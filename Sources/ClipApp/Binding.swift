@@ -113,12 +113,15 @@ public struct Binding: Sendable {
         }
     }
 
-    /// A route without a command of its own (its command is another binding's).
-    public init<O: Operation>(_ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false) {
+    /// A route without a command of its own (its command is another binding's); `servesRoute: false`, a
+    /// route the API answers itself that a command reads (`/v1/images/{sha256}` for `preview --server`).
+    public init<O: Operation>(
+        _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false, servesRoute: Bool = true
+    ) {
         self.readsEveryPage = false
         self.takesBody = takesBody
         self.unreadBody = .refused
-        self.servesRoute = true
+        self.servesRoute = servesRoute
         self.commandInput = nil
         self.commandRoute = nil
         self.commandAnswer = nil

@@ -93,6 +93,9 @@ public struct OperationAnswer: Sendable {
     public var commandRead: JSONValue?
     /// The answer's bytes when they are not `json` (`OperationContentOutput`).
     public var content: OperationContent?
+    /// The server that answered, such as `https://registry.example`; nil on a database. A page sent to
+    /// `--server` makes its links absolute on it (`preview`).
+    public var origin: String?
 
     public init(
         json: JSONValue, status: Int, headers: [(name: String, value: String)] = [], commandRead: JSONValue? = nil,

@@ -12,8 +12,6 @@ import StrictJSON
 /// (`--server`) answer the same values, and the commands print them with ClipWire's encoders,
 /// so both print the same output.
 protocol Backend {
-    /// The card preview of `url` as one self-contained HTML file (`CardPreviewFile`).
-    func cardPreview(url: String, language: String?) throws -> CardPreviewFile
     /// Imports the bytes `chunks` gives (one chunk per call, nil at the end); `progress(lines)`.
     func importFile(
         format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
@@ -29,13 +27,6 @@ protocol Backend {
 /// The local SQLite database.
 struct LocalBackend: Backend {
     let registry: Registry
-
-    func cardPreview(url: String, language: String?) throws -> CardPreviewFile {
-        let input = try CardPreviewSource.input(
-            registry: registry, url: url, language: language, acceptLanguage: nil, images: .inline, codesOrigin: nil)
-        let page = CardPreviewPage.render(input)
-        return CardPreviewFile(html: page.html, showsCard: page.kind != .noMatch, reason: input.resolution.reason)
-    }
 
     func importFile(
         format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,

@@ -61,7 +61,6 @@ final class Context {
     static let handlers: [[String]: @Sendable (Context) throws -> Void] = [
         ["aasa", "check"]: { try $0.aasaCheck() },
         ["aasa", "lint"]: { try $0.aasaLint() },
-        ["preview"]: { try $0.preview() },
         ["import"]: { try $0.importFile() },
         ["export"]: { try $0.export() },
         ["default", "set"]: { try $0.defaultSet() },

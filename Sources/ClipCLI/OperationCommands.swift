@@ -189,6 +189,7 @@ extension RemoteBackend {
             json: binding.answersContent ? .null : sent.json, status: sent.status,
             headers: sent.headers.map { (name: $0.key, value: $0.value) })
         if binding.answersContent { answer.content = OperationContent(bytes: [UInt8](sent.body), type: sent.headers["content-type"] ?? "") }
+        answer.origin = base
         guard binding.isOutput(answer) else {
             _ = try checked(sent)
             throw CommandFailure(code: ExitCode.failure, message: "the server answered \(sent.status) from \(base)")

@@ -66,20 +66,7 @@ public enum Commands {
                         examples: [Example("clipctl aasa lint apple-app-site-association", "Report the problems of a downloaded AASA file")]
                     ),
                 ]),
-            CommandSpec(
-                "preview", summary: "write the App Clip card preview page of an invocation URL",
-                discussion:
-                    "One self-contained HTML file (no script; images inlined): the card the URL gets, its QR code, NFC NDEF bytes, the resolve explanation and the Smart App Banner tag. With --server, the server's page with its images inlined. The file is replaced whole, never written through a symbolic link. Exits 1 when the URL gets no card (the page says why).",
-                positionals: [PositionalSpec("URL", help: "the invocation URL")],
-                options: [
-                    .option("language", value: "LANG", help: "card language (EN, fr-CA, …)"),
-                    .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output"),
-                ],
-                examples: [
-                    Example(
-                        "clipctl preview https://bikesrental.example/rent -o card.html",
-                        "Write the card, QR code and banner tag a URL gets to one HTML page")
-                ]),
+            CommandSpec("preview", summary: ""),
             CommandSpec("banner", summary: ""),
             CommandSpec(
                 "import", summary: "import experiences from NDJSON or CSV, all or nothing",

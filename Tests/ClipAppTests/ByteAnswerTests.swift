@@ -111,4 +111,20 @@ struct ByteAnswerTests {
         #expect(answer.json["clip"] == "ABCDE12345.com.example.bikes.Clip")
         #expect(try Banner.Output(json: answer.json).banner.banner.metaTag.hasPrefix("<meta"))
     }
+
+    @Test func aPreviewPageIsHTMLWithItsStatusAndOnADatabaseSaysWhyNoCardShows() throws {
+        let card = try perform(PreviewPage.binding, [("url", "https://bikes.example/rent")], as: .anyone)
+        #expect(card.status == 200 && card.content?.type == "text/html; charset=utf-8")
+        #expect(try PreviewPage.Output(answer: card).showsCard)
+        let none = try PreviewPage.Output(answer: try perform(PreviewPage.binding, [("url", "https://nothing.example/")]))
+        #expect(none.status == 404 && !none.showsCard && none.reason?.isEmpty == false && none.reason?.hasPrefix("the server") == false)
+        #expect(try perform(PreviewPage.binding, [("url", "not a url")]).status == 422)
+        // From a server: a page with a 404 is the answer, a problem is not.
+        let page = OperationContent(bytes: Array("<!doctype html>".utf8), type: "text/html; charset=utf-8")
+        #expect(PreviewPage.Output.isOutput(OperationAnswer(json: .null, status: 404, content: page)))
+        let problem = OperationContent(bytes: Array("{}".utf8), type: "application/problem+json")
+        #expect(!PreviewPage.Output.isOutput(OperationAnswer(json: .null, status: 422, content: problem)))
+        #expect(
+            try PreviewPage.Output(answer: OperationAnswer(json: .null, status: 404, content: page)).reason == "the server answered 404")
+    }
 }
