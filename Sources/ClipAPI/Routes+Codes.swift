@@ -7,24 +7,13 @@ import HTTP1
 import QRCode
 import StrictJSON
 
-/// QR codes, NFC tags and print bundles (`ClipCodes`).
+/// The code of a URL and print bundles (`ClipCodes`).
 extension ClipAPI {
     func registerCodeRoutes() {
-        add("GET", "/v1/experiences/{id}/code.svg", .token) { api, c in try api.experienceCode(c, .svg) }
-        add("GET", "/v1/experiences/{id}/code.png", .token) { api, c in try api.experienceCode(c, .png) }
-        add("GET", "/v1/experiences/{id}/tag.ndef", .token) { api, c in try api.experienceCode(c, .ndef) }
+        // An experience's code.svg, code.png and tag.ndef are operations (ClipApp/Features/Codes.swift).
         // Public: the URL is printed for anyone to scan; the answer says no more than resolve does.
         add("GET", "/v1/codes", .open) { api, c in try api.urlCode(c) }
         add("GET", "/v1/codes/export", .token) { api, c in try api.codesExport(c) }
-    }
-
-    func experienceCode(_ c: Context, _ format: CodeFormat) throws -> HTTPResponse {
-        let experience = try visibleExperience(c)
-        let (ecc, size) = try Self.codeOptions(c, for: format)
-        switch try c.registry.codeTarget(experience: experience) {
-        case .success(let target): return try Self.codeResponse(c, target, format, ecc, size)
-        case .failure(let refusal): throw Self.problem(refusal)
-        }
     }
 
     func urlCode(_ c: Context) throws -> HTTPResponse {

@@ -27,6 +27,11 @@ extension ClipAPI {
                     let answer = try binding.perform(arguments, session)
                     // 204 has no body (RFC 9110 §15.3.5).
                     if answer.status == 204 { return HTTPResponse(status: 204, headers: HTTPHeaders(answer.headers)) }
+                    if let content = answer.content {
+                        return HTTPResponse(
+                            status: answer.status, headers: HTTPHeaders([(name: "Content-Type", value: content.type)] + answer.headers),
+                            body: content.bytes)
+                    }
                     return json(answer.json, status: answer.status, headers: answer.headers)
                 } catch let refusal as CallerRefusal {
                     switch refusal {

@@ -13,6 +13,8 @@ public struct Arguments: Sendable, Equatable {
     /// or the version a command read before it writes.
     public var ifMatch: String?
     public var ifNoneMatch: String?
+    /// The media types a command asks a server for (RFC 9110 §12.5.1), when not JSON: a code's `image/png`.
+    public var accept: String?
     /// Bytes a command read from a file and hands to a local run of the write, in its transaction
     /// (`--image`); never sent: a command sent to a server uploads them first (`CommandLine.storeImage`).
     public var attachment: [UInt8]?
@@ -38,7 +40,7 @@ public struct Arguments: Sendable, Equatable {
     public static func == (lhs: Arguments, rhs: Arguments) -> Bool {
         lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value } && lhs.body == rhs.body
             && lhs.ifMatch == rhs.ifMatch && lhs.ifNoneMatch == rhs.ifNoneMatch && lhs.attachment == rhs.attachment
-            && lhs.commandRead == rhs.commandRead
+            && lhs.commandRead == rhs.commandRead && lhs.accept == rhs.accept
     }
 }
 

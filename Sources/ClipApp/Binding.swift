@@ -47,6 +47,13 @@ public struct Binding: Sendable {
     public let commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)?
     /// Under `--json`, the text form's standard error is printed too (`changes`: where the next page begins).
     public let standardErrorUnderJSON: Bool
+    /// The command's `present` prints its `--json` form itself (`code`: the file's facts), or prints
+    /// the same either way (`aasa`: the file's bytes).
+    public let presentsJSON: Bool
+    /// The output is bytes of a media type (`OperationContentOutput`), read back from a server as they come.
+    public let answersContent: Bool
+    /// Whether a server's answer is the output rather than a failure (`OperationOutput.isOutput`).
+    public let isOutput: @Sendable (OperationAnswer) -> Bool
     /// Reads the input, admits the caller, runs: the output's answer.
     public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
     /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
@@ -66,7 +73,7 @@ public struct Binding: Sendable {
         commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
         commandRoute: (@Sendable (ParsedCommand) -> Binding?)? = nil,
         commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)? = nil,
-        standardErrorUnderJSON: Bool = false,
+        standardErrorUnderJSON: Bool = false, presentsJSON: Bool = false,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.readsEveryPage = readsEveryPage
@@ -77,6 +84,9 @@ public struct Binding: Sendable {
         self.commandRoute = commandRoute
         self.commandAnswer = commandAnswer
         self.standardErrorUnderJSON = standardErrorUnderJSON
+        self.presentsJSON = presentsJSON
+        self.answersContent = O.Output.self is any OperationContentOutput.Type
+        self.isOutput = { O.Output.isOutput($0) }
         self.method = method
         self.path = path
         self.status = status
@@ -96,25 +106,30 @@ public struct Binding: Sendable {
         self.perform = { arguments, session in Self.answer(try O.perform(arguments, in: session), status: status) }
         self.present = { answer, parsed, printer in
             let output = try O.Output(answer: answer)
-            guard parsed.flag("json") else { return try present(output, parsed, printer) }
+            guard parsed.flag("json"), !presentsJSON else { return try present(output, parsed, printer) }
             printer.line(JSONWriter.string(lineJSON?(output, parsed) ?? commandJSON?(output) ?? answer.json, pretty: true))
             // The text form's exit status holds for --json too.
             try present(output, parsed, Printer(out: { _ in }, err: standardErrorUnderJSON ? printer.err : { _ in }))
         }
     }
 
-    /// A route without a command of its own (its command is another binding's).
+    /// A route without a command of its own (its command is another binding's); `servesRoute: false`, a
+    /// route the API answers itself that a command reads (`/v1/images/{sha256}` for `preview --server`).
     public init<O: Operation>(
-        _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false, unreadBody: UnreadBody = .refused
+        _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false,
+        unreadBody: UnreadBody = .refused, servesRoute: Bool = true
     ) {
         self.readsEveryPage = false
         self.takesBody = takesBody
         self.unreadBody = unreadBody
-        self.servesRoute = true
+        self.servesRoute = servesRoute
         self.commandInput = nil
         self.commandRoute = nil
         self.commandAnswer = nil
         self.standardErrorUnderJSON = false
+        self.presentsJSON = false
+        self.answersContent = O.Output.self is any OperationContentOutput.Type
+        self.isOutput = { O.Output.isOutput($0) }
         self.method = method
         self.path = path
         self.status = status
@@ -129,7 +144,9 @@ public struct Binding: Sendable {
     }
 
     private static func answer(_ output: some OperationOutput, status: Int) -> OperationAnswer {
-        OperationAnswer(json: output.json, status: output.status ?? status, headers: output.headers)
+        OperationAnswer(
+            json: output.json, status: output.status ?? status, headers: output.headers,
+            content: (output as? any OperationContentOutput)?.content)
     }
 
     /// Every argument name the operation reads, when it has a command to declare them: its path
@@ -188,6 +205,7 @@ public struct Binding: Sendable {
         var headers: [(name: String, value: String)] = []
         if let ifMatch = arguments.ifMatch { headers.append(("If-Match", ifMatch)) }
         if let ifNoneMatch = arguments.ifNoneMatch { headers.append(("If-None-Match", ifNoneMatch)) }
+        if let accept = arguments.accept { headers.append(("Accept", accept)) }
         return (path, arguments.values.filter { !parameters.contains($0.name) }, arguments.body, headers)
     }
 

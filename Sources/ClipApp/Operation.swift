@@ -34,6 +34,9 @@ public protocol OperationOutput: SendableMetatype {
     /// Read back for a command's presentation, with what the command read before it sent the
     /// operation (`OperationAnswer.commandRead`: a 204's object, the version before an update).
     init(answer: OperationAnswer) throws(WireError)
+    /// Whether a server's answer is this output rather than a failure: a 2xx, and for some
+    /// operations a status of its own (a resolve's miss: a 404 problem that carries it).
+    static func isOutput(_ answer: OperationAnswer) -> Bool
 }
 
 extension OperationOutput {
@@ -41,6 +44,35 @@ extension OperationOutput {
     public var headers: [(name: String, value: String)] { [] }
     public init(json: JSONValue, status: Int) throws(WireError) { try self.init(json: json) }
     public init(answer: OperationAnswer) throws(WireError) { try self.init(json: answer.json, status: answer.status) }
+    public static func isOutput(_ answer: OperationAnswer) -> Bool { (200..<300).contains(answer.status) }
+}
+
+/// Bytes of a media type answered instead of JSON: an AASA file, an HTML page, a QR code, an NDEF message.
+public struct OperationContent: Sendable, Equatable {
+    public var bytes: [UInt8]
+    /// The `Content-Type` they are sent with (RFC 9110 §8.3).
+    public var type: String
+    public init(bytes: [UInt8], type: String) {
+        self.bytes = bytes
+        self.type = type
+    }
+}
+
+/// An output that is bytes rather than JSON: the API sends them with their `Content-Type` and the
+/// output's headers; a `clipctl` that sent the operation to a server reads them back with the
+/// answer's status and header fields (names lower-cased).
+public protocol OperationContentOutput: OperationOutput {
+    var content: OperationContent { get }
+    init(content: OperationContent, status: Int, headers: [(name: String, value: String)]) throws(WireError)
+}
+
+extension OperationContentOutput {
+    public var json: JSONValue { .null }
+    public init(json: JSONValue) throws(WireError) { throw WireError("the answer is bytes, not JSON") }
+    public init(answer: OperationAnswer) throws(WireError) {
+        guard let content = answer.content else { throw WireError("the answer has no content") }
+        try self.init(content: content, status: answer.status, headers: answer.headers)
+    }
 }
 
 /// The output of an operation that answers nothing (HTTP 204 No Content, RFC 9110 §15.3.5: no body).
@@ -59,12 +91,21 @@ public struct OperationAnswer: Sendable {
     /// What the command read before it sent the operation (`Arguments.commandRead`), for its
     /// presentation; never part of an HTTP answer.
     public var commandRead: JSONValue?
+    /// The answer's bytes when they are not `json` (`OperationContentOutput`).
+    public var content: OperationContent?
+    /// The server that answered, such as `https://registry.example`; nil on a database. A page sent to
+    /// `--server` makes its links absolute on it (`preview`).
+    public var origin: String?
 
-    public init(json: JSONValue, status: Int, headers: [(name: String, value: String)] = [], commandRead: JSONValue? = nil) {
+    public init(
+        json: JSONValue, status: Int, headers: [(name: String, value: String)] = [], commandRead: JSONValue? = nil,
+        content: OperationContent? = nil
+    ) {
         self.json = json
         self.status = status
         self.headers = headers
         self.commandRead = commandRead
+        self.content = content
     }
 }
 
@@ -105,10 +146,13 @@ extension Operation {
 public struct Printer {
     public let out: (String) -> Void
     public let err: (String) -> Void
+    /// Standard output is a terminal (a person reads it, rather than a pipe or a file).
+    public let outIsTerminal: Bool
 
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void) {
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, outIsTerminal: Bool = false) {
         self.out = out
         self.err = err
+        self.outIsTerminal = outIsTerminal
     }
 
     public func line(_ text: String = "") { out(text + "\n") }

@@ -8,57 +8,8 @@ import Foundation
 import QRCode
 import StrictJSON
 
-/// `code` (one QR code or NFC tag) and `codes export` (a print bundle).
+/// `codes export` (a print bundle).
 extension Context {
-    func code() throws {
-        let reference = parsed.positional(0)!
-        let formatText = parsed.value("format") ?? "svg"
-        guard let format = CodeFormat(rawValue: formatText.lowercased()) else {
-            throw CommandFailure.usage("--format is svg, png, ndef or ndef-hex (got \(formatText))")
-        }
-        if !format.isQRCode, parsed.value("ecc") != nil || parsed.value("size") != nil {
-            throw CommandFailure.usage("--\(CodeFormat.qrOptionsRule) (got --format \(format.rawValue))")
-        }
-        let (ecc, size) = try codeOptions()
-        let output = parsed.value("output")
-        if format.isBinary && output == nil {
-            // Bytes are never written to standard output: a terminal would show garbage, and a pipe is what -o FILE is for.
-            throw CommandFailure.usage("--format \(format.rawValue) writes bytes, not text: give -o FILE")
-        }
-        let answer = try backend().code(reference, format: format, ecc: ecc, size: size)
-        let facts: String
-        if let version = answer.qrVersion {
-            let modules = QRCode.size(version: version)
-            facts = "QR code version \(version), error correction \(answer.errorCorrection ?? ecc.letter), \(modules)×\(modules) modules"
-        } else {
-            let tag = answer.ntag.map { "the smallest NTAG that holds it: \($0)" } ?? "no NTAG21x holds it"
-            facts = "NDEF message of \((format == .ndefHex ? answer.bytes.count / 2 : answer.bytes.count)) bytes; \(tag)"
-        }
-        // With --json, one object either way: the file written, or the text itself (an SVG or NDEF hex).
-        func described(_ place: (key: String, value: JSONValue)) -> JSONValue {
-            let facts: [(key: String, value: JSONValue?)] = [
-                ("format", .string(format.rawValue)), ("bytes", .integer(Int64(answer.bytes.count))),
-                ("sha256", .string(SHA256.hexDigest(answer.bytes))), ("qrVersion", answer.qrVersion.map { .integer(Int64($0)) }),
-                ("ecc", answer.errorCorrection.map(JSONValue.string)), ("ntag", answer.ntag.map(JSONValue.string)),
-            ]
-            return .object([place] + facts.compactMap { key, value in value.map { (key: key, value: $0) } })
-        }
-        if let output {
-            do { try DurableFiles.replaceWhole(output, with: answer.bytes) } catch {
-                throw CommandFailure(code: ExitCode.failure, message: "\(error)")
-            }
-            if json { printJSON(described((key: "file", value: .string(output)))) } else { io.err("wrote \(output): \(facts)\n") }
-            return
-        }
-        let text = String(decoding: answer.bytes, as: UTF8.self)
-        if json {
-            printJSON(described((key: "text", value: .string(text))))
-            return
-        }
-        io.out(text)
-        io.err("\(facts)\n")
-    }
-
     /// `--ecc` and `--size`, checked.
     func codeOptions() throws -> (ErrorCorrectionLevel, CodeSize) {
         let eccText = parsed.value("ecc") ?? "M"

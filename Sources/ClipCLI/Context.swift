@@ -59,17 +59,12 @@ final class Context {
     /// The handler of every command path clipctl runs: the runnable commands of `Commands.root`
     /// (a test checks that the keys are exactly those).
     static let handlers: [[String]: @Sendable (Context) throws -> Void] = [
-        ["resolve"]: { try $0.resolve() },
-        ["aasa"]: { try $0.aasa() },
         ["aasa", "check"]: { try $0.aasaCheck() },
         ["aasa", "lint"]: { try $0.aasaLint() },
-        ["banner"]: { try $0.banner() },
-        ["preview"]: { try $0.preview() },
         ["import"]: { try $0.importFile() },
         ["export"]: { try $0.export() },
         ["doctor"]: { try $0.doctor() },
         ["publish"]: { try $0.publish() },
-        ["code"]: { try $0.code() },
         ["codes", "export"]: { try $0.codesExport() },
         ["serve"]: { try $0.serve() },
         ["backup"]: { try $0.backup() },

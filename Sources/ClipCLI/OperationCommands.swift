@@ -21,12 +21,15 @@ extension ClipCLI {
     }()
 
     /// `command` added under `path`; one named like a placeholder of `Commands.root` takes its
-    /// place, so that help lists the commands in the order the grammar gives.
+    /// place, so that help lists the commands in the order the grammar gives, and keeps the
+    /// placeholder's subcommands (`aasa HOST` runs, and is the parent of `aasa check` and `aasa lint`).
     private static func adding(_ command: CommandSpec, under path: ArraySlice<String>, to commands: [CommandSpec]) -> [CommandSpec] {
         guard let first = path.first else {
             guard let place = commands.firstIndex(where: { $0.name == command.name }) else { return commands + [command] }
             var replaced = commands
-            replaced[place] = command
+            replaced[place] = CommandSpec(
+                command.name, summary: command.summary, discussion: command.discussion, positionals: command.positionals,
+                options: command.options, subcommands: commands[place].subcommands + command.subcommands, examples: command.examples)
             return replaced
         }
         return commands.map { parent in
@@ -50,7 +53,8 @@ extension Context {
         if parsed.flag("wait"), let settled = binding.settled {
             output = try waitUntilSettled(binding, first: output, settled: settled)
         }
-        do { try binding.present(output, parsed, Printer(out: io.out, err: io.err)) } catch let status as CommandExitStatus {
+        let printer = Printer(out: io.out, err: io.err, outIsTerminal: io.standardOutputIsTerminal)
+        do { try binding.present(output, parsed, printer) } catch let status as CommandExitStatus {
             throw CommandFailure(code: status.code, message: status.message)
         }
     }
@@ -108,11 +112,7 @@ extension Context {
     func send(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
         if remoteServer != nil {
             guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
-            let request = binding.request(for: arguments)
-            let answer = try remote.call(
-                binding.method, request.path, query: request.query.map { ($0.name, $0.value) }, json: request.body,
-                headers: request.headers.map { ($0.name, $0.value) })
-            return OperationAnswer(json: answer.json, status: answer.status)
+            return try remote.answer(binding, binding.request(for: arguments))
         }
         let allowsPrivate = parsed.flag("allow-private-targets")
         let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: allowsPrivate)
@@ -125,7 +125,10 @@ extension Context {
         } catch let refusal as CallerRefusal {
             throw CommandFailure(code: ExitCode.failure, message: refusal.description)
         } catch let refusal as RequestRefusal {
-            throw CommandFailure(code: ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors)
+            // As a server's answer reads (`RemoteBackend.checked`): not found is a failure (exit 1), the rest invalid input.
+            throw CommandFailure(
+                code: refusal.status == 404 ? ExitCode.failure : ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors
+            )
         } catch let invalid as InvalidArguments {
             throw CommandFailure(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: invalid.errors)
         }
@@ -165,5 +168,30 @@ extension Context {
                 io.err(next.map { "not there yet; checking again in \(Int($0)) s\n" } ?? "not there before --timeout\n")
             }
         ).last
+    }
+}
+
+extension RemoteBackend {
+    /// A binding's request sent to the server: its answer as JSON, or as bytes for an output of bytes
+    /// (`OperationContentOutput`); an answer that is not the output (`Binding.isOutput`) is the failure
+    /// local mode would give.
+    func answer(
+        _ binding: Binding,
+        _ request: (path: String, query: [(name: String, value: String)], body: JSONValue?, headers: [(name: String, value: String)])
+    ) throws -> OperationAnswer {
+        let sent = try send(
+            binding.method, request.path, query: request.query.map { ($0.name, $0.value) },
+            body: request.body.map { Data(JSONWriter.bytes($0)) },
+            headers: request.headers.map { ($0.name, $0.value) })
+        var answer = OperationAnswer(
+            json: binding.answersContent ? .null : sent.json, status: sent.status,
+            headers: sent.headers.map { (name: $0.key, value: $0.value) })
+        if binding.answersContent { answer.content = OperationContent(bytes: [UInt8](sent.body), type: sent.headers["content-type"] ?? "") }
+        answer.origin = base
+        guard binding.isOutput(answer) else {
+            _ = try checked(sent)
+            throw CommandFailure(code: ExitCode.failure, message: "the server answered \(sent.status) from \(base)")
+        }
+        return answer
     }
 }

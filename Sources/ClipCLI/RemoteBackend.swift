@@ -140,41 +140,6 @@ struct RemoteBackend: Backend {
         return (uploaded.sha256, uploaded.warnings)
     }
 
-    func resolve(_ url: String, language: String?, explain: Bool) throws -> ResolveAnswer {
-        let answer = try send("GET", "/v1/resolve", query: [("url", url), ("language", language), ("explain", explain ? "true" : nil)])
-        if answer.status == 404, let miss = try decode(answer.json, ResolutionJSON.miss(problem:)) { return miss }
-        return try decode(try checked(answer).json, ResolutionJSON.answer(json:))
-    }
-
-    /// `GET /v1/experiences/{id}/code.svg|code.png|tag.ndef` for an id, `GET /v1/codes?url=…` for a URL; hexadecimal is
-    /// made here from the NDEF bytes, as the local database does.
-    func code(_ reference: String, format: CodeFormat, ecc: ErrorCorrectionLevel, size: CodeSize) throws -> CodeAnswer {
-        let wire: CodeFormat = format == .ndefHex ? .ndef : format
-        let query: [(String, String?)] = wire.isQRCode ? [("ecc", ecc.letter), ("size", size.text)] : []
-        let answer: Answer
-        if let id = Int64(reference), id > 0, String(id) == reference {
-            let file = wire == .ndef ? "tag.ndef" : "code.\(wire.rawValue)"
-            answer = try checked(try send("GET", "/v1/experiences/\(id)/\(file)", query: query, accept: wire.mediaType))
-        } else {
-            answer = try checked(
-                try send("GET", "/v1/codes", query: [("url", reference), ("format", wire.rawValue)] + query, accept: wire.mediaType))
-        }
-        var bytes = [UInt8](answer.body)
-        if format == .ndefHex { bytes = Array((Hexadecimal.string(bytes) + "\n").utf8) }
-        return CodeAnswer(
-            bytes: bytes, qrVersion: answer.headers["code-qr-version"].flatMap { Int($0) }, errorCorrection: answer.headers["code-ecc"],
-            ntag: answer.headers["code-ntag"])
-    }
-
-    func aasa(host: String) throws -> [UInt8] {
-        [UInt8](try checked(try send("GET", "/v1/domains/\(Self.component(host))/aasa")).body)
-    }
-
-    func banner(url: String, appArgument: String?, clip: String?) throws -> PageBanner {
-        let answer = try call("GET", "/v1/banner", query: [("url", url), ("appArgument", appArgument), ("clip", clip)])
-        return try decode(answer.json, CatalogJSON.banner(json:))
-    }
-
     func importFile(
         format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
         progress: @escaping (Int) -> Void

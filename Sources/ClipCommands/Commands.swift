@@ -36,22 +36,10 @@ public enum Commands {
             CommandSpec("deactivate", summary: ""),
             CommandSpec("activate", summary: ""),
             CommandSpec("remove", summary: ""),
+            CommandSpec("resolve", summary: ""),
+            // `aasa HOST` is an operation (ClipApp/Features/HostAASA.swift); check and lint are its subcommands.
             CommandSpec(
-                "resolve", summary: "show which experience an invocation URL gets",
-                discussion: "Exits 1 when nothing matches, like grep.",
-                positionals: [PositionalSpec("URL", help: "the invocation URL")],
-                options: [
-                    .option("language", value: "LANG", help: "preferred card language (EN, fr-CA, …)"),
-                    .flag("explain", help: "list every candidate and why it lost; warn about near misses"),
-                ],
-                examples: [
-                    Example(
-                        "clipctl resolve 'https://bikesrental.example/rent?id=123' --explain",
-                        "Which experience a scanned URL opens, and why each other candidate lost")
-                ]),
-            CommandSpec(
-                "aasa", summary: "print the apple-app-site-association file of a host",
-                positionals: [PositionalSpec("HOST", help: "the host, such as shop.example")],
+                "aasa", summary: "",
                 subcommands: [
                     CommandSpec(
                         "check", summary: "does an AASA file give this URL to this app? (match, exclude or no_match)",
@@ -77,32 +65,9 @@ public enum Commands {
                         positionals: [PositionalSpec("FILE|HOST", help: "a file (- for standard input), or a host of the registry")],
                         examples: [Example("clipctl aasa lint apple-app-site-association", "Report the problems of a downloaded AASA file")]
                     ),
-                ], examples: [Example("clipctl aasa bikesrental.example", "Print the apple-app-site-association file the host serves")]),
-            CommandSpec(
-                "preview", summary: "write the App Clip card preview page of an invocation URL",
-                discussion:
-                    "One self-contained HTML file (no script; images inlined): the card the URL gets, its QR code, NFC NDEF bytes, the resolve explanation and the Smart App Banner tag. With --server, the server's page with its images inlined. The file is replaced whole, never written through a symbolic link. Exits 1 when the URL gets no card (the page says why).",
-                positionals: [PositionalSpec("URL", help: "the invocation URL")],
-                options: [
-                    .option("language", value: "LANG", help: "card language (EN, fr-CA, …)"),
-                    .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output"),
-                ],
-                examples: [
-                    Example(
-                        "clipctl preview https://bikesrental.example/rent -o card.html",
-                        "Write the card, QR code and banner tag a URL gets to one HTML page")
                 ]),
-            CommandSpec(
-                "banner", summary: "print the Smart App Banner tag for a page", positionals: [PositionalSpec("URL", help: "the page URL")],
-                options: [
-                    .option("app-argument", value: "URL", help: "URL handed to the full app"),
-                    .option("clip", value: "CLIP", help: "the clip, when several are associated with the host"),
-                ],
-                examples: [
-                    Example(
-                        "clipctl banner https://bikesrental.example/rent --app-argument https://bikesrental.example/rent",
-                        "Print the Smart App Banner meta tag for a page")
-                ]),
+            CommandSpec("preview", summary: ""),
+            CommandSpec("banner", summary: ""),
             CommandSpec(
                 "import", summary: "import experiences from NDJSON or CSV, all or nothing",
                 discussion:
@@ -146,28 +111,7 @@ public enum Commands {
                         help: "the sample's nginx listen parameter (default \"443 ssl\", with certificate lines to fill in)")
                 ],
                 examples: [Example("clipctl publish /srv/www/clips", "Write every AASA file and banner snippet for a web server to serve")]),
-            CommandSpec(
-                "code", summary: "make the QR code or NFC tag of an experience or of an invocation URL",
-                discussion: """
-                    A code is made only for a URL that opens an App Clip card: an active experience's, or one that resolves to an \
-                    active experience or to the default experience of a clip associated with the host; otherwise it says why and \
-                    writes nothing. SVG and hex go to standard output without -o; PNG and NDEF need -o. FILE is written whole \
-                    (a temporary file renamed), never through a symbolic link. Standard error says the QR version or the smallest NTAG.
-                    """,
-                positionals: [PositionalSpec("URL|ID", help: "an invocation URL (https) or an experience id")],
-                options: [
-                    .option("format", value: "FORMAT", help: "svg (default), png, ndef (raw NDEF message) or ndef-hex"),
-                    .option("ecc", value: "L|M|Q|H", help: "QR error correction level (default M)"),
-                    .option(
-                        "size", value: "N|Nmm", help: "pixels a module (1–100, default 8), or the printed width such as 30mm (10–1000)"),
-                    .option("output", short: "o", value: "FILE", help: "write to FILE"),
-                ],
-                examples: [
-                    Example(
-                        "clipctl code https://bikesrental.example/rent --format png --size 30mm -o rent.png",
-                        "Make a QR code 30 mm wide for printing"),
-                    Example("clipctl code 1 --format ndef-hex", "Print the NFC tag bytes of experience 1 in hexadecimal"),
-                ]),
+            CommandSpec("code", summary: ""),
             CommandSpec(
                 "codes", summary: "print bundles of codes",
                 subcommands: [

@@ -99,6 +99,23 @@ struct CodesAPITests {
         #expect(try f.call("GET", "/v1/experiences/01/code.svg", token: f.admin).status == 404)
     }
 
+    /// An experience's code is an operation's answer of bytes (`OperationContentOutput`), its URL's code the API's own
+    /// route: the same bytes with the same fields, and a team's experience is not found by another team.
+    @Test(arguments: APITransport.allCases) func anExperiencesCodeIsItsURLsCodeByteForByte(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
+        for (file, format) in [("code.svg", "svg"), ("code.png", "png"), ("tag.ndef", "ndef")] {
+            let layer = try f.call("GET", "/v1/experiences/1/\(file)", token: f.teamA)
+            let route = try f.call("GET", "/v1/codes?url=\(Self.query("https://a.example/store"))&format=\(format)")
+            #expect(layer.status == 200 && route.status == 200)
+            #expect(layer.body == route.body, "\(file)")
+            for field in ["Content-Type", "ETag", "Content-Disposition", "Code-QR-Version", "Code-ECC", "Code-NTAG"] {
+                #expect(layer.headers[field] == route.headers[field], "\(file) \(field)")
+            }
+            let other = try f.call("GET", "/v1/experiences/1/\(file)", token: f.teamB)
+            #expect(other.status == 404 && other.text.contains("not found: experience 1"))
+        }
+    }
+
     @Test(arguments: APITransport.allCases) func experienceRoutesAndTheBundle(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         let svg = try f.call("GET", "/v1/experiences/1/code.svg?size=20mm", token: f.teamA)

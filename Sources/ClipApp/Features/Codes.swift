@@ -1,0 +1,166 @@
+import ArgParse
+public import ClipCodes
+import ClipCore
+import ClipStore
+import ClipWire
+import FileFormats
+import QRCode
+import StrictJSON
+
+/// The QR code or NFC tag of an experience: `GET /v1/experiences/{id}/code.svg|code.png|tag.ndef`
+/// (a team token sees its own team's experiences; another's is not found, docs/rules.md#tenancy), and
+/// `clipctl code URL|ID`, which runs one of these routes for an id and `GET /v1/codes` for a URL.
+public protocol ExperienceCodeRoute: Operation where Input == CodeInput, Output == CodeOutput {
+    static var format: CodeFormat { get }
+}
+
+extension ExperienceCodeRoute {
+    public static var callers: CallerRule { .token }
+
+    public static func run(_ input: CodeInput, in session: Session) throws -> CodeOutput {
+        let id = input.id ?? ""
+        // One spelling per resource: "01" and "+1" are not experience 1 (docs/rules.md#identifiers).
+        guard let n = Int64(id), n > 0, String(n) == id else { throw RegistryError.notFound("experience \(id)") }
+        let experience = try session.registry.experience(id)
+        try session.checkVisible(team: experience.clip.team, "experience \(n)")
+        let (ecc, size) = try input.options(for: format)
+        return try CodeOutput(session.registry.codeTarget(experience: experience), format, ecc, size)
+    }
+}
+
+public enum ExperienceSVGCode: ExperienceCodeRoute {
+    public static let format = CodeFormat.svg
+    public static let binding = Binding(Self.self, "GET", "/v1/experiences/{id}/code.svg")
+}
+
+public enum ExperiencePNGCode: ExperienceCodeRoute {
+    public static let format = CodeFormat.png
+    public static let binding = Binding(Self.self, "GET", "/v1/experiences/{id}/code.png")
+}
+
+public enum ExperienceNDEFTag: ExperienceCodeRoute {
+    public static let format = CodeFormat.ndef
+    public static let binding = Binding(Self.self, "GET", "/v1/experiences/{id}/tag.ndef")
+}
+
+/// One code's arguments: the experience (`id`) or the invocation URL (`url`), and `format`, `ecc`, `size` as given.
+public struct CodeInput: OperationInput {
+    public var arguments: Arguments
+    var id: String?
+    var url: String?
+    var format: String?
+    var ecc: String?
+    var size: String?
+    public init(reading reader: inout ArgumentReader) {
+        arguments = reader.arguments
+        id = reader.string("id")
+        url = reader.string("url")
+        format = reader.string("format")
+        ecc = reader.string("ecc")
+        size = reader.string("size")
+    }
+
+    /// `ecc` and `size`, checked; given for a code that is not a QR code, refused (`CodeFormat.qrOptionsRule`).
+    func options(for format: CodeFormat) throws(InvalidArguments) -> (ErrorCorrectionLevel, CodeSize) {
+        var errors: [FieldError] = []
+        if !format.isQRCode {
+            for (field, value) in [("ecc", ecc), ("size", size)] where value != nil {
+                errors.append(FieldError(field: field, rule: "not-applicable", message: CodeFormat.qrOptionsRule))
+            }
+        }
+        var level = ErrorCorrectionLevel.medium
+        if let ecc {
+            if let parsed = ErrorCorrectionLevel.parse(ecc) {
+                level = parsed
+            } else {
+                errors.append(FieldError(field: "ecc", rule: "enum", message: "expected L, M, Q or H"))
+            }
+        }
+        var width = CodeSize.standard
+        if let size {
+            if let parsed = CodeSize.parse(size) {
+                width = parsed
+            } else {
+                errors.append(FieldError(field: "size", rule: "range", message: "expected \(CodeSize.rule)"))
+            }
+        }
+        guard errors.isEmpty else { throw InvalidArguments("the code options are invalid", errors) }
+        return (level, width)
+    }
+}
+
+/// A code's bytes, with a strong ETag of their SHA-256 (RFC 9110 §8.8.3), a file name, and what the
+/// code is: its QR version and level, or the smallest NTAG21x that holds the message.
+public struct CodeOutput: OperationContentOutput {
+    public var content: OperationContent
+    public var qrVersion: Int?
+    public var errorCorrection: String?
+    public var ntag: String?
+    public var headers: [(name: String, value: String)]
+
+    init(
+        _ decision: Result<CodeTarget, CodeTarget.Refusal>, _ format: CodeFormat, _ ecc: ErrorCorrectionLevel, _ size: CodeSize
+    ) throws(RequestRefusal) {
+        let target: CodeTarget
+        switch decision {
+        case .success(let t): target = t
+        // A URL that opens nothing is 404; one that cannot be used as it is (deactivated, host not associated,
+        // not an invocation URL), 422.
+        case .failure(let refusal): throw RequestRefusal(status: refusal.isNotFound ? 404 : 422, detail: "no code: \(refusal)")
+        }
+        let code: RenderedCode
+        do { code = try CodeRenderer.render(target.url, format: format, ecc: ecc, size: size) } catch {
+            throw RequestRefusal(status: 422, detail: "no code: \(error)")
+        }
+        content = OperationContent(bytes: code.bytes, type: format.mediaType)
+        qrVersion = code.qrVersion
+        errorCorrection = code.errorCorrection?.letter
+        ntag = code.ntag?.rawValue
+        headers = [
+            ("ETag", "\"\(SHA256.hexDigest(code.bytes))\""),
+            ("Content-Disposition", "inline; filename=\"\(CodeFileName.stem(for: target.url)).\(format.fileExtension)\""),
+        ]
+        if let version = qrVersion, let level = errorCorrection { headers += [("Code-QR-Version", "\(version)"), ("Code-ECC", level)] }
+        if let ntag { headers.append(("Code-NTAG", ntag)) }
+    }
+
+    public init(content: OperationContent, status: Int, headers: [(name: String, value: String)]) {
+        self.content = content
+        self.headers = headers
+        func field(_ name: String) -> String? { headers.first { $0.name.lowercased() == name }?.value }
+        qrVersion = field("code-qr-version").flatMap { Int($0) }
+        errorCorrection = field("code-ecc")
+        ntag = field("code-ntag")
+    }
+}
+
+/// The code of an invocation URL: `GET /v1/codes?url=…&format=svg|png|ndef`, and `clipctl code URL|ID`.
+/// The route stays the API's (`ClipAPI.urlCode`): it is public, and a token it carries lifts the PNG size
+/// limit, which a public route's caller does not show (`servesRoute: false`). On a database, the command's
+/// caller has no limit.
+public enum URLCode: Operation {
+    public static let callers = CallerRule.open
+
+    public static func run(_ input: CodeInput, in session: Session) throws -> CodeOutput {
+        guard let url = input.url, !url.isEmpty else {
+            throw RequestRefusal(
+                status: 400, detail: "give the invocation URL as ?url=",
+                errors: [FieldError(field: "url", rule: "required", message: "is required")])
+        }
+        guard let format = CodeFormat(rawValue: input.format ?? "svg"), PrintBundle.formats.contains(format) else {
+            throw InvalidArguments(
+                "format is svg, png or ndef", [FieldError(field: "format", rule: "enum", message: "expected svg, png or ndef")])
+        }
+        let (ecc, size) = try input.options(for: format)
+        if format == .png, !size.isPublic, session.caller == .anyone {
+            throw InvalidArguments(
+                "\(CodeSize.publicRule): print sizes come from /v1/experiences/{id}/code.png or clipctl code",
+                [FieldError(field: "size", rule: "range", message: CodeSize.publicRule)])
+        }
+        return try CodeOutput(session.registry.codeTarget(url: url), format, ecc, size)
+    }
+
+    public static let binding = Binding(
+        Self.self, "GET", "/v1/codes", command: CodeCommand.spec, servesRoute: false, commandInput: CodeCommand.arguments,
+        commandRoute: CodeCommand.route, presentsJSON: true, present: CodeCommand.present)
+}

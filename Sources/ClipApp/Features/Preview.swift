@@ -1,0 +1,155 @@
+import ArgParse
+import CardPreview
+import ClipCore
+import ClipStore
+public import ClipWire
+import FileFormats
+import Foundation
+public import StrictJSON
+
+/// The App Clip card preview page of an invocation URL as one self-contained HTML file: `clipctl
+/// preview URL [--language L] [-o FILE]`, sent as `GET /preview`. The API keeps that route's own
+/// handler (`ClipAPI.cardPreview`: its images served by hash, its security and caching fields), so this
+/// binding does not serve it; on a database the page is made with its images inlined, and with
+/// `--server` each image the server's page loads is read (`HeaderImageFile`) and inlined, and its code
+/// links made absolute on the server (`StandalonePage`), so the file opens anywhere.
+public enum PreviewPage: Operation {
+    public static let callers = CallerRule.open
+
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        var url: String
+        var language: String?
+        public init(reading reader: inout ArgumentReader) {
+            arguments = reader.arguments
+            url = reader.string("url", required: true) ?? ""
+            language = reader.string("language")
+        }
+    }
+
+    /// The page: 200 when a card shows, 404 when none does, 422 when the URL is not an invocation URL.
+    public struct Output: OperationContentOutput {
+        public var content: OperationContent
+        public var status: Int?
+        /// Why no card shows.
+        public var reason: String?
+        public init(content: OperationContent, status: Int, headers: [(name: String, value: String)]) {
+            self.content = content
+            self.status = status
+            reason = status == 200 ? nil : "the server answered \(status)"
+        }
+        /// The reason travels beside the page on a database (a server's page says it in the page only).
+        public var json: JSONValue { reason.map { ["reason": .string($0)] } ?? .null }
+        public init(answer: OperationAnswer) throws(WireError) {
+            guard let content = answer.content else { throw WireError("the answer has no page") }
+            self.init(content: content, status: answer.status, headers: answer.headers)
+            if let known = answer.json["reason"]?.stringValue { reason = known }
+        }
+        public var showsCard: Bool { status == 200 }
+        /// The page is the answer whether a card shows or not.
+        public static func isOutput(_ answer: OperationAnswer) -> Bool {
+            [200, 404, 422].contains(answer.status) && answer.content?.type.hasPrefix("text/html") == true
+        }
+    }
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let source = try CardPreviewSource.input(
+            registry: session.registry, url: input.url, language: input.language, acceptLanguage: nil, images: .inline, codesOrigin: nil)
+        let page = CardPreviewPage.render(source)
+        let status = page.kind != .noMatch ? 200 : source.urlIsValid ? 404 : 422
+        var output = Output(
+            content: OperationContent(bytes: Array(page.html.utf8), type: "text/html; charset=utf-8"), status: status, headers: [])
+        output.reason = status == 200 ? nil : source.resolution.reason
+        return output
+    }
+
+    /// The page alone, as the command reads it before it inlines the images.
+    static let page = Binding(Self.self, "GET", "/preview", servesRoute: false)
+
+    public static let binding = Binding(
+        Self.self, "GET", "/preview",
+        command: CommandSpec(
+            "preview", summary: "write the App Clip card preview page of an invocation URL",
+            discussion:
+                "One self-contained HTML file (no script; images inlined): the card the URL gets, its QR code, NFC NDEF bytes, the resolve explanation and the Smart App Banner tag. With --server, the server's page with its images inlined. The file is replaced whole, never written through a symbolic link. Exits 1 when the URL gets no card (the page says why).",
+            positionals: [PositionalSpec("URL", help: "the invocation URL")],
+            options: [
+                .option("language", value: "LANG", help: "card language (EN, fr-CA, …)"),
+                .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output"),
+            ],
+            examples: [
+                Example(
+                    "clipctl preview https://bikesrental.example/rent -o card.html",
+                    "Write the card, QR code and banner tag a URL gets to one HTML page")
+            ]),
+        servesRoute: false,
+        commandInput: { line, arguments in
+            arguments.append("url", line.parsed.positionals.first)
+            arguments.append("language", line.parsed.value("language"))
+            arguments.accept = "text/html"
+        },
+        commandAnswer: { _, arguments, run in try standalone(try run(page, arguments), run) },
+        presentsJSON: true,
+        present: { output, parsed, printer in
+            let html = output.content.bytes
+            if let path = parsed.value("output") {
+                do throws(DurableFiles.Failure) { try DurableFiles.replaceWhole(path, with: html) } catch {
+                    throw CommandExitStatus(code: 1, message: error.description)
+                }
+            } else {
+                printer.out(String(decoding: html, as: UTF8.self))
+            }
+            guard output.showsCard else {
+                let url = parsed.positionals.first ?? ""
+                throw CommandExitStatus(code: 1, message: "no App Clip card for \(url): \(output.reason ?? "the page says why")")
+            }
+        })
+
+    /// A server's page with each image it loads inlined (one the server does not give stays a link) and its
+    /// code links on the server; a database's page as it is (its images are inline already).
+    static func standalone(_ page: OperationAnswer, _ run: OperationRunner) throws -> OperationAnswer {
+        guard let origin = page.origin, let content = page.content else { return page }
+        let html = String(decoding: content.bytes, as: UTF8.self)
+        var sources: [String: String] = [:]
+        for sha in StandalonePage.servedImages(html) {
+            var arguments = Arguments([("sha256", sha)])
+            arguments.accept = "image/png, image/jpeg"
+            let image = try run(HeaderImageFile.binding, arguments)
+            let type = image.content?.type ?? ""
+            guard image.status == 200, type == "image/png" || type == "image/jpeg", let bytes = image.content?.bytes else { continue }
+            sources[sha] = "data:\(type);base64,\(Base64.encode(bytes))"
+        }
+        var answer = page
+        answer.content?.bytes = Array(StandalonePage.make(html, sources: sources, origin: origin).utf8)
+        return answer
+    }
+}
+
+/// A stored header image by its SHA-256, as `GET /v1/images/{sha256}` answers it (the route stays the API's:
+/// `ClipAPI.headerImage`, cached as immutable). Any answer is read back, so that `preview --server` leaves an
+/// image the server does not give as a link.
+public enum HeaderImageFile: Operation {
+    public static let callers = CallerRule.open
+
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        var sha256: String
+        public init(reading reader: inout ArgumentReader) {
+            arguments = reader.arguments
+            sha256 = reader.string("sha256") ?? ""
+        }
+    }
+
+    public struct Output: OperationContentOutput {
+        public var content: OperationContent
+        public init(content: OperationContent, status: Int, headers: [(name: String, value: String)]) { self.content = content }
+        public static func isOutput(_ answer: OperationAnswer) -> Bool { true }
+    }
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let image = try session.registry.headerImage(input.sha256)
+        return Output(content: OperationContent(bytes: image.bytes, type: image.mediaType), status: 200, headers: [])
+    }
+
+    public static let binding = Binding(Self.self, "GET", "/v1/images/{sha256}", servesRoute: false)
+}

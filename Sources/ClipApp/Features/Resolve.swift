@@ -1,0 +1,111 @@
+import ArgParse
+import Foundation
+import ClipCore
+import ClipStore
+public import ClipWire
+public import StrictJSON
+
+/// Which experience an invocation URL gets: `clipctl resolve URL [--language L] [--explain]`, sent as
+/// `GET /v1/resolve`. That route is a hot route the API answers from memory (ClipAPI/HotRoutes.swift,
+/// `ClipAPI.resolve`), so this binding does not serve it (`servesRoute: false`). A miss is an answer,
+/// not a failure: the route's 404 problem carries it (`ResolutionJSON.miss(problem:)`), and the
+/// command prints it and exits 1, like grep.
+public enum Resolve: Operation {
+    public static let callers = CallerRule.open
+
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        var url: String
+        var language: String?
+        var explain: Bool
+        public init(reading reader: inout ArgumentReader) {
+            arguments = reader.arguments
+            url = reader.string("url", required: true) ?? ""
+            language = reader.string("language")
+            explain = reader.string("explain") != nil
+        }
+    }
+
+    public struct Output: OperationOutput {
+        public var answer: ResolveAnswer
+        /// A match as the route answers it; a miss as its 404 problem: `detail` says why, the other members follow.
+        public var json: JSONValue {
+            let members = ResolutionJSON.json(answer)
+            guard answer.match == nil else { return members }
+            return ProblemJSON.problem(
+                status: 404, title: "Not Found", detail: "no match: \(answer.reason ?? "")", errors: [],
+                extra: (members.objectMembers ?? []).filter { $0.key != "reason" })
+        }
+        public var status: Int? { answer.match == nil ? 404 : nil }
+        public init(_ answer: ResolveAnswer) { self.answer = answer }
+        public init(json: JSONValue) throws(WireError) { answer = try ResolutionJSON.answer(json: json) }
+        public init(json: JSONValue, status: Int) throws(WireError) {
+            guard status == 404 else {
+                answer = try ResolutionJSON.answer(json: json)
+                return
+            }
+            guard let miss = try ResolutionJSON.miss(problem: json) else { throw WireError("a 404 without the resolution") }
+            answer = miss
+        }
+        /// The route's 404 that carries a miss is an answer; another 404 (the route missing) is not.
+        public static func isOutput(_ answer: OperationAnswer) -> Bool {
+            (200..<300).contains(answer.status) || answer.status == 404 && answer.json["invocationURL"] != nil
+        }
+    }
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let resolution = try session.registry.resolve(input.url, language: input.language)
+        return Output(try ResolutionJSON.answer(json: resolution.json(explain: input.explain)))
+    }
+
+    public static let binding = Binding(
+        Self.self, "GET", "/v1/resolve",
+        command: CommandSpec(
+            "resolve", summary: "show which experience an invocation URL gets",
+            discussion: "Exits 1 when nothing matches, like grep.",
+            positionals: [PositionalSpec("URL", help: "the invocation URL")],
+            options: [
+                .option("language", value: "LANG", help: "preferred card language (EN, fr-CA, …)"),
+                .flag("explain", help: "list every candidate and why it lost; warn about near misses"),
+            ],
+            examples: [
+                Example(
+                    "clipctl resolve 'https://bikesrental.example/rent?id=123' --explain",
+                    "Which experience a scanned URL opens, and why each other candidate lost")
+            ]),
+        commandJSON: { ResolutionJSON.json($0.answer) }, servesRoute: false,
+        commandInput: { line, arguments in
+            arguments.append("url", line.parsed.positionals.first)
+            arguments.append("language", line.parsed.value("language"))
+            if line.parsed.flag("explain") { arguments.append("explain", "true") }
+        },
+        present: { output, _, printer in try present(output.answer, printer) })
+
+    static func present(_ answer: ResolveAnswer, _ printer: Printer) throws {
+        switch answer.match {
+        case .advanced(let e)?:
+            printer.line("advanced experience \(e.id): \(e.url)")
+            printer.line("  clip:   \(e.clip.rawValue)")
+            printer.line("  card:   \(e.title) — \(e.subtitle) [\(e.language.rawValue)]")
+            printer.line("  action: \(e.action.rawValue)")
+        case .defaultExperience(let d)?:
+            printer.line("default experience of \(d.clip.rawValue) (no advanced experience matches)")
+            if let locale = d.locale {
+                printer.line("  card:   \(d.title ?? "(the app's name)") — \(d.subtitle ?? "") [\(locale)]")
+            }
+            printer.line("  action: \(d.action.rawValue)")
+        case nil:
+            printer.line("no match: \(answer.reason ?? "")")
+        }
+        for note in answer.notes { printer.line("  note: \(note)") }
+        if let candidates = answer.explanation {
+            printer.line(candidates.isEmpty ? "candidates: none on this host" : "candidates:")
+            for c in candidates {
+                printer.line("  \(c.id)  \(c.outcome.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))  \(c.url)  (\(c.detail))")
+                if let nearMiss = c.nearMiss { printer.line("      warning: near miss: \(nearMiss)") }
+            }
+        }
+        // Exit 1 on no match, like grep; the answer above already says why.
+        if answer.match == nil { throw CommandExitStatus(code: 1) }
+    }
+}
