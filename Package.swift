@@ -177,7 +177,9 @@ let package = Package(
         .testTarget(
             name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "ClipAppTests", dependencies: ["ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON"], swiftSettings: strict),
+            name: "ClipAppTests",
+            dependencies: ["ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipApp", "ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )

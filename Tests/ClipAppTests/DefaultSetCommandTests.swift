@@ -4,6 +4,7 @@ import ClipCore
 import ClipStore
 import Foundation
 import StrictJSON
+import TestSupport
 import Testing
 
 /// `clipctl default set` as an operation's command: it saves the clip first (`ClipSave`), then
@@ -67,9 +68,11 @@ struct DefaultSetCommandTests {
 
     @Test func sentToAServerTheImageIsUploadedAfterTheClipAndNamedByHash() throws {
         var sent: [String] = []
+        // A real image: the command checks it before anything is sent.
+        let image = TestImages.png(width: 1800, height: 1200, grey: 3)
         let line = CommandLine(
             parsed: try parsed(["set", "ABCDE12345.com.example.bikes.Clip", "--subtitle", "en-US=Bikes", "--image", "h.png"]),
-            readFile: { _, _ in [9, 9] },
+            readFile: { _, _ in image },
             perform: { binding, arguments in
                 sent.append("\(binding.method) \(binding.request(for: arguments).path)")
                 return OperationAnswer(json: ["notes": []], status: 201)
@@ -79,7 +82,7 @@ struct DefaultSetCommandTests {
                 return ("abc123", [])
             })
         let arguments = try binding.arguments(of: line)
-        #expect(sent == ["PUT /v1/clips/com.example.bikes.Clip", "image 2 bytes for ABCDE12345"])
+        #expect(sent == ["PUT /v1/clips/com.example.bikes.Clip", "image \(image.count) bytes for ABCDE12345"])
         #expect(arguments.attachment == nil)
         let request = binding.request(for: arguments)
         #expect(request.path == "/v1/clips/ABCDE12345.com.example.bikes.Clip/default-experience")
