@@ -93,7 +93,8 @@ struct PropagationWatchTests {
 
         // verify's answer carries the state; /metrics the delays.
         let out = try Verification.binding.perform(
-            Arguments([("host", "bikes.example")]), Session(registry: registry, caller: .local, outbound: fetcher.outbound)).json
+            Arguments([("host", "bikes.example")]), Session(registry: registry, caller: .local, outbound: fetcher.outbound)
+        ).json
         let state = try #require(out["items"]?.arrayValue?.first?["propagation"])
         #expect(state["siteDelaySeconds"] == .integer(60) && state["appleCDNDelaySeconds"] == .integer(cdnDelay), "\(state)")
         let metrics = PropagationMetrics.render(try registry.propagationDelays())
