@@ -63,7 +63,10 @@ let package = Package(
         // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command.
         .target(
             name: "ClipApp",
-            dependencies: ["ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "StrictJSON", "HTTP1", "Locking"],
+            dependencies: [
+                "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "StrictJSON", "HTTP1", "Locking",
+                "AppStoreConnect", "ClipSync", "ClipSyncEngine",
+            ],
             swiftSettings: strict),
 
         // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
@@ -71,9 +74,7 @@ let package = Package(
             name: "ClipAPI",
             dependencies: [
                 "ByteScan", "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
-                "AppStoreConnect",
-                "ClipSync",
-                "ClipSyncEngine", "FileFormats", "QRCode", "CardPreview", "SystemCrypto",
+                "FileFormats", "QRCode", "CardPreview", "SystemCrypto",
             ],
             swiftSettings: strict),
 
@@ -90,15 +91,14 @@ let package = Package(
             name: "ClipCLI",
             dependencies: [
                 "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON",
-                "ClipSync",
-                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "FileFormats", "QRCode", "CardPreview",
+                "Locking", "FileFormats", "QRCode", "CardPreview",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),
         // `clipctl serve`: where the command line and the HTTP API meet; the executable hands it to ClipCLI.
         .target(
             name: "ClipServer",
-            dependencies: ["AppStoreConnect", "ArgParse", "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "HTTP1", "StrictJSON"],
+            dependencies: ["ArgParse", "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "HTTP1", "StrictJSON"],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI", "ClipServer"], swiftSettings: strict),
         // VERSION and the git commit embedded into ClipCLI for `clipctl --version`.
@@ -155,7 +155,9 @@ let package = Package(
         .testTarget(
             name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "SystemCrypto"], swiftSettings: strict),
         .testTarget(
-            name: "ClipAppTests", dependencies: ["ClipApp", "ClipCore", "ClipStore", "ArgParse", "StrictJSON"], swiftSettings: strict),
+            name: "ClipAppTests",
+            dependencies: ["ClipApp", "ClipCore", "ClipStore", "ArgParse", "StrictJSON", "AppStoreConnect", "ClipSyncEngine"],
+            swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipApp", "ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]
 )
