@@ -56,7 +56,8 @@ extension ClipAPI {
         case let invalid as InvalidArguments: return Problem(status: 422, detail: invalid.detail, errors: invalid.errors)
         case let failure as OperationFailure:
             return Problem(
-                status: failure.status, detail: failure.detail, errors: failure.errors, headers: failure.headers.map { ($0.name, $0.value) })
+                status: failure.status, detail: failure.detail, errors: failure.errors, headers: failure.headers.map { ($0.name, $0.value) }
+            )
         default: return error
         }
     }

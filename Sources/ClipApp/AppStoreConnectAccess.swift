@@ -143,7 +143,8 @@ extension SyncFailure {
                 status: 503, detail: description, headers: [("Retry-After", "\(Int(retryAfter ?? 60))")], exitCode: 69)
         case .rateBudget, .appStoreConnect(.cancelled):
             return OperationFailure(status: 503, detail: description, headers: [("Retry-After", "60")], exitCode: 69)
-        case .appStoreConnect(.unreachable), .appStoreConnect(.timedOut): return OperationFailure(status: 502, detail: description, exitCode: 69)
+        case .appStoreConnect(.unreachable), .appStoreConnect(.timedOut):
+            return OperationFailure(status: 502, detail: description, exitCode: 69)
         case .appStoreConnect(.token): return OperationFailure(status: 502, detail: description, exitCode: 64)
         case .appStoreConnect, .remote: return OperationFailure(status: 502, detail: description, exitCode: 1)
         }

@@ -224,7 +224,8 @@ public struct ServerCall: Sendable {
     public var unavailableStatuses: Set<Int>
 
     public init(
-        refusal: (@Sendable (ParsedCommand) -> String?)? = nil, minimumWaitSeconds: Double = 0, unavailableStatuses: Set<Int> = []) {
+        refusal: (@Sendable (ParsedCommand) -> String?)? = nil, minimumWaitSeconds: Double = 0, unavailableStatuses: Set<Int> = []
+    ) {
         self.refusal = refusal
         self.minimumWaitSeconds = minimumWaitSeconds
         self.unavailableStatuses = unavailableStatuses

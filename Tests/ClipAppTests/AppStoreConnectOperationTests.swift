@@ -65,7 +65,10 @@ struct AppStoreConnectOperationTests {
     }
 
     @Test func theInputIsCheckedBeforeTheKeyIsRead() throws {
-        #expect(throws: InvalidArguments("prune is true or false", [FieldError(field: "prune", rule: "type", message: "expected true or false")])) {
+        #expect(
+            throws: InvalidArguments(
+                "prune is true or false", [FieldError(field: "prune", rule: "type", message: "expected true or false")])
+        ) {
             try AscPlan.binding.perform(Arguments([("prune", "maybe")]), session(.admin(tokenID: 1)))
         }
         // Every field error of a body at once, the key unread.

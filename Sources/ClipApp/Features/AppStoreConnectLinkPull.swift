@@ -42,7 +42,8 @@ public enum AscLink: Operation {
         Self.self, "", "",
         command: CommandSpec(
             "link", summary: "find a clip's app and App Clip in App Store Connect by bundle ID and remember their ids",
-            positionals: [PositionalSpec("CLIP", help: "the clip's App ID (TEAMID.BUNDLE) or bundle ID")], options: AppStoreConnectKey.options,
+            positionals: [PositionalSpec("CLIP", help: "the clip's App ID (TEAMID.BUNDLE) or bundle ID")],
+            options: AppStoreConnectKey.options,
             examples: [
                 Example(
                     "clipctl asc link ABCDE12345.com.example.bikes.Clip --key-id 2X9R4HXF34 --issuer-id 57246542-96fe-1a63-e053-0824d011072a --private-key AuthKey_2X9R4HXF34.p8",

@@ -18,20 +18,14 @@ extension Printer {
         for (step, row) in zip(plan.steps, lines.dropFirst()) {
             line(row + (step.drifted ? "  (changed in App Store Connect since the last push)" : ""))
             for change in step.changes { line("      \(change.field): \(change.before) → \(change.after)") }
-            for refusal in step.refusals {
-                line("      refused [\(refusal.rule)]: \(refusal.message)")
-                line("        fix: \(refusal.fix)")
-            }
+            for refusal in step.refusals { refused(refusal.rule, refusal.message, fix: refusal.fix) }
             for note in step.notes { line("      note: \(note)") }
         }
         if let defaultPlan = plan.defaultExperience {
             let version = defaultPlan.appStoreVersion.map { "App Store version \($0)" } ?? "no App Store version being edited"
             line("default experience (\(version)): \(defaultPlan.action.rawValue)")
             for change in defaultPlan.changes { line("      \(change.field): \(change.before) → \(change.after)") }
-            for refusal in defaultPlan.refusals {
-                line("      refused [\(refusal.rule)]: \(refusal.message)")
-                line("        fix: \(refusal.fix)")
-            }
+            for refusal in defaultPlan.refusals { refused(refusal.rule, refusal.message, fix: refusal.fix) }
             for note in defaultPlan.notes { line("      note: \(note)") }
         }
         if plan.isInSync {
@@ -78,6 +72,12 @@ extension Printer {
             summary += "; the key has \(remaining)\(limit.hourLimit.map { " of \($0)" } ?? "") requests left this hour"
         }
         line(summary)
+    }
+
+    /// A step App Store Connect would refuse, and its fix (`asc plan`, `asc testflight plan`).
+    func refused(_ rule: String, _ message: String, fix: String) {
+        line("      refused [\(rule)]: \(message)")
+        line("        fix: \(fix)")
     }
 
     /// Columns padded to their widest cell, two spaces apart; the last one unpadded.

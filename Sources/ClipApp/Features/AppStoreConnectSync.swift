@@ -81,7 +81,8 @@ public enum AscPlan: Operation {
         Self.self, "GET", "/v1/asc/plan",
         command: CommandSpec(
             "status", summary: "per experience: in sync, pending or drifted, with App Store Connect's ids and states",
-            options: [.option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)")] + AppStoreConnectKey.options,
+            options: [.option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)")]
+                + AppStoreConnectKey.options,
             examples: [
                 Example("clipctl asc status --clip ABCDE12345.com.example.bikes.Clip", "Which experiences are in sync, pending or drifted")
             ]),

@@ -195,8 +195,8 @@ extension Printer {
             }
             for change in step["changes"]?.arrayValue ?? [] { line("      \(change.stringValue ?? "")") }
             for refusal in step["refusals"]?.arrayValue ?? [] {
-                line("      refused [\(refusal["rule"]?.stringValue ?? "")]: \(refusal["message"]?.stringValue ?? "")")
-                line("        fix: \(refusal["fix"]?.stringValue ?? "")")
+                refused(
+                    refusal["rule"]?.stringValue ?? "", refusal["message"]?.stringValue ?? "", fix: refusal["fix"]?.stringValue ?? "")
             }
         }
         for note in plan["notes"]?.arrayValue ?? [] { line("  note: \(note.stringValue ?? "")") }
