@@ -108,4 +108,22 @@ struct AppStoreConnectOperationTests {
         #expect((refused.operationFailure as? OperationFailure)?.message == "invalid input")
         #expect(SyncFailure.registry(.notFound("clip x")).operationFailure as? RegistryError == .notFound("clip x"))
     }
+
+    /// A command prints an apply's reports from their JSON (the answer a server sends, or the one made here): the key's
+    /// budget left survives that reading (it was dropped, so `asc apply` lost its "requests left" line).
+    @Test func anApplysReportReadsBackWithTheKeysBudget() throws {
+        var report = ApplyReport(clip: try AppID("ABCDE12345.com.example.bikes.Clip"))
+        report.rateLimit = ASCRateLimit(header: "user-hour-lim:3500;user-hour-rem:500;")
+        report.requests[.read] = 2
+        let output = try ApplyOutput(json: ["applied": .array([report.json])])
+        var printed = ""
+        try output.present(Printer(out: { printed += $0 }, err: { _ in }), refusal: "")
+        #expect(
+            printed == """
+                clip ABCDE12345.com.example.bikes.Clip
+                requests: 2 read (2 in all)
+                in sync: nothing to do; the key has 500 of 3500 requests left this hour
+
+                """)
+    }
 }
