@@ -65,7 +65,7 @@ let package = Package(
             name: "ClipApp",
             dependencies: [
                 "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "StrictJSON", "HTTP1", "Locking",
-                "AppStoreConnect", "ClipSync", "ClipSyncEngine", "SystemCrypto",
+                "AppStoreConnect", "ClipSync", "ClipSyncEngine",
             ],
             swiftSettings: strict),
 
@@ -74,7 +74,7 @@ let package = Package(
             name: "ClipAPI",
             dependencies: [
                 "ByteScan", "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
-                "FileFormats", "QRCode", "CardPreview",
+                "FileFormats", "QRCode", "CardPreview", "SystemCrypto",
             ],
             swiftSettings: strict),
 

@@ -1,9 +1,9 @@
 public import ClipCore
 public import ClipStore
-import ClipApp
 import Foundation
 import Locking
 import StrictJSON
+import SystemCrypto
 
 /// The delivery worker of `clipctl serve` (docs/architecture.md#webhooks): one thread of its own,
 /// never an event or pool thread, so no request waits for it. It sends each active endpoint's
@@ -151,7 +151,7 @@ public final class WebhookWorker: WriteObserver {
             let timestamp = Int64(Date().timeIntervalSince1970)
             let content = WebhookSignature.signedContent(id: delivery.messageID, timestamp: timestamp, body: delivery.payload)
             do {
-                let signature = try WebhookSignature.header(key: key, content: content)
+                let signature = WebhookSignature.header(hmac: try HMAC.sha256(key: key, message: content))
                 outcome = sender.send(
                     url: delivery.url,
                     headers: [
