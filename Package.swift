@@ -29,10 +29,11 @@ let package = Package(
         // A value behind a lock (the standard library's Mutex, visible to ThreadSanitizer).
         .target(name: "Locking", swiftSettings: strict),
         .target(name: "HTTP1", dependencies: ["CLinuxIO", "Locking", "ByteScan"], swiftSettings: strict),
-        // P-256 keys from PKCS#8 PEM, ES256 signatures (R‖S), SHA-256 and MD5 over libcrypto.
-        .target(name: "SystemCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
-        // File formats written from bytes to bytes: CRC-32, Adler-32, DEFLATE, zlib, PNG, ZIP, NDEF. Pure, no I/O.
+        // Bytes to bytes, pure, no I/O: CRC-32, Adler-32, DEFLATE, zlib, PNG, ZIP, NDEF, and the project's one SHA-256
+        // and one Base 64 (pure modules hash and encode without libcrypto; SystemCrypto and the JWT use them too).
         .target(name: "FileFormats", swiftSettings: strict),
+        // P-256 keys from PKCS#8 PEM, ES256 signatures (R‖S), HMAC-SHA256 and MD5 over libcrypto.
+        .target(name: "SystemCrypto", dependencies: ["CCrypto", "FileFormats"], swiftSettings: strict),
         // Writes those formats from standard input and arguments, for scripts/formats-check's independent readers.
         .executableTarget(name: "formats-write", dependencies: ["FileFormats"], swiftSettings: strict),
 
@@ -40,13 +41,13 @@ let package = Package(
         .target(name: "QRCode", swiftSettings: strict),
 
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
-        .target(name: "ClipCore", dependencies: ["ByteScan", "StrictJSON", "QRCode"], swiftSettings: strict),
+        .target(name: "ClipCore", dependencies: ["ByteScan", "StrictJSON", "QRCode", "FileFormats"], swiftSettings: strict),
 
         // Which URL gets a QR code or NFC tag, how the files of a print bundle are named, and their bytes. Pure, no I/O.
         .target(name: "ClipCodes", dependencies: ["ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
 
         // Every JSON shape the API answers and clipctl prints: encoders, and the readers a remote clipctl needs.
-        .target(name: "ClipWire", dependencies: ["ClipCore", "StrictJSON"], swiftSettings: strict),
+        .target(name: "ClipWire", dependencies: ["ClipCore", "StrictJSON", "FileFormats"], swiftSettings: strict),
 
         .target(name: "CardPreview", dependencies: ["ClipCore", "QRCode", "FileFormats"], swiftSettings: strict),
 
@@ -56,7 +57,7 @@ let package = Package(
 
         // The SQLite-backed registry store.
         .target(
-            name: "ClipStore", dependencies: ["ClipCore", "ClipCodes", "SQLiteDB", "StrictJSON", "Locking"],
+            name: "ClipStore", dependencies: ["ClipCore", "ClipCodes", "FileFormats", "SQLiteDB", "StrictJSON", "Locking"],
             swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
@@ -64,8 +65,8 @@ let package = Package(
         .target(
             name: "ClipApp",
             dependencies: [
-                "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "StrictJSON", "HTTP1", "Locking",
-                "AppStoreConnect", "ClipSync", "ClipSyncEngine",
+                "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "HTTP1",
+                "Locking", "AppStoreConnect", "ClipSync", "ClipSyncEngine",
             ],
             swiftSettings: strict),
 
@@ -74,8 +75,15 @@ let package = Package(
             name: "ClipAPI",
             dependencies: [
                 "ByteScan", "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
-                "FileFormats", "QRCode", "CardPreview", "SystemCrypto",
+                "FileFormats", "QRCode", "CardPreview",
             ],
+            swiftSettings: strict),
+
+        // Webhook delivery, like the App Store Connect trio beside it: the pure rules (events, payloads, signature text,
+        // retry schedule, target checks) are in ClipCore and the outbox in ClipStore; this is the worker that sends,
+        // the sender (SSRF check at delivery, no redirects) and the HMAC signing (SystemCrypto). `clipctl serve` wires it in.
+        .target(
+            name: "ClipWebhooks", dependencies: ["ClipApp", "ClipCore", "ClipStore", "HTTP1", "Locking", "StrictJSON", "SystemCrypto"],
             swiftSettings: strict),
 
         // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.
@@ -98,17 +106,19 @@ let package = Package(
         // `clipctl serve`: where the command line and the HTTP API meet; the executable hands it to ClipCLI.
         .target(
             name: "ClipServer",
-            dependencies: ["ArgParse", "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "HTTP1", "StrictJSON"],
+            dependencies: [
+                "ArgParse", "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "ClipWebhooks", "HTTP1", "StrictJSON",
+            ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI", "ClipServer"], swiftSettings: strict),
         // VERSION and the git commit embedded into ClipCLI for `clipctl --version`.
         .executableTarget(name: "embed-build-info", swiftSettings: strict),
         .plugin(name: "EmbedBuildInfo", capability: .buildTool(), dependencies: ["embed-build-info"]),
         // The App Store Connect API client side: credentials and the ES256 JWT (knows ASC, not the store).
-        .target(name: "AppStoreConnect", dependencies: ["SystemCrypto", "StrictJSON", "Locking"], swiftSettings: strict),
+        .target(name: "AppStoreConnect", dependencies: ["SystemCrypto", "FileFormats", "StrictJSON", "Locking"], swiftSettings: strict),
         // Prints a JWT for a given key and ids, for scripts/asc-jwt-check's independent verification.
         // The pure sync plan: the registry's experiences against App Store Connect's (knows both, does no I/O).
-        .target(name: "ClipSync", dependencies: ["ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
+        .target(name: "ClipSync", dependencies: ["ClipCore", "AppStoreConnect", "FileFormats", "StrictJSON"], swiftSettings: strict),
         .target(
             name: "ClipSyncEngine",
             dependencies: ["ClipSync", "ClipStore", "ClipCore", "AppStoreConnect", "SystemCrypto", "StrictJSON", "Locking"],
@@ -120,7 +130,7 @@ let package = Package(
             name: "clip-bench", dependencies: ["CAllocCount", "CLinuxIO", "ClipCore", "ClipCodes", "ClipStore"], swiftSettings: strict),
 
         // What more than one test target uses (test images), in one place; no test depends on another.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["CCrypto"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON"], swiftSettings: strict),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"], swiftSettings: strict),
         .testTarget(
@@ -128,32 +138,40 @@ let package = Package(
         .testTarget(
             name: "ClipAPITests",
             dependencies: [
-                "ClipAPI", "ClipStore", "ClipCore", "ClipWire", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "SystemCrypto", "TestSupport",
+                "ClipAPI", "ClipStore", "ClipCore", "ClipWire", "FileFormats", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "SystemCrypto",
+                "TestSupport",
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ClipWebhooksTests",
+            dependencies: ["ClipWebhooks", "ClipCore", "ClipStore", "HTTP1", "Locking", "StrictJSON", "SystemCrypto"],
             swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: strict),
         .testTarget(name: "ByteScanTests", dependencies: ["ByteScan", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "StrictJSON", "TestSupport"], exclude: ["Fixtures"],
+            name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "FileFormats", "StrictJSON", "TestSupport"],
+            exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "ClipCodesTests", dependencies: ["ClipCodes", "ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "ClipWireTests", dependencies: ["ClipWire", "ClipCore", "StrictJSON"], swiftSettings: strict),
         .testTarget(
-            name: "ClipStoreTests", dependencies: ["ClipStore", "ClipCore", "ClipWire", "SQLiteDB", "StrictJSON", "TestSupport"],
+            name: "ClipStoreTests",
+            dependencies: ["ClipStore", "ClipCore", "ClipWire", "FileFormats", "SQLiteDB", "StrictJSON", "TestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "FileFormatsTests", dependencies: ["FileFormats"], swiftSettings: strict),
+        .testTarget(name: "FileFormatsTests", dependencies: ["FileFormats", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "AppStoreConnectTests", dependencies: ["AppStoreConnect", "SystemCrypto", "StrictJSON", "Locking", "TestSupport"],
+            name: "AppStoreConnectTests",
+            dependencies: ["AppStoreConnect", "FileFormats", "SystemCrypto", "StrictJSON", "Locking", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport", "SystemCrypto", "Locking"], swiftSettings: strict),
         .testTarget(name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "SystemCrypto"], swiftSettings: strict),
+            name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ClipAppTests",
             dependencies: ["ClipApp", "ClipCore", "ClipStore", "ArgParse", "StrictJSON", "AppStoreConnect", "ClipSyncEngine"],

@@ -252,7 +252,7 @@ extension ASCClient {
         return experiences
     }
 
-    /// The default experience attached to an App Store version, or nil when it has none.
+    /// The default experience attached to an App Store version with its App Review detail, or nil when it has none.
     public func defaultExperience(appStoreVersionID: String) async throws(ASCClientError) -> ASCDefaultExperience? {
         let document: JSONAPIDocument
         do {
@@ -260,7 +260,7 @@ extension ASCClient {
                 "GET",
                 Self.target(
                     "/v1/appStoreVersions/\(Self.segment(appStoreVersionID))/appClipDefaultExperience",
-                    [("include", "appClipDefaultExperienceLocalizations")]))
+                    [("include", "appClipDefaultExperienceLocalizations,appClipAppStoreReviewDetail")]))
         } catch .rejected(status: 404, _, _, _) {
             return nil
         }

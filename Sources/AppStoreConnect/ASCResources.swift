@@ -273,16 +273,19 @@ public struct ASCDefaultExperience: Equatable, Sendable {
     public var localizationIDs: [String]
     /// The localizations, when the request included them.
     public var localizations: [ASCDefaultExperienceLocalization]
+    /// Its App Review detail, when it has one and the request included it (`include=appClipAppStoreReviewDetail`).
+    public var reviewDetail: ASCAppClipReviewDetail?
 
     public init(
         id: String, action: ASCValue<AppClipAction>? = nil, appStoreVersionID: String? = nil,
-        localizations: [ASCDefaultExperienceLocalization] = []
+        localizations: [ASCDefaultExperienceLocalization] = [], reviewDetail: ASCAppClipReviewDetail? = nil
     ) {
         self.id = id
         self.action = action
         self.appStoreVersionID = appStoreVersionID
         localizationIDs = localizations.map(\.id)
         self.localizations = localizations
+        self.reviewDetail = reviewDetail
     }
 
     init(_ resource: JSONAPIResource, in document: JSONAPIDocument) throws(ASCClientError) {
@@ -298,6 +301,7 @@ public struct ASCDefaultExperience: Equatable, Sendable {
             }
         }
         self.localizations = localizations
+        reviewDetail = document.included(resource.toOne["appClipAppStoreReviewDetail"] ?? nil).map(ASCAppClipReviewDetail.init)
     }
 }
 

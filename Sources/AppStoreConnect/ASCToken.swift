@@ -1,3 +1,4 @@
+import FileFormats
 import StrictJSON
 import SystemCrypto
 
@@ -37,7 +38,7 @@ public struct ASCToken: Equatable, Sendable, CustomStringConvertible, CustomDebu
         } catch {
             throw ASCTokenError(reason: error.description)
         }
-        compact = input + "." + Base64URL.encode(signature)
+        compact = input + "." + Base64.encode(signature, alphabet: .url)
         keyID = credentials.keyID
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
@@ -50,7 +51,7 @@ public struct ASCToken: Equatable, Sendable, CustomStringConvertible, CustomDebu
         let claims: JSONValue = [
             "iss": .string(issuerID), "iat": .integer(issuedAt), "exp": .integer(expiresAt), "aud": .string(audience),
         ]
-        return Base64URL.encode(JSONWriter.bytes(header)) + "." + Base64URL.encode(JSONWriter.bytes(claims))
+        return Base64.encode(JSONWriter.bytes(header), alphabet: .url) + "." + Base64.encode(JSONWriter.bytes(claims), alphabet: .url)
     }
 
     /// The value of the `Authorization` request header.

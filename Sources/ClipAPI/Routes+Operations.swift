@@ -7,7 +7,7 @@ import StrictJSON
 extension ClipAPI {
     /// Serves every operation of the application layer at its route (`Application.bindings`): the
     /// path parameters and query items are the input's arguments, the caller comes from the token,
-    /// and the layer admits it and reads the input (docs/architecture.md#the-application-layer).
+    /// and the layer admits it and reads the input (docs/application-layer.md#operations-and-bindings).
     func registerOperations() {
         for binding in Application.bindings where binding.servesRoute {
             add(binding.method, binding.path, binding.callers == .open ? .open : .token) { api, c in

@@ -13,7 +13,6 @@ extension ClipAPI {
         registerCodeRoutes()
         registerPreviewRoutes()
         registerImageRoutes()
-        registerBulkRoutes()
         registerOperations()
     }
 

@@ -1,5 +1,5 @@
 /// Every operation's binding, feature by feature: the HTTP API serves each at its route and
-/// `clipctl` runs each as its command (docs/architecture.md#the-application-layer).
+/// `clipctl` runs each as its command (docs/application-layer.md#operations-and-bindings).
 public enum Application {
     public static let bindings: [Binding] = [
         ExperienceCreate.binding,
@@ -32,8 +32,8 @@ public enum Application {
         HostClaim.binding,
         HostShare.binding,
         HostUnshare.binding,
-        DefaultExperienceShow.binding,
         DefaultExperienceSave.binding,
+        DefaultExperienceShow.binding,
         DefaultExperienceRemove.binding,
         Verification.binding,
         DomainVerification.binding,
@@ -59,5 +59,6 @@ public enum Application {
         WebhookTest.binding,
         WebhookEnable.binding,
         WebhookDeliveries.binding,
+        BulkRead.binding,
     ]
 }

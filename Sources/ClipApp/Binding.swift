@@ -3,7 +3,7 @@ public import ClipCore
 import ClipStore
 public import StrictJSON
 
-/// An operation bound to its route and to its command (docs/architecture.md#the-application-layer).
+/// An operation bound to its route and to its command (docs/application-layer.md#operations-and-bindings).
 /// The route's `{name}` parameters and the command's positionals carry the input's arguments of the
 /// same names; the rest travel as query items and options.
 public struct Binding: Sendable {
@@ -110,10 +110,12 @@ public struct Binding: Sendable {
     }
 
     /// A route without a command of its own (its command is another binding's).
-    public init<O: Operation>(_ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false) {
+    public init<O: Operation>(
+        _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false, unreadBody: UnreadBody = .refused
+    ) {
         self.readsEveryPage = false
         self.takesBody = takesBody
-        self.unreadBody = .refused
+        self.unreadBody = unreadBody
         self.servesRoute = true
         self.commandInput = nil
         self.commandRoute = nil

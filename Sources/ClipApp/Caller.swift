@@ -14,7 +14,7 @@ public enum Caller: Sendable, Equatable {
     public var team: TeamID? { if case .team(let team, _) = self { team } else { nil } }
 }
 
-/// What an operation asks of its caller, applied by the layer before `run` (docs/architecture.md#the-application-layer).
+/// What an operation asks of its caller, applied by the layer before `run` (docs/application-layer.md#operations-and-bindings).
 public enum CallerRule: Sendable, Equatable {
     /// Anyone, without a token: the public routes.
     case open

@@ -2,6 +2,7 @@ public import CardPreview
 import ClipCodes
 import ClipCore
 public import ClipStore
+import FileFormats
 
 /// Gathers what the card preview of one URL shows from a registry: the resolve answer with its
 /// explanation, the app's name, the page's Smart App Banner and where the header image comes from.

@@ -2,7 +2,7 @@ public import ClipCore
 public import ClipWire
 public import StrictJSON
 
-/// One thing the registry does, declared once (docs/architecture.md#the-application-layer): who may
+/// One thing the registry does, declared once (docs/application-layer.md#operations-and-bindings): who may
 /// call it, its typed input, its output and what it does in a session. The HTTP API serves it at
 /// its route and `clipctl` runs it as a command, on a database or by sending the route's request
 /// to a server, from this one declaration.

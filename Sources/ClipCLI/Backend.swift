@@ -24,10 +24,6 @@ protocol Backend {
         progress: @escaping (Int) -> Void
     ) throws -> ImportReport
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws
-    func setDefault(clip: AppID, action: Action, localizations: [String: String], image: [UInt8]?) throws -> WriteOutcome<DefaultExperience>
-    /// At most `limit` records after `since`, and the id to pass as `since` for the rest (nil: none left).
-    /// The registry's records in bulk (`RegistryRecord`), all of them or what touches `host`, for doctor and publish.
-    func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws
     /// The QR code or NDEF message of an experience (by id) or of an invocation URL; refused when it opens no card.
     func code(_ reference: String, format: CodeFormat, ecc: ErrorCorrectionLevel, size: CodeSize) throws -> CodeAnswer
 }
@@ -94,20 +90,6 @@ struct LocalBackend: Backend {
 
     func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws {
         try registry.export(format: format, spreadsheetSafe: spreadsheetSafe, emit: emit)
-    }
-
-    func setDefault(
-        clip: AppID, action: Action, localizations: [String: String],
-        image: [UInt8]?
-    ) throws -> WriteOutcome<DefaultExperience> {
-        try registry.setDefaultExperience(clip: clip, action: action, localizations: localizations, image: image)
-    }
-
-
-    /// One read transaction.
-    func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws {
-        let scope = Registry.BulkScope(host: try host.map { try Registry.normalizeHost($0) })
-        _ = try registry.bulkRecords(scope, body)
     }
 
 }

@@ -27,7 +27,7 @@ public struct CLIIO: Sendable {
     }
 }
 
-/// Exit codes (docs/architecture.md#clipctl; sysexits.h for 64 and 65).
+/// Exit codes (docs/application-layer.md#clipctl; sysexits.h for 64 and 65).
 public enum ExitCode {
     public static let ok: Int32 = 0
     public static let failure: Int32 = 1

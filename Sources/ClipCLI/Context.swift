@@ -22,7 +22,7 @@ final class Context {
         self.serveEntry = serveEntry
     }
 
-    /// `--db PATH`, env `CLIP_DB`, default `./clips.db` (docs/architecture.md#clipctl).
+    /// `--db PATH`, env `CLIP_DB`, default `./clips.db` (docs/application-layer.md#clipctl).
     var databasePath: String { parsed.value("db") ?? environment["CLIP_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "clips.db" }
 
     /// `--server URL` or env `CLIP_SERVER`: commands go to that server's API instead. An explicit
@@ -33,7 +33,7 @@ final class Context {
         return environment["CLIP_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// The local database, or the server named by `--server` (docs/architecture.md#clipctl: the same commands, the same output).
+    /// The local database, or the server named by `--server` (docs/application-layer.md#clipctl: the same commands, the same output).
     func backend() throws -> any Backend {
         if let server = remoteServer {
             if parsed.value("db") != nil { throw CommandFailure.usage("--db and --server exclude each other") }
@@ -67,7 +67,6 @@ final class Context {
         ["preview"]: { try $0.preview() },
         ["import"]: { try $0.importFile() },
         ["export"]: { try $0.export() },
-        ["default", "set"]: { try $0.defaultSet() },
         ["doctor"]: { try $0.doctor() },
         ["publish"]: { try $0.publish() },
         ["code"]: { try $0.code() },

@@ -3,17 +3,18 @@ import ClipApp
 import ClipCore
 import ClipStore
 import ClipWire
+import FileFormats
 import Foundation
 import StrictJSON
 
-/// doctor and publish: the registry read in bulk (`Backend.forEachRecord`), from the database or a server, then
-/// examined (Doctor) or written (StaticSite) here, so both ways give the same report and the same files.
+/// doctor and publish: the registry read in bulk (`BulkRead.records`: `GET /v1/bulk` page after page, on the
+/// database or from a server), then examined (Doctor) or written (StaticSite) here, so both ways give the same
+/// report and the same files.
 extension Context {
     func doctor() throws {
-        let backend = try backend()
         var snapshot = Doctor.Snapshot()
-        try backend.forEachRecord(host: parsed.value("host")) { snapshot.add($0) }
-        let findings = Doctor.examine(snapshot) + (backend is LocalBackend ? try appStoreConnectFindings() : [])
+        try BulkRead.records(host: parsed.value("host"), run: { try self.send($0, $1) }, each: { snapshot.add($0) })
+        let findings = Doctor.examine(snapshot) + (remoteServer == nil ? try appStoreConnectFindings() : [])
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.filter { $0.severity == .warning }.count
         if json {
@@ -57,17 +58,21 @@ extension Context {
             throw CommandFailure.usage("--nginx-listen takes an nginx listen parameter such as \"443 ssl\" or 127.0.0.1:8443")
         }
         // The database first: opening it may create it, in DIR itself (`publish .` in an empty folder).
-        let backend = try backend()
+        _ = try backend()
         let target: String
         do throws(PublishedDirectory.Failure) {
             target = try PublishedDirectory.resolve(parsed.positional(0)!)
-            if backend is LocalBackend { try PublishedDirectory.checkNotHoldingDatabase(target, database: databasePath) }
+            if remoteServer == nil { try PublishedDirectory.checkNotHoldingDatabase(target, database: databasePath) }
         } catch { throw Self.publishFailure(error) }
         // Everything is read before DIR is touched: a server that stops answering leaves DIR as it was.
         var publication = StaticSite.Publication()
-        try backend.forEachRecord(host: nil) { record in
-            do throws(AASAGenerator.TooLarge) { try publication.add(record) } catch { throw RegistryError.unprocessable(error.description) }
-        }
+        try BulkRead.records(
+            host: nil, run: { try self.send($0, $1) },
+            each: { record in
+                do throws(AASAGenerator.TooLarge) { try publication.add(record) } catch {
+                    throw RegistryError.unprocessable(error.description)
+                }
+            })
         let files = StaticSite.files(aasa: publication.aasa, banners: publication.banners, nginx: .init(listen: listen, root: target))
         let changes: StaticSite.Changes
         do throws(PublishedDirectory.Failure) {

@@ -44,7 +44,7 @@ extension ClipCLI {
 
 extension Context {
     /// Runs an operation's command: on the database as its owner, or by sending the operation's
-    /// request to `--server`, whose answer is the same JSON (docs/architecture.md#the-application-layer).
+    /// request to `--server`, whose answer is the same JSON (docs/application-layer.md#operations-and-bindings).
     func perform(_ binding: Binding) throws {
         do { try performCommand(binding) } catch let usage as CommandUsageError { throw CommandFailure.usage(usage.description) }
     }
@@ -108,8 +108,9 @@ extension Context {
         return OperationAnswer(json: ListJSON.page(items, nextCursor: nil), status: first?.status ?? 200)
     }
 
-    /// One operation's answer, from the database as its owner or sent to `--server`.
-    private func send(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
+    /// One operation's answer, from the database as its owner or sent to `--server`: the
+    /// `OperationRunner` of a command that is not an operation's own (doctor, publish).
+    func send(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
         if remoteServer != nil {
             return try sendToServer(binding, arguments)
         }

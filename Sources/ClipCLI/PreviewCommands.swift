@@ -2,6 +2,7 @@ import CardPreview
 import ClipCore
 import ArgParse
 import ClipStore
+import FileFormats
 import Foundation
 import Glibc
 

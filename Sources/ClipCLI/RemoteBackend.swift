@@ -193,47 +193,4 @@ struct RemoteBackend: Backend {
                 accept: "*/*"))
         for line in String(decoding: answer.body, as: UTF8.self).split(separator: "\n") { try emit(String(line)) }
     }
-
-    /// Creates the clip unless it exists (`ClipSave`'s route), as `default set` does before its default experience.
-    private func addClip(_ clip: AppID) throws -> WriteOutcome<Clip> {
-        let answer = try call("PUT", "/v1/clips/\(Self.component(clip.bundleID.rawValue))", json: RequestJSON.saveClip(team: clip.team))
-        return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(try CatalogJSON.clip(json: v), created: answer.status == 201, notes: CatalogJSON.notes(json: v))
-        }
-    }
-
-    /// A clip reference as given (`TEAMID.bundle` or a bundle ID): the API applies the rule local
-    /// mode does (`Registry.clipID`), so an App ID of another team is not found, never stripped.
-    static func clipBundle(_ reference: String) -> String { component(reference) }
-
-    func setDefault(
-        clip: AppID, action: Action, localizations: [String: String],
-        image: [UInt8]?
-    ) throws -> WriteOutcome<DefaultExperience> {
-        let added = try addClip(clip)
-        // The image first (as --image does locally, in two requests), then the default experience naming it by hash.
-        var hash: String?, imageWarnings: [FieldError] = []
-        if let image {
-            let uploaded = try uploadImage(image, team: clip.team.rawValue)
-            (hash, imageWarnings) = (uploaded.sha256, uploaded.warnings)
-        }
-        let answer = try call(
-            "PUT", "/v1/clips/\(Self.clipBundle(clip.rawValue))/default-experience",
-            json: RequestJSON.setDefaultExperience(action: action, subtitles: localizations, headerImage: hash))
-        return try decode(answer.json) { (v) throws(WireError) in
-            WriteOutcome(
-                try CatalogJSON.defaultExperience(json: v), created: answer.status == 201, notes: added.notes + CatalogJSON.notes(json: v),
-                warnings: imageWarnings)
-        }
-    }
-
-    /// `GET /v1/bulk`, page after page (each page is the server's read transaction: README, "The HTTP API").
-    func forEachRecord(host: String?, _ body: (RegistryRecord) throws -> Void) throws {
-        var cursor: String?
-        repeat {
-            let page = try call("GET", "/v1/bulk", query: [("host", host), ("limit", "1000"), ("cursor", cursor)])
-            for record in try items(page, BulkJSON.record(json:)) { try body(record) }
-            cursor = ListJSON.nextCursor(json: page.json)
-        } while cursor != nil
-    }
 }

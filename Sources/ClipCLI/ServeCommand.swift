@@ -21,5 +21,5 @@ public struct ServeCommand {
 }
 
 /// Runs `clipctl serve` until it stops: the `clipctl` executable passes `ClipServer.serve`, so that the
-/// command line does not import the HTTP API (docs/architecture.md#clipctl).
+/// command line does not import the HTTP API (docs/application-layer.md#clipctl).
 public typealias ServeEntry = @Sendable (ServeCommand) throws -> Void

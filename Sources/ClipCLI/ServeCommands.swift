@@ -11,7 +11,7 @@ import StrictJSON
 /// serve, backup, restore: local database only.
 extension Context {
     /// `serve` runs the server the program linked in (`ServeEntry`, given to `ClipCLI.run`): ClipCLI parses and
-    /// reports, the HTTP API is not its to start (docs/architecture.md#clipctl).
+    /// reports, the HTTP API is not its to start (docs/application-layer.md#clipctl).
     func serve() throws {
         if remoteServer != nil { throw CommandFailure.usage("serve runs on a local database; --server and CLIP_SERVER do not apply") }
         guard let serveEntry else { throw CommandFailure(code: ExitCode.failure, message: "this clipctl was built without its server") }

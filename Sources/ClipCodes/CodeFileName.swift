@@ -1,4 +1,5 @@
 import ClipCore
+import FileFormats
 
 /// File names for the codes of a print bundle: deterministic, unique, and safe on every file system a
 /// print shop may unpack them on.

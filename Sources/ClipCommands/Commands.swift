@@ -1,6 +1,6 @@
 public import ArgParse
 
-/// The grammar of `clipctl` (docs/architecture.md#clipctl). Help is generated from it.
+/// The grammar of `clipctl` (docs/application-layer.md#clipctl). Help is generated from it.
 public enum Commands {
     public static let globals: [OptionSpec] = [
         .option("db", value: "PATH", help: "SQLite database file (env CLIP_DB; default ./clips.db, created and migrated on first use)"),
@@ -125,25 +125,7 @@ public enum Commands {
             CommandSpec("app", summary: "manage full apps"),
             CommandSpec("clip", summary: "manage App Clips"),
             CommandSpec("domain", summary: "manage domain associations (appclips hosts)"),
-            CommandSpec(
-                "default", summary: "manage default experiences",
-                subcommands: [
-                    CommandSpec(
-                        "set", summary: "create or replace a clip's default experience",
-                        positionals: [PositionalSpec("CLIP", help: "the clip")],
-                        options: [
-                            .option("action", value: "VERB", help: "OPEN, VIEW or PLAY (default OPEN)"),
-                            .option(
-                                "subtitle", value: "LOCALE=TEXT", help: "subtitle for a locale, such as en-US=Rent a bike", repeatable: true
-                            ),
-                            .option("image", value: "FILE", help: "header image for every locale given"),
-                        ],
-                        examples: [
-                            Example(
-                                "clipctl default set ABCDE12345.com.example.bikes.Clip --action VIEW --subtitle 'en-US=Bikes all over town' --image header.png",
-                                "Give a clip its default experience, with an English subtitle and a header image")
-                        ])
-                ]),
+            CommandSpec("default", summary: "manage default experiences"),
             CommandSpec("applinks", summary: "manage the applinks section of a host's AASA"),
             CommandSpec(
                 "doctor", summary: "cross-check the registry and say how to fix what is wrong",

@@ -1,3 +1,4 @@
+import FileFormats
 import StrictJSON
 
 /// Lints an AASA file: each problem with a stable code, a severity, a location and a message.

@@ -71,6 +71,8 @@ public enum Doctor {
         public var hosts: [HostFile]
         /// Who holds each host that more than one team holds.
         public var sharedHosts: [HostOwnership]
+        /// The chosen TestFlight invocations of the clips linked to App Store Connect or with some chosen.
+        public var testflight: [TestFlightChoice] = []
         public init(
             apps: [App], clips: [Clip], defaults: [DefaultExperience], experiences: [AdvancedExperience], hosts: [HostFile],
             sharedHosts: [HostOwnership] = []
@@ -95,6 +97,7 @@ public enum Doctor {
             case .host(let file): hosts.append(file)
             case .sharedHost(let ownership): sharedHosts.append(ownership)
             case .experience(let e): experiences.append(e)
+            case .testflight(let choice): testflight.append(choice)
             }
         }
     }
@@ -111,6 +114,7 @@ public enum Doctor {
         checkAppStoreIDs(s.apps, &findings)
         for file in s.hosts.sorted(by: { $0.host < $1.host }) { checkHostFile(file, &findings) }
         checkSharedHosts(s.sharedHosts, &findings)
+        checkTestFlight(s, &findings)
         return findings.list.sorted { a, b in
             if a.severity != b.severity { return a.severity < b.severity }
             if a.code != b.code { return a.code < b.code }
@@ -237,6 +241,31 @@ public enum Doctor {
                     .warning, "no-default-experience", clip.appID.rawValue,
                     "has no default experience: invocations that match no advanced experience find nothing, and App Store Connect requires one",
                     fix: Shell.command(["clipctl", "default", "set", clip.appID.rawValue, "--subtitle", "en-US=TEXT"]))
+            }
+        }
+    }
+
+    /// TestFlight invocations (docs/app-store-connect.md#testflight-invocations): a clip linked to App Store Connect with
+    /// active experiences and none chosen leaves testers typing URLs by hand; a chosen URL that no longer resolves to
+    /// the clip stops `asc testflight apply` and `asc apply` (App Review gets the same URLs).
+    static func checkTestFlight(_ s: Snapshot, _ findings: inout Findings) {
+        let active = Set(s.experiences.filter { $0.status == .active }.map(\.clip))
+        for choice in s.testflight.sorted(by: { $0.clip < $1.clip }) {
+            let clip = choice.clip.rawValue
+            if choice.invocations.isEmpty, choice.linked, active.contains(choice.clip) {
+                findings.add(
+                    .warning, "testflight-none", clip,
+                    "is linked to App Store Connect and has active experiences, but no TestFlight invocations chosen: testers and App Review get no URL to open the App Clip with",
+                    fix: Shell.command(["clipctl", "asc", "testflight", "set", clip, "URL"]))
+            }
+            // The fix keeps the URLs that still resolve, in their order.
+            let resolving = choice.invocations.filter { if case .unresolved = $0.target { false } else { true } }.map(\.url)
+            for invocation in choice.invocations {
+                guard case .unresolved(let why) = invocation.target else { continue }
+                findings.add(
+                    .warning, "testflight-unresolved", invocation.url,
+                    "is chosen as TestFlight invocation \(invocation.position) of \(clip) but \(why)",
+                    fix: Shell.command(["clipctl", "asc", "testflight", "set", clip] + (resolving.isEmpty ? ["URL"] : resolving)))
             }
         }
     }

@@ -1,3 +1,5 @@
+import FileFormats
+
 /// A header image checked against Apple's rule (docs/apple-formats.md#header-image): "Use a 1800x1200 px PNG
 /// or JPEG image without transparency" (HIG); 3:2 in every version of Apple's guidance.
 public struct HeaderImage: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import FileFormats
 public import StrictJSON
 
 /// Import/export formats (docs/rules.md#import-and-export): NDJSON, one experience per line in the portable JSON

@@ -12,4 +12,6 @@ public enum RegistryRecord: Sendable, Equatable {
     case sharedHost(HostOwnership)
     /// An experience that is not removed, in URL order.
     case experience(AdvancedExperience)
+    /// A clip's chosen TestFlight invocations, for each clip linked to App Store Connect or with some chosen.
+    case testflight(TestFlightChoice)
 }

@@ -31,7 +31,7 @@ extension StaticSite {
                         appStoreID: apps[parent]?.appStoreID, clipBundleID: e.clip.bundleID, appArgument: nil)
                 else { return }
                 banners.append(Banner(experienceID: e.id, url: e.url, metaTag: banner.metaTag))
-            case .defaultExperience, .sharedHost, .experience: break
+            case .defaultExperience, .sharedHost, .experience, .testflight: break
             }
         }
     }

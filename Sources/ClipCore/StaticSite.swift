@@ -1,3 +1,4 @@
+import FileFormats
 import StrictJSON
 
 /// The files `clipctl publish DIR` writes: per host

@@ -51,3 +51,18 @@ public struct TestFlightInvocation: Sendable, Equatable {
         experience.localizations.keys.sorted().map { Title(locale: $0, title: appName) }
     }
 }
+
+/// A clip's chosen TestFlight invocations as a bulk read gives them to `clipctl doctor` (`RegistryRecord.testflight`).
+public struct TestFlightChoice: Sendable, Equatable {
+    public var clip: AppID
+    /// Linked to App Store Connect (`clipctl asc link`): its builds are what testers open, so it is expected to choose.
+    public var linked: Bool
+    /// In order; empty when none are chosen.
+    public var invocations: [TestFlightInvocation]
+
+    public init(clip: AppID, linked: Bool, invocations: [TestFlightInvocation]) {
+        self.clip = clip
+        self.linked = linked
+        self.invocations = invocations
+    }
+}

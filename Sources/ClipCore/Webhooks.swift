@@ -1,3 +1,4 @@
+import FileFormats
 public import StrictJSON
 
 /// The kinds of event a webhook endpoint can subscribe to (README "Webhooks").

@@ -4,6 +4,7 @@ import ClipApp
 public import ClipCLI
 import ClipCore
 import ClipStore
+import ClipWebhooks
 import Dispatch
 import Foundation
 import HTTP1

@@ -1,4 +1,5 @@
 public import ClipCore
+import FileFormats
 import Foundation
 import Glibc
 

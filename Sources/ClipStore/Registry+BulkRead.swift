@@ -19,7 +19,7 @@ extension Registry {
 
     /// The sections of a bulk read, in the order it gives them.
     public enum BulkSection: String, Sendable, CaseIterable, Comparable {
-        case apps, clips, defaults, hosts, sharedHosts, experiences
+        case apps, clips, defaults, hosts, sharedHosts, experiences, testflight
         var order: Int { Self.allCases.firstIndex(of: self)! }
         public static func < (a: Self, b: Self) -> Bool { a.order < b.order }
     }
@@ -59,7 +59,7 @@ extension Registry {
                 }
                 func after(_ section: BulkSection) -> String? { start?.section == section ? start?.after : nil }
 
-                let clips = first <= .defaults ? try bulkClips(scope) : []
+                let clips = first <= .defaults || first == .testflight ? try bulkClips(scope) : []
                 for section in BulkSection.allCases where section >= first {
                     switch section {
                     case .apps:
@@ -105,11 +105,25 @@ extension Registry {
                             if !full { full = try !give(.experience(e), .experiences, e.url.canonical) }
                         }
                         if full { return last }
+                    case .testflight:
+                        for clip in clips where clip.appID.rawValue > after(.testflight) ?? "" {
+                            guard let choice = try testFlightChoice(clip.appID) else { continue }
+                            guard try give(.testflight(choice), .testflight, clip.appID.rawValue) else { return last }
+                        }
                     }
                 }
                 return nil
             }
         }
+    }
+
+    /// A clip's chosen TestFlight invocations, when it is linked to App Store Connect or has some chosen (the doctor's
+    /// checks need nothing of the others).
+    func testFlightChoice(_ clip: AppID) throws -> TestFlightChoice? {
+        let linked = try !db.query("SELECT 1 FROM asc_clip_link WHERE clip_bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty
+        let invocations = try testFlightInvocations(clip: clip.rawValue)
+        guard linked || !invocations.isEmpty else { return nil }
+        return TestFlightChoice(clip: clip, linked: linked, invocations: invocations)
     }
 
     /// The clips in scope, by App ID.

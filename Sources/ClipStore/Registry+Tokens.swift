@@ -1,3 +1,4 @@
+import FileFormats
 import Foundation
 public import ClipCore
 import SQLiteDB

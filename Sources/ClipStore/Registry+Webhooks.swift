@@ -1,4 +1,5 @@
 public import ClipCore
+import FileFormats
 public import Foundation
 import SQLiteDB
 public import StrictJSON

@@ -35,9 +35,10 @@ public struct DefaultExperiencePlan: Sendable, Equatable {
     ///   - version: the App Store version being edited, nil when the app has none.
     ///   - asc: that version's default experience, nil when it has none.
     ///   - imageMD5: the MD5 (hex) of the registry's header images by SHA-256 (App Store Connect's `sourceFileChecksum`).
+    ///   - invocations: the clip's chosen TestFlight invocations, which App Review gets too (`appReviewChange`).
     public static func make(
         registry: DefaultExperience?, version: ASCAppStoreVersion?, asc: ASCDefaultExperience?, primaryLocale: String?,
-        imageMD5: [String: String]
+        imageMD5: [String: String], invocations: [TestFlightInvocation] = []
     ) -> DefaultExperiencePlan? {
         guard let registry else { return nil }
         guard let version else {
@@ -79,9 +80,39 @@ public struct DefaultExperiencePlan: Sendable, Equatable {
         for (locale, localization) in registry.localizations.sorted(by: { $0.key < $1.key }) where localization.headerImage == nil {
             notes.append("\(locale) has no header image here: App Store Connect keeps whatever it has")
         }
+        let review = appReviewChange(invocations, asc: asc?.reviewDetail, clip: registry.clip)
+        changes += review.changes
         let action: Action = asc == nil ? .create : changes.isEmpty ? .nothing : .update
         return DefaultExperiencePlan(
             appStoreVersion: version.versionString ?? version.id, appStoreVersionID: version.id, ascDefaultExperienceID: asc?.id,
-            action: action, changes: changes, refusals: action == .nothing ? [] : refusals, notes: notes)
+            action: action, changes: changes, refusals: (action == .nothing ? [] : refusals) + review.refusals, notes: notes)
+    }
+
+    /// The field a plan names for the App Review detail: the URLs App Review opens the App Clip with are the clip's chosen
+    /// TestFlight invocations, in their order (../shared/docs/asc-api.md §7.6 item 4). None chosen leaves App Store
+    /// Connect's as they are. A chosen URL that no longer resolves to the clip is refused, whatever App Store Connect
+    /// holds: App Review would open a dead link.
+    public static let appReviewField = "appReview.invocationUrls"
+
+    static func appReviewChange(_ invocations: [TestFlightInvocation], asc: ASCAppClipReviewDetail?, clip: AppID) -> (
+        changes: [SyncPlan.FieldChange], refusals: [SyncPlan.Refusal]
+    ) {
+        guard !invocations.isEmpty else { return ([], []) }
+        let refusals: [SyncPlan.Refusal] = invocations.compactMap { invocation in
+            guard case .unresolved(let why) = invocation.target else { return nil }
+            return .init(
+                rule: "appReview.resolve", message: "\(invocation.url) \(why): App Review would open it",
+                fix: "choose URLs that resolve to this clip: clipctl asc testflight set \(clip.rawValue) URL …")
+        }
+        let ours = invocations.map(\.url), theirs = asc?.invocationURLs ?? []
+        let same = ours.count == theirs.count && zip(ours, theirs).allSatisfy { TestFlightPlan.sameURL($0, $1) }
+        guard !same else { return ([], refusals) }
+        let before = asc == nil ? "none" : theirs.isEmpty ? "[]" : theirs.joined(separator: " ")
+        return ([.init(field: appReviewField, before: before, after: ours.joined(separator: " "))], refusals)
+    }
+
+    /// The URLs an apply sends App Review, when the plan changes them.
+    public func appReviewURLs(_ invocations: [TestFlightInvocation]) -> [String]? {
+        changes.contains { $0.field == Self.appReviewField } ? invocations.map(\.url) : nil
     }
 }

@@ -1,5 +1,6 @@
 public import AppStoreConnect
 public import ClipCore
+import FileFormats
 import StrictJSON
 
 /// The one place that maps the registry's experience fields (`ExperienceField`) to App Store Connect's

@@ -259,6 +259,10 @@ extension SyncEngine {
                 try await client.deleteDefaultExperienceLocalization(id: id)
             }
         }
+        let reviewURLs = plan.appReviewURLs(side.invocations)
+        if let urls = reviewURLs {
+            try applyAppReview(urls, defaultExperienceID: experienceID, existing: side.ascDefault?.reviewDetail)
+        }
         let clip = side.link.clip
         try registryCall { () throws(RegistryError) in
             try registry.recordASCDefaultExperiencePush(
@@ -266,9 +270,25 @@ extension SyncEngine {
                 after: [
                     "ascDefaultExperienceId": .string(experienceID), "appStoreVersion": .string(plan.appStoreVersion ?? versionID),
                     "action": .string(action.rawValue), "locales": .array(ours.localizations.keys.sorted().map { .string($0) }),
+                    "appReviewUrls": reviewURLs.map { .array($0.map { .string($0) }) } ?? .null,
                 ])
         }
         return experienceID
+    }
+
+    /// Gives App Review the chosen URLs (../shared/docs/asc-api.md §7.6 item 4): the default experience's review detail,
+    /// made when it has none. An interrupted create is found at the next reading (one detail per default experience).
+    private func applyAppReview(_ urls: [String], defaultExperienceID: String, existing: ASCAppClipReviewDetail?) throws(SyncFailure) {
+        let client = self.client
+        if let id = existing?.id {
+            _ = try send(nil, "App Review detail", drafts: []) { () async throws(ASCClientError) in
+                try await client.updateAppClipReviewDetail(id: id, invocationURLs: urls)
+            }
+        } else {
+            _ = try send(nil, "App Review detail", drafts: []) { () async throws(ASCClientError) in
+                try await client.createAppClipReviewDetail(defaultExperienceID: defaultExperienceID, invocationURLs: urls)
+            }
+        }
     }
 
     private func remove(_ step: SyncPlan.Step, clip: AppID) throws(SyncFailure) {

@@ -81,13 +81,16 @@ public final class SyncEngine {
         var defaultExperience: DefaultExperience?
         var version: ASCAppStoreVersion?
         var ascDefault: ASCDefaultExperience?
+        /// The clip's chosen TestFlight invocations: App Review gets the same URLs, with the default experience.
+        var invocations: [TestFlightInvocation] = []
 
         func plan(prune: Bool) -> SyncPlan {
             var plan = SyncPlan.make(
                 clip: link.clip, experiences: experiences, associatedHosts: Set(clip.hosts), asc: asc, link: link, records: records,
                 imageMD5: imageMD5, prune: prune)
             plan.defaultExperience = DefaultExperiencePlan.make(
-                registry: defaultExperience, version: version, asc: ascDefault, primaryLocale: link.primaryLocale, imageMD5: imageMD5)
+                registry: defaultExperience, version: version, asc: ascDefault, primaryLocale: link.primaryLocale, imageMD5: imageMD5,
+                invocations: invocations)
             return plan
         }
     }
@@ -112,7 +115,8 @@ public final class SyncEngine {
             for sha in Set(images) { imageMD5[sha] = try storedImage(sha).md5 }
             return Sides(
                 link: link, clip: clip, experiences: experiences, asc: asc, records: try registry.ascSyncRecords(clip: link.clip),
-                imageMD5: imageMD5, defaultExperience: defaultExperience)
+                imageMD5: imageMD5, defaultExperience: defaultExperience,
+                invocations: defaultExperience == nil ? [] : try registry.testFlightInvocations(clip: link.clip.rawValue))
         }
         if sides.defaultExperience != nil {
             (sides.version, sides.ascDefault) = try editedVersion(link)
@@ -120,7 +124,8 @@ public final class SyncEngine {
         return sides
     }
 
-    /// The App Store version being edited (the first, if App Store Connect has more) and its default experience.
+    /// The App Store version being edited (the first, if App Store Connect has more) and its default experience with its
+    /// App Review detail (one request reads both: `include=appClipAppStoreReviewDetail`).
     func editedVersion(_ link: AppStoreConnectLink) throws(SyncFailure) -> (ASCAppStoreVersion?, ASCDefaultExperience?) {
         let client = self.client, appID = link.ascAppID
         return try call { () async throws(ASCClientError) -> (ASCAppStoreVersion?, ASCDefaultExperience?) in

@@ -1,4 +1,5 @@
 public import ClipCore
+import FileFormats
 public import StrictJSON
 
 /// A record of `GET /v1/bulk` (RegistryRecord): `{"kind": …, "value": …}`, the value in the shape the
@@ -14,6 +15,7 @@ public enum BulkJSON {
             case .host(let file): ("host", host(file))
             case .sharedHost(let ownership): ("sharedHost", HostOwnershipJSON.ownership(ownership))
             case .experience(let e): ("experience", ExperienceJSON.full(e))
+            case .testflight(let choice): ("testflight", testflight(choice))
             }
         return .object(["kind": .string(kind), "value": value])
     }
@@ -28,8 +30,52 @@ public enum BulkJSON {
         case "host": return .host(try host(json: body))
         case "sharedHost": return .sharedHost(try HostOwnershipJSON.ownership(json: body))
         case "experience": return .experience(try CatalogJSON.experience(json: body))
+        case "testflight": return .testflight(try testflight(json: body))
         case let other: throw WireError("bulk record: unknown kind \(other.prefix(40))")
         }
+    }
+
+    /// `{clip, linked, invocations: [{position, url, experience | defaultExperience | problem, titles}]}`: an invocation
+    /// as `GET /v1/clips/{clip}/testflight-invocations` answers it.
+    static func testflight(_ choice: TestFlightChoice) -> JSONValue {
+        .object([
+            "clip": .string(choice.clip.rawValue), "linked": .bool(choice.linked),
+            "invocations": .array(
+                choice.invocations.map { invocation in
+                    var members: [(key: String, value: JSONValue)] = [
+                        ("position", .integer(Int64(invocation.position))), ("url", .string(invocation.url)),
+                    ]
+                    switch invocation.target {
+                    case .experience(let id): members.append(("experience", .integer(id)))
+                    case .defaultExperience: members.append(("defaultExperience", .bool(true)))
+                    case .unresolved(let why): members.append(("problem", .string(why)))
+                    }
+                    members.append(
+                        ("titles", .array(invocation.titles.map { ["locale": .string($0.locale), "title": .string($0.title)] })))
+                    return .object(members)
+                }),
+        ])
+    }
+
+    static func testflight(json value: JSONValue) throws(WireError) -> TestFlightChoice {
+        let r = WireReader(value, "testflight")
+        guard let clip = try? AppID(try r.string("clip")) else { throw r.fail("clip") }
+        let invocations = try (value["invocations"]?.arrayValue ?? []).map { (item) throws(WireError) -> TestFlightInvocation in
+            let i = WireReader(item, "invocation")
+            let target: TestFlightInvocation.Target
+            if case .integer(let id)? = item["experience"] {
+                target = .experience(id)
+            } else if item["defaultExperience"]?.boolValue == true {
+                target = .defaultExperience
+            } else {
+                target = .unresolved(try i.string("problem"))
+            }
+            let titles = (item["titles"]?.arrayValue ?? []).map {
+                TestFlightInvocation.Title(locale: $0["locale"]?.stringValue ?? "", title: $0["title"]?.stringValue ?? "")
+            }
+            return TestFlightInvocation(position: try i.int("position"), url: try i.string("url"), target: target, titles: titles)
+        }
+        return TestFlightChoice(clip: clip, linked: value["linked"]?.boolValue ?? false, invocations: invocations)
     }
 
     static func host(_ file: Doctor.HostFile) -> JSONValue {

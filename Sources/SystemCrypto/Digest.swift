@@ -1,12 +1,8 @@
 import CCrypto
 
-/// One-shot message digests from libcrypto (EVP_Digest, https://docs.openssl.org/3.0/man3/EVP_DigestInit/).
+/// One-shot message digests from libcrypto (EVP_Digest, https://docs.openssl.org/3.0/man3/EVP_DigestInit/). SHA-256 is
+/// not here: the project's one is FileFormats' pure `SHA256`.
 public enum Digest {
-    /// SHA-256 (FIPS 180-4): 32 bytes.
-    public static func sha256(_ message: [UInt8]) throws(OpenSSLFailure) -> [UInt8] {
-        try digest(message, EVP_sha256(), name: "SHA-256")
-    }
-
     /// MD5 (RFC 1321): 16 bytes. Broken for anything adversarial; only for checksums a peer asks
     /// for in MD5 (App Store Connect's `sourceFileChecksum` of an uploaded file).
     public static func md5(_ message: [UInt8]) throws(OpenSSLFailure) -> [UInt8] {

@@ -1,4 +1,5 @@
 import CCrypto
+import FileFormats
 
 /// An ECDSA P-256 public key, for verifying ES256 signatures (RFC 7518 §3.4).
 public final class P256PublicKey: Sendable, Equatable, CustomStringConvertible {
@@ -63,7 +64,7 @@ public final class P256PublicKey: Sendable, Equatable, CustomStringConvertible {
 
     /// SHA-256 of the uncompressed point, in hexadecimal: a short name for the key in messages.
     public var fingerprint: String {
-        (try? Digest.sha256(x963Representation)).map(Digest.hex) ?? "unknown"
+        SHA256.hexDigest(x963Representation)
     }
 
     public var description: String { "P-256 public key (SHA-256 \(fingerprint.prefix(16))…)" }

@@ -1,3 +1,5 @@
+import FileFormats
+
 /// The first PEM block in a text (RFC 7468): its label and the DER bytes it carries.
 ///
 /// RFC 7468 §2: text before the BEGIN line is allowed (explanatory text); the END line must repeat
@@ -34,38 +36,9 @@ struct PEMBlock: Equatable {
         return String(label)
     }
 
-    /// Base 64 with the standard alphabet; `=` padding optional but only at the end, and the
+    /// The body's base 64 (RFC 7468 §3, strict: its lines joined): `=` padding optional but only at the end, and the
     /// unused bits of the last symbol zero (RFC 4648 §3.5). Nil for anything else.
-    static func decodeBase64(_ text: String) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count / 4 * 3)
-        var buffer: UInt32 = 0, bits = 0, symbols = 0, padding = 0
-        for c in text.utf8 {
-            let value: UInt32
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(c) - 65
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(c) - 71
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(c) + 4
-            case UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "/"): value = 63
-            case UInt8(ascii: "="): padding += 1; continue
-            default: return nil
-            }
-            guard padding == 0 else { return nil }
-            symbols += 1
-            buffer = buffer << 6 | value
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-                buffer &= (1 << UInt32(bits)) - 1
-            }
-        }
-        let remainder = symbols % 4
-        guard remainder != 1, buffer == 0 else { return nil }
-        guard padding == 0 || (remainder != 0 && padding == 4 - remainder) else { return nil }
-        return out
-    }
+    static func decodeBase64(_ text: String) -> [UInt8]? { Base64.decode(text, rules: .pemBody) }
 }
 
 extension Substring {

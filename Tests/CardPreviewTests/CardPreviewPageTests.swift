@@ -2,7 +2,7 @@ import CardPreview
 import ClipCore
 import FileFormats
 import Foundation
-import SystemCrypto
+import TestSupport
 import Testing
 
 /// Pages built from resolutions the resolver made, as a registry would hand them over.
@@ -223,7 +223,7 @@ extension String {
         #expect(directives.contains("img-src 'self' data:"))
         // The style-src hash is the SHA-256 (libcrypto's, not ours) of the <style> element's text.
         let style = try #require(Self.page.html.between("<style>", "</style>"))
-        let digest = try Digest.sha256(Array(style.utf8))
+        let digest = LibcryptoSHA256.hash(Array(style.utf8))
         #expect(directives.contains("style-src 'sha256-\(Data(digest).base64EncodedString())'"))
     }
 

@@ -1,6 +1,7 @@
 import ClipAPI
 import ClipCore
 import ClipStore
+import FileFormats
 import Foundation
 import HTTP1
 import Locking

@@ -2,7 +2,6 @@ import ClipAPI
 import Foundation
 import HTTP1
 import StrictJSON
-import SystemCrypto
 import TestSupport
 import Testing
 
@@ -16,7 +15,7 @@ import Testing
         #expect(first.status == 201, "\(first.text)")
         let answer = try f.jsonOf(first)
         // The hash against an independent SHA-256 (libcrypto).
-        let sha = try Digest.sha256(Self.apple).map { String(format: "%02x", $0) }.joined()
+        let sha = LibcryptoSHA256.hexDigest(Self.apple)
         #expect(answer["sha256"]?.stringValue == sha)
         #expect(answer["mediaType"] == "image/png" && answer["width"] == 1800 && answer["height"] == 1200)
         #expect(answer["bytes"] == .integer(Int64(Self.apple.count)) && answer["warnings"] == nil)

@@ -53,6 +53,17 @@ struct TokenWriteTests {
         #expect(!JSONWriter.string(listed.json).contains(String(secret.suffix(64))))
     }
 
+    /// Found by QA: a team token's `token create --admin` made a team token and printed "(admin)".
+    @Test func theCommandSaysWhatWasCreatedNotWhatWasAsked() throws {
+        let created = try create(#"{"name":"ops"}"#, as: .team(teamA, tokenID: 7))
+        let parsed = try ArgumentParser.parse(
+            ["create", "--admin", "--name", "ops"],
+            root: CommandSpec("clipctl", summary: "", subcommands: [try #require(TokenCreate.binding.command)]), globals: [])
+        var err = ""
+        try TokenCreate.binding.present(created, parsed, Printer(out: { _ in }, err: { err += $0 }))
+        #expect(err.contains("(team ABCDE12345) created"), "\(err)")
+    }
+
     @Test func aTeamTokenCannotCreateForAnotherTeamNorAnAdminTokenAndNothingIsWritten() throws {
         _ = try create(#"{"name":"ops"}"#, as: .local)
         let before = try bytes()

@@ -10,6 +10,26 @@ struct ExperienceCommandTests {
         GeneratedDocumentationTests.clipctl(["--db", dir + "/clips.db"] + arguments)
     }
 
+    /// Found by hostile QA: locally `--no-category` was ignored beside `--category`, remotely the body named it twice.
+    @Test func aValueAndItsClearingInOneUpdateIsAUsageError() throws {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        #expect(
+            clipctl(
+                "register", "https://bikes.example/rent", "--clip", "ABCDE12345.com.example.bikes.Clip", "--title", "T", "--subtitle", "S"
+            )
+            .code == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: dir + "/clips.db"))
+        for (set, clear) in [
+            (["--category", "FOOD_AND_DRINK"], "--no-category"),
+            (["--place", #"{"displayPoint":{"coordinates":{"latitude":1,"longitude":2}}}"#], "--no-place"),
+            (["--powered-by"], "--not-powered-by"),
+        ] {
+            let refused = GeneratedDocumentationTests.clipctl(["--db", dir + "/clips.db", "update", "1"] + set + [clear])
+            #expect(refused.code == 64 && refused.err.contains("contradict each other"), "\(refused)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/clips.db")) == before)
+    }
+
     @Test func listReadsEveryPageAndAURLInAnySpellingNamesItsExperience() throws {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let lines = (0..<1001).map {

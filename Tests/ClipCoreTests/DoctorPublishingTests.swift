@@ -1,3 +1,4 @@
+import FileFormats
 import StrictJSON
 import Testing
 @testable import ClipCore

@@ -1,4 +1,5 @@
 import ClipCore
+import FileFormats
 import Foundation
 import SQLiteDB
 import StrictJSON

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `clipctl history` on a database and over `--server`: the operation declared once in the
-/// application layer gives the same records both ways (docs/architecture.md#the-application-layer).
+/// application layer gives the same records both ways (docs/application-layer.md#operations-and-bindings).
 @Suite(.serialized) struct HistoryProcessTests {
     /// The records' actions and changed members, leaving out times and actors (which differ by where they ran).
     static func shape(_ text: String) -> [String] {

@@ -47,6 +47,30 @@ import Testing
         #expect(published.out.hasPrefix("published 1 AASA file(s) and 2 banner snippet(s)"), "\(published.out)")
     }
 
+    /// A chosen TestFlight URL that stopped resolving (GET /v1/bulk's testflight record): the same warning over the server,
+    /// for the team that holds the clip only.
+    @Test func aChosenTestFlightURLThatNoLongerResolvesIsWarnedOverTheServerToo() throws {
+        var c = try Self.threeTeams()
+        try #require(try c("asc", "testflight", "set", "ABCDE12345.com.example.bikes.Clip", "https://bikesrental.example/rent").code == 0)
+        try #require(try c("remove", "1").code == 0)
+        func testflightFindings(_ c: Clipctl) throws -> [String] {
+            let doctor = try c("doctor", "--json")
+            return (try JSONParser.parse(Array(doctor.out.utf8))["findings"]?.arrayValue ?? []).filter {
+                $0["code"]?.stringValue?.hasPrefix("testflight") == true
+            }.map { JSONWriter.string($0) }
+        }
+        let local = try testflightFindings(c)
+        #expect(local.count == 1 && local[0].contains("https://bikesrental.example/rent"), "\(local)")
+        let admin = try Self.token(c, "--admin"), other = try Self.token(c, "--team", "FGHIJ67890")
+        let server = try ServeProcess(c, database: c.file("clips.db"))
+        defer { _ = server.stop() }
+        c.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
+        c.environment["CLIP_TOKEN"] = admin
+        #expect(try testflightFindings(c) == local)
+        c.environment["CLIP_TOKEN"] = other
+        #expect(try testflightFindings(c) == [])
+    }
+
     @Test func publishOverTheServerKeepsDIRAsItWasWhenAnythingFails() throws {
         var c = try Self.threeTeams()
         let admin = try Self.token(c, "--admin")

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// `clipctl serve` as a process, and `clipctl --server` against it: the same commands give the
-/// same output and exit codes as on a local database (docs/architecture.md#clipctl).
+/// same output and exit codes as on a local database (docs/application-layer.md#clipctl).
 final class ServeProcess {
     let process = Process()
     let port: Int
@@ -319,6 +319,33 @@ final class ServeProcess {
             outputs.append([app, again, update, credentials].map { JSONWriter.string($0, pretty: true) })
         }
         #expect(outputs[0].map(Self.withoutTimes) == outputs[1].map(Self.withoutTimes))
+    }
+
+    /// A refused write over `--server` writes nothing, even when the command sends more than one request
+    /// (found by hostile QA: the clip of a refused `default set`, the image of a refused `register`, stayed).
+    @Test func aRefusedCommandOfSeveralRequestsWritesNothingOnTheServer() throws {
+        var remote = try Clipctl()
+        let created = try remote("--db", "served.db", "token", "create", "--admin", "--name", "test")
+        let server = try ServeProcess(remote, database: remote.file("served.db"))
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
+        remote.environment["CLIP_TOKEN"] = created.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        try Data(TestImages.png(width: 1800, height: 1200, grey: 9)).write(to: URL(fileURLWithPath: remote.file("card.png")))
+        try remote.registerExampleBusinesses()
+        let before = try remote.state()
+        let long = String(repeating: "a", count: 300)
+        let refusals = [
+            ["default", "set", "NEWCL12345.com.new.Clip", "--subtitle", "en-US=\(long)", "--image", "card.png"],
+            [
+                "register", "https://zq.example/a", "--clip", "ZQZQZ12345.com.zq.Clip", "--title", "", "--subtitle", "b", "--image",
+                "card.png",
+            ],
+            ["update", "1", "--title", "", "--image", "card.png"],
+        ]
+        for words in refusals {
+            let refused = try remote.run(words)
+            #expect(refused.code == 65, "\(words): \(refused.err)")
+        }
+        #expect(try remote.state() == before)
     }
 
     /// `changes` says on standard error where the rest begins (local and remote alike, --json too),

@@ -2,16 +2,6 @@ import Testing
 import SystemCrypto
 
 struct DigestTests {
-    /// FIPS 180-4 examples (NIST CSRC "SHA256.pdf").
-    @Test(arguments: [
-        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-    ])
-    func sha256(_ message: String, _ digest: String) throws {
-        #expect(Digest.hex(try Digest.sha256(Array(message.utf8))) == digest)
-    }
-
     /// RFC 1321 §A.5, the test suite.
     @Test(arguments: [
         ("", "d41d8cd98f00b204e9800998ecf8427e"),
@@ -25,9 +15,8 @@ struct DigestTests {
     }
 
     @Test func aMillionBytes() throws {
-        // FIPS 180-4's long example: one million "a".
+        // One million "a" (FIPS 180-4's long example; SHA-256 is FileFormats' now): MD5's value from coreutils' md5sum.
         let bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
-        #expect(Digest.hex(try Digest.sha256(bytes)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
-        #expect(try Digest.md5(bytes).count == 16)
+        #expect(Digest.hex(try Digest.md5(bytes)) == "7707d6ae4e027c70eea2a935c2296f21")
     }
 }

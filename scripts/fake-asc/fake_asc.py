@@ -34,7 +34,9 @@ Control endpoints (no authentication):
 
 Choices where Apple documents nothing (unverified against the live service): a removed advanced
 experience disappears from lists and answers 404; an MD5 that does not match the bytes received
-fails the commit with 409 ENTITY_ERROR and `source.pointer` /data/attributes/sourceFileChecksum.
+fails the commit with 409 ENTITY_ERROR and `source.pointer` /data/attributes/sourceFileChecksum; a
+default experience has one App Clip review detail (a second create answers 409 ENTITY_ERROR), changed
+only while its App Store version is editable.
 
 Started as: fake_asc.py --public-key KEY.pem --key-id KID --issuer-id UUID [--port 0]; it prints
 "fake-asc listening on PORT" once ready.
@@ -75,6 +77,7 @@ SCHEMA_OF_TYPE = {
     "appClipDefaultExperiences": "AppClipDefaultExperience",
     "appClipDefaultExperienceLocalizations": "AppClipDefaultExperienceLocalization",
     "appClipHeaderImages": "AppClipHeaderImage",
+    "appClipAppStoreReviewDetails": "AppClipAppStoreReviewDetail",
     "builds": "Build",
     "buildBundles": "BuildBundle",
     "betaAppClipInvocations": "BetaAppClipInvocation",
@@ -171,6 +174,10 @@ class Fake:
             ("PATCH", "/v1/appClipDefaultExperienceLocalizations/{id}", self.update_default_localization),
             ("DELETE", "/v1/appClipDefaultExperienceLocalizations/{id}", self.delete_resource("appClipDefaultExperienceLocalizations")),
             ("GET", "/v1/appStoreVersions/{id}/appClipDefaultExperience", self.version_default),
+            ("GET", "/v1/appClipDefaultExperiences/{id}/appClipAppStoreReviewDetail", self.default_review_detail),
+            ("POST", "/v1/appClipAppStoreReviewDetails", self.create_review_detail),
+            ("GET", "/v1/appClipAppStoreReviewDetails/{id}", self.get_resource("appClipAppStoreReviewDetails")),
+            ("PATCH", "/v1/appClipAppStoreReviewDetails/{id}", self.update_review_detail),
             ("GET", "/v1/builds", self.list_builds),
             ("GET", "/v1/buildBundles/{id}/betaAppClipInvocations", self.list_invocations),
             ("POST", "/v1/betaAppClipInvocations", self.create_invocation),
@@ -461,7 +468,8 @@ class Fake:
         if not ids:
             raise not_found("appClipDefaultExperiences", f"of appStoreVersions {ident}")
         return self.single("appClipDefaultExperiences", ids[0], query,
-                           include={"appClips", "appStoreVersions", "appClipDefaultExperienceLocalizations"})
+                           include={"appClips", "appStoreVersions", "appClipDefaultExperienceLocalizations",
+                                    "appClipAppStoreReviewDetails"})
 
     def get_resource(self, kind):
         def handler(ident, path, query, body):
@@ -728,6 +736,50 @@ class Fake:
             if value is not None:
                 resource["attributes"][key] = value
         return self.single("appClipDefaultExperienceLocalizations", ident, {})
+
+    # ---- App Review: a default experience's App Clip review detail (asc-api.md §7.6 item 4) -------
+
+    def default_review_detail(self, ident, path, query, body):
+        experience = self.find("appClipDefaultExperiences", ident)
+        detail = experience["relationships"].get("appClipAppStoreReviewDetail")
+        if not self.visible("appClipAppStoreReviewDetails", detail):
+            raise not_found("appClipAppStoreReviewDetails", f"of appClipDefaultExperiences {ident}")
+        return self.single("appClipAppStoreReviewDetails", detail, query, include={"appClipDefaultExperiences"})
+
+    def editable_default(self, experience_id, pointer):
+        """A default experience whose App Store version is live takes no change (fastlane: "not editable in a live version")."""
+        experience = self.find("appClipDefaultExperiences", experience_id, pointer)
+        version = experience["relationships"].get("releaseWithAppStoreVersion")
+        state = self.resources.get(("appStoreVersions", version), {}).get("attributes", {}).get("appVersionState")
+        if version is not None and state not in EDITABLE_VERSION_STATES:
+            raise entity_error(f"The App Store version {version} is {state}; its App Clip review detail cannot be changed", pointer,
+                               "ENTITY_ERROR.RELATIONSHIP.INVALID")
+        return experience
+
+    def create_review_detail(self, ident, path, query, body):
+        # One review detail per default experience (the relationship is to-one): a second create is refused, an unverified
+        # choice that makes a create sent twice visible.
+        data = json.loads(body)["data"]
+        linked, pointer = self.linkage(data, "appClipDefaultExperience")
+        experience = self.editable_default((linked or {}).get("id"), pointer)
+        if self.visible("appClipAppStoreReviewDetails", experience["relationships"].get("appClipAppStoreReviewDetail")):
+            raise entity_error(f"The default experience {linked['id']} already has an App Clip review detail", pointer)
+        new = self.new_id()
+        self.resources[("appClipAppStoreReviewDetails", new)] = {
+            "attributes": {"invocationUrls": (data.get("attributes") or {}).get("invocationUrls")},
+            "relationships": {"appClipDefaultExperience": linked["id"]}}
+        experience["relationships"]["appClipAppStoreReviewDetail"] = new
+        return self.single("appClipAppStoreReviewDetails", new, {}, status=201)
+
+    def update_review_detail(self, ident, path, query, body):
+        data = json.loads(body)["data"]
+        self.check_path_id(data, ident)
+        resource = self.find("appClipAppStoreReviewDetails", ident)
+        self.editable_default(resource["relationships"].get("appClipDefaultExperience"), "/data/id")
+        attributes = data.get("attributes") or {}
+        if "invocationUrls" in attributes:
+            resource["attributes"]["invocationUrls"] = attributes["invocationUrls"]
+        return self.single("appClipAppStoreReviewDetails", ident, {})
 
     # ---- TestFlight: builds, build bundles, beta App Clip invocations ----------------------------
 

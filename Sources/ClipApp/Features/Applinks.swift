@@ -125,6 +125,7 @@ public enum ApplinksRemove: Operation {
                     "clipctl applinks remove bikesrental.example --app com.example.bikes", "Remove the app's components from the host")
             ]),
         under: ["applinks"], commandJSON: { _ in CommandJSON.removed() },
+        unreadBody: .ignored,
         commandInput: { line, arguments in
             let app = try ApplinksCommands.app(line)
             arguments.append("host", line.parsed.positionals.first)

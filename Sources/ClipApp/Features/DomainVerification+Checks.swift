@@ -1,5 +1,6 @@
 public import ClipCore
 public import ClipStore
+import FileFormats
 import Foundation
 public import ClipWire
 public import StrictJSON

@@ -141,14 +141,22 @@ enum ExperienceCommands {
     /// The image travels as it always has: with `--server`, uploaded first for `team` and named by
     /// hash in the body (the upload's warnings kept for the output); on a database, with the write
     /// itself, in its transaction.
+    /// `checkedAgainst`: the experience the write changes (`.some(nil)`: a new one), for the write's own
+    /// checks before an upload; nil: not checked here (the write checks itself).
     static func attach(
         _ image: [UInt8]?, _ line: CommandLine, team: () throws -> String?, to arguments: inout Arguments,
-        members: inout [(key: String, value: JSONValue)], read: inout [(key: String, value: JSONValue)]
+        members: inout [(key: String, value: JSONValue)], read: inout [(key: String, value: JSONValue)],
+        checkedAgainst: AdvancedExperience?? = nil
     ) throws {
         guard let image else { return }
         guard let storeImage = line.storeImage else {
             arguments.attachment = image
             return
+        }
+        // The write's own checks before the image is uploaded: a refused command writes nothing on the
+        // server either (found by hostile QA: the upload's image row stayed behind an invalid register).
+        if let base = checkedAgainst {
+            do { _ = try ExperienceJSON.decode(.object(members), base: base) } catch { throw RegistryError.invalid(error.errors) }
         }
         let stored = try storeImage(image, try team())
         members.removeAll { $0.key == "headerImage" }
@@ -210,7 +218,7 @@ enum ExperienceCommands {
         // The clip's App ID names the team the image is for; a bad one is refused by the write.
         try attach(
             try image(line), line, team: { clip.split(separator: ".", maxSplits: 1).first.map(String.init) }, to: &arguments,
-            members: &members, read: &read)
+            members: &members, read: &read, checkedAgainst: .some(nil))
         arguments.body = .object(members)
         if !read.isEmpty { arguments.commandRead = .object(read) }
     }
@@ -220,8 +228,11 @@ enum ExperienceCommands {
         var members = try fieldMembers(line)
         if let url = parsed.value("url") { members.append((key: "url", value: .string(url))) }
         if let clip = parsed.value("clip") { members.append((key: "clip", value: .string(clip))) }
-        if parsed.flag("powered-by") && parsed.flag("not-powered-by") {
-            throw CommandUsageError("--powered-by and --not-powered-by contradict each other")
+        // A value and its clearing in one command contradict each other (found by hostile QA: locally the
+        // clearing was ignored, remotely the body named the field twice).
+        for (set, clear) in [("powered-by", "not-powered-by"), ("category", "no-category"), ("place", "no-place")]
+        where (parsed.flag(set) || parsed.value(set) != nil) && parsed.flag(clear) {
+            throw CommandUsageError("--\(set) and --\(clear) contradict each other")
         }
         if parsed.flag("powered-by") { members.append((key: "poweredBy", value: true)) }
         if parsed.flag("not-powered-by") { members.append((key: "poweredBy", value: false)) }
@@ -238,7 +249,8 @@ enum ExperienceCommands {
         let id = try before.map { String($0.id) } ?? self.id(reference, line)
         var read: [(key: String, value: JSONValue)] = before.map { [(key: "before", value: ExperienceJSON.full($0))] } ?? []
         try attach(
-            image, line, team: { try (before ?? self.read(id, line)).clip.team.rawValue }, to: &arguments, members: &members, read: &read)
+            image, line, team: { try (before ?? self.read(id, line)).clip.team.rawValue }, to: &arguments, members: &members, read: &read,
+            checkedAgainst: before.map { .some($0) })
         arguments.append("id", id)
         arguments.body = .object(members)
         if !read.isEmpty { arguments.commandRead = .object(read) }

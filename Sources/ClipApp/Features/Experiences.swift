@@ -248,7 +248,7 @@ public enum ExperienceRemove: Operation {
 
     public static let binding = Binding(
         Self.self, "DELETE", "/v1/experiences/{id}", status: 204, command: ExperienceCommands.remove,
-        commandJSON: { $0.removed.map(CommandJSON.removed) ?? .null }, commandInput: ExperienceCommands.removeInput,
+        commandJSON: { $0.removed.map(CommandJSON.removed) ?? .null }, unreadBody: .ignored, commandInput: ExperienceCommands.removeInput,
         present: { output, _, printer in
             guard let e = output.removed else { return }
             printer.line("removed experience \(e.id): \(e.url.canonical)")

@@ -1,5 +1,6 @@
 import ClipCore
 public import ClipStore
+import FileFormats
 import Foundation
 import Locking
 import StrictJSON

@@ -123,11 +123,12 @@ public enum TokenCreate: Operation {
             }
             arguments.body = .object(body)
         },
-        present: { output, parsed, printer in
+        present: { output, _, printer in
             let (token, secret) = output.outcome.value
             // The secret alone on standard output (TOKEN=$(clipctl token create …)); the rest on standard error.
             printer.line(secret)
-            let scope = parsed.value("team").map { "team \($0)" } ?? "admin"
+            // What was created, not what was asked: a team token's --admin makes a token of its own team.
+            let scope = token.team.map { "team \($0.rawValue)" } ?? "admin"
             printer.err("token \(token.id) (\(scope)) created; the secret above is shown only once\n")
             for note in output.outcome.notes { printer.err("  \(note.text)\n") }
         })
@@ -167,6 +168,7 @@ public enum TokenRevoke: Operation {
             "revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")],
             examples: [Example("clipctl token revoke 3", "Revoke token 3")]),
         under: ["token"],
+        unreadBody: .ignored,
         commandInput: { line, arguments in
             guard let id = Int64(line.parsed.positionals.first ?? "") else { throw CommandUsageError("a token id is a number") }
             arguments.append("id", String(id))

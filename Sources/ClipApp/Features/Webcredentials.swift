@@ -30,6 +30,7 @@ public enum WebcredentialsAdd: Operation {
                     "Let the app fill in passwords saved for the host")
             ]),
         under: ["applinks"], commandJSON: WebcredentialsChange.commandJSON,
+        unreadBody: .ignoredIfJSON,
         commandInput: { line, arguments in
             let app = try ApplinksCommands.app(line)
             let verb = line.parsed.positionals.first
@@ -58,7 +59,8 @@ public enum WebcredentialsRemove: Operation {
         return WebcredentialsChange()
     }
 
-    public static let binding = Binding(Self.self, "DELETE", "/v1/domains/{host}/webcredentials/{bundleId}", status: 204)
+    public static let binding = Binding(
+        Self.self, "DELETE", "/v1/domains/{host}/webcredentials/{bundleId}", status: 204, unreadBody: .ignored)
 }
 
 /// A webcredentials entry added (`host`, `app`, with the write's notes) or removed (204, no content), as the

@@ -164,7 +164,7 @@ public enum WebhookRemove: Operation {
             "remove", summary: "remove an endpoint; what it had not received is never sent",
             positionals: [PositionalSpec("ID", help: "the webhook id")],
             examples: [Example("clipctl webhook remove 2", "Remove endpoint 2")]),
-        under: ["webhook"], commandInput: WebhookFields.commandID,
+        under: ["webhook"], unreadBody: .ignored, commandInput: WebhookFields.commandID,
         commandAnswer: { _, arguments, run in
             // The route answers 204: the endpoint is read first (another team's is not found).
             let endpoint = try WebhookList.listed(arguments["id"] ?? "", run)
@@ -203,7 +203,7 @@ public enum WebhookTest: Operation {
             "test", summary: "queue a webhook.test event for the endpoint and enable it if failing",
             positionals: [PositionalSpec("ID", help: "the webhook id")],
             examples: [Example("clipctl webhook test 2", "Send endpoint 2 a webhook.test event")]),
-        under: ["webhook"], commandInput: WebhookFields.commandID,
+        under: ["webhook"], unreadBody: .ignored, commandInput: WebhookFields.commandID,
         present: { output, _, printer in
             let e = output.endpoint
             printer.line("queued webhook.test \(output.messageID) for webhook \(e.id) (\(e.url)); clipctl serve sends it")
@@ -228,7 +228,7 @@ public enum WebhookEnable: Operation {
             "enable", summary: "make a failing endpoint active again; its waiting events are sent",
             positionals: [PositionalSpec("ID", help: "the webhook id")],
             examples: [Example("clipctl webhook enable 2", "Resume delivering to endpoint 2 after fixing it")]),
-        under: ["webhook"], commandInput: WebhookFields.commandID,
+        under: ["webhook"], unreadBody: .ignored, commandInput: WebhookFields.commandID,
         present: { output, _, printer in printer.line("webhook \(output.endpoint.id) is \(output.endpoint.state.rawValue)") })
 }
 

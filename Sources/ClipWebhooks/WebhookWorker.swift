@@ -3,7 +3,6 @@ public import ClipStore
 import Foundation
 import Locking
 import StrictJSON
-import SystemCrypto
 
 /// The delivery worker of `clipctl serve` (docs/architecture.md#webhooks): one thread of its own,
 /// never an event or pool thread, so no request waits for it. It sends each active endpoint's
@@ -149,9 +148,8 @@ public final class WebhookWorker: WriteObserver {
         let outcome: WebhookSender.Outcome
         if let key = WebhookSignature.key(secret: delivery.secret) {
             let timestamp = Int64(Date().timeIntervalSince1970)
-            let content = WebhookSignature.signedContent(id: delivery.messageID, timestamp: timestamp, body: delivery.payload)
             do {
-                let signature = WebhookSignature.header(hmac: try HMAC.sha256(key: key, message: content))
+                let signature = try WebhookSignature.header(key: key, id: delivery.messageID, timestamp: timestamp, body: delivery.payload)
                 outcome = sender.send(
                     url: delivery.url,
                     headers: [

@@ -1,5 +1,6 @@
+import FileFormats
+import TestSupport
 import Testing
-@testable import ClipCore
 
 /// FIPS 180-4 example vectors (NIST CSRC "SHA256.pdf" and FIPS 180-2 Appendix B).
 struct SHA256Tests {
@@ -31,6 +32,20 @@ struct SHA256Tests {
             let bytes = [UInt8](repeating: 0x61, count: n)
             for b in bytes { incremental.update([b]) }
             #expect(incremental.finalize() == SHA256.hash(bytes))
+        }
+    }
+
+    /// Against libcrypto's SHA-256 (an independent implementation) at every length across four blocks, fed whole and
+    /// in uneven pieces (a piece that ends inside a block, then whole blocks straight from the input).
+    @Test func agreesWithLibcrypto() {
+        var generator = SplitMix64(state: 0x5A5A)
+        for n in 0...260 {
+            let bytes = (0..<n).map { _ in UInt8(generator.next(256)) }
+            #expect(SHA256.hexDigest(bytes) == LibcryptoSHA256.hexDigest(bytes), "length \(n)")
+            var pieces = SHA256()
+            pieces.update(bytes.prefix(n / 3))
+            pieces.update(bytes.dropFirst(n / 3))
+            #expect(pieces.finalize() == LibcryptoSHA256.hash(bytes), "length \(n) in two pieces")
         }
     }
 }

@@ -1,4 +1,6 @@
-/// SHA-256 (FIPS 180-4 §6.2), for content hashes of header images and API token secrets.
+/// SHA-256 (FIPS 180-4 §6.2): the project's one SHA-256 (header images, API token secrets, AASA ETags, file names,
+/// CSP hashes, key fingerprints). Pure, so that the pure modules hash without libcrypto.
+/// The generic entry points are `@inlinable`: called from other modules they are specialized there.
 public struct SHA256: Sendable {
     // FIPS 180-4 §4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes.
     private static let k: [UInt32] = [
@@ -23,7 +25,7 @@ public struct SHA256: Sendable {
 
     public init() {}
 
-    public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    @inlinable public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         let contiguous: Void? = bytes.withContiguousStorageIfAvailable { buffer in update(UnsafeRawBufferPointer(buffer)) }
         guard contiguous == nil else { return }
         for byte in bytes { append(byte) }
@@ -47,7 +49,7 @@ public struct SHA256: Sendable {
         }
     }
 
-    private mutating func append(_ byte: UInt8) {
+    @usableFromInline mutating func append(_ byte: UInt8) {
         pending[pendingCount] = byte
         pendingCount += 1
         length &+= 1
@@ -108,13 +110,13 @@ public struct SHA256: Sendable {
         }
     }
 
-    public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+    @inlinable public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()
     }
 
-    public static func hexDigest<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    @inlinable public static func hexDigest<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var hasher = SHA256()
         hasher.update(bytes)
         return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 4) { digest in

@@ -1,0 +1,94 @@
+import ArgParse
+public import ClipCore
+import ClipStore
+public import ClipWire
+import Foundation
+public import StrictJSON
+
+/// `GET /v1/bulk`: everything the caller may read (an admin everything, a team token its team's
+/// data, as the other routes scope it), page by page, each page one read transaction: what
+/// `clipctl doctor` and `publish` read (`BulkRead.records`), on a database or from `--server`.
+public enum BulkRead: Operation {
+    public static let callers = CallerRule.token
+
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        var host: String?
+        var cursor: String?
+        var limit: String?
+
+        public init(reading reader: inout ArgumentReader) {
+            arguments = reader.arguments
+            host = reader.string("host")
+            cursor = reader.string("cursor")
+            limit = reader.string("limit")
+        }
+    }
+
+    public struct Output: OperationOutput {
+        public var records: [RegistryRecord]
+        public var nextCursor: String?
+        public var json: JSONValue { ListJSON.page(records.map(BulkJSON.record), nextCursor: nextCursor) }
+        public init(records: [RegistryRecord], nextCursor: String?) {
+            self.records = records
+            self.nextCursor = nextCursor
+        }
+        public init(json: JSONValue) throws(WireError) {
+            records = try ListJSON.items(json: json).map { (v) throws(WireError) in try BulkJSON.record(json: v) }
+            nextCursor = ListJSON.nextCursor(json: json)
+        }
+    }
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        var scope = Registry.BulkScope(team: session.caller.team)
+        if let host = input.host { scope.host = try Registry.normalizeHost(host) }
+        var start: Registry.BulkPosition?
+        if let cursor = input.cursor {
+            guard let position = decodeCursor(cursor) else {
+                throw RequestRefusal(status: 400, detail: "the cursor is not one this server gave")
+            }
+            start = position
+        }
+        let limit = try InvalidArguments.limit(input.limit, fallback: 500)
+        var records: [RegistryRecord] = []
+        let next = try session.registry.bulkRecords(scope, from: start, limit: limit) { records.append($0) }
+        return Output(records: records, nextCursor: next.map(encodeCursor))
+    }
+
+    public static let binding = Binding(Self.self, "GET", "/v1/bulk")
+
+    /// Every record of the caller's scope (what touches `host`, when given), page after page of
+    /// the largest size, run where the command runs (`OperationRunner`).
+    public static func records(host: String?, run: OperationRunner, each body: (RegistryRecord) throws -> Void) throws {
+        var cursor: String?
+        repeat {
+            var arguments = Arguments()
+            arguments.append("host", host)
+            arguments.append("limit", "1000")
+            arguments.append("cursor", cursor)
+            let page = try Output(json: try run(binding, arguments).json)
+            for record in page.records { try body(record) }
+            cursor = page.nextCursor
+        } while cursor != nil
+    }
+
+    // MARK: Cursors: base64url of "section key" (opaque to clients; any position is only a place in the caller's own scope).
+
+    static func encodeCursor(_ position: Registry.BulkPosition) -> String {
+        ListCursor.encode(position.section.rawValue + " " + position.after)
+    }
+
+    static func decodeCursor(_ cursor: String) -> Registry.BulkPosition? {
+        // RFC 4648 §5: the URL- and filename-safe alphabet, unpadded.
+        guard !cursor.isEmpty, cursor.utf8.count <= 4096,
+            cursor.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+            }),
+            let text = ListCursor.decode(cursor), let space = text.firstIndex(of: " "),
+            let section = Registry.BulkSection(rawValue: String(text[..<space]))
+        else { return nil }
+        let after = String(text[text.index(after: space)...])
+        guard !after.isEmpty else { return nil }
+        return Registry.BulkPosition(section: section, after: after)
+    }
+}
