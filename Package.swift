@@ -66,7 +66,7 @@ let package = Package(
             name: "ClipApp",
             dependencies: [
                 "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "HTTP1",
-                "Locking",
+                "Locking", "AppStoreConnect", "ClipSync", "ClipSyncEngine",
             ],
             swiftSettings: strict),
 
@@ -75,9 +75,7 @@ let package = Package(
             name: "ClipAPI",
             dependencies: [
                 "ByteScan", "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
-                "AppStoreConnect",
-                "ClipSync",
-                "ClipSyncEngine", "FileFormats", "QRCode", "CardPreview",
+                "FileFormats", "QRCode", "CardPreview",
             ],
             swiftSettings: strict),
 
@@ -101,8 +99,7 @@ let package = Package(
             name: "ClipCLI",
             dependencies: [
                 "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON",
-                "ClipSync",
-                "AppStoreConnect", "ClipSyncEngine", "SystemCrypto", "Locking", "FileFormats", "QRCode", "CardPreview",
+                "Locking", "FileFormats", "QRCode", "CardPreview",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),
@@ -110,8 +107,7 @@ let package = Package(
         .target(
             name: "ClipServer",
             dependencies: [
-                "AppStoreConnect", "ArgParse", "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "ClipWebhooks", "HTTP1",
-                "StrictJSON",
+                "ArgParse", "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "ClipWebhooks", "HTTP1", "StrictJSON",
             ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI", "ClipServer"], swiftSettings: strict),
@@ -178,7 +174,7 @@ let package = Package(
             name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ClipAppTests",
-            dependencies: ["ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON", "TestSupport"],
+            dependencies: ["ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON", "TestSupport", "AppStoreConnect", "ClipSyncEngine"],
             swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipApp", "ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]

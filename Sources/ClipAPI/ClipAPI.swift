@@ -1,4 +1,3 @@
-public import AppStoreConnect
 public import ClipApp
 import ByteScan
 import ClipCore
@@ -149,8 +148,9 @@ public final class ClipAPI: @unchecked Sendable {
     private var access: [String: Access] = [:]
     /// `max-age` of the public answers (`serve --public-max-age`).
     let publicMaxAge: Int
-    /// The App Store Connect client of `/v1/asc`, when the server was started with a key.
-    let appStoreConnect: ASCClient?
+    /// How the `/v1/asc` operations reach App Store Connect, when the server was started with a key; an apply stops
+    /// when the server does.
+    let appStoreConnect: AppStoreConnectAccess?
 
     /// The caching of the hot routes (`HotRoutes.swift`), as their registrations say.
     private(set) var resolvePolicy = CachePolicy(.noStore)
@@ -165,7 +165,7 @@ public final class ClipAPI: @unchecked Sendable {
     let outbound: Outbound?
 
     public init(
-        pool: RegistryPool, logsRequests: Bool = true, appStoreConnect: ASCClient? = nil, publicMaxAge: Int = 60,
+        pool: RegistryPool, logsRequests: Bool = true, appStoreConnect: AppStoreConnectAccess? = nil, publicMaxAge: Int = 60,
         allowsPrivateWebhookTargets: Bool = false, outbound: Outbound? = nil,
         logBatch: (@Sendable (UnsafeBufferPointer<UInt8>) -> Void)? = nil, log: @escaping @Sendable (String) -> Void
     ) {
@@ -173,7 +173,11 @@ public final class ClipAPI: @unchecked Sendable {
         self.allowsPrivateWebhookTargets = allowsPrivateWebhookTargets
         self.outbound = outbound
         self.publicMaxAge = publicMaxAge
-        self.appStoreConnect = appStoreConnect
+        self.appStoreConnect = appStoreConnect.map { access in
+            var stopping = access
+            stopping.shouldStop = { pool.isInterrupted }
+            return stopping
+        }
         self.log = log
         self.logsRequests = logsRequests
         // `logBatch` takes whole lines, each ending in "\n"; without it, each line goes to `log` on its own.

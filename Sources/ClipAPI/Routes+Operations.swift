@@ -2,6 +2,7 @@ import ClipApp
 import ClipCore
 import ClipStore
 import HTTP1
+import StrictJSON
 
 extension ClipAPI {
     /// Serves every operation of the application layer at its route (`Application.bindings`): the
@@ -14,7 +15,7 @@ extension ClipAPI {
                 for item in c.query { arguments.append(item.name, item.value) }
                 for name in binding.pathParameters { arguments.append(name, c.parameters[name]) }
                 if binding.takesBody {
-                    arguments.body = try c.jsonBody()
+                    if !(binding.bodyOptional && c.request.body.isEmpty) { arguments.body = try c.jsonBody() }
                 } else if binding.method == "GET" || binding.method == "HEAD" || binding.unreadBody == .ignoredIfJSON {
                     try c.noBody()
                 } else if binding.unreadBody == .refused {
@@ -22,7 +23,7 @@ extension ClipAPI {
                 }
                 let session = Session(
                     registry: c.registry, caller: c.applicationCaller, outbound: api.outbound,
-                    allowsPrivateTargets: api.allowsPrivateWebhookTargets)
+                    allowsPrivateTargets: api.allowsPrivateWebhookTargets, appStoreConnect: api.appStoreConnect)
                 do {
                     let answer = try binding.perform(arguments, session)
                     // 204 has no body (RFC 9110 §15.3.5).
@@ -33,19 +34,36 @@ extension ClipAPI {
                             body: content.bytes)
                     }
                     return json(answer.json, status: answer.status, headers: answer.headers)
-                } catch let refusal as CallerRefusal {
-                    switch refusal {
-                    case .unauthenticated(let message): throw Problem.unauthorized(message)
-                    case .forbidden(let message): throw Problem.forbidden(message)
-                    }
-                } catch let failed as PreconditionFailed {
-                    throw Problem(status: 412, detail: failed.description)
-                } catch let refusal as RequestRefusal {
-                    throw Problem(status: refusal.status, detail: refusal.detail, errors: refusal.errors)
-                } catch let invalid as InvalidArguments {
-                    throw Problem(status: 422, detail: invalid.detail, errors: invalid.errors)
+                } catch let partial as PartialFailure {
+                    // What was done goes with the failure (an apply's `applied`).
+                    let cause = Self.problem(partial.cause)
+                    guard var problem = (cause as? Problem) ?? (cause as? RegistryError).map({ Problem($0) }) else { throw cause }
+                    if case .object(let members) = partial.partial { problem.extra += members }
+                    throw problem
+                } catch {
+                    throw Self.problem(error)
                 }
             }
+        }
+    }
+
+    /// An operation's failure as the problem it answers (docs/rules.md#errors-and-statuses); the rest as it is (a
+    /// `RegistryError` is mapped where every route's is).
+    static func problem(_ error: any Error) -> any Error {
+        switch error {
+        case let refusal as CallerRefusal:
+            switch refusal {
+            case .unauthenticated(let message): return Problem.unauthorized(message)
+            case .forbidden(let message): return Problem.forbidden(message)
+            }
+        case let failed as PreconditionFailed: return Problem(status: 412, detail: failed.description)
+        case let refusal as RequestRefusal: return Problem(status: refusal.status, detail: refusal.detail, errors: refusal.errors)
+        case let invalid as InvalidArguments: return Problem(status: 422, detail: invalid.detail, errors: invalid.errors)
+        case let failure as OperationFailure:
+            return Problem(
+                status: failure.status, detail: failure.detail, errors: failure.errors, headers: failure.headers.map { ($0.name, $0.value) }
+            )
+        default: return error
         }
     }
 }

@@ -54,6 +54,10 @@ public struct Binding: Sendable {
     public let answersContent: Bool
     /// Whether a server's answer is the output rather than a failure (`OperationOutput.isOutput`).
     public let isOutput: @Sendable (OperationAnswer) -> Bool
+    /// How the command reaches a server (`--server`) where it does not as every command does.
+    public let serverCall: ServerCall
+    /// The route takes a JSON body or none at all (`POST /v1/asc/apply`); with `takesBody`.
+    public let bodyOptional: Bool
     /// Reads the input, admits the caller, runs: the output's answer.
     public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
     /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
@@ -73,7 +77,8 @@ public struct Binding: Sendable {
         commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
         commandRoute: (@Sendable (ParsedCommand) -> Binding?)? = nil,
         commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)? = nil,
-        standardErrorUnderJSON: Bool = false, presentsJSON: Bool = false,
+        standardErrorUnderJSON: Bool = false, presentsJSON: Bool = false, serverCall: ServerCall = ServerCall(),
+        bodyOptional: Bool = false,
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.readsEveryPage = readsEveryPage
@@ -87,6 +92,8 @@ public struct Binding: Sendable {
         self.presentsJSON = presentsJSON
         self.answersContent = O.Output.self is any OperationContentOutput.Type
         self.isOutput = { O.Output.isOutput($0) }
+        self.serverCall = serverCall
+        self.bodyOptional = bodyOptional
         self.method = method
         self.path = path
         self.status = status
@@ -130,6 +137,8 @@ public struct Binding: Sendable {
         self.presentsJSON = false
         self.answersContent = O.Output.self is any OperationContentOutput.Type
         self.isOutput = { O.Output.isOutput($0) }
+        self.serverCall = ServerCall()
+        self.bodyOptional = false
         self.method = method
         self.path = path
         self.status = status
@@ -221,6 +230,26 @@ public struct Binding: Sendable {
             }
         }
         return out
+    }
+}
+
+/// How a command reaches a server with `--server` where it does not as every command does.
+public struct ServerCall: Sendable {
+    /// Why this command line cannot be sent to a server (exit 64): an option that is the server's to set, or a
+    /// command that runs on a database only, whose binding then has no route (`asc link`). nil: it can be.
+    public var refusal: (@Sendable (ParsedCommand) -> String?)?
+    /// The answer is awaited at least this long (an apply answers when it is done): seconds.
+    public var minimumWaitSeconds: Double
+    /// Problem statuses that mean the server cannot do it now: exit 69 with the problem's detail, as the same
+    /// failure on a database (App Store Connect unavailable to the server: 502, 503).
+    public var unavailableStatuses: Set<Int>
+
+    public init(
+        refusal: (@Sendable (ParsedCommand) -> String?)? = nil, minimumWaitSeconds: Double = 0, unavailableStatuses: Set<Int> = []
+    ) {
+        self.refusal = refusal
+        self.minimumWaitSeconds = minimumWaitSeconds
+        self.unavailableStatuses = unavailableStatuses
     }
 }
 

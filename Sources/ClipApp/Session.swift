@@ -11,12 +11,19 @@ public struct Session {
     /// The operator lets tenants name loopback, private and link-local addresses as webhook targets
     /// (README "Webhooks", SSRF): `serve --allow-private-targets`, `webhook add --allow-private-targets` on a database.
     public let allowsPrivateTargets: Bool
+    /// How the App Store Connect operations reach it (`asc plan`, `/v1/asc/apply`); nil where this process has no
+    /// key (a server started without one).
+    public let appStoreConnect: AppStoreConnectAccess?
 
-    public init(registry: Registry, caller: Caller, outbound: Outbound? = nil, allowsPrivateTargets: Bool = false) {
+    public init(
+        registry: Registry, caller: Caller, outbound: Outbound? = nil, allowsPrivateTargets: Bool = false,
+        appStoreConnect: AppStoreConnectAccess? = nil
+    ) {
         self.registry = registry
         self.caller = caller
         self.outbound = outbound
         self.allowsPrivateTargets = allowsPrivateTargets
+        self.appStoreConnect = appStoreConnect
     }
 
     /// Checks `rule` for this caller; the layer calls it before every operation.

@@ -69,13 +69,6 @@ final class Context {
         ["serve"]: { try $0.serve() },
         ["backup"]: { try $0.backup() },
         ["restore"]: { try $0.restore() },
-        ["asc", "link"]: { try $0.ascLink() },
-        ["asc", "plan"]: { try $0.ascPlan() },
-        ["asc", "status"]: { try $0.ascStatus() },
-        ["asc", "pull"]: { try $0.ascPull() },
-        ["asc", "apply"]: { try $0.ascApply() },
-        ["asc", "testflight", "plan"]: { try $0.ascTestflightPlan() },
-        ["asc", "testflight", "apply"]: { try $0.ascTestflightApply() },
     ]
 
     func dispatch() throws {

@@ -2,8 +2,6 @@ import ArgParse
 import ClipApp
 import ClipCore
 import ClipStore
-import ClipSync
-import ClipSyncEngine
 import ClipWire
 import FileFormats
 import Foundation
@@ -47,26 +45,7 @@ extension Context {
                     fix: "set ASC_KEY_ID, ASC_ISSUER_ID and ASC_PRIVATE_KEY_PATH (or pass --key-id …) and run doctor again")
             ]
         }
-        do {
-            let engine = SyncEngine(
-                registry: try registry(),
-                client: try appStoreConnectClient(
-                    keyID: parsed.value("key-id"), issuerID: parsed.value("issuer-id"), privateKeyPath: parsed.value("private-key"),
-                    baseURL: parsed.value("asc-url")))
-            return try engine.plans(clip: nil, prune: false).flatMap(\.doctorFindings)
-        } catch let failure as SyncFailure {
-            return [
-                .init(
-                    severity: .warning, code: "asc.unreadable", subject: "App Store Connect",
-                    message: "drift was not checked: \(failure.description)", fix: nil)
-            ]
-        } catch let failure as CommandFailure {
-            return [
-                .init(
-                    severity: .warning, code: "asc.unreadable", subject: "App Store Connect",
-                    message: "drift was not checked: \(failure.message)", fix: nil)
-            ]
-        }
+        return appStoreConnectAccess().doctorFindings(registry: try registry())
     }
 
     /// `publish DIR`: writes every file into a new sibling directory, then swaps it in with one

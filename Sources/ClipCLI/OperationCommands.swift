@@ -49,6 +49,10 @@ extension Context {
     /// Runs an operation's command: on the database as its owner, or by sending the operation's
     /// request to `--server`, whose answer is the same JSON (docs/application-layer.md#operations-and-bindings).
     func perform(_ binding: Binding) throws {
+        do { try performCommand(binding) } catch let usage as CommandUsageError { throw CommandFailure.usage(usage.description) }
+    }
+
+    private func performCommand(_ binding: Binding) throws {
         var output = try answer(binding)
         if parsed.flag("wait"), let settled = binding.settled {
             output = try waitUntilSettled(binding, first: output, settled: settled)
@@ -62,6 +66,7 @@ extension Context {
     /// The operation's answer, from the database or from `--server`, with what the command read
     /// before; a command made of several operations (`Binding.commandAnswer`) runs each the same way.
     private func answer(_ binding: Binding) throws -> OperationAnswer {
+        if remoteServer != nil, let refusal = binding.serverCall.refusal?(parsed) { throw CommandFailure.usage(refusal) }
         let arguments: Arguments
         do {
             arguments = try binding.arguments(of: commandLine())
@@ -111,27 +116,68 @@ extension Context {
     /// `OperationRunner` of a command that is not an operation's own (doctor, publish).
     func send(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
         if remoteServer != nil {
-            guard let remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
-            return try remote.answer(binding, binding.request(for: arguments))
+            return try sendToServer(binding, arguments)
         }
         let allowsPrivate = parsed.flag("allow-private-targets")
         let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: allowsPrivate)
             .outbound(cdnBaseURL: parsed.value("cdn-url"), siteURLTemplate: parsed.value("site-url"))
-        do {
-            let session = Session(registry: try registry(), caller: .local, outbound: outbound, allowsPrivateTargets: allowsPrivate)
-            return try binding.perform(arguments, session)
-        } catch let failed as PreconditionFailed {
-            throw CommandFailure(code: ExitCode.failure, message: failed.description)
-        } catch let refusal as CallerRefusal {
-            throw CommandFailure(code: ExitCode.failure, message: refusal.description)
-        } catch let refusal as RequestRefusal {
-            // As a server's answer reads (`RemoteBackend.checked`): not found is a failure (exit 1), the rest invalid input.
-            throw CommandFailure(
-                code: refusal.status == 404 ? ExitCode.failure : ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors
-            )
-        } catch let invalid as InvalidArguments {
-            throw CommandFailure(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: invalid.errors)
+        var appStoreConnect = appStoreConnectAccess()
+        if let text = parsed.value("rate-reserve") {
+            guard let reserve = Int(text), reserve >= 0 else { throw CommandFailure.usage("--rate-reserve takes a number of requests") }
+            appStoreConnect.rateLimitReserve = reserve
         }
+        do {
+            let session = Session(
+                registry: try registry(), caller: .local, outbound: outbound, allowsPrivateTargets: allowsPrivate,
+                appStoreConnect: appStoreConnect)
+            return try binding.perform(arguments, session)
+        } catch let partial as PartialFailure {
+            // What was done is printed before the failure (an apply stopped halfway).
+            try? binding.present(OperationAnswer(json: partial.partial, status: 200), parsed, Printer(out: io.out, err: io.err))
+            throw Self.commandFailure(partial.cause)
+        } catch {
+            throw Self.commandFailure(error)
+        }
+    }
+
+    /// An operation's failure as the command reports it (exit codes: docs/architecture.md#clipctl); the rest as it is.
+    static func commandFailure(_ error: any Error) -> any Error {
+        switch error {
+        case let failed as PreconditionFailed: return CommandFailure(code: ExitCode.failure, message: failed.description)
+        case let refusal as CallerRefusal: return CommandFailure(code: ExitCode.failure, message: refusal.description)
+        case let refusal as RequestRefusal:
+            // As a server's answer reads (`RemoteBackend.checked`): not found is a failure (exit 1), the rest invalid input.
+            return CommandFailure(
+                code: refusal.status == 404 ? ExitCode.failure : ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors)
+        case let invalid as InvalidArguments:
+            return CommandFailure(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: invalid.errors)
+        case let failure as OperationFailure:
+            return CommandFailure(code: failure.exitCode, message: failure.message, fieldErrors: failure.errors)
+        case let usage as CommandUsageError: return CommandFailure.usage(usage.description)
+        default: return error
+        }
+    }
+
+    /// The operation sent to `--server`: its request, its answer, or the failure local mode would give.
+    private func sendToServer(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
+        guard var remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
+        if binding.serverCall.minimumWaitSeconds > remote.timeoutSeconds {
+            remote = try RemoteBackend(server: remote.base, token: remote.token, timeoutSeconds: binding.serverCall.minimumWaitSeconds)
+        }
+        return try remote.answer(binding, binding.request(for: arguments))
+    }
+
+    /// How the App Store Connect operations reach it from here: with the key the options or the `ASC_` environment
+    /// name, read when one needs it; progress and waits said on a terminal.
+    func appStoreConnectAccess() -> AppStoreConnectAccess {
+        let key = AppStoreConnectAccess.Key(
+            keyID: parsed.value("key-id"), issuerID: parsed.value("issuer-id"), privateKeyPath: parsed.value("private-key"),
+            baseURL: parsed.value("asc-url"))
+        let io = self.io
+        var progress: (@Sendable (String) -> Void)?
+        if io.standardErrorIsTerminal && !json { progress = { line in io.err(line + "\n") } }
+        return AppStoreConnectAccess(
+            key: key, environment: environment, saysWaits: io.standardErrorIsTerminal, err: io.err, progress: progress)
     }
 
     /// `--wait`: the command again on its `WaitSchedule` until its answer is settled; each unsettled
@@ -183,6 +229,10 @@ extension RemoteBackend {
             binding.method, request.path, query: request.query.map { ($0.name, $0.value) },
             body: request.body.map { Data(JSONWriter.bytes($0)) },
             headers: request.headers.map { ($0.name, $0.value) })
+        if binding.serverCall.unavailableStatuses.contains(sent.status) {
+            let detail = ProblemJSON.problem(json: sent.json).detail
+            throw CommandFailure(code: ExitCode.unavailable, message: detail ?? "the server answered \(sent.status)")
+        }
         var answer = OperationAnswer(
             json: binding.answersContent ? .null : sent.json, status: sent.status,
             headers: sent.headers.map { (name: $0.key, value: $0.value) })

@@ -1,5 +1,5 @@
-public import AppStoreConnect
 public import ArgParse
+public import ClipApp
 
 /// What `clipctl serve` hands the server the program links in (`ServeEntry`): its parsed command, where
 /// it prints, the database, and the App Store Connect client its flags or environment name.
@@ -8,8 +8,8 @@ public struct ServeCommand {
     public let environment: [String: String]
     public let io: CLIIO
     public let databasePath: String
-    /// The client of `/v1/asc` when a key is given (flags or the `ASC_` environment); nil without one.
-    public let appStoreConnect: () throws -> ASCClient?
+    /// How `/v1/asc` reaches App Store Connect when a key is given (flags or the `ASC_` environment); nil without one.
+    public let appStoreConnect: () throws -> AppStoreConnectAccess?
 
     /// A usage error (exit 64), reported as every command's.
     public func usage(_ message: String) -> any Error { CommandFailure.usage(message) }

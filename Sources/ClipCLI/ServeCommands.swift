@@ -1,5 +1,5 @@
-import AppStoreConnect
 import ArgParse
+import ClipApp
 import ClipCore
 import ClipStore
 import ClipWire
@@ -21,16 +21,24 @@ extension Context {
                 appStoreConnect: { try self.servedAppStoreConnect() }))
     }
 
-    /// The App Store Connect client of `/v1/asc` when a key is given (flags or the ASC_ environment); nil without one.
-    func servedAppStoreConnect() throws -> ASCClient? {
+    /// How `/v1/asc` reaches App Store Connect when a key is given (flags or the ASC_ environment); nil without one.
+    /// The key is read now: an unusable one stops serve before it listens (exit 64).
+    func servedAppStoreConnect() throws -> AppStoreConnectAccess? {
         let flags = ["asc-key-id", "asc-issuer-id", "asc-key"].compactMap { parsed.value($0) }
         let named = environment.contains {
             ["ASC_KEY_ID", "ASC_PRIVATE_KEY_PATH", "ASC_PRIVATE_KEY"].contains($0.key) && !$0.value.isEmpty
         }
         guard !flags.isEmpty || named else { return nil }
-        return try appStoreConnectClient(
+        let key = AppStoreConnectAccess.Key(
             keyID: parsed.value("asc-key-id"), issuerID: parsed.value("asc-issuer-id"), privateKeyPath: parsed.value("asc-key"),
-            baseURL: parsed.value("asc-url"), purpose: "App Store Connect key for /v1/asc: ")
+            baseURL: parsed.value("asc-url"))
+        do {
+            return try AppStoreConnectAccess(
+                key: key, environment: environment, purpose: "App Store Connect key for /v1/asc: ", saysWaits: io.standardErrorIsTerminal,
+                err: io.err)
+        } catch {
+            throw CommandFailure.usage(error.description)
+        }
     }
 
     func backup() throws {

@@ -1,4 +1,3 @@
-import AppStoreConnect
 import ArgParse
 import ClipAPI
 import ClipApp

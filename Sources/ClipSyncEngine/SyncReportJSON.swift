@@ -61,6 +61,12 @@ extension ApplyReport {
                 }
             }
             report.failure = item["stopped"]?.stringValue.map(SyncFailure.remote)
+            // The key's budget as `X-Rate-Limit` told it (`rateLimit` above), for the summary's "requests left" line.
+            if case .integer(let remaining)? = item["rateLimit"]?["remaining"] {
+                var header = "user-hour-rem:\(remaining);"
+                if case .integer(let limit)? = item["rateLimit"]?["limit"] { header += "user-hour-lim:\(limit);" }
+                report.rateLimit = ASCRateLimit(header: header)
+            }
             reports.append(report)
         }
         return reports

@@ -312,6 +312,8 @@ import Testing
             // App Store Connect sync: administrators only; this server has no App Store Connect key (503).
             ("GET", "/v1/asc/plan", nil, [401, 403, 403, 503]),
             ("POST", "/v1/asc/apply", nil, [401, 403, 403, 503]),
+            ("GET", "/v1/asc/testflight/plan", nil, [401, 403, 403, 503]),
+            ("POST", "/v1/asc/testflight/apply", nil, [401, 403, 403, 503]),
             (
                 "POST", "/v1/experiences",
                 #"{"url":"https://a.example/new","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S"}"#, [401, 403, 201, 409]

@@ -211,4 +211,57 @@ import Testing
             "https://bikesrental.example/rent")
         #expect(tooMany.code == 65, "\(tooMany.err)")
     }
+
+    /// `GET /v1/asc/testflight/plan` and `POST /v1/asc/testflight/apply` (issue 28, "the same through the API"):
+    /// `clipctl --server … asc testflight plan|apply` prints what it prints on the database, admin tokens only, nothing
+    /// sent without --yes, the same apply twice only reads; a server without a key answers 503 (exit 69).
+    @Test func planAndApplyOverTheServer() throws {
+        let (clipctl, fake) = try Self.setUp()
+        #expect(try clipctl("asc", "testflight", "set", Self.clip, "https://bikesrental.example/rent").code == 0)
+        let local = try clipctl("asc", "testflight", "plan")
+        let localJSON = try clipctl("asc", "testflight", "plan", "--json")
+        let admin = try clipctl("token", "create", "--admin", "--name", "ci").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let team = try clipctl("token", "create", "--team", "ABCDE12345", "--name", "team").out.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let server = try AppStoreConnectSyncProcessTests.serverWithKey(clipctl, fake)
+        defer { _ = server.stop() }
+        var remote = clipctl
+        for key in ["ASC_KEY_ID", "ASC_ISSUER_ID", "ASC_PRIVATE_KEY_PATH", "ASC_API_URL"] { remote.environment[key] = nil }
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
+        remote.environment["CLIP_TOKEN"] = team
+        let forbidden = try remote("asc", "testflight", "plan")
+        #expect(forbidden.code == 1)
+        #expect(forbidden.err.contains("this route needs an admin token"))
+
+        remote.environment["CLIP_TOKEN"] = admin
+        let plan = try remote("asc", "testflight", "plan")
+        #expect(plan.code == 0, "\(plan.err)")
+        #expect(plan.out == local.out)
+        #expect(try remote("asc", "testflight", "plan", "--json").out == localJSON.out)
+        #expect(try remote("asc", "testflight", "plan", "--detailed-exitcode").code == 2)
+        let writes = try fake.writes()
+        let unconfirmed = try remote("asc", "testflight", "apply")
+        #expect(unconfirmed.code == 64)
+        #expect(unconfirmed.out == local.out, "the plan shown first")
+        #expect(try fake.writes() == writes)
+
+        let applied = try remote("asc", "testflight", "apply", "--yes")
+        #expect(applied.code == 0, "\(applied.err)")
+        #expect(applied.out.contains("applied 2 change(s)"), "\(applied.out)")
+        #expect(try Self.invocations(fake)["bb-clip-2"] == ["https://bikesrental.example/rent": ["en-US": "Rent a bike"]])
+        let before = try fake.writes()
+        let again = try remote("asc", "testflight", "apply", "--yes", "--json")
+        #expect(again.code == 0, "\(again.err)")
+        #expect(try JSONParser.parse(Array(again.out.utf8))["applied"]?.arrayValue?.first?["done"] == .array([]))
+        #expect(try fake.writes() == before)
+        #expect(try clipctl("asc", "testflight", "plan").out.contains("in sync: nothing to do"))
+
+        let keyless = try ServeProcess(clipctl, database: clipctl.file("clips.db"))
+        defer { _ = keyless.stop() }
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(keyless.port)"
+        let unavailable = try remote("asc", "testflight", "apply", "--yes")
+        #expect(unavailable.code == 69)
+        #expect(unavailable.err.contains("started without an App Store Connect key"))
+        #expect(try fake.violations() == [])
+    }
 }

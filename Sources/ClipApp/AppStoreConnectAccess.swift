@@ -1,0 +1,160 @@
+public import AppStoreConnect
+public import ClipCore
+public import ClipStore
+import ClipSync
+import ClipSyncEngine
+
+/// How the App Store Connect operations reach it where this process runs (docs/app-store-connect.md): a command
+/// with the key its options or the `ASC_` environment name, read when an operation needs it; a server with the key
+/// `serve` was started with, stopping an apply when the server stops.
+public struct AppStoreConnectAccess: Sendable {
+    /// The client with this process's key; a command without a usable key fails here (exit 64).
+    public let client: @Sendable () throws -> ASCClient
+    /// A pull or apply stops between requests once this holds (a server stopping: `RegistryPool.isInterrupted`).
+    public var shouldStop: @Sendable () -> Bool
+    /// A pull's or apply's progress lines (a command on a terminal); nil: not said.
+    public var progress: (@Sendable (String) -> Void)?
+    /// Requests of the key's hourly limit left to other tools (`asc apply --rate-reserve`); nil: the engine's default.
+    public var rateLimitReserve: Int?
+
+    public init(
+        client: @escaping @Sendable () throws -> ASCClient, shouldStop: @escaping @Sendable () -> Bool = { false },
+        progress: (@Sendable (String) -> Void)? = nil, rateLimitReserve: Int? = nil
+    ) {
+        self.client = client
+        self.shouldStop = shouldStop
+        self.progress = progress
+        self.rateLimitReserve = rateLimitReserve
+    }
+
+    /// A command's access: the key `key` and the environment name, read when an operation needs it (`client(_:…)`).
+    public init(
+        key: Key, environment: [String: String], saysWaits: Bool, err: @escaping @Sendable (String) -> Void,
+        progress: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.init(
+            client: { try Self.client(key, environment: environment, saysWaits: saysWaits, err: err) }, progress: progress)
+    }
+
+    /// A server's access: the client made once, when it starts (an unusable key stops it there).
+    public init(
+        key: Key, environment: [String: String], purpose: String, saysWaits: Bool, err: @escaping @Sendable (String) -> Void
+    ) throws(CommandUsageError) {
+        let client = try Self.client(key, environment: environment, purpose: purpose, saysWaits: saysWaits, err: err)
+        self.init(client: { client })
+    }
+
+    /// The key as options name it; what is not named comes from the environment (`ASCCredentials`).
+    public struct Key: Sendable {
+        public var keyID: String?
+        public var issuerID: String?
+        public var privateKeyPath: String?
+        public var baseURL: String?
+        public init(keyID: String?, issuerID: String?, privateKeyPath: String?, baseURL: String?) {
+            self.keyID = keyID
+            self.issuerID = issuerID
+            self.privateKeyPath = privateKeyPath
+            self.baseURL = baseURL
+        }
+    }
+
+    /// A client with `key`; the key's warnings (a file others can read) go to `err`, and with `saysWaits` a wait of a
+    /// second or more (a 429's Retry-After, a backoff) is said there. `purpose` begins a refusal's text.
+    public static func client(
+        _ key: Key, environment: [String: String], purpose: String = "", saysWaits: Bool, err: @escaping @Sendable (String) -> Void
+    ) throws(CommandUsageError) -> ASCClient {
+        let loaded: ASCCredentials.Loaded
+        do {
+            loaded = try ASCCredentials.load(
+                from: .init(keyID: key.keyID, issuerID: key.issuerID, privateKeyPath: key.privateKeyPath, environment: environment))
+        } catch {
+            throw CommandUsageError(purpose + error.description)
+        }
+        for warning in loaded.warnings { err("warning: \(warning)\n") }
+        let sleeper: ASCClient.Sleeper = { seconds in
+            if saysWaits && seconds >= 1 { err("waiting \(Int(seconds.rounded())) s before asking App Store Connect again\n") }
+            await ASCClient.systemSleeper(seconds)
+        }
+        var configuration = ASCClient.Configuration()
+        // A test's knob (docs/app-store-connect.md): every wait the client and an apply choose, scaled.
+        if let text = environment["CLIP_ASC_WAIT_SCALE"], let scale = Double(text), scale >= 0, scale <= 1 {
+            configuration.waitScale = scale
+        }
+        do {
+            return try ASCClient(
+                baseURL: key.baseURL ?? ASCClient.baseURL(environment: environment),
+                tokens: ASCTokenCache(credentials: loaded.credentials), configuration: configuration, sleeper: sleeper)
+        } catch {
+            throw CommandUsageError(purpose + error.description)
+        }
+    }
+
+    /// Drift and pending changes of the linked clips, as `doctor` reports them; App Store Connect unreadable (or the
+    /// key unusable) is a warning, and doctor goes on.
+    public func doctorFindings(registry: Registry) -> [Doctor.Finding] {
+        do {
+            let engine = SyncEngine(registry: registry, client: try client())
+            return try engine.plans(clip: nil, prune: false).flatMap(\.doctorFindings)
+        } catch {
+            let why = (error as? SyncFailure)?.description ?? (error as? CommandUsageError)?.description ?? "\(error)"
+            return [
+                .init(
+                    severity: .warning, code: "asc.unreadable", subject: "App Store Connect", message: "drift was not checked: \(why)",
+                    fix: nil)
+            ]
+        }
+    }
+}
+
+extension Session {
+    /// The sync engine on this session's registry; a server started without a key answers 503 (exit 69).
+    func syncEngine() throws -> SyncEngine {
+        guard let access = appStoreConnect else {
+            throw OperationFailure(
+                status: 503,
+                detail: "this server was started without an App Store Connect key (clipctl serve --asc-key-id … or ASC_KEY_ID …)",
+                exitCode: 69)
+        }
+        let engine = SyncEngine(registry: registry, client: try access.client())
+        engine.shouldStop = access.shouldStop
+        if let progress = access.progress { engine.progress = progress }
+        if let reserve = access.rateLimitReserve { engine.rateLimitReserve = reserve }
+        return engine
+    }
+}
+
+extension SyncFailure {
+    /// The failure as each edge answers it (docs/rules.md#errors-and-statuses): App Store Connect's own failures are a
+    /// bad gateway (RFC 9110 §15.6.3) or unavailable with Retry-After (exit 69: sysexits.h EX_UNAVAILABLE); what it
+    /// would refuse is the request's fault (422, exit 65); a registry error as every operation's.
+    var operationFailure: any Error {
+        switch self {
+        case .registry(let error): return error
+        case .notLinked, .noneLinked, .noApp, .noAppClip: return OperationFailure(status: 404, detail: description, exitCode: 1)
+        case .refused(let steps):
+            return OperationFailure(
+                status: 422, detail: "nothing was sent: App Store Connect would refuse \(steps.count) step(s)", errors: fieldErrors,
+                exitCode: 65, message: commandMessage)
+        case .rejected:
+            return OperationFailure(status: 422, detail: description, errors: fieldErrors, exitCode: 65, message: commandMessage)
+        case .applyRunning: return OperationFailure(status: 409, detail: description, exitCode: 69)
+        case .appStoreConnect(.rateLimited(let retryAfter, _)):
+            return OperationFailure(
+                status: 503, detail: description, headers: [("Retry-After", "\(Int(retryAfter ?? 60))")], exitCode: 69)
+        case .rateBudget, .appStoreConnect(.cancelled):
+            return OperationFailure(status: 503, detail: description, headers: [("Retry-After", "60")], exitCode: 69)
+        case .appStoreConnect(.unreachable), .appStoreConnect(.timedOut):
+            return OperationFailure(status: 502, detail: description, exitCode: 69)
+        case .appStoreConnect(.token): return OperationFailure(status: 502, detail: description, exitCode: 64)
+        case .appStoreConnect, .remote: return OperationFailure(status: 502, detail: description, exitCode: 1)
+        }
+    }
+
+    /// As a server's 422 reads over `--server`: "invalid input" above the field errors when there are any.
+    private var commandMessage: String { fieldErrors.isEmpty ? description : "invalid input" }
+}
+
+/// Runs a sync, its failure as each edge answers it.
+func synced<T>(_ body: () throws(SyncFailure) -> T) throws -> T {
+    do { return try body() } catch { throw error.operationFailure }
+}

@@ -1,0 +1,229 @@
+import ArgParse
+import ClipCore
+public import ClipSync
+public import ClipSyncEngine
+public import ClipWire
+public import StrictJSON
+
+/// What an apply would change in App Store Connect (docs/app-store-connect.md): `GET /v1/asc/plan` (admin only, on a
+/// server started with a key) and `clipctl asc plan`; `clipctl asc status` reads the same route.
+public enum AscPlan: Operation {
+    public static let callers = CallerRule.admin
+
+    public struct Input: OperationInput {
+        /// One linked clip; nil: every linked clip.
+        public var clip: String?
+        /// `prune` as given: also remove experiences only App Store Connect has.
+        public var prune: String?
+        public init(reading reader: inout ArgumentReader) {
+            clip = reader.string("clip")
+            prune = reader.string("prune")
+        }
+        public var arguments: Arguments {
+            var arguments = Arguments()
+            arguments.append("clip", clip)
+            arguments.append("prune", prune)
+            return arguments
+        }
+    }
+
+    public typealias Output = SyncPlans
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let prune = try flag(input.prune, "prune")
+        let engine = try session.syncEngine()
+        return SyncPlans(plans: try synced { () throws(SyncFailure) in try engine.plans(clip: input.clip, prune: prune) })
+    }
+
+    /// A flag given as a query item: `true`, `1` or empty, `false` or `0`.
+    static func flag(_ text: String?, _ name: String) throws(InvalidArguments) -> Bool {
+        switch text?.lowercased() {
+        case nil, "false", "0": return false
+        case "true", "1", "": return true
+        default:
+            throw InvalidArguments("\(name) is true or false", [FieldError(field: name, rule: "type", message: "expected true or false")])
+        }
+    }
+
+    /// The `/v1/asc` routes answer when App Store Connect has, so a command waits up to 15 minutes (or `CLIP_TIMEOUT`
+    /// if longer); App Store Connect unavailable to the server (502, 503) is exit 69, as on the database.
+    static let serverCall = ServerCall(minimumWaitSeconds: 900, unavailableStatuses: [502, 503])
+
+    /// One plan alone when `--clip` names it (`--json`).
+    @Sendable static func commandJSON(_ output: SyncPlans, _ parsed: ParsedCommand) -> JSONValue {
+        output.plans.count == 1 && parsed.value("clip") != nil ? output.plans[0].json : output.json
+    }
+
+    public static let binding = Binding(
+        Self.self, "GET", "/v1/asc/plan",
+        command: CommandSpec(
+            "plan", summary: "what an apply would change in App Store Connect, and why, per experience",
+            discussion: "Exits 0; with --detailed-exitcode 0 when in sync and 2 when changes are pending.",
+            options: [
+                .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)"),
+                .flag("prune", help: "also remove experiences only App Store Connect has"),
+                .flag("detailed-exitcode", help: "exit 2 when changes are pending"),
+            ] + AppStoreConnectKey.options,
+            examples: [Example("clipctl asc plan --detailed-exitcode", "Show what an apply would change; exit 2 when something would")]),
+        under: ["asc"], lineJSON: commandJSON,
+        commandInput: { line, arguments in
+            arguments.append("clip", line.parsed.value("clip"))
+            if line.parsed.flag("prune") { arguments.append("prune", "true") }
+        },
+        serverCall: serverCall,
+        present: { output, parsed, printer in
+            for plan in output.plans { printer.plan(plan) }
+            if parsed.flag("detailed-exitcode"), output.plans.contains(where: { !$0.isInSync }) { throw CommandExitStatus(code: 2) }
+        })
+
+    /// `clipctl asc status`: the plan's steps as states (in sync, pending, drifted).
+    public static let statusBinding = Binding(
+        Self.self, "GET", "/v1/asc/plan",
+        command: CommandSpec(
+            "status", summary: "per experience: in sync, pending or drifted, with App Store Connect's ids and states",
+            options: [.option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)")]
+                + AppStoreConnectKey.options,
+            examples: [
+                Example("clipctl asc status --clip ABCDE12345.com.example.bikes.Clip", "Which experiences are in sync, pending or drifted")
+            ]),
+        under: ["asc"], lineJSON: commandJSON, servesRoute: false,
+        commandInput: { line, arguments in arguments.append("clip", line.parsed.value("clip")) }, serverCall: serverCall,
+        present: { output, _, printer in for plan in output.plans { printer.status(plan) } })
+}
+
+/// Makes App Store Connect hold the registry's experiences: `POST /v1/asc/apply` (admin only; a body `{"clip", "prune"}`
+/// or none) and `clipctl asc apply`, which without `--yes` shows the plan and sends nothing.
+public enum AscApply: Operation {
+    public static let callers = CallerRule.admin
+
+    public struct Input: OperationInput {
+        public var clip: String?
+        public var prune: Bool
+        public init(reading reader: inout ArgumentReader) {
+            clip = reader.fields.string("clip")
+            prune = reader.fields.bool("prune") ?? false
+        }
+        public var arguments: Arguments {
+            Arguments(body: .object(["clip": clip.map { .string($0) }, "prune": .bool(prune)]))
+        }
+    }
+
+    public typealias Output = ApplyOutput
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let engine = try session.syncEngine()
+        let reports = try synced { () throws(SyncFailure) in try engine.apply(clip: input.clip, prune: input.prune) }
+        return try ApplyOutput.finished(reports)
+    }
+
+    static let reviewFirst = "asc apply changes App Store Connect: review the plan above, then run it again with --yes"
+
+    public static let binding: Binding = Binding(
+        Self.self, "POST", "/v1/asc/apply",
+        command: CommandSpec(
+            "apply", summary: "make App Store Connect hold the registry's experiences (idempotent, resumable)",
+            discussion: """
+                Without --yes it shows the plan and sends nothing. Steps App Store Connect would refuse stop it \
+                before anything is sent. An interrupted apply is finished by the next one, without duplicates.
+                """,
+            options: [
+                .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)"),
+                .flag("prune", help: "also remove experiences only App Store Connect has"),
+                .flag("yes", help: "send the changes"),
+                .option(
+                    "rate-reserve", value: "N",
+                    help: "requests of the key's hourly limit left to other tools; stop (resumable) below it (default 100)"),
+            ] + AppStoreConnectKey.options,
+            examples: [Example("clipctl asc apply --yes", "Send the registry's experiences to App Store Connect")]),
+        under: ["asc"], takesBody: true,
+        commandInput: { line, arguments in
+            arguments.body = .object(["clip": line.parsed.value("clip").map { .string($0) }, "prune": .bool(line.parsed.flag("prune"))])
+        },
+        commandAnswer: { parsed, arguments, run in
+            if parsed.flag("yes") { return try run(AscApply.binding, arguments) }
+            // Nothing is sent without --yes: the plan is shown first, as `asc plan` would.
+            var planned = Arguments()
+            planned.append("clip", parsed.value("clip"))
+            if parsed.flag("prune") { planned.append("prune", "true") }
+            return try ApplyOutput.reviewAnswer(try run(AscPlan.binding, planned), parsed, refusal: reviewFirst)
+        },
+        serverCall: ServerCall(
+            refusal: { $0.value("rate-reserve") != nil ? "--rate-reserve is the server's to set; not with --server" : nil },
+            minimumWaitSeconds: 900, unavailableStatuses: [409, 502, 503]),
+        bodyOptional: true,
+        present: { output, _, printer in try output.present(printer, refusal: reviewFirst) })
+}
+
+/// The plans of `GET /v1/asc/plan`: `{"plans": [...]}`, never cached (RFC 9111 §5.2.2.5).
+public struct SyncPlans: OperationOutput {
+    public var plans: [SyncPlan]
+    public init(plans: [SyncPlan]) { self.plans = plans }
+    public var json: JSONValue { ["plans": .array(plans.map(\.json))] }
+    public var headers: [(name: String, value: String)] { [("Cache-Control", "no-store")] }
+    public init(json: JSONValue) throws(WireError) {
+        do { plans = try SyncPlan.plans(from: json) } catch { throw WireError(error.description) }
+    }
+}
+
+/// An apply's reports (`{"applied": [...]}`), or for a command without `--yes` the plans to review.
+public struct ApplyOutput: OperationOutput {
+    public var reports: [ApplyReport]
+    /// The plans shown instead of applying (`asc apply` without `--yes`); nil for an apply.
+    public var review: [SyncPlan]?
+
+    init(reports: [ApplyReport], review: [SyncPlan]? = nil) {
+        self.reports = reports
+        self.review = review
+    }
+
+    public var json: JSONValue { review.map { SyncPlans(plans: $0).json } ?? ["applied": .array(reports.map(\.json))] }
+    public var headers: [(name: String, value: String)] { [("Cache-Control", "no-store")] }
+
+    public init(json: JSONValue) throws(WireError) {
+        do {
+            if json["applied"] == nil {
+                self.init(reports: [], review: try SyncPlan.plans(from: json))
+            } else {
+                self.init(reports: try ApplyReport.reports(from: json))
+            }
+        } catch { throw WireError(error.description) }
+    }
+
+    /// The reports of a finished apply; one that stopped fails as its failure would (422, 502, 503…; exit 65, 69…),
+    /// with what it did before.
+    static func finished(_ reports: [ApplyReport]) throws -> ApplyOutput {
+        let output = ApplyOutput(reports: reports)
+        if let failure = reports.compactMap(\.failure).first {
+            throw PartialFailure(cause: failure.operationFailure, partial: output.json)
+        }
+        return output
+    }
+
+    /// A command without `--yes`: the plan's answer to present, or under `--json` an apply with nothing done when every
+    /// plan is in sync (exit 64 when one is not: nothing on standard output).
+    static func reviewAnswer(_ planned: OperationAnswer, _ parsed: ParsedCommand, refusal: String) throws -> OperationAnswer {
+        guard parsed.flag("json") else { return planned }
+        let plans = try SyncPlans(json: planned.json).plans
+        guard plans.allSatisfy(\.isInSync) else { throw CommandUsageError(refusal) }
+        return OperationAnswer(json: ApplyOutput(reports: plans.map { ApplyReport(clip: $0.clip) }).json, status: 200)
+    }
+
+    func present(_ printer: Printer, refusal: String) throws {
+        if let review {
+            for plan in review { printer.plan(plan) }
+            guard review.allSatisfy(\.isInSync) else { throw CommandExitStatus(code: 64, message: refusal) }
+            return
+        }
+        for report in reports { printer.applied(report) }
+    }
+}
+
+/// The App Store Connect key's options of the `asc` commands (their values stay in this process: never sent).
+enum AppStoreConnectKey {
+    static let options: [OptionSpec] = [
+        .option("key-id", value: "ID", help: "App Store Connect API key ID (env ASC_KEY_ID)"),
+        .option("issuer-id", value: "UUID", help: "the key's issuer ID (env ASC_ISSUER_ID)"),
+        .option("private-key", value: "FILE", help: "the key's .p8 file (env ASC_PRIVATE_KEY_PATH, or ASC_PRIVATE_KEY with the PEM)"),
+        .option("asc-url", value: "URL", help: "App Store Connect API base URL (env ASC_API_URL)"),
+    ]
+}
