@@ -174,7 +174,10 @@ let package = Package(
             name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ClipAppTests",
-            dependencies: ["ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON", "TestSupport", "AppStoreConnect", "ClipSyncEngine"],
+            dependencies: [
+                "ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON", "TestSupport", "AppStoreConnect",
+                "ClipSyncEngine",
+            ],
             swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipApp", "ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
     ]

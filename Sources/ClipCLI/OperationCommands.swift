@@ -148,7 +148,8 @@ extension Context {
         case let refusal as RequestRefusal:
             // As a server's answer reads (`RemoteBackend.checked`): not found is a failure (exit 1), the rest invalid input.
             return CommandFailure(
-                code: refusal.status == 404 ? ExitCode.failure : ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors)
+                code: refusal.status == 404 ? ExitCode.failure : ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors
+            )
         case let invalid as InvalidArguments:
             return CommandFailure(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: invalid.errors)
         case let failure as OperationFailure:
