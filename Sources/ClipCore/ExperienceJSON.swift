@@ -60,79 +60,12 @@ public enum ExperienceJSON {
         if let s = reader.string("clip", required: base == nil) {
             do { clip = try AppID(s) } catch { reader.add(error.errors) }
         }
-        var values = base.map(ExperienceField.values) ?? ExperienceField.all.map(\.defaultValue)
-        var refused = false
-        for (position, field) in ExperienceField.all.enumerated() {
-            switch field.decode(reader) {
-            case nil: break
-            case .value(let value): values[position] = value
-            case .null where field.onNull == .clears: values[position] = .none
-            case .null where field.onNull == .refused: refused = true
-            case .null, .invalid: break
-            }
-        }
+        let (values, refused) = decodeFields(reader, base: base)
         guard case .code(let languageCode) = values[ExperienceField.languagePosition] else { preconditionFailure("language is required") }
         let language = Language.allCases[languageCode]
         let languageIsValid = !reader.has("language") || reader.errors.allSatisfy { $0.field != "language" }
-
-        // Localizations merge per language, as a JSON Merge Patch (RFC 7396) of `base`'s: a member
-        // sets or patches that language's card, `null` removes it, and `"localizations": null`
-        // removes every language but the default one, whose card is `title` and `subtitle`.
-        var localizations = base?.localizations ?? [:]
-        if reader.has("localizations") {
-            let patch = reader.object("localizations")
-            if patch == nil && reader.raw("localizations")?.isNull == true {
-                localizations = localizations.filter { $0.key == language }
-            }
-            for (key, value) in patch?.objectMembers ?? [] {
-                let field = "localizations.\(key)"
-                guard let lang = Language(rawValue: key) else {
-                    reader.add([
-                        FieldError(
-                            field: field, rule: "language.enum",
-                            message:
-                                "\"\(key.truncatedForMessage)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", "))")
-                    ])
-                    continue
-                }
-                guard lang != language else {
-                    reader.add([
-                        FieldError(
-                            field: field, rule: "localizations.defaultLanguage",
-                            message: "\(key) is the default language: give its card as title and subtitle, or change language first")
-                    ])
-                    continue
-                }
-                if value.isNull {
-                    localizations[lang] = nil
-                    continue
-                }
-                let existing = localizations[lang]
-                let card = FieldReader(value, path: field)
-                for part in ["title", "subtitle"] where existing != nil && card.raw(part)?.isNull == true {
-                    card.fail(part, "required", "cannot be removed: remove the whole \(key) card with \"\(key)\": null")
-                }
-                let title = card.string("title", required: existing == nil)
-                let subtitle = card.string("subtitle", required: existing == nil)
-                reader.add(card.finish())
-                if let t = title ?? existing?.title, let s = subtitle ?? existing?.subtitle {
-                    localizations[lang] = CardText(title: t, subtitle: s)
-                }
-            }
-        }
-        let title = reader.string("title")
-        let subtitle = reader.string("subtitle")
-        if title != nil || subtitle != nil {
-            let existing = localizations[language]
-            if let t = title ?? existing?.title, let s = subtitle ?? existing?.subtitle {
-                localizations[language] = CardText(title: t, subtitle: s)
-            } else {
-                reader.fail(title == nil ? "title" : "subtitle", "required", "is required with \(title == nil ? "subtitle" : "title")")
-                // Still check the half that was given, so that every problem is reported at once.
-                if let title { reader.add(TextLimits.check(title, field: "title", max: TextLimits.titleMax)) }
-                if let subtitle { reader.add(TextLimits.check(subtitle, field: "subtitle", max: TextLimits.subtitleMax)) }
-            }
-        }
+        var localizations = mergeLocalizations(reader, into: base?.localizations ?? [:], language: language)
+        let titleGiven = mergeDefaultCard(reader, into: &localizations, language: language)
         if languageIsValid && localizations[language] == nil && (base == nil || reader.has("language") || reader.has("localizations")) {
             if reader.errors.allSatisfy({ $0.field != "title" && $0.field != "subtitle" }) {
                 reader.fail(
@@ -140,7 +73,7 @@ public enum ExperienceJSON {
             }
         }
         for (lang, card) in localizations.sorted(by: { $0.key < $1.key }) {
-            let prefix = lang == language && title != nil ? "" : "localizations.\(lang.rawValue)."
+            let prefix = lang == language && titleGiven ? "" : "localizations.\(lang.rawValue)."
             reader.add(TextLimits.check(card.title, field: "\(prefix)title", max: TextLimits.titleMax))
             reader.add(TextLimits.check(card.subtitle, field: "\(prefix)subtitle", max: TextLimits.subtitleMax))
         }
@@ -154,20 +87,106 @@ public enum ExperienceJSON {
         experience.clip = clip
         for (field, value) in zip(ExperienceField.all, values) { field.set(value, in: &experience) }
         experience.localizations = localizations
-        // Advice only on the text this write sets: an update warns about nothing it left as it was
-        // (docs/rules.md#text-hygiene-and-limits).
-        let warnings = localizations.sorted(by: { $0.key < $1.key }).flatMap { lang, card in
-            let before = base?.localizations[lang]
+        return (experience, advice(localizations, before: base?.localizations, language: language))
+    }
+
+    /// The declared fields' values (`ExperienceField.all`, in order): the input's over `base`'s or the
+    /// defaults; `refused` when a field that cannot be cleared was given `null`.
+    static func decodeFields(_ reader: FieldReader, base: AdvancedExperience?) -> (values: [FieldValue], refused: Bool) {
+        var values = base.map(ExperienceField.values) ?? ExperienceField.all.map(\.defaultValue)
+        var refused = false
+        for (position, field) in ExperienceField.all.enumerated() {
+            switch field.decode(reader) {
+            case nil: break
+            case .value(let value): values[position] = value
+            case .null where field.onNull == .clears: values[position] = .none
+            case .null where field.onNull == .refused: refused = true
+            case .null, .invalid: break
+            }
+        }
+        return (values, refused)
+    }
+
+    /// Localizations merge per language, as a JSON Merge Patch (RFC 7396) of `base`'s: a member
+    /// sets or patches that language's card, `null` removes it, and `"localizations": null`
+    /// removes every language but the default one, whose card is `title` and `subtitle`.
+    static func mergeLocalizations(_ reader: FieldReader, into base: [Language: CardText], language: Language) -> [Language: CardText] {
+        var localizations = base
+        guard reader.has("localizations") else { return localizations }
+        let patch = reader.object("localizations")
+        if patch == nil && reader.raw("localizations")?.isNull == true {
+            localizations = localizations.filter { $0.key == language }
+        }
+        for (key, value) in patch?.objectMembers ?? [] {
+            let field = "localizations.\(key)"
+            guard let lang = Language(rawValue: key) else {
+                reader.add([
+                    FieldError(
+                        field: field, rule: "language.enum",
+                        message: "\"\(key.truncatedForMessage)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                ])
+                continue
+            }
+            guard lang != language else {
+                reader.add([
+                    FieldError(
+                        field: field, rule: "localizations.defaultLanguage",
+                        message: "\(key) is the default language: give its card as title and subtitle, or change language first")
+                ])
+                continue
+            }
+            if value.isNull {
+                localizations[lang] = nil
+                continue
+            }
+            let existing = localizations[lang]
+            let card = FieldReader(value, path: field)
+            for part in ["title", "subtitle"] where existing != nil && card.raw(part)?.isNull == true {
+                card.fail(part, "required", "cannot be removed: remove the whole \(key) card with \"\(key)\": null")
+            }
+            let title = card.string("title", required: existing == nil)
+            let subtitle = card.string("subtitle", required: existing == nil)
+            reader.add(card.finish())
+            if let t = title ?? existing?.title, let s = subtitle ?? existing?.subtitle {
+                localizations[lang] = CardText(title: t, subtitle: s)
+            }
+        }
+        return localizations
+    }
+
+    /// The default language's card from `title` and `subtitle` (one of them alone patches an existing
+    /// card); true when `title` was given.
+    static func mergeDefaultCard(_ reader: FieldReader, into localizations: inout [Language: CardText], language: Language) -> Bool {
+        let title = reader.string("title")
+        let subtitle = reader.string("subtitle")
+        guard title != nil || subtitle != nil else { return false }
+        let existing = localizations[language]
+        if let t = title ?? existing?.title, let s = subtitle ?? existing?.subtitle {
+            localizations[language] = CardText(title: t, subtitle: s)
+        } else {
+            reader.fail(title == nil ? "title" : "subtitle", "required", "is required with \(title == nil ? "subtitle" : "title")")
+            // Still check the half that was given, so that every problem is reported at once.
+            if let title { reader.add(TextLimits.check(title, field: "title", max: TextLimits.titleMax)) }
+            if let subtitle { reader.add(TextLimits.check(subtitle, field: "subtitle", max: TextLimits.subtitleMax)) }
+        }
+        return title != nil
+    }
+
+    /// Advice only on the text this write sets: an update warns about nothing it left as it was
+    /// (docs/rules.md#text-hygiene-and-limits).
+    static func advice(_ localizations: [Language: CardText], before: [Language: CardText]?, language: Language) -> [FieldError] {
+        localizations.sorted(by: { $0.key < $1.key }).flatMap { lang, card in
+            let previous = before?[lang]
             return TextLimits.advice(card, field: lang == language ? "" : "localizations.\(lang.rawValue)")
                 .filter { advice in
-                    guard let before else { return true }
-                    return advice.rule == TextLimits.titleAdvisedRule ? before.title != card.title : before.subtitle != card.subtitle
+                    guard let previous else { return true }
+                    return advice.rule == TextLimits.titleAdvisedRule ? previous.title != card.title : previous.subtitle != card.subtitle
                 }
                 .map {
                     FieldError(field: $0.field.hasPrefix(".") ? String($0.field.dropFirst()) : $0.field, rule: $0.rule, message: $0.message)
                 }
         }
-        return (experience, warnings)
     }
 }
 

@@ -113,6 +113,8 @@ extension EventThread {
     }
 
     /// Reads what the socket has now into the connection's buffer: a head's worth, or a body's.
+    /// Inlined into `step`, where its accesses to the connection's properties join the others'.
+    @inline(__always)
     private func readAvailable(_ c: Connection, scratch: UnsafeMutableRawBufferPointer?) {
         let chunk = c.machine.isReadingBody ? EventLoop.bodyChunk : EventLoop.headChunk
         switch c.socket.readAvailable(into: &c.buffer, chunk: chunk, scratch: scratch) {
@@ -122,10 +124,16 @@ extension EventThread {
         }
     }
 
-    /// RFC 9112 §2.2: ignore empty lines before a request line.
+    /// RFC 9112 §2.2: ignore empty lines before a request line. The bytes are read in one access to
+    /// `c.buffer`: read one at a time through the class property, each was an exclusivity check
+    /// (callgrind: about 150 instructions a request).
+    @inline(__always)
     private func skipEmptyLines(_ c: Connection) {
-        var skip = 0
-        while c.buffer.count >= skip + 2, c.buffer[skip] == 0x0D, c.buffer[skip + 1] == 0x0A { skip += 2 }
+        let skip = c.buffer.withUnsafeBufferPointer { bytes in
+            var skip = 0
+            while bytes.count >= skip + 2, bytes[skip] == 0x0D, bytes[skip + 1] == 0x0A { skip += 2 }
+            return skip
+        }
         if skip > 0 { c.buffer.removeFirst(skip) }
     }
 

@@ -88,7 +88,35 @@ public enum RequestHeadParser {
     {
         fields.removeAll(keepingCapacity: true)
         let bytes = buffer.bindMemory(to: UInt8.self)
-        // Find the end of the head: CRLF CRLF.
+        guard let bounds = try headBounds(bytes, limits: limits) else { return .incomplete }
+        let line = try requestLine(bytes, end: bounds.requestLineEnd)
+        var start = bounds.requestLineEnd + 2
+        while start < bounds.headEnd - 2 {
+            guard fields.count < limits.maxHeaderCount else {
+                throw RequestError(431, "more than \(limits.maxHeaderCount) header fields")
+            }
+            start = try fieldLine(bytes, from: start, into: &fields)
+        }
+        let framing = try framing(bytes, fields: fields, version: line.version, limits: limits)
+        return .complete(
+            RawRequestHead(
+                method: line.method, target: line.target, authority: line.authority, pathStart: line.pathStart, version: line.version,
+                contentLength: framing.contentLength, expectsContinue: framing.expectsContinue, keepAlive: framing.keepAlive,
+                length: bounds.headEnd, hostField: framing.hostField))
+    }
+
+    /// Where a complete head ends (its final CRLF included) and where its request line ends (at its CR).
+    struct HeadBounds {
+        var headEnd: Int
+        var requestLineEnd: Int
+    }
+
+    /// The head's end, CRLF CRLF (RFC 9112 §2.1), with every line ending in CRLF and no bare CR
+    /// (§2.2, the server's choice: a bare LF is refused too); nil while the head is incomplete.
+    /// Limits: the request line (414, §3) and the head (431, RFC 6585 §5).
+    @inline(__always) static func headBounds(_ bytes: UnsafeBufferPointer<UInt8>, limits: HTTPLimits) throws(RequestError)
+        -> HeadBounds?
+    {
         var end: Int?
         var firstLineEnd: Int?
         var i = 0
@@ -113,36 +141,62 @@ public enum RequestHeadParser {
             }
             i += 1
         }
-        guard let headEnd = end else {
+        guard let headEnd = end, let lineEnd = firstLineEnd else {
             if firstLineEnd == nil && n > limits.maxRequestLineBytes {
                 throw RequestError(414, "the request line is longer than \(limits.maxRequestLineBytes) bytes")
             }
             if n > limits.maxHeaderBytes { throw RequestError(431, "the request head is larger than \(limits.maxHeaderBytes) bytes") }
-            return .incomplete
+            return nil
         }
         guard headEnd <= limits.maxHeaderBytes else {
             throw RequestError(431, "the request head is larger than \(limits.maxHeaderBytes) bytes")
         }
-        let lineEnd = firstLineEnd!
         guard lineEnd <= limits.maxRequestLineBytes else {
             throw RequestError(414, "the request line is longer than \(limits.maxRequestLineBytes) bytes")
         }
+        return HeadBounds(headEnd: headEnd, requestLineEnd: lineEnd)
+    }
 
-        // request-line = method SP request-target SP HTTP-version (RFC 9112 §3)
+    /// A request line's parts, as ranges of the head's bytes.
+    struct RequestLine {
+        var method: Range<Int>
+        var target: Range<Int>
+        var authority: Range<Int>?
+        var pathStart: Int
+        var version: HTTPVersion
+    }
+
+    /// request-line = method SP request-target SP HTTP-version (RFC 9112 §3), `end` at its CR.
+    @inline(__always) static func requestLine(_ bytes: UnsafeBufferPointer<UInt8>, end lineEnd: Int) throws(RequestError)
+        -> RequestLine
+    {
         let line = bytes[0..<lineEnd]
         guard let sp1 = line.firstIndex(of: 0x20), let sp2 = line[(sp1 + 1)...].firstIndex(of: 0x20),
             !line[(sp2 + 1)...].contains(0x20)
         else { throw RequestError(400, "the request line is not METHOD SP TARGET SP VERSION") }
         let methodBytes = line[0..<sp1]
+        // RFC 9112 §3.1: method = token.
         guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenChar) else { throw RequestError(400, "the method is not a token") }
-        let targetBytes = line[(sp1 + 1)..<sp2]
+        let form = try targetForm(line[(sp1 + 1)..<sp2], method: methodBytes)
+        let version = try httpVersion(line[(sp2 + 1)...])
+        return RequestLine(method: 0..<sp1, target: (sp1 + 1)..<sp2, authority: form.authority, pathStart: form.pathStart, version: version)
+    }
+
+    /// The request-target's form (RFC 9112 §3.2): origin-form, absolute-form (its authority, which
+    /// replaces Host, and where its path starts), or asterisk-form for OPTIONS; authority-form (for
+    /// CONNECT) is refused.
+    @inline(__always) static func targetForm(_ targetBytes: Slice<UnsafeBufferPointer<UInt8>>, method: Slice<UnsafeBufferPointer<UInt8>>)
+        throws(RequestError) -> (authority: Range<Int>?, pathStart: Int)
+    {
         // RFC 9112 §3.2: visible ASCII only; this also refuses invalid UTF-8 and control bytes.
         guard !targetBytes.isEmpty, Self.firstNotVisibleASCII(UnsafeBufferPointer(rebasing: targetBytes)) == targetBytes.count
         else {
             throw RequestError(400, "the request target holds a byte that is not visible ASCII")
         }
-        var authority: Range<Int>?
-        var pathStart = targetBytes.startIndex
+        if targetBytes.first == 0x2F {
+            // origin-form (§3.2.1), nearly every request.
+            return (nil, targetBytes.startIndex)
+        }
         if let authorityStart = Self.absoluteFormAuthorityStart(targetBytes) {
             // absolute-form (§3.2.2): its authority replaces Host; the path and query are the target.
             let rest = targetBytes[authorityStart...]
@@ -152,67 +206,78 @@ public enum RequestHeadParser {
             guard !hostBytes.isEmpty, !hostBytes.contains(0x40), Self.isValidHost(hostBytes) else {
                 throw RequestError(400, "the request target's authority is not a valid host[:port]")
             }
-            authority = rest.startIndex..<authorityEnd
-            pathStart = authorityEnd
-        } else if targetBytes.first == 0x2F {
-            // origin-form (§3.2.1), nearly every request.
-        } else if targetBytes.count == 1 && targetBytes.first == 0x2A {
+            return (rest.startIndex..<authorityEnd, authorityEnd)
+        }
+        if targetBytes.count == 1 && targetBytes.first == 0x2A {
             // RFC 9112 §3.2.4: asterisk-form is only for a server-wide OPTIONS request.
-            guard methodBytes.elementsEqual("OPTIONS".utf8) else { throw RequestError(400, "the request target * is only for OPTIONS") }
-        } else {
-            throw RequestError(400, "the request target must start with / (or be an http or https absolute URI)")
+            guard method.elementsEqual("OPTIONS".utf8) else { throw RequestError(400, "the request target * is only for OPTIONS") }
+            return (nil, targetBytes.startIndex)
         }
-        let versionBytes = line[(sp2 + 1)...]
-        let version: HTTPVersion
-        if UnsafeBufferPointer(rebasing: versionBytes).matches("HTTP/1.1") {
-            version = .http11
-        } else if UnsafeBufferPointer(rebasing: versionBytes).matches("HTTP/1.0") {
-            version = .http10
-        } else {
-            let v = versionBytes.startIndex
-            if versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8), isDigit(bytes[v + 5]), bytes[v + 6] == 0x2E,
-                isDigit(bytes[v + 7])
-            {
-                throw RequestError(505, "only HTTP/1.0 and HTTP/1.1 are supported")
-            }
-            throw RequestError(400, "the HTTP version is malformed")
+        throw RequestError(400, "the request target must start with / (or be an http or https absolute URI)")
+    }
+
+    /// HTTP-version = "HTTP/" DIGIT "." DIGIT (RFC 9112 §2.3); a well-formed version other than
+    /// 1.0 and 1.1 is answered 505 (RFC 9110 §15.6.6).
+    @inline(__always) static func httpVersion(_ versionBytes: Slice<UnsafeBufferPointer<UInt8>>) throws(RequestError) -> HTTPVersion {
+        if UnsafeBufferPointer(rebasing: versionBytes).matches("HTTP/1.1") { return .http11 }
+        if UnsafeBufferPointer(rebasing: versionBytes).matches("HTTP/1.0") { return .http10 }
+        let v = versionBytes.startIndex
+        if versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8), isDigit(versionBytes[v + 5]), versionBytes[v + 6] == 0x2E,
+            isDigit(versionBytes[v + 7])
+        {
+            throw RequestError(505, "only HTTP/1.0 and HTTP/1.1 are supported")
         }
+        throw RequestError(400, "the HTTP version is malformed")
+    }
 
-        // field-line = field-name ":" OWS field-value OWS (RFC 9112 §5)
-        var start = lineEnd + 2
-        while start < headEnd - 2 {
-            // The head's lines end with CRLF (checked above): the first CR or LF is this line's CR.
-            let stop = Self.firstLineEnd(bytes, from: start)
-            let field = bytes[start..<stop]
-            start = stop + 2
-            guard fields.count < limits.maxHeaderCount else {
-                throw RequestError(431, "more than \(limits.maxHeaderCount) header fields")
-            }
-            guard let first = field.first, first != 0x20, first != 0x09 else {
-                throw RequestError(400, "obsolete line folding (a header line starts with whitespace)")
-            }
-            guard let colon = field.firstIndex(of: 0x3A) else { throw RequestError(400, "a header line has no ':'") }
-            let name = field[field.startIndex..<colon]
-            guard !name.isEmpty, name.allSatisfy(isTokenChar) else {
-                throw RequestError(400, "a header field name is not a token (or has whitespace before ':')")
-            }
-            // field-value: VCHAR / obs-text / SP / HTAB; NUL and other controls are refused.
-            var valueStart = colon + 1, valueEnd = field.endIndex
-            var control = Self.firstControl(bytes, from: valueStart)
-            while control < valueEnd {
-                guard bytes[control] == 0x09 else { throw RequestError(400, "a header value holds a control character") }
-                control = Self.firstControl(bytes, from: control + 1)
-            }
-            // RFC 9110 §5.6.3: optional whitespace is SP / HTAB.
-            while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
-            while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-            fields.append(FieldRange(name: name.startIndex..<colon, value: valueStart..<valueEnd))
+    /// field-line = field-name ":" OWS field-value OWS (RFC 9112 §5), from `start` to its CRLF;
+    /// appends its ranges to `fields` and returns where the next line starts. The head's lines end
+    /// with CRLF (`headBounds` checked it): the first CR or LF is this line's CR.
+    @inline(__always) static func fieldLine(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into fields: inout [FieldRange])
+        throws(RequestError) -> Int
+    {
+        let stop = Self.firstLineEnd(bytes, from: start)
+        let field = bytes[start..<stop]
+        // RFC 9112 §5.2: obs-fold is refused (the server's choice; it may not be kept as is).
+        guard let first = field.first, first != 0x20, first != 0x09 else {
+            throw RequestError(400, "obsolete line folding (a header line starts with whitespace)")
         }
+        guard let colon = field.firstIndex(of: 0x3A) else { throw RequestError(400, "a header line has no ':'") }
+        let name = field[field.startIndex..<colon]
+        // RFC 9112 §5.1: no whitespace between the field name and the colon; field-name = token.
+        guard !name.isEmpty, name.allSatisfy(isTokenChar) else {
+            throw RequestError(400, "a header field name is not a token (or has whitespace before ':')")
+        }
+        // field-value: VCHAR / obs-text / SP / HTAB (RFC 9110 §5.5); NUL and other controls are refused.
+        var valueStart = colon + 1, valueEnd = field.endIndex
+        var control = Self.firstControl(bytes, from: valueStart)
+        while control < valueEnd {
+            guard bytes[control] == 0x09 else { throw RequestError(400, "a header value holds a control character") }
+            control = Self.firstControl(bytes, from: control + 1)
+        }
+        // RFC 9110 §5.6.3: optional whitespace is SP / HTAB.
+        while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+        while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        fields.append(FieldRange(name: name.startIndex..<colon, value: valueStart..<valueEnd))
+        return stop + 2
+    }
 
-        // Every check below reads the fields' bytes in place: arrays of values per request were allocations.
-        func named(_ field: FieldRange, _ wanted: StaticString) -> Bool { bytes[field.name].caseInsensitiveEquals(wanted.bytes) }
+    /// What the head's fields say about the message: its Host field, body length, Expect and
+    /// persistence.
+    struct Framing {
+        var hostField: Int?
+        var contentLength: Int
+        var expectsContinue: Bool
+        var keepAlive: Bool
+    }
 
-        // Host: exactly one for HTTP/1.1 (RFC 9112 §3.2).
+    /// Host (RFC 9112 §3.2), body framing (§6), Expect (RFC 9110 §10.1.1) and Connection (§9.3),
+    /// read from the fields' bytes in place: arrays of values per request were allocations.
+    @inline(__always) static func framing(
+        _ bytes: UnsafeBufferPointer<UInt8>, fields: [FieldRange], version: HTTPVersion, limits: HTTPLimits
+    )
+        throws(RequestError) -> Framing
+    {
         var hostCount = 0
         var hostField: Int?
         var transferEncodings = 0
@@ -221,45 +286,36 @@ public enum RequestHeadParser {
         var expectField: FieldRange?
         var listsClose = false, listsKeepAlive = false
         for (index, field) in fields.enumerated() {
-            if named(field, "Host") {
+            let name = bytes[field.name]
+            if name.caseInsensitiveEquals(("Host" as StaticString).bytes) {
                 hostCount += 1
                 if hostField == nil { hostField = index }
-            } else if named(field, "Transfer-Encoding") {
+            } else if name.caseInsensitiveEquals(("Transfer-Encoding" as StaticString).bytes) {
                 transferEncodings += 1
-            } else if named(field, "Content-Length") {
+            } else if name.caseInsensitiveEquals(("Content-Length" as StaticString).bytes) {
                 lengths += 1
                 if lengthField == nil { lengthField = field }
-            } else if named(field, "Expect") {
+            } else if name.caseInsensitiveEquals(("Expect" as StaticString).bytes) {
                 if expectField == nil { expectField = field }
-            } else if named(field, "Connection") {
+            } else if name.caseInsensitiveEquals(("Connection" as StaticString).bytes) {
                 let value = UnsafeBufferPointer(rebasing: bytes[field.value])
                 listsClose = listsClose || HTTPHeaders.list(value, contains: ("close" as StaticString).bytes)
                 listsKeepAlive = listsKeepAlive || HTTPHeaders.list(value, contains: ("keep-alive" as StaticString).bytes)
             }
         }
+        // RFC 9112 §3.2: an HTTP/1.1 request has exactly one Host; any request has at most one.
         if version == .http11 && hostCount != 1 { throw RequestError(400, "an HTTP/1.1 request needs exactly one Host header") }
         if hostCount > 1 { throw RequestError(400, "more than one Host header") }
         if let hostField, !fields[hostField].value.isEmpty, !Self.isValidHost(bytes[fields[hostField].value]) {
             throw RequestError(400, "the Host header is not a valid host[:port]")
         }
-
-        // Body framing (RFC 9112 §6).
+        // RFC 9112 §6.1: Transfer-Encoding with Content-Length is request smuggling; no chunked bodies here.
         if transferEncodings > 0 {
             if lengths > 0 { throw RequestError(400, "both Transfer-Encoding and Content-Length (request smuggling)") }
             throw RequestError(501, "Transfer-Encoding in requests is not supported; send Content-Length")
         }
         var contentLength = 0
-        if let lengthField {
-            guard lengths == 1 else { throw RequestError(400, "more than one Content-Length") }
-            let text = bytes[lengthField.value]
-            guard !text.isEmpty, text.count <= 18, text.allSatisfy(isDigit) else {
-                throw RequestError(400, "Content-Length is not a decimal number")
-            }
-            let value = text.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-            guard value <= limits.maxBodyBytes else { throw RequestError(413, "the body is larger than \(limits.maxBodyBytes) bytes") }
-            contentLength = value
-        }
-
+        if let lengthField { contentLength = try Self.contentLength(bytes[lengthField.value], fieldCount: lengths, limits: limits) }
         var expectsContinue = false
         if let expectField {
             guard bytes[expectField.value].caseInsensitiveEquals(("100-continue" as StaticString).bytes) else {
@@ -267,12 +323,26 @@ public enum RequestHeadParser {
             }
             expectsContinue = version == .http11
         }
-        return .complete(
-            RawRequestHead(
-                method: 0..<sp1, target: (sp1 + 1)..<sp2, authority: authority, pathStart: pathStart, version: version,
-                contentLength: contentLength, expectsContinue: expectsContinue,
-                keepAlive: version == .http11 ? !listsClose : listsKeepAlive, length: headEnd, hostField: hostField))
+        // RFC 9112 §9.3: HTTP/1.1 persists unless "close"; HTTP/1.0 only with "keep-alive".
+        return Framing(
+            hostField: hostField, contentLength: contentLength, expectsContinue: expectsContinue,
+            keepAlive: version == .http11 ? !listsClose : listsKeepAlive)
     }
+
+    /// Content-Length = 1*DIGIT (RFC 9110 §8.6), in one field only: any other is an unrecoverable
+    /// framing error (RFC 9112 §6.3); a body over `maxBodyBytes` is answered 413.
+    @inline(__always) static func contentLength(_ text: Slice<UnsafeBufferPointer<UInt8>>, fieldCount: Int, limits: HTTPLimits)
+        throws(RequestError) -> Int
+    {
+        guard fieldCount == 1 else { throw RequestError(400, "more than one Content-Length") }
+        guard !text.isEmpty, text.count <= 18, text.allSatisfy(isDigit) else {
+            throw RequestError(400, "Content-Length is not a decimal number")
+        }
+        let value = text.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        guard value <= limits.maxBodyBytes else { throw RequestError(413, "the body is larger than \(limits.maxBodyBytes) bytes") }
+        return value
+    }
+
     /// Where the authority of an `http://` or `https://` target starts (scheme case-insensitive,
     /// RFC 3986 §3.1); nil for any other form.
     static func absoluteFormAuthorityStart(_ target: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {

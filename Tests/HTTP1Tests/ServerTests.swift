@@ -142,6 +142,20 @@ final class TestServer {
         #expect(head.hasSuffix("Content-Length: 9\r\nConnection: close\r\n\r\n"), "HEAD gets the GET length, no body, and the close")
     }
 
+    /// RFC 9112 §2.2: empty lines (CRLF) before a request line are ignored, several of them, between
+    /// pipelined requests too; a line that is not empty is still a request line (and refused here).
+    @Test func emptyLinesBeforeARequestLineAreSkipped() throws {
+        let t = try TestServer(eventThreads: 1)
+        let client = try RawClient(port: t.port)
+        client.send("\r\n\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send("\r\n")
+        client.send("\r\nGET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(client.readResponses(3).map(body) == ["GET /a 0", "GET /b 0", "GET /c 0"])
+        let refused = try RawClient(port: t.port)
+        refused.send("\r\n \r\nGET /d HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(refused.readAll().hasPrefix("HTTP/1.1 400 "))
+    }
+
     @Test func expectContinue() throws {
         let t = try TestServer()
         let client = try RawClient(port: t.port)
