@@ -132,7 +132,8 @@ public final class ClipAPI: @unchecked Sendable {
     public private(set) var routeTable = RouteTable()
     let metrics = Metrics(fixedRoutes: ClipAPI.hotRouteTemplates)
     /// The newest change record seen by `cached` and its time in seconds since 1970.
-    private let lastChangeParsed = Locked<(id: Int64, at: String, seconds: Int64?)?>(nil)
+    /// The `Last-Modified` of the public answers, following the store's commits.
+    let lastChangeClock = LastChangeClock()
     private let log: @Sendable (String) -> Void
     /// Whether each request gets a log line (`serve --quiet` turns it off; errors are always logged).
     let logsRequests: Bool
@@ -192,7 +193,7 @@ public final class ClipAPI: @unchecked Sendable {
         precondition(Self.aasaTemplates.allSatisfy { policies[$0] == aasaPolicy }, "the AASA routes are cached alike")
         routeTable = registering.freeze()
         registering = Router()
-        pool.observers.add(self)
+        pool.observers.add(lastChangeClock)
     }
 
     /// The (method, template) pairs that need a bearer token.
@@ -237,12 +238,7 @@ public final class ClipAPI: @unchecked Sendable {
 
     /// `seconds(iso8601:)` of the newest change record, parsed once per record rather than per
     /// answer (ISO 8601 parsing was 4% of a resolve request's instructions under callgrind).
-    func lastChangeSeconds(_ change: (id: Int64, at: String)) -> Int64? {
-        if let known = lastChangeParsed.withLock({ $0 }), known.id == change.id, known.at == change.at { return known.seconds }
-        let seconds = Self.seconds(iso8601: change.at)
-        lastChangeParsed.withLock { $0 = (change.id, change.at, seconds) }
-        return seconds
-    }
+    func lastChangeSeconds(_ change: (id: Int64, at: String)) -> Int64? { lastChangeClock.seconds(change) }
 
     /// Whole seconds since 1970 of a stored ISO 8601 time; nil when there is none.
     static func seconds(iso8601 text: String) -> Int64? {
@@ -445,14 +441,7 @@ public final class ClipAPI: @unchecked Sendable {
     }
 }
 
-extension ClipAPI: WriteObserver {
-    /// The HTTP cache's validators follow the store's commits: the `Last-Modified` of the public
-    /// answers (`cached`) is the newest change record's time, parsed here once per write rather than
-    /// by the first answer after it.
-    public func registryDidCommit(_ account: WriteAccount) {
-        if let change = account.lastChange { _ = lastChangeSeconds((change.id, change.at)) }
-    }
-
+extension ClipAPI {
     /// The problem, its log line written first when it hides what failed from the client (`Problem.logDetail`).
     func logged(_ problem: Problem) -> Problem {
         if let detail = problem.logDetail {
@@ -483,3 +472,21 @@ func json(_ value: JSONValue, status: Int = 200, headers: [(String, String)] = [
 func noContent() -> HTTPResponse { HTTPResponse(status: 204) }
 
 func etag(_ kind: String, _ version: Int) -> String { entityTag(kind, version) }
+
+/// The `Last-Modified` of the public answers: the newest change record's time, parsed once per record
+/// rather than per answer (ISO 8601 parsing was 4% of a resolve request's instructions under
+/// callgrind), and at once after each commit (a `WriteObserver`).
+final class LastChangeClock: WriteObserver {
+    private let parsed = Locked<(id: Int64, at: String, seconds: Int64?)?>(nil)
+
+    func seconds(_ change: (id: Int64, at: String)) -> Int64? {
+        if let known = parsed.withLock({ $0 }), known.id == change.id, known.at == change.at { return known.seconds }
+        let seconds = ClipAPI.seconds(iso8601: change.at)
+        parsed.withLock { $0 = (change.id, change.at, seconds) }
+        return seconds
+    }
+
+    func registryDidCommit(_ account: WriteAccount) {
+        if let change = account.lastChange { _ = seconds((change.id, change.at)) }
+    }
+}

@@ -47,8 +47,12 @@ extension Registry {
     /// A mark that moves with every recorded change (and a restore): the watch reads the files again only then.
     public func changeMark() throws(RegistryError) -> String {
         try guarded {
-            let row = try db.query("SELECT coalesce(max(id), 0) AS id, count(*) AS n FROM change_record").first
-            return "\(try row?.int("id") ?? 0)/\(try row?.int("n") ?? 0)"
+            // The newest and the oldest id, one B-tree seek each (a count(*) read every record: 50 M
+            // instructions a pass at 100k records, docs/performance.md); records go only from the oldest end.
+            let row = try db.query(
+                "SELECT (SELECT coalesce(max(id), 0) FROM change_record) AS newest, (SELECT coalesce(min(id), 0) FROM change_record) AS oldest"
+            ).first
+            return "\(try row?.int("newest") ?? 0)/\(try row?.int("oldest") ?? 0)"
         }
     }
 

@@ -62,27 +62,26 @@ public protocol WriteObserver: AnyObject, Sendable {
     func registryDidCommit(_ account: WriteAccount)
 }
 
-/// The observers of one store (a `RegistryPool`'s connections share one set). Held weakly, so
-/// that an observer that owns the store (the HTTP API owns its pool) makes no cycle.
+/// The observers of one store (a `RegistryPool`'s connections share one set), held strongly until
+/// removed: an observer must not own the store, or neither is ever freed (the HTTP API registers its
+/// `Last-Modified` clock, not itself). Not weakly: a weak reference gives its object a side table,
+/// and every retain and release of the read model and the API on the hot paths then takes the
+/// runtime's slow path (callgrind: about 370 instructions a resolve request, docs/performance.md).
 public final class WriteObservers: Sendable {
-    private struct Entry: @unchecked Sendable {
-        // @unchecked: a weak reference to a Sendable observer, read and written under the lock only.
-        weak var observer: (any WriteObserver)?
-    }
-    private let entries = Locked<[Entry]>([])
+    private let observers = Locked<[any WriteObserver]>([])
 
     public init() {}
 
     public func add(_ observer: any WriteObserver) {
-        entries.withLock { $0.append(Entry(observer: observer)) }
+        observers.withLock { $0.append(observer) }
     }
 
-    /// Each observer still alive, in the order added.
+    public func remove(_ observer: any WriteObserver) {
+        observers.withLock { $0.removeAll { $0 === observer } }
+    }
+
+    /// Each observer, in the order added.
     func announce(_ account: WriteAccount) {
-        let observers = entries.withLock { entries in
-            entries.removeAll { $0.observer == nil }
-            return entries.compactMap(\.observer)
-        }
-        for observer in observers { observer.registryDidCommit(account) }
+        for observer in observers.withLock({ $0 }) { observer.registryDidCommit(account) }
     }
 }
