@@ -179,8 +179,9 @@ public enum Commands {
                 discussion: """
                     Deliveries follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1, and the base 64 \
                     HMAC-SHA256 of id.timestamp.body with the secret shown once by add). Events: experience.created, \
-                    experience.updated, experience.deleted (or experience.*), aasa.changed, asc.applied, asc.testflight.applied, or *. clipctl serve \
-                    delivers them in order per endpoint, retrying for about a day before marking the endpoint failing.
+                    experience.updated, experience.deleted (or experience.*), aasa.changed, aasa.propagated, asc.applied, \
+                    asc.testflight.applied, or *. clipctl serve delivers them in order per endpoint, retrying for about a day \
+                    before marking the endpoint failing.
                     """),
             appStoreConnect,
             CommandSpec(
