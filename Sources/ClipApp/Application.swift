@@ -44,6 +44,7 @@ public enum Application {
         AscPlan.binding,
         AscApply.binding,
         TestFlightPlanRead.binding,
+        TestFlightStatus.binding,
         TestFlightApply.binding,
         AscPlan.statusBinding,
         ApplinksSet.binding,

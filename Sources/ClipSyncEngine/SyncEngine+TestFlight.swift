@@ -15,6 +15,19 @@ extension SyncEngine {
         try testflightLinks(clipReference).map { link throws(SyncFailure) in try testflightPlan(link, build: build) }
     }
 
+    /// What the `count` newest builds offer testers beside each clip's chosen invocations, newest first: one plan per
+    /// build, its steps `nothing` for what a build already offers as chosen (`asc testflight status`).
+    public func testflightStatus(clip clipReference: String?, builds count: Int) throws(SyncFailure) -> [TestFlightPlan] {
+        var plans: [TestFlightPlan] = []
+        for link in try testflightLinks(clipReference) {
+            progress("reading App Store Connect's builds for \(link.clip.rawValue)")
+            let client = self.client, appID = link.ascAppID
+            let builds = try call { () async throws(ASCClientError) -> [ASCBuild] in try await client.builds(appID: appID, limit: count) }
+            for build in builds { plans.append(try testflightPlan(link, for: build)) }
+        }
+        return plans
+    }
+
     /// Makes the build's App Clip offer each clip's chosen invocations: removals first (App Store Connect keeps three),
     /// then updates of titles, then creations. Idempotent and resumable: every plan is made from what App Store
     /// Connect holds, matched by URL, so a create that landed unanswered is found at the next reading. Refused steps
@@ -77,13 +90,24 @@ extension SyncEngine {
     func testflightPlan(_ link: AppStoreConnectLink, build selector: BuildSelector) throws(SyncFailure) -> TestFlightPlan {
         progress("reading App Store Connect's builds for \(link.clip.rawValue)")
         let client = self.client, appID = link.ascAppID
-        let (build, asc) = try call { () async throws(ASCClientError) -> (ASCBuild?, [ASCBetaInvocation]) in
+        let build = try call { () async throws(ASCClientError) -> ASCBuild? in
             var builds = try await client.builds(appID: appID, version: selector, limit: 1)
             if builds.isEmpty, let selector { builds = try await client.builds(appID: appID, id: selector, limit: 1) }
-            guard let build = builds.first, let bundle = build.appClipBundleID else { return (builds.first, []) }
-            return (build, try await client.betaInvocations(buildBundleID: bundle))
+            return builds.first
         }
         if build == nil, let selector { throw .registry(.notFound("build \(selector) of app \(link.appBundleID) in App Store Connect")) }
+        return try testflightPlan(link, for: build)
+    }
+
+    /// The plan of `build` (nil: none uploaded), from what its App Clip build bundle offers now.
+    func testflightPlan(_ link: AppStoreConnectLink, for build: ASCBuild?) throws(SyncFailure) -> TestFlightPlan {
+        let client = self.client
+        var asc: [ASCBetaInvocation] = []
+        if let bundle = build?.appClipBundleID {
+            asc = try call { () async throws(ASCClientError) -> [ASCBetaInvocation] in
+                try await client.betaInvocations(buildBundleID: bundle)
+            }
+        }
         let chosen = try registryCall { () throws(RegistryError) in try registry.testFlightInvocations(clip: link.clip.rawValue) }
         return TestFlightPlan.make(clip: link.clip, build: build, chosen: chosen, asc: asc, primaryLocale: link.primaryLocale)
     }

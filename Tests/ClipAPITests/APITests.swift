@@ -313,6 +313,7 @@ import Testing
             ("GET", "/v1/asc/plan", nil, [401, 403, 403, 503]),
             ("POST", "/v1/asc/apply", nil, [401, 403, 403, 503]),
             ("GET", "/v1/asc/testflight/plan", nil, [401, 403, 403, 503]),
+            ("GET", "/v1/asc/testflight/status", nil, [401, 403, 403, 503]),
             ("POST", "/v1/asc/testflight/apply", nil, [401, 403, 403, 503]),
             (
                 "POST", "/v1/experiences",

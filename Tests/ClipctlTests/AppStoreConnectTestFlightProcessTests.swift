@@ -129,6 +129,26 @@ import Testing
         #expect(try fake.violations() == [])
     }
 
+    /// `asc testflight status`: what each of the newest builds offers testers, newest first, read only.
+    @Test func statusShowsWhatEachRecentBuildOffers() throws {
+        let (clipctl, fake) = try Self.setUp()
+        #expect(try clipctl("asc", "testflight", "set", Self.clip, "https://bikesrental.example/rent").code == 0)
+        #expect(try clipctl("asc", "testflight", "apply", "--yes").code == 0)
+        let writes = try fake.writes()
+        let status = try clipctl("asc", "testflight", "status", "--builds", "2")
+        #expect(status.code == 0, "\(status.err)")
+        let newest = try #require(status.out.range(of: "clip \(Self.clip), build 2 (build-2)"))
+        let older = try #require(status.out.range(of: "clip \(Self.clip), build 1 (build-1)"))
+        #expect(newest.lowerBound < older.lowerBound, "newest first: \(status.out)")
+        #expect(status.out[newest.upperBound..<older.lowerBound].contains("in sync: nothing to do"), "\(status.out)")
+        #expect(status.out[older.upperBound...].contains("create  https://bikesrental.example/rent"), "\(status.out)")
+        #expect(try fake.writes() == writes, "status only reads")
+        let json = try clipctl("asc", "testflight", "status", "--builds", "1", "--json")
+        #expect(json.code == 0 && json.out.contains("\"build-2\"") && !json.out.contains("\"build-1\""), "\(json.out)")
+        #expect(try clipctl("asc", "testflight", "status", "--builds", "11").code == 65)
+        #expect(try fake.violations() == [])
+    }
+
     @Test func aURLThatStopsResolvingStopsTheApplyBeforeAnythingIsSent() throws {
         let (clipctl, fake) = try Self.setUp()
         #expect(try clipctl("asc", "testflight", "set", Self.clip, "https://bikesrental.example/new").code == 0)

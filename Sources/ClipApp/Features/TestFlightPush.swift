@@ -63,6 +63,54 @@ public enum TestFlightPlanRead: Operation {
         })
 }
 
+/// What the newest builds' App Clips offer testers, beside each clip's chosen invocations, newest first:
+/// `GET /v1/asc/testflight/status?clip=…&builds=N` (admin only) and `clipctl asc testflight status`.
+public enum TestFlightStatus: Operation {
+    public static let callers = CallerRule.admin
+
+    public struct Input: OperationInput {
+        public var clip: String?
+        /// How many of the newest builds, 1 to 10.
+        public var builds: Int
+        public init(reading reader: inout ArgumentReader) {
+            clip = reader.string("clip")
+            builds = Int(reader.integer("builds", in: 1...10) ?? 3)
+        }
+        public var arguments: Arguments {
+            var arguments = Arguments()
+            arguments.append("clip", clip)
+            arguments.append("builds", String(builds))
+            return arguments
+        }
+    }
+
+    public typealias Output = TestFlightPlans
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let engine = try session.syncEngine()
+        let plans = try synced { () throws(SyncFailure) in try engine.testflightStatus(clip: input.clip, builds: input.builds) }
+        return TestFlightPlans(plans: plans.map(\.json))
+    }
+
+    public static let binding = Binding(
+        Self.self, "GET", "/v1/asc/testflight/status",
+        command: CommandSpec(
+            "status", summary: "what the newest builds' App Clips offer testers, beside the chosen invocations",
+            discussion: "Per build, newest first: each invocation it offers (nothing), lacks (create) or should drop (remove).",
+            options: [
+                TestFlightPlanRead.options[0],
+                .option("builds", value: "N", help: "how many of the newest builds, 1 to 10 (default 3)"),
+            ] + AppStoreConnectKey.options,
+            examples: [Example("clipctl asc testflight status --builds 5", "What the five newest builds offer testers")]),
+        under: ["asc", "testflight"],
+        commandInput: { line, arguments in
+            arguments.append("clip", line.parsed.value("clip"))
+            arguments.append("builds", line.parsed.value("builds"))
+        },
+        serverCall: AscPlan.serverCall,
+        present: { output, _, printer in for plan in output.plans { printer.testflightPlan(plan) } })
+}
+
 /// Makes a build's App Clip offer each clip's chosen invocations: `POST /v1/asc/testflight/apply` (admin only; a body
 /// `{"clip", "build"}` or none) and `clipctl asc testflight apply`, which without `--yes` shows the plan and sends nothing.
 public enum TestFlightApply: Operation {
