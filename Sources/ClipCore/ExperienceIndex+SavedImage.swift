@@ -224,7 +224,11 @@ extension ExperienceIndex {
 
     /// An array of `count` elements read as raw bytes (plain integers and structs of them only).
     static func readImageArray<T>(count: Int, _ read: (UnsafeMutableRawBufferPointer) throws -> Void) throws -> [T] {
-        try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+        // An empty array is not made through `unsafeUninitializedCapacity`: with no room asked for, that
+        // writes the count of the standard library's one shared empty storage, a data race under
+        // ThreadSanitizer with any thread growing an empty array.
+        guard count > 0 else { return [] }
+        return try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
             try read(UnsafeMutableRawBufferPointer(buffer))
             initialized = count
         }
