@@ -149,17 +149,23 @@ final class Context {
         let chunkBytes = Registry.importChunkBytes
         if path == "-" {
             let io = self.io
-            return (0, { () -> ArraySlice<UInt8>? in
-                let bytes = io.readStandardInput(chunkBytes)
-                return bytes.isEmpty ? nil : bytes[...]
-            })
+            return (
+                0,
+                { () -> ArraySlice<UInt8>? in
+                    let bytes = io.readStandardInput(chunkBytes)
+                    return bytes.isEmpty ? nil : bytes[...]
+                }
+            )
         }
         let file: RegularFile
         do { file = try RegularFile(path, what: what) } catch { throw Self.unreadable(error) }
-        return (file.size, { () -> ArraySlice<UInt8>? in
-            let data = try file.read(upTo: chunkBytes)
-            return data.isEmpty ? nil : data[...]
-        })
+        return (
+            file.size,
+            { () -> ArraySlice<UInt8>? in
+                let data = try file.read(upTo: chunkBytes)
+                return data.isEmpty ? nil : data[...]
+            }
+        )
     }
 
     /// A user-named input file that is not read, exit 1; a stream goes to standard input as `-`.

@@ -48,9 +48,8 @@ struct TransferTests {
         let source = Source(text, chunk: chunk)
         var readAtFirstProgress: Int?
         var arguments = Arguments()
-        arguments.stream = BodyStream(type: type, progress: { _ in readAtFirstProgress = readAtFirstProgress ?? source.offset }) {
-            source.next()
-        }
+        arguments.stream = BodyStream(
+            type: type, progress: { _ in readAtFirstProgress = readAtFirstProgress ?? source.offset }, next: { source.next() })
         let answer = try ExperienceImport.binding.perform(arguments, Session(registry: registry, caller: caller))
         return (answer, readAtFirstProgress)
     }
@@ -70,7 +69,10 @@ struct TransferTests {
         #expect(own.answer.json["imported"] == .integer(2))
         let before = try bytes()
         let mixed = Self.line(3) + Self.line(4, team: "ZZZZZ99999") + Self.line(5)
-        #expect(throws: CallerRefusal.forbidden("a token of team ABCDE12345 cannot import other teams' clips (line 2: clip ZZZZZ99999.com.example.other.Clip)")) {
+        #expect(
+            throws: CallerRefusal.forbidden(
+                "a token of team ABCDE12345 cannot import other teams' clips (line 2: clip ZZZZZ99999.com.example.other.Clip)")
+        ) {
             _ = try importing(mixed, as: .team(teamA, tokenID: 2), chunk: 5)
         }
         #expect(try bytes() == before)

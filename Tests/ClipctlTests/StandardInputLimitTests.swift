@@ -30,7 +30,9 @@ struct StandardInputLimitTests {
         }
         #expect(try clipctl.state() == state)
         // Up to the limit, standard input is read as before: an import of many lines streams through.
-        let lines = (1...3).map { #"{"url":"https://bikesrental.example/in\#($0)","clip":"ABCDE12345.com.example.bikes.Clip","title":"A","subtitle":"S"}"# }
+        let lines = (1...3).map {
+            #"{"url":"https://bikesrental.example/in\#($0)","clip":"ABCDE12345.com.example.bikes.Clip","title":"A","subtitle":"S"}"#
+        }
         let imported = try clipctl.run(["import", "-"], stdin: lines.joined(separator: "\n") + "\n")
         #expect(imported.code == 0 && imported.out.hasPrefix("imported 3 experiences"), "\(imported.err)")
     }

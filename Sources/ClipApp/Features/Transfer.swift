@@ -34,7 +34,8 @@ public enum ExperienceImport: Operation {
         case "application/x-ndjson", "application/ndjson", "application/jsonl": format = .ndjson
         case "text/csv": format = .csv
         default:
-            throw RequestRefusal(status: 415, detail: "send application/x-ndjson or text/csv (got \(stream.type.isEmpty ? "no Content-Type" : stream.type))")
+            throw RequestRefusal(
+                status: 415, detail: "send application/x-ndjson or text/csv (got \(stream.type.isEmpty ? "no Content-Type" : stream.type))")
         }
         guard let own = session.caller.team else {
             return Output(try session.registry.importExperiences(format: format, chunks: stream.next, progress: stream.progress))
@@ -43,7 +44,8 @@ public enum ExperienceImport: Operation {
         // goes by, and a line of another team's clip refuses the whole import, which then writes nothing.
         let scan = ForeignClipScan(team: own, format: format)
         do {
-            return Output(try session.registry.importExperiences(format: format, chunks: { try scan.next(stream) }, progress: stream.progress))
+            return Output(
+                try session.registry.importExperiences(format: format, chunks: { try scan.next(stream) }, progress: stream.progress))
         } catch {
             if let refusal = scan.refusal { throw refusal }
             throw error
@@ -63,7 +65,8 @@ public enum ExperienceImport: Operation {
         var refusal: CallerRefusal? {
             foreign.isEmpty
                 ? nil
-                : .forbidden("a token of team \(team.rawValue) cannot import other teams' clips (\(foreign.prefix(5).joined(separator: "; ")))")
+                : .forbidden(
+                    "a token of team \(team.rawValue) cannot import other teams' clips (\(foreign.prefix(5).joined(separator: "; ")))")
         }
 
         /// The stream's next chunk, looked at; at its end, the refusal if a line named another team's clip.
@@ -131,7 +134,8 @@ public enum ExperienceExport: Operation {
         case "ndjson": format = .ndjson
         case "csv": format = .csv
         default:
-            throw InvalidArguments("format is ndjson or csv", [FieldError(field: "format", rule: "enum", message: "expected ndjson or csv")])
+            throw InvalidArguments(
+                "format is ndjson or csv", [FieldError(field: "format", rule: "enum", message: "expected ndjson or csv")])
         }
         let spreadsheetSafe = try Self.spreadsheetSafe(input.spreadsheetSafe, format: format)
         var filter = Registry.ListFilter()
@@ -241,7 +245,9 @@ enum TransferCommands {
         .invalid([
             FieldError(
                 field: "line \(line)", rule: "length",
-                message: "is longer than \(longestStandardInputLine) bytes on standard input, the longest line an import takes; nothing was imported")
+                message:
+                    "is longer than \(longestStandardInputLine) bytes on standard input, the longest line an import takes; nothing was imported"
+            )
         ])
     }
 
