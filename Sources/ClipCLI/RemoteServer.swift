@@ -1,8 +1,5 @@
 import ClipApp
-import ClipCodes
 import ClipCore
-import FileFormats
-import QRCode
 import ClipStore
 import ClipWire
 import Dispatch
