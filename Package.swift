@@ -99,7 +99,7 @@ let package = Package(
             name: "ClipCLI",
             dependencies: [
                 "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON",
-                "Locking", "FileFormats", "QRCode", "CardPreview",
+                "Locking", "FileFormats", "QRCode",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),

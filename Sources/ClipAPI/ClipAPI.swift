@@ -34,9 +34,14 @@ struct Context {
 
     func parameter(_ name: String) -> String { parameters[name] ?? "" }
 
+    /// The body's media type: `Content-Type` lower-cased, without parameters (RFC 9110 §8.3.1); "" when none was sent.
+    var mediaType: String {
+        request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+    }
+
     /// The JSON body: `Content-Type: application/json` (else 415), well-formed (else 400 saying where).
     func jsonBody() throws -> JSONValue {
-        let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let type = mediaType
         guard type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json")) else {
             throw Problem(status: 415, detail: "send the body as application/json (got \(type.isEmpty ? "no Content-Type" : type))")
         }

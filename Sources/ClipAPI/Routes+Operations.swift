@@ -14,8 +14,13 @@ extension ClipAPI {
                 var arguments = c.preconditions
                 for item in c.query { arguments.append(item.name, item.value) }
                 for name in binding.pathParameters { arguments.append(name, c.parameters[name]) }
-                if binding.takesBody {
+                if binding.takesStream {
+                    // Held whole by the HTTP layer already (at most the body limit); read by the operation in chunks.
+                    arguments.stream = BodyStream(type: c.mediaType, bytes: c.request.body, chunkBytes: Registry.importChunkBytes)
+                } else if binding.takesBody {
                     if !(binding.bodyOptional && c.request.body.isEmpty) { arguments.body = try c.jsonBody() }
+                } else if binding.unreadBody == .ignored && (binding.method == "GET" || binding.method == "HEAD") {
+                    // A read that ignores a body of any type, as the older GET routes did (`GET /v1/experiences/export`).
                 } else if binding.method == "GET" || binding.method == "HEAD" || binding.unreadBody == .ignoredIfJSON {
                     try c.noBody()
                 } else if binding.unreadBody == .refused {
@@ -28,6 +33,11 @@ extension ClipAPI {
                     let answer = try binding.perform(arguments, session)
                     // 204 has no body (RFC 9110 §15.3.5).
                     if answer.status == 204 { return HTTPResponse(status: 204, headers: HTTPHeaders(answer.headers)) }
+                    if let stream = answer.stream {
+                        return HTTPResponse(
+                            status: answer.status, headers: HTTPHeaders([(name: "Content-Type", value: stream.type)] + answer.headers),
+                            body: try stream.bytes())
+                    }
                     if let content = answer.content {
                         return HTTPResponse(
                             status: answer.status, headers: HTTPHeaders([(name: "Content-Type", value: content.type)] + answer.headers),

@@ -9,7 +9,6 @@ import StrictJSON
 extension ClipAPI {
     func registerRoutes() {
         registerPublicRoutes()
-        registerExperienceRoutes()
         registerCodeRoutes()
         registerPreviewRoutes()
         registerImageRoutes()
@@ -40,12 +39,6 @@ extension ClipAPI {
         }
         add("GET", "/v1/banner", .open, caching: .shared(vary: ["Accept"])) { api, c in try api.banner(c) }
         add("GET", "/v1/aasa/check", .open) { api, c in try api.aasaCheck(c) }
-    }
-
-    /// Experiences in bulk (the rest are operations: ClipApp/Features/Experiences.swift).
-    func registerExperienceRoutes() {
-        add("POST", "/v1/experiences/import", .token) { api, c in try api.importExperiences(c) }
-        add("GET", "/v1/experiences/export", .token) { api, c in try api.exportExperiences(c) }
     }
 
     static func limit(_ c: Context, default value: Int = 100) throws -> Int {

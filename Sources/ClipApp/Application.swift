@@ -10,6 +10,8 @@ public enum Application {
         ExperienceActivate.binding,
         ExperienceRemove.binding,
         ExperienceHistory.binding,
+        ExperienceImport.binding,
+        ExperienceExport.binding,
         ChangeList.binding,
         TokenCreate.binding,
         TokenRevoke.binding,

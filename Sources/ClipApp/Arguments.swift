@@ -21,6 +21,8 @@ public struct Arguments: Sendable, Equatable {
     /// What the command read before it sent the operation, for its presentation
     /// (`OperationAnswer.commandRead`); never sent.
     public var commandRead: JSONValue?
+    /// A body read as it comes (`Binding.takesStream`): the request's, or the file a command names.
+    public var stream: BodyStream?
 
     public init(_ values: [(name: String, value: String)] = [], body: JSONValue? = nil) {
         self.values = values
@@ -40,7 +42,45 @@ public struct Arguments: Sendable, Equatable {
     public static func == (lhs: Arguments, rhs: Arguments) -> Bool {
         lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value } && lhs.body == rhs.body
             && lhs.ifMatch == rhs.ifMatch && lhs.ifNoneMatch == rhs.ifNoneMatch && lhs.attachment == rhs.attachment
-            && lhs.commandRead == rhs.commandRead && lhs.accept == rhs.accept
+            && lhs.commandRead == rhs.commandRead && lhs.accept == rhs.accept && lhs.stream === rhs.stream
+    }
+}
+
+/// A body read in chunks as the operation takes them, never held whole by the layer (an import of
+/// any size): a request's body, or the file or standard input a command names. Read once.
+/// `@unchecked Sendable`: read on the one thread that runs the operation.
+public final class BodyStream: @unchecked Sendable {
+    /// Its media type, lower-cased, without parameters (RFC 9110 §8.3.1); "" when none was given.
+    public let type: String
+    /// Told how far the operation has gone (an import: the lines it took), as it goes.
+    public let progress: (Int) -> Void
+    private let nextChunk: () throws -> ArraySlice<UInt8>?
+
+    public init(type: String, progress: @escaping (Int) -> Void = { _ in }, next: @escaping () throws -> ArraySlice<UInt8>?) {
+        self.type = type
+        self.progress = progress
+        self.nextChunk = next
+    }
+
+    /// Bytes already whole (a request's body), handed out `chunkBytes` at a time.
+    public convenience init(type: String, bytes: [UInt8], chunkBytes: Int) {
+        var offset = 0
+        self.init(type: type) {
+            guard offset < bytes.count else { return nil }
+            let end = min(bytes.count, offset + chunkBytes)
+            defer { offset = end }
+            return bytes[offset..<end]
+        }
+    }
+
+    /// The next chunk; nil at the end.
+    public func next() throws -> ArraySlice<UInt8>? { try nextChunk() }
+
+    /// The rest of the body, whole: to send it to a server in one request.
+    public func rest() throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        while let chunk = try next() { bytes += chunk }
+        return bytes
     }
 }
 

@@ -26,6 +26,9 @@ public struct Binding: Sendable {
     public let settled: (@Sendable (JSONValue) -> Bool)?
     /// The route reads a JSON body (`Arguments.body`); a route without one refuses a body.
     public let takesBody: Bool
+    /// The route reads its body as it comes, in whatever media type the operation checks
+    /// (`Arguments.stream`: an import of any size), rather than as JSON.
+    public let takesStream: Bool
     /// What a write that reads no body does with one it is sent.
     public let unreadBody: UnreadBody
     /// false: a second command on another binding's route (`domain list` prints `clip list`'s answer
@@ -50,7 +53,8 @@ public struct Binding: Sendable {
     /// The command's `present` prints its `--json` form itself (`code`: the file's facts), or prints
     /// the same either way (`aasa`: the file's bytes).
     public let presentsJSON: Bool
-    /// The output is bytes of a media type (`OperationContentOutput`), read back from a server as they come.
+    /// The output is bytes of a media type (`OperationContentOutput`, `OperationStreamOutput`), read back from a
+    /// server as they come.
     public let answersContent: Bool
     /// Whether a server's answer is the output rather than a failure (`OperationOutput.isOutput`).
     public let isOutput: @Sendable (OperationAnswer) -> Bool
@@ -72,8 +76,8 @@ public struct Binding: Sendable {
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, command: CommandSpec, under parent: [String] = [],
         commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, lineJSON: (@Sendable (O.Output, ParsedCommand) -> JSONValue)? = nil,
         localOptions: Set<String> = [], clientOptions: Set<String> = [],
-        settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false, unreadBody: UnreadBody = .refused,
-        servesRoute: Bool = true, readsEveryPage: Bool = false,
+        settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false, takesStream: Bool = false,
+        unreadBody: UnreadBody = .refused, servesRoute: Bool = true, readsEveryPage: Bool = false,
         commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
         commandRoute: (@Sendable (ParsedCommand) -> Binding?)? = nil,
         commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)? = nil,
@@ -83,6 +87,7 @@ public struct Binding: Sendable {
     ) {
         self.readsEveryPage = readsEveryPage
         self.takesBody = takesBody
+        self.takesStream = takesStream
         self.unreadBody = unreadBody
         self.servesRoute = servesRoute
         self.commandInput = commandInput
@@ -90,7 +95,7 @@ public struct Binding: Sendable {
         self.commandAnswer = commandAnswer
         self.standardErrorUnderJSON = standardErrorUnderJSON
         self.presentsJSON = presentsJSON
-        self.answersContent = O.Output.self is any OperationContentOutput.Type
+        self.answersContent = Self.answersBytes(O.self)
         self.isOutput = { O.Output.isOutput($0) }
         self.serverCall = serverCall
         self.bodyOptional = bodyOptional
@@ -128,6 +133,7 @@ public struct Binding: Sendable {
     ) {
         self.readsEveryPage = false
         self.takesBody = takesBody
+        self.takesStream = false
         self.unreadBody = unreadBody
         self.servesRoute = servesRoute
         self.commandInput = nil
@@ -135,7 +141,7 @@ public struct Binding: Sendable {
         self.commandAnswer = nil
         self.standardErrorUnderJSON = false
         self.presentsJSON = false
-        self.answersContent = O.Output.self is any OperationContentOutput.Type
+        self.answersContent = Self.answersBytes(O.self)
         self.isOutput = { O.Output.isOutput($0) }
         self.serverCall = ServerCall()
         self.bodyOptional = false
@@ -155,7 +161,12 @@ public struct Binding: Sendable {
     private static func answer(_ output: some OperationOutput, status: Int) -> OperationAnswer {
         OperationAnswer(
             json: output.json, status: output.status ?? status, headers: output.headers,
-            content: (output as? any OperationContentOutput)?.content)
+            content: (output as? any OperationContentOutput)?.content, stream: (output as? any OperationStreamOutput)?.stream)
+    }
+
+    /// The output is bytes, read back from a server as they come (`OperationContentOutput`, `OperationStreamOutput`).
+    static func answersBytes<O: Operation>(_: O.Type) -> Bool {
+        O.Output.self is any OperationContentOutput.Type || O.Output.self is any OperationStreamOutput.Type
     }
 
     /// Every argument name the operation reads, when it has a command to declare them: its path
@@ -278,18 +289,30 @@ public struct CommandLine {
     /// by hash (`POST /v1/images`), giving its SHA-256 and the upload's warnings. nil on a database,
     /// where the bytes go with the write (`Arguments.attachment`).
     public let storeImage: ((_ bytes: [UInt8], _ team: String?) throws -> (sha256: String, warnings: [FieldError]))?
+    /// A file the command reads as it goes, never whole (`-`: standard input): its size when known (0 for
+    /// standard input) and its next chunk, nil at the end. Only a regular file is opened.
+    public let openFile: (_ path: String, _ what: String) throws -> (size: Int, next: () throws -> ArraySlice<UInt8>?)
+    /// Where a long command says how far it went, each text replacing the last (it starts with a carriage
+    /// return): standard error when it is a terminal and `--json` is not given; nil otherwise.
+    public let progress: ((String) -> Void)?
 
     public init(
         parsed: ParsedCommand, readFile: @escaping (_ path: String, _ option: String) throws -> [UInt8],
         perform: @escaping (_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer = { _, _ in
             throw CommandUsageError("this command runs no other operation")
         },
-        storeImage: ((_ bytes: [UInt8], _ team: String?) throws -> (sha256: String, warnings: [FieldError]))? = nil
+        storeImage: ((_ bytes: [UInt8], _ team: String?) throws -> (sha256: String, warnings: [FieldError]))? = nil,
+        openFile: @escaping (_ path: String, _ what: String) throws -> (size: Int, next: () throws -> ArraySlice<UInt8>?) = { _, _ in
+            throw CommandUsageError("this command reads no file as it goes")
+        },
+        progress: ((String) -> Void)? = nil
     ) {
         self.parsed = parsed
         self.readFile = readFile
         self.perform = perform
         self.storeImage = storeImage
+        self.openFile = openFile
+        self.progress = progress
     }
 
     /// The value of `--name`, which the command needs (exit 64 without it).

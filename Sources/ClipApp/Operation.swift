@@ -75,6 +75,51 @@ extension OperationContentOutput {
     }
 }
 
+/// Bytes an output writes as it makes them rather than holding them whole (an export of every
+/// experience): `write` hands them to `emit` piece by piece, once. A command prints them as they come;
+/// the API answers them with their `Content-Type`; a `clipctl` that sent the operation to a server
+/// reads them back as one piece. `@unchecked Sendable`: written once, on the thread that runs the
+/// command or answers the request, in the session that made it.
+public final class OperationStream: @unchecked Sendable {
+    /// The `Content-Type` they are sent with (RFC 9110 §8.3).
+    public let type: String
+    private let writer: (_ emit: (ArraySlice<UInt8>) throws -> Void) throws -> Void
+
+    public init(type: String, write: @escaping (_ emit: (ArraySlice<UInt8>) throws -> Void) throws -> Void) {
+        self.type = type
+        self.writer = write
+    }
+
+    /// Bytes already whole (a server's answer), as a stream of one piece.
+    public convenience init(_ content: OperationContent) {
+        self.init(type: content.type) { emit in try emit(content.bytes[...]) }
+    }
+
+    public func write(_ emit: (ArraySlice<UInt8>) throws -> Void) throws { try writer(emit) }
+
+    /// Every piece, whole: what the API answers.
+    public func bytes() throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try write { bytes += $0 }
+        return bytes
+    }
+}
+
+/// An output that is bytes written as they are made (`OperationStream`) rather than JSON.
+public protocol OperationStreamOutput: OperationOutput {
+    var stream: OperationStream { get }
+    init(stream: OperationStream, status: Int, headers: [(name: String, value: String)]) throws(WireError)
+}
+
+extension OperationStreamOutput {
+    public var json: JSONValue { .null }
+    public init(json: JSONValue) throws(WireError) { throw WireError("the answer is bytes, not JSON") }
+    public init(answer: OperationAnswer) throws(WireError) {
+        guard let stream = answer.stream ?? answer.content.map(OperationStream.init) else { throw WireError("the answer has no content") }
+        try self.init(stream: stream, status: answer.status, headers: answer.headers)
+    }
+}
+
 /// The output of an operation that answers nothing (HTTP 204 No Content, RFC 9110 §15.3.5: no body).
 public struct NoContent: OperationOutput {
     public init() {}
@@ -93,19 +138,22 @@ public struct OperationAnswer: Sendable {
     public var commandRead: JSONValue?
     /// The answer's bytes when they are not `json` (`OperationContentOutput`).
     public var content: OperationContent?
+    /// The answer's bytes as they are made (`OperationStreamOutput`), on the database or in the API.
+    public var stream: OperationStream?
     /// The server that answered, such as `https://registry.example`; nil on a database. A page sent to
     /// `--server` makes its links absolute on it (`preview`).
     public var origin: String?
 
     public init(
         json: JSONValue, status: Int, headers: [(name: String, value: String)] = [], commandRead: JSONValue? = nil,
-        content: OperationContent? = nil
+        content: OperationContent? = nil, stream: OperationStream? = nil
     ) {
         self.json = json
         self.status = status
         self.headers = headers
         self.commandRead = commandRead
         self.content = content
+        self.stream = stream
     }
 }
 
@@ -185,11 +233,16 @@ public struct Printer {
     public let err: (String) -> Void
     /// Standard output is a terminal (a person reads it, rather than a pipe or a file).
     public let outIsTerminal: Bool
+    /// Standard error is a terminal: a command said how far it went there (`CommandLine.progress`).
+    public let errIsTerminal: Bool
 
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, outIsTerminal: Bool = false) {
+    public init(
+        out: @escaping (String) -> Void, err: @escaping (String) -> Void, outIsTerminal: Bool = false, errIsTerminal: Bool = false
+    ) {
         self.out = out
         self.err = err
         self.outIsTerminal = outIsTerminal
+        self.errIsTerminal = errIsTerminal
     }
 
     public func line(_ text: String = "") { out(text + "\n") }

@@ -10,13 +10,14 @@ import StrictJSON
 public struct CLIIO: Sendable {
     public var out: @Sendable (String) -> Void
     public var err: @Sendable (String) -> Void
-    public var readStandardInput: @Sendable () -> [UInt8]
+    /// At most `atMost` bytes of standard input, fewer only at its end (empty: the end).
+    public var readStandardInput: @Sendable (_ atMost: Int) -> [UInt8]
     public var standardErrorIsTerminal: Bool
     public var standardOutputIsTerminal: Bool
 
     public init(
         out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
-        readStandardInput: @escaping @Sendable () -> [UInt8],
+        readStandardInput: @escaping @Sendable (_ atMost: Int) -> [UInt8],
         standardErrorIsTerminal: Bool = false, standardOutputIsTerminal: Bool = false
     ) {
         self.out = out

@@ -33,20 +33,19 @@ final class Context {
         return environment["CLIP_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// The local database, or the server named by `--server` (docs/application-layer.md#clipctl: the same commands, the same output).
-    func backend() throws -> any Backend {
-        if let server = remoteServer {
-            if parsed.value("db") != nil { throw CommandFailure.usage("--db and --server exclude each other") }
-            var timeout = 30.0
-            if let text = environment["CLIP_TIMEOUT"], !text.isEmpty {
-                guard let seconds = Double(text), seconds > 0 else { throw CommandFailure.usage("CLIP_TIMEOUT takes a number of seconds") }
-                timeout = seconds
-            }
-            return try RemoteBackend(
-                server: server, token: parsed.value("token") ?? environment["CLIP_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
-                timeoutSeconds: timeout)
+    /// The server named by `--server` (docs/application-layer.md#clipctl: the same commands, the same output); nil
+    /// on the local database.
+    func server() throws -> RemoteServer? {
+        guard let server = remoteServer else { return nil }
+        if parsed.value("db") != nil { throw CommandFailure.usage("--db and --server exclude each other") }
+        var timeout = 30.0
+        if let text = environment["CLIP_TIMEOUT"], !text.isEmpty {
+            guard let seconds = Double(text), seconds > 0 else { throw CommandFailure.usage("CLIP_TIMEOUT takes a number of seconds") }
+            timeout = seconds
         }
-        return LocalBackend(registry: try registry())
+        return try RemoteServer(
+            server: server, token: parsed.value("token") ?? environment["CLIP_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+            timeoutSeconds: timeout)
     }
 
     func registry() throws -> Registry {
@@ -61,8 +60,6 @@ final class Context {
     static let handlers: [[String]: @Sendable (Context) throws -> Void] = [
         ["aasa", "check"]: { try $0.aasaCheck() },
         ["aasa", "lint"]: { try $0.aasaLint() },
-        ["import"]: { try $0.importFile() },
-        ["export"]: { try $0.export() },
         ["doctor"]: { try $0.doctor() },
         ["publish"]: { try $0.publish() },
         ["codes", "export"]: { try $0.codesExport() },
@@ -122,10 +119,53 @@ final class Context {
     /// The bytes of the file `path` an option names, or standard input for `-`. Only a regular file is
     /// read (`RegularFile`: a FIFO or a device is refused before it is opened for reading).
     func readFile(_ path: String, option: String) throws -> [UInt8] {
-        if path == "-" { return io.readStandardInput() }
+        if path == "-" { return try readStandardInput(for: option) }
         do { return try RegularFile.read(path, what: "\(option) file") } catch {
             throw Self.unreadable(error)
         }
+    }
+
+    /// The most standard input read for one value: `--image`, the largest header image (`HeaderImage.maxBytes`);
+    /// anything else (a JSON `@-`, an AASA file), what the API takes in one request body by default
+    /// (docs/http-api.md#limits: 10 MiB, `--max-body-bytes`). A file names its size; a stream does not, so
+    /// it is read up to the limit and refused beyond it rather than held whole.
+    static func standardInputLimit(for option: String) -> Int { option == "--image" ? HeaderImage.maxBytes : 10 * 1024 * 1024 }
+
+    /// Standard input, whole, up to its limit (exit 65 beyond it, before anything is written).
+    func readStandardInput(for option: String) throws -> [UInt8] {
+        let limit = Self.standardInputLimit(for: option)
+        let bytes = io.readStandardInput(limit + 1)
+        guard bytes.count <= limit else {
+            throw CommandFailure(
+                code: ExitCode.invalidInput,
+                message: "standard input for \(option) holds more than \(limit) bytes, the most it may (nothing was written)")
+        }
+        return bytes
+    }
+
+    /// A file read as it goes, a chunk at a time (`Registry.importChunkBytes`), or standard input for `-`:
+    /// its size (0 for standard input) and its next chunk. Only a regular file is opened.
+    func openFile(_ path: String, what: String) throws -> (size: Int, next: () throws -> ArraySlice<UInt8>?) {
+        let chunkBytes = Registry.importChunkBytes
+        if path == "-" {
+            let io = self.io
+            return (
+                0,
+                { () -> ArraySlice<UInt8>? in
+                    let bytes = io.readStandardInput(chunkBytes)
+                    return bytes.isEmpty ? nil : bytes[...]
+                }
+            )
+        }
+        let file: RegularFile
+        do { file = try RegularFile(path, what: what) } catch { throw Self.unreadable(error) }
+        return (
+            file.size,
+            { () -> ArraySlice<UInt8>? in
+                let data = try file.read(upTo: chunkBytes)
+                return data.isEmpty ? nil : data[...]
+            }
+        )
     }
 
     /// A user-named input file that is not read, exit 1; a stream goes to standard input as `-`.

@@ -58,7 +58,7 @@ extension Context {
             throw CommandFailure.usage("--nginx-listen takes an nginx listen parameter such as \"443 ssl\" or 127.0.0.1:8443")
         }
         // The database first: opening it may create it, in DIR itself (`publish .` in an empty folder).
-        _ = try backend()
+        if try server() == nil { _ = try registry() }
         let target: String
         do throws(PublishedDirectory.Failure) {
             target = try PublishedDirectory.resolve(parsed.positional(0)!)

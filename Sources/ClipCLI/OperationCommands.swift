@@ -57,7 +57,8 @@ extension Context {
         if parsed.flag("wait"), let settled = binding.settled {
             output = try waitUntilSettled(binding, first: output, settled: settled)
         }
-        let printer = Printer(out: io.out, err: io.err, outIsTerminal: io.standardOutputIsTerminal)
+        let printer = Printer(
+            out: io.out, err: io.err, outIsTerminal: io.standardOutputIsTerminal, errIsTerminal: io.standardErrorIsTerminal)
         do { try binding.present(output, parsed, printer) } catch let status as CommandExitStatus {
             throw CommandFailure(code: status.code, message: status.message)
         }
@@ -90,10 +91,13 @@ extension Context {
     /// The command line as a binding reads it: its files, the operations it may run first, and
     /// with `--server` the image upload.
     private func commandLine() throws -> CommandLine {
-        let remote = remoteServer != nil ? try backend() as? RemoteBackend : nil
+        let remote = try server()
+        let io = self.io
         return CommandLine(
             parsed: parsed, readFile: { try self.readFile($0, option: $1) }, perform: { try self.everyPage($0, $1) },
-            storeImage: remote.map { remote in { bytes, team in try remote.uploadImage(bytes, team: team) } })
+            storeImage: remote.map { remote in { bytes, team in try remote.uploadImage(bytes, team: team) } },
+            openFile: { try self.openFile($0, what: $1) },
+            progress: io.standardErrorIsTerminal && !json ? { io.err($0) } : nil)
     }
 
     /// The answer, or with `readsEveryPage` the items of every page as one list answer.
@@ -146,7 +150,7 @@ extension Context {
         case let failed as PreconditionFailed: return CommandFailure(code: ExitCode.failure, message: failed.description)
         case let refusal as CallerRefusal: return CommandFailure(code: ExitCode.failure, message: refusal.description)
         case let refusal as RequestRefusal:
-            // As a server's answer reads (`RemoteBackend.checked`): not found is a failure (exit 1), the rest invalid input.
+            // As a server's answer reads (`RemoteServer.checked`): not found is a failure (exit 1), the rest invalid input.
             return CommandFailure(
                 code: refusal.status == 404 ? ExitCode.failure : ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors
             )
@@ -161,11 +165,11 @@ extension Context {
 
     /// The operation sent to `--server`: its request, its answer, or the failure local mode would give.
     private func sendToServer(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
-        guard var remote = try backend() as? RemoteBackend else { throw CommandFailure.usage("--server needs a server URL") }
+        guard var remote = try server() else { throw CommandFailure.usage("--server needs a server URL") }
         if binding.serverCall.minimumWaitSeconds > remote.timeoutSeconds {
-            remote = try RemoteBackend(server: remote.base, token: remote.token, timeoutSeconds: binding.serverCall.minimumWaitSeconds)
+            remote = try RemoteServer(server: remote.base, token: remote.token, timeoutSeconds: binding.serverCall.minimumWaitSeconds)
         }
-        return try remote.answer(binding, binding.request(for: arguments))
+        return try remote.answer(binding, binding.request(for: arguments), stream: arguments.stream)
     }
 
     /// How the App Store Connect operations reach it from here: with the key the options or the `ASC_` environment
@@ -218,18 +222,20 @@ extension Context {
     }
 }
 
-extension RemoteBackend {
+extension RemoteServer {
     /// A binding's request sent to the server: its answer as JSON, or as bytes for an output of bytes
     /// (`OperationContentOutput`); an answer that is not the output (`Binding.isOutput`) is the failure
     /// local mode would give.
     func answer(
         _ binding: Binding,
-        _ request: (path: String, query: [(name: String, value: String)], body: JSONValue?, headers: [(name: String, value: String)])
+        _ request: (path: String, query: [(name: String, value: String)], body: JSONValue?, headers: [(name: String, value: String)]),
+        stream: BodyStream? = nil
     ) throws -> OperationAnswer {
+        // A body read as it goes is sent whole, in one request, as its media type.
+        let body = try stream.map { Data(try $0.rest()) } ?? request.body.map { Data(JSONWriter.bytes($0)) }
         let sent = try send(
-            binding.method, request.path, query: request.query.map { ($0.name, $0.value) },
-            body: request.body.map { Data(JSONWriter.bytes($0)) },
-            headers: request.headers.map { ($0.name, $0.value) })
+            binding.method, request.path, query: request.query.map { ($0.name, $0.value) }, body: body,
+            contentType: stream?.type ?? "application/json", headers: request.headers.map { ($0.name, $0.value) })
         if binding.serverCall.unavailableStatuses.contains(sent.status) {
             let detail = ProblemJSON.problem(json: sent.json).detail
             throw CommandFailure(code: ExitCode.unavailable, message: detail ?? "the server answered \(sent.status)")

@@ -68,25 +68,8 @@ public enum Commands {
                 ]),
             CommandSpec("preview", summary: ""),
             CommandSpec("banner", summary: ""),
-            CommandSpec(
-                "import", summary: "import experiences from NDJSON or CSV, all or nothing",
-                discussion:
-                    "Every bad line is reported with its number, and nothing is written unless every line is good. A leading UTF-8 byte-order mark is skipped.",
-                positionals: [PositionalSpec("FILE", help: "file to read, or - for standard input")],
-                options: [.option("format", value: "FORMAT", help: "ndjson or csv (default: from the file name, else ndjson)")],
-                examples: [Example("clipctl import experiences.csv", "Import a CSV file; nothing is written unless every line is good")]),
-            CommandSpec(
-                "export", summary: "export experiences as NDJSON or CSV, ordered by URL",
-                options: [
-                    .option("format", value: "FORMAT", help: "ndjson (default) or csv"),
-                    .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output"),
-                    .flag(
-                        "spreadsheet-safe",
-                        help:
-                            "CSV for spreadsheets: a ' before cells starting with = + - @ TAB or CR (such a file no longer re-imports to the same bytes)"
-                    ),
-                ],
-                examples: [Example("clipctl export --format csv -o experiences.csv", "Export every experience as CSV, ready to re-import")]),
+            CommandSpec("import", summary: ""),
+            CommandSpec("export", summary: ""),
             CommandSpec("app", summary: "manage full apps"),
             CommandSpec("clip", summary: "manage App Clips"),
             CommandSpec("domain", summary: "manage domain associations (appclips hosts)"),

@@ -15,7 +15,7 @@ struct GeneratedDocumentationTests {
         let err = Text()
         let io = CLIIO(
             out: { text in out.value.withLock { $0 += text } }, err: { text in err.value.withLock { $0 += text } },
-            readStandardInput: { [] })
+            readStandardInput: { _ in [] })
         let code = ClipCLI.run(arguments, environment: [:], io: io)
         return (code, out.value.withLock { $0 }, err.value.withLock { $0 })
     }

@@ -1,8 +1,5 @@
 import ClipApp
-import ClipCodes
 import ClipCore
-import FileFormats
-import QRCode
 import ClipStore
 import ClipWire
 import Dispatch
@@ -16,7 +13,7 @@ import Locking
 
 /// A running Clip Registry server (`--server URL`, `--token`), over its HTTP API. Problem
 /// answers become the same failures and exit codes as local mode; an unreachable server exits 69.
-struct RemoteBackend: Backend {
+struct RemoteServer {
     let base: String
     let token: String?
     /// Seconds to connect and between bytes of the answer (`CLIP_TIMEOUT`, default 30); then exit 69.
@@ -138,24 +135,5 @@ struct RemoteBackend: Backend {
             throw CommandFailure(code: ExitCode.failure, message: "the server's answer to POST /v1/images is not an image from \(base)")
         }
         return (uploaded.sha256, uploaded.warnings)
-    }
-
-    func importFile(
-        format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?,
-        progress: @escaping (Int) -> Void
-    ) throws -> ImportReport {
-        var body = Data()
-        while let chunk = try chunks() { body.append(contentsOf: chunk) }  // one request body
-        let answer = try checked(
-            try send("POST", "/v1/experiences/import", body: body, contentType: format == .csv ? "text/csv" : "application/x-ndjson"))
-        return try decode(answer.json, ImportReportJSON.report(json:))
-    }
-
-    func export(format: Interchange.Format, spreadsheetSafe: Bool, emit: (String) throws -> Void) throws {
-        let answer = try checked(
-            try send(
-                "GET", "/v1/experiences/export", query: [("format", format.rawValue), ("spreadsheetSafe", spreadsheetSafe ? "true" : nil)],
-                accept: "*/*"))
-        for line in String(decoding: answer.body, as: UTF8.self).split(separator: "\n") { try emit(String(line)) }
     }
 }
