@@ -1,5 +1,5 @@
 import AppStoreConnect
-import ClipApp
+@testable import ClipApp
 import ClipCore
 import ClipStore
 import ClipSync
@@ -65,7 +65,7 @@ struct AppStoreConnectVerificationTests {
             ])
     }
 
-    @Test func pendingStepsOnTheHostAndApplesCodeBesideTheSite() {
+    @Test func pendingStepsOnTheHostAndApplesCodeBesideTheSite() throws {
         let steps = [
             Self.step("https://bikes.example/new", .create), Self.step("https://bikes.example/store", .update, changes: ["localizations.EN.title"]),
             Self.step("https://bikes.example/rent", .nothing), Self.step("https://other.example/x", .create),

@@ -12,7 +12,7 @@ import Testing
     /// Build 2's App Clip: Apple's cache status says BAD_HTTP_RESPONSE for the host, its debug status says valid.
     static func seedStatuses(_ fake: FakeASCProcess) throws {
         func status(_ id: String, valid: Bool, code: String?) -> JSONValue {
-            var domain: [(String, JSONValue?)] = [
+            var domain: [(key: String, value: JSONValue)] = [
                 ("domain", .string(host)), ("isValid", .bool(valid)), ("lastUpdatedDate", "2026-11-27T10:00:00Z"),
             ]
             if let code { domain.append(("errorCode", .string(code))) }
@@ -52,9 +52,10 @@ import Testing
         }
         #expect(local.out.contains("here: a different failure: the site answered unreachable"), "\(local.out)")
         let json = try JSONParser.parse(Array(try clipctl.run(["--json", "verify", Self.host] + Self.nowhere).out.utf8))
-        let item = json["items"]?[0]
+        let item = json["items"]?.arrayValue?.first
         #expect(item?["appStoreConnect"]?["pending"]?.arrayValue?.count == 2)
-        #expect(item?["appleVerdict"]?["builds"]?[0]?["readings"]?[0]?["errorCode"] == "BAD_HTTP_RESPONSE")
+        let reading = item?["appleVerdict"]?["builds"]?.arrayValue?.first?["readings"]?.arrayValue?.first
+        #expect(reading?["errorCode"] == "BAD_HTTP_RESPONSE" && reading?["source"] == "cache")
 
         // Over --server, with the key serve was started with: the same text.
         var environment = clipctl.environment.filter { $0.key.hasPrefix("ASC_") }
