@@ -143,8 +143,8 @@ struct AppStoreConnectVerificationTests {
             #expect(host.checks.map(\.verdict) == ["ok", "ok"] && host.ok, "not checked does not fail verify")
             #expect(host.appStoreConnect?.verdict == "not-checked" && host.appleVerdict?.verdict == "not-checked")
             let evidence = host.appStoreConnect?.evidence ?? ""
-            #expect(evidence.contains(access == nil ? "started without an App Store Connect key" : "no usable App Store Connect key"), "\(evidence)")
-            #expect(host.appStoreConnect?.fix?.contains("ASC_KEY_ID") == true)
+            #expect(evidence.contains(access == nil ? "no App Store Connect key is configured" : "the App Store Connect key is not usable: ASC_KEY_ID is not set"), "\(evidence)")
+            #expect(host.appStoreConnect?.fix?.contains(access == nil ? "ASC_KEY_ID" : "correct the key") == true)
         }
     }
 

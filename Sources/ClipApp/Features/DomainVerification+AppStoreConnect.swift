@@ -17,22 +17,24 @@ public enum AppStoreConnectVerification {
         case read(plans: [SyncPlan], clipHosts: [String: Set<String>], statuses: [SyncEngine.DomainStatuses])
     }
 
+    /// No key where verify runs: the same words locally and over `--server`, so both print the same.
+    static let noKey = Reading.notChecked(
+        why: "no App Store Connect key is configured",
+        fix: "set ASC_KEY_ID, ASC_ISSUER_ID and ASC_PRIVATE_KEY_PATH for clipctl, and start clipctl serve with them (or "
+            + "--asc-key-id, --asc-issuer-id, --asc-private-key) for a server (docs/app-store-connect.md)")
+
     /// Reads App Store Connect on this thread with the session's key; never throws: a failure is `notChecked`.
     static func read(in session: Session) -> Reading {
-        guard let access = session.appStoreConnect else {
-            return .notChecked(
-                why: "this server was started without an App Store Connect key",
-                fix: "start clipctl serve with --asc-key-id, --asc-issuer-id and --asc-private-key (or ASC_KEY_ID, ASC_ISSUER_ID, "
-                    + "ASC_PRIVATE_KEY_PATH)")
-        }
+        guard let access = session.appStoreConnect else { return noKey }
         let engine: SyncEngine
         do {
             engine = SyncEngine(registry: session.registry, client: try access.client())
         } catch {
             let why = (error as? CommandUsageError)?.description ?? "\(error)"
+            // ASCCredentials.LoadError.missing: nothing (or not all) of the key is set.
+            if why.contains("credentials are incomplete") { return noKey }
             return .notChecked(
-                why: "no usable App Store Connect key: \(why)",
-                fix: "set ASC_KEY_ID, ASC_ISSUER_ID and ASC_PRIVATE_KEY_PATH (docs/app-store-connect.md), then verify again")
+                why: "the App Store Connect key is not usable: \(why)", fix: "correct the key (docs/app-store-connect.md), then verify again")
         }
         engine.shouldStop = access.shouldStop
         do {
