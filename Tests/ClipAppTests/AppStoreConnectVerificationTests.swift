@@ -61,19 +61,25 @@ struct AppStoreConnectVerificationTests {
         .read(
             plans: [SyncPlan(clip: clip, steps: steps)], clipHosts: [clip.rawValue: ["bikes.example"]],
             statuses: [
-                SyncEngine.DomainStatuses(clip: clip, build: ASCBuild(id: "build-2", version: "2", appClipBundleID: "bb-clip-2"), cache: cache, debug: debug)
+                SyncEngine.DomainStatuses(
+                    clip: clip, build: ASCBuild(id: "build-2", version: "2", appClipBundleID: "bb-clip-2"), cache: cache, debug: debug)
             ])
     }
 
     @Test func pendingStepsOnTheHostAndApplesCodeBesideTheSite() throws {
         let steps = [
-            Self.step("https://bikes.example/new", .create), Self.step("https://bikes.example/store", .update, changes: ["localizations.EN.title"]),
+            Self.step("https://bikes.example/new", .create),
+            Self.step("https://bikes.example/store", .update, changes: ["localizations.EN.title"]),
             Self.step("https://bikes.example/rent", .nothing), Self.step("https://other.example/x", .create),
         ]
-        let checks = [Self.check("site", "blocked-bot", "HTTP 403 to AASA-Bot/1.0.0, HTTP 200 to a browser"), Self.check("apple-cdn", "not-cached")]
+        let checks = [
+            Self.check("site", "blocked-bot", "HTTP 403 to AASA-Bot/1.0.0, HTTP 200 to a browser"), Self.check("apple-cdn", "not-cached"),
+        ]
         let (asc, apple) = AppStoreConnectVerification.assemble(
             host: "bikes.example", checks: checks,
-            Self.reading(steps: steps, cache: Self.status("bikes.example", valid: false, code: "BAD_HTTP_RESPONSE"), debug: Self.status("bikes.example", valid: true)))
+            Self.reading(
+                steps: steps, cache: Self.status("bikes.example", valid: false, code: "BAD_HTTP_RESPONSE"),
+                debug: Self.status("bikes.example", valid: true)))
         #expect(asc.verdict == "pending")
         #expect(asc.evidence == "2 changes pending: create https://bikes.example/new; update https://bikes.example/store")
         #expect(asc.fix == "run clipctl asc apply")
@@ -96,23 +102,31 @@ struct AppStoreConnectVerificationTests {
         let site = [Self.check("site", "ok"), Self.check("apple-cdn", "ok")]
         let (asc, apple) = AppStoreConnectVerification.assemble(
             host: "bikes.example", checks: site,
-            Self.reading(steps: [Self.step("https://bikes.example/rent", .nothing)], cache: Self.status("bikes.example", valid: true), debug: Self.status("bikes.example", valid: true)))
+            Self.reading(
+                steps: [Self.step("https://bikes.example/rent", .nothing)], cache: Self.status("bikes.example", valid: true),
+                debug: Self.status("bikes.example", valid: true)))
         #expect(asc.verdict == "in-step" && asc.fix == nil && apple.verdict == "valid")
         #expect(apple.builds[0].readings[0].agreement == "agrees: the site and Apple's CDN serve the registry's file")
 
         let absent = AppStoreConnectVerification.assemble(
-            host: "bikes.example", checks: site, Self.reading(steps: [], cache: nil, debug: Self.status("other.example", valid: true))).1
+            host: "bikes.example", checks: site, Self.reading(steps: [], cache: nil, debug: Self.status("other.example", valid: true))
+        ).1
         #expect(absent.verdict == "no-status" && absent.builds[0].readings.map(\.state) == ["no-status", "not-listed"])
 
         let odd = AppStoreConnectVerification.assemble(
-            host: "bikes.example", checks: site, Self.reading(steps: [], cache: Self.status("bikes.example", valid: false, code: "NEW_CODE"), debug: nil)).1
+            host: "bikes.example", checks: site,
+            Self.reading(steps: [], cache: Self.status("bikes.example", valid: false, code: "NEW_CODE"), debug: nil)
+        ).1
         #expect(odd.builds[0].readings[0].knownCode == false && odd.builds[0].readings[0].errorCode == "NEW_CODE")
         #expect(odd.builds[0].readings[0].meaning?.hasPrefix("unknown: NEW_CODE") == true)
         let disagree = AppStoreConnectVerification.assemble(
-            host: "bikes.example", checks: site, Self.reading(steps: [], cache: Self.status("bikes.example", valid: false, code: "TLS_ERROR"), debug: nil)).1
+            host: "bikes.example", checks: site,
+            Self.reading(steps: [], cache: Self.status("bikes.example", valid: false, code: "TLS_ERROR"), debug: nil)
+        ).1
         #expect(disagree.builds[0].readings[0].agreement?.hasPrefix("disagrees: the site answers ok now") == true)
 
-        let unlinked = AppStoreConnectVerification.assemble(host: "cafe.example", checks: site, Self.reading(steps: [], cache: nil, debug: nil))
+        let unlinked = AppStoreConnectVerification.assemble(
+            host: "cafe.example", checks: site, Self.reading(steps: [], cache: nil, debug: nil))
         #expect(unlinked.0.verdict == "not-linked" && unlinked.1.verdict == "not-checked")
     }
 
@@ -123,7 +137,8 @@ struct AppStoreConnectVerificationTests {
     init() throws {
         registry = try temporaryRegistry()
         for (url, clip) in [
-            ("https://bikes.example/rent", "ABCDE12345.com.example.bikes.Clip"), ("https://cafe.example/", "FGHIJ67890.com.example.cafe.Clip"),
+            ("https://bikes.example/rent", "ABCDE12345.com.example.bikes.Clip"),
+            ("https://cafe.example/", "FGHIJ67890.com.example.cafe.Clip"),
         ] {
             _ = try registry.register(try JSONParser.parse(#"{"url":"\#(url)","clip":"\#(clip)","title":"T","subtitle":"S"}"#))
         }
@@ -143,7 +158,11 @@ struct AppStoreConnectVerificationTests {
             #expect(host.checks.map(\.verdict) == ["ok", "ok"] && host.ok, "not checked does not fail verify")
             #expect(host.appStoreConnect?.verdict == "not-checked" && host.appleVerdict?.verdict == "not-checked")
             let evidence = host.appStoreConnect?.evidence ?? ""
-            #expect(evidence.contains(access == nil ? "no App Store Connect key is configured" : "the App Store Connect key is not usable: ASC_KEY_ID is not set"), "\(evidence)")
+            #expect(
+                evidence.contains(
+                    access == nil
+                        ? "no App Store Connect key is configured" : "the App Store Connect key is not usable: ASC_KEY_ID is not set"),
+                "\(evidence)")
             #expect(host.appStoreConnect?.fix?.contains(access == nil ? "ASC_KEY_ID" : "correct the key") == true)
         }
     }
@@ -160,7 +179,8 @@ struct AppStoreConnectVerificationTests {
         func answer(_ host: String) -> String {
             do {
                 let session = Session(registry: registry, caller: team, outbound: fetcher.outbound, appStoreConnect: access)
-                return "\(try DomainVerification.binding.perform(Arguments([("host", host)]), session).json["appStoreConnect"]?["verdict"] ?? .null)"
+                return
+                    "\(try DomainVerification.binding.perform(Arguments([("host", host)]), session).json["appStoreConnect"]?["verdict"] ?? .null)"
             } catch { return "\(error)".replacingOccurrences(of: host, with: "HOST") }
         }
         #expect(answer("cafe.example") == answer("nowhere.example"))

@@ -46,7 +46,8 @@ import Testing
         let local = try clipctl.run(["verify", Self.host] + Self.nowhere)
         #expect(local.code == 1, "\(local.err)")
         for line in [
-            "  asc        pending", "             2 changes pending: create https://bikesrental.example/new; update https://bikesrental.example/store",
+            "  asc        pending",
+            "             2 changes pending: create https://bikesrental.example/new; update https://bikesrental.example/store",
             "             fix: run clipctl asc apply", "  apple      invalid",
             "             \(AppStoreConnectProcessTests.clip), build 2 (build-2)",
             "               cache (cache status, what devices get): invalid BAD_HTTP_RESPONSE, updated 2026-11-27T10:00:00Z",
@@ -67,7 +68,9 @@ import Testing
         environment["CLIP_ASC_WAIT_SCALE"] = "0.2"
         let server = try ServeProcess(
             clipctl, database: "clips.db",
-            arguments: ["--allow-private-targets", "--aasa-site-url", "https://127.0.0.1:1/{host}", "--aasa-cdn-url", "https://127.0.0.1:1"],
+            arguments: [
+                "--allow-private-targets", "--aasa-site-url", "https://127.0.0.1:1/{host}", "--aasa-cdn-url", "https://127.0.0.1:1",
+            ],
             environment: environment)
         defer { _ = server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
@@ -76,13 +79,18 @@ import Testing
         #expect(remote.code == 1 && Self.stable(remote.out) == Self.stable(local.out), "\(remote.out)\n\(remote.err)")
 
         // A team token: its own host's comparison; another team's host answers as a missing one does.
-        _ = try clipctl("register", "https://cafe.example/x", "--clip", "FGHIJ67890.com.example.cafe.Clip", "--title", "T", "--subtitle", "S")
+        _ = try clipctl(
+            "register", "https://cafe.example/x", "--clip", "FGHIJ67890.com.example.cafe.Clip", "--title", "T", "--subtitle", "S")
         let team = try clipctl("token", "create", "--team", "ABCDE12345", "--name", "t").out.trimmingCharacters(in: .whitespacesAndNewlines)
         let own = try clipctl("--server", base, "--token", team, "verify", Self.host)
         #expect(Self.stable(own.out) == Self.stable(local.out), "\(own.out)\n\(own.err)")
         let other = try clipctl("--server", base, "--token", team, "verify", "cafe.example")
         let missing = try clipctl("--server", base, "--token", team, "verify", "nowhere.example")
-        #expect(other.code == missing.code && other.err.replacingOccurrences(of: "cafe.example", with: "H") == missing.err.replacingOccurrences(of: "nowhere.example", with: "H"))
+        #expect(
+            other.code == missing.code
+                && other.err.replacingOccurrences(of: "cafe.example", with: "H")
+                    == missing.err.replacingOccurrences(of: "nowhere.example", with: "H")
+        )
         #expect(!other.out.contains("asc"))
 
         // The build bundle without statuses: App Store Connect answers 404, verify says there is none.
@@ -97,7 +105,9 @@ import Testing
                 ]
             ])
         let none = try clipctl.run(["verify", Self.host] + Self.nowhere)
-        #expect(none.out.contains("  apple      no-status\n") && none.out.contains("cache (cache status, what devices get): no-status\n"), "\(none.out)")
+        #expect(
+            none.out.contains("  apple      no-status\n") && none.out.contains("cache (cache status, what devices get): no-status\n"),
+            "\(none.out)")
         #expect(try fake.violations() == [])
     }
 

@@ -34,7 +34,8 @@ public enum AppStoreConnectVerification {
             // ASCCredentials.LoadError.missing: nothing (or not all) of the key is set.
             if why.contains("credentials are incomplete") { return noKey }
             return .notChecked(
-                why: "the App Store Connect key is not usable: \(why)", fix: "correct the key (docs/app-store-connect.md), then verify again")
+                why: "the App Store Connect key is not usable: \(why)",
+                fix: "correct the key (docs/app-store-connect.md), then verify again")
         }
         engine.shouldStop = access.shouldStop
         do {
@@ -43,7 +44,8 @@ public enum AppStoreConnectVerification {
             let plans = try engine.plans(clip: nil, prune: false)
             var clipHosts: [String: Set<String>] = [:]
             for link in links { clipHosts[link.clip.rawValue] = Set(try session.registry.clip(link.clip.rawValue).hosts) }
-            return .read(plans: plans, clipHosts: clipHosts, statuses: try links.map { link throws(SyncFailure) in try engine.domainStatuses(link) })
+            return .read(
+                plans: plans, clipHosts: clipHosts, statuses: try links.map { link throws(SyncFailure) in try engine.domainStatuses(link) })
         } catch let failure as SyncFailure {
             return .notChecked(why: "App Store Connect could not be read: \(failure.description)", fix: "verify again later")
         } catch {
@@ -84,7 +86,8 @@ public enum AppStoreConnectVerification {
         }
         guard !pending.isEmpty else {
             return AppStoreConnectComparison(
-                verdict: "in-step", evidence: "in step: App Store Connect holds the \(steps.count) experience(s) on \(host) as the registry has them",
+                verdict: "in-step",
+                evidence: "in step: App Store Connect holds the \(steps.count) experience(s) on \(host) as the registry has them",
                 fix: nil)
         }
         let refused = steps.contains { !$0.1.refusals.isEmpty }
@@ -92,7 +95,8 @@ public enum AppStoreConnectVerification {
             verdict: "pending",
             evidence: "\(pending.count) change\(pending.count == 1 ? "" : "s") pending: "
                 + pending.map { "\($0.action) \($0.url)" }.joined(separator: "; "),
-            fix: refused ? "fix what App Store Connect would refuse (clipctl asc plan), then run clipctl asc apply" : "run clipctl asc apply",
+            fix: refused
+                ? "fix what App Store Connect would refuse (clipctl asc plan), then run clipctl asc apply" : "run clipctl asc apply",
             pending: pending)
     }
 
@@ -118,7 +122,11 @@ public enum AppStoreConnectVerification {
             AppleVerdict.Build(
                 clip: s.clip.rawValue, buildID: s.build?.id, buildVersion: s.build?.version,
                 readings: s.build == nil
-                    ? [] : [reading("cache", s.cache, host: host, clip: s.clip, checks), reading("debug", s.debug, host: host, clip: s.clip, checks)])
+                    ? []
+                    : [
+                        reading("cache", s.cache, host: host, clip: s.clip, checks),
+                        reading("debug", s.debug, host: host, clip: s.clip, checks),
+                    ])
         }
         let states = builds.flatMap(\.readings).map(\.state)
         if states.contains("invalid") {
@@ -157,7 +165,9 @@ public enum AppStoreConnectVerification {
             return r
         }
         let explained = AppleDomainErrorCode.explain(code)
-        let fill = { (text: String) in text.replacingOccurrences(of: "HOST", with: host).replacingOccurrences(of: "CLIP", with: clip.rawValue) }
+        let fill = { (text: String) in
+            text.replacingOccurrences(of: "HOST", with: host).replacingOccurrences(of: "CLIP", with: clip.rawValue)
+        }
         r.knownCode = AppleDomainErrorCode.isKnown(code)
         r.meaning = fill(explained.meaning)
         r.likelyCause = fill(explained.likelyCause)

@@ -38,7 +38,9 @@ public struct AppStoreConnectComparison: Sendable, Equatable {
             "verdict": .string(verdict), "evidence": .string(evidence), "fix": fix.map(JSONValue.string),
             "pending": .array(
                 pending.map {
-                    .object(["clip": .string($0.clip), "url": .string($0.url), "action": .string($0.action), "summary": .string($0.summary)])
+                    .object([
+                        "clip": .string($0.clip), "url": .string($0.url), "action": .string($0.action), "summary": .string($0.summary),
+                    ])
                 }),
         ])
     }
@@ -120,7 +122,8 @@ public struct AppleVerdict: Sendable, Equatable {
             "builds": .array(
                 builds.map { b in
                     .object([
-                        "clip": .string(b.clip), "buildID": b.buildID.map(JSONValue.string), "buildVersion": b.buildVersion.map(JSONValue.string),
+                        "clip": .string(b.clip), "buildID": b.buildID.map(JSONValue.string),
+                        "buildVersion": b.buildVersion.map(JSONValue.string),
                         "readings": .array(b.readings.map(Self.json)),
                     ])
                 }),

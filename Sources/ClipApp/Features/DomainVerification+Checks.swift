@@ -182,7 +182,8 @@ struct HostVerifier: Sendable {
         done.wait()
         return fetched.withLock { $0 }.map { answer in
             var out = answer
-            (out.appStoreConnect, out.appleVerdict) = AppStoreConnectVerification.assemble(host: answer.host, checks: answer.checks, reading)
+            (out.appStoreConnect, out.appleVerdict) = AppStoreConnectVerification.assemble(
+                host: answer.host, checks: answer.checks, reading)
             return out
         }
     }
