@@ -24,7 +24,7 @@ public enum AppStoreConnectVerification {
             + "--asc-key-id, --asc-issuer-id, --asc-private-key) for a server (docs/app-store-connect.md)")
 
     /// Reads App Store Connect on this thread with the session's key; never throws: a failure is `notChecked`.
-    static func read(in session: Session) -> Reading {
+    static func read(_ hosts: [String], in session: Session) -> Reading {
         guard let access = session.appStoreConnect else { return noKey }
         let engine: SyncEngine
         do {
@@ -39,11 +39,16 @@ public enum AppStoreConnectVerification {
         }
         engine.shouldStop = access.shouldStop
         do {
-            let links = try session.registry.ascLinks()
-            guard !links.isEmpty else { return .read(plans: [], clipHosts: [:], statuses: []) }
-            let plans = try engine.plans(clip: nil, prune: false)
+            // Only the linked clips whose AASA lists a host verified: a request reads nothing of other clips.
             var clipHosts: [String: Set<String>] = [:]
-            for link in links { clipHosts[link.clip.rawValue] = Set(try session.registry.clip(link.clip.rawValue).hosts) }
+            var links: [AppStoreConnectLink] = []
+            for link in try session.registry.ascLinks() {
+                let listed = Set(try session.registry.clip(link.clip.rawValue).hosts)
+                guard !listed.isDisjoint(with: hosts) else { continue }
+                clipHosts[link.clip.rawValue] = listed
+                links.append(link)
+            }
+            let plans = try links.map { link throws(SyncFailure) in try engine.plans(clip: link.clip.rawValue, prune: false)[0] }
             return .read(
                 plans: plans, clipHosts: clipHosts, statuses: try links.map { link throws(SyncFailure) in try engine.domainStatuses(link) })
         } catch let failure as SyncFailure {

@@ -178,7 +178,7 @@ struct HostVerifier: Sendable {
             fetched.withLock { $0 = answers }
             done.signal()
         }.start()
-        let reading = AppStoreConnectVerification.read(in: session)
+        let reading = AppStoreConnectVerification.read(hosts, in: session)
         done.wait()
         return fetched.withLock { $0 }.map { answer in
             var out = answer
