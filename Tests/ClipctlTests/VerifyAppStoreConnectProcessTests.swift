@@ -111,6 +111,29 @@ import Testing
         #expect(try fake.violations() == [])
     }
 
+    /// App Store Connect refusing a read: both parts say it was not checked and why, the site and CDN are answered, and
+    /// verify writes nothing; the same request twice answers the same.
+    @Test func appStoreConnectFailingIsNotCheckedAndChangesNothing() throws {
+        let (clipctl, fake) = try AppStoreConnectTestFlightProcessTests.setUp()
+        try Self.seedStatuses(fake)
+        let state = try clipctl.state()
+        try fake.control(
+            "POST", "/__fake/faults",
+            ["faults": [["kind": "status", "status": 403, "code": "FORBIDDEN_ERROR", "path": "appClipDomainCacheStatus", "times": 2]]])
+        let first = try clipctl.run(["verify", Self.host] + Self.nowhere)
+        let second = try clipctl.run(["verify", Self.host] + Self.nowhere)
+        #expect(first.code == 1 && Self.stable(first.out) == Self.stable(second.out), "\(first.err)")
+        #expect(first.out.contains("  site       unreachable"), "\(first.out)")
+        // The plan was read: only Apple's verdict is not checked.
+        #expect(first.out.contains("  asc        pending\n"), "\(first.out)")
+        #expect(
+            first.out.contains("  apple      not-checked\n             not checked: App Store Connect could not be read"), "\(first.out)")
+        #expect(try clipctl.state() == state)
+        // The fault spent: both parts again.
+        #expect(try clipctl.run(["verify", Self.host] + Self.nowhere).out.contains("  apple      invalid\n"))
+        #expect(try fake.violations() == [])
+    }
+
     /// No key: both parts say so, how to configure it, and the site and CDN are still answered.
     @Test func withoutAKeyVerifyStillAnswersTheSiteAndTheCDN() throws {
         var (clipctl, _) = try AppStoreConnectProcessTests.setUp()

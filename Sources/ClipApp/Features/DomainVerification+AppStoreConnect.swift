@@ -14,7 +14,9 @@ public enum AppStoreConnectVerification {
     public enum Reading: Sendable {
         case notChecked(why: String, fix: String)
         /// Each linked clip's plan, the hosts its AASA lists, and its newest App Clip build's domain statuses.
-        case read(plans: [SyncPlan], clipHosts: [String: Set<String>], statuses: [SyncEngine.DomainStatuses])
+        /// `statusesUnread`: why the domain statuses could not be read, when the plans could.
+        case read(
+            plans: [SyncPlan], clipHosts: [String: Set<String>], statuses: [SyncEngine.DomainStatuses], statusesUnread: String? = nil)
     }
 
     /// No key where verify runs: the same words locally and over `--server`, so both print the same.
@@ -49,8 +51,13 @@ public enum AppStoreConnectVerification {
                 links.append(link)
             }
             let plans = try links.map { link throws(SyncFailure) in try engine.plans(clip: link.clip.rawValue, prune: false)[0] }
-            return .read(
-                plans: plans, clipHosts: clipHosts, statuses: try links.map { link throws(SyncFailure) in try engine.domainStatuses(link) })
+            do {
+                let statuses = try links.map { link throws(SyncFailure) in try engine.domainStatuses(link) }
+                return .read(plans: plans, clipHosts: clipHosts, statuses: statuses)
+            } catch {
+                return .read(
+                    plans: plans, clipHosts: clipHosts, statuses: [], statusesUnread: "App Store Connect could not be read: \(error)")
+            }
         } catch let failure as SyncFailure {
             return .notChecked(why: "App Store Connect could not be read: \(failure.description)", fix: "verify again later")
         } catch {
@@ -68,9 +75,15 @@ public enum AppStoreConnectVerification {
                 AppStoreConnectComparison(verdict: "not-checked", evidence: "not checked: \(why)", fix: fix),
                 AppleVerdict(verdict: "not-checked", evidence: "not checked: \(why)", fix: fix)
             )
-        case .read(let plans, let clipHosts, let statuses):
+        case .read(let plans, let clipHosts, let statuses, let statusesUnread):
             let steps = plans.flatMap { plan in plan.steps.filter { Self.host(of: $0.url) == host }.map { (plan.clip.rawValue, $0) } }
             let using = Set(steps.map(\.0)).union(clipHosts.filter { $0.value.contains(host) }.map(\.key))
+            if let why = statusesUnread, !using.isEmpty {
+                return (
+                    comparison(host: host, steps: steps, linkedClips: using.count),
+                    AppleVerdict(verdict: "not-checked", evidence: "not checked: \(why)", fix: "verify again later")
+                )
+            }
             return (
                 comparison(host: host, steps: steps, linkedClips: using.count),
                 appleVerdict(host: host, checks: checks, statuses: statuses.filter { using.contains($0.clip.rawValue) })
