@@ -176,7 +176,7 @@ let package = Package(
             name: "ClipAppTests",
             dependencies: [
                 "ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON", "TestSupport", "AppStoreConnect",
-                "ClipSyncEngine",
+                "ClipSyncEngine", "ClipSync", "Locking",
             ],
             swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipApp", "ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),

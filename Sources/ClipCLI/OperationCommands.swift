@@ -122,6 +122,12 @@ extension Context {
         if remoteServer != nil {
             return try sendToServer(binding, arguments)
         }
+        // As `serve` refuses its --aasa-cdn-url and --aasa-site-url: a URL that no host makes fetchable (exit 64).
+        if let problem = Outbound.settingsProblem(
+            cdnBaseURL: parsed.value("cdn-url"), siteURLTemplate: parsed.value("site-url"), names: .verify)
+        {
+            throw CommandFailure.usage(problem)
+        }
         let allowsPrivate = parsed.flag("allow-private-targets")
         let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: allowsPrivate)
             .outbound(cdnBaseURL: parsed.value("cdn-url"), siteURLTemplate: parsed.value("site-url"))

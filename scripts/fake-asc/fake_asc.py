@@ -32,6 +32,11 @@ Control endpoints (no authentication):
   GET  /__fake/violations  {"count", "violations": [...]}
   GET  /__fake/requests    {"count", "requests": [{"method", "path", "status"}]}
 
+A build bundle's domain status (`GET /v1/buildBundles/{id}/appClipDomainCacheStatus` and
+`…/appClipDomainDebugStatus`) is the `appClipDomainStatuses` resource its relationship of that name
+holds: seed one (attributes `domains`, `lastUpdatedDate`) and the bundle naming it; a bundle whose
+relationship is unset answers 404.
+
 Choices where Apple documents nothing (unverified against the live service): a removed advanced
 experience disappears from lists and answers 404; an MD5 that does not match the bytes received
 fails the commit with 409 ENTITY_ERROR and `source.pointer` /data/attributes/sourceFileChecksum; a
@@ -82,6 +87,7 @@ SCHEMA_OF_TYPE = {
     "buildBundles": "BuildBundle",
     "betaAppClipInvocations": "BetaAppClipInvocation",
     "betaAppClipInvocationLocalizations": "BetaAppClipInvocationLocalization",
+    "appClipDomainStatuses": "AppClipDomainStatus",
 }
 # App Store Connect keeps at most three App Clip invocations per build (App Store Connect Help, "Test an App Clip").
 INVOCATIONS_PER_BUILD = 3
@@ -180,6 +186,8 @@ class Fake:
             ("PATCH", "/v1/appClipAppStoreReviewDetails/{id}", self.update_review_detail),
             ("GET", "/v1/builds", self.list_builds),
             ("GET", "/v1/buildBundles/{id}/betaAppClipInvocations", self.list_invocations),
+            ("GET", "/v1/buildBundles/{id}/appClipDomainCacheStatus", self.domain_status("appClipDomainCacheStatus")),
+            ("GET", "/v1/buildBundles/{id}/appClipDomainDebugStatus", self.domain_status("appClipDomainDebugStatus")),
             ("POST", "/v1/betaAppClipInvocations", self.create_invocation),
             ("GET", "/v1/betaAppClipInvocations/{id}", self.get_resource("betaAppClipInvocations")),
             ("DELETE", "/v1/betaAppClipInvocations/{id}", self.delete_invocation),
@@ -793,6 +801,19 @@ class Fake:
         if order.lstrip("-") in ("uploadedDate", "version"):
             ids.sort(key=lambda i: self.resources[("builds", i)]["attributes"].get(order.lstrip("-"), ""), reverse=order.startswith("-"))
         return self.collection("builds", ids, path, query, include={"buildBundles", "apps"})
+
+    def domain_status(self, relationship):
+        """A build bundle's domain status: the `appClipDomainStatuses` resource its `relationship` names (a test
+        seeds both: `domains[]{domain, isValid, lastUpdatedDate, errorCode}`); 404 when it names none."""
+        def handler(ident, path, query, body):
+            bundle = self.find("buildBundles", ident)
+            status = bundle["relationships"].get(relationship)
+            if status is None:
+                raise ASCError(404, "NOT_FOUND", "The specified resource does not exist",
+                               f"There is no {relationship} for the build bundle '{ident}'")
+            self.find("appClipDomainStatuses", status)
+            return 200, {"data": self.render("appClipDomainStatuses", status), "links": {"self": f"{self.base}{path}"}}, {}
+        return handler
 
     def list_invocations(self, ident, path, query, body):
         self.find("buildBundles", ident)

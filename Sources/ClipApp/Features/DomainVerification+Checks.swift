@@ -1,7 +1,9 @@
 public import ClipCore
 public import ClipStore
+import Dispatch
 import FileFormats
 import Foundation
+import Locking
 public import ClipWire
 public import StrictJSON
 
@@ -25,7 +27,14 @@ public struct HostVerification: OperationOutput, Sendable {
     public var checks: [Check]
     /// The propagation watch's state for the registry's current file (`PropagationWatch`), if it follows it.
     public var propagation: AASAPropagation?
-    public var ok: Bool { checks.allSatisfy { $0.verdict == "ok" } }
+    /// What `asc plan` would change on the host, and Apple's own verdict on it (`AppStoreConnectVerification`).
+    public var appStoreConnect: AppStoreConnectComparison?
+    public var appleVerdict: AppleVerdict?
+    /// Every check ok, nothing pending in App Store Connect, no status of Apple's invalid; what was not checked
+    /// (no App Store Connect key) does not count.
+    public var ok: Bool {
+        checks.allSatisfy { $0.verdict == "ok" } && appStoreConnect?.verdict != "pending" && appleVerdict?.verdict != "invalid"
+    }
 
     public init(host: String, checks: [Check], propagation: AASAPropagation? = nil) {
         self.host = host
@@ -52,6 +61,7 @@ public struct HostVerification: OperationOutput, Sendable {
                     ])
                 }),
             "propagation": propagation.map { $0.json },
+            "appStoreConnect": appStoreConnect.map(\.json), "appleVerdict": appleVerdict.map(\.json),
         ])
     }
 
@@ -61,6 +71,10 @@ public struct HostVerification: OperationOutput, Sendable {
         }
         self.host = host
         self.propagation = json["propagation"].flatMap { AASAPropagation(host: host, json: $0) }
+        self.appStoreConnect = try json["appStoreConnect"].flatMap { (v) throws(WireError) in
+            v == .null ? nil : try AppStoreConnectComparison(json: v)
+        }
+        self.appleVerdict = try json["appleVerdict"].flatMap { (v) throws(WireError) in v == .null ? nil : try AppleVerdict(json: v) }
         self.checks = try checks.map { (c) throws(WireError) in
             guard let place = c["where"]?.stringValue, let verdict = c["verdict"]?.stringValue, let url = c["url"]?.stringValue,
                 let evidence = c["evidence"]?.stringValue
@@ -94,6 +108,7 @@ public struct HostVerification: OperationOutput, Sendable {
             }
             if let fix = c.fix { printer.line("             fix: \(fix)") }
         }
+        presentAppStoreConnect(host, printer)
         if let p = host.propagation { printer.line("  watch      " + p.summary) }
         if explain { for line in DeveloperModeExplanation.lines(host: host.host) { printer.line("  " + line) } }
     }
@@ -150,11 +165,27 @@ struct HostVerifier: Sendable {
             propagation: propagation)
     }
 
-    /// Verifies `hosts`, `Outbound.hostsAtOnce` at a time; the registry is read first, on this thread.
+    /// Verifies `hosts`, `Outbound.hostsAtOnce` at a time; the registry is read first, on this thread, which then
+    /// reads App Store Connect while the sites and the CDN are fetched (`AppStoreConnectVerification`).
     static func verify(_ hosts: [String], in session: Session) throws -> [HostVerification] {
         let verifier = try HostVerifier(session: session)
         let expectations = try hosts.map { try expectation($0, in: session) }
-        return Outbound.boundedMap(expectations, width: Outbound.hostsAtOnce) { verifier.verify($0) }
+        guard !hosts.isEmpty else { return [] }
+        let fetched = Locked<[HostVerification]>([])
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let answers = Outbound.boundedMap(expectations, width: Outbound.hostsAtOnce) { verifier.verify($0) }
+            fetched.withLock { $0 = answers }
+            done.signal()
+        }.start()
+        let reading = AppStoreConnectVerification.read(hosts, in: session)
+        done.wait()
+        return fetched.withLock { $0 }.map { answer in
+            var out = answer
+            (out.appStoreConnect, out.appleVerdict) = AppStoreConnectVerification.assemble(
+                host: answer.host, checks: answer.checks, reading)
+            return out
+        }
     }
 
     /// The site as Apple's bot, the site as a browser and the CDN, fetched at once (all within the
