@@ -10,6 +10,7 @@ public import StrictJSON
 /// that replaces (kind `l`: the rule exists or not, it has no versions).
 public enum ApplinksSet: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments

@@ -45,6 +45,7 @@ public enum DefaultExperienceShow: Operation {
 /// `--image` before (on a database the image goes with the write, in its transaction).
 public enum DefaultExperienceSave: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments

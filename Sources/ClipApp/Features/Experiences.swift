@@ -160,6 +160,7 @@ public enum ExperienceShow: Operation {
 /// nothing makes no version (docs/rules.md#updates-and-versions).
 public enum ExperienceUpdate: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments
@@ -178,7 +179,8 @@ public enum ExperienceUpdate: Operation {
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let current = try Experiences.visible(input.id, in: session)
         try Experiences.checkWritable(input.document, in: session)
-        let expected = try input.arguments.expectedVersion(kind: "e\(current.id)", current: current.version)
+        let expected = try input.arguments.existingPreconditions(
+            kind: "e\(current.id)", current: current.version, "experience \(current.id)")
         return Output(
             try session.registry.update(
                 String(current.id), with: input.document, image: input.arguments.attachment, expectedVersion: expected))
@@ -219,6 +221,7 @@ public enum ExperienceActivate {
 /// version it read (`If-Match`), so that what it prints is what was removed.
 public enum ExperienceRemove: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments
@@ -242,7 +245,8 @@ public enum ExperienceRemove: Operation {
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let current = try Experiences.visible(input.id, in: session)
-        let expected = try input.arguments.expectedVersion(kind: "e\(current.id)", current: current.version)
+        let expected = try input.arguments.existingPreconditions(
+            kind: "e\(current.id)", current: current.version, "experience \(current.id)")
         return Output(removed: try session.registry.remove(String(current.id), expectedVersion: expected).value)
     }
 
