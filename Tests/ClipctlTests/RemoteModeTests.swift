@@ -152,6 +152,8 @@ final class ServeProcess {
             ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters"],
             ["default", "show", "ABCDE12345.com.example.scooters.Clip"],
             // The default experience's image: uploaded, then named by hash over the API; refusals alike.
+            ["applinks", "settings", "help.scooters.example", "--defaults", #"{"caseSensitive":false}"#],  // nothing to change
+            ["applinks", "settings", "help.scooters.example"],
             ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters", "--image", "apple.png"],
             ["default", "show", "ABCDE12345.com.example.scooters.Clip", "--json"],
             ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters", "--image", "alpha.png"],
