@@ -7,7 +7,7 @@ public import StrictJSON
 
 /// The experiences a caller may see, ordered by URL, a page at a time: `GET /v1/experiences` and
 /// `clipctl list` (every page). A team token sees its own team's only (docs/rules.md#tenancy); an
-/// unknown clip lists nothing (a filter, not a resource).
+/// unknown clip lists nothing for it (a filter, not a resource), and is not found for the others.
 public enum ExperienceList: Operation {
     public static let callers = CallerRule.token
 
@@ -50,9 +50,9 @@ public enum ExperienceList: Operation {
         var filter = Registry.ListFilter(team: session.caller.team)
         if let clip = query["clip"] {
             do { filter.clip = try session.registry.clipID(clip) } catch {
-                // The database's owner sees every clip and is told; a token's caller gets an empty list,
-                // which tells nothing of other teams' clips.
-                if session.caller == .local { throw error }
+                // Who sees every clip (the database's owner, an admin token) is told, on a database and over
+                // a server alike; a team token gets an empty list, which tells nothing of other teams' clips.
+                if session.caller.team == nil { throw error }
                 return Output(experiences: [], nextCursor: nil)
             }
         }
