@@ -115,7 +115,7 @@ public struct Binding: Sendable {
         } else {
             self.settled = nil
         }
-        self.perform = { arguments, session in Self.answer(try O.perform(arguments, in: session), status: status) }
+        self.perform = { arguments, session in Self.answer(try O.perform(arguments, in: session, method: method), status: status) }
         self.present = { answer, parsed, printer in
             let output = try O.Output(answer: answer)
             guard parsed.flag("json"), !presentsJSON else { return try present(output, parsed, printer) }
@@ -154,7 +154,7 @@ public struct Binding: Sendable {
         self.localOptions = []
         self.clientOptions = []
         self.settled = nil
-        self.perform = { arguments, session in Self.answer(try O.perform(arguments, in: session), status: status) }
+        self.perform = { arguments, session in Self.answer(try O.perform(arguments, in: session, method: method), status: status) }
         self.present = { _, _, _ in }
     }
 

@@ -10,6 +10,10 @@ public protocol Operation: SendableMetatype {
     associatedtype Input: OperationInput
     associatedtype Output: OperationOutput
     static var callers: CallerRule { get }
+    /// Whether `run` evaluates `If-Match` and `If-None-Match` against the object's entity tag
+    /// (`Arguments.replacePreconditions`, `existingPreconditions`); when not, a PUT, PATCH or DELETE
+    /// is checked as a write on an object without one (`Arguments.untaggedPreconditions`).
+    static var evaluatesPreconditions: Bool { get }
     static func run(_ input: Input, in session: Session) throws -> Output
 }
 
@@ -218,11 +222,15 @@ public struct CommandUsageError: Error, Equatable, CustomStringConvertible {
 
 extension Operation {
     /// Reads the input (every field error at once), admits the caller and runs.
-    public static func perform(_ arguments: Arguments, in session: Session) throws -> Output {
+    public static var evaluatesPreconditions: Bool { false }
+
+    /// `method`: the route's, for the preconditions of a write (nil: none checked here).
+    public static func perform(_ arguments: Arguments, in session: Session, method: String? = nil) throws -> Output {
         try session.admit(callers)
         var reader = ArgumentReader(arguments, caller: session.caller)
         let input = Input(reading: &reader)
         try reader.finish()
+        if let method, !evaluatesPreconditions { try arguments.untaggedPreconditions(method: method) }
         return try run(input, in: session)
     }
 }

@@ -32,6 +32,42 @@ extension Arguments {
         return expected
     }
 
+    /// The preconditions of a PATCH or DELETE of an object at version `current`, after its visibility:
+    /// `If-None-Match: *` fails, the object existing (RFC 9110 §13.1.2: false when the target has a
+    /// current representation), as does a tag naming the current version (weak comparison); then
+    /// `If-Match` as `expectedVersion` reads it.
+    public func existingPreconditions(kind: String, current: Int, _ what: String) throws -> Int? {
+        if let condition = condition("If-None-Match", ifNoneMatch) {
+            let matches: Bool
+            switch condition {
+            case .any: matches = true
+            case .tags(let tags): matches = tags.contains { $0.opaque == "\(kind)-v\(current)" }
+            }
+            if matches { throw PreconditionFailed("\(what) exists (If-None-Match); nothing was changed") }
+        }
+        return try expectedVersion(kind: kind, current: current)
+    }
+
+    /// The preconditions of a write on what has no entity tag (a host's settings, a webcredentials
+    /// entry, a team's grant), where the route cannot tell whether they hold. RFC 9110 §13.1.1: a
+    /// listed tag never matches one that has none; `If-Match: *` and, on a PATCH or DELETE (which
+    /// needs its target), `If-None-Match: *` depend on a current representation: a PATCH or DELETE
+    /// that succeeds has one, a PUT may not, so there they are refused too rather than ignored
+    /// (412, nothing written). `If-None-Match` with tags holds (none can match) and is ignored.
+    public func untaggedPreconditions(method: String) throws {
+        guard ["PUT", "PATCH", "DELETE"].contains(method) else { return }
+        let targetExists = method == "PATCH" || method == "DELETE"
+        if let condition = condition("If-Match", ifMatch), !(condition == .any && targetExists) {
+            throw PreconditionFailed("this resource has no entity tag, so If-Match cannot match; nothing was changed")
+        }
+        if condition("If-None-Match", ifNoneMatch) == .any {
+            throw PreconditionFailed(
+                targetExists
+                    ? "If-None-Match: * is false for what exists (a \(method) needs it); nothing was changed"
+                    : "this resource has no entity tag, so If-None-Match: * cannot be evaluated; nothing was changed")
+        }
+    }
+
     /// The version `If-Match` names among the object's tags (`KIND-vN`, strong comparison, RFC 9110
     /// §13.1.1): the current one when listed, else the first named; nil without `If-Match` or with `*`.
     public func expectedVersion(kind: String, current: Int?) throws -> Int? {

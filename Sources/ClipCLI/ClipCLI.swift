@@ -159,13 +159,25 @@ public enum ClipCLI {
             return manPage(date: nil)
         }
         var path: [String] = []
-        for word in parsed.positionals {
-            guard ArgumentParser.command(at: path, in: ClipCLI.root).subcommands.contains(where: { $0.name == word }) else {
+        for (index, word) in parsed.positionals.enumerated() {
+            let command = ArgumentParser.command(at: path, in: ClipCLI.root)
+            guard command.subcommands.contains(where: { $0.name == word }) else {
+                // The last word may be a verb its command takes as first argument (`applinks webcredentials add`,
+                // from `add|remove`): the help of that command, as `COMMAND … VERB --help` prints.
+                if index == parsed.positionals.count - 1, Self.verbs(of: command).contains(word) { break }
                 throw .unknownCommand(word, path: path)
             }
             path.append(word)
         }
         return HelpFormatter.help(for: path, root: ClipCLI.root, globals: Commands.globals)
+    }
+
+    /// The words a command takes as its first argument when that argument is a choice of verbs, spelt in
+    /// lower case (`add|remove`), unlike a placeholder (`ID|URL`).
+    static func verbs(of command: CommandSpec) -> [String] {
+        guard command.subcommands.isEmpty, let first = command.positionals.first else { return [] }
+        let choices = first.name.split(separator: "|").map(String.init)
+        return choices.count > 1 && choices.allSatisfy { $0 == $0.lowercased() } ? choices : []
     }
 
     /// The clipctl(1) page. `date` goes in its `.TH` line: scripts/release gives the release commit's; without

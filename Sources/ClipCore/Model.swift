@@ -502,11 +502,25 @@ public struct DefaultExperience: Sendable, Equatable {
                     field: "localizations", rule: "required",
                     message: "give at least one locale with its subtitle (App Store Connect needs at least one localization)"))
         }
+        var spelled: [String: String] = [:]
         for (locale, subtitle) in localizations.sorted(by: { $0.key < $1.key }) {
             if let e = checkLocale(locale, field: "localizations.\(locale)") { errors.append(e) }
+            if let first = spelled[locale.lowercased()] {
+                errors.append(duplicateLocale(locale, sameAs: first))
+            } else {
+                spelled[locale.lowercased()] = locale
+            }
             errors += checkSubtitle(subtitle, field: "localizations.\(locale).subtitle")
         }
         return errors
+    }
+
+    /// A locale given twice, in any case (BCP 47 §2.1.1: tags compare case-insensitively): App Store
+    /// Connect refuses a duplicate locale (409 ENTITY_ERROR), so the registry does before it stores one.
+    public static func duplicateLocale(_ locale: String, sameAs first: String) -> FieldError {
+        FieldError(
+            field: "localizations.\(locale)", rule: "locale.duplicate",
+            message: locale == first ? "is given twice" : "is the same locale as \(first) (give each locale once)")
     }
 
     /// A default experience's subtitle: the card's subtitle limit.

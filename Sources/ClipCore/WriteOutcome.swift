@@ -80,6 +80,9 @@ public struct WriteOutcome<Value> {
     public var notes: [WriteNote]
     public var warnings: [FieldError]
     public var touchedHosts: [String]
+    /// False when the write found everything as asked and wrote nothing: no version, no change
+    /// record (docs/rules.md#updates-and-versions).
+    public var changed = true
 
     public init(
         _ value: Value, created: Bool = false, notes: [WriteNote] = [], warnings: [FieldError] = [],

@@ -230,7 +230,11 @@ extension Registry {
             if let substitutionVariables {
                 after.substitutionVariables = substitutionVariables.isNull ? .none : .some(substitutionVariables)
             }
-            guard after != before else { return WriteOutcome(before, notes: notes) }
+            guard after != before else {
+                var unchanged = WriteOutcome(before, notes: notes)
+                unchanged.changed = false
+                return unchanged
+            }
             let variables = ApplinksValidator.variableNames(after.substitutionVariables)
             for row in try db.query("SELECT app_bundle_id, components FROM applinks_details WHERE host = ?", [.text(host)]) {
                 let app = try row.string("app_bundle_id")

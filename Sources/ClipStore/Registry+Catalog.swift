@@ -351,7 +351,7 @@ extension Registry {
                     return (locale, DefaultExperience.Localization(subtitle: subtitle, headerImage: image))
                 })
             if let before, before.action == action, before.localizations == stored { return WriteOutcome(before, notes: notes) }
-            if let headerImage { try storeImage(headerImage) }
+            if let headerImage { _ = try grantImage(headerImage, team: clip.team) }
             let t = timestamp()
             let version = (before?.version ?? 0) + 1
             try db.execute(
@@ -406,32 +406,41 @@ extension Registry {
     /// `created` when the team did not have it yet (stored by another team or not at all). The team
     /// may then name it by hash; other teams still may not (`checkImage`).
     public func uploadImage(_ image: HeaderImage, team: TeamID) throws(RegistryError) -> WriteOutcome<HeaderImage> {
-        var warnings: [FieldError] = []
-        if !image.isAppleSize {
-            warnings.append(
-                FieldError(field: "image", rule: "image.size", message: "is \(image.width)×\(image.height); Apple asks for 1800×1200"))
-        }
-        return try write {
+        try write {
             // The team an upload is for exists, as for any write that implies it (a row of no team would be held by a
             // team made later with that id).
             let notes = try ensureTeam(team)
-            try storeImage(image)
-            let had = try !db.query(
-                "SELECT 1 FROM team_header_image WHERE team_id = ? AND sha256 = ?", [.text(team.rawValue), .text(image.sha256)]
-            ).isEmpty
-            if !had {
-                try db.execute(
-                    "INSERT INTO team_header_image(team_id, sha256, created_at) VALUES (?, ?, ?)",
-                    [.text(team.rawValue), .text(image.sha256), .text(timestamp())])
-                try recordChange(
-                    entity: .headerImage, id: "\(team.rawValue) \(image.sha256)", action: .create, before: nil,
-                    after: [
-                        "team": .string(team.rawValue), "sha256": .string(image.sha256), "mediaType": .string(image.mediaType.rawValue),
-                        "width": .integer(Int64(image.width)), "height": .integer(Int64(image.height)),
-                    ])
-            }
-            return WriteOutcome(image, created: !had, notes: notes, warnings: warnings)
+            let created = try grantImage(image, team: team)
+            return WriteOutcome(image, created: created, notes: notes, warnings: Self.sizeWarnings(image))
         }
+    }
+
+    /// Stores `image` as `team`'s, with its change record when the team did not have it: an upload, or a
+    /// write that carries the image itself (`register`, `update`, a default experience on a database), so
+    /// that the change records are the same with or without a server between (found by hostile QA).
+    /// The team exists already. Returns whether the team did not have it.
+    func grantImage(_ image: HeaderImage, team: TeamID) throws -> Bool {
+        try storeImage(image)
+        let had = try !db.query(
+            "SELECT 1 FROM team_header_image WHERE team_id = ? AND sha256 = ?", [.text(team.rawValue), .text(image.sha256)]
+        ).isEmpty
+        guard !had else { return false }
+        try db.execute(
+            "INSERT INTO team_header_image(team_id, sha256, created_at) VALUES (?, ?, ?)",
+            [.text(team.rawValue), .text(image.sha256), .text(timestamp())])
+        try recordChange(
+            entity: .headerImage, id: "\(team.rawValue) \(image.sha256)", action: .create, before: nil,
+            after: [
+                "team": .string(team.rawValue), "sha256": .string(image.sha256), "mediaType": .string(image.mediaType.rawValue),
+                "width": .integer(Int64(image.width)), "height": .integer(Int64(image.height)),
+            ])
+        return true
+    }
+
+    /// A header image of another size than Apple's 1800×1200 is kept, with this warning (docs/rules.md).
+    static func sizeWarnings(_ image: HeaderImage) -> [FieldError] {
+        image.isAppleSize
+            ? [] : [FieldError(field: "image", rule: "image.size", message: "is \(image.width)×\(image.height); Apple asks for 1800×1200")]
     }
 
     /// A stored header image's media type and bytes.

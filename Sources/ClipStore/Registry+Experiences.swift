@@ -121,19 +121,21 @@ extension Registry {
             let header: HeaderImage
             do { header = try HeaderImage(bytes: image) } catch { throw RegistryError.from(error) }
             experience.headerImage = header.sha256
-            if !header.isAppleSize {
-                warnings.append(
-                    FieldError(field: "image", rule: "image.size", message: "is \(header.width)×\(header.height); Apple asks for 1800×1200")
-                )
-            }
+            warnings += Self.sizeWarnings(header)
             carried = header
         }
         let stored = experience
         let image = carried
         return try writeOutcome {
-            // The image is stored in the same transaction: a refused registration leaves nothing.
-            if let image { try storeImage(image) }
-            let (saved, notes) = try insert(stored, imageCarried: image != nil)
+            // The image is stored in the same transaction: a refused registration leaves nothing. It becomes the
+            // team's first, as an upload before the write would make it (`grantImage`).
+            var notes: [WriteNote] = []
+            if let image {
+                notes = try ensureTeam(stored.clip.team)
+                _ = try grantImage(image, team: stored.clip.team)
+            }
+            let (saved, inserted) = try insert(stored, imageCarried: image != nil)
+            notes += inserted
             return WriteOutcome(saved, created: true, notes: notes, warnings: warnings)
         }
     }
@@ -272,6 +274,7 @@ extension Registry {
         if let image {
             do { header = try HeaderImage(bytes: image) } catch { throw RegistryError.from(error) }
             draft.headerImage = header?.sha256
+            warnings += header.map(Self.sizeWarnings) ?? []
         }
         let updated = draft
         return try writeOutcome {
@@ -279,9 +282,10 @@ extension Registry {
             if let expectedVersion, before.version != expectedVersion {
                 throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
             }
-            if let header { try storeImage(header) }
             var notes: [WriteNote] = []
             if updated.clip != before.clip { notes += try ensureClip(updated.clip) }
+            // As an upload before the write would (`grantImage`), after the clip's team exists.
+            if let header { _ = try grantImage(header, team: updated.clip.team) }
             if updated.clip != before.clip || updated.url.host != before.url.host {
                 notes += try ensureDomain(clip: updated.clip, host: updated.url.host)
             }

@@ -50,6 +50,23 @@ struct ApplinksTests {
         #expect(try bytes() == before)
     }
 
+    /// Settings already as asked: `changed` false, nothing written, no change record (found by hostile
+    /// QA: `clipctl applinks settings HOST` with nothing to change said "saved").
+    @Test func settingsAlreadyAsAskedChangeNothingAndSaySo() throws {
+        let settings = [("host", "a.example")]
+        let first = try perform(ApplinksSettings.binding, settings, #"{"defaults":{"caseSensitive":false}}"#, as: teamA)
+        #expect(first.json["changed"] == true, "\(first.json)")
+        let before = try bytes()
+        let records = try registry.changes(limit: 1000).count
+        for body in [#"{"defaults":{"caseSensitive":false}}"#, "{}", #"{"substitutionVariables":null}"#] {
+            let again = try perform(ApplinksSettings.binding, settings, body, as: teamA)
+            #expect(again.status == 200 && again.json["changed"] == false, "\(body): \(again.json)")
+            #expect(try ApplinksSettings.Output(json: again.json).changed == false)
+        }
+        #expect(try bytes() == before)
+        #expect(try registry.changes(limit: 1000).count == records)
+    }
+
     @Test func anotherTeamsAppIsNotFoundWordForWordAndNothingIsWritten() throws {
         _ = try set("a.example", "com.a.app", #"{"components":[{"/":"*"}]}"#, as: teamA)
         let before = try bytes()
@@ -113,7 +130,7 @@ struct ApplinksTests {
         _ = try set("a.example", "com.a.app", #"{"components":[{"/":"*"}]}"#, as: teamA)
         let settings = try perform(
             ApplinksSettings.binding, [("host", "a.example")], #"{"substitutionVariables":{"city":["paris"]}}"#, as: .admin(tokenID: 1))
-        #expect(settings.json == ["defaults": nil, "substitutionVariables": ["city": ["paris"]]], "\(settings.json)")
+        #expect(settings.json == ["defaults": nil, "substitutionVariables": ["city": ["paris"]], "changed": true], "\(settings.json)")
         let kept = try perform(ApplinksSettings.binding, [("host", "a.example")], #"{"defaults":{"caseSensitive":false}}"#, as: teamA)
         #expect(kept.json["substitutionVariables"] == ["city": ["paris"]], "an absent member keeps its value")
         let on = try perform(ApplinksGeneration.binding, [("host", "A.EXAMPLE.")], #"{"fromExperiences":true}"#, as: teamA)

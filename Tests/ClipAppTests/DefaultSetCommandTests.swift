@@ -50,6 +50,40 @@ struct DefaultSetCommandTests {
         #expect(try bytes() == before, "the same command twice writes nothing the second time")
     }
 
+    /// A locale given twice, by the command or in the route's body in another case, is refused with
+    /// every other field error, and nothing is written (App Store Connect refuses a duplicate locale:
+    /// found by hostile QA, the command kept the last and the route stored en-US and en-us both).
+    @Test func aDuplicateLocaleIsRefusedWithEveryFieldError() throws {
+        let clip = "ABCDE12345.com.example.bikes.Clip"
+        _ = try runLocally(["set", clip, "--subtitle", "en-US=Bikes"])
+        let before = try bytes()
+        func refusal(_ run: () throws -> Void) -> [String] {
+            do { try run() } catch RegistryError.invalid(let errors) { return errors.map { "\($0.field) \($0.rule)" } } catch {
+                return ["\(error)"]
+            }
+            return []
+        }
+        let repeated = refusal {
+            _ = try runLocally([
+                "set", clip, "--subtitle", "en-US=A", "--subtitle", "en-US=B", "--subtitle", "en-us=C", "--subtitle", "x=D",
+            ])
+        }
+        #expect(
+            repeated == [
+                "localizations.en-US locale.duplicate", "localizations.en-us locale.duplicate", "localizations.x locale.format",
+            ], "\(repeated)")
+        let session = Session(registry: registry, caller: .local)
+        let body = #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"A"},"en-us":{"subtitle":"B"},"EN-us":{"subtitle":""}}}"#
+        let route = refusal {
+            _ = try binding.perform(
+                Arguments([("bundleId", clip)], body: try JSONParser.parse(Array(body.utf8))), session)
+        }
+        #expect(route.filter { $0.hasSuffix("locale.duplicate") }.count == 2, "\(route)")
+        #expect(route.contains { $0.hasPrefix("localizations.EN-us.subtitle") }, "every field error at once: \(route)")
+        #expect(try bytes() == before)
+        #expect(try registry.defaultExperience(clip: clip).localizations.keys.sorted() == ["en-US"])
+    }
+
     @Test func aRefusedInputWritesNothingNotEvenTheClip() throws {
         let before = try bytes()
         // No subtitle, then an image that is not one: every field error at once, before the clip is saved.

@@ -62,6 +62,21 @@ struct HelpCommandTests {
     }
 
     /// A word that names no command is refused as the parser refuses it, with the usage of the command above it.
+    /// A verb a command takes as its first argument names that command's help (found by hostile QA:
+    /// `help applinks webcredentials add` was a usage error while `… add --help` printed the help).
+    @Test func helpOfAVerbArgumentIsItsCommandsHelp() {
+        for verb in ["add", "remove"] {
+            let asked = Self.clipctl(["help", "applinks", "webcredentials", verb])
+            let option = Self.clipctl(["applinks", "webcredentials", verb, "--help"])
+            #expect(asked.code == 0 && asked.err == "", "\(verb): \(asked.err)")
+            #expect(asked.out == option.out && asked.out.contains("USAGE: clipctl applinks webcredentials add|remove HOST"), "\(verb)")
+        }
+        #expect(Self.clipctl(["help", "applinks", "webcredentials", "nosuch"]).code == 64)
+        #expect(Self.clipctl(["help", "applinks", "webcredentials", "add", "x"]).code == 64)
+        #expect(Self.clipctl(["help", "applinks", "webcredentials", "ADD"]).code == 64, "verbs are case-sensitive")
+        #expect(Self.clipctl(["help", "applinks", "generate", "on"]).code == 64, "on|off is not the first argument")
+    }
+
     @Test func helpOfNoSuchCommandIsAUsageError() {
         let unknown = Self.clipctl(["help", "nosuch"])
         #expect(unknown.code == 64)

@@ -123,6 +123,15 @@ final class ServeProcess {
             ["default", "set", "ABCDE12345.com.example.scooters.Clip", "--subtitle", "en-US=Scooters", "--json"],
             ["default", "set", "ABCDE12345.com.example.trikes.Clip", "--action", "VIEW", "--subtitle", "fr-FR=Tricycles"],
             ["default", "show", "ABCDE12345.com.example.trikes.Clip"],
+            // A locale twice, in any case: refused with every field error, nothing written.
+            [
+                "default", "set", "ABCDE12345.com.example.trikes.Clip", "--subtitle", "fr-FR=A", "--subtitle", "fr-fr=B", "--subtitle",
+                "x=C",
+            ],
+            ["default", "set", "ABCDE12345.com.example.trikes.Clip", "--subtitle", "de-DE=A", "--subtitle", "de-DE=B", "--json"],
+            // An unknown clip is not found for who sees every clip; an empty URL is no URL.
+            ["list", "--clip", "ABCDE12345.com.nope.Clip"], ["list", "--clip", "com.nope.Clip", "--json"], ["resolve", ""],
+            ["resolve", "", "--json"],
             ["domain", "add", "ABCDE12345.com.example.scooters.Clip", "scooters.example"],
             ["domain", "add", "ABCDE12345.com.example.scooters.Clip", "scooters.example", "--json"],
             ["domain", "share", "scooters.example", "--team", "FGHIJ67890"],
@@ -143,6 +152,8 @@ final class ServeProcess {
             ["applinks", "webcredentials", "add", "login.scooters.example", "--app", "com.example.scooters", "--json"],
             ["applinks", "settings", "help.scooters.example", "--defaults", #"{"caseSensitive":false}"#],
             ["applinks", "settings", "help.scooters.example", "--defaults", #"{"caseSensitive":false}"#, "--json"],
+            ["applinks", "settings", "help.scooters.example", "--defaults", #"{"caseSensitive":false}"#],  // nothing to change
+            ["applinks", "settings", "help.scooters.example"],
             ["applinks", "generate", "help.scooters.example", "on"], ["applinks", "generate", "help.scooters.example", "off", "--json"],
             ["applinks", "generate", "help.scooters.example", "off"],
             ["applinks", "remove", "help.scooters.example", "--app", "com.example.scooters"],
@@ -198,6 +209,7 @@ final class ServeProcess {
             ],
             ["update", "3", "--image", "apple.png"], ["update", "3", "--image", "apple.png", "--json"],
             ["update", "3", "--image", "alpha.png"], ["update", "3", "--image", "empty.png"],
+            ["update", "3", "--image", "small.jpg"], ["update", "3", "--image", "small.jpg", "--json"],
             [
                 "register", "https://melamela.example/bad", "--clip", "KLMNO13579.com.melamela.app.Clip", "--title", "P", "--subtitle", "S",
                 "--image", "lying.png",
@@ -236,13 +248,23 @@ final class ServeProcess {
         // The same change records, action for action, with or without a server between.
         func history(_ c: Clipctl) throws -> [String] {
             let records = try JSONParser.parse(Array(try c.run(["changes", "--json", "--limit", "1000"]).out.utf8)).arrayValue ?? []
-            // Only the API uploads an image (POST /v1/images) before naming it; the database stores it with the write.
+            // An image uploaded before the write (POST /v1/images) or carried by it is recorded alike.
             return records.compactMap { r in
-                r["entity"] == "token" || r["entity"] == "header-image"
+                r["entity"] == "token"
                     ? nil : "\(r["action"]?.stringValue ?? "") \(r["entity"]?.stringValue ?? "") \(r["entityId"]?.stringValue ?? "")"
             }
         }
         #expect(try history(local) == history(remote))
+        // What the commands above say, the same both ways (found by hostile QA, each differed or was wrong).
+        for c in [local, remote] {
+            let settings = try c.run(["applinks", "settings", "help.scooters.example", "--defaults", #"{"caseSensitive":false}"#])
+            #expect(settings.code == 0 && settings.out == "nothing to change\n", "\(settings.out)")
+            let unknown = try c.run(["list", "--clip", "ABCDE12345.com.nope.Clip"])
+            #expect(unknown.code == 1 && unknown.err.contains("com.nope.Clip"), "\(unknown.err)")
+            let small = try c.run(["update", "3", "--image", "small.jpg"])
+            #expect(small.err.contains("300×200; Apple asks for 1800×1200"), "\(small.err)")
+            #expect(try history(c).filter { $0.hasPrefix("update applinks-settings") }.count == 1, "one change, the first")
+        }
         #expect(
             try remote.run(["changes", "--json", "--limit", "1000"]).out.contains("\"entity\": \"header-image\""), "an upload is recorded")
 

@@ -10,6 +10,7 @@ public import StrictJSON
 /// that replaces (kind `l`: the rule exists or not, it has no versions).
 public enum ApplinksSet: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments
@@ -155,23 +156,32 @@ public enum ApplinksSettings: Operation {
         }
     }
 
-    /// The settings as stored (`defaults`, `substitutionVariables`), with the write's notes.
+    /// The settings as stored (`defaults`, `substitutionVariables`), with the write's notes and
+    /// `changed`: false when they already were as asked (nothing written, no change record).
     public struct Output: OperationOutput {
         public var settings: JSONValue
         public var notes: [WriteNote]
-        public var json: JSONValue { CatalogJSON.withNotes(settings, notes) }
+        public var changed: Bool
+        public var json: JSONValue {
+            guard case .object(var members) = CatalogJSON.withNotes(settings, notes) else { return .null }
+            members.append((key: "changed", value: .bool(changed)))
+            return .object(members)
+        }
         public init(json: JSONValue) throws(WireError) {
             guard case .object(let members) = json else { throw WireError("applinks settings: not an object") }
-            settings = .object(members.filter { $0.key != "notes" })
+            settings = .object(members.filter { $0.key != "notes" && $0.key != "changed" })
             notes = CatalogJSON.notes(json: json)
+            changed = json["changed"]?.boolValue ?? true
         }
-        init(settings: JSONValue, notes: [WriteNote]) { (self.settings, self.notes) = (settings, notes) }
+        init(settings: JSONValue, notes: [WriteNote], changed: Bool) {
+            (self.settings, self.notes, self.changed) = (settings, notes, changed)
+        }
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let stored = try session.registry.setApplinksSettings(
             host: input.host, defaults: input.defaults, substitutionVariables: input.variables, by: session.caller.team)
-        return Output(settings: CatalogJSON.applinksSettings(stored.value), notes: stored.notes)
+        return Output(settings: CatalogJSON.applinksSettings(stored.value), notes: stored.notes, changed: stored.changed)
     }
 
     public static let binding = Binding(
@@ -196,7 +206,9 @@ public enum ApplinksSettings: Operation {
             arguments.body = RequestJSON.setApplinksSettings(defaults: defaults, substitutionVariables: variables)
         },
         present: { output, parsed, printer in
-            printer.line("applinks settings of \(parsed.positionals.first ?? "") saved")
+            // A write that changes nothing says so (docs/rules.md#updates-and-versions).
+            let saved = output.changed || !output.notes.isEmpty
+            printer.line(saved ? "applinks settings of \(parsed.positionals.first ?? "") saved" : "nothing to change")
             printer.notes(output.notes)
         })
 }

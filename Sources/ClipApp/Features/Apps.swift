@@ -9,6 +9,7 @@ public import StrictJSON
 /// when a write names it (docs/rules.md#tenancy).
 public enum AppSave: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments
@@ -154,6 +155,7 @@ public enum AppShow: Operation {
 /// `PATCH /v1/apps/{bundleId}`: changes an app's App Store ID or name, under `If-Match` when given.
 public enum AppUpdate: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments
@@ -172,7 +174,9 @@ public enum AppUpdate: Operation {
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let app = try AppFields.visibleApp(input.bundle, in: session)
-        if let expected = try input.arguments.expectedVersion(kind: "a", current: app.version), expected != app.version {
+        if let expected = try input.arguments.existingPreconditions(kind: "a", current: app.version, "app \(app.bundleID.rawValue)"),
+            expected != app.version
+        {
             throw RegistryError.versionMismatch(expected: expected, actual: app.version)
         }
         return Output(app: try session.registry.saveApp(app.bundleID, team: app.team, appStoreID: input.appStoreID, name: input.name).value)

@@ -38,6 +38,7 @@ public enum ClipCreate: Operation {
 /// existence alone.
 public enum ClipSave: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments

@@ -45,6 +45,7 @@ public enum DefaultExperienceShow: Operation {
 /// `--image` before (on a database the image goes with the write, in its transaction).
 public enum DefaultExperienceSave: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments
@@ -137,17 +138,24 @@ public enum DefaultExperienceSave: Operation {
             try Action.parse((parsed.value("action") ?? "OPEN").uppercased(), field: "action")
         }
         var subtitles: [String: String] = [:]
+        var repeated: [FieldError] = []
         for spec in parsed.all("subtitle") {
             guard let eq = spec.firstIndex(of: "=") else {
                 throw CommandUsageError("--subtitle takes LOCALE=TEXT, such as \"en-US=Rent a bike\"")
             }
-            subtitles[String(spec[..<eq])] = String(spec[spec.index(after: eq)...])
+            let locale = String(spec[..<eq])
+            // The same locale twice is refused, not the last one kept (`DefaultExperience.duplicateLocale`).
+            if subtitles[locale] != nil, !repeated.contains(where: { $0.field == "localizations.\(locale)" }) {
+                repeated.append(DefaultExperience.duplicateLocale(locale, sameAs: locale))
+            }
+            subtitles[locale] = String(spec[spec.index(after: eq)...])
         }
         let image = try parsed.value("image").map { try line.readFile($0, "--image") }
         // The store's checks of this write (`Registry.setDefaultExperience`), before the clip is saved or the
         // image uploaded: a refused command writes nothing, on a database or a server (found by hostile QA:
         // over --server the clip was created before the default was refused).
         var errors = ErrorCollector()
+        errors.add(contentsOf: repeated)
         errors.add(contentsOf: DefaultExperience.check(localizations: subtitles))
         if let image { _ = errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: image) } }
         if !errors.isEmpty { throw RegistryError.invalid(errors.errors) }

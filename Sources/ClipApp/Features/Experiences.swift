@@ -7,7 +7,7 @@ public import StrictJSON
 
 /// The experiences a caller may see, ordered by URL, a page at a time: `GET /v1/experiences` and
 /// `clipctl list` (every page). A team token sees its own team's only (docs/rules.md#tenancy); an
-/// unknown clip lists nothing (a filter, not a resource).
+/// unknown clip lists nothing for it (a filter, not a resource), and is not found for the others.
 public enum ExperienceList: Operation {
     public static let callers = CallerRule.token
 
@@ -50,9 +50,9 @@ public enum ExperienceList: Operation {
         var filter = Registry.ListFilter(team: session.caller.team)
         if let clip = query["clip"] {
             do { filter.clip = try session.registry.clipID(clip) } catch {
-                // The database's owner sees every clip and is told; a token's caller gets an empty list,
-                // which tells nothing of other teams' clips.
-                if session.caller == .local { throw error }
+                // Who sees every clip (the database's owner, an admin token) is told, on a database and over
+                // a server alike; a team token gets an empty list, which tells nothing of other teams' clips.
+                if session.caller.team == nil { throw error }
                 return Output(experiences: [], nextCursor: nil)
             }
         }
@@ -160,6 +160,7 @@ public enum ExperienceShow: Operation {
 /// nothing makes no version (docs/rules.md#updates-and-versions).
 public enum ExperienceUpdate: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments
@@ -178,7 +179,8 @@ public enum ExperienceUpdate: Operation {
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let current = try Experiences.visible(input.id, in: session)
         try Experiences.checkWritable(input.document, in: session)
-        let expected = try input.arguments.expectedVersion(kind: "e\(current.id)", current: current.version)
+        let expected = try input.arguments.existingPreconditions(
+            kind: "e\(current.id)", current: current.version, "experience \(current.id)")
         return Output(
             try session.registry.update(
                 String(current.id), with: input.document, image: input.arguments.attachment, expectedVersion: expected))
@@ -219,6 +221,7 @@ public enum ExperienceActivate {
 /// version it read (`If-Match`), so that what it prints is what was removed.
 public enum ExperienceRemove: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
 
     public struct Input: OperationInput {
         public var arguments: Arguments
@@ -242,7 +245,8 @@ public enum ExperienceRemove: Operation {
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let current = try Experiences.visible(input.id, in: session)
-        let expected = try input.arguments.expectedVersion(kind: "e\(current.id)", current: current.version)
+        let expected = try input.arguments.existingPreconditions(
+            kind: "e\(current.id)", current: current.version, "experience \(current.id)")
         return Output(removed: try session.registry.remove(String(current.id), expectedVersion: expected).value)
     }
 

@@ -21,6 +21,8 @@ public enum Resolve: Operation {
         public init(reading reader: inout ArgumentReader) {
             arguments = reader.arguments
             url = reader.string("url", required: true) ?? ""
+            // An empty URL is no URL, as the route reads `?url=` (docs/http-api.md): the same words both ways.
+            if reader.arguments["url"] == "" { reader.fail("url", "required", "is required") }
             language = reader.string("language")
             explain = reader.string("explain") != nil
         }
