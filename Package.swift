@@ -74,8 +74,7 @@ let package = Package(
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ByteScan", "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
-                "FileFormats", "QRCode", "CardPreview",
+                "ByteScan", "ClipApp", "ClipCore", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
             ],
             swiftSettings: strict),
 

@@ -4,11 +4,10 @@ import ClipWire
 import Foundation
 import HTTP1
 
-/// Header images: uploaded by a team's token, served to anyone by their SHA-256.
+/// Header images: uploaded by a team's token; served to anyone by their SHA-256 (`HeaderImageFile`).
 extension ClipAPI {
     func registerImageRoutes() {
         add("POST", "/v1/images", .token) { api, c in try api.uploadImage(c) }
-        add("GET", "/v1/images/{sha256}", .open, caching: .immutable) { api, c in try api.headerImage(c) }
     }
 
     /// `POST /v1/images`: the raw bytes of a PNG or JPEG, checked as `--image` is (`HeaderImage`), stored
@@ -42,22 +41,5 @@ extension ClipAPI {
         return json(
             HeaderImageJSON.uploaded(saved.value, warnings: saved.warnings), status: saved.created ? 201 : 200,
             headers: [("Location", "/v1/images/\(saved.value.sha256)")])
-    }
-
-    /// A stored header image by its SHA-256: the bytes never change for a name, so the answer may be
-    /// cached for a year as `immutable` (RFC 8246) with the hash as its strong ETag (RFC 9110 §8.8.3);
-    /// `If-None-Match` with it answers 304 (RFC 9110 §13.1.2).
-    func headerImage(_ c: Context) throws -> HTTPResponse {
-        let sha = c.parameter("sha256")
-        let hex = sha.utf8.allSatisfy {
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-        }
-        guard sha.utf8.count == 64, hex else {
-            throw Problem.notFound("no header image \(sha.prefix(80)): give its SHA-256 in lower-case hexadecimal")
-        }
-        // An unknown hash is RegistryError.notFound, answered 404 like any other.
-        let image = try c.registry.headerImage(sha)
-        let headers = [("Content-Type", image.mediaType), ("ETag", "\"\(sha)\""), ("X-Content-Type-Options", "nosniff")]
-        return HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: image.bytes)
     }
 }

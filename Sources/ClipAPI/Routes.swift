@@ -10,8 +10,6 @@ extension ClipAPI {
     func registerRoutes() {
         registerPublicRoutes()
         registerExperienceRoutes()
-        registerCodeRoutes()
-        registerPreviewRoutes()
         registerImageRoutes()
         registerOperations()
     }

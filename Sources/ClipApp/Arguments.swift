@@ -15,6 +15,8 @@ public struct Arguments: Sendable, Equatable {
     public var ifNoneMatch: String?
     /// The media types a command asks a server for (RFC 9110 §12.5.1), when not JSON: a code's `image/png`.
     public var accept: String?
+    /// A request's `Accept-Language` (RFC 9110 §12.5.4), for a page in the caller's language (`GET /preview`).
+    public var acceptLanguage: String?
     /// Bytes a command read from a file and hands to a local run of the write, in its transaction
     /// (`--image`); never sent: a command sent to a server uploads them first (`CommandLine.storeImage`).
     public var attachment: [UInt8]?
@@ -41,6 +43,7 @@ public struct Arguments: Sendable, Equatable {
         lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value } && lhs.body == rhs.body
             && lhs.ifMatch == rhs.ifMatch && lhs.ifNoneMatch == rhs.ifNoneMatch && lhs.attachment == rhs.attachment
             && lhs.commandRead == rhs.commandRead && lhs.accept == rhs.accept
+            && lhs.acceptLanguage == rhs.acceptLanguage
     }
 }
 

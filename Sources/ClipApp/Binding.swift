@@ -58,6 +58,8 @@ public struct Binding: Sendable {
     public let serverCall: ServerCall
     /// The route takes a JSON body or none at all (`POST /v1/asc/apply`); with `takesBody`.
     public let bodyOptional: Bool
+    /// How shared caches may keep the route's answers when it is public (a token route's never are).
+    public let caching: RouteCaching
     /// Reads the input, admits the caller, runs: the output's answer.
     public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
     /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
@@ -78,7 +80,7 @@ public struct Binding: Sendable {
         commandRoute: (@Sendable (ParsedCommand) -> Binding?)? = nil,
         commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)? = nil,
         standardErrorUnderJSON: Bool = false, presentsJSON: Bool = false, serverCall: ServerCall = ServerCall(),
-        bodyOptional: Bool = false,
+        bodyOptional: Bool = false, caching: RouteCaching = .shared(vary: []),
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.readsEveryPage = readsEveryPage
@@ -94,6 +96,7 @@ public struct Binding: Sendable {
         self.isOutput = { O.Output.isOutput($0) }
         self.serverCall = serverCall
         self.bodyOptional = bodyOptional
+        self.caching = caching
         self.method = method
         self.path = path
         self.status = status
@@ -124,7 +127,7 @@ public struct Binding: Sendable {
     /// route the API answers itself that a command reads (`/v1/images/{sha256}` for `preview --server`).
     public init<O: Operation>(
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false,
-        unreadBody: UnreadBody = .refused, servesRoute: Bool = true
+        unreadBody: UnreadBody = .refused, servesRoute: Bool = true, caching: RouteCaching = .shared(vary: [])
     ) {
         self.readsEveryPage = false
         self.takesBody = takesBody
@@ -139,6 +142,7 @@ public struct Binding: Sendable {
         self.isOutput = { O.Output.isOutput($0) }
         self.serverCall = ServerCall()
         self.bodyOptional = false
+        self.caching = caching
         self.method = method
         self.path = path
         self.status = status
@@ -251,6 +255,15 @@ public struct ServerCall: Sendable {
         self.minimumWaitSeconds = minimumWaitSeconds
         self.unavailableStatuses = unavailableStatuses
     }
+}
+
+/// How shared caches may keep a public route's answers (docs/http-api.md#caching; RFC 9111): for the
+/// server's `--public-max-age` with `Vary` on the request fields that change them, for ever
+/// (content-addressed, RFC 8246 `immutable`), or not at all (operational answers).
+public enum RouteCaching: Sendable, Equatable {
+    case shared(vary: [String])
+    case immutable
+    case never
 }
 
 /// What a write that reads no body does with a body and query items it is sent.

@@ -65,7 +65,6 @@ final class Context {
         ["export"]: { try $0.export() },
         ["doctor"]: { try $0.doctor() },
         ["publish"]: { try $0.publish() },
-        ["codes", "export"]: { try $0.codesExport() },
         ["serve"]: { try $0.serve() },
         ["backup"]: { try $0.backup() },
         ["restore"]: { try $0.restore() },
