@@ -15,7 +15,10 @@ extension ClipAPI {
                 arguments.acceptLanguage = c.request.headers["Accept-Language"]
                 for item in c.query { arguments.append(item.name, item.value) }
                 for name in binding.pathParameters { arguments.append(name, c.parameters[name]) }
-                if binding.takesBody {
+                if binding.takesBytes {
+                    arguments.attachment = c.request.body
+                    arguments.contentType = c.request.headers["Content-Type"]
+                } else if binding.takesBody {
                     if !(binding.bodyOptional && c.request.body.isEmpty) { arguments.body = try c.jsonBody() }
                 } else if binding.method == "GET" || binding.method == "HEAD" || binding.unreadBody == .ignoredIfJSON {
                     try c.noBody()

@@ -10,7 +10,6 @@ extension ClipAPI {
     func registerRoutes() {
         registerPublicRoutes()
         registerExperienceRoutes()
-        registerImageRoutes()
         registerOperations()
     }
 

@@ -60,6 +60,7 @@ public enum Application {
         PreviewPage.binding,
         ServedPreviewPage.binding,
         HeaderImageFile.binding,
+        HeaderImageUpload.binding,
         URLCode.binding,
         CodesExport.binding,
         CodesExportDirectory.binding,

@@ -20,6 +20,9 @@ public struct Arguments: Sendable, Equatable {
     /// Bytes a command read from a file and hands to a local run of the write, in its transaction
     /// (`--image`); never sent: a command sent to a server uploads them first (`CommandLine.storeImage`).
     public var attachment: [UInt8]?
+    /// A route that reads its body as bytes (`Binding.takesBytes`): the body, in `attachment`, and the
+    /// `Content-Type` it was declared as (RFC 9110 §8.3), as sent.
+    public var contentType: String?
     /// What the command read before it sent the operation, for its presentation
     /// (`OperationAnswer.commandRead`); never sent.
     public var commandRead: JSONValue?
@@ -43,7 +46,7 @@ public struct Arguments: Sendable, Equatable {
         lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value } && lhs.body == rhs.body
             && lhs.ifMatch == rhs.ifMatch && lhs.ifNoneMatch == rhs.ifNoneMatch && lhs.attachment == rhs.attachment
             && lhs.commandRead == rhs.commandRead && lhs.accept == rhs.accept
-            && lhs.acceptLanguage == rhs.acceptLanguage
+            && lhs.acceptLanguage == rhs.acceptLanguage && lhs.contentType == rhs.contentType
     }
 }
 

@@ -28,6 +28,9 @@ public struct Binding: Sendable {
     public let takesBody: Bool
     /// What a write that reads no body does with one it is sent.
     public let unreadBody: UnreadBody
+    /// The route reads its body as bytes of a media type of its own (`POST /v1/images`): the request's
+    /// body and `Content-Type` are `Arguments.attachment` and `Arguments.contentType`.
+    public let takesBytes: Bool
     /// false: a second command on another binding's route (`domain list` prints `clip list`'s answer
     /// by host, `activate` is `PATCH /v1/experiences/{id}`), which the API serves once, under that binding.
     public let servesRoute: Bool
@@ -85,6 +88,7 @@ public struct Binding: Sendable {
     ) {
         self.readsEveryPage = readsEveryPage
         self.takesBody = takesBody
+        self.takesBytes = false
         self.unreadBody = unreadBody
         self.servesRoute = servesRoute
         self.commandInput = commandInput
@@ -127,10 +131,12 @@ public struct Binding: Sendable {
     /// route the API answers itself that a command reads (`/v1/images/{sha256}` for `preview --server`).
     public init<O: Operation>(
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false,
-        unreadBody: UnreadBody = .refused, servesRoute: Bool = true, caching: RouteCaching = .shared(vary: [])
+        unreadBody: UnreadBody = .refused, servesRoute: Bool = true, caching: RouteCaching = .shared(vary: []),
+        takesBytes: Bool = false
     ) {
         self.readsEveryPage = false
         self.takesBody = takesBody
+        self.takesBytes = takesBytes
         self.unreadBody = unreadBody
         self.servesRoute = servesRoute
         self.commandInput = nil

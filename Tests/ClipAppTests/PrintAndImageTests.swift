@@ -124,4 +124,45 @@ struct PrintAndImageTests {
         }
         #expect(HeaderImageFile.binding.servesRoute && HeaderImageFile.binding.caching == .immutable)
     }
+
+    func upload(_ bytes: [UInt8], type: String?, team: String? = nil, as caller: Caller) throws -> OperationAnswer {
+        var arguments = Arguments(team.map { [(name: "team", value: $0)] } ?? [])
+        arguments.attachment = bytes
+        arguments.contentType = type
+        return try HeaderImageUpload.binding.perform(arguments, Session(registry: registry, caller: caller))
+    }
+
+    func databaseBytes() throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: registry.path))) }
+
+    @Test func anUploadIsItsTeamsAndARefusedOneLeavesTheDatabaseByteIdentical() throws {
+        let png = TestImages.png(width: 1800, height: 1200, grey: 5)
+        let before = try databaseBytes()
+        // Another team's, an admin without a team, a type that is not an image, bytes of the other kind, bytes of no image.
+        #expect(throws: CallerRefusal.forbidden("a token of team ABCDE12345 cannot act for team FGHIJ67890")) {
+            try upload(png, type: "image/png", team: "FGHIJ67890", as: teamA)
+        }
+        #expect(throws: RegistryError.self) { try upload(png, type: "image/png", as: .admin(tokenID: 1)) }
+        #expect(throws: RegistryError.self) { try upload(png, type: "image/png", team: "abc", as: .admin(tokenID: 1)) }
+        #expect(throws: RequestRefusal(status: 415, detail: "send the image as image/png or image/jpeg (got no Content-Type)")) {
+            try upload(png, type: nil, as: teamA)
+        }
+        #expect(throws: RequestRefusal(status: 415, detail: "send the image as image/png or image/jpeg (got text/plain)")) {
+            try upload(png, type: "Text/Plain; charset=utf-8", as: teamA)
+        }
+        #expect(throws: RequestRefusal(status: 415, detail: "the bytes are image/png, not the image/jpeg Content-Type says")) {
+            try upload(png, type: "image/jpeg", as: teamA)
+        }
+        #expect(throws: RegistryError.self) { try upload(Array(png.prefix(100)), type: "image/png", as: teamA) }
+        #expect(throws: CallerRefusal.self) { try upload(png, type: "image/png", team: "ABCDE12345", as: .anyone) }
+        #expect(try databaseBytes() == before)
+        // The same upload twice: created, then already there; served where Location says.
+        let first = try upload(png, type: "IMAGE/PNG ; x=y", as: teamA)
+        let second = try upload(png, type: "image/png", team: "ABCDE12345", as: teamA)
+        #expect(first.status == 201 && second.status == 200 && first.json == second.json)
+        let sha = try #require(first.json["sha256"]?.stringValue)
+        #expect(first.headers.map(\.name) == ["Location"] && first.headers.first?.value == "/v1/images/\(sha)")
+        #expect(try perform(HeaderImageFile.binding, [("sha256", sha)], as: .anyone).content?.bytes == png)
+        #expect(try upload(png, type: "image/png", team: "FGHIJ67890", as: .admin(tokenID: 1)).status == 201)
+        #expect(HeaderImageUpload.binding.takesBytes && !HeaderImageUpload.binding.takesBody)
+    }
 }
