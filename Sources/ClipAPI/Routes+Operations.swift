@@ -20,6 +20,8 @@ extension ClipAPI {
                     arguments.contentType = c.request.headers["Content-Type"]
                 } else if binding.takesBody {
                     if !(binding.bodyOptional && c.request.body.isEmpty) { arguments.body = try c.jsonBody() }
+                } else if binding.unreadBody == .ignored {
+                    // Not read, whatever it is (`UnreadBody.ignored`).
                 } else if binding.method == "GET" || binding.method == "HEAD" || binding.unreadBody == .ignoredIfJSON {
                     try c.noBody()
                 } else if binding.unreadBody == .refused {

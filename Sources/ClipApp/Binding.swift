@@ -278,7 +278,7 @@ public enum UnreadBody: Sendable {
     case refused
     /// Ignored when it is JSON, else 415, as the older PUT routes always have (`PUT …/domains/{host}`).
     case ignoredIfJSON
-    /// Ignored, as the older DELETE routes always have.
+    /// Ignored, as the older DELETE routes and the public GET routes of bytes (codes, preview, images) always have.
     case ignored
 }
 /// Runs a binding with arguments as the command runs: on the database, or by sending its request to a server.

@@ -101,7 +101,7 @@ struct PrintAndImageTests {
             ])) { try perform(ServedPreviewPage.binding, values, as: .anyone) }
         }
         #expect(ServedPreviewPage.binding.servesRoute && !PreviewPage.binding.servesRoute)
-        #expect(ServedPreviewPage.binding.caching == .shared(vary: ["Accept-Language"]))
+        #expect(ServedPreviewPage.binding.caching == .shared(vary: ["Accept-Language"]) && ServedPreviewPage.binding.unreadBody == .ignored)
     }
 
     @Test func aStoredHeaderImageIsServedByItsHashToAnyoneAndAMalformedHashIsNotFound() throws {

@@ -161,6 +161,6 @@ public enum URLCode: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/codes", command: CodeCommand.spec, commandInput: CodeCommand.arguments,
+        Self.self, "GET", "/v1/codes", command: CodeCommand.spec, unreadBody: .ignored, commandInput: CodeCommand.arguments,
         commandRoute: CodeCommand.route, presentsJSON: true, present: CodeCommand.present)
 }

@@ -80,5 +80,5 @@ public enum CodesExport: Operation {
         return formats
     }
 
-    public static let binding = Binding(Self.self, "GET", "/v1/codes/export")
+    public static let binding = Binding(Self.self, "GET", "/v1/codes/export", unreadBody: .ignored)
 }

@@ -180,7 +180,8 @@ public enum ServedPreviewPage: Operation {
             ])
     }
 
-    public static let binding = Binding(Self.self, "GET", "/preview", caching: .shared(vary: ["Accept-Language"]))
+    public static let binding = Binding(
+        Self.self, "GET", "/preview", unreadBody: .ignored, caching: .shared(vary: ["Accept-Language"]))
 }
 
 /// A stored header image by its SHA-256: `GET /v1/images/{sha256}`, public. The bytes never change for a
@@ -224,5 +225,5 @@ public enum HeaderImageFile: Operation {
             headers: [("ETag", "\"\(sha)\""), ("X-Content-Type-Options", "nosniff")])
     }
 
-    public static let binding = Binding(Self.self, "GET", "/v1/images/{sha256}", caching: .immutable)
+    public static let binding = Binding(Self.self, "GET", "/v1/images/{sha256}", unreadBody: .ignored, caching: .immutable)
 }
