@@ -128,7 +128,7 @@ public struct Binding: Sendable {
     }
 
     /// A route without a command of its own (its command is another binding's); `servesRoute: false`, a
-    /// route the API answers itself that a command reads (`/v1/images/{sha256}` for `preview --server`).
+    /// route another binding serves that a command reads (`/preview` for `preview --server`).
     public init<O: Operation>(
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false,
         unreadBody: UnreadBody = .refused, servesRoute: Bool = true, caching: RouteCaching = .shared(vary: []),

@@ -80,7 +80,9 @@ struct PrintAndImageTests {
         }
         #expect(try URLCode.binding.perform(Arguments(values), session(true)).status == 200)
         #expect(throws: InvalidArguments.self) { try URLCode.binding.perform(Arguments(values), session(false)) }
-        #expect(throws: InvalidArguments.self) { try URLCode.binding.perform(Arguments(values), Session(registry: registry, caller: .anyone)) }
+        #expect(throws: InvalidArguments.self) {
+            try URLCode.binding.perform(Arguments(values), Session(registry: registry, caller: .anyone))
+        }
         #expect(checked == 2)
         // A screen size needs no token: the token is not looked at (looking records its use).
         _ = try URLCode.binding.perform(Arguments(Array(values.dropLast())), session(false))
@@ -96,9 +98,13 @@ struct PrintAndImageTests {
         #expect(try perform(ServedPreviewPage.binding, [("url", "https://nothing.example/")], as: .anyone).status == 404)
         #expect(try perform(ServedPreviewPage.binding, [("url", "not a url")], as: .anyone).status == 422)
         for values in [[], [("url", "")]] {
-            #expect(throws: RequestRefusal(status: 400, detail: "give the invocation URL as ?url=", errors: [
-                FieldError(field: "url", rule: "required", message: "is required")
-            ])) { try perform(ServedPreviewPage.binding, values, as: .anyone) }
+            #expect(
+                throws: RequestRefusal(
+                    status: 400, detail: "give the invocation URL as ?url=",
+                    errors: [
+                        FieldError(field: "url", rule: "required", message: "is required")
+                    ])
+            ) { try perform(ServedPreviewPage.binding, values, as: .anyone) }
         }
         #expect(ServedPreviewPage.binding.servesRoute && !PreviewPage.binding.servesRoute)
         #expect(ServedPreviewPage.binding.caching == .shared(vary: ["Accept-Language"]) && ServedPreviewPage.binding.unreadBody == .ignored)
