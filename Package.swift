@@ -66,7 +66,7 @@ let package = Package(
             name: "ClipApp",
             dependencies: [
                 "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "HTTP1",
-                "Locking", "AppStoreConnect", "ClipSync", "ClipSyncEngine",
+                "Locking", "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine",
             ],
             swiftSettings: strict),
 
