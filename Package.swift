@@ -66,7 +66,7 @@ let package = Package(
             name: "ClipApp",
             dependencies: [
                 "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "HTTP1",
-                "Locking", "AppStoreConnect", "ClipSync", "ClipSyncEngine",
+                "Locking", "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine",
             ],
             swiftSettings: strict),
 
@@ -74,8 +74,7 @@ let package = Package(
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ByteScan", "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
-                "FileFormats", "QRCode", "CardPreview",
+                "ByteScan", "ClipApp", "ClipCore", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
             ],
             swiftSettings: strict),
 
@@ -98,8 +97,8 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipCodes", "ClipWire", "ClipStore", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON",
-                "Locking", "FileFormats", "QRCode",
+                "ClipApp", "ClipCore", "ClipWire", "ClipStore", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "Locking",
+                "FileFormats",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),

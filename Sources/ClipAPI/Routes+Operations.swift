@@ -10,25 +10,30 @@ extension ClipAPI {
     /// and the layer admits it and reads the input (docs/application-layer.md#operations-and-bindings).
     func registerOperations() {
         for binding in Application.bindings where binding.servesRoute {
-            add(binding.method, binding.path, binding.callers == .open ? .open : .token) { api, c in
+            add(binding.method, binding.path, binding.callers == .open ? .open : .token, caching: Caching(binding.caching)) { api, c in
                 var arguments = c.preconditions
+                arguments.acceptLanguage = c.request.headers["Accept-Language"]
                 for item in c.query { arguments.append(item.name, item.value) }
                 for name in binding.pathParameters { arguments.append(name, c.parameters[name]) }
                 if binding.takesStream {
                     // Held whole by the HTTP layer already (at most the body limit); read by the operation in chunks.
                     arguments.stream = BodyStream(type: c.mediaType, bytes: c.request.body, chunkBytes: Registry.importChunkBytes)
+                } else if binding.takesBytes {
+                    arguments.attachment = c.request.body
+                    arguments.contentType = c.request.headers["Content-Type"]
                 } else if binding.takesBody {
                     if !(binding.bodyOptional && c.request.body.isEmpty) { arguments.body = try c.jsonBody() }
-                } else if binding.unreadBody == .ignored && (binding.method == "GET" || binding.method == "HEAD") {
-                    // A read that ignores a body of any type, as the older GET routes did (`GET /v1/experiences/export`).
+                } else if binding.unreadBody == .ignored {
+                    // Not read, whatever it is (`UnreadBody.ignored`).
                 } else if binding.method == "GET" || binding.method == "HEAD" || binding.unreadBody == .ignoredIfJSON {
                     try c.noBody()
                 } else if binding.unreadBody == .refused {
                     try Self.refuseWhatTheOperationDoesNotRead(c, binding)
                 }
-                let session = Session(
+                var session = Session(
                     registry: c.registry, caller: c.applicationCaller, outbound: api.outbound,
                     allowsPrivateTargets: api.allowsPrivateWebhookTargets, appStoreConnect: api.appStoreConnect)
+                if c.principal == nil, Self.bearerSecret(c.request) != nil { session.carriesValidToken = { try Self.carriesValidToken(c) } }
                 do {
                     let answer = try binding.perform(arguments, session)
                     // 204 has no body (RFC 9110 §15.3.5).
@@ -94,6 +99,25 @@ extension ClipAPI {
             throw Problem(
                 RegistryError.invalid(unknown.map { FieldError(field: $0, rule: "unknown", message: "is not a parameter of this route") }))
         }
+    }
+}
+
+extension ClipAPI.Caching {
+    init(_ caching: RouteCaching) {
+        switch caching {
+        case .shared(let vary): self = .shared(vary: vary)
+        case .immutable: self = .immutable
+        case .never: self = .never
+        }
+    }
+}
+
+extension ClipAPI {
+    /// Whether a request to a public route carries a live bearer token (which public routes otherwise ignore): what
+    /// anyone may ask is then lifted to what a token may, as on the token routes.
+    static func carriesValidToken(_ c: Context) throws -> Bool {
+        guard let secret = ClipAPI.bearerSecret(c.request) else { return false }
+        return try c.registry.authenticate(secret) != nil
     }
 }
 

@@ -9,9 +9,6 @@ import StrictJSON
 extension ClipAPI {
     func registerRoutes() {
         registerPublicRoutes()
-        registerCodeRoutes()
-        registerPreviewRoutes()
-        registerImageRoutes()
         registerOperations()
     }
 

@@ -15,9 +15,14 @@ public struct Arguments: Sendable, Equatable {
     public var ifNoneMatch: String?
     /// The media types a command asks a server for (RFC 9110 §12.5.1), when not JSON: a code's `image/png`.
     public var accept: String?
+    /// A request's `Accept-Language` (RFC 9110 §12.5.4), for a page in the caller's language (`GET /preview`).
+    public var acceptLanguage: String?
     /// Bytes a command read from a file and hands to a local run of the write, in its transaction
     /// (`--image`); never sent: a command sent to a server uploads them first (`CommandLine.storeImage`).
     public var attachment: [UInt8]?
+    /// A route that reads its body as bytes (`Binding.takesBytes`): the body, in `attachment`, and the
+    /// `Content-Type` it was declared as (RFC 9110 §8.3), as sent.
+    public var contentType: String?
     /// What the command read before it sent the operation, for its presentation
     /// (`OperationAnswer.commandRead`); never sent.
     public var commandRead: JSONValue?
@@ -43,6 +48,7 @@ public struct Arguments: Sendable, Equatable {
         lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value } && lhs.body == rhs.body
             && lhs.ifMatch == rhs.ifMatch && lhs.ifNoneMatch == rhs.ifNoneMatch && lhs.attachment == rhs.attachment
             && lhs.commandRead == rhs.commandRead && lhs.accept == rhs.accept && lhs.stream === rhs.stream
+            && lhs.acceptLanguage == rhs.acceptLanguage && lhs.contentType == rhs.contentType
     }
 }
 

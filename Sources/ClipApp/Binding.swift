@@ -31,6 +31,9 @@ public struct Binding: Sendable {
     public let takesStream: Bool
     /// What a write that reads no body does with one it is sent.
     public let unreadBody: UnreadBody
+    /// The route reads its body as bytes of a media type of its own (`POST /v1/images`): the request's
+    /// body and `Content-Type` are `Arguments.attachment` and `Arguments.contentType`.
+    public let takesBytes: Bool
     /// false: a second command on another binding's route (`domain list` prints `clip list`'s answer
     /// by host, `activate` is `PATCH /v1/experiences/{id}`), which the API serves once, under that binding.
     public let servesRoute: Bool
@@ -62,6 +65,8 @@ public struct Binding: Sendable {
     public let serverCall: ServerCall
     /// The route takes a JSON body or none at all (`POST /v1/asc/apply`); with `takesBody`.
     public let bodyOptional: Bool
+    /// How shared caches may keep the route's answers when it is public (a token route's never are).
+    public let caching: RouteCaching
     /// Reads the input, admits the caller, runs: the output's answer.
     public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
     /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
@@ -82,12 +87,13 @@ public struct Binding: Sendable {
         commandRoute: (@Sendable (ParsedCommand) -> Binding?)? = nil,
         commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)? = nil,
         standardErrorUnderJSON: Bool = false, presentsJSON: Bool = false, serverCall: ServerCall = ServerCall(),
-        bodyOptional: Bool = false,
+        bodyOptional: Bool = false, caching: RouteCaching = .shared(vary: []),
         present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
     ) {
         self.readsEveryPage = readsEveryPage
         self.takesBody = takesBody
         self.takesStream = takesStream
+        self.takesBytes = false
         self.unreadBody = unreadBody
         self.servesRoute = servesRoute
         self.commandInput = commandInput
@@ -99,6 +105,7 @@ public struct Binding: Sendable {
         self.isOutput = { O.Output.isOutput($0) }
         self.serverCall = serverCall
         self.bodyOptional = bodyOptional
+        self.caching = caching
         self.method = method
         self.path = path
         self.status = status
@@ -126,14 +133,16 @@ public struct Binding: Sendable {
     }
 
     /// A route without a command of its own (its command is another binding's); `servesRoute: false`, a
-    /// route the API answers itself that a command reads (`/v1/images/{sha256}` for `preview --server`).
+    /// route another binding serves that a command reads (`/preview` for `preview --server`).
     public init<O: Operation>(
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false,
-        unreadBody: UnreadBody = .refused, servesRoute: Bool = true
+        unreadBody: UnreadBody = .refused, servesRoute: Bool = true, caching: RouteCaching = .shared(vary: []),
+        takesBytes: Bool = false
     ) {
         self.readsEveryPage = false
         self.takesBody = takesBody
         self.takesStream = false
+        self.takesBytes = takesBytes
         self.unreadBody = unreadBody
         self.servesRoute = servesRoute
         self.commandInput = nil
@@ -145,6 +154,7 @@ public struct Binding: Sendable {
         self.isOutput = { O.Output.isOutput($0) }
         self.serverCall = ServerCall()
         self.bodyOptional = false
+        self.caching = caching
         self.method = method
         self.path = path
         self.status = status
@@ -264,13 +274,22 @@ public struct ServerCall: Sendable {
     }
 }
 
+/// How shared caches may keep a public route's answers (docs/http-api.md#caching; RFC 9111): for the
+/// server's `--public-max-age` with `Vary` on the request fields that change them, for ever
+/// (content-addressed, RFC 8246 `immutable`), or not at all (operational answers).
+public enum RouteCaching: Sendable, Equatable {
+    case shared(vary: [String])
+    case immutable
+    case never
+}
+
 /// What a write that reads no body does with a body and query items it is sent.
 public enum UnreadBody: Sendable {
     /// Refused (400), and a query item the operation does not read too (422): the layer's rule.
     case refused
     /// Ignored when it is JSON, else 415, as the older PUT routes always have (`PUT …/domains/{host}`).
     case ignoredIfJSON
-    /// Ignored, as the older DELETE routes always have.
+    /// Ignored, as the older DELETE routes and the public GET routes of bytes (codes, preview, images) always have.
     case ignored
 }
 /// Runs a binding with arguments as the command runs: on the database, or by sending its request to a server.

@@ -14,6 +14,10 @@ public struct Session {
     /// How the App Store Connect operations reach it (`asc plan`, `/v1/asc/apply`); nil where this process has no
     /// key (a server started without one).
     public let appStoreConnect: AppStoreConnectAccess?
+    /// On a public route sent a bearer token: whether it is live, checked only when an operation asks
+    /// (checking records the token's use). nil: none was sent. A public route otherwise ignores
+    /// credentials; `GET /v1/codes` lifts its PNG size limit for a token (docs/http-api.md).
+    public var carriesValidToken: (() throws -> Bool)?
 
     public init(
         registry: Registry, caller: Caller, outbound: Outbound? = nil, allowsPrivateTargets: Bool = false,

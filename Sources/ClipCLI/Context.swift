@@ -62,7 +62,6 @@ final class Context {
         ["aasa", "lint"]: { try $0.aasaLint() },
         ["doctor"]: { try $0.doctor() },
         ["publish"]: { try $0.publish() },
-        ["codes", "export"]: { try $0.codesExport() },
         ["serve"]: { try $0.serve() },
         ["backup"]: { try $0.backup() },
         ["restore"]: { try $0.restore() },

@@ -95,32 +95,8 @@ public enum Commands {
                 ],
                 examples: [Example("clipctl publish /srv/www/clips", "Write every AASA file and banner snippet for a web server to serve")]),
             CommandSpec("code", summary: ""),
-            CommandSpec(
-                "codes", summary: "print bundles of codes",
-                subcommands: [
-                    CommandSpec(
-                        "export", summary: "write a code per active experience and format, an index and the print vendor's CSV",
-                        discussion: """
-                            Writes DIR/svg/<name>.svg, DIR/png/<name>.png, DIR/ndef/<name>.ndef per active experience whose host is \
-                            associated with its clip, DIR/codes.csv ("SVG File Name,URL", at most 10000 codes) and DIR/index.json \
-                            (each file's URL, format, bytes, SHA-256, QR version and level, NTAG). The same data gives the same bytes, \
-                            and an export that changes nothing leaves DIR alone. DIR is replaced as a whole in one rename; an existing \
-                            DIR must be empty or an earlier export, and must not hold the database.
-                            """,
-                        positionals: [PositionalSpec("DIR", help: "the directory to write")],
-                        options: [
-                            .option("host", value: "HOST", help: "only experiences on this host"),
-                            .option("clip", value: "CLIP", help: "only this clip's experiences"),
-                            .option("formats", value: "LIST", help: "comma-separated: svg, png, ndef (default all three)"),
-                            .option("ecc", value: "L|M|Q|H", help: "QR error correction level (default M)"),
-                            .option("size", value: "N|Nmm", help: "pixels a module (default 8), or the printed width such as 30mm"),
-                        ],
-                        examples: [
-                            Example(
-                                "clipctl codes export print --host bikesrental.example --formats svg,png",
-                                "Write the QR codes of a host's experiences and the print vendor's CSV to ./print")
-                        ])
-                ]),
+            // Its subcommand is the application layer's (ClipApp `CodesExportDirectory`); this keeps its place in help.
+            CommandSpec("codes", summary: "print bundles of codes"),
             CommandSpec(
                 "serve", summary: "serve the HTTP API on the database",
                 discussion:

@@ -16,6 +16,21 @@ struct CodesAPITests {
         url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? url
     }
 
+    /// The GET routes of bytes never read a body and have always ignored one, whatever its type: the same answer
+    /// as without it (a body that is not JSON was refused 415 once they became operations).
+    @Test func theGetRoutesOfBytesIgnoreABody() throws {
+        let f = try APIFixture(.inProcess)
+        let url = Self.query("https://a.example/store/42?table=7")
+        for (target, token) in [
+            ("/v1/codes?url=\(url)", nil), ("/preview?url=\(url)", nil), ("/v1/codes/export", f.admin),
+            ("/v1/images/\(String(repeating: "0", count: 64))", nil), ("/v1/images/x", nil),
+        ] as [(String, String?)] {
+            let bare = try f.send("GET", target, token: token, contentType: nil, bytes: [])
+            let sent = try f.send("GET", target, token: token, contentType: "text/plain", bytes: Array("not json".utf8))
+            #expect(sent.status == bare.status && sent.body == bare.body, "\(target): \(sent.status)")
+        }
+    }
+
     @Test(arguments: APITransport.allCases) func publicCodeOfAnInvocationURL(_ transport: APITransport) throws {
         let f = try APIFixture(transport)
         let url = "https://a.example/store/42?table=7"

@@ -135,8 +135,8 @@ public struct CodeOutput: OperationContentOutput {
 }
 
 /// The code of an invocation URL: `GET /v1/codes?url=…&format=svg|png|ndef`, and `clipctl code URL|ID`.
-/// The route stays the API's (`ClipAPI.urlCode`): it is public, and a token it carries lifts the PNG size
-/// limit, which a public route's caller does not show (`servesRoute: false`). On a database, the command's
+/// Public: the URL is printed for anyone to scan, and the answer says no more than resolve does. A live
+/// token it carries lifts the PNG size limit (`Session.carriesValidToken`); on a database, the command's
 /// caller has no limit.
 public enum URLCode: Operation {
     public static let callers = CallerRule.open
@@ -152,7 +152,7 @@ public enum URLCode: Operation {
                 "format is svg, png or ndef", [FieldError(field: "format", rule: "enum", message: "expected svg, png or ndef")])
         }
         let (ecc, size) = try input.options(for: format)
-        if format == .png, !size.isPublic, session.caller == .anyone {
+        if format == .png, !size.isPublic, session.caller == .anyone, try !(session.carriesValidToken?() ?? false) {
             throw InvalidArguments(
                 "\(CodeSize.publicRule): print sizes come from /v1/experiences/{id}/code.png or clipctl code",
                 [FieldError(field: "size", rule: "range", message: CodeSize.publicRule)])
@@ -161,6 +161,6 @@ public enum URLCode: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/codes", command: CodeCommand.spec, servesRoute: false, commandInput: CodeCommand.arguments,
+        Self.self, "GET", "/v1/codes", command: CodeCommand.spec, unreadBody: .ignored, commandInput: CodeCommand.arguments,
         commandRoute: CodeCommand.route, presentsJSON: true, present: CodeCommand.present)
 }

@@ -8,9 +8,9 @@ import Foundation
 public import StrictJSON
 
 /// The App Clip card preview page of an invocation URL as one self-contained HTML file: `clipctl
-/// preview URL [--language L] [-o FILE]`, sent as `GET /preview`. The API keeps that route's own
-/// handler (`ClipAPI.cardPreview`: its images served by hash, its security and caching fields), so this
-/// binding does not serve it; on a database the page is made with its images inlined, and with
+/// preview URL [--language L] [-o FILE]`, sent as `GET /preview`. The API serves that route as
+/// `ServedPreviewPage` (its images served by hash, its security and caching fields), so this binding
+/// does not; on a database the page is made with its images inlined, and with
 /// `--server` each image the server's page loads is read (`HeaderImageFile`) and inlined, and its code
 /// links made absolute on the server (`StandalonePage`), so the file opens anywhere.
 public enum PreviewPage: Operation {
@@ -125,9 +125,69 @@ public enum PreviewPage: Operation {
     }
 }
 
-/// A stored header image by its SHA-256, as `GET /v1/images/{sha256}` answers it (the route stays the API's:
-/// `ClipAPI.headerImage`, cached as immutable). Any answer is read back, so that `preview --server` leaves an
-/// image the server does not give as a link.
+/// The card preview page as the API serves it at `GET /preview?url=&language=` (else in the request's
+/// `Accept-Language`): its images loaded from `/v1/images/{sha256}` and its code links on this server, so
+/// that its `Content-Security-Policy` allows no inline image. 200 when a card shows, 404 when none does,
+/// 422 when the URL is not an invocation URL; the page in every case. `clipctl preview` reads this
+/// route (`PreviewPage`).
+public enum ServedPreviewPage: Operation {
+    public static let callers = CallerRule.open
+
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        var url: String?
+        var language: String?
+        public init(reading reader: inout ArgumentReader) {
+            arguments = reader.arguments
+            url = reader.string("url")
+            language = reader.string("language")
+        }
+    }
+
+    public struct Output: OperationContentOutput {
+        public var content: OperationContent
+        public var status: Int?
+        public var headers: [(name: String, value: String)]
+        public init(content: OperationContent, status: Int, headers: [(name: String, value: String)]) {
+            self.content = content
+            self.status = status
+            self.headers = headers
+        }
+    }
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        guard let url = input.url, !url.isEmpty else {
+            throw RequestRefusal(
+                status: 400, detail: "give the invocation URL as ?url=",
+                errors: [FieldError(field: "url", rule: "required", message: "is required")])
+        }
+        let source = try CardPreviewSource.input(
+            registry: session.registry, url: url, language: input.language, acceptLanguage: input.arguments.acceptLanguage,
+            images: .served, codesOrigin: "")
+        let page = CardPreviewPage.render(source)
+        let status = page.kind != .noMatch ? 200 : source.urlIsValid ? 404 : 422
+        return Output(
+            content: OperationContent(bytes: Array(page.html.utf8), type: "text/html; charset=utf-8"), status: status,
+            headers: [
+                ("Content-Security-Policy", page.contentSecurityPolicy),
+                // Fetch §3.5.2 (`nosniff`) and Referrer Policy §3 (`no-referrer`: the URL previewed stays here).
+                ("X-Content-Type-Options", "nosniff"),
+                ("Referrer-Policy", "no-referrer"),
+                // A page without a card (404, 422) is not for caches to keep: asked again each time
+                // (RFC 9111 §5.2.2.4); a 200 gets the route's public policy instead (`RouteCaching`).
+                ("Cache-Control", "no-cache"),
+                ("Vary", "Accept-Language"),
+            ])
+    }
+
+    public static let binding = Binding(
+        Self.self, "GET", "/preview", unreadBody: .ignored, caching: .shared(vary: ["Accept-Language"]))
+}
+
+/// A stored header image by its SHA-256: `GET /v1/images/{sha256}`, public. The bytes never change for a
+/// name, so the answer may be cached for a year as `immutable` (RFC 8246) with the hash as its strong ETag
+/// (RFC 9110 §8.8.3); `If-None-Match` with it answers 304 (RFC 9110 §13.1.2). Any answer is read back, so
+/// that `preview --server` leaves an image the server does not give as a link.
 public enum HeaderImageFile: Operation {
     public static let callers = CallerRule.open
 
@@ -142,14 +202,28 @@ public enum HeaderImageFile: Operation {
 
     public struct Output: OperationContentOutput {
         public var content: OperationContent
-        public init(content: OperationContent, status: Int, headers: [(name: String, value: String)]) { self.content = content }
+        public var headers: [(name: String, value: String)]
+        public init(content: OperationContent, status: Int, headers: [(name: String, value: String)]) {
+            self.content = content
+            self.headers = headers
+        }
         public static func isOutput(_ answer: OperationAnswer) -> Bool { true }
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        let image = try session.registry.headerImage(input.sha256)
-        return Output(content: OperationContent(bytes: image.bytes, type: image.mediaType), status: 200, headers: [])
+        let sha = input.sha256
+        let hex = sha.utf8.allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+        }
+        guard sha.utf8.count == 64, hex else {
+            throw RequestRefusal(status: 404, detail: "no header image \(sha.prefix(80)): give its SHA-256 in lower-case hexadecimal")
+        }
+        // An unknown hash is RegistryError.notFound, answered 404 like any other.
+        let image = try session.registry.headerImage(sha)
+        return Output(
+            content: OperationContent(bytes: image.bytes, type: image.mediaType), status: 200,
+            headers: [("ETag", "\"\(sha)\""), ("X-Content-Type-Options", "nosniff")])
     }
 
-    public static let binding = Binding(Self.self, "GET", "/v1/images/{sha256}", servesRoute: false)
+    public static let binding = Binding(Self.self, "GET", "/v1/images/{sha256}", unreadBody: .ignored, caching: .immutable)
 }
