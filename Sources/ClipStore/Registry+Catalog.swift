@@ -377,11 +377,14 @@ extension Registry {
 
     /// The outcome's value is the default experience as it was.
     @discardableResult
-    public func removeDefaultExperience(clip reference: String) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
+    public func removeDefaultExperience(clip reference: String, expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
         let id = try clipID(reference)
         return try writeOutcome {
             guard let before = try loadDefaultExperience(id) else {
                 throw RegistryError.notFound("default experience of clip \(id.rawValue)")
+            }
+            if let expectedVersion, expectedVersion != before.version {
+                throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
             }
             try db.execute("DELETE FROM default_experience WHERE clip_bundle_id = ?", [.text(id.bundleID.rawValue)])
             try recordChange(

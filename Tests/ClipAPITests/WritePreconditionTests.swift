@@ -88,4 +88,27 @@ import Testing
         let star = try f.call("DELETE", "/v1/domains/a.example/webcredentials/com.a.app", token: f.teamA, headers: [("If-Match", "*")])
         #expect(star.status == 204, "\(star.text)")
     }
+
+    /// A default experience has an entity tag (`d-vN`): its DELETE's `If-Match` is read against it,
+    /// a stale one refused (412, nothing written), the current one honoured.
+    @Test(arguments: APITransport.allCases) func aDefaultExperiencesDeleteHonoursItsTag(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
+        let path = "/v1/clips/com.a.app.Clip/default-experience"
+        _ = try f.call("PUT", path, token: f.teamA, json: #"{"action":"OPEN","localizations":{"en-US":{"subtitle":"Hi"}}}"#)
+        let saved = try f.call(
+            "PUT", path, token: f.teamA, json: #"{"action":"VIEW","localizations":{"en-US":{"subtitle":"Hello"}}}"#)
+        let tag = try #require(saved.headers["ETag"])
+        #expect(tag == "\"d-v2\"", "\(tag)")
+        let before = try tableDump(f.path)
+        for _ in 0..<2 {
+            let stale = try f.call("DELETE", path, token: f.teamA, headers: [("If-Match", "\"d-v1\"")])
+            #expect(stale.status == 412, "\(stale.text)")
+            #expect(try tableDump(f.path) == before)
+        }
+        let current = try f.call("DELETE", path, token: f.teamA, headers: [("If-Match", tag)])
+        #expect(current.status == 204, "\(current.text)")
+        #expect(try f.call("GET", path, token: f.teamA).status == 404)
+        // Gone, a precondition or not: not found (RFC 9110 §13.2.1).
+        #expect(try f.call("DELETE", path, token: f.teamA, headers: [("If-Match", tag)]).status == 404)
+    }
 }

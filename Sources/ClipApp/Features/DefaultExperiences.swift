@@ -173,15 +173,20 @@ public enum DefaultExperienceSave: Operation {
     }
 }
 
-/// `DELETE /v1/clips/{bundleId}/default-experience` and `clipctl default remove CLIP`.
+/// `DELETE /v1/clips/{bundleId}/default-experience` and `clipctl default remove CLIP`; `If-Match`
+/// names the version its `GET` tagged (`d-vN`).
 public enum DefaultExperienceRemove: Operation {
     public static let callers = CallerRule.token
+    public static let evaluatesPreconditions = true
     public typealias Input = ClipShow.Input
     public typealias Output = NoContent
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        let clip = try ClipFields.visibleClip(input.reference, in: session)
-        try session.registry.removeDefaultExperience(clip: clip.appID.rawValue)
+        let clip = try ClipFields.visibleClip(input.reference, in: session).appID.rawValue
+        let current = try session.registry.defaultExperience(clip: clip)
+        let expected = try input.arguments.existingPreconditions(
+            kind: "d", current: current.version, "the default experience of \(clip)")
+        try session.registry.removeDefaultExperience(clip: clip, expectedVersion: expected)
         return NoContent()
     }
 
