@@ -377,7 +377,9 @@ extension Registry {
 
     /// The outcome's value is the default experience as it was.
     @discardableResult
-    public func removeDefaultExperience(clip reference: String, expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
+    public func removeDefaultExperience(clip reference: String, expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<
+        DefaultExperience
+    > {
         let id = try clipID(reference)
         return try writeOutcome {
             guard let before = try loadDefaultExperience(id) else {
