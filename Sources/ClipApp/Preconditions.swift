@@ -68,6 +68,22 @@ extension Arguments {
         }
     }
 
+    /// The preconditions of a write that creates or replaces what has no entity tag but whose
+    /// existence the route knows (an app's applinks on a host), after its visibility: a listed tag
+    /// never matches one that has none (RFC 9110 §13.1.1: 412); `If-Match: *` fails when it does
+    /// not exist, `If-None-Match: *` when it does (§13.1.2); `If-None-Match` with tags holds.
+    public func existencePreconditions(exists: Bool, _ what: String) throws {
+        if exists, condition("If-None-Match", ifNoneMatch) == .any {
+            throw PreconditionFailed("\(what) already exists (If-None-Match: *); nothing was changed")
+        }
+        switch condition("If-Match", ifMatch) {
+        case nil: return
+        case .any?:
+            if !exists { throw PreconditionFailed("If-Match: * names \(what), which does not exist; nothing was changed") }
+        case .tags?: throw PreconditionFailed("\(what) has no entity tag, so If-Match cannot match; nothing was changed")
+        }
+    }
+
     /// The version `If-Match` names among the object's tags (`KIND-vN`, strong comparison, RFC 9110
     /// §13.1.1): the current one when listed, else the first named; nil without `If-Match` or with `*`.
     public func expectedVersion(kind: String, current: Int?) throws -> Int? {

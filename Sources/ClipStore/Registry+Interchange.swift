@@ -36,6 +36,9 @@ extension Registry {
     public static let importChunkBytes = 1 << 20
     /// Warnings are advice: a file where every line has one keeps only the first lines' in memory.
     public static let listedWarningLines = 1_000
+    /// A file whose lines keep failing is refused once this many have errors, not read to its end
+    /// (docs/guide.md#import-and-export): the refusal, its memory and its answer stay bounded.
+    public static let refusedErrorLines = 1_000
     static let importBatchLines = 8_192
 
     /// Imports the bytes `chunks` gives, one chunk per call until nil, in one transaction: lines
@@ -64,11 +67,14 @@ extension Registry {
             // change records written ahead (PreparedChangeRecord).
             var run = ImportRun(registry: self, at: at, nextID: try nextExperienceID())
             var reader = Interchange.Reader(format: format, defersParsing: true)
-            while let chunk = try chunks() { try run.take(reader.feed(chunk), progress) }
+            while let chunk = try chunks() {
+                try run.take(reader.feed(chunk), progress)
+                if run.errors.count >= Registry.refusedErrorLines { throw run.refusal(stopped: true) }
+            }
             try run.take(reader.finish(), progress)
             if run.pendingCount > 0 || !run.pending.errors.isEmpty { try run.handOver(progress) }
             if let last = run.inFlight { try run.write(last, progress) }
-            guard run.errors.isEmpty else { throw RegistryError.invalidImport(run.errors.sorted { $0.line < $1.line }) }
+            guard run.errors.isEmpty else { throw run.refusal(stopped: false) }
             return ImportReport(
                 imported: run.imported, notes: run.notes, warnings: run.warnings, warningLinesNotListed: run.warningLinesNotListed)
         }
@@ -102,6 +108,23 @@ extension Registry {
             self.registry = registry
             self.at = at
             self.nextID = nextID
+        }
+
+        /// The import refused for its lines' errors, the first `refusedErrorLines` of them, then a last
+        /// entry saying what was not listed: the rest of the file when it was not read to its end
+        /// (`stopped`), or how many more lines have errors.
+        func refusal(stopped: Bool) -> RegistryError {
+            let sorted = errors.sorted { $0.line < $1.line }
+            guard stopped || sorted.count > Registry.refusedErrorLines else { return .invalidImport(sorted) }
+            let listed = Array(sorted.prefix(Registry.refusedErrorLines))
+            let more = sorted.count - listed.count
+            let rest =
+                stopped
+                ? FieldError(
+                    field: "file", rule: "import.stopped",
+                    message: "\(sorted.count) lines have errors: the rest of the file was not read; fix these and import again")
+                : FieldError(field: "file", rule: "import.moreErrors", message: "\(more) more lines have errors, not listed")
+            return .invalidImport(listed + [.init(line: listed.last?.line ?? 0, errors: [rest])])
         }
 
         /// Adds the lines the reader gave to the pending ones; hands them over once they make a batch.

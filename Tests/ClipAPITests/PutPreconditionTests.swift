@@ -66,6 +66,9 @@ import Testing
                 #"{"action":"VIEW","localizations":{"en-US":{"subtitle":"Stale"}}}"#
             ),
             ("/v1/domains/a.example/applinks/com.a.app", "\"l-v3\"", #"{"components":[{"/":"/stale/*"}]}"#),
+            // Applinks have no entity tag: no tag matches them, not even one made up to look current
+            // (found by hostile QA: "l-v0" let every stale write through).
+            ("/v1/domains/a.example/applinks/com.a.app", "\"l-v0\"", #"{"components":[{"/":"/stale/*"}]}"#),
         ]
         before = try tableDump(f.path)
         for (path, tag, body) in stale {

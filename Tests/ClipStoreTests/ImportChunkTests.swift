@@ -142,3 +142,44 @@ struct ImportChangeRecordTests {
         #expect(prepared.lines.map { $0.changeRecord?.id } == prepared.lines.map { Int64(99 + $0.line) })
     }
 }
+
+/// An import whose lines keep failing (found by hostile QA: `yes | clipctl import -` kept every
+/// line's error and never ended; a 4 MB body of bad lines took 1.4 GB on the server).
+struct ImportErrorLimitTests {
+    /// An endless stream of bad lines is refused once `refusedErrorLines` have errors: the chunks
+    /// after that are never asked for, the first errors are listed and the last entry says why.
+    @Test func anEndlessStreamOfBadLinesStops() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        let before = try snapshot(path)
+        let chunk = Array(String(repeating: "y\n", count: 4_096).utf8)
+        var chunksRead = 0
+        #expect {
+            try registry.importExperiences(
+                format: .ndjson,
+                chunks: {
+                    chunksRead += 1
+                    return chunk[...]
+                })
+        } throws: { error in
+            guard case .invalidImport(let lines) = error as? RegistryError else { return false }
+            let last = lines.last?.errors.first
+            return lines.count == Registry.refusedErrorLines + 1 && lines.first?.line == 1 && last?.rule == "import.stopped"
+                && last?.message.contains("the rest of the file was not read") == true
+        }
+        #expect(chunksRead < 16, "\(chunksRead) chunks read")
+        #expect(try snapshot(path) == before)
+    }
+
+    /// A file read to its end with more bad lines than are listed says how many more.
+    @Test func aFileWithManyBadLinesListsTheFirstAndCountsTheRest() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        let text = String(repeating: "y\n", count: Registry.refusedErrorLines + 5)
+        #expect { try registry.importExperiences(text, format: .ndjson) } throws: { error in
+            guard case .invalidImport(let lines) = error as? RegistryError else { return false }
+            let last = lines.last?.errors.first
+            return lines.count == Registry.refusedErrorLines + 1 && last?.rule == "import.moreErrors"
+                && last?.message == "5 more lines have errors, not listed"
+        }
+    }
+}

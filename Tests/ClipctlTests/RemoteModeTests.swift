@@ -259,6 +259,8 @@ final class ServeProcess {
         for c in [local, remote] {
             let settings = try c.run(["applinks", "settings", "help.scooters.example", "--defaults", #"{"caseSensitive":false}"#])
             #expect(settings.code == 0 && settings.out == "nothing to change\n", "\(settings.out)")
+            let same = try c.run(["applinks", "settings", "help.scooters.example", "--defaults", #"{"caseSensitive":false}"#, "--json"])
+            #expect(try JSONParser.parse(Array(same.out.utf8))["changed"] == .bool(false), "\(same.out)")
             let unknown = try c.run(["list", "--clip", "ABCDE12345.com.nope.Clip"])
             #expect(unknown.code == 1 && unknown.err.contains("com.nope.Clip"), "\(unknown.err)")
             let small = try c.run(["update", "3", "--image", "small.jpg"])

@@ -53,8 +53,7 @@ public enum ApplinksSet: Operation {
         guard let components = input.components else { throw RegistryError.invalid([]) }
         let app = try AppFields.visibleApp(input.bundle, in: session)
         let stored = (try? session.registry.aasaContent(host: input.host))?.details.contains { $0.app.bundleID == app.bundleID } ?? false
-        _ = try input.arguments.replacePreconditions(
-            kind: "l", current: stored ? 0 : nil, "applinks of \(app.bundleID.rawValue) on \(input.host)")
+        try input.arguments.existencePreconditions(exists: stored, "applinks of \(app.bundleID.rawValue) on \(input.host)")
         return Output(
             try session.registry.setApplinks(
                 host: input.host, app: app.bundleID, components: components, defaults: input.defaults, position: input.position))
@@ -198,7 +197,12 @@ public enum ApplinksSettings: Operation {
                     "clipctl applinks settings bikesrental.example --substitution-variables '{\"city\":[\"paris\",\"rome\"]}'",
                     "Define a substitution variable the host's components can use as $(city)")
             ]),
-        under: ["applinks"], commandJSON: { writtenJSON($0.settings, notes: $0.notes) }, takesBody: true,
+        under: ["applinks"],
+        commandJSON: { output in
+            guard case .object(var members) = writtenJSON(output.settings, notes: output.notes) else { return .null }
+            members.append((key: "changed", value: .bool(output.changed)))
+            return .object(members)
+        }, takesBody: true,
         commandInput: { line, arguments in
             let defaults = try line.json("defaults")
             let variables = try line.json("substitution-variables")

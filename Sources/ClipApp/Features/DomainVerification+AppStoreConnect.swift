@@ -23,7 +23,7 @@ public enum AppStoreConnectVerification {
     static let noKey = Reading.notChecked(
         why: "no App Store Connect key is configured",
         fix: "set ASC_KEY_ID, ASC_ISSUER_ID and ASC_PRIVATE_KEY_PATH for clipctl, and start clipctl serve with them (or "
-            + "--asc-key-id, --asc-issuer-id, --asc-private-key) for a server (docs/app-store-connect.md)")
+            + "--asc-key-id, --asc-issuer-id, --asc-key) for a server (docs/app-store-connect.md)")
 
     /// Reads App Store Connect on this thread with the session's key; never throws: a failure is `notChecked`.
     static func read(_ hosts: [String], in session: Session) -> Reading {
