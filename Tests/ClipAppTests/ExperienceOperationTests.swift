@@ -145,5 +145,10 @@ struct ExperienceOperationTests {
         for caller in [Caller.admin(tokenID: 1), .local] {
             #expect(throws: RegistryError.notFound("clip com.example.none")) { try perform(ExperienceList.binding, unknown, as: caller) }
         }
+        // A reference that is no clip's is refused for every caller, a team too (found by hostile QA).
+        let malformed = Arguments([("clip", "bad clip!")])
+        for caller in [teamA, Caller.admin(tokenID: 1), .local] {
+            #expect(throws: RegistryError.self) { try perform(ExperienceList.binding, malformed, as: caller) }
+        }
     }
 }

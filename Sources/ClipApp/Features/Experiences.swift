@@ -52,7 +52,8 @@ public enum ExperienceList: Operation {
             do { filter.clip = try session.registry.clipID(clip) } catch {
                 // Who sees every clip (the database's owner, an admin token) is told, on a database and over
                 // a server alike; a team token gets an empty list, which tells nothing of other teams' clips.
-                if session.caller.team == nil { throw error }
+                // A reference that is no clip's is refused for every caller: it tells nothing either.
+                guard session.caller.team != nil, case .notFound = error else { throw error }
                 return Output(experiences: [], nextCursor: nil)
             }
         }
