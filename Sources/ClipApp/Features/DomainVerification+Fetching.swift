@@ -64,20 +64,21 @@ extension Outbound {
     /// Why `cdnBaseURL` or `siteURLTemplate` cannot be fetched whatever the host, naming the option
     /// (`serve` refuses to start with it, exit 64); nil when both make https URLs.
     public static func settingsProblem(cdnBaseURL: String?, siteURLTemplate: String?, names: SettingNames) -> String? {
-        if let url = cdnBaseURL, let why = url.contains("?") ? "/HOST would be added after its query" : urlProblem(url + "/example.com") {
+        if let url = cdnBaseURL, let why = url.contains("?") ? "/HOST would be added after its query" : urlProblem(url + "/example.com", given: url) {
             return "\(names.cdnURL) takes an https URL to which /HOST is added, such as \(appleCDN): \(why)"
         }
         if let template = siteURLTemplate {
             let form = "\(names.siteURL) takes an https URL with {host} in it, such as \(wellKnown)"
             guard template.contains("{host}") else { return form }
-            if let why = urlProblem(template.replacingOccurrences(of: "{host}", with: "example.com")) { return "\(form): \(why)" }
+            if let why = urlProblem(template.replacingOccurrences(of: "{host}", with: "example.com"), given: template) { return "\(form): \(why)" }
         }
         return nil
     }
 
-    private static func urlProblem(_ url: String) -> String? {
+    /// Why `url`, made from the option's value `given` for a sample host, cannot be fetched.
+    private static func urlProblem(_ url: String, given: String) -> String? {
         // Apple's bot and CDN are reached over HTTPS only (apple-spec.md §4.1).
-        guard url.lowercased().hasPrefix("https://") else { return "\(url.prefix(60)) is not an https URL" }
+        guard url.lowercased().hasPrefix("https://") else { return "\(given.prefix(60)) is not an https URL" }
         do { _ = try WebhookTarget.check(url, allowPrivate: true) } catch { return error.errors.map(\.message).joined(separator: "; ") }
         return url.contains("#") ? "a #fragment is never sent (RFC 9112 §3.2)" : nil
     }
