@@ -61,7 +61,8 @@ let package = Package(
             swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
-        // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command.
+        // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command;
+        // the problem (RFC 9457) each failure answers.
         .target(
             name: "ClipApp",
             dependencies: [
@@ -70,11 +71,12 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
+        // The HTTP API: maps HTTP to the application layer (routes, tokens, caching, the hot routes); ClipApp says which problem
+        // each failure answers, HTTP1 writes the hot answers' heads and request ids.
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ByteScan", "ClipApp", "ClipCore", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
+                "ClipApp", "ClipCore", "ClipStore", "HTTP1", "StrictJSON", "Locking",
             ],
             swiftSettings: strict),
 
@@ -137,7 +139,8 @@ let package = Package(
         .testTarget(
             name: "ClipAPITests",
             dependencies: [
-                "ClipAPI", "ClipStore", "ClipCore", "ClipWire", "FileFormats", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "SystemCrypto",
+                "ClipAPI", "ClipApp", "ClipStore", "ClipCore", "ClipWire", "FileFormats", "HTTP1", "SQLiteDB", "StrictJSON", "Locking",
+                "SystemCrypto",
                 "TestSupport",
             ],
             swiftSettings: strict),
