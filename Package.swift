@@ -62,7 +62,7 @@ let package = Package(
             plugins: ["EmbedMigrations"]),
 
         // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command;
-        // the problem (RFC 9457) each failure answers.
+        // the problem (RFC 9457) each failure answers; the HTTP client a command sends its operations to (`clipctl --server`).
         .target(
             name: "ClipApp",
             dependencies: [
@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipWire", "ClipStore", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "Locking",
+                "ClipApp", "ClipCore", "ClipWire", "ClipStore", "ArgParse", "ClipCommands", "StrictJSON",
                 "FileFormats",
             ],
             swiftSettings: strict,

@@ -55,6 +55,16 @@ struct CommandFailure: Error {
         self.fieldErrors = fieldErrors
     }
 
+    /// Any error a command ends with, as it is reported: an operation's (`Context.commandFailure`), the store's,
+    /// or anything else as a failure (exit 1) saying what it is.
+    init(reporting error: any Error) {
+        switch Context.commandFailure(error) {
+        case let failure as CommandFailure: self = failure
+        case let error as RegistryError: self.init(error)
+        case let other: self.init(code: ExitCode.failure, message: "\(other)")
+        }
+    }
+
     init(_ error: RegistryError) {
         switch error {
         case .invalid(let errors): self.init(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: errors)
@@ -104,15 +114,10 @@ public enum ClipCLI {
             let context = Context(parsed: parsed, environment: environment, io: io, serveEntry: serve)
             try context.dispatch()
             return ExitCode.ok
-        } catch let failure as CommandFailure {
+        } catch {
+            let failure = CommandFailure(reporting: error)
             report(failure, json: json, io: io)
             return failure.code
-        } catch let error as RegistryError {
-            report(CommandFailure(error), json: json, io: io)
-            return CommandFailure(error).code
-        } catch {
-            report(CommandFailure(code: ExitCode.failure, message: "\(error)"), json: json, io: io)
-            return ExitCode.failure
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgParse
+import ClipApp
 import ClipCore
 import ClipStore
 import ClipWire

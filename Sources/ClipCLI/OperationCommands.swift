@@ -227,34 +227,3 @@ extension Context {
         ).last
     }
 }
-
-extension RemoteServer {
-    /// A binding's request sent to the server: its answer as JSON, or as bytes for an output of bytes
-    /// (`OperationContentOutput`); an answer that is not the output (`Binding.isOutput`) is the failure
-    /// local mode would give.
-    func answer(
-        _ binding: Binding,
-        _ request: (path: String, query: [(name: String, value: String)], body: JSONValue?, headers: [(name: String, value: String)]),
-        stream: BodyStream? = nil
-    ) throws -> OperationAnswer {
-        // A body read as it goes is sent whole, in one request, as its media type.
-        let body = try stream.map { Data(try $0.rest()) } ?? request.body.map { Data(JSONWriter.bytes($0)) }
-        let sent = try send(
-            binding.method, request.path, query: request.query.map { ($0.name, $0.value) }, body: body,
-            contentType: stream?.type ?? "application/json", headers: request.headers.map { ($0.name, $0.value) })
-        if binding.serverCall.unavailableStatuses.contains(sent.status) {
-            let detail = ProblemJSON.problem(json: sent.json).detail
-            throw CommandFailure(code: ExitCode.unavailable, message: detail ?? "the server answered \(sent.status)")
-        }
-        var answer = OperationAnswer(
-            json: binding.answersContent ? .null : sent.json, status: sent.status,
-            headers: sent.headers.map { (name: $0.key, value: $0.value) })
-        if binding.answersContent { answer.content = OperationContent(bytes: [UInt8](sent.body), type: sent.headers["content-type"] ?? "") }
-        answer.origin = base
-        guard binding.isOutput(answer) else {
-            _ = try checked(sent)
-            throw CommandFailure(code: ExitCode.failure, message: "the server answered \(sent.status) from \(base)")
-        }
-        return answer
-    }
-}

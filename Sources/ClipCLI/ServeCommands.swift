@@ -5,7 +5,6 @@ import ClipStore
 import ClipWire
 import Dispatch
 import Foundation
-import HTTP1
 import StrictJSON
 
 /// serve, backup, restore: local database only.
