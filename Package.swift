@@ -100,7 +100,6 @@ let package = Package(
             name: "ClipCLI",
             dependencies: [
                 "ClipApp", "ClipCore", "ClipWire", "ClipStore", "ArgParse", "ClipCommands", "StrictJSON",
-                "FileFormats",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),

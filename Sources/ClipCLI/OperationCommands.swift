@@ -57,11 +57,7 @@ extension Context {
         if parsed.flag("wait"), let settled = binding.settled {
             output = try waitUntilSettled(binding, first: output, settled: settled)
         }
-        let printer = Printer(
-            out: io.out, err: io.err, outIsTerminal: io.standardOutputIsTerminal, errIsTerminal: io.standardErrorIsTerminal)
-        do { try binding.present(output, parsed, printer) } catch let status as CommandExitStatus {
-            throw CommandFailure(code: status.code, message: status.message)
-        }
+        try binding.present(output, parsed, printer)
     }
 
     /// The operation's answer, from the database or from `--server`, with what the command read
@@ -165,6 +161,7 @@ extension Context {
         case let failure as OperationFailure:
             return CommandFailure(code: failure.exitCode, message: failure.message, fieldErrors: failure.errors)
         case let usage as CommandUsageError: return CommandFailure.usage(usage.description)
+        case let status as CommandExitStatus: return CommandFailure(code: status.code, message: status.message)
         default: return error
         }
     }
