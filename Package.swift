@@ -62,7 +62,8 @@ let package = Package(
             plugins: ["EmbedMigrations"]),
 
         // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command;
-        // the problem (RFC 9457) each failure answers; the HTTP client a command sends its operations to (`clipctl --server`).
+        // the problem (RFC 9457) each failure answers; the HTTP client a command sends its operations to (`clipctl --server`);
+        // the work of the commands that are not one operation (doctor, publish, aasa check and lint, backup, restore).
         .target(
             name: "ClipApp",
             dependencies: [
@@ -99,7 +100,7 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipWire", "ClipStore", "ArgParse", "ClipCommands", "StrictJSON",
+                "ClipApp", "ClipCore", "ClipStore", "ArgParse", "ClipCommands", "StrictJSON",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),

@@ -2,7 +2,7 @@ import ClipCommands
 import ArgParse
 import ClipCore
 import ClipStore
-import ClipWire
+import ClipApp
 import Foundation
 import StrictJSON
 
@@ -196,14 +196,6 @@ public enum ClipCLI {
     }
 
     static func report(_ failure: CommandFailure, json: Bool, io: CLIIO) {
-        guard !failure.message.isEmpty else { return }  // the command already said why
-        if json {
-            let body = CommandJSON.failure(message: failure.message, exitCode: failure.code, errors: failure.fieldErrors)
-            io.err(JSONWriter.string(body) + "\n")
-            return
-        }
-        var text = "clipctl: \(failure.message)\n"
-        for e in failure.fieldErrors { text += "  \(e.description) [\(e.rule)]\n" }
-        io.err(text)
+        Printer(out: io.out, err: io.err).failure(failure.message, exitCode: failure.code, errors: failure.fieldErrors, json: json)
     }
 }

@@ -2,7 +2,6 @@ import ArgParse
 import ClipApp
 import ClipCore
 import ClipStore
-import ClipWire
 import Foundation
 import StrictJSON
 
@@ -78,21 +77,9 @@ final class Context {
 
     // MARK: Output helpers
 
-    func print(_ line: String = "") { io.out(line + "\n") }
-
     /// Where an operation's command prints (`Binding.present`, `DoctorCommand`, `PublishCommand`).
     var printer: Printer {
         Printer(out: io.out, err: io.err, outIsTerminal: io.standardOutputIsTerminal, errIsTerminal: io.standardErrorIsTerminal)
-    }
-
-    func printJSON(_ value: JSONValue) { io.out(JSONWriter.string(value, pretty: true) + "\n") }
-
-    /// At most this many notes or warnings are printed one per line; the rest are counted.
-    static let listedAtMost = 20
-
-    func printNotes(_ notes: [String]) {
-        for n in notes.prefix(Self.listedAtMost) { print("  \(n)") }
-        if notes.count > Self.listedAtMost { print("  … and \(notes.count - Self.listedAtMost) more") }
     }
 
     // MARK: Input helpers

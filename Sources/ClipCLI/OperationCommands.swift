@@ -1,7 +1,6 @@
 import ArgParse
 import ClipApp
 import ClipCommands
-import ClipWire
 import Dispatch
 import Foundation
 import StrictJSON
@@ -96,20 +95,9 @@ extension Context {
             progress: io.standardErrorIsTerminal && !json ? { io.err($0) } : nil)
     }
 
-    /// The answer, or with `readsEveryPage` the items of every page as one list answer.
+    /// The answer, or with `readsEveryPage` the items of every page as one list answer (`Binding.everyPage`).
     private func everyPage(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
-        guard binding.readsEveryPage else { return try send(binding, arguments) }
-        var items: [JSONValue] = [], cursor: String?, first: OperationAnswer?
-        repeat {
-            var page = arguments
-            page.append("limit", "1000")
-            page.append("cursor", cursor)
-            let answer = try send(binding, page)
-            first = first ?? answer
-            items += answer.json["items"]?.arrayValue ?? []
-            cursor = ListJSON.nextCursor(json: answer.json)
-        } while cursor != nil
-        return OperationAnswer(json: ListJSON.page(items, nextCursor: nil), status: first?.status ?? 200)
+        try binding.everyPage(arguments) { try self.send($0, $1) }
     }
 
     /// One operation's answer, from the database as its owner or sent to `--server`: the
