@@ -96,7 +96,8 @@ let package = Package(
         .target(name: "FuzzTargets", dependencies: ["HTTP1", "ClipCore", "StrictJSON", "ArgParse", "ClipCommands"], swiftSettings: strict),
         .executableTarget(name: "clip-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
 
-        // clipctl's commands as a library (wiring and presentation), and the thin executable.
+        // clipctl as a library (its command line, files and environment, each command run through ClipApp), and the thin
+        // executable.
         .target(
             name: "ClipCLI",
             dependencies: [
