@@ -61,7 +61,9 @@ let package = Package(
             swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
-        // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command.
+        // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command;
+        // the problem (RFC 9457) each failure answers; the HTTP client a command sends its operations to (`clipctl --server`);
+        // the work of the commands that are not one operation (doctor, publish, aasa check and lint, backup, restore).
         .target(
             name: "ClipApp",
             dependencies: [
@@ -70,11 +72,12 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // The HTTP API: maps HTTP to the registry (routes, auth, tenancy, problem details).
+        // The HTTP API: maps HTTP to the application layer (routes, tokens, caching, the hot routes); ClipApp says which problem
+        // each failure answers, HTTP1 writes the hot answers' heads and request ids.
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ByteScan", "ClipApp", "ClipCore", "ClipWire", "ClipStore", "HTTP1", "StrictJSON", "Locking",
+                "ClipApp", "ClipCore", "ClipStore", "HTTP1", "StrictJSON", "Locking",
             ],
             swiftSettings: strict),
 
@@ -93,12 +96,12 @@ let package = Package(
         .target(name: "FuzzTargets", dependencies: ["HTTP1", "ClipCore", "StrictJSON", "ArgParse", "ClipCommands"], swiftSettings: strict),
         .executableTarget(name: "clip-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
 
-        // clipctl's commands as a library (wiring and presentation), and the thin executable.
+        // clipctl as a library (its command line, files and environment, each command run through ClipApp), and the thin
+        // executable.
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipWire", "ClipStore", "HTTP1", "ArgParse", "ClipCommands", "StrictJSON", "Locking",
-                "FileFormats",
+                "ClipApp", "ClipCore", "ClipStore", "ArgParse", "ClipCommands", "StrictJSON",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),
@@ -137,7 +140,8 @@ let package = Package(
         .testTarget(
             name: "ClipAPITests",
             dependencies: [
-                "ClipAPI", "ClipStore", "ClipCore", "ClipWire", "FileFormats", "HTTP1", "SQLiteDB", "StrictJSON", "Locking", "SystemCrypto",
+                "ClipAPI", "ClipApp", "ClipStore", "ClipCore", "ClipWire", "FileFormats", "HTTP1", "SQLiteDB", "StrictJSON", "Locking",
+                "SystemCrypto",
                 "TestSupport",
             ],
             swiftSettings: strict),

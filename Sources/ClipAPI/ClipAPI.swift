@@ -1,13 +1,10 @@
 public import ClipApp
-import ByteScan
 import ClipCore
 public import ClipStore
-import ClipWire
 import Foundation
 public import HTTP1
 import StrictJSON
 import Locking
-import Synchronization
 
 /// Who is calling, from the bearer token.
 enum Principal {
@@ -290,7 +287,7 @@ public final class ClipAPI: @unchecked Sendable {
 
     private func handle(_ request: HTTPRequest, _ match: RouteTable.Match) -> HTTPResponse {
         let started = monotonicSeconds()
-        let requestID = Self.requestID(request.headers["X-Request-Id"])
+        let requestID = RequestID.echoing(request.headers["X-Request-Id"])
         var response: HTTPResponse
         var route = "unmatched"
         switch match {
@@ -363,47 +360,6 @@ public final class ClipAPI: @unchecked Sendable {
                     "level": "warning", "msg": "drain deadline: interrupting requests in flight", "inFlight": .integer(Int64(count)),
                 ])))
         pool.interruptWork()
-    }
-
-    private static let requestIDStart: UInt64 = {
-        var generator = SystemRandomNumberGenerator()
-        return generator.next()
-    }()
-    private static let nextRequestID = Atomic<UInt64>(0)
-
-    /// A client's X-Request-Id when it is safe to echo (1–128 of [A-Za-z0-9._-]), else a new one.
-    static func requestID(_ given: String?) -> String {
-        if let given, (1...128).contains(given.utf8.count),
-            given.utf8.allSatisfy({
-                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
-            })
-        {
-            return given
-        }
-        return String(unsafeUninitializedCapacity: 16) { writeRequestID(newRequestIDBits(), into: $0) }
-    }
-
-    /// A new request id, as `requestID` makes it, written to `head` (the hot answers' heads).
-    static func writeNewRequestID(to head: inout ByteCursor) {
-        precondition(head.remaining >= 16, "ByteCursor: more bytes than the room reserved")
-        head.advance(by: writeRequestID(newRequestIDBits(), into: head.spare))
-    }
-
-    /// A counter through SplitMix64's finalizer (a bijection of 64-bit values, so no two requests of
-    /// a process share an id), from a random start per process: one atomic add per request where
-    /// a getrandom(2) call was.
-    private static func newRequestIDBits() -> UInt64 {
-        var bits = requestIDStart &+ nextRequestID.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).oldValue
-        bits = (bits ^ (bits >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        bits = (bits ^ (bits >> 27)) &* 0x94D0_49BB_1331_11EB
-        return bits ^ (bits >> 31)
-    }
-
-    /// 16 lowercase hex digits.
-    private static func writeRequestID(_ bits: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        let hex: StaticString = "0123456789abcdef"
-        for i in 0..<16 { buffer[i] = hex.utf8Start[Int(bits >> (60 - 4 * UInt64(i)) & 0xF)] }
-        return 16
     }
 
     private func run(_ request: HTTPRequest, _ parameters: RouteParameters, template: String, access: Access, _ handler: Handler)

@@ -51,34 +51,14 @@ extension ClipAPI {
                     return json(answer.json, status: answer.status, headers: answer.headers)
                 } catch let partial as PartialFailure {
                     // What was done goes with the failure (an apply's `applied`).
-                    let cause = Self.problem(partial.cause)
+                    let cause = Problem.of(partial.cause)
                     guard var problem = (cause as? Problem) ?? (cause as? RegistryError).map({ Problem($0) }) else { throw cause }
                     if case .object(let members) = partial.partial { problem.extra += members }
                     throw problem
                 } catch {
-                    throw Self.problem(error)
+                    throw Problem.of(error)
                 }
             }
-        }
-    }
-
-    /// An operation's failure as the problem it answers (docs/rules.md#errors-and-statuses); the rest as it is (a
-    /// `RegistryError` is mapped where every route's is).
-    static func problem(_ error: any Error) -> any Error {
-        switch error {
-        case let refusal as CallerRefusal:
-            switch refusal {
-            case .unauthenticated(let message): return Problem.unauthorized(message)
-            case .forbidden(let message): return Problem.forbidden(message)
-            }
-        case let failed as PreconditionFailed: return Problem(status: 412, detail: failed.description)
-        case let refusal as RequestRefusal: return Problem(status: refusal.status, detail: refusal.detail, errors: refusal.errors)
-        case let invalid as InvalidArguments: return Problem(status: 422, detail: invalid.detail, errors: invalid.errors)
-        case let failure as OperationFailure:
-            return Problem(
-                status: failure.status, detail: failure.detail, errors: failure.errors, headers: failure.headers.map { ($0.name, $0.value) }
-            )
-        default: return error
         }
     }
 }
@@ -99,6 +79,15 @@ extension ClipAPI {
             throw Problem(
                 RegistryError.invalid(unknown.map { FieldError(field: $0, rule: "unknown", message: "is not a parameter of this route") }))
         }
+    }
+}
+
+extension Problem {
+    /// The problem as the API sends it: `application/problem+json` with its header fields.
+    var response: HTTPResponse {
+        var response = HTTPResponse(status: status, contentType: "application/problem+json", body: JSONWriter.bytes(json))
+        for (name, value) in headers { response.headers.add(name, value) }
+        return response
     }
 }
 

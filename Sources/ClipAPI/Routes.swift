@@ -1,7 +1,6 @@
 import ClipApp
 import ClipCore
 import ClipStore
-import ClipWire
 import Foundation
 import HTTP1
 import StrictJSON
@@ -79,24 +78,9 @@ extension ClipAPI {
             status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("ETag", file.etag)]), body: file.bytes)
     }
 
-    /// Does the registry's AASA for the URL's host give the URL to the app?
+    /// Does the registry's AASA for the URL's host give the URL to the app? (`AASACheck`)
     func aasaCheck(_ c: Context) throws -> HTTPResponse {
-        var errors: [FieldError] = []
-        let url = c.query("url") ?? ""
-        let app = c.query("app") ?? ""
-        if url.isEmpty { errors.append(FieldError(field: "url", rule: "required", message: "is required")) }
-        if app.isEmpty { errors.append(FieldError(field: "app", rule: "required", message: "is required")) }
-        guard errors.isEmpty else { throw Problem(status: 400, detail: "give ?url= and ?app=", errors: errors) }
-        do { _ = try AppID(app, field: "app") } catch { throw Problem(RegistryError.invalid(error.errors)) }
-        guard let host = AASAEvaluator.URLParts(url)?.host, !host.isEmpty else {
-            throw Problem(
-                RegistryError.invalid([
-                    FieldError(field: "url", rule: "url.format", message: "give an absolute URL such as https://shop.example/path")
-                ]))
-        }
-        let document = try JSONParser.parse(try c.registry.aasa(host: host))
-        let result = AASAEvaluator.evaluate(document, appID: app, url: url, domain: host)
-        return json(AASAJSON.evaluation(url: url, app: app, host: host, result))
+        json(try AASACheck.answer(url: c.query("url") ?? "", app: c.query("app") ?? "", registry: c.registry))
     }
 
     // MARK: Resolve and banner
@@ -150,7 +134,7 @@ extension ClipAPI {
         if Self.prefersHTML(c.request.headers["Accept"]) {
             return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array((result.banner.metaTag + "\n").utf8))
         }
-        return json(CatalogJSON.banner(result))
+        return json(Banner.Output(result).json)
     }
 
     /// True when `Accept` ranks text/html above application/json (RFC 9110 §12.5.1, q-values).

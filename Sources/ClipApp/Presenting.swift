@@ -26,3 +26,19 @@ public func writtenJSON(_ object: JSONValue, notes: [WriteNote]) -> JSONValue {
     members.append((key: "notes", value: CatalogJSON.notes(notes)))
     return .object(members)
 }
+
+extension Printer {
+    /// A command's failure, on standard error (docs/application-layer.md#clipctl): `clipctl: MESSAGE` and each field
+    /// error indented with its rule, or under `--json` one JSON line (`error`, `exitCode`, `errors`); nothing when the
+    /// command already said why (an empty message).
+    public func failure(_ message: String, exitCode: Int32, errors: [FieldError], json: Bool) {
+        guard !message.isEmpty else { return }
+        if json {
+            err(JSONWriter.string(CommandJSON.failure(message: message, exitCode: exitCode, errors: errors)) + "\n")
+            return
+        }
+        var text = "clipctl: \(message)\n"
+        for e in errors { text += "  \(e.description) [\(e.rule)]\n" }
+        err(text)
+    }
+}

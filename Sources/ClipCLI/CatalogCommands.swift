@@ -2,7 +2,6 @@ import Foundation
 import ArgParse
 import ClipCore
 import ClipStore
-import ClipWire
 import StrictJSON
 
 /// What the commands in Context share (the catalog commands are operations: ClipApp/Features/).

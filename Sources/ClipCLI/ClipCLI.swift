@@ -2,7 +2,7 @@ import ClipCommands
 import ArgParse
 import ClipCore
 import ClipStore
-import ClipWire
+import ClipApp
 import Foundation
 import StrictJSON
 
@@ -55,6 +55,16 @@ struct CommandFailure: Error {
         self.fieldErrors = fieldErrors
     }
 
+    /// Any error a command ends with, as it is reported: an operation's (`Context.commandFailure`), the store's,
+    /// or anything else as a failure (exit 1) saying what it is.
+    init(reporting error: any Error) {
+        switch Context.commandFailure(error) {
+        case let failure as CommandFailure: self = failure
+        case let error as RegistryError: self.init(error)
+        case let other: self.init(code: ExitCode.failure, message: "\(other)")
+        }
+    }
+
     init(_ error: RegistryError) {
         switch error {
         case .invalid(let errors): self.init(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: errors)
@@ -104,15 +114,10 @@ public enum ClipCLI {
             let context = Context(parsed: parsed, environment: environment, io: io, serveEntry: serve)
             try context.dispatch()
             return ExitCode.ok
-        } catch let failure as CommandFailure {
+        } catch {
+            let failure = CommandFailure(reporting: error)
             report(failure, json: json, io: io)
             return failure.code
-        } catch let error as RegistryError {
-            report(CommandFailure(error), json: json, io: io)
-            return CommandFailure(error).code
-        } catch {
-            report(CommandFailure(code: ExitCode.failure, message: "\(error)"), json: json, io: io)
-            return ExitCode.failure
         }
     }
 
@@ -191,14 +196,6 @@ public enum ClipCLI {
     }
 
     static func report(_ failure: CommandFailure, json: Bool, io: CLIIO) {
-        guard !failure.message.isEmpty else { return }  // the command already said why
-        if json {
-            let body = CommandJSON.failure(message: failure.message, exitCode: failure.code, errors: failure.fieldErrors)
-            io.err(JSONWriter.string(body) + "\n")
-            return
-        }
-        var text = "clipctl: \(failure.message)\n"
-        for e in failure.fieldErrors { text += "  \(e.description) [\(e.rule)]\n" }
-        io.err(text)
+        Printer(out: io.out, err: io.err).failure(failure.message, exitCode: failure.code, errors: failure.fieldErrors, json: json)
     }
 }

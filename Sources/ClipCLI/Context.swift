@@ -1,7 +1,7 @@
 import ArgParse
+import ClipApp
 import ClipCore
 import ClipStore
-import ClipWire
 import Foundation
 import StrictJSON
 
@@ -77,35 +77,9 @@ final class Context {
 
     // MARK: Output helpers
 
-    func print(_ line: String = "") { io.out(line + "\n") }
-
-    func printJSON(_ value: JSONValue) { io.out(JSONWriter.string(value, pretty: true) + "\n") }
-
-    /// A write's `--json` (README "Output"): the object written, with its `notes` always present (possibly empty),
-    /// so a script reads every write the same way, local or remote.
-    func printWritten(_ object: JSONValue, notes: [WriteNote]) {
-        guard case .object(var members) = object else { return printJSON(object) }
-        if let i = members.firstIndex(where: { $0.key == "notes" }) {
-            members[i].value = CatalogJSON.notes(notes)
-        } else {
-            members.append((key: "notes", value: CatalogJSON.notes(notes)))
-        }
-        printJSON(.object(members))
-    }
-
-    /// At most this many notes or warnings are printed one per line; the rest are counted.
-    static let listedAtMost = 20
-
-    func warn(_ warnings: [FieldError]) {
-        for w in warnings.prefix(Self.listedAtMost) { io.err("warning: \(w.description)\n") }
-        if warnings.count > Self.listedAtMost { io.err("warning: … and \(warnings.count - Self.listedAtMost) more warnings\n") }
-    }
-
-    func printNotes(_ notes: [WriteNote]) { printNotes(notes.map(\.text)) }
-
-    func printNotes(_ notes: [String]) {
-        for n in notes.prefix(Self.listedAtMost) { print("  \(n)") }
-        if notes.count > Self.listedAtMost { print("  … and \(notes.count - Self.listedAtMost) more") }
+    /// Where an operation's command prints (`Binding.present`, `DoctorCommand`, `PublishCommand`).
+    var printer: Printer {
+        Printer(out: io.out, err: io.err, outIsTerminal: io.standardOutputIsTerminal, errIsTerminal: io.standardErrorIsTerminal)
     }
 
     // MARK: Input helpers
@@ -172,21 +146,5 @@ final class Context {
         CommandFailure(
             code: ExitCode.failure,
             message: refusal.description + (refusal.isNotRegular ? " (to read a stream, give - and pipe it to standard input)" : ""))
-    }
-
-    /// A JSON option given inline or as `@FILE`.
-    func jsonOption(_ name: String) throws -> JSONValue? {
-        guard let raw = parsed.value(name) else { return nil }
-        let bytes = raw.hasPrefix("@") ? try readFile(String(raw.dropFirst()), option: "--\(name)") : Array(raw.utf8)
-        do { return try JSONParser.parse(bytes) } catch {
-            throw CommandFailure.invalid(name, "json", "malformed JSON: \(error.description)")
-        }
-    }
-
-    func text(_ bytes: [UInt8], what: String) throws -> String {
-        guard let s = String(validating: bytes, as: UTF8.self) else {
-            throw CommandFailure.invalid(what, "encoding", "is not valid UTF-8")
-        }
-        return s
     }
 }

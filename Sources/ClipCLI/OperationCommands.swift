@@ -1,7 +1,6 @@
 import ArgParse
 import ClipApp
 import ClipCommands
-import ClipWire
 import Dispatch
 import Foundation
 import StrictJSON
@@ -57,11 +56,7 @@ extension Context {
         if parsed.flag("wait"), let settled = binding.settled {
             output = try waitUntilSettled(binding, first: output, settled: settled)
         }
-        let printer = Printer(
-            out: io.out, err: io.err, outIsTerminal: io.standardOutputIsTerminal, errIsTerminal: io.standardErrorIsTerminal)
-        do { try binding.present(output, parsed, printer) } catch let status as CommandExitStatus {
-            throw CommandFailure(code: status.code, message: status.message)
-        }
+        try binding.present(output, parsed, printer)
     }
 
     /// The operation's answer, from the database or from `--server`, with what the command read
@@ -100,20 +95,9 @@ extension Context {
             progress: io.standardErrorIsTerminal && !json ? { io.err($0) } : nil)
     }
 
-    /// The answer, or with `readsEveryPage` the items of every page as one list answer.
+    /// The answer, or with `readsEveryPage` the items of every page as one list answer (`Binding.everyPage`).
     private func everyPage(_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer {
-        guard binding.readsEveryPage else { return try send(binding, arguments) }
-        var items: [JSONValue] = [], cursor: String?, first: OperationAnswer?
-        repeat {
-            var page = arguments
-            page.append("limit", "1000")
-            page.append("cursor", cursor)
-            let answer = try send(binding, page)
-            first = first ?? answer
-            items += answer.json["items"]?.arrayValue ?? []
-            cursor = ListJSON.nextCursor(json: answer.json)
-        } while cursor != nil
-        return OperationAnswer(json: ListJSON.page(items, nextCursor: nil), status: first?.status ?? 200)
+        try binding.everyPage(arguments) { try self.send($0, $1) }
     }
 
     /// One operation's answer, from the database as its owner or sent to `--server`: the
@@ -165,6 +149,7 @@ extension Context {
         case let failure as OperationFailure:
             return CommandFailure(code: failure.exitCode, message: failure.message, fieldErrors: failure.errors)
         case let usage as CommandUsageError: return CommandFailure.usage(usage.description)
+        case let status as CommandExitStatus: return CommandFailure(code: status.code, message: status.message)
         default: return error
         }
     }
@@ -225,36 +210,5 @@ extension Context {
                 io.err(next.map { "not there yet; checking again in \(Int($0)) s\n" } ?? "not there before --timeout\n")
             }
         ).last
-    }
-}
-
-extension RemoteServer {
-    /// A binding's request sent to the server: its answer as JSON, or as bytes for an output of bytes
-    /// (`OperationContentOutput`); an answer that is not the output (`Binding.isOutput`) is the failure
-    /// local mode would give.
-    func answer(
-        _ binding: Binding,
-        _ request: (path: String, query: [(name: String, value: String)], body: JSONValue?, headers: [(name: String, value: String)]),
-        stream: BodyStream? = nil
-    ) throws -> OperationAnswer {
-        // A body read as it goes is sent whole, in one request, as its media type.
-        let body = try stream.map { Data(try $0.rest()) } ?? request.body.map { Data(JSONWriter.bytes($0)) }
-        let sent = try send(
-            binding.method, request.path, query: request.query.map { ($0.name, $0.value) }, body: body,
-            contentType: stream?.type ?? "application/json", headers: request.headers.map { ($0.name, $0.value) })
-        if binding.serverCall.unavailableStatuses.contains(sent.status) {
-            let detail = ProblemJSON.problem(json: sent.json).detail
-            throw CommandFailure(code: ExitCode.unavailable, message: detail ?? "the server answered \(sent.status)")
-        }
-        var answer = OperationAnswer(
-            json: binding.answersContent ? .null : sent.json, status: sent.status,
-            headers: sent.headers.map { (name: $0.key, value: $0.value) })
-        if binding.answersContent { answer.content = OperationContent(bytes: [UInt8](sent.body), type: sent.headers["content-type"] ?? "") }
-        answer.origin = base
-        guard binding.isOutput(answer) else {
-            _ = try checked(sent)
-            throw CommandFailure(code: ExitCode.failure, message: "the server answered \(sent.status) from \(base)")
-        }
-        return answer
     }
 }

@@ -2,11 +2,7 @@ import ArgParse
 import ClipApp
 import ClipCore
 import ClipStore
-import ClipWire
-import Dispatch
 import Foundation
-import HTTP1
-import StrictJSON
 
 /// serve, backup, restore: local database only.
 extension Context {
@@ -43,32 +39,13 @@ extension Context {
 
     func backup() throws {
         if remoteServer != nil { throw CommandFailure.usage("backup runs on a local database; --server does not apply") }
-        let path = parsed.positional(0)!
-        if path.isEmpty { throw CommandFailure.usage("backup takes the name of the file to create") }
-        // Opening a registry creates a missing database: a mistyped --db would back up an empty one.
-        guard DurableFiles.exists(databasePath) else {
-            throw CommandFailure(code: ExitCode.failure, message: "no database at \(databasePath)")
-        }
-        try registry().backup(to: path)
-        if json { printJSON(CommandJSON.backup(path)) } else { print("backed up \(databasePath) to \(path)") }
+        try DatabaseFile.backup(database: databasePath, to: parsed.positional(0)!, registry: registry, json: json, printer: printer)
     }
 
     func restore() throws {
         if remoteServer != nil { throw CommandFailure.usage("restore runs on a local database; --server does not apply") }
-        let path = parsed.positional(0)!
-        if path.isEmpty { throw CommandFailure.usage("restore takes the name of a file written by clipctl backup") }
-        // Not registry(): the database replaced need not open (or migrate) as a registry.
-        let report = try Registry.restore(database: databasePath, from: path, actor: "clipctl:\(environment["USER"] ?? "local")")
-        if json {
-            printJSON(
-                CommandJSON.restored(
-                    from: path, migrated: report.migrated, replacedCopy: report.replacedCopy,
-                    tokensKept: report.tokensKept))
-            return
-        }
-        print("restored \(databasePath) from \(path)")
-        print("  the content replaced is kept in \(report.replacedCopy) (restore it to undo; delete it when no longer needed)")
-        print("  API tokens kept as they are: \(report.tokensKept) (tokens are the installation's, not the backup's)")
-        printNotes(report.migrated.map { "applied migration \($0)" })
+        try DatabaseFile.restore(
+            database: databasePath, from: parsed.positional(0)!, actor: "clipctl:\(environment["USER"] ?? "local")", json: json,
+            printer: printer)
     }
 }

@@ -3,6 +3,7 @@ import HTTP1
 import SQLiteDB
 import StrictJSON
 import Testing
+import ClipApp
 @testable import ClipAPI
 
 /// What the HTTP API's clients see of the write pipeline (docs/architecture.md#the-path-of-a-write).

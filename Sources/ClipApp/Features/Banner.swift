@@ -26,7 +26,7 @@ public enum Banner: Operation {
     public struct Output: OperationOutput {
         public var banner: PageBanner
         public var json: JSONValue { CatalogJSON.banner(banner) }
-        init(_ banner: PageBanner) { self.banner = banner }
+        public init(_ banner: PageBanner) { self.banner = banner }
         public init(json: JSONValue) throws(WireError) { banner = try CatalogJSON.banner(json: json) }
     }
 

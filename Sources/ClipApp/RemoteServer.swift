@@ -1,29 +1,28 @@
-import ClipApp
-import ClipCore
+public import ClipCore
 import ClipStore
 import ClipWire
 import Dispatch
 import Foundation
-import HTTP1
-import StrictJSON
+public import StrictJSON
 import Locking
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-/// A running Clip Registry server (`--server URL`, `--token`), over its HTTP API. Problem
-/// answers become the same failures and exit codes as local mode; an unreachable server exits 69.
-struct RemoteServer {
-    let base: String
-    let token: String?
+/// A running Clip Registry server (`clipctl --server URL`, `--token`), over its HTTP API: the remote session a
+/// command sends its operations' requests to. Problem answers become the failures and exit codes of local mode
+/// (`OperationFailure`: the answer's status, the command's exit code); an unreachable server exits 69.
+public struct RemoteServer {
+    public let base: String
+    public let token: String?
     /// Seconds to connect and between bytes of the answer (`CLIP_TIMEOUT`, default 30); then exit 69.
-    let timeoutSeconds: Double
+    public let timeoutSeconds: Double
 
-    init(server: String, token: String?, timeoutSeconds: Double = 30) throws {
+    public init(server: String, token: String?, timeoutSeconds: Double = 30) throws {
         self.timeoutSeconds = timeoutSeconds
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
         else {
-            throw CommandFailure.usage("--server takes a URL such as http://127.0.0.1:8080 or https://registry.example")
+            throw CommandUsageError("--server takes a URL such as http://127.0.0.1:8080 or https://registry.example")
         }
         // The scheme is case-insensitive (RFC 3986 §3.1); the URL loader takes it only lower-cased.
         let lowered = scheme + server.dropFirst(scheme.count)
@@ -55,7 +54,7 @@ struct RemoteServer {
         if !items.isEmpty { components.queryItems = items }
         // URLComponents leaves "+" and "&"-free values alone; encode what a form decoder would misread.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        guard let url = components.url else { throw CommandFailure.usage("cannot build a URL for \(path)") }
+        guard let url = components.url else { throw CommandUsageError("cannot build a URL for \(path)") }
         var request = URLRequest(url: url, timeoutInterval: timeoutSeconds)
         request.httpMethod = method
         request.setValue(accept, forHTTPHeaderField: "Accept")
@@ -77,11 +76,12 @@ struct RemoteServer {
         done.wait()
         let exchange = box.withLock { $0 }
         guard let response = exchange.response else {
-            throw CommandFailure(
-                code: ExitCode.unavailable,
-                message:
-                    "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(exchange.error?.localizedDescription ?? "no answer")"
-            )
+            // No answer: 502 as a gateway says it (RFC 9110 §15.6.3), exit 69 (sysexits.h's EX_UNAVAILABLE).
+            throw OperationFailure(
+                status: 502,
+                detail:
+                    "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(exchange.error?.localizedDescription ?? "no answer")",
+                exitCode: 69)
         }
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
@@ -94,37 +94,21 @@ struct RemoteServer {
         let problem = ProblemJSON.problem(json: answer.json)
         let detail = problem.detail ?? "the server answered \(answer.status)"
         let errors = problem.errors
+        // Exit codes: docs/application-layer.md#clipctl (65 invalid input, 1 failure).
         switch answer.status {
         case 400, 413, 415, 422:
             let message = detail.hasPrefix("nothing imported") || errors.isEmpty ? detail : "invalid input"
-            throw CommandFailure(code: ExitCode.invalidInput, message: message, fieldErrors: errors)
-        case 409: throw CommandFailure(code: ExitCode.invalidInput, message: detail)
-        case 401: throw CommandFailure(code: ExitCode.failure, message: "\(detail) (check --token or CLIP_TOKEN)")
-        case 403: throw CommandFailure(code: ExitCode.failure, message: detail, fieldErrors: errors)
-        default: throw CommandFailure(code: ExitCode.failure, message: detail)
+            throw OperationFailure(status: answer.status, detail: detail, errors: errors, exitCode: 65, message: message)
+        case 409: throw OperationFailure(status: answer.status, detail: detail, exitCode: 65)
+        case 401:
+            throw OperationFailure(status: answer.status, detail: detail, exitCode: 1, message: "\(detail) (check --token or CLIP_TOKEN)")
+        case 403: throw OperationFailure(status: answer.status, detail: detail, errors: errors, exitCode: 1)
+        default: throw OperationFailure(status: answer.status, detail: detail, exitCode: 1)
         }
     }
 
-    func call(
-        _ method: String, _ path: String, query: [(String, String?)] = [], json body: JSONValue? = nil, headers: [(String, String)] = []
-    ) throws -> Answer {
-        try checked(try send(method, path, query: query, body: body.map { Data(JSONWriter.bytes($0)) }, headers: headers))
-    }
-
-    /// Reads an answer with one of ClipWire's readers; an answer of another shape fails the command.
-    func decode<T>(_ value: JSONValue, _ read: (JSONValue) throws(WireError) -> T) throws -> T {
-        do { return try read(value) } catch { throw CommandFailure(code: ExitCode.failure, message: "\(error) from \(base)") }
-    }
-
-    /// The `items` of a list answer, each read with `read`.
-    func items<T>(_ answer: Answer, _ read: (JSONValue) throws(WireError) -> T) throws -> [T] {
-        try ListJSON.items(json: answer.json).map { try decode($0, read) }
-    }
-
-    static func component(_ s: String) -> String { QueryString.encodeComponent(s) }
-
     /// `POST /v1/images` with the bytes, for `team` (an admin token names it; a team token's own is implied).
-    func uploadImage(_ image: [UInt8], team: String?) throws -> (sha256: String, warnings: [FieldError]) {
+    public func uploadImage(_ image: [UInt8], team: String?) throws -> (sha256: String, warnings: [FieldError]) {
         // Too large to send: refused here as on a database (the server's body limit would answer first, otherwise).
         if image.count > HeaderImage.maxBytes {
             do { _ = try HeaderImage(bytes: image) } catch { throw RegistryError.invalid(error.errors) }
@@ -132,8 +116,40 @@ struct RemoteServer {
         let type = image.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
         let answer = try checked(try send("POST", "/v1/images", query: [("team", team)], body: Data(image), contentType: type))
         guard let uploaded = HeaderImageJSON.uploaded(json: answer.json) else {
-            throw CommandFailure(code: ExitCode.failure, message: "the server's answer to POST /v1/images is not an image from \(base)")
+            throw OperationFailure(
+                status: answer.status, detail: "the server's answer to POST /v1/images is not an image from \(base)", exitCode: 1)
         }
         return (uploaded.sha256, uploaded.warnings)
+    }
+}
+
+extension RemoteServer {
+    /// A binding's request sent to the server: its answer as JSON, or as bytes for an output of bytes
+    /// (`OperationContentOutput`); an answer that is not the output (`Binding.isOutput`) is the failure
+    /// local mode would give.
+    public func answer(
+        _ binding: Binding,
+        _ request: (path: String, query: [(name: String, value: String)], body: JSONValue?, headers: [(name: String, value: String)]),
+        stream: BodyStream? = nil
+    ) throws -> OperationAnswer {
+        // A body read as it goes is sent whole, in one request, as its media type.
+        let body = try stream.map { Data(try $0.rest()) } ?? request.body.map { Data(JSONWriter.bytes($0)) }
+        let sent = try send(
+            binding.method, request.path, query: request.query.map { ($0.name, $0.value) }, body: body,
+            contentType: stream?.type ?? "application/json", headers: request.headers.map { ($0.name, $0.value) })
+        if binding.serverCall.unavailableStatuses.contains(sent.status) {
+            let detail = ProblemJSON.problem(json: sent.json).detail
+            throw OperationFailure(status: sent.status, detail: detail ?? "the server answered \(sent.status)", exitCode: 69)
+        }
+        var answer = OperationAnswer(
+            json: binding.answersContent ? .null : sent.json, status: sent.status,
+            headers: sent.headers.map { (name: $0.key, value: $0.value) })
+        if binding.answersContent { answer.content = OperationContent(bytes: [UInt8](sent.body), type: sent.headers["content-type"] ?? "") }
+        answer.origin = base
+        guard binding.isOutput(answer) else {
+            _ = try checked(sent)
+            throw OperationFailure(status: sent.status, detail: "the server answered \(sent.status) from \(base)", exitCode: 1)
+        }
+        return answer
     }
 }

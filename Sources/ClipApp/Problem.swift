@@ -1,30 +1,32 @@
-import ClipCore
-import ClipStore
+public import ClipCore
+public import ClipStore
 import ClipWire
 import HTTP1
-import StrictJSON
+public import StrictJSON
 
-/// An HTTP answer to a failed request, rendered as RFC 9457 problem details with the list of
-/// field errors (docs/rules.md#errors-and-statuses).
-struct Problem: Error {
-    let status: Int
-    let detail: String
-    var errors: [FieldError] = []
-    var extra: [(key: String, value: JSONValue)] = []
-    var headers: [(String, String)] = []
+/// A failed request's answer as RFC 9457 problem details with the list of field errors: its status for
+/// each error an operation throws, and its JSON (docs/rules.md#errors-and-statuses). The HTTP API sends it.
+public struct Problem: Error {
+    public let status: Int
+    public let detail: String
+    public var errors: [FieldError] = []
+    public var extra: [(key: String, value: JSONValue)] = []
+    public var headers: [(String, String)] = []
     /// What failed, for the server's log only (`ClipAPI.logged`): SQLite's messages and file paths
     /// describe the server, not the request, and are never sent (docs/rules.md#errors-and-statuses).
-    var logDetail: String?
+    public var logDetail: String?
 
-    static func badRequest(_ detail: String, errors: [FieldError] = []) -> Problem { Problem(status: 400, detail: detail, errors: errors) }
-    static func notFound(_ detail: String) -> Problem { Problem(status: 404, detail: detail) }
-    static func unauthorized(_ detail: String) -> Problem {
+    public static func badRequest(_ detail: String, errors: [FieldError] = []) -> Problem {
+        Problem(status: 400, detail: detail, errors: errors)
+    }
+    public static func notFound(_ detail: String) -> Problem { Problem(status: 404, detail: detail) }
+    public static func unauthorized(_ detail: String) -> Problem {
         Problem(status: 401, detail: detail, headers: [("WWW-Authenticate", "Bearer realm=\"clip-registry\"")])
     }
-    static func forbidden(_ detail: String) -> Problem { Problem(status: 403, detail: detail) }
+    public static func forbidden(_ detail: String) -> Problem { Problem(status: 403, detail: detail) }
 
     /// RegistryError → status, once (docs/rules.md#errors-and-statuses).
-    init(_ error: RegistryError) {
+    public init(_ error: RegistryError) {
         switch error {
         case .invalid(let errors):
             // Unknown fields are a malformed request (400); otherwise invalid values (422).
@@ -62,9 +64,9 @@ struct Problem: Error {
     }
 
     /// What a client learns of a storage failure.
-    static let storageDetail = "internal error: the server could not read or write its database (its log says why)"
+    public static let storageDetail = "internal error: the server could not read or write its database (its log says why)"
 
-    init(
+    public init(
         status: Int, detail: String, errors: [FieldError] = [], extra: [(key: String, value: JSONValue)] = [],
         headers: [(String, String)] = []
     ) {
@@ -75,10 +77,28 @@ struct Problem: Error {
         self.headers = headers
     }
 
-    var response: HTTPResponse {
-        let body = ProblemJSON.problem(status: status, title: HTTPStatus.reason(status), detail: detail, errors: errors, extra: extra)
-        var response = HTTPResponse(status: status, contentType: "application/problem+json", body: JSONWriter.bytes(body))
-        for (name, value) in headers { response.headers.add(name, value) }
-        return response
+    /// The body: `type`, `title` (the status's reason phrase), `status`, `detail`, the field errors, then `extra`.
+    public var json: JSONValue {
+        ProblemJSON.problem(status: status, title: HTTPStatus.reason(status), detail: detail, errors: errors, extra: extra)
+    }
+
+    /// An operation's failure as the problem it answers; the rest as it is (a `RegistryError` is mapped where
+    /// every route's is, `Problem.init`).
+    public static func of(_ error: any Error) -> any Error {
+        switch error {
+        case let refusal as CallerRefusal:
+            switch refusal {
+            case .unauthenticated(let message): return Problem.unauthorized(message)
+            case .forbidden(let message): return Problem.forbidden(message)
+            }
+        case let failed as PreconditionFailed: return Problem(status: 412, detail: failed.description)
+        case let refusal as RequestRefusal: return Problem(status: refusal.status, detail: refusal.detail, errors: refusal.errors)
+        case let invalid as InvalidArguments: return Problem(status: 422, detail: invalid.detail, errors: invalid.errors)
+        case let failure as OperationFailure:
+            return Problem(
+                status: failure.status, detail: failure.detail, errors: failure.errors, headers: failure.headers.map { ($0.name, $0.value) }
+            )
+        default: return error
+        }
     }
 }

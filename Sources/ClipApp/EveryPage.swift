@@ -1,0 +1,21 @@
+import ClipWire
+import StrictJSON
+
+extension Binding {
+    /// The answer `send` gets for the arguments, or with `readsEveryPage` the items of every page (1000 at a time,
+    /// each page from the cursor of the one before) as one list answer, with the first page's status.
+    public func everyPage(_ arguments: Arguments, send: OperationRunner) throws -> OperationAnswer {
+        guard readsEveryPage else { return try send(self, arguments) }
+        var items: [JSONValue] = [], cursor: String?, first: OperationAnswer?
+        repeat {
+            var page = arguments
+            page.append("limit", "1000")
+            page.append("cursor", cursor)
+            let answer = try send(self, page)
+            first = first ?? answer
+            items += answer.json["items"]?.arrayValue ?? []
+            cursor = ListJSON.nextCursor(json: answer.json)
+        } while cursor != nil
+        return OperationAnswer(json: ListJSON.page(items, nextCursor: nil), status: first?.status ?? 200)
+    }
+}

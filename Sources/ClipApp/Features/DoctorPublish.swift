@@ -1,0 +1,94 @@
+public import ClipCore
+import ClipStore
+import ClipWire
+import FileFormats
+import StrictJSON
+
+/// `clipctl doctor`: the registry read in bulk (`BulkRead.records`: `GET /v1/bulk` page after page, on the database or
+/// from a server), then examined here (`Doctor`), so both ways give the same report.
+public enum DoctorCommand {
+    /// Prints the findings, those of `more` (App Store Connect's, on a database) after the registry's; exit 1 on an
+    /// error (`CommandExitStatus`), since warnings are advice.
+    public static func run(host: String?, json: Bool, runner: OperationRunner, more: () throws -> [Doctor.Finding], printer: Printer) throws
+    {
+        var snapshot = Doctor.Snapshot()
+        try BulkRead.records(host: host, run: runner, each: { snapshot.add($0) })
+        let findings = Doctor.examine(snapshot) + (try more())
+        let errors = findings.filter { $0.severity == .error }.count
+        let warnings = findings.filter { $0.severity == .warning }.count
+        if json {
+            printer.line(JSONWriter.string(DoctorJSON.report(findings), pretty: true))
+        } else {
+            for f in findings {
+                printer.line("\(f.severity.rawValue) \(f.code) \(f.subject): \(f.message)")
+                if let fix = f.fix { printer.line("    fix: \(fix)") }
+            }
+            printer.line(findings.isEmpty ? "no problems found" : "\(errors) error(s), \(warnings) warning(s)")
+        }
+        if errors > 0 { throw CommandExitStatus(code: 1) }
+    }
+}
+
+/// `clipctl publish DIR`: writes every file into a new sibling directory, then swaps it in with one rename, so a
+/// server reading DIR sees the old set or the new one, never a mix. DIR is replaced as a whole, so it must be absent,
+/// empty or exactly an earlier publish (`StaticSite.changes`), and must not hold the database.
+public enum PublishCommand {
+    /// `database`: the local database's path, nil with `--server`. Everything is read (`BulkRead`) before DIR is
+    /// touched: a server that stops answering leaves DIR as it was.
+    public static func run(
+        directory: String, listen: String, database: String?, json: Bool, runner: OperationRunner, printer: Printer
+    ) throws {
+        guard !listen.isEmpty, !listen.contains(where: { $0 == ";" || $0 == "{" || $0 == "}" || $0 == "\n" }) else {
+            throw CommandUsageError("--nginx-listen takes an nginx listen parameter such as \"443 ssl\" or 127.0.0.1:8443")
+        }
+        let target: String
+        do throws(PublishedDirectory.Failure) {
+            target = try PublishedDirectory.resolve(directory)
+            if let database { try PublishedDirectory.checkNotHoldingDatabase(target, database: database) }
+        } catch { throw failure(error) }
+        var publication = StaticSite.Publication()
+        try BulkRead.records(
+            host: nil, run: runner,
+            each: { record in
+                do throws(AASAGenerator.TooLarge) { try publication.add(record) } catch {
+                    throw RegistryError.unprocessable(error.description)
+                }
+            })
+        let files = StaticSite.files(aasa: publication.aasa, banners: publication.banners, nginx: .init(listen: listen, root: target))
+        let changes: StaticSite.Changes
+        do throws(PublishedDirectory.Failure) {
+            changes = try PublishedDirectory.write(files, to: target, listedAtMost: Printer.listedAtMost)
+        } catch { throw failure(error) }
+        let index = files.first { $0.path == StaticSite.indexName }!
+        if json {
+            let report = CommandJSON.published(
+                directory: target, hosts: publication.aasa.count, banners: publication.banners.count,
+                files: files.count, indexSHA256: SHA256.hexDigest(index.bytes), notes: publication.notes, changes: changes)
+            printer.line(JSONWriter.string(report, pretty: true))
+            return
+        }
+        printer.line("published \(publication.aasa.count) AASA file(s) and \(publication.banners.count) banner snippet(s) to \(target)")
+        printer.line("  index:  \(target)/\(StaticSite.indexName) (sha256 \(SHA256.hexDigest(index.bytes)))")
+        printer.line("  nginx:  \(target)/\(StaticSite.nginxName)")
+        for path in changes.added { printer.line("  added:   \(path)") }
+        for path in changes.changed { printer.line("  changed: \(path)") }
+        for path in changes.removed { printer.line("  removed: \(path)") }
+        printer.line("  \(changes.unchanged.count) file(s) unchanged")
+        for note in publication.notes.prefix(Printer.listedAtMost) { printer.err("note: \(note)\n") }
+        if publication.notes.count > Printer.listedAtMost {
+            printer.err("note: … and \(publication.notes.count - Printer.listedAtMost) more\n")
+        }
+    }
+
+    /// `PublishedDirectory`'s failures as clipctl reports them: a directory that cannot be published to as it is, an
+    /// input error naming DIR (exit 65); a failed file-system step, a failure (exit 1).
+    static func failure(_ failure: PublishedDirectory.Failure) -> OperationFailure {
+        switch failure {
+        case .target(let message):
+            OperationFailure(
+                status: 422, detail: message, errors: [FieldError(field: "DIR", rule: "publish.target", message: message)], exitCode: 65,
+                message: "invalid input")
+        case .io(let message): OperationFailure(status: 500, detail: message, exitCode: 1)
+        }
+    }
+}
