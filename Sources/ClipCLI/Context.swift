@@ -14,6 +14,8 @@ final class Context {
     let serveEntry: ServeEntry?
     var json: Bool { parsed.flag("json") }
     private var openedRegistry: Registry?
+    /// The option whose value standard input was: it is read once, so a second is a usage error.
+    private var standardInputTakenBy: String?
 
     init(parsed: ParsedCommand, environment: [String: String], io: CLIIO, serveEntry: ServeEntry? = nil) {
         self.parsed = parsed
@@ -106,6 +108,7 @@ final class Context {
 
     /// Standard input, whole, up to its limit (exit 65 beyond it, before anything is written).
     func readStandardInput(for option: String) throws -> [UInt8] {
+        try takeStandardInput(for: option)
         let limit = Self.standardInputLimit(for: option)
         let bytes = io.readStandardInput(limit + 1)
         guard bytes.count <= limit else {
@@ -121,11 +124,23 @@ final class Context {
     func openFile(_ path: String, what: String) throws -> (size: Int, next: () throws -> ArraySlice<UInt8>?) {
         let chunkBytes = Registry.importChunkBytes
         if path == "-" {
+            try takeStandardInput(for: what)
             let io = self.io
+            // Sent to a server in one request body: read up to what one takes by default
+            // (docs/http-api.md#limits), as `@-` is, rather than without end.
+            let limit = try server() == nil ? nil : Self.standardInputLimit(for: what)
+            var total = 0
             return (
                 0,
                 { () -> ArraySlice<UInt8>? in
                     let bytes = io.readStandardInput(chunkBytes)
+                    total += bytes.count
+                    if let limit, total > limit {
+                        throw CommandFailure(
+                            code: ExitCode.invalidInput,
+                            message: "standard input for the \(what) holds more than \(limit) bytes, the most one request to a server "
+                                + "takes by default (nothing was written); give a file instead")
+                    }
                     return bytes.isEmpty ? nil : bytes[...]
                 }
             )
@@ -139,6 +154,14 @@ final class Context {
                 return data.isEmpty ? nil : data[...]
             }
         )
+    }
+
+    /// Standard input is one stream: two values cannot both be it (`--image - --place @-`).
+    private func takeStandardInput(for option: String) throws {
+        if let first = standardInputTakenBy {
+            throw CommandFailure.usage("\(first) and \(option) both read standard input; give one of them a file")
+        }
+        standardInputTakenBy = option
     }
 
     /// A user-named input file that is not read, exit 1; a stream goes to standard input as `-`.

@@ -36,4 +36,32 @@ struct StandardInputLimitTests {
         let imported = try clipctl.run(["import", "-"], stdin: lines.joined(separator: "\n") + "\n")
         #expect(imported.code == 0 && imported.out.hasPrefix("imported 3 experiences"), "\(imported.err)")
     }
+
+    /// Standard input is one stream: two values that both name it are a usage error (found by hostile QA:
+    /// `--image - --place @-` gave the image's bytes to --place), before anything is read or written.
+    @Test func twoValuesCannotBothBeStandardInput() throws {
+        let clipctl = try Clipctl()
+        try clipctl.registerExampleBusinesses()
+        let bytes = Self.databaseBytes(clipctl)
+        let r = try clipctl.run(["update", "1", "--image", "-", "--place", "@-"], stdin: "{}")
+        #expect(r.code == 64 && r.err.contains("both read standard input; give one of them a file"), "\(r.code) \(r.err)")
+        #expect(Self.databaseBytes(clipctl) == bytes)
+    }
+
+    /// `import -` sent to a server goes in one request body: standard input is read up to what one takes
+    /// by default, not without end (found by hostile QA: `yes | clipctl --server … import -` grew without bound).
+    @Test func anImportSentToAServerReadsStandardInputUpToABody() throws {
+        let clipctl = try Clipctl()
+        try clipctl.registerExampleBusinesses()
+        let token = try clipctl.run(["token", "create", "--admin", "--name", "t"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try ServeProcess(clipctl, database: clipctl.file("clips.db"))
+        defer { _ = server.stop() }
+        let state = try clipctl.state()
+        let line = #"{"url":"https://bikesrental.example/x","clip":"ABCDE12345.com.example.bikes.Clip","title":"A","subtitle":"S"}"#
+        let stdin = String(repeating: line + "\n", count: Self.tenMiB / line.utf8.count + 2)
+        let r = try clipctl.run(
+            ["--server", "http://127.0.0.1:\(server.port)", "--token", token, "import", "-"], stdin: stdin, timeoutSeconds: 120)
+        #expect(r.code == 65 && r.err.contains("holds more than 10485760 bytes, the most one request to a server"), "\(r.code) \(r.err)")
+        #expect(try clipctl.state() == state)
+    }
 }
