@@ -64,13 +64,17 @@ extension Outbound {
     /// Why `cdnBaseURL` or `siteURLTemplate` cannot be fetched whatever the host, naming the option
     /// (`serve` refuses to start with it, exit 64); nil when both make https URLs.
     public static func settingsProblem(cdnBaseURL: String?, siteURLTemplate: String?, names: SettingNames) -> String? {
-        if let url = cdnBaseURL, let why = url.contains("?") ? "/HOST would be added after its query" : urlProblem(url + "/example.com", given: url) {
+        if let url = cdnBaseURL,
+            let why = url.contains("?") ? "/HOST would be added after its query" : urlProblem(url + "/example.com", given: url)
+        {
             return "\(names.cdnURL) takes an https URL to which /HOST is added, such as \(appleCDN): \(why)"
         }
         if let template = siteURLTemplate {
             let form = "\(names.siteURL) takes an https URL with {host} in it, such as \(wellKnown)"
             guard template.contains("{host}") else { return form }
-            if let why = urlProblem(template.replacingOccurrences(of: "{host}", with: "example.com"), given: template) { return "\(form): \(why)" }
+            if let why = urlProblem(template.replacingOccurrences(of: "{host}", with: "example.com"), given: template) {
+                return "\(form): \(why)"
+            }
         }
         return nil
     }
