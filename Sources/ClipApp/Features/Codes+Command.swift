@@ -55,6 +55,15 @@ enum CodeCommand {
         }
     }
 
+    /// `--ecc` (default M) and `--size` (default standard) as a QR code's command reads them (exit 64).
+    static func qrOptions(_ parsed: ParsedCommand) throws -> (ecc: ErrorCorrectionLevel, size: CodeSize) {
+        let eccText = parsed.value("ecc") ?? "M"
+        guard let ecc = ErrorCorrectionLevel.parse(eccText) else { throw CommandUsageError("--ecc is L, M, Q or H (got \(eccText))") }
+        guard let sizeText = parsed.value("size") else { return (ecc, .standard) }
+        guard let size = CodeSize.parse(sizeText) else { throw CommandUsageError("--size is \(CodeSize.rule) (got \(sizeText))") }
+        return (ecc, size)
+    }
+
     /// The command line checked as clipctl always has (exit 64), then the route's arguments.
     static func arguments(_ line: CommandLine, _ arguments: inout Arguments) throws {
         let parsed = line.parsed
@@ -63,13 +72,7 @@ enum CodeCommand {
         if !format.isQRCode, parsed.value("ecc") != nil || parsed.value("size") != nil {
             throw CommandUsageError("--\(CodeFormat.qrOptionsRule) (got --format \(format.rawValue))")
         }
-        let eccText = parsed.value("ecc") ?? "M"
-        guard let ecc = ErrorCorrectionLevel.parse(eccText) else { throw CommandUsageError("--ecc is L, M, Q or H (got \(eccText))") }
-        var size = CodeSize.standard
-        if let sizeText = parsed.value("size") {
-            guard let parsedSize = CodeSize.parse(sizeText) else { throw CommandUsageError("--size is \(CodeSize.rule) (got \(sizeText))") }
-            size = parsedSize
-        }
+        let (ecc, size) = try qrOptions(parsed)
         if format.isBinary && parsed.value("output") == nil {
             // Bytes are never written to standard output: a terminal would show garbage, and a pipe is what -o FILE is for.
             throw CommandUsageError("--format \(format.rawValue) writes bytes, not text: give -o FILE")

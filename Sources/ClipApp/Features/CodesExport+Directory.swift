@@ -101,13 +101,7 @@ public enum CodesExportDirectory: Operation {
     static func arguments(_ line: CommandLine, _ arguments: inout Arguments) throws {
         let parsed = line.parsed
         let formats = try formats(parsed.value("formats"))
-        let eccText = parsed.value("ecc") ?? "M"
-        guard let ecc = ErrorCorrectionLevel.parse(eccText) else { throw CommandUsageError("--ecc is L, M, Q or H (got \(eccText))") }
-        var size = CodeSize.standard
-        if let sizeText = parsed.value("size") {
-            guard let parsedSize = CodeSize.parse(sizeText) else { throw CommandUsageError("--size is \(CodeSize.rule) (got \(sizeText))") }
-            size = parsedSize
-        }
+        let (ecc, size) = try CodeCommand.qrOptions(parsed)
         arguments.append("dir", parsed.positionals.first)
         arguments.append("host", parsed.value("host"))
         arguments.append("clip", parsed.value("clip"))
