@@ -13,7 +13,8 @@ extension Binding {
             page.append("cursor", cursor)
             let answer = try send(self, page)
             first = first ?? answer
-            items += answer.json["items"]?.arrayValue ?? []
+            // A page is a list answer; a 2xx without items is another server's JSON, not an empty list.
+            items += (200..<300).contains(answer.status) ? try ListJSON.items(json: answer.json) : []
             cursor = ListJSON.nextCursor(json: answer.json)
         } while cursor != nil
         return OperationAnswer(json: ListJSON.page(items, nextCursor: nil), status: first?.status ?? 200)

@@ -36,7 +36,7 @@ public struct Problem: Error {
                 detail: unknown ? "the request has fields that are unknown or read-only" : "the request has invalid values", errors: errors)
         case .invalidImport(let lines):
             self.init(
-                status: error.isHostRefusal ? 403 : 422, detail: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
+                status: error.isHostRefusal ? 403 : 422, detail: RegistryError.importRefusal(lines),
                 errors: lines.flatMap(\.fieldErrors))
         case .notFound(let what): self.init(status: 404, detail: "not found: \(what)")
         case .conflict(let message, let existing):

@@ -69,7 +69,9 @@ public struct RemoteServer {
         // swift-corelibs-foundation takes the idle timeout from the session's configuration.
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeoutSeconds
-        URLSession(configuration: configuration).dataTask(with: request) { data, response, error in
+        let session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        session.dataTask(with: request) { data, response, error in
             box.withLock { $0 = Exchange(data: data, response: response as? HTTPURLResponse, error: error) }
             done.signal()
         }.resume()
@@ -85,11 +87,39 @@ public struct RemoteServer {
         }
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
-        return Answer(status: response.statusCode, headers: headers, body: exchange.data ?? Data())
+        let answer = Answer(status: response.statusCode, headers: headers, body: exchange.data ?? Data())
+        if (300..<400).contains(answer.status), answer.status != 304 {
+            // Not followed: the request would carry the token to wherever the redirect points.
+            throw OperationFailure(
+                status: 502,
+                detail: "the server at \(base) answered \(answer.status), a redirect to \(headers["location"] ?? "nowhere"); "
+                    + "give --server the registry's own URL (clipctl does not follow redirects, which would carry the token)",
+                exitCode: 69)
+        }
+        return answer
+    }
+
+    /// Whether the answer is JSON (`application/json`, or a `+json` type such as RFC 9457's
+    /// `application/problem+json`): the API's answers are, but for the bytes an operation answers.
+    static func isJSON(_ answer: Answer) -> Bool {
+        let type = answer.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+
+    /// An answer that is not the API's (an HTML page of a proxy, another web server): exit 69, as a server
+    /// not reached, so that nothing is done on its account (`publish` removes nothing).
+    func notTheRegistry(_ answer: Answer) -> OperationFailure {
+        let type = answer.headers["content-type"] ?? "no Content-Type"
+        return OperationFailure(
+            status: 502,
+            detail:
+                "the server at \(base) answered \(answer.status) with \(type), not the registry's JSON: is --server the registry's URL?",
+            exitCode: 69)
     }
 
     /// 2xx → the answer; a problem → the failure local mode would give.
     func checked(_ answer: Answer) throws -> Answer {
+        guard answer.status == 204 || Self.isJSON(answer) else { throw notTheRegistry(answer) }
         guard !(200..<300).contains(answer.status) else { return answer }
         let problem = ProblemJSON.problem(json: answer.json)
         let detail = problem.detail ?? "the server answered \(answer.status)"
@@ -137,6 +167,8 @@ extension RemoteServer {
         let sent = try send(
             binding.method, request.path, query: request.query.map { ($0.name, $0.value) }, body: body,
             contentType: stream?.type ?? "application/json", headers: request.headers.map { ($0.name, $0.value) })
+        // An operation of bytes answers its own (a preview's 404 page); a failure's body is still checked (`checked`).
+        guard sent.status == 204 || binding.answersContent || Self.isJSON(sent) else { throw notTheRegistry(sent) }
         if binding.serverCall.unavailableStatuses.contains(sent.status) {
             let detail = ProblemJSON.problem(json: sent.json).detail
             throw OperationFailure(status: sent.status, detail: detail ?? "the server answered \(sent.status)", exitCode: 69)
@@ -151,5 +183,15 @@ extension RemoteServer {
             throw OperationFailure(status: sent.status, detail: "the server answered \(sent.status) from \(base)", exitCode: 1)
         }
         return answer
+    }
+}
+
+/// Refuses every redirect, so that the 3xx itself is the answer (`RemoteServer.send`).
+final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }

@@ -71,7 +71,7 @@ struct CommandFailure: Error {
         case .invalidImport(let lines):
             self.init(
                 code: error.isHostRefusal ? ExitCode.failure : ExitCode.invalidInput,
-                message: "nothing imported: \(lines.count) bad line\(lines.count == 1 ? "" : "s")",
+                message: RegistryError.importRefusal(lines),
                 fieldErrors: lines.flatMap(\.fieldErrors))
         case .conflict(let message, _): self.init(code: ExitCode.invalidInput, message: message)
         case .notFound, .versionMismatch, .busy, .interrupted, .storage, .unprocessable, .hostRefused, .readOnly:

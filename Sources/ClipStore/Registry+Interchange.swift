@@ -40,6 +40,8 @@ extension Registry {
     /// (docs/guide.md#import-and-export): the refusal, its memory and its answer stay bounded.
     public static let refusedErrorLines = 1_000
     static let importBatchLines = 8_192
+    /// Bytes handed to the reader at a time: at most this many lines join the pending batch at once.
+    static let importFeedBytes = 16 * 1024
 
     /// Imports the bytes `chunks` gives, one chunk per call until nil, in one transaction: lines
     /// are decoded and inserted batch by batch as they are read, and unless every line is good
@@ -68,8 +70,15 @@ extension Registry {
             var run = ImportRun(registry: self, at: at, nextID: try nextExperienceID())
             var reader = Interchange.Reader(format: format, defersParsing: true)
             while let chunk = try chunks() {
-                try run.take(reader.feed(chunk), progress)
-                if run.errors.count >= Registry.refusedErrorLines { throw run.refusal(stopped: true) }
+                // Fed a piece at a time, so that a batch holds about `importBatchLines` lines however short
+                // they are (a chunk of two-byte lines is half a million of them, each with its error).
+                var start = chunk.startIndex
+                while start < chunk.endIndex {
+                    let end = min(chunk.endIndex, start + Registry.importFeedBytes)
+                    try run.take(reader.feed(chunk[start..<end]), progress)
+                    if run.errors.count >= Registry.refusedErrorLines { throw run.refusal(stopped: true) }
+                    start = end
+                }
             }
             try run.take(reader.finish(), progress)
             if run.pendingCount > 0 || !run.pending.errors.isEmpty { try run.handOver(progress) }
@@ -122,7 +131,9 @@ extension Registry {
                 stopped
                 ? FieldError(
                     field: "file", rule: "import.stopped",
-                    message: "\(sorted.count) lines have errors: the rest of the file was not read; fix these and import again")
+                    message:
+                        "\(Registry.refusedErrorLines) or more lines have errors: the rest of the file was not read; fix these and import again"
+                )
                 : FieldError(field: "file", rule: "import.moreErrors", message: "\(more) more lines have errors, not listed")
             return .invalidImport(listed + [.init(line: listed.last?.line ?? 0, errors: [rest])])
         }

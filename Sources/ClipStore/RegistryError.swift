@@ -28,6 +28,14 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     /// mount) (HTTP 503, exit 1): reads still work.
     case readOnly(String)
 
+    /// What an import refused for its lines says: how many bad lines, "or more" when the list stops
+    /// at `Registry.refusedErrorLines` (its last entry says why, not a line of its own).
+    public static func importRefusal(_ lines: [Interchange.LineError]) -> String {
+        let summary = lines.last.map { $0.errors.allSatisfy { $0.rule.hasPrefix("import.") } } ?? false
+        let count = summary ? lines.count - 1 : lines.count
+        return "nothing imported: \(count)\(summary ? " or more" : "") bad line\(count == 1 && !summary ? "" : "s")"
+    }
+
     public var description: String {
         switch self {
         case .invalid(let errors): errors.map(\.description).joined(separator: "\n")

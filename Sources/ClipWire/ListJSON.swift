@@ -9,8 +9,11 @@ public enum ListJSON {
         .object(["items": .array(items), "nextCursor": nextCursor.map(JSONValue.string) ?? .null])
     }
 
-    /// The `items` of a list answer (empty when it has none).
-    public static func items(json value: JSONValue) -> [JSONValue] { value["items"]?.arrayValue ?? [] }
+    /// The `items` of a list answer; an answer without them is not a list (another server's JSON).
+    public static func items(json value: JSONValue) throws(WireError) -> [JSONValue] {
+        guard let items = value["items"]?.arrayValue else { throw WireError("a list answer without an items array") }
+        return items
+    }
 
     /// The cursor of the next page, nil on the last.
     public static func nextCursor(json value: JSONValue) -> String? { value["nextCursor"]?.stringValue }
