@@ -139,7 +139,8 @@ final class Context {
                         throw CommandFailure(
                             code: ExitCode.invalidInput,
                             message: "standard input for the \(what) holds more than \(limit) bytes, the most one request to a server "
-                                + "takes by default (nothing was written); give a file instead")
+                                + "takes by default (nothing was written); give a file, which a server started with a larger --max-body-bytes takes"
+                        )
                     }
                     return bytes.isEmpty ? nil : bytes[...]
                 }
