@@ -20,7 +20,9 @@ public struct RemoteServer {
 
     public init(server: String, token: String?, timeoutSeconds: Double = 30) throws {
         self.timeoutSeconds = timeoutSeconds
-        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
+        // A port is 0…65535 (RFC 6335 §6); a larger one is a typo, not a server that cannot be reached.
+        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil,
+            (url.port ?? 0) <= 65535
         else {
             throw CommandUsageError("--server takes a URL such as http://127.0.0.1:8080 or https://registry.example")
         }

@@ -80,6 +80,12 @@ import Testing
         #expect(try FileManager.default.subpathsOfDirectory(atPath: clipctl.file("site")).sorted() == site)
     }
 
+    /// A port past 65535 is a usage error, not a server that cannot be reached (found by hostile QA: exit 69).
+    @Test func aPortThatCannotBeIsAUsageError() throws {
+        let r = try Clipctl().run(["--server", "http://127.0.0.1:99999", "--token", "secret", "list"])
+        #expect(r.code == 64 && r.err.contains("--server takes a URL"), "\(r.code) \(r.err)")
+    }
+
     /// JSON that is not a list answer is not an empty list.
     @Test func anotherServersJSONIsNotAnEmptyList() throws {
         let clipctl = try Clipctl()
