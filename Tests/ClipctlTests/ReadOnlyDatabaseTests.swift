@@ -112,13 +112,7 @@ import Testing
         server.standardError = err
         try server.run()
         defer { if server.isRunning { server.terminate() } }
-        var first = Data()
-        while !first.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            first += chunk
-        }
-        let line = String(decoding: first, as: UTF8.self)
+        let line = out.firstLine()
         let port = try #require(
             line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "serve printed \(line)")
         #expect(try Self.curl(port, "GET", "/readyz").status == 200)

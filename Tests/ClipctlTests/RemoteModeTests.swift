@@ -42,13 +42,7 @@ final class ServeProcess {
         process.standardError = FileHandle(forWritingAtPath: clipctl.file("serve-stderr.log")) ?? FileHandle.nullDevice
         try process.run()
         // The first line says where it listens: "serving DB on http://127.0.0.1:PORT".
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = out.firstLine()
         guard let colon = text.lastIndex(of: ":"),
             let port = Int(text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines))
         else {

@@ -5,14 +5,14 @@ import Testing
 /// A receiver in Python on 127.0.0.1 (port 0, printed first) that answers every POST 200 after
 /// `delay` seconds and appends "webhook-id url" to `log`: slow enough that a kill finds deliveries pending.
 final class PythonReceiver {
-    let process = Process()
-    let port: Int
+    let server: PythonServer
+    var port: Int { server.port }
     let log: String
 
     init(_ clipctl: Clipctl, delay: Double) throws {
         log = clipctl.file("received.log")
-        try clipctl.write(
-            "receiver.py",
+        server = try PythonServer(
+            clipctl, script: "receiver.py",
             """
             import http.server, json, sys, time
             class R(http.server.BaseHTTPRequestHandler):
@@ -30,22 +30,7 @@ final class PythonReceiver {
             s = http.server.HTTPServer(("127.0.0.1", 0), R)
             print(s.server_address[1], flush=True)
             s.serve_forever()
-            """)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [clipctl.file("receiver.py"), log]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw Clipctl.CLIError(message: "the receiver printed \(String(decoding: line, as: UTF8.self))")
-        }
-        self.port = port
+            """, arguments: [log])
     }
 
     /// Each request as (webhook-id, url), in the order received.
@@ -54,12 +39,6 @@ final class PythonReceiver {
             let parts = $0.split(separator: " ", maxSplits: 1).map(String.init)
             return (parts[0], parts.count > 1 ? parts[1] : "")
         }
-    }
-
-    // SIGKILL: the test runner may have SIGTERM ignored, and an ignored signal stays ignored across exec(2).
-    deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
     }
 }
 

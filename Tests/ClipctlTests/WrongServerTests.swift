@@ -6,16 +6,16 @@ import Testing
 /// to another host). A Python server answers every request with one canned answer.
 @Suite(.serialized) struct WrongServerTests {
     final class CannedServer {
-        let process = Process()
-        let port: Int
+        let server: PythonServer
+        var port: Int { server.port }
         let log: String
 
         /// Every request answered `status` with `type` and `body`, or a redirect to `location`; each
         /// request's path and Authorization header appended to `log`.
         init(_ clipctl: Clipctl, status: Int, type: String?, body: String, location: String? = nil) throws {
             log = clipctl.file("canned-\(UUID().uuidString).log")
-            try clipctl.write(
-                "canned.py",
+            server = try PythonServer(
+                clipctl, script: "canned.py",
                 """
                 import http.server, sys
                 class R(http.server.BaseHTTPRequestHandler):
@@ -36,30 +36,10 @@ import Testing
                 s = http.server.HTTPServer(("127.0.0.1", 0), R)
                 print(s.server_address[1], flush=True)
                 s.serve_forever()
-                """)
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [clipctl.file("canned.py"), log]
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line += chunk
-            }
-            guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw Clipctl.CLIError(message: "the canned server printed \(String(decoding: line, as: UTF8.self))")
-            }
-            self.port = port
+                """, arguments: [log])
         }
 
         var requests: [String] { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
-
-        deinit {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
     }
 
     /// A page that is not the API's, 200 or 502: exit 69, and `publish` leaves its folder as it was.
