@@ -281,7 +281,9 @@ extension EventThread {
     /// trusted): written without waiting (a few hundred bytes), then half-closed and lingering.
     func fail(_ c: Connection, _ error: RequestError, scratch: UnsafeMutableRawBufferPointer?) -> Step {
         let body = Array(ProblemJSON.problem(status: error.status, detail: error.message).utf8)
-        let response = HTTPResponse(status: error.status, contentType: "application/problem+json", body: body)
+        var response = HTTPResponse(status: error.status, contentType: "application/problem+json", body: body)
+        // Every answer carries an id, these too, for a client to quote (docs/http-api.md).
+        response.headers.set("X-Request-Id", RequestID.echoing(nil))
         var request = HTTPRequest(method: "-", target: "-")
         request.remoteAddress = c.address
         loop.observer?(request, response, 0)
