@@ -280,10 +280,7 @@ extension EventThread {
     /// Answers a framing error or a 408 and ends the connection (its remaining bytes cannot be
     /// trusted): written without waiting (a few hundred bytes), then half-closed and lingering.
     func fail(_ c: Connection, _ error: RequestError, scratch: UnsafeMutableRawBufferPointer?) -> Step {
-        let body = Array(ProblemJSON.problem(status: error.status, detail: error.message).utf8)
-        var response = HTTPResponse(status: error.status, contentType: "application/problem+json", body: body)
-        // Every answer carries an id, these too, for a client to quote (docs/http-api.md).
-        response.headers.set("X-Request-Id", RequestID.echoing(nil))
+        let response = error.response
         var request = HTTPRequest(method: "-", target: "-")
         request.remoteAddress = c.address
         loop.observer?(request, response, 0)

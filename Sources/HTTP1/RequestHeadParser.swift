@@ -51,6 +51,14 @@ public struct RequestError: Error, Equatable, Sendable {
         self.status = status
         self.message = message
     }
+
+    /// The answer: RFC 9457 problem details, with a request id as every answer has (docs/http-api.md).
+    public var response: HTTPResponse {
+        var response = HTTPResponse(
+            status: status, contentType: "application/problem+json", body: Array(ProblemJSON.problem(status: status, detail: message).utf8))
+        response.headers.set("X-Request-Id", RequestID.echoing(nil))
+        return response
+    }
 }
 
 /// Pure, strict parser of an HTTP/1.1 request head (RFC 9112 §2–§7). Given the bytes received

@@ -66,9 +66,7 @@ struct APIClient: Sendable {
         }
         switch outcome {
         case .failure(let error):
-            response = HTTPResponse(
-                status: error.status, contentType: "application/problem+json",
-                body: Array(ProblemJSON.problem(status: error.status, detail: error.message).utf8))
+            response = error.response
         case .success(.incomplete):
             preconditionFailure("an in-process request is always complete: \(head)")
         case .success(.complete(let parsed, let headLength)):
