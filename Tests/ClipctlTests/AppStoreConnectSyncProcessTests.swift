@@ -426,8 +426,9 @@ import Testing
         #expect(try remote("asc", "apply").code == 64)
         #expect(try fake.writes() == writes)
 
-        // A slow apply: a second one sent meanwhile is refused, not run twice.
-        try fake.inject([["kind": "stall", "seconds": 1, "times": 1, "method": "POST", "path": "appClipAdvancedExperiences$"]])
+        // A slow apply: a second one sent meanwhile is refused, not run twice. The stall outlasts both attempts
+        // below even under ThreadSanitizer (at 1 s, the first apply once finished before the local one ran).
+        try fake.inject([["kind": "stall", "seconds": 5, "times": 1, "method": "POST", "path": "appClipAdvancedExperiences$"]])
         let first = try Self.applyInTheBackground(remote)
         var second: Clipctl.Result?
         var onTheDatabase: Clipctl.Result?
