@@ -13,22 +13,7 @@ import Testing
     static func setUp() throws -> (Clipctl, FakeASCProcess) {
         let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
         #expect(try clipctl("default", "set", clip, "--action", "VIEW", "--subtitle", "en-US=Rent a bike").code == 0)
-        try fake.control(
-            "POST", "/__fake/seed",
-            [
-                "resources": [
-                    [
-                        "type": "appStoreVersions", "id": "ver-1",
-                        "attributes": ["versionString": "1.0", "platform": "IOS", "appVersionState": "READY_FOR_DISTRIBUTION"],
-                        "relationships": ["app": "6400000001"],
-                    ],
-                    [
-                        "type": "appStoreVersions", "id": "ver-2",
-                        "attributes": ["versionString": "1.1", "platform": "IOS", "appVersionState": "PREPARE_FOR_SUBMISSION"],
-                        "relationships": ["app": "6400000001"],
-                    ],
-                ]
-            ])
+        try AppStoreConnectSyncProcessTests.seedLiveAndEditedVersions(fake)
         #expect(try clipctl("asc", "link", clip).code == 0)
         return (clipctl, fake)
     }

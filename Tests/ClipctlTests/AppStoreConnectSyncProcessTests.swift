@@ -489,22 +489,7 @@ import Testing
         #expect(none.out.contains("create the next version there, then apply again"))
         #expect(try Self.inSync(clipctl))
 
-        try fake.control(
-            "POST", "/__fake/seed",
-            [
-                "resources": [
-                    [
-                        "type": "appStoreVersions", "id": "ver-1",
-                        "attributes": ["versionString": "1.0", "platform": "IOS", "appVersionState": "READY_FOR_DISTRIBUTION"],
-                        "relationships": ["app": "6400000001"],
-                    ],
-                    [
-                        "type": "appStoreVersions", "id": "ver-2",
-                        "attributes": ["versionString": "1.1", "platform": "IOS", "appVersionState": "PREPARE_FOR_SUBMISSION"],
-                        "relationships": ["app": "6400000001"],
-                    ],
-                ]
-            ])
+        try Self.seedLiveAndEditedVersions(fake)
         let plan = try clipctl("asc", "plan")
         #expect(plan.out.contains("default experience (App Store version 1.1): create"))
         #expect(plan.out.contains("localizations.de-DE.subtitle: none → Fahrrad leihen"))
@@ -578,5 +563,25 @@ import Testing
         #expect(finished.code == 0, "\(finished.err)")
         #expect(try Self.inSync(clipctl))
         #expect(try fake.violations() == [])
+    }
+
+    /// The app's live version 1.0 and version 1.1 being edited, in the fake.
+    static func seedLiveAndEditedVersions(_ fake: FakeASCProcess) throws {
+        try fake.control(
+            "POST", "/__fake/seed",
+            [
+                "resources": [
+                    [
+                        "type": "appStoreVersions", "id": "ver-1",
+                        "attributes": ["versionString": "1.0", "platform": "IOS", "appVersionState": "READY_FOR_DISTRIBUTION"],
+                        "relationships": ["app": "6400000001"],
+                    ],
+                    [
+                        "type": "appStoreVersions", "id": "ver-2",
+                        "attributes": ["versionString": "1.1", "platform": "IOS", "appVersionState": "PREPARE_FOR_SUBMISSION"],
+                        "relationships": ["app": "6400000001"],
+                    ],
+                ]
+            ])
     }
 }
