@@ -19,6 +19,8 @@ let package = Package(
         .systemLibrary(name: "CLinuxIO"),
         // System OpenSSL libcrypto (Debian: libssl-dev), for signatures and digests only.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // System libcurl (Debian: libcurl4-openssl-dev), for outbound HTTPS whose reads stop at a cap.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Generic layers: know nothing about App Clips.
         .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: strict),
@@ -29,6 +31,8 @@ let package = Package(
         // A value behind a lock (the standard library's Mutex, visible to ThreadSanitizer).
         .target(name: "Locking", swiftSettings: strict),
         .target(name: "HTTP1", dependencies: ["CLinuxIO", "Locking", "ByteScan"], swiftSettings: strict),
+        // One outbound exchange through libcurl with its body and headers read up to a cap, never further.
+        .target(name: "HTTPSClient", dependencies: ["CCurl"], swiftSettings: strict),
         // Bytes to bytes, pure, no I/O: CRC-32, Adler-32, DEFLATE, zlib, PNG, ZIP, NDEF, and the project's one SHA-256
         // and one Base 64 (pure modules hash and encode without libcrypto; SystemCrypto and the JWT use them too).
         .target(name: "FileFormats", swiftSettings: strict),
@@ -68,7 +72,7 @@ let package = Package(
             name: "ClipApp",
             dependencies: [
                 "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "HTTP1",
-                "Locking", "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine",
+                "Locking", "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine", "HTTPSClient",
             ],
             swiftSettings: strict),
 
@@ -85,7 +89,8 @@ let package = Package(
         // retry schedule, target checks) are in ClipCore and the outbox in ClipStore; this is the worker that sends,
         // the sender (SSRF check at delivery, no redirects) and the HMAC signing (SystemCrypto). `clipctl serve` wires it in.
         .target(
-            name: "ClipWebhooks", dependencies: ["ClipApp", "ClipCore", "ClipStore", "HTTP1", "Locking", "StrictJSON", "SystemCrypto"],
+            name: "ClipWebhooks",
+            dependencies: ["ClipApp", "ClipCore", "ClipStore", "HTTP1", "HTTPSClient", "Locking", "StrictJSON", "SystemCrypto"],
             swiftSettings: strict),
 
         // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.

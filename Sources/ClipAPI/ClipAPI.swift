@@ -149,6 +149,8 @@ public final class ClipAPI: @unchecked Sendable {
     }
     private let connectionCountSource = Locked<@Sendable () -> Int>({ 0 })
     private var access: [String: Access] = [:]
+    /// `METHOD template` of the routes whose operations wait on other servers (`Operation.waitsOnOthers`).
+    var waitingRoutes: Set<String> = []
     /// `max-age` of the public answers (`serve --public-max-age`).
     let publicMaxAge: Int
     /// How the `/v1/asc` operations reach App Store Connect, when the server was started with a key; an apply stops
@@ -260,6 +262,13 @@ public final class ClipAPI: @unchecked Sendable {
     /// (`HTTPServer.Configuration.answerBeforeBody`): no route for its path (404) or method (405),
     /// a malformed path (400), or a route that needs a bearer token sent without `Authorization`
     /// (401). nil: the route needs the body. Answered, logged and counted as `handle` would.
+    /// Whether the request's route waits on other servers: the server runs it on its outbound lane
+    /// (`HTTPServer.Configuration.waitsOnOthers`).
+    public func waitsOnOthers(_ request: HTTPRequest) -> Bool {
+        guard case .found(let route, _) = routeTable.match(method: request.method, path: request.path) else { return false }
+        return waitingRoutes.contains("\(route.method) \(route.template)")
+    }
+
     public func answerBeforeBody(_ head: HTTPRequest) -> HTTPResponse? {
         switch routeTable.match(method: head.method, path: head.path) {
         case .notFound, .methodNotAllowed, .badPath:

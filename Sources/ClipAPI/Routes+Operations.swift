@@ -10,6 +10,7 @@ extension ClipAPI {
     /// and the layer admits it and reads the input (docs/application-layer.md#operations-and-bindings).
     func registerOperations() {
         for binding in Application.bindings where binding.servesRoute {
+            if binding.waitsOnOthers { waitingRoutes.insert("\(binding.method) \(binding.path)") }
             add(binding.method, binding.path, binding.callers == .open ? .open : .token, caching: Caching(binding.caching)) { api, c in
                 var arguments = c.preconditions
                 arguments.acceptLanguage = c.request.headers["Accept-Language"]
@@ -33,6 +34,7 @@ extension ClipAPI {
                 var session = Session(
                     registry: c.registry, caller: c.applicationCaller, outbound: api.outbound,
                     allowsPrivateTargets: api.allowsPrivateWebhookTargets, appStoreConnect: api.appStoreConnect)
+                session.isCancelled = c.request.clientGone
                 if c.principal == nil, Self.bearerSecret(c.request) != nil { session.carriesValidToken = { try Self.carriesValidToken(c) } }
                 do {
                     let answer = try binding.perform(arguments, session)

@@ -13,6 +13,8 @@ public struct Binding: Sendable {
     /// The status of a successful answer.
     public let status: Int
     public let callers: CallerRule
+    /// The operation waits on other servers (`Operation.waitsOnOthers`).
+    public let waitsOnOthers: Bool
     /// The command's grammar; its positionals are named after the input's arguments. nil: a route alone.
     public let command: CommandSpec?
     /// The command's path under `clipctl`, such as `["history"]`; empty for a route alone.
@@ -110,6 +112,7 @@ public struct Binding: Sendable {
         self.path = path
         self.status = status
         self.callers = O.callers
+        self.waitsOnOthers = O.waitsOnOthers
         self.command = command
         self.commandPath = parent + [command.name]
         self.localOptions = localOptions
@@ -159,6 +162,7 @@ public struct Binding: Sendable {
         self.path = path
         self.status = status
         self.callers = O.callers
+        self.waitsOnOthers = O.waitsOnOthers
         self.command = nil
         self.commandPath = []
         self.localOptions = []

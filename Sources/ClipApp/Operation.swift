@@ -14,6 +14,10 @@ public protocol Operation: SendableMetatype {
     /// (`Arguments.replacePreconditions`, `existingPreconditions`); when not, a PUT, PATCH or DELETE
     /// is checked as a write on an object without one (`Arguments.untaggedPreconditions`).
     static var evaluatesPreconditions: Bool { get }
+    /// Whether `run` waits on other servers (a site, Apple's CDN, App Store Connect): the server then runs
+    /// it on threads of their own, so that however long it waits the API's other requests never wait
+    /// for it (docs/operations.md#outbound-requests).
+    static var waitsOnOthers: Bool { get }
     static func run(_ input: Input, in session: Session) throws -> Output
 }
 
@@ -223,6 +227,7 @@ public struct CommandUsageError: Error, Equatable, CustomStringConvertible {
 extension Operation {
     /// Reads the input (every field error at once), admits the caller and runs.
     public static var evaluatesPreconditions: Bool { false }
+    public static var waitsOnOthers: Bool { false }
 
     /// `method`: the route's, for the preconditions of a write (nil: none checked here).
     public static func perform(_ arguments: Arguments, in session: Session, method: String? = nil) throws -> Output {

@@ -18,6 +18,8 @@ public struct Session {
     /// (checking records the token's use). nil: none was sent. A public route otherwise ignores
     /// credentials; `GET /v1/codes` lifts its PNG size limit for a token (docs/http-api.md).
     public var carriesValidToken: (() throws -> Bool)?
+    /// Whoever asked has gone (a client that closed its connection): work that would only answer them stops.
+    public var isCancelled: @Sendable () -> Bool = { false }
 
     public init(
         registry: Registry, caller: Caller, outbound: Outbound? = nil, allowsPrivateTargets: Bool = false,
@@ -80,8 +82,12 @@ public struct Outbound: Sendable {
         case unreachable(String)
     }
 
-    /// Fetches a URL with a user agent, redirects not followed.
-    public let fetch: @Sendable (_ url: String, _ userAgent: String) -> Result<Response, Failure>
+    /// Fetches a URL with a user agent, redirects not followed; ends early once `isCancelled` says so.
+    public let fetch: Fetch
+    public typealias Fetch =
+        @Sendable (_ url: String, _ userAgent: String, _ isCancelled: @escaping @Sendable () -> Bool) -> Result<
+            Response, Failure
+        >
     /// Apple's CDN, to which `/HOST` is added (`--cdn-url`, `serve --aasa-cdn-url`).
     public let cdnBaseURL: String
     /// The site's file: `{host}` is replaced by the host (`--site-url`, `serve --aasa-site-url`; tests and staging mirrors).
@@ -110,8 +116,7 @@ public struct Outbound: Sendable {
 
     public init(
         cdnBaseURL: String = Outbound.appleCDN, siteURLTemplate: String = Outbound.wellKnown, names: SettingNames = .verify,
-        hostDeadlineSeconds: Double = 20,
-        fetch: @escaping @Sendable (_ url: String, _ userAgent: String) -> Result<Response, Failure>
+        hostDeadlineSeconds: Double = 20, fetch: @escaping Fetch
     ) {
         self.fetch = fetch
         self.cdnBaseURL = cdnBaseURL

@@ -29,7 +29,8 @@ public enum ClipServer {
         let savedReadModel = parsed.flag("no-saved-read-model") ? nil : SavedReadModel.path(besideDatabase: databasePath)
         let loadStarted = DispatchTime.now().uptimeNanoseconds
         let pool = try RegistryPool(
-            path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads, savedReadModel: savedReadModel)
+            path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads + configuration.outboundThreads,
+            savedReadModel: savedReadModel)
         io.err(Self.readModelLine(pool.index, seconds: Double(DispatchTime.now().uptimeNanoseconds - loadStarted) / 1e9))
         io.err(Self.logLine("info", "connections: at most \(limits.maxConnections) (\(capNote))"))
         let quiet = parsed.flag("quiet")
@@ -42,6 +43,7 @@ public enum ClipServer {
             // The hot routes' request lines in batches: one write for many lines (`AccessLog`).
             logBatch: { lines in io.err(String(decoding: lines, as: UTF8.self)) }, log: { line in io.err(line + "\n") })
         configuration.answerBeforeBody = { api.answerBeforeBody($0) }
+        configuration.waitsOnOthers = { api.waitsOnOthers($0) }
         let server = HTTPServer(
             configuration: configuration,
             observer: { request, response, _ in if request.method == "-" { api.observeRefusal(request, response) } },

@@ -2,20 +2,15 @@ import ClipApp
 import ClipCore
 import Foundation
 import HTTP1
-import Locking
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+import HTTPSClient
 
 /// Sends one webhook request: POST, a 2xx is success, a redirect is not followed (a failure
 /// naming its Location), the answer's body is not read beyond its first few KB.
 ///
 /// The target is checked again at delivery (README "Webhooks", SSRF): the URL as at `add`, then
-/// every address its host resolves to must be public unless private targets are allowed. Over
-/// http the request goes to the address that was checked. Over https URLSession resolves the name
-/// again itself, so a DNS answer that changes between the check and the connection (rebinding)
-/// is not caught there.
+/// every address its host resolves to must be public unless private targets are allowed, and the
+/// request goes to an address that was checked (over https too: `OutboundHTTP.exchange`), so a DNS
+/// answer that changes between the check and the connection (rebinding) is never used.
 struct WebhookSender: Sendable {
     enum Outcome: Equatable {
         case delivered(status: Int)
@@ -76,33 +71,13 @@ struct WebhookSender: Sendable {
         return location.utf8.count > 300 ? out + "…" : out
     }
 
+    /// Over https through `OutboundHTTP.exchange`: to the checked addresses only, 4 KiB of the answer read at most.
     private func sendTLS(url: String, headers: [(String, String)], body: [UInt8], rules: OutboundHTTP) -> Outcome {
-        guard let target = URL(string: url) else { return .failed(status: nil, error: "malformed URL") }
-        var request = URLRequest(url: target, timeoutInterval: timeoutSeconds)
-        request.httpMethod = "POST"
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = Data(body)
-        let session = rules.session()
-        defer { session.finishTasksAndInvalidate() }
-        let result = OutcomeBox()
-        let done = DispatchSemaphore(value: 0)
-        session.dataTask(with: request) { _, response, error in
-            let outcome: Outcome
-            if let http = response as? HTTPURLResponse {
-                outcome = Self.outcome(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"))
-            } else {
-                outcome = .failed(status: nil, error: error.map { "\($0.localizedDescription)" } ?? "no answer")
-            }
-            result.value.withLock { $0 = outcome }
-            done.signal()
-        }.resume()
-        if done.wait(timeout: .now() + timeoutSeconds + 5) == .timedOut {
-            return .failed(status: nil, error: "no answer within \(timeoutSeconds) s")
+        switch rules.exchange(
+            "POST", url, headers: headers.map { (name: $0.0, value: $0.1) }, body: body, maxBodyBytes: 4096, schemes: ["https"])
+        {
+        case .success(let answer): return Self.outcome(status: answer.status, location: answer.header("location"))
+        case .failure(.refused(let why)), .failure(.unreachable(let why)): return .failed(status: nil, error: why)
         }
-        return result.value.withLock { $0 } ?? .failed(status: nil, error: "no answer")
     }
-}
-
-private final class OutcomeBox: Sendable {
-    let value = Locked<WebhookSender.Outcome?>(nil)
 }

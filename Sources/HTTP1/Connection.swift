@@ -162,14 +162,33 @@ extension EventThread {
             slots.updateValue(slot, forKey: c.id)
         }
         let loop = loop, mailbox = mailbox
-        loop.pool.submit {
+        var request = request
+        let presence = ClientPresence(fd: c.socket.fd)
+        request.clientGone = { presence.gone }
+        let outbound = loop.configuration.waitsOnOthers?(request) ?? false
+        if outbound, loop.outboundPool.waiting >= loop.configuration.outboundQueue {
+            loop.prepareAnswer(c, request, head, EventThread.outboundBusy, started: monotonicSeconds())
+            mailbox.post(.answered(c))
+            return
+        }
+        (outbound ? loop.outboundPool : loop.pool).submit { [request] in
             let started = monotonicSeconds()
             // Past the drain deadline a request still queued is not started (README, graceful stop).
             let response = loop.drainExpired.load(ordering: .relaxed) ? EventThread.stopping : loop.handler(request)
+            presence.answered()
             loop.prepareAnswer(c, request, head, response, started: started)
             mailbox.post(.answered(c))
         }
     }
+
+    /// The answer to a request of the outbound lane when its queue is full.
+    static let outboundBusy: HTTPResponse = {
+        var response = HTTPResponse(
+            status: 503, contentType: "application/problem+json",
+            body: Array(ProblemJSON.problem(status: 503, detail: "too many requests that wait on other servers are queued").utf8))
+        response.headers.add("Retry-After", "5")
+        return response
+    }()
 
     /// Hot answers batched before they are written.
     static let batchBytes = 64 * 1024
@@ -335,5 +354,26 @@ extension EventLoop {
             appendingTo: &c.hot.out)
         c.machine.writeStarted(now: monotonicMilliseconds())
         c.pending = PendingAnswer(request: request, response: response, started: started, keepAlive: keepAlive)
+    }
+}
+
+/// Whether the client of a request being answered has gone: its socket read as end of file or an
+/// error without consuming anything (recv(2) with MSG_PEEK). Once the answer is made the descriptor
+/// is the event thread's again (and may be closed and reused), so it is not looked at any more.
+final class ClientPresence: Sendable {
+    private let fd: Int32
+    private let answering = Atomic<Bool>(true)
+
+    init(fd: Int32) { self.fd = fd }
+
+    func answered() { answering.store(false, ordering: .sequentiallyConsistent) }
+
+    var gone: Bool {
+        guard answering.load(ordering: .sequentiallyConsistent) else { return false }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if n == 0 { return true }  // end of file: the client closed its side
+        if n < 0 { return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR }
+        return false  // a pipelined request: still there
     }
 }

@@ -29,6 +29,8 @@ final class EventLoop: Sendable {
     let observer: (@Sendable (HTTPRequest, HTTPResponse, Double) -> Void)?
     let listener: ListeningSocket
     let pool: BlockingPool
+    /// The handlers that wait on other servers (`Configuration.waitsOnOthers`).
+    let outboundPool: BlockingPool
     /// One per event thread; the first accepts.
     let mailboxes: [Mailbox]
     /// Set once by `stop`; read without a lock by every request.
@@ -76,6 +78,7 @@ final class EventLoop: Sendable {
         self.hot = hot
         self.observer = observer
         pool = BlockingPool(threads: max(1, configuration.blockingThreads))
+        outboundPool = BlockingPool(threads: max(1, configuration.outboundThreads))
         listener = try ListeningSocket(host: configuration.host, port: configuration.port)
         var mailboxes: [Mailbox] = []
         do {
@@ -101,6 +104,9 @@ final class EventLoop: Sendable {
         }
         for i in 0..<max(1, configuration.blockingThreads) {
             startThread("http-blocking-\(i)") { [pool] in pool.run() }
+        }
+        for i in 0..<max(1, configuration.outboundThreads) {
+            startThread("http-outbound-\(i)") { [outboundPool] in outboundPool.run() }
         }
     }
 
@@ -175,6 +181,7 @@ final class EventLoop: Sendable {
         // Every thread closes what it still holds and exits; then their descriptors are closed.
         mailboxes.forEach { $0.post(.exit) }
         pool.stop()
+        outboundPool.stop()
         let left = Double(schedule.deadline) - Double(monotonicMilliseconds())
         if finished.wait(timeout: .now() + max(0.5, left / 1000)) == .success {
             mailboxes.forEach { $0.closeDescriptors() }

@@ -30,6 +30,14 @@ public final class HTTPServer: Sendable {
         /// Threads for every other handler (which may block, on a database write say), so that a
         /// slow request never holds up the event loop.
         public var blockingThreads = 8
+        /// Threads for the handlers `waitsOnOthers` names (they wait on other servers: a fetch of a
+        /// slow site), so that however long those wait they never hold the threads the rest need.
+        public var outboundThreads = 16
+        /// Requests of that lane waiting for one of its threads at most; past it a request is
+        /// answered 503 with Retry-After at once (RFC 9110 §15.6.4).
+        public var outboundQueue = 32
+        /// Which requests go to the outbound lane; nil: none.
+        public var waitsOnOthers: (@Sendable (HTTPRequest) -> Bool)?
         /// How long `stop` lets requests under way finish before `atDrainDeadline` interrupts them.
         public var drainSeconds: Double = 10
         /// Asked once a request's head is complete and its body is still to come: an answer that

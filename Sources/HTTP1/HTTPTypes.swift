@@ -87,6 +87,9 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// Set by the server from the connection (for logs).
     public var remoteAddress: String = ""
+    /// Whether the client has closed its connection (or reset it) while its request is answered: work
+    /// that would only answer it may stop. Set by the server; false for a request made by hand.
+    public var clientGone: @Sendable () -> Bool = { false }
 
     public init(method: String, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.method = method

@@ -42,7 +42,7 @@ struct DomainVerificationTests {
         }
         func release() { for _ in 0..<100 { hang.signal() } }
         var outbound: Outbound {
-            Outbound(cdnBaseURL: "https://cdn.test/a/v1", hostDeadlineSeconds: deadline) { url, agent in
+            Outbound(cdnBaseURL: "https://cdn.test/a/v1", hostDeadlineSeconds: deadline) { url, agent, _ in
                 let hangs = self.lock.withLock {
                     self._asked.append((url, agent))
                     self.running += 1

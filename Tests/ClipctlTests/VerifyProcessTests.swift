@@ -310,7 +310,7 @@ import Testing
         let server = try ServeProcess(
             clipctl, database: "clips.db",
             arguments: ["--allow-private-targets", "--aasa-site-url", sites.siteURL, "--aasa-cdn-url", sites.cdnURL],
-            wrapper: sites.namespace, environment: ["CLIP_AASA_WATCH_SCHEDULE": "0.3"])
+            wrapper: sites.namespace, environment: ["CLIP_AASA_WATCH_SCHEDULE": "1"])
         defer { _ = server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
         let token = try clipctl("token", "create", "--admin", "--name", "v").out.trimmingCharacters(in: .whitespacesAndNewlines)

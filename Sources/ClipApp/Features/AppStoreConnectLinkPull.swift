@@ -7,6 +7,7 @@ public import StrictJSON
 /// (docs/app-store-connect.md). On the database only, with the key of the one who runs it: no route.
 public enum AscLink: Operation {
     public static let callers = CallerRule.admin
+    public static let waitsOnOthers = true
 
     public struct Input: OperationInput {
         public var clip: String
@@ -67,6 +68,7 @@ public enum AscLink: Operation {
 /// differ nothing is overwritten (exit 2) unless `--prefer` says which side wins. On the database only: no route.
 public enum AscPull: Operation {
     public static let callers = CallerRule.admin
+    public static let waitsOnOthers = true
 
     public struct Input: OperationInput {
         public var clip: String?

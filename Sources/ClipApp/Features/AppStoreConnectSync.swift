@@ -9,6 +9,7 @@ public import StrictJSON
 /// server started with a key) and `clipctl asc plan`; `clipctl asc status` reads the same route.
 public enum AscPlan: Operation {
     public static let callers = CallerRule.admin
+    public static let waitsOnOthers = true
 
     public struct Input: OperationInput {
         /// One linked clip; nil: every linked clip.
@@ -95,6 +96,7 @@ public enum AscPlan: Operation {
 /// or none) and `clipctl asc apply`, which without `--yes` shows the plan and sends nothing.
 public enum AscApply: Operation {
     public static let callers = CallerRule.admin
+    public static let waitsOnOthers = true
 
     public struct Input: OperationInput {
         public var clip: String?

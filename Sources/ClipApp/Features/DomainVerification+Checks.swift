@@ -117,6 +117,8 @@ public struct HostVerification: OperationOutput, Sendable {
 /// Fetches a host's file from its site and from Apple's CDN and judges each answer.
 struct HostVerifier: Sendable {
     let outbound: Outbound
+    /// Whoever asked has gone: no fetch is started, and those running end.
+    var isCancelled: @Sendable () -> Bool = { false }
 
     /// Apple's bot (apple-spec.md §4.1, S4: sites must allow `AASA-Bot` and `CFNetwork`).
     static let botAgent = "AASA-Bot/1.0.0"
@@ -138,6 +140,7 @@ struct HostVerifier: Sendable {
             throw RegistryError.unprocessable("this server does not fetch sites (it runs without outbound requests)")
         }
         self.outbound = outbound
+        self.isCancelled = session.isCancelled
     }
 
     /// The host normalized, if the caller sees it (a team token: a host its team holds). Another team's
@@ -169,6 +172,8 @@ struct HostVerifier: Sendable {
     /// reads App Store Connect while the sites and the CDN are fetched (`AppStoreConnectVerification`).
     static func verify(_ hosts: [String], in session: Session) throws -> [HostVerification] {
         let verifier = try HostVerifier(session: session)
+        let admitted = try VerificationAdmission.enter(session.caller)
+        defer { VerificationAdmission.leave(admitted) }
         let expectations = try hosts.map { try expectation($0, in: session) }
         guard !hosts.isEmpty else { return [] }
         let fetched = Locked<[HostVerification]>([])
@@ -193,7 +198,8 @@ struct HostVerifier: Sendable {
     func verify(_ e: Expectation) -> HostVerification {
         let siteURL = outbound.siteURLTemplate.replacingOccurrences(of: "{host}", with: e.host)
         let cdnURL = outbound.cdnBaseURL + "/" + e.host
-        let answers = outbound.fetchAll([(siteURL, Self.botAgent), (siteURL, Self.browserAgent), (cdnURL, Self.browserAgent)])
+        let answers = outbound.fetchAll(
+            [(siteURL, Self.botAgent), (siteURL, Self.browserAgent), (cdnURL, Self.browserAgent)], isCancelled: isCancelled)
         let browserGot200 = if case .success(let r) = answers[1], r.status == 200 { true } else { false }
         var site = siteCheck(e.host, url: siteURL, answers[0], browserGot200: browserGot200, expected: e.expected)
         var cdn = cdnCheck(url: cdnURL, answers[2], expected: e.expected)

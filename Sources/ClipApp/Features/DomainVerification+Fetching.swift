@@ -15,7 +15,9 @@ extension Outbound {
 
     /// Each `(url, agent)` fetched at once; what has no answer by the host's deadline is `unreachable`.
     /// A fetch still running then is left to end on its own timeout (`OutboundHTTP.timeoutSeconds`).
-    func fetchAll(_ requests: [(url: String, agent: String)]) -> [Result<Response, Failure>] {
+    func fetchAll(
+        _ requests: [(url: String, agent: String)], isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) -> [Result<Response, Failure>] {
         let deadline = DispatchTime.now() + hostDeadlineSeconds
         let results = Locked<[Result<Response, Failure>?]>(Array(repeating: nil, count: requests.count))
         let group = DispatchGroup()
@@ -31,7 +33,11 @@ extension Outbound {
                     return
                 }
                 defer { Outbound.fetchSlots.signal() }
-                let result = fetch(request.url, request.agent)
+                guard !isCancelled() else {
+                    results.withLock { $0[i] = .failure(.unreachable("not fetched: the request was cancelled")) }
+                    return
+                }
+                let result = fetch(request.url, request.agent, isCancelled)
                 results.withLock { $0[i] = result }
             }.start()
         }
@@ -85,5 +91,56 @@ extension Outbound {
         guard url.lowercased().hasPrefix("https://") else { return "\(given.prefix(60)) is not an https URL" }
         do { _ = try WebhookTarget.check(url, allowPrivate: true) } catch { return error.errors.map(\.message).joined(separator: "; ") }
         return url.contains("#") ? "a #fragment is never sent (RFC 9112 §3.2)" : nil
+    }
+}
+
+/// How many verifications a server runs at once (docs/operations.md#outbound-requests): a few per team,
+/// so that one team's slow or hanging sites cannot take every slot, and a bound in all. Past either a
+/// verification is refused at once with 429 and `Retry-After` (RFC 6585 §4) rather than queued behind
+/// fetches that may take `Outbound.hostDeadlineSeconds`. clipctl on a database (`Caller.local`) is one
+/// person's process and is not counted.
+public enum VerificationAdmission {
+    public static let perTeam = 2
+    public static let inAll = 8
+    /// Seconds a refused caller is told to wait: about one host's deadline.
+    public static let retryAfterSeconds = 20
+
+    private struct Running {
+        var all = 0
+        var byCaller: [String: Int] = [:]
+    }
+    private static let running = Locked(Running())
+
+    /// The key the caller was counted under; nil: not counted.
+    static func enter(_ caller: Caller) throws -> String? {
+        let key: String
+        switch caller {
+        case .local: return nil
+        case .team(let team, _): key = "team " + team.rawValue
+        case .admin, .anyone: key = "admin"
+        }
+        let refusal = running.withLock { running -> String? in
+            if running.byCaller[key, default: 0] >= perTeam {
+                return "\(perTeam) verifications of this \(key == "admin" ? "admin" : "team") are running; ask again when one ends"
+            }
+            if running.all >= inAll { return "\(inAll) verifications are running on this server; ask again when one ends" }
+            running.all += 1
+            running.byCaller[key, default: 0] += 1
+            return nil
+        }
+        if let refusal {
+            throw OperationFailure(
+                status: 429, detail: refusal, headers: [("Retry-After", "\(retryAfterSeconds)")], exitCode: 69)
+        }
+        return key
+    }
+
+    static func leave(_ key: String?) {
+        guard let key else { return }
+        running.withLock { running in
+            running.all -= 1
+            running.byCaller[key, default: 1] -= 1
+            if running.byCaller[key] == 0 { running.byCaller[key] = nil }
+        }
     }
 }

@@ -10,6 +10,7 @@ public import StrictJSON
 /// sees when none is named). A team token sees its own hosts only.
 public enum DomainVerification: Operation {
     public static let callers = CallerRule.token
+    public static let waitsOnOthers = true
 
     public struct Input: OperationInput {
         public var host: String
@@ -30,6 +31,7 @@ public enum DomainVerification: Operation {
 
 public enum Verification: Operation {
     public static let callers = CallerRule.token
+    public static let waitsOnOthers = true
 
     public struct Input: OperationInput {
         /// The hosts to verify; none: every host the caller sees.
@@ -48,9 +50,21 @@ public enum Verification: Operation {
         }
     }
 
+    /// Hosts named in one request at most (docs/http-api.md#verification): each costs three fetches.
+    public static let maxHosts = 50
+
     public static func run(_ input: Input, in session: Session) throws -> Output {
+        guard input.hosts.count <= maxHosts else {
+            throw RegistryError.invalid([
+                FieldError(field: "host", rule: "max", message: "names \(input.hosts.count) hosts; at most \(maxHosts) a request")
+            ])
+        }
         var hosts: [String] = []
-        for host in input.hosts { hosts.append(try HostVerifier.visibleHost(host, in: session)) }
+        for host in input.hosts {
+            // Each host once, however it is spelt (`Shop.Example.`, `shop.example`).
+            let normalized = try HostVerifier.visibleHost(host, in: session)
+            if !hosts.contains(normalized) { hosts.append(normalized) }
+        }
         if input.hosts.isEmpty {
             let all = try session.registry.aasaHosts()
             if let team = session.caller.team {

@@ -17,6 +17,10 @@ public struct PropagationSchedule: Sendable, Equatable {
     public static let standard = PropagationSchedule(
         intervals: [60, 120, 300, 600, 1800, 3600, 7200, 14_400, 28_800, 43_200], giveUpAfter: 72 * 3600)
 
+    /// The shortest interval the watch takes: one check of a customer's site a second at most
+    /// (docs/operations.md#propagation-watched).
+    public static let minimumInterval: Double = 1
+
     public init(intervals: [Double], giveUpAfter: Double) {
         self.intervals = intervals
         self.giveUpAfter = giveUpAfter
@@ -29,8 +33,11 @@ public struct PropagationSchedule: Sendable, Equatable {
         if let text = environment["CLIP_AASA_WATCH_SCHEDULE"] {
             if text == "off" { return .success(nil) }
             let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
-            guard values.count <= 100, values.allSatisfy({ ($0 ?? -1) > 0 && ($0 ?? 0) <= 604_800 }) else {
-                return .failure(UsageProblem("CLIP_AASA_WATCH_SCHEDULE takes seconds separated by commas, such as 60,300,3600, or off"))
+            guard values.count <= 100, values.allSatisfy({ ($0 ?? -1) >= minimumInterval && ($0 ?? 0) <= 604_800 }) else {
+                return .failure(
+                    UsageProblem(
+                        "CLIP_AASA_WATCH_SCHEDULE takes seconds of at least \(Int(minimumInterval)) separated by commas, such as 60,300,3600, or off"
+                    ))
             }
             schedule.intervals = values.map { $0! }
         }

@@ -10,6 +10,7 @@ public import StrictJSON
 /// and `clipctl asc testflight plan`.
 public enum TestFlightPlanRead: Operation {
     public static let callers = CallerRule.admin
+    public static let waitsOnOthers = true
 
     public struct Input: OperationInput {
         /// One linked clip; nil: every linked clip with invocations chosen.
@@ -67,6 +68,7 @@ public enum TestFlightPlanRead: Operation {
 /// `GET /v1/asc/testflight/status?clip=…&builds=N` (admin only) and `clipctl asc testflight status`.
 public enum TestFlightStatus: Operation {
     public static let callers = CallerRule.admin
+    public static let waitsOnOthers = true
 
     public struct Input: OperationInput {
         public var clip: String?
@@ -115,6 +117,7 @@ public enum TestFlightStatus: Operation {
 /// `{"clip", "build"}` or none) and `clipctl asc testflight apply`, which without `--yes` shows the plan and sends nothing.
 public enum TestFlightApply: Operation {
     public static let callers = CallerRule.admin
+    public static let waitsOnOthers = true
 
     public struct Input: OperationInput {
         public var clip: String?

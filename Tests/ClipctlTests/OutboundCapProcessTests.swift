@@ -1,0 +1,166 @@
+import Foundation
+import StrictJSON
+import Testing
+
+/// A site and a CDN that answer a gigabyte (docs/operations.md#outbound-requests): at most
+/// `Outbound.maxBodyBytes` + 1 bytes are read, whatever the answer says of its length, from
+/// `clipctl verify`, from a server's verification route and from the server's propagation watch with no
+/// request at all; peak memory stays under 100 MB and the stand-in sees the connection end early.
+/// `CLIP_OUTBOUND_CAP_GIB` sets the size the stand-in offers (default 1; the long form in
+/// docs/reliability.md uses 8).
+@Suite(.serialized) struct OutboundCapProcessTests {
+    static let gibibytes = Int(ProcessInfo.processInfo.environment["CLIP_OUTBOUND_CAP_GIB"] ?? "") ?? 1
+    static let peakLimitKB = 100 * 1024
+
+    /// An HTTPS server (the test CA of `VerifyProcessTests.StandIns`) whose every answer is `size` bytes of
+    /// JSON-typed spaces: `/site/…` with a Content-Length, `/cdn/…` chunked without one; `/hang/…` never answers.
+    /// It writes each connection's bytes sent to `sent.log` when the connection ends.
+    static let script = #"""
+        import socket, ssl, sys, threading, os
+        cert, key, size, log = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        print(listener.getsockname()[1], flush=True)
+        lock = threading.Lock()
+        chunk = b" " * 65536
+        def serve(raw):
+            sent = 0
+            try:
+                conn = context.wrap_socket(raw, server_side=True)
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    more = conn.recv(4096)
+                    if not more: return
+                    head += more
+                path = head.split(b" ")[1].decode()
+                if path.startswith("/hang/"):
+                    threading.Event().wait(120)
+                    return
+                chunked = path.startswith("/cdn/")
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" +
+                    (b"Transfer-Encoding: chunked\r\n\r\n" if chunked else b"Content-Length: %d\r\n\r\n" % size))
+                while sent < size:
+                    n = min(len(chunk), size - sent)
+                    conn.sendall((b"%x\r\n" % n + chunk[:n] + b"\r\n") if chunked else chunk[:n])
+                    sent += n
+            except Exception:
+                pass
+            finally:
+                with lock:
+                    with open(log, "a") as f: f.write("%d\n" % sent)
+                raw.close()
+        while True:
+            raw, _ = listener.accept()
+            threading.Thread(target=serve, args=(raw,), daemon=True).start()
+        """#
+
+    final class Giant {
+        let sites: VerifyProcessTests.StandIns
+        let server: PythonServer
+        var siteURL: String { "https://127.0.0.1:\(server.port)/site/{host}/.well-known/apple-app-site-association" }
+        var cdnURL: String { "https://127.0.0.1:\(server.port)/cdn" }
+        var log: String { sites.clipctl.file("sent.log") }
+
+        init() throws {
+            let clipctl = try Clipctl()
+            sites = try VerifyProcessTests.StandIns(clipctl)
+            let size = OutboundCapProcessTests.gibibytes * 1024 * 1024 * 1024
+            server = try PythonServer(
+                clipctl, script: "giant.py", OutboundCapProcessTests.script,
+                arguments: [clipctl.file("tls/site.pem"), clipctl.file("tls/site.key"), "\(size)", clipctl.file("sent.log")])
+            let r = try clipctl(
+                "register", "https://giant.example/x", "--clip", "ABCDE12345.com.giant.Clip", "--title", "T", "--subtitle", "S")
+            try #require(r.code == 0, "\(r.err)")
+        }
+
+        /// The bytes the stand-in sent on each connection that has ended.
+        func sent() -> [Int] {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int($0) }
+        }
+    }
+
+    /// The body of a GET and, on a line of its own, the status (curl(1), an independent client).
+    static func get(_ url: String, token: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.arguments = ["-s", "-w", "\\n%{http_code}", "-H", "Authorization: Bearer \(token)", url]
+        return String(decoding: try ProcessRunner.run(p).out, as: UTF8.self)
+    }
+
+    /// Peak resident set of a process, from /proc (VmHWM, in KB).
+    static func peakKB(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// Whatever the answer's length says, the verdict is too-large, memory stays low and the stand-in was cut off.
+    static func expectCappedRead(_ json: String, _ giant: Giant) {
+        let item = (try? JSONParser.parse(json))?["items"]?.arrayValue?.first
+        let verdicts = item?["checks"]?.arrayValue?.compactMap { $0["verdict"]?.stringValue }
+        #expect(verdicts == ["too-large", "too-large"], "\(json)")
+        let size = OutboundCapProcessTests.gibibytes * 1024 * 1024 * 1024
+        // Every connection ended long before its gigabyte: the reader stopped, not the stand-in.
+        var sent: [Int] = []
+        for _ in 0..<100 {
+            sent = giant.sent()
+            if sent.count >= 3 { break }
+            usleep(100_000)
+        }
+        #expect(sent.count >= 3 && sent.allSatisfy { $0 < size / 8 }, "bytes sent per connection: \(sent)")
+    }
+
+    @Test(.enabled(if: VerifyProcessTests.canRun)) func verifyReadsAGigabyteAnswerOnlyUpToItsCap() throws {
+        let giant = try Giant()
+        let time = Process()
+        time.executableURL = URL(fileURLWithPath: giant.sites.namespace[0])
+        // /usr/bin/time's %M: the command's peak resident set in KB.
+        time.arguments =
+            Array(giant.sites.namespace.dropFirst()) + [
+                "/usr/bin/time", "-f", "peak %M", "-o", giant.sites.clipctl.file("peak.txt"), Clipctl.binary.path, "--json", "verify",
+                "giant.example", "--allow-private-targets", "--site-url", giant.siteURL, "--cdn-url", giant.cdnURL,
+            ]
+        time.environment = giant.sites.clipctl.environment
+        time.currentDirectoryURL = giant.sites.clipctl.directory
+        let r = try ProcessRunner.run(time)
+        #expect(r.code == 1, "\(String(decoding: r.err, as: UTF8.self))")
+        Self.expectCappedRead(String(decoding: r.out, as: UTF8.self), giant)
+        let peak = try String(contentsOfFile: giant.sites.clipctl.file("peak.txt"), encoding: .utf8)
+        let kb = Int(peak.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? .max
+        #expect(kb < Self.peakLimitKB, "clipctl verify peaked at \(kb) KB")
+    }
+
+    @Test(.enabled(if: VerifyProcessTests.canRun)) func theRouteAndTheWatchReadAGigabyteAnswerOnlyUpToItsCap() throws {
+        let giant = try Giant()
+        let server = try ServeProcess(
+            giant.sites.clipctl, database: "clips.db",
+            arguments: ["--allow-private-targets", "--aasa-site-url", giant.siteURL, "--aasa-cdn-url", giant.cdnURL],
+            wrapper: giant.sites.namespace, environment: ["CLIP_AASA_WATCH_SCHEDULE": "1"])
+        defer { _ = server.stop() }
+        let token = try giant.sites.clipctl("token", "create", "--admin", "--name", "cap").out.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let pid = server.process.processIdentifier
+        let answer = try Self.get("http://127.0.0.1:\(server.port)/v1/domains/giant.example/verification", token: token)
+        #expect(answer.hasSuffix("\n200"), "\(answer)")
+        Self.expectCappedRead("{\"items\":[" + String(answer.dropLast(4)) + "]}", giant)
+        #expect(Self.peakKB(pid) < Self.peakLimitKB, "the server peaked at \(Self.peakKB(pid)) KB after the route")
+
+        // No request at all: a change to the host's file, and the watch fetches on its own.
+        let before = giant.sent().count
+        let r = try giant.sites.clipctl(
+            "--server", "http://127.0.0.1:\(server.port)", "--token", token, "register", "https://giant.example/y", "--clip",
+            "ABCDE12345.com.giant.Other.Clip", "--title", "T", "--subtitle", "S")
+        #expect(r.code == 0, "\(r.err)")
+        var watched = false
+        for _ in 0..<300 where !watched {
+            watched = giant.sent().count >= before + 2
+            usleep(100_000)
+        }
+        #expect(watched, "the watch fetched nothing in 30 s")
+        #expect(Self.peakKB(pid) < Self.peakLimitKB, "the server peaked at \(Self.peakKB(pid)) KB after the watch")
+    }
+}
