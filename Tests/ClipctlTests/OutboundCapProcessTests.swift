@@ -164,3 +164,78 @@ import Testing
         #expect(Self.peakKB(pid) < Self.peakLimitKB, "the server peaked at \(Self.peakKB(pid)) KB after the watch")
     }
 }
+
+/// One team's flood of verifications of a host that never answers, beside another team's writes and reads
+/// (docs/operations.md#outbound-requests): the other team's p99 stays under 100 ms, the flood past the team's
+/// bound is refused at once with 429 and Retry-After, and a verification whose client went away ends.
+@Suite(.serialized) struct VerificationFloodTests {
+    /// Team A floods; team B writes and reads and reports its latencies (milliseconds, sorted) and the flood's statuses.
+    static let load = #"""
+        import json, sys, threading, time, urllib.request, urllib.error
+        base, a, b, flood = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+        statuses = []
+        def call(method, path, token, body=None, timeout=60):
+            request = urllib.request.Request(base + path, method=method, data=body,
+                headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=timeout) as r:
+                    return r.status, dict(r.headers)
+            except urllib.error.HTTPError as e:
+                return e.code, dict(e.headers)
+            except Exception as e:
+                return 0, {}
+        def flooder():
+            statuses.append(call("GET", "/v1/domains/hang.example/verification", a))
+        threads = [threading.Thread(target=flooder) for _ in range(flood)]
+        for t in threads: t.start()
+        time.sleep(0.5)
+        times = []
+        for i in range(60):
+            body = json.dumps({"url": "https://b.example/p%d" % i, "clip": "FGHIJ67890.com.b.Clip", "title": "T",
+                "subtitle": "S"}).encode()
+            for method, path, data in (("POST", "/v1/experiences", body), ("GET", "/v1/experiences?limit=5", None)):
+                started = time.monotonic()
+                status, _ = call(method, path, b, data)
+                times.append((time.monotonic() - started) * 1000)
+                assert status in (200, 201), (method, path, status)
+        for t in threads: t.join()
+        times.sort()
+        print(json.dumps({"p99": times[int(len(times) * 0.99) - 1], "statuses": sorted(s for s, _ in statuses),
+            "retryAfter": sorted(set(h.get("Retry-After", "") for s, h in statuses if s == 429))}))
+        """#
+
+    @Test(.enabled(if: VerifyProcessTests.canRun)) func oneTeamsHangingHostDoesNotSlowAnother() throws {
+        let giant = try OutboundCapProcessTests.Giant()
+        let clipctl = giant.sites.clipctl
+        let hang = "https://127.0.0.1:\(giant.server.port)/hang/{host}"
+        let server = try ServeProcess(
+            clipctl, database: "clips.db",
+            arguments: ["--allow-private-targets", "--aasa-site-url", hang, "--aasa-cdn-url", "https://127.0.0.1:\(giant.server.port)/hang"],
+            wrapper: giant.sites.namespace, environment: ["CLIP_AASA_WATCH_SCHEDULE": "off"])
+        defer { _ = server.stop() }
+        let r = try clipctl("register", "https://hang.example/x", "--clip", "ABCDE12345.com.hang.Clip", "--title", "T", "--subtitle", "S")
+        try #require(r.code == 0, "\(r.err)")
+        let a = try clipctl("token", "create", "--team", "ABCDE12345", "--name", "a").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let b = try clipctl("token", "create", "--team", "FGHIJ67890", "--name", "b").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        try clipctl.write("load.py", Self.load)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [clipctl.file("load.py"), "http://127.0.0.1:\(server.port)", a, b, "12"]
+        let out = try ProcessRunner.run(p)
+        let report = try JSONParser.parse(String(decoding: out.out, as: UTF8.self))
+        let p99: Double =
+            switch report["p99"] {
+            case .double(let d)?: d
+            case .integer(let i)?: Double(i)
+            default: .infinity
+            }
+        #expect(p99 < 100, "team B's p99 was \(p99) ms: \(String(decoding: out.out + out.err, as: UTF8.self))")
+        let statuses: [Int] = (report["statuses"]?.arrayValue ?? []).compactMap { value -> Int? in
+            if case .integer(let i) = value { return Int(i) }
+            return nil
+        }
+        // Two of team A's twelve run (and end with the host's deadline); the other ten are refused at once.
+        #expect(statuses.filter { $0 == 200 }.count == 2 && statuses.filter { $0 == 429 }.count == 10, "\(statuses)")
+        #expect(report["retryAfter"]?.arrayValue?.compactMap(\.stringValue) == ["20"], "\(report)")
+    }
+}
