@@ -52,7 +52,10 @@ final class Context {
 
     func registry() throws -> Registry {
         if let openedRegistry { return openedRegistry }
+        let existed = FileManager.default.fileExists(atPath: databasePath)
         let registry = try Registry(path: databasePath, actor: "clipctl:\(environment["USER"] ?? "local")")
+        // Said, so that a command run from the wrong folder does not quietly start a second database (QA).
+        if !existed { io.err("created \(databasePath)\n") }
         openedRegistry = registry
         return registry
     }

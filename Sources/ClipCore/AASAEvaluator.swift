@@ -73,8 +73,10 @@ public enum AASAEvaluator {
         var entries: [(label: String, entry: JSONValue, ids: [String])] = []
         if let array = applinks["details"]?.arrayValue {
             for (i, entry) in array.enumerated() {
-                var ids = entry["appIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                if let single = entry["appID"]?.stringValue { ids.append(single) }
+                // Apple's swcutil reads `appIDs` when an entry has it, even empty, and then ignores `appID`.
+                let ids =
+                    entry["appIDs"] != nil
+                    ? entry["appIDs"]?.arrayValue?.compactMap(\.stringValue) ?? [] : entry["appID"]?.stringValue.map { [$0] } ?? []
                 entries.append(("details[\(i)]", entry, ids))
             }
         } else if let members = applinks["details"]?.objectMembers {

@@ -8,6 +8,9 @@ public enum WriteNote: Hashable, Sendable {
     /// was saved by itself (`app set`, which names the team).
     case createdApp(BundleID, team: TeamID?)
     case updatedApp(BundleID)
+    /// An app made without a name: its default experience's card has no title until it is given one
+    /// (Apple: the default experience's card shows the app's name).
+    case appWithoutName(BundleID, team: TeamID)
     case createdClip(AppID)
     case associated(host: String, clip: AppID)
     case hostOwned(host: String, team: TeamID)
@@ -26,6 +29,8 @@ public enum WriteNote: Hashable, Sendable {
         case .createdApp(let app, let team?): "created app \(app.rawValue) (team \(team.rawValue))"
         case .createdApp(let app, nil): "created app \(app.rawValue)"
         case .updatedApp(let app): "updated app \(app.rawValue)"
+        case .appWithoutName(let app, let team):
+            "app \(app.rawValue) has no name, which its default card shows: clipctl app set \(app.rawValue) --team \(team.rawValue) --name NAME"
         case .createdClip(let clip): "created clip \(clip.rawValue)"
         case .associated(let host, let clip): "associated \(host) with clip \(clip.rawValue) (its AASA now lists the clip)"
         case .hostOwned(let host, let team): "host \(host) now belongs to team \(team.rawValue)"
@@ -56,6 +61,7 @@ public enum WriteNote: Hashable, Sendable {
             bundle(2).map { .createdApp($0, team: nil) },
             bundle(2).flatMap { app in (try? TeamID(String(word(4).dropLast()))).map { .createdApp(app, team: $0) } },
             bundle(2).map { .updatedApp($0) },
+            bundle(1).flatMap { app in team(15).map { .appWithoutName(app, team: $0) } },
             clip(2).map { .createdClip($0) },
             clip(4).map { .associated(host: word(1), clip: $0) },
             team(6).map { .hostOwned(host: word(1), team: $0) },

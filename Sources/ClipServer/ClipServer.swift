@@ -33,6 +33,13 @@ public enum ClipServer {
             savedReadModel: savedReadModel)
         io.err(Self.readModelLine(pool.index, seconds: Double(DispatchTime.now().uptimeNanoseconds - loadStarted) / 1e9))
         io.err(Self.logLine("info", "connections: at most \(limits.maxConnections) (\(capNote))"))
+        // The first day (QA): a token made in another folder went to another database, and every call was 401.
+        if let tokens = try? pool.with(actor: "serve", { try $0.tokens() }),
+            !tokens.contains(where: { $0.team == nil && $0.revokedAt == nil })
+        {
+            let command = "clipctl --db \(Shell.quote(databasePath)) token create --admin --name NAME"
+            io.err(Self.logLine("warning", "\(databasePath) has no admin token; make one with: \(command)"))
+        }
         let quiet = parsed.flag("quiet")
         let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { line in io.err(line + "\n") })
         pool.observers.add(worker)

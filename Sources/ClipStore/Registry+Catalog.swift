@@ -42,6 +42,7 @@ extension Registry {
                 entity: .app, id: appBundle.rawValue, action: .create, before: nil,
                 after: AuditForm.app(App(bundleID: appBundle, team: clip.team)))
             notes.append(.createdApp(appBundle, team: clip.team))
+            notes.append(.appWithoutName(appBundle, team: clip.team))
         }
         if try db.query("SELECT 1 FROM clip WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty {
             if !(try db.query("SELECT 1 FROM app WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).isEmpty) {

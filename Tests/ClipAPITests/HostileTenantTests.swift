@@ -1,4 +1,5 @@
 import ClipAPI
+import ClipApp
 import ClipCore
 import ClipStore
 import Foundation
@@ -112,6 +113,19 @@ func tableDump(_ path: String) throws -> [String] {
             try detail("/v1/clips/\($0)", $0)
         }
         #expect(Set(clips) == ["not found: clip X"], "\(clips)")
+        // Every GET route that names a clip, found from the bindings so that a new route cannot forget the rule
+        // (QA: /v1/clips/{clip}/testflight-invocations said "belongs to another team").
+        let clipRoutes = Application.bindings.filter { $0.method == "GET" && $0.servesRoute }.map(\.path).filter {
+            $0.hasPrefix("/v1/clips/{")
+        }
+        #expect(clipRoutes.count >= 2, "\(clipRoutes)")
+        for route in clipRoutes {
+            let parameter = route.split(separator: "/")[2]
+            let answers = try ["ABCDE12345.com.a.app.Clip", "FGHIJ67890.com.zzz.Clip", "com.a.app.Clip"].map {
+                try detail(route.replacingOccurrences(of: String(parameter), with: $0), $0)
+            }
+            #expect(Set(answers).count == 1, "\(route): \(answers)")
+        }
         let apps = try ["com.a.app", "com.zzz"].map { try detail("/v1/apps/\($0)", $0) }
         #expect(Set(apps) == ["not found: app X"], "\(apps)")
     }

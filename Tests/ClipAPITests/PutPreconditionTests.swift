@@ -182,7 +182,12 @@ import Testing
         #expect(created.status == 201, "\(created.text)")
         let clip = try f.jsonOf(created)
         #expect(clip["clip"] == "ABCDE12345.com.example.bikes.Clip" && clip["team"] == "ABCDE12345")
-        #expect(clip["notes"] == ["created app com.example.bikes (team ABCDE12345)", "created clip ABCDE12345.com.example.bikes.Clip"])
+        #expect(
+            clip["notes"] == [
+                "created app com.example.bikes (team ABCDE12345)",
+                "app com.example.bikes has no name, which its default card shows: clipctl app set com.example.bikes --team ABCDE12345 --name NAME",
+                "created clip ABCDE12345.com.example.bikes.Clip",
+            ])
         #expect(try f.call("GET", "/v1/apps/ABCDE12345.com.example.bikes", token: f.admin).status == 404)
         let again = try f.call("PUT", "/v1/clips/ABCDE12345.com.example.bikes.Clip", token: f.teamA, json: #"{"team":"ABCDE12345"}"#)
         #expect(again.status == 200)

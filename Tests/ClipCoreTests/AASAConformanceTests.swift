@@ -105,4 +105,14 @@ struct AASALiteralPrefixTests {
         #expect(AASAEvaluator.patternMatches("/store/*", "/store/12", settings, [:]))
         #expect(!AASAEvaluator.patternMatches("/store/1*", "/shop/12", settings, [:]))
     }
+
+    /// QA, checked against Apple's swcutil: an entry with `appIDs` (even empty) gives nothing to its legacy `appID`.
+    @Test func appIDsWinsOverTheLegacyAppID() throws {
+        for ids in [#"["T.other"]"#, "[]"] {
+            let aasa = try JSONParser.parse(#"{"applinks":{"details":[{"appIDs":"# + ids + #","appID":"T.legacy","paths":["*"]}]}}"#)
+            #expect(AASAEvaluator.evaluate(aasa, appID: "T.legacy", url: "https://a.example/x").decision == .noMatch, "\(ids)")
+        }
+        let legacy = try JSONParser.parse(#"{"applinks":{"details":[{"appID":"T.legacy","paths":["*"]}]}}"#)
+        #expect(AASAEvaluator.evaluate(legacy, appID: "T.legacy", url: "https://a.example/x").decision == .match)
+    }
 }

@@ -8,6 +8,7 @@ import Testing
         let app = try BundleID("com.example.bikes"), clip = try AppID("ABCDE12345.com.example.bikes.Clip")
         let notes: [WriteNote] = [
             .createdTeam(team), .createdApp(app, team: team), .createdApp(app, team: nil), .updatedApp(app), .createdClip(clip),
+            .appWithoutName(app, team: team),
             .associated(host: "bikes.example", clip: clip), .hostOwned(host: "bikes.example", team: team),
             .hostReleased(host: "bikes.example", team: other), .hostShared(host: "bikes.example", team: other),
             .hostShareConfirmed(host: "bikes.example", team: other), .hostShareEnded(host: "bikes.example", team: other),

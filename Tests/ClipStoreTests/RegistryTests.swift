@@ -50,6 +50,7 @@ struct RegistryTests {
         #expect(
             first.notes.map(\.text) == [
                 "created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)",
+                "app com.example.bikes has no name, which its default card shows: clipctl app set com.example.bikes --team ABCDE12345 --name NAME",
                 "created clip ABCDE12345.com.example.bikes.Clip",
                 "host bikesrental.example now belongs to team ABCDE12345",
                 "associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)",
@@ -325,6 +326,7 @@ struct RegistryTests {
             added.created
                 && added.notes.map(\.text) == [
                     "created team ABCDE12345", "created app com.example.bikes (team ABCDE12345)",
+                    "app com.example.bikes has no name, which its default card shows: clipctl app set com.example.bikes --team ABCDE12345 --name NAME",
                     "created clip ABCDE12345.com.example.bikes.Second",
                 ])
         #expect(try registry.addClip(clip).isQuiet)

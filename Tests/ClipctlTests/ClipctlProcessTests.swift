@@ -108,6 +108,7 @@ struct ClipctlProcessTests {
                 registered experience 1: https://bikesrental.example/rent → ABCDE12345.com.example.bikes.Clip
                   created team ABCDE12345
                   created app com.example.bikes (team ABCDE12345)
+                  app com.example.bikes has no name, which its default card shows: clipctl app set com.example.bikes --team ABCDE12345 --name NAME
                   created clip ABCDE12345.com.example.bikes.Clip
                   host bikesrental.example now belongs to team ABCDE12345
                   associated bikesrental.example with clip ABCDE12345.com.example.bikes.Clip (its AASA now lists the clip)

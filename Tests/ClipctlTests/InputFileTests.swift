@@ -97,7 +97,8 @@ struct InputFileTests {
         let r = Clipctl.Result(try ProcessRunner.run(process, timeoutSeconds: 120))
         #expect(r.code == 0, "\(r.err)")
         #expect(
-            r.err.hasPrefix("clipctl: the disk holding the database disk/clips.db is full (")
+            // The register that made the database says so first.
+            r.err.hasPrefix("created disk/clips.db\nclipctl: the disk holding the database disk/clips.db is full (")
                 && r.err.contains("nothing was restored"),
             "\(r.err)")
         #expect(!r.err.contains("backup.db"), "the backup is not at fault: \(r.err)")
