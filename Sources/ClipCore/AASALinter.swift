@@ -173,7 +173,9 @@ public enum AASALinter {
         if entry["appID"] == nil && entry["appIDs"] == nil && !isLegacyKeyed {
             add("AASA110", .error, path, "has neither appID nor appIDs")
         }
-        if entry["appID"] != nil && entry["appIDs"] != nil { add("AASA111", .warning, path, "sets both appID and appIDs: Apple reads appIDs and ignores appID") }
+        if entry["appID"] != nil && entry["appIDs"] != nil {
+            add("AASA111", .warning, path, "sets both appID and appIDs: Apple reads appIDs and ignores appID")
+        }
         checkIDs(ids, path: "\(path).appIDs", add)
         for id in ids.compactMap(\.stringValue) where !id.isEmpty {
             if let earlier = seenIDs[id] {

@@ -210,7 +210,9 @@ import Testing
         let hang = "https://127.0.0.1:\(giant.server.port)/hang/{host}"
         let server = try ServeProcess(
             clipctl, database: "clips.db",
-            arguments: ["--allow-private-targets", "--aasa-site-url", hang, "--aasa-cdn-url", "https://127.0.0.1:\(giant.server.port)/hang"],
+            arguments: [
+                "--allow-private-targets", "--aasa-site-url", hang, "--aasa-cdn-url", "https://127.0.0.1:\(giant.server.port)/hang",
+            ],
             wrapper: giant.sites.namespace, environment: ["CLIP_AASA_WATCH_SCHEDULE": "off"])
         defer { _ = server.stop() }
         let r = try clipctl("register", "https://hang.example/x", "--clip", "ABCDE12345.com.hang.Clip", "--title", "T", "--subtitle", "S")
