@@ -78,8 +78,10 @@ extension ClipAPI {
         guard let known = binding.argumentNames else { return }
         let unknown = c.query.map(\.name).filter { !known.contains($0) }
         guard unknown.isEmpty else {
+            // A query item is a request field whatever its name (`url[0]` too): unknown ones are a malformed request (400).
             throw Problem(
-                RegistryError.invalid(unknown.map { FieldError(field: $0, rule: "unknown", message: "is not a parameter of this route") }))
+                status: 400, detail: "the request has fields that are unknown or read-only",
+                errors: unknown.map { FieldError(field: $0, rule: "unknown", message: "is not a parameter of this route") })
         }
     }
 }

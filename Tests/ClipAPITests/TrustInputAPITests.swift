@@ -128,6 +128,9 @@ struct OperationInputAPITests {
         let before = try f.snapshot()
         let misspelt = try f.call("PUT", route + "?URL=https%3A%2F%2Fa.example%2Fstore", token: f.admin)
         #expect(misspelt.status == 400 && f.parsed(misspelt)["errors"]?.arrayValue?.first?["field"] == "URL", "\(misspelt.text)")
+        // Whatever the name, bracketed too (QA: `url[0]=` was 422 while the spec said 400).
+        let indexed = try f.call("PUT", route + "?url%5B0%5D=https%3A%2F%2Fa.example%2Fstore", token: f.admin)
+        #expect(indexed.status == 400 && f.parsed(indexed)["errors"]?.arrayValue?.first?["field"] == "url[0]", "\(indexed.text)")
         let body = try f.call("PUT", route, token: f.admin, json: #"{"urls":["https://a.example/store"]}"#)
         #expect(body.status == 400, "\(body.text)")
         #expect(try f.snapshot() == before)
