@@ -9,7 +9,11 @@ extension Context {
     func doctor() throws {
         try DoctorCommand.run(
             host: parsed.value("host"), json: json, runner: { try self.send($0, $1) },
-            more: { remoteServer == nil ? try appStoreConnectFindings() : [] }, printer: printer)
+            more: {
+                guard remoteServer == nil else { return [] }
+                let leftovers = RestoreLeftovers.find(besides: databasePath).map { (path: $0.path, bytes: $0.bytes) }
+                return try appStoreConnectFindings() + Doctor.restoreLeftovers(database: databasePath, leftovers)
+            }, printer: printer)
     }
 
     /// Drift and pending changes of the clips linked to App Store Connect, read there when a key is given (flags or the

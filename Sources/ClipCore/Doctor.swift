@@ -5,6 +5,21 @@ import StrictJSON
 /// code, a subject, what is wrong and how to fix it (`clipctl doctor`). Pure: the caller
 /// supplies a snapshot.
 public enum Doctor {
+    /// The files an interrupted restore left beside the database (their paths and sizes), which the next
+    /// `clipctl restore` or `clipctl serve` removes (docs/reliability.md#backup-and-restore).
+    public static func restoreLeftovers(database: String, _ files: [(path: String, bytes: Int64)]) -> [Finding] {
+        guard !files.isEmpty else { return [] }
+        let megabytes = Double(files.reduce(0) { $0 + $1.bytes }) / 1_048_576
+        let size = megabytes < 0.1 ? "under 0.1 MB" : "\((megabytes * 10).rounded() / 10) MB"
+        let listed = files.prefix(5).map(\.path).joined(separator: ", ") + (files.count > 5 ? ", …" : "")
+        return [
+            Finding(
+                severity: .warning, code: "db.restoreLeftovers", subject: database,
+                message: "\(files.count) file(s) left beside the database by an interrupted restore (\(size)): \(listed)",
+                fix: "the next clipctl restore or clipctl serve removes them; or remove them yourself")
+        ]
+    }
+
     public struct Finding: Sendable, Equatable {
         public let severity: Severity
         public let code: String

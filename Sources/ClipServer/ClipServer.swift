@@ -28,6 +28,12 @@ public enum ClipServer {
         // The read model saved at the last graceful stop, beside the database (docs/architecture.md#the-read-model).
         let savedReadModel = parsed.flag("no-saved-read-model") ? nil : SavedReadModel.path(besideDatabase: databasePath)
         let loadStarted = DispatchTime.now().uptimeNanoseconds
+        // What an interrupted restore left beside the database goes at start (docs/reliability.md#backup-and-restore).
+        let leftovers = RestoreLeftovers.remove(besides: databasePath)
+        if !leftovers.isEmpty {
+            let bytes = leftovers.reduce(Int64(0)) { $0 + $1.bytes }
+            io.err(Self.logLine("info", "removed \(leftovers.count) file(s) of \(bytes) bytes left by an interrupted restore"))
+        }
         let pool = try RegistryPool(
             path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads + configuration.outboundThreads,
             savedReadModel: savedReadModel)

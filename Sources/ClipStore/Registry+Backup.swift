@@ -1,5 +1,6 @@
 import ClipCore
 public import Foundation
+import Glibc
 import SQLiteDB
 import StrictJSON
 
@@ -118,15 +119,29 @@ extension Registry {
         do { backup = try RegularFile(path, what: "backup file") } catch {
             throw RegistryError.storage(error.description + (error.isNotRegular ? "; name a file written by clipctl backup" : ""))
         }
-        let copyPath: String, stagedPath: String
-        do {
-            copyPath = try DurableFiles.createUnique(prefix: livePath + ".restoring-")
-            stagedPath = try DurableFiles.createUnique(prefix: livePath + ".restoring-backup-")
+        // What an interrupted restore left goes first (RestoreLeftovers: only files named and held as a restore names them).
+        RestoreLeftovers.remove(besides: livePath)
+        let work: (path: String, lock: Int32), staging: (path: String, lock: Int32)
+        do throws(DurableFiles.Failure) {
+            work = try RestoreLeftovers.createHeld(prefix: livePath + ".restoring-")
+            do throws(DurableFiles.Failure) { staging = try RestoreLeftovers.createHeld(prefix: livePath + ".restoring-backup-") } catch {
+                DurableFiles.removeDatabaseFile(work.path)
+                Glibc.close(work.lock)
+                throw error
+            }
         } catch {
             throw RegistryError.storage("cannot restore into \(livePath): \(error)")
         }
-        defer { DurableFiles.removeDatabaseFile(copyPath) }
-        defer { DurableFiles.removeDatabaseFile(stagedPath) }
+        let copyPath = work.path, stagedPath = staging.path
+        // Removed, then unlocked: the lock ends with the files.
+        defer {
+            DurableFiles.removeDatabaseFile(copyPath)
+            Glibc.close(work.lock)
+        }
+        defer {
+            DurableFiles.removeDatabaseFile(stagedPath)
+            Glibc.close(staging.lock)
+        }
         try stage(backup, at: stagedPath, livePath: livePath)
         let (copy, migrated) = try checkedCopy(of: stagedPath, named: path, at: copyPath, livePath: livePath)
         defer { copy.close() }
