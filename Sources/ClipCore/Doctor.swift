@@ -275,7 +275,11 @@ public enum Doctor {
             }
             // The fix keeps the URLs that still resolve, in their order.
             let resolving = choice.invocations.filter { if case .unresolved = $0.target { false } else { true } }.map(\.url)
+            let app = s.clips.first { $0.appID == choice.clip }?.appBundleID.rawValue ?? ""
             for invocation in choice.invocations {
+                if let untitled = invocation.untitled(appBundleID: app, team: choice.clip.team.rawValue) {
+                    findings.add(.warning, "testflight-untitled", invocation.url, untitled.message, fix: untitled.fix)
+                }
                 guard case .unresolved(let why) = invocation.target else { continue }
                 findings.add(
                     .warning, "testflight-unresolved", invocation.url,

@@ -50,6 +50,20 @@ public struct TestFlightInvocation: Sendable, Equatable {
     public static func titles(ofDefault experience: DefaultExperience, appName: String) -> [Title] {
         experience.localizations.keys.sorted().map { Title(locale: $0, title: appName) }
     }
+
+    /// The rule `untitled` breaks, as `asc testflight set`, its plan and doctor name it.
+    public static let untitledRule = "testflight.appName"
+
+    /// Why App Store Connect would get an empty title for this invocation, with the command that fixes it: a URL that
+    /// falls to the default experience is titled with the app's name (`titles(ofDefault:appName:)`), and the app
+    /// (`appBundleID` of `team`) has none. nil when every title has text.
+    public func untitled(appBundleID: String, team: String) -> (message: String, fix: String)? {
+        guard case .defaultExperience = target, titles.contains(where: { $0.title.isEmpty }) else { return nil }
+        return (
+            "\(url) falls to the default experience, which TestFlight titles with the app's name, and app \(appBundleID) has no name",
+            Shell.command(["clipctl", "app", "set", appBundleID, "--team", team, "--name", "NAME"])
+        )
+    }
 }
 
 /// A clip's chosen TestFlight invocations as a bulk read gives them to `clipctl doctor` (`RegistryRecord.testflight`).

@@ -36,8 +36,15 @@ extension Registry {
                 }
                 seen[url.canonical] = index
                 stored.append(url.canonical)
-                if case .unresolved(let why) = try target(of: text, clip: clip) {
+                let target = try target(of: text, clip: clip)
+                if case .unresolved(let why) = target {
                     errors.append(FieldError(field: field, rule: "testflight.resolve", message: why))
+                }
+                let invocation = TestFlightInvocation(
+                    position: index + 1, url: url.canonical, target: target, titles: try titles(of: target, url: text, clip: clip))
+                if let untitled = invocation.untitled(appBundleID: try appBundleID(of: clip), team: clip.team.rawValue) {
+                    errors.append(
+                        FieldError(field: field, rule: TestFlightInvocation.untitledRule, message: "\(untitled.message): \(untitled.fix)"))
                 }
             }
             if !errors.isEmpty { throw RegistryError.invalid(errors) }
@@ -94,6 +101,14 @@ extension Registry {
             return .defaultExperience
         case nil:
             return .unresolved("resolves to no active experience of this clip" + (resolution.reason.map { ": \($0)" } ?? ""))
+        }
+    }
+
+    func appBundleID(of clip: AppID) throws(RegistryError) -> String {
+        try guarded {
+            try db.query("SELECT app_bundle_id FROM clip WHERE bundle_id = ?", [.text(clip.bundleID.rawValue)]).first.map {
+                try $0.string("app_bundle_id")
+            } ?? ""
         }
     }
 

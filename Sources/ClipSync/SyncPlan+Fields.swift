@@ -29,8 +29,11 @@ extension SyncPlan {
         return changes
     }
 
-    /// A digest of what App Store Connect holds for an experience (its content, not its ids' order):
-    /// a different digest than the one recorded at the last pull or push means someone changed it there.
+    /// A digest of what a person can edit of an experience in App Store Connect's web pages: its link, attributes, header
+    /// image and cards, the cards in no particular order. A digest other than the one recorded at the last pull or push
+    /// means someone changed it there. What Apple sets by itself while it processes (`status`, `placeStatus`, `version`,
+    /// the image's delivery state; ../shared/docs/asc-api.md §9) and the order it lists things in are not in it. A push
+    /// records the digest of `held(after:headerImageID:localizations:before:)`, a plan that of what it reads: one function.
     public static func fingerprint(_ asc: ASCAdvancedExperience) -> String {
         let localizations = asc.localizations.map { l -> JSONValue in
             ["language": .string(l.language?.rawValue ?? ""), "title": .string(l.title ?? ""), "subtitle": .string(l.subtitle ?? "")]
@@ -43,6 +46,36 @@ extension SyncPlan {
             "localizations": .array(localizations),
         ]
         return SHA256.hexDigest(Array(JSONWriter.string(content).utf8))
+    }
+
+    /// Whether App Store Connect's copy changed since `seen` (the digest recorded at the last pull or push) was taken.
+    /// A push recorded before issue 32 took its digest without the header image (App Store Connect's answer to a write
+    /// names none, below): that digest is also the copy as pushed.
+    public static func changed(_ asc: ASCAdvancedExperience, since seen: String) -> Bool {
+        var imageless = asc
+        imageless.headerImageID = nil
+        return seen != fingerprint(asc) && seen != fingerprint(imageless)
+    }
+
+    /// What App Store Connect holds after a write it answered with `answer`. The answer's attributes are as stored, but
+    /// it gives no relationship: Apple serializes a relationship's `data` only when the request names it in `include`,
+    /// which a write cannot (zelentsov-dev/asc-mcp PR #6), nor the cards' texts. So the header image and the cards are
+    /// those sent (`headerImageID`, `localizations`), else those read before the write (`before`).
+    public static func held(
+        after answer: ASCAdvancedExperience, headerImageID: String?, localizations: [AdvancedExperienceLocalizationDraft]?,
+        before: ASCAdvancedExperience?
+    ) -> ASCAdvancedExperience {
+        var held = answer
+        held.headerImageID = answer.headerImageID ?? headerImageID ?? before?.headerImageID
+        if answer.localizations.allSatisfy({ $0.title == nil && $0.subtitle == nil }) {
+            held.localizations =
+                localizations.map { sent in
+                    sent.map {
+                        ASCAdvancedExperienceLocalization(id: "", language: .known($0.language), title: $0.title, subtitle: $0.subtitle)
+                    }
+                } ?? before?.localizations ?? []
+        }
+        return held
     }
 
     /// An experience made of what App Store Connect holds (a pull): its attributes as our fields.

@@ -148,7 +148,7 @@ public struct SyncPlan: Sendable, Equatable {
             steps.append(
                 Step(
                     experienceID: record.experienceID, url: match.link, ascExperienceID: id, ascState: match.status?.rawValue,
-                    action: .remove, changes: [], refusals: [], drifted: record.ascFingerprint.map { $0 != fingerprint(match) } ?? false,
+                    action: .remove, changes: [], refusals: [], drifted: record.ascFingerprint.map { changed(match, since: $0) } ?? false,
                     notes: ["removed from the registry"]))
         }
         // Only App Store Connect has these: removed only when asked to (--prune).
@@ -204,7 +204,7 @@ public struct SyncPlan: Sendable, Equatable {
             action: .nothing, changes: [], refusals: [], drifted: false, notes: [])
         if let match {
             step.notes = unknownValues(match)
-            if let seen = record?.ascFingerprint, seen != fingerprint(match) { step.drifted = true }
+            if let seen = record?.ascFingerprint, changed(match, since: seen) { step.drifted = true }
         }
         if experience.status == .deactivated {
             // Deactivated here: App Store Connect keeps no deactivated experience of ours (a removal there is final).

@@ -31,12 +31,17 @@ public struct TestFlightPlan: Sendable {
 
     public var pending: [Step] { steps.filter { $0.action != .nothing } }
     public var refused: [Step] { steps.filter { !$0.refusals.isEmpty } }
-    public var isInSync: Bool { pending.isEmpty }
+    /// A build with an App Clip to give the invocations to.
+    public var hasAppClipBuild: Bool { build?.appClipBundleID != nil }
+    /// Nothing to do and nothing refused, on a build with an App Clip: without one there is nothing in sync.
+    public var isInSync: Bool { hasAppClipBuild && pending.isEmpty && refused.isEmpty }
 
     /// `primaryLocale`: the app's (`en-US`): an experience's language that is the primary locale's gets that locale,
     /// since App Store Connect shows testers the app's locales (an unverified choice: asc-api.md §7.7 names no list).
+    /// `appBundleID`: the clip's app, named in the fix of an invocation its missing name leaves untitled.
     public static func make(
-        clip: AppID, build: ASCBuild?, chosen: [TestFlightInvocation], asc: [ASCBetaInvocation], primaryLocale: String?
+        clip: AppID, build: ASCBuild?, chosen: [TestFlightInvocation], asc: [ASCBetaInvocation], primaryLocale: String?,
+        appBundleID: String
     ) -> TestFlightPlan {
         var notes: [String] = []
         guard let found = build, found.appClipBundleID != nil else {
@@ -52,10 +57,17 @@ public struct TestFlightPlan: Sendable {
             var step = Step(
                 action: .nothing, url: invocation.url, ascInvocationID: theirs?.id, titles: titles, changes: [], refusals: [])
             if case .unresolved(let why) = invocation.target {
+                // Its titles are unknown, so the build's invocation of it is not planned at all: left as it is, not removed.
                 step.refusals.append(
                     .init(
-                        rule: "testflight.resolve", message: "\(invocation.url) \(why)",
+                        rule: "testflight.resolve",
+                        message: "\(invocation.url) \(why)" + (theirs == nil ? "" : "; the build's invocation of it is left as it is"),
                         fix: "choose URLs that resolve to this clip: clipctl asc testflight set \(clip.rawValue) URL …"))
+                if theirs == nil { step.action = .create }
+                steps.append(step)
+                continue
+            } else if let untitled = invocation.untitled(appBundleID: appBundleID, team: clip.team.rawValue) {
+                step.refusals.append(.init(rule: TestFlightInvocation.untitledRule, message: untitled.message, fix: untitled.fix))
             } else if titles.isEmpty {
                 step.refusals.append(
                     .init(

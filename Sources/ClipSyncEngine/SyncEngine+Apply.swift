@@ -349,7 +349,9 @@ extension SyncEngine {
             () async throws(ASCClientError) in
             try await client.createAdvancedExperience(draft, appClipID: appClipID, headerImageID: image.id)
         }
-        try recordPush(experience, answer: created, sent: draft.localizations, action: .create, clip: link.clip, imageMD5: image.md5)
+        try recordPush(
+            experience, held: SyncPlan.held(after: created, headerImageID: image.id, localizations: draft.localizations, before: nil),
+            action: .create, clip: link.clip, imageMD5: image.md5)
         return created.id
     }
 
@@ -385,31 +387,22 @@ extension SyncEngine {
             () async throws(ASCClientError) in
             try await client.updateAdvancedExperience(id: id, sent)
         }
-        // Localizations not sent are as they were: their texts are what the plan read.
         try recordPush(
-            experience, answer: answer, sent: change.localizations ?? Self.drafts(of: theirs), action: .update, clip: link.clip,
-            imageMD5: imageMD5)
+            experience,
+            held: SyncPlan.held(after: answer, headerImageID: change.headerImageID, localizations: change.localizations, before: theirs),
+            action: .update, clip: link.clip, imageMD5: imageMD5)
     }
 
-    /// Records the push with its change record in one transaction, from App Store Connect's answer to the write (it
-    /// holds the experience as stored: no read back, issue 24). The answer names its localizations without their
-    /// texts (`include` is not a parameter of a write), so the fingerprint a later plan compares takes them as sent.
+    /// Records the push with its change record in one transaction, from what App Store Connect holds after it (`held`:
+    /// its answer to the write, which holds the experience as stored, with what was sent; no read back, issue 24).
     private func recordPush(
-        _ experience: AdvancedExperience, answer: ASCAdvancedExperience, sent: [AdvancedExperienceLocalizationDraft]?, action: ChangeAction,
-        clip: AppID, imageMD5: String?
+        _ experience: AdvancedExperience, held: ASCAdvancedExperience, action: ChangeAction, clip: AppID, imageMD5: String?
     ) throws(SyncFailure) {
-        var stored = answer
-        if let sent, !sent.isEmpty, stored.localizations.allSatisfy({ $0.title == nil && $0.subtitle == nil }) {
-            stored.localizations = sent.map {
-                ASCAdvancedExperienceLocalization(id: "", language: .known($0.language), title: $0.title, subtitle: $0.subtitle)
-            }
-        }
         try registryCall { () throws(RegistryError) in
             try registry.recordASCPush(
                 clip: clip, experienceID: experience.id, action: action,
                 seen: .init(
-                    ascExperienceID: stored.id, link: stored.link, state: stored.status?.rawValue, fingerprint: SyncPlan.fingerprint(stored)
-                ),
+                    ascExperienceID: held.id, link: held.link, state: held.status?.rawValue, fingerprint: SyncPlan.fingerprint(held)),
                 version: experience.version, imageSHA256: experience.headerImage, imageMD5: imageMD5)
         }
     }
@@ -495,15 +488,6 @@ extension SyncEngine {
                 })
         } catch {
             throw .appStoreConnect(error)
-        }
-    }
-
-    /// The localizations App Store Connect holds, as a write would send them (those it holds in a language this
-    /// client does not know are left out: the fingerprint then differs and a later plan says so).
-    static func drafts(of theirs: ASCAdvancedExperience) -> [AdvancedExperienceLocalizationDraft] {
-        theirs.localizations.compactMap { l in
-            guard case .known(let language)? = l.language else { return nil }
-            return AdvancedExperienceLocalizationDraft(language: language, title: l.title ?? "", subtitle: l.subtitle ?? "")
         }
     }
 

@@ -109,7 +109,8 @@ extension SyncEngine {
             }
         }
         let chosen = try registryCall { () throws(RegistryError) in try registry.testFlightInvocations(clip: link.clip.rawValue) }
-        return TestFlightPlan.make(clip: link.clip, build: build, chosen: chosen, asc: asc, primaryLocale: link.primaryLocale)
+        return TestFlightPlan.make(
+            clip: link.clip, build: build, chosen: chosen, asc: asc, primaryLocale: link.primaryLocale, appBundleID: link.appBundleID)
     }
 
     func testflightSteps(_ plan: TestFlightPlan, into report: inout ApplyReport) throws(SyncFailure) {

@@ -30,6 +30,8 @@ struct TestFlightInvocationsTests {
         }
         _ = try registry.setStatus("3", .deactivated)
         _ = try registry.addDomain(clip: Self.bikes, host: "bikes.example")
+        // The default experience's TestFlight title is the app's name.
+        _ = try registry.saveApp(try BundleID("com.example.bikes"), team: try TeamID("ABCDE12345"), appStoreID: nil, name: "Bikes")
         _ = try registry.setDefaultExperience(
             clip: try AppID(Self.bikes), action: .open, localizations: ["en-US": "Bikes", "fr-FR": "Vélos"])
     }
@@ -59,11 +61,26 @@ struct TestFlightInvocationsTests {
         #expect(
             list.invocations[0].titles == [.init(locale: "en", title: "Return a bike"), .init(locale: "fr", title: "Return a bike (fr)")])
         // The default experience's card shows the app's name, once per locale it has.
-        #expect(list.invocations[2].titles.map(\.locale) == ["en-US", "fr-FR"])
+        #expect(list.invocations[2].titles == [.init(locale: "en-US", title: "Bikes"), .init(locale: "fr-FR", title: "Bikes")])
         // Read back the same, by bundle ID as by App ID.
         let shown = try perform(TestFlightInvocationsShow.binding, [("clip", "com.example.bikes.Clip")])
         #expect(shown.invocations == list.invocations)
         #expect(shown.clip.rawValue == Self.bikes)
+    }
+
+    /// Issue 32: an app without a name would give App Store Connect an empty title for a URL that falls to the default
+    /// experience: refused with the command that names the app, nothing written.
+    @Test func aURLFallingToTheDefaultExperienceOfAnUnnamedAppIsRefusedWithTheFix() throws {
+        _ = try registry.saveApp(try BundleID("com.example.bikes"), team: try TeamID("ABCDE12345"), appStoreID: nil, name: "")
+        let before = try databaseBytes()
+        #expect {
+            _ = try set(["https://bikes.example/rent", "https://bikes.example/anything-else"])
+        } throws: { error in
+            guard case RegistryError.invalid(let errors) = error else { return false }
+            return errors.map(\.field) == ["url[1]"] && errors.map(\.rule) == ["testflight.appName"]
+                && errors[0].message.hasSuffix("clipctl app set com.example.bikes --team ABCDE12345 --name NAME")
+        }
+        #expect(try databaseBytes() == before)
     }
 
     /// Found by hostile QA: URLs were checked normalized but stored as typed, spaces and invisible characters included.

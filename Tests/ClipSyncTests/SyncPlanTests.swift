@@ -132,6 +132,56 @@ struct SyncPlanTests {
         #expect(plan.steps[0].action == .update)
         #expect(!Self.plan([Self.experience(1, "/rent")], [pushed], records: [Self.pushed(1, pushed)]).steps[0].drifted)
     }
+
+    /// Issue 32: a create answered as App Store Connect answers a write (no relationships, no card texts, no status yet),
+    /// recorded from what was sent, then read once Apple has processed it (status, placeStatus, version set, the image
+    /// complete, the cards in another order): in sync. An edit of a title there is drift.
+    @Test func whatAppleSetsWhileProcessingIsNotDriftAndAnEditedTitleIs() {
+        let sent = [
+            AdvancedExperienceLocalizationDraft(language: .en, title: "Rent a bike", subtitle: "In seconds"),
+            AdvancedExperienceLocalizationDraft(language: .fr, title: "Louer un vélo", subtitle: "En secondes"),
+        ]
+        let place: JSONValue = ["names": ["Bikes"], "mapAction": "BOOK_RIDES"]
+        let answer = ASCAdvancedExperience(
+            id: "exp-1", link: "https://bikes.example/rent", isPoweredBy: false, action: ASCValue("OPEN"),
+            businessCategory: ASCValue("BIKES"), defaultLanguage: ASCValue("EN"), placeStatus: ASCValue("PENDING"), version: 1,
+            place: place)
+        let held = SyncPlan.held(after: answer, headerImageID: "img-1", localizations: sent, before: nil)
+        var processed = answer
+        processed.status = ASCValue("RECEIVED")
+        processed.placeStatus = ASCValue("MATCHED")
+        processed.version = 2
+        processed.headerImageID = "img-1"
+        processed.headerImage = ASCImage(
+            type: "appClipAdvancedExperienceImages", id: "img-1", sourceFileChecksum: "0123", state: ASCValue("COMPLETE"))
+        processed.localizations = [
+            ASCAdvancedExperienceLocalization(id: "loc-2", language: ASCValue("FR"), title: "Louer un vélo", subtitle: "En secondes"),
+            ASCAdvancedExperienceLocalization(id: "loc-1", language: ASCValue("EN"), title: "Rent a bike", subtitle: "In seconds"),
+        ]
+        let seen = SyncPlan.fingerprint(held)
+        #expect(!SyncPlan.changed(processed, since: seen))
+        var edited = processed
+        edited.localizations[1].title = "Edited there"
+        #expect(SyncPlan.changed(edited, since: seen))
+        var otherImage = processed
+        otherImage.headerImageID = "img-2"
+        #expect(SyncPlan.changed(otherImage, since: seen))
+        // An update that sent neither image nor cards: App Store Connect keeps those the plan read.
+        let updated = SyncPlan.held(after: answer, headerImageID: nil, localizations: nil, before: processed)
+        #expect(!SyncPlan.changed(processed, since: SyncPlan.fingerprint(updated)))
+    }
+
+    /// A push recorded before issue 32 took its digest without the header image: still the copy as pushed, not drift.
+    @Test func aDigestRecordedWithoutTheImageByAnEarlierPushIsNotDrift() {
+        let theirs = Self.asc("exp-1", "/rent")
+        var imageless = theirs
+        imageless.headerImageID = nil
+        var record = Self.pushed(1, theirs)
+        record.ascFingerprint = SyncPlan.fingerprint(imageless)
+        #expect(!Self.plan([Self.experience(1, "/rent")], [theirs], records: [record]).steps[0].drifted)
+        let edited = Self.asc("exp-1", "/rent", title: "Edited there")
+        #expect(Self.plan([Self.experience(1, "/rent")], [edited], records: [record]).steps[0].drifted)
+    }
     /// Experience 1 moved from /rent to /rentals and experience 2 was made at /rent: App Store Connect's /rent
     /// experience is experience 1's (by the id recorded at its push), so 1 is re-created and 2 created; the old one
     /// is claimed once, not by both.

@@ -21,7 +21,7 @@ struct TestFlightPlanTests {
     }
 
     static func plan(_ chosen: [TestFlightInvocation], _ asc: [ASCBetaInvocation], build: ASCBuild? = build) -> TestFlightPlan {
-        TestFlightPlan.make(clip: clip, build: build, chosen: chosen, asc: asc, primaryLocale: "en-US")
+        TestFlightPlan.make(clip: clip, build: build, chosen: chosen, asc: asc, primaryLocale: "en-US", appBundleID: "com.example.bikes")
     }
 
     @Test func noneThereIsACreateWithTheTitlesAndTheSameAgainIsNothing() {
@@ -92,10 +92,27 @@ struct TestFlightPlanTests {
         #expect(untitled.refused.flatMap(\.refusals).map(\.rule) == ["testflight.title"])
     }
 
+    /// Issue 32: a chosen URL that no longer resolves has no titles: refused, and the build's invocation of it left as it
+    /// is (no "en-US: remove" of its localizations); one falling to the default experience of an unnamed app is refused
+    /// with the command that names the app.
+    @Test func anUnresolvedURLIsRefusedAndLeftAsItIsAndAnUntitledOneNamesTheFix() {
+        let gone = Self.chosen(1, "https://example.com/gone", [], target: .unresolved("resolves to no active experience of this clip"))
+        let plan = Self.plan([gone], [Self.theirs("inv-1", "https://example.com/gone", [("en-US", "Gone")])])
+        #expect(plan.steps.map(\.action) == [.nothing])
+        #expect(plan.steps[0].changes.isEmpty)
+        #expect(plan.refused.flatMap(\.refusals).map(\.rule) == ["testflight.resolve"])
+        #expect(plan.steps[0].refusals[0].message.hasSuffix("the build's invocation of it is left as it is"))
+        #expect(!plan.isInSync)
+        let untitled = Self.chosen(1, "https://example.com/else", [("en-US", "")], target: .defaultExperience)
+        let refused = Self.plan([untitled], []).refused.flatMap(\.refusals)
+        #expect(refused.map(\.rule) == ["testflight.appName"])
+        #expect(refused.map(\.fix) == ["clipctl app set com.example.bikes --team ABCDE12345 --name NAME"])
+    }
+
     @Test func noBuildOrABuildWithoutAnAppClipIsANoteAndNoStep() {
         let bikes = Self.chosen(1, "https://example.com/bikes", [("en", "Bikes")])
         let none = Self.plan([bikes], [], build: nil)
-        #expect(none.steps.isEmpty && none.isInSync)
+        #expect(none.steps.isEmpty && !none.isInSync, "no build is nothing in sync (issue 32)")
         #expect(none.notes == ["no build found in App Store Connect"])
         let noClip = Self.plan([bikes], [], build: ASCBuild(id: "b", version: "43"))
         #expect(noClip.notes == ["build 43 has no App Clip"])

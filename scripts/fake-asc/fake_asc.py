@@ -14,7 +14,11 @@ Collections come in small pages (--page-size) with `links.next`; images go reser
 operations (PUT to unauthenticated URLs on this server) -> commit (PATCH uploaded + MD5
 sourceFileChecksum) -> assetDeliveryState polled to COMPLETE (Apple, "Uploading Assets to App Store
 Connect"). Processing takes --processing-seconds after the commit (a read before then says
-UPLOAD_COMPLETE), or, with --processing-polls N, ends at the N-th read after the commit.
+UPLOAD_COMPLETE), or, with --processing-polls N, ends at the N-th read after the commit. An
+advanced experience created or changed is processed too, --processing-seconds later: the state
+Apple sets by itself changes (`status`, `placeStatus`, `version`, the order of its localizations),
+as a clean push must not read as drift. As Apple does, a relationship's `data` is answered only
+when the request names it in `include` (so never in the answer to a write).
 
 Control endpoints (no authentication):
   POST /__fake/seed        {"resources": [{"type", "id"?, "attributes", "relationships": {name: id | [ids]}}]}
@@ -143,6 +147,7 @@ class Fake:
         self.polls = {}  # image id -> GETs since commit
         self.processing_seconds = args.processing_seconds
         self.committed_at = {}  # image id -> time.monotonic() of its commit
+        self.written_at = {}  # advanced experience id -> time.monotonic() of its create or update, until processed
         self.faults = []
         self.violations = []
         self.requests = []
@@ -348,22 +353,42 @@ class Fake:
                 found.append(ident)
         return found
 
-    def render(self, kind, ident):
+    def related(self, kind, ident, name):
+        """The visible resources a relationship of a resource names, as (type, id); None when the spec declares no
+        linkage for it."""
+        declared = self.schemas[SCHEMA_OF_TYPE[kind]]["properties"].get("relationships", {}).get("properties", {})
+        if name not in declared or "data" not in declared[name].get("properties", {}):
+            return None
+        value = self.resources[(kind, ident)]["relationships"].get(name)
+        data_schema = declared[name]["properties"]["data"]
+        if data_schema.get("type") == "array":
+            related = data_schema["items"]["properties"]["type"]["enum"][0]
+            return [(related, i) for i in value or [] if self.visible(related, i)]
+        related = data_schema["properties"]["type"]["enum"][0]
+        return [(related, value)] if value is not None and self.visible(related, value) else []
+
+    @staticmethod
+    def include_names(query):
+        return [n for n in query.get("include", [""])[0].split(",") if n]
+
+    def render(self, kind, ident, linked=()):
+        """A resource as ASC serializes it: a relationship's `data` only when the request names the relationship in
+        `include` (a write cannot), as Apple's answers carry links only otherwise (zelentsov-dev/asc-mcp PR #6: "App
+        Store Connect only includes a relationship's data linkage when the request explicitly asks for it")."""
         resource = self.resources[(kind, ident)]
         schema = self.schemas[SCHEMA_OF_TYPE[kind]]
         allowed = schema["properties"]["attributes"]["properties"]
         attributes = {k: v for k, v in resource["attributes"].items() if k in allowed and v is not None}
         relationships = {}
         declared = schema["properties"].get("relationships", {}).get("properties", {})
-        for name, value in resource["relationships"].items():
-            if name not in declared or "data" not in declared[name].get("properties", {}):
+        for name in resource["relationships"]:
+            items = self.related(kind, ident, name) if name in linked else None
+            if items is None:
                 continue
-            data_schema = declared[name]["properties"]["data"]
-            if data_schema.get("type") == "array":
-                related = data_schema["items"]["properties"]["type"]["enum"][0]
-                relationships[name] = {"data": [{"type": related, "id": i} for i in value if self.visible(related, i)]}
-            elif value is not None and self.visible(data_schema["properties"]["type"]["enum"][0], value):
-                relationships[name] = {"data": {"type": data_schema["properties"]["type"]["enum"][0], "id": value}}
+            if declared[name]["properties"]["data"].get("type") == "array":
+                relationships[name] = {"data": [{"type": t, "id": i} for t, i in items]}
+            elif items:
+                relationships[name] = {"data": {"type": items[0][0], "id": items[0][1]}}
         document = {"type": kind, "id": ident, "attributes": attributes}
         if relationships:
             document["relationships"] = relationships
@@ -376,21 +401,18 @@ class Fake:
 
     def included(self, resources, include, query):
         """The `included` array for `include=` names, each related resource once."""
-        names = [n for n in query.get("include", [""])[0].split(",") if n]
+        names = self.include_names(query)
         seen, out = set(), []
         for kind, ident in resources:
-            document = self.render(kind, ident)
             for name in names:
-                linkage = document.get("relationships", {}).get(name, {}).get("data")
-                for item in linkage if isinstance(linkage, list) else [linkage] if linkage else []:
-                    key = (item["type"], item["id"])
+                for key in self.related(kind, ident, name) or []:
                     if key not in seen and key[0] in include:
                         seen.add(key)
                         out.append(self.render(*key))
         return out
 
     def single(self, kind, ident, query, include=(), status=200):
-        document = {"data": self.render(kind, ident), "links": {"self": f"{self.base}/v1/{kind}/{ident}"}}
+        document = {"data": self.render(kind, ident, self.include_names(query)), "links": {"self": f"{self.base}/v1/{kind}/{ident}"}}
         included = self.included([(kind, ident)], include, query)
         if included:
             document["included"] = included
@@ -410,7 +432,8 @@ class Fake:
             following.update(cursor=cursor, limit=str(limit))
             links["next"] = f"{self.base}{path}?" + urllib.parse.urlencode(following, safe="[],")
             paging["nextCursor"] = cursor
-        document = {"data": [self.render(kind, i) for i in chunk], "links": links, "meta": {"paging": paging}}
+        names = self.include_names(query)
+        document = {"data": [self.render(kind, i, names) for i in chunk], "links": links, "meta": {"paging": paging}}
         included = self.included([(kind, i) for i in chunk], include, query)
         if included:
             document["included"] = included
@@ -522,9 +545,10 @@ class Fake:
                                "/data/attributes/defaultLanguage")
         new = self.new_id()
         stored = {k: v for k, v in attributes.items() if v is not None}
-        stored.update(status="RECEIVED", version=1)
+        stored.update(version=1)  # status comes with processing (settle)
         if stored.get("place"):
             stored["placeStatus"] = "PENDING"
+        self.written_at[new] = time.monotonic()
         self.resources[("appClipAdvancedExperiences", new)] = {
             "attributes": stored, "relationships": {"appClip": clip["id"], "headerImage": image["id"], "localizations": localizations}}
         return self.single("appClipAdvancedExperiences", new, {}, status=201)
@@ -583,6 +607,9 @@ class Fake:
         if localizations is not None:
             resource["relationships"]["localizations"] = localizations
         resource["attributes"]["version"] = resource["attributes"].get("version", 1) + 1
+        if resource["attributes"].get("place"):
+            resource["attributes"]["placeStatus"] = "PENDING"
+        self.written_at[ident] = time.monotonic()
         return self.single("appClipAdvancedExperiences", ident, {})
 
     def single_removed(self, ident):
@@ -628,23 +655,51 @@ class Fake:
     def get_image(self, kind):
         def handler(ident, path, query, body):
             resource = self.find(kind, ident)
-            state = resource["attributes"]["assetDeliveryState"]
-            if state["state"] == "UPLOAD_COMPLETE":
+            if resource["attributes"]["assetDeliveryState"]["state"] == "UPLOAD_COMPLETE" and self.processing_polls is not None:
                 self.polls[ident] = self.polls.get(ident, 0) + 1
-                if self.processing_polls is not None:
-                    processed = self.polls[ident] >= self.processing_polls
-                else:
-                    processed = time.monotonic() - self.committed_at.get(ident, 0) >= self.processing_seconds
-                if processed:
-                    if resource.get("failAsset"):
-                        resource["attributes"]["assetDeliveryState"] = {"state": "FAILED", "errors": [
-                            {"code": "IMAGE_INCORRECT_DIMENSIONS", "description": "The image is not 1800x1200 pixels."}]}
-                    else:
-                        resource["attributes"]["assetDeliveryState"] = {"state": "COMPLETE"}
-                        resource["attributes"]["imageAsset"] = {
-                            "templateUrl": f"{self.base}/__image/{ident}/{{w}}x{{h}}bb.{{f}}", "width": 1800, "height": 1200}
+                if self.polls[ident] >= self.processing_polls:
+                    self.processed_image(kind, ident)
             return self.single(kind, ident, query, include=set(SCHEMA_OF_TYPE))
         return handler
+
+    def processed_image(self, kind, ident):
+        resource = self.resources[(kind, ident)]
+        if resource.get("failAsset"):
+            resource["attributes"]["assetDeliveryState"] = {"state": "FAILED", "errors": [
+                {"code": "IMAGE_INCORRECT_DIMENSIONS", "description": "The image is not 1800x1200 pixels."}]}
+        else:
+            resource["attributes"]["assetDeliveryState"] = {"state": "COMPLETE"}
+            resource["attributes"]["imageAsset"] = {
+                "templateUrl": f"{self.base}/__image/{ident}/{{w}}x{{h}}bb.{{f}}", "width": 1800, "height": 1200}
+
+    def settle(self):
+        """What App Store Connect does by itself, --processing-seconds after a write, whoever reads: a committed image
+        becomes COMPLETE (or FAILED; with --processing-polls, at its N-th read instead), and an advanced experience
+        created or changed gets the state Apple sets while processing it, read-only to clients
+        (../shared/docs/asc-api.md §8, §9): `status` RECEIVED, `placeStatus` MATCHED for one with a place, `version`
+        counted on, and its localizations listed in another order. None of it is what a person edits."""
+        now = time.monotonic()
+        if self.processing_polls is None:
+            for ident, committed in list(self.committed_at.items()):
+                kind = next((k for k in IMAGE_TYPES if (k, ident) in self.resources), None)
+                if kind is None or now - committed < self.processing_seconds:
+                    continue
+                del self.committed_at[ident]
+                if self.resources[(kind, ident)]["attributes"]["assetDeliveryState"]["state"] == "UPLOAD_COMPLETE":
+                    self.processed_image(kind, ident)
+        for ident, written in list(self.written_at.items()):
+            if now - written < self.processing_seconds:
+                continue
+            del self.written_at[ident]
+            resource = self.resources.get(("appClipAdvancedExperiences", ident))
+            if resource is None or resource.get("removed"):
+                continue
+            attributes = resource["attributes"]
+            attributes["status"] = "RECEIVED"
+            if attributes.get("place"):
+                attributes["placeStatus"] = "MATCHED"
+            attributes["version"] = attributes.get("version", 0) + 1
+            resource["relationships"]["localizations"] = list(reversed(resource["relationships"].get("localizations") or []))
 
     def commit_image(self, kind):
         def handler(ident, path, query, body):
@@ -1063,6 +1118,7 @@ class Handler(BaseHTTPRequestHandler):
                                fault.get("detail", "The fake was told to answer this way."), pointer=fault.get("pointer"), headers=extra)
             query = urllib.parse.parse_qs(query_text, keep_blank_values=True)
             with fake.lock:
+                fake.settle()
                 status, document, extra = handler(ident, path, query, body)
             fake.check_response(method, path, query, status, document, template)
             return status, document, extra
@@ -1075,6 +1131,7 @@ class Handler(BaseHTTPRequestHandler):
             if (method, path) == ("POST", "/__fake/seed"):
                 return self.send(200, fake.seed(json.loads(body or b"{}")), {})
             if (method, path) == ("GET", "/__fake/state"):
+                fake.settle()
                 return self.send(200, fake.state(), {})
             if (method, path) == ("POST", "/__fake/faults"):
                 fake.faults.extend(json.loads(body or b"{}").get("faults", []))

@@ -59,7 +59,7 @@ public enum AscPlan: Operation {
         Self.self, "GET", "/v1/asc/plan",
         command: CommandSpec(
             "plan", summary: "what an apply would change in App Store Connect, and why, per experience",
-            discussion: "Exits 0; with --detailed-exitcode 0 when in sync and 2 when changes are pending.",
+            discussion: SyncPlans.exitCodes,
             options: [
                 .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)"),
                 .flag("prune", help: "also remove experiences only App Store Connect has"),
@@ -74,7 +74,12 @@ public enum AscPlan: Operation {
         serverCall: serverCall,
         present: { output, parsed, printer in
             for plan in output.plans { printer.plan(plan) }
-            if parsed.flag("detailed-exitcode"), output.plans.contains(where: { !$0.isInSync }) { throw CommandExitStatus(code: 2) }
+            if let status = SyncPlans.exitStatus(
+                refused: output.plans.map(\.allRefused.count).reduce(0, +), pending: !output.plans.allSatisfy(\.isInSync),
+                detailed: parsed.flag("detailed-exitcode"))
+            {
+                throw status
+            }
         })
 
     /// `clipctl asc status`: the plan's steps as states (in sync, pending, drifted).
@@ -164,6 +169,19 @@ public struct SyncPlans: OperationOutput {
     public var headers: [(name: String, value: String)] { [("Cache-Control", "no-store")] }
     public init(json: JSONValue) throws(WireError) {
         do { plans = try SyncPlan.plans(from: json) } catch { throw WireError(error.description) }
+    }
+
+    static let exitCodes =
+        "Exits 65 when App Store Connect would refuse a step (an apply would stop before sending anything), else 0; "
+        + "with --detailed-exitcode 0 when in sync and 2 when changes are pending."
+
+    /// How `asc plan` and `asc testflight plan` end (`exitCodes`): steps App Store Connect would refuse fail as the apply
+    /// of them does (`SyncFailure.refused`: exit 65), with or without --detailed-exitcode.
+    static func exitStatus(refused: Int, pending: Bool, detailed: Bool) -> CommandExitStatus? {
+        if refused > 0 {
+            return CommandExitStatus(code: 65, message: "\(refused) step(s) would be refused: an apply would send nothing (see each fix)")
+        }
+        return detailed && pending ? CommandExitStatus(code: 2) : nil
     }
 }
 

@@ -84,7 +84,17 @@ public enum TestFlightInvocationsSet: Operation {
                     "clipctl asc testflight set com.example.bikes.Clip https://bikes.example/rent https://bikes.example/return",
                     "Offer testers two experiences in TestFlight")
             ]),
-        under: ["asc", "testflight"], present: TestFlightInvocationList.present)
+        under: ["asc", "testflight"],
+        present: { output, parsed, printer in
+            TestFlightInvocationList.present(output, parsed, printer)
+            printer.line(output.invocations.isEmpty ? appReviewKept : appReviewToo)
+        })
+
+    /// App Review gets the chosen URLs too, with the default experience (docs/app-store-connect.md#app-review-gets-the-same-urls).
+    static let appReviewToo =
+        "App Review gets these URLs too: the next clipctl asc apply puts them in the App Clip review detail of the App Store "
+        + "version being edited, with the default experience"
+    static let appReviewKept = "App Review's URLs are left as they are at the next clipctl asc apply (none chosen)"
 }
 
 /// A clip's invocations as both operations answer them.

@@ -20,6 +20,7 @@ public enum TestFlightPlanRead: Operation {
         public init(reading reader: inout ArgumentReader) {
             clip = reader.string("clip")
             build = reader.string("build")
+            if build == "" { reader.fail("build", "empty", TestFlightPlanRead.emptyBuild) }
         }
         public var arguments: Arguments {
             var arguments = Arguments()
@@ -43,23 +44,42 @@ public enum TestFlightPlanRead: Operation {
             "build", value: "VERSION|ID", help: "the build: its version (CFBundleVersion) or App Store Connect id (default: the newest)"),
     ]
 
+    static let emptyBuild = "names no build: give its version (CFBundleVersion) or App Store Connect id, or leave it out for the newest"
+
+    /// `--build ""` names nothing: a usage error before any request (App Store Connect would be sent `filter[version]=`).
+    static func checkBuild(_ parsed: ParsedCommand) throws {
+        if parsed.value("build") == "" { throw CommandUsageError("--build " + emptyBuild) }
+    }
+
     @Sendable static func commandInput(_ line: CommandLine, _ arguments: inout Arguments) {
         arguments.append("clip", line.parsed.value("clip"))
         arguments.append("build", line.parsed.value("build"))
     }
 
-    public static let binding = Binding(
+    public static let binding: Binding = Binding(
         Self.self, "GET", "/v1/asc/testflight/plan",
         command: CommandSpec(
             "plan", summary: "what apply would change in a build's App Clip invocations",
-            discussion: "Exits 0; with --detailed-exitcode 0 when in sync and 2 when changes are pending.",
-            options: options + [.flag("detailed-exitcode", help: "exit 2 when changes are pending")] + AppStoreConnectKey.options,
+            discussion: SyncPlans.exitCodes + " No build with an App Clip is not in sync.",
+            options: options + [.flag("detailed-exitcode", help: "exit 2 when changes are pending or there is no build")]
+                + AppStoreConnectKey.options,
             examples: [Example("clipctl asc testflight plan", "What the newest build's App Clip would be given")]),
-        under: ["asc", "testflight"], commandInput: commandInput, serverCall: AscPlan.serverCall,
+        under: ["asc", "testflight"], commandInput: commandInput,
+        commandAnswer: { parsed, arguments, run in
+            try checkBuild(parsed)
+            return try run(TestFlightPlanRead.binding, arguments)
+        },
+        serverCall: AscPlan.serverCall,
         present: { output, parsed, printer in
             for plan in output.plans { printer.testflightPlan(plan) }
-            if parsed.flag("detailed-exitcode"), output.plans.contains(where: { $0["inSync"]?.boolValue != true }) {
-                throw CommandExitStatus(code: 2)
+            let refused = output.plans.map { plan in
+                (plan["steps"]?.arrayValue ?? []).filter { !($0["refusals"]?.arrayValue ?? []).isEmpty }.count
+            }
+            if let status = SyncPlans.exitStatus(
+                refused: refused.reduce(0, +), pending: output.plans.contains { $0["inSync"]?.boolValue != true },
+                detailed: parsed.flag("detailed-exitcode"))
+            {
+                throw status
             }
         })
 }
@@ -125,6 +145,7 @@ public enum TestFlightApply: Operation {
         public init(reading reader: inout ArgumentReader) {
             clip = reader.fields.string("clip")
             build = reader.fields.string("build")
+            if build == "" { reader.fields.fail("build", "empty", TestFlightPlanRead.emptyBuild) }
         }
         public var arguments: Arguments {
             Arguments(body: .object(["clip": clip.map { .string($0) }, "build": build.map { .string($0) }]))
@@ -159,6 +180,7 @@ public enum TestFlightApply: Operation {
             ])
         },
         commandAnswer: { parsed, arguments, run in
+            try TestFlightPlanRead.checkBuild(parsed)
             if parsed.flag("yes") { return try run(TestFlightApply.binding, arguments) }
             var planned = Arguments()
             planned.append("clip", parsed.value("clip"))
@@ -251,7 +273,9 @@ extension Printer {
             }
         }
         for note in plan["notes"]?.arrayValue ?? [] { line("  note: \(note.stringValue ?? "")") }
-        if plan["inSync"]?.boolValue == true {
+        if plan["build"]?["appClipBuildBundle"]?.stringValue == nil {
+            line("no build with an App Clip: nothing to give the invocations to (upload one, or name it with --build)")
+        } else if plan["inSync"]?.boolValue == true {
             line("in sync: nothing to do")
         } else {
             let pending = steps.filter { $0["action"]?.stringValue != "nothing" }.count
