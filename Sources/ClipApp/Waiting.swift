@@ -18,6 +18,9 @@ public struct WaitSchedule: Sendable, Equatable {
     public func interval(after attempt: Int) -> Double { intervals[min(attempt, intervals.count - 1)] }
 
     /// A duration such as `72h`, `30m`, `90s` or `2d` (a bare number is seconds); nil when malformed.
+    /// The longest duration taken: a year.
+    public static let maxDuration: Double = 365 * 86_400
+
     public static func duration(_ text: String) -> Double? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         var digits = Substring(text), unit = 1.0
@@ -25,7 +28,11 @@ public struct WaitSchedule: Sendable, Equatable {
             digits = digits.dropLast()
             unit = u
         }
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let n = Double(digits), n.isFinite, n > 0 else { return nil }
+        // Decimal digits with at most one point: not `1e3`, `0x10`, `inf` or `nan`, which Double would read.
+        let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let n = Double(digits), n > 0, n * unit <= maxDuration
+        else { return nil }
         return n * unit
     }
 

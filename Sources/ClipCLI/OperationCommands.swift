@@ -52,11 +52,39 @@ extension Context {
     }
 
     private func performCommand(_ binding: Binding) throws {
+        // The wait's options are read before anything runs: a malformed one is refused without a first try.
+        let schedule = try waitSchedule()
         var output = try answer(binding)
-        if parsed.flag("wait"), let settled = binding.settled {
-            output = try waitUntilSettled(binding, first: output, settled: settled)
+        if let schedule, let settled = binding.settled {
+            output = try waitUntilSettled(binding, schedule, first: output, settled: settled)
         }
         try binding.present(output, parsed, printer)
+    }
+
+    /// `--wait`'s schedule from `--timeout` and `--wait-intervals`; nil without `--wait`, where those two are refused.
+    private func waitSchedule() throws -> WaitSchedule? {
+        guard parsed.flag("wait") else {
+            for name in ["timeout", "wait-intervals"] where parsed.value(name) != nil {
+                throw CommandFailure.usage("--\(name) goes with --wait")
+            }
+            return nil
+        }
+        var timeout = 72 * 3600.0
+        if let text = parsed.value("timeout") {
+            guard let seconds = WaitSchedule.duration(text) else {
+                throw CommandFailure.usage("--timeout takes a duration such as 72h, 30m or 90s, at most 365d")
+            }
+            timeout = seconds
+        }
+        var intervals = WaitSchedule.defaultIntervals
+        if let text = parsed.value("wait-intervals") {
+            let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+            guard values.count <= 100, values.allSatisfy({ ($0 ?? -1) > 0 && ($0 ?? 0) <= 86_400 }) else {
+                throw CommandFailure.usage("--wait-intervals takes seconds separated by commas, such as 1,2,4")
+            }
+            intervals = values.map { $0! }
+        }
+        return WaitSchedule(intervals: intervals, timeout: timeout)
     }
 
     /// The operation's answer, from the database or from `--server`, with what the command read
@@ -178,27 +206,12 @@ extension Context {
 
     /// `--wait`: the command again on its `WaitSchedule` until its answer is settled; each unsettled
     /// answer is told on standard error with the time to the next try.
-    private func waitUntilSettled(_ binding: Binding, first: OperationAnswer, settled: @Sendable (JSONValue) -> Bool) throws
-        -> OperationAnswer
-    {
-        var timeout = 72 * 3600.0
-        if let text = parsed.value("timeout") {
-            guard let seconds = WaitSchedule.duration(text) else {
-                throw CommandFailure.usage("--timeout takes a duration such as 72h, 30m or 90s")
-            }
-            timeout = seconds
-        }
-        var intervals = WaitSchedule.defaultIntervals
-        if let text = parsed.value("wait-intervals") {
-            let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
-            guard values.count <= 100, values.allSatisfy({ ($0 ?? -1) > 0 && ($0 ?? 0) <= 86_400 }) else {
-                throw CommandFailure.usage("--wait-intervals takes seconds separated by commas, such as 1,2,4")
-            }
-            intervals = values.map { $0! }
-        }
+    private func waitUntilSettled(
+        _ binding: Binding, _ schedule: WaitSchedule, first: OperationAnswer, settled: @Sendable (JSONValue) -> Bool
+    ) throws -> OperationAnswer {
         var pending: OperationAnswer? = first
         let io = self.io
-        return try WaitSchedule(intervals: intervals, timeout: timeout).run(
+        return try schedule.run(
             now: { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
             sleep: { Thread.sleep(forTimeInterval: $0) },
             attempt: {

@@ -120,6 +120,13 @@ public enum Commands {
                     .option("aasa-cdn-url", value: "URL", help: "Apple's CDN base URL for verify (tests, mirrors; default Apple's)"),
                     .option("aasa-site-url", value: "TEMPLATE", help: "where verify fetches a site's file, {host} replaced (tests)"),
                     .option(
+                        "aasa-watch-schedule", value: "S,S,…",
+                        help: "seconds between the watch's checks after a change, the last repeating, each at least 1, or off "
+                            + "(env CLIP_AASA_WATCH_SCHEDULE)"),
+                    .option(
+                        "aasa-watch-for", value: "DURATION",
+                        help: "the watch gives up after this long, such as 72h (env CLIP_AASA_WATCH_FOR)"),
+                    .option(
                         "webhook-retry-schedule", value: "MS,MS,…",
                         help: "waits after each failed delivery, in ms (testing; default 5 s … 10 h)"),
                     .option("webhook-timeout", value: "SECONDS", help: "how long a webhook request may take (default 10)"),

@@ -62,6 +62,16 @@ public enum AASALinter {
             return sorted(
                 [Diagnostic(code: "AASA006", severity: .warning, path: "", message: note + "; the payload was linted")] + lint(payload))
         }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])
+            || (bytes.count >= 2 && (bytes[0] == 0 || bytes[1] == 0))
+        {
+            // RFC 8259 §8.1: JSON exchanged between systems "MUST be encoded using UTF-8".
+            return [
+                Diagnostic(
+                    code: "AASA008", severity: .error, path: "",
+                    message: "is UTF-16 (a byte order mark or NUL bytes), not UTF-8 as JSON must be (RFC 8259 §8.1); save it as UTF-8")
+            ]
+        }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             // RFC 8259 §8.1: implementations "MUST NOT add a byte order mark"; parsers may ignore it.
             return sorted(

@@ -123,3 +123,36 @@ extension String {
         return visible.count > 80 ? String(visible.prefix(80)) + "…" : visible
     }
 }
+
+/// What names an experience on a command line or in a route (docs/rules.md#identifiers): its id, written one
+/// way only (a positive decimal with no sign, leading zero, point or space), or its URL. Text made of digits,
+/// signs, points and spaces is meant as an id: `01`, `+1`, `1.0`, ` 1` and `0` name no experience (not found),
+/// rather than being read as 1 or refused as a URL.
+public enum ExperienceReference: Sendable, Equatable {
+    case id(Int64)
+    case url(NormalizedURL)
+    /// Meant as an id, not one: nothing has it.
+    case noSuchID(String)
+
+    /// The id `text` is, written the one way an id is; nil otherwise (a route's `{id}`).
+    public static func id(_ text: String) -> Int64? {
+        if case .id(let n)? = try? ExperienceReference(text) { return n }
+        return nil
+    }
+
+    /// A reference that is neither an id nor a URL: the field error to answer.
+    public struct Malformed: Error, Sendable, Equatable {
+        public let error: FieldError
+    }
+
+    public init(_ text: String) throws(Malformed) {
+        if !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E || $0 == 0x20 }) {
+            if let n = Int64(text), n > 0, String(n) == text { self = .id(n) } else { self = .noSuchID(text) }
+            return
+        }
+        do { self = .url(try NormalizedURL(text)) } catch {
+            throw Malformed(
+                error: FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(error.message))"))
+        }
+    }
+}

@@ -142,6 +142,7 @@ public enum Interchange {
                 head += chunk
                 guard head.count >= 3 else { return batch }
                 started = true
+                if refusedAsUTF16(into: &batch) { return batch }
                 let bytes = Self.droppingBOM(head)
                 head = []
                 consume(bytes, into: &batch)
@@ -155,6 +156,7 @@ public enum Interchange {
             var batch = Batch()
             if !started {
                 started = true
+                if refusedAsUTF16(into: &batch) { return batch }
                 consume(Self.droppingBOM(head), into: &batch)
                 head = []
             }
@@ -184,6 +186,23 @@ public enum Interchange {
             }
             stopped = true
             return batch
+        }
+
+        /// A UTF-16 file (a spreadsheet's "Unicode text"): its byte-order mark, or a NUL among the first two bytes, which
+        /// UTF-8 text never has. Named, rather than read as columns with a NUL between each letter.
+        private mutating func refusedAsUTF16(into batch: inout Batch) -> Bool {
+            guard head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) || head.prefix(2).contains(0) else { return false }
+            batch.errors.append(
+                LineError(
+                    line: 1,
+                    errors: [
+                        FieldError(
+                            field: "(file)", rule: "encoding",
+                            message: "is UTF-16; an import reads UTF-8 (with or without a byte-order mark): save or export it as UTF-8")
+                    ]))
+            stopped = true
+            head = []
+            return true
         }
 
         static func droppingBOM(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
@@ -236,6 +255,22 @@ public enum Interchange {
         private mutating func csvRecord(_ record: CSVFormat.Record, into batch: inout Batch) {
             guard !stopped else { return }
             guard let header else {
+                // A sheet saved with another separator (a semicolon where the comma is the decimal mark, a tab).
+                if record.fields.count == 1, let separator = [";", "\t", "|"].first(where: { record.fields[0].contains($0) }) {
+                    let shown = separator == "\t" ? "tabs" : "'\(separator)'"
+                    batch.errors.append(
+                        LineError(
+                            line: record.line,
+                            errors: [
+                                FieldError(
+                                    field: "(header)", rule: "delimiter",
+                                    message:
+                                        "separates its columns with \(shown); an import reads commas (RFC 4180): export the sheet as CSV with commas"
+                                )
+                            ]))
+                    stopped = true
+                    return
+                }
                 let unknown = record.fields.filter { !csvColumns.contains($0) }
                 if !unknown.isEmpty || Set(record.fields).count != record.fields.count {
                     let problems = unknown.map {

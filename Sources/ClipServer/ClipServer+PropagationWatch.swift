@@ -1,12 +1,15 @@
+import ArgParse
 import ClipApp
 import ClipCLI
 import Foundation
 
-/// `serve`'s propagation watch (docs/operations.md#propagation-watched): configured by the environment
-/// (`CLIP_AASA_WATCH_SCHEDULE`, `CLIP_AASA_WATCH_FOR`), a usage error (exit 64) for a value that is none.
+/// `serve`'s propagation watch (docs/operations.md#propagation-watched): configured by `--aasa-watch-schedule` and
+/// `--aasa-watch-for`, or the environment (`CLIP_AASA_WATCH_SCHEDULE`, `CLIP_AASA_WATCH_FOR`), a usage error (exit 64)
+/// for a value that is none.
 extension ClipServer {
     static func propagationSchedule(_ command: ServeCommand) throws -> PropagationSchedule? {
-        switch PropagationSchedule.from(environment: ProcessInfo.processInfo.environment) {
+        let options = (schedule: command.parsed.value("aasa-watch-schedule"), giveUpAfter: command.parsed.value("aasa-watch-for"))
+        switch PropagationSchedule.from(options: options, environment: ProcessInfo.processInfo.environment) {
         case .success(let schedule): return schedule
         case .failure(let problem): throw command.usage(problem.message)
         }

@@ -46,21 +46,20 @@ extension Registry {
     /// An experience by id or by URL (any spelling that normalizes to the registered one).
     /// `includingRemoved`: an id may name a removed experience (as its removal left it); a URL names a live one.
     public func experience(_ reference: String, includingRemoved: Bool = false) throws(RegistryError) -> AdvancedExperience {
-        try guarded {
-            if let id = Int64(reference), id > 0 {
+        let parsed: ExperienceReference
+        do { parsed = try ExperienceReference(reference) } catch { throw RegistryError.invalid([error.error]) }
+        return try guarded {
+            switch parsed {
+            case .noSuchID(let text): throw RegistryError.notFound("experience \(text)")
+            case .id(let id):
                 guard let e = try loadExperience(id: id, includingRemoved: includingRemoved) else {
                     throw RegistryError.notFound("experience \(id)")
                 }
                 return e
+            case .url(let url):
+                guard let e = try loadExperience(url: url) else { throw RegistryError.notFound("experience with URL \(url.canonical)") }
+                return e
             }
-            let url: NormalizedURL
-            do { url = try NormalizedURL(reference) } catch let problem as NormalizedURL.Problem {
-                throw RegistryError.invalid([
-                    FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(problem.message))")
-                ])
-            }
-            guard let e = try loadExperience(url: url) else { throw RegistryError.notFound("experience with URL \(url.canonical)") }
-            return e
         }
     }
 

@@ -409,7 +409,8 @@ import Testing
             json: #"{"url":"https://c.example/menu","clip":"KLMNO13579.com.c.app.Clip","title":"Menu","subtitle":"Order"}"#)
         #expect(r.status == 201)
         #expect(r.headers["Location"] == "/v1/experiences/3" && r.headers["ETag"] == "\"e3-v1\"")
-        #expect(try f.jsonOf(r)["notes"]?.arrayValue?.count == 5)
+        // Team, app, the app's missing name, clip, host, association.
+        #expect(try f.jsonOf(r)["notes"]?.arrayValue?.count == 6)
         let get = try f.call("GET", "/v1/experiences/3", token: f.admin)
         #expect(get.headers["ETag"] == "\"e3-v1\"" && f.parsed(get)["url"] == "https://c.example/menu")
     }

@@ -115,10 +115,15 @@ struct ExperienceHistoryReferenceTests {
         #expect(
             try ExperienceHistory.Output(json: try ExperienceHistory.binding.perform(Arguments([("id", "1")]), session).json).records.count
                 == 1)
-        for reference in ["0", "01", "+1", "-1", "99999999999999999999"] {
+        // QA: "1.0" and " 1" were refused as URLs while "01" was not found; one rule now names them all.
+        for reference in ["0", "01", "+1", "-1", "99999999999999999999", "1.0", " 1", "1 "] {
             #expect(throws: RegistryError.notFound("experience \(reference)")) {
                 try ExperienceHistory.binding.perform(Arguments([("id", reference)]), session).json
             }
+        }
+        // The same rule where a command names an experience by id or URL.
+        for reference in ["01", "1.0"] {
+            #expect(throws: RegistryError.notFound("experience \(reference)")) { try registry.experience(reference) }
         }
     }
 }

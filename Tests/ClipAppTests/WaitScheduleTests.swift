@@ -40,6 +40,12 @@ struct WaitScheduleTests {
     @Test func durations() {
         #expect(WaitSchedule.duration("72h") == 259_200)
         #expect(WaitSchedule.duration("30m") == 1800 && WaitSchedule.duration("90") == 90 && WaitSchedule.duration("2d") == 172_800)
-        for bad in ["", "h", "-1h", "0s", "1w", "１h", "inf", "nan"] { #expect(WaitSchedule.duration(bad) == nil, "\(bad)") }
+        // QA: 1e3s, 0x10s and an overflow were taken.
+        for bad in [
+            "", "h", "-1h", "0s", "1w", "１h", "inf", "nan", "1e3s", "0x10s", "1.s", ".5s", "1..2s", "9999999999999999999999d", "366d",
+        ] {
+            #expect(WaitSchedule.duration(bad) == nil, "\(bad)")
+        }
+        #expect(WaitSchedule.duration("1.5m") == 90 && WaitSchedule.duration("365d") == 31_536_000)
     }
 }

@@ -103,6 +103,21 @@ struct InterchangeTests {
         #expect(read([0xEF, 0xBB, 0xBF], .csv, chunk: 5).errors == ["1 [\"empty\"]"])
     }
 
+    /// QA: a UTF-16 file gave a line of errors per column with a NUL between each letter, and a semicolon-separated sheet
+    /// "is not a known column" for the whole header: each is named for what it is, in one error.
+    @Test(arguments: [1, 2, 5, 1 << 20]) func aUTF16FileAndAnotherSeparatorAreNamed(_ chunk: Int) {
+        let text = "url,clip,title,subtitle\nhttps://a.example/z,ABCDE12345.com.a.Clip,T,S\n"
+        let littleEndian = text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        for format in [Interchange.Format.csv, .ndjson] {
+            #expect(read([0xFF, 0xFE] + littleEndian, format, chunk: chunk).errors == ["1 [\"encoding\"]"])
+            #expect(read(littleEndian, format, chunk: chunk).errors == ["1 [\"encoding\"]"])
+        }
+        for separator in [";", "\t"] {
+            let sheet = text.split(separator: ",", omittingEmptySubsequences: false).joined(separator: separator)
+            #expect(read(Array(sheet.utf8), .csv, chunk: chunk) == ([], ["1 [\"delimiter\"]"]))
+        }
+    }
+
     @Test func invalidUTF8InACSVRowIsThatLinesError() {
         let bytes = Array("url,clip,title,subtitle\nhttps://a.example,ABCDE12345.com.a.Clip,".utf8) + [0xC3, 0x28] + Array(",S\n".utf8)
         #expect(read(bytes, .csv, chunk: 3).errors == ["2 [\"encoding\"]"])

@@ -13,7 +13,8 @@ import Testing
     static let peakLimitKB = 100 * 1024
 
     /// An HTTPS server (the test CA of `VerifyProcessTests.StandIns`) whose every answer is `size` bytes of
-    /// JSON-typed spaces: `/site/…` with a Content-Length, `/cdn/…` chunked without one; `/hang/…` never answers.
+    /// JSON-typed spaces: `/site/…` with a Content-Length, `/cdn/…` chunked without one; `/hang/…` never answers (and
+    /// writes a line to `sent.log.hang` when its client closes).
     /// It writes each connection's bytes sent to `sent.log` when the connection ends.
     static let script = #"""
         import socket, ssl, sys, threading, os
@@ -38,7 +39,14 @@ import Testing
                     head += more
                 path = head.split(b" ")[1].decode()
                 if path.startswith("/hang/"):
-                    threading.Event().wait(120)
+                    # Never answers; notes when the other side closes.
+                    conn.settimeout(120)
+                    try:
+                        while conn.recv(1): pass
+                    except Exception:
+                        pass
+                    with lock:
+                        with open(log + ".hang", "a") as f: f.write("closed\n")
                     return
                 chunked = path.startswith("/cdn/")
                 conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" +
@@ -84,10 +92,10 @@ import Testing
     }
 
     /// The body of a GET and, on a line of its own, the status (curl(1), an independent client).
-    static func get(_ url: String, token: String) throws -> String {
+    static func get(_ url: String, token: String, maxSeconds: Int = 120) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = ["-s", "-w", "\\n%{http_code}", "-H", "Authorization: Bearer \(token)", url]
+        p.arguments = ["-s", "-w", "\\n%{http_code}", "--max-time", "\(maxSeconds)", "-H", "Authorization: Bearer \(token)", url]
         return String(decoding: try ProcessRunner.run(p).out, as: UTF8.self)
     }
 
@@ -239,5 +247,40 @@ import Testing
         // Two of team A's twelve run (and end with the host's deadline); the other ten are refused at once.
         #expect(statuses.filter { $0 == 200 }.count == 2 && statuses.filter { $0 == 429 }.count == 10, "\(statuses)")
         #expect(report["retryAfter"]?.arrayValue?.compactMap(\.stringValue) == ["20"], "\(report)")
+    }
+
+    /// A client that goes away stops its verification: the fetches to the hanging host end within seconds (not at
+    /// their 15 s timeout) and the team's slot is free again.
+    @Test(.enabled(if: VerifyProcessTests.canRun)) func aVerificationWhoseClientLeftStops() throws {
+        let giant = try OutboundCapProcessTests.Giant()
+        let clipctl = giant.sites.clipctl
+        let hang = "https://127.0.0.1:\(giant.server.port)/hang"
+        let server = try ServeProcess(
+            clipctl, database: "clips.db",
+            arguments: ["--allow-private-targets", "--aasa-site-url", hang + "/{host}", "--aasa-cdn-url", hang],
+            wrapper: giant.sites.namespace, environment: ["CLIP_AASA_WATCH_SCHEDULE": "off"])
+        defer { _ = server.stop() }
+        let r = try clipctl("register", "https://hang.example/x", "--clip", "ABCDE12345.com.hang.Clip", "--title", "T", "--subtitle", "S")
+        try #require(r.code == 0, "\(r.err)")
+        let a = try clipctl("token", "create", "--team", "ABCDE12345", "--name", "a").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let route = "http://127.0.0.1:\(server.port)/v1/domains/hang.example/verification"
+        // Two clients that give up after a second (curl's --max-time closes the connection).
+        for _ in 0..<2 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            p.arguments = ["-s", "-o", "/dev/null", "--max-time", "1", "-H", "Authorization: Bearer \(a)", route]
+            try p.run()
+        }
+        sleep(2)
+        let closed = { ((try? String(contentsOfFile: giant.log + ".hang", encoding: .utf8)) ?? "").split(separator: "\n").count }
+        var waited = 0
+        while closed() < 6 && waited < 50 {
+            usleep(100_000)
+            waited += 1
+        }
+        #expect(closed() >= 6, "the hanging host's connections still open 7 s after the clients left: \(closed()) closed")
+        // The team's two slots are free: a third verification is admitted (it gives up after a second too).
+        let third = try OutboundCapProcessTests.get(route, token: a, maxSeconds: 1)
+        #expect(!third.hasSuffix("429"), "\(third)")
     }
 }

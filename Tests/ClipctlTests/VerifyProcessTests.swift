@@ -221,6 +221,11 @@ import Testing
         let caught = try sites.verify(["verify", "good.example", "--wait", "--wait-intervals", "0.3", "--timeout", "60s"] + local)
         #expect(caught.code == 0 && caught.out.hasPrefix("good.example: ok\n"), "\(caught.out) \(caught.err)")
         #expect(try sites.verify(["verify", "--wait", "--timeout", "soon"] + local).code == 64)
+        // Refused before anything is fetched, and without --wait the wait's options are refused too.
+        for args in [["--wait", "--timeout", "1e3s"], ["--wait", "--timeout", "0x10s"], ["--timeout", "1h"], ["--wait-intervals", "1"]] {
+            let r = try sites.verify(["verify", "good.example"] + args + local)
+            #expect(r.code == 64 && r.out.isEmpty, "\(args): \(r.out) \(r.err)")
+        }
     }
 
     @Test(.enabled(if: canRun)) func privateAddressesAreRefusedUnlessAllowed() throws {
@@ -263,6 +268,18 @@ import Testing
             let r = try watched("serve", "--listen", "127.0.0.1:0")
             #expect(r.code == 64 && r.err.contains(name), "\(name)=\(value): \(r.err)")
         }
+        // QA: 0.001 was taken, and the watch then checked a customer's site about 15 times a second for 72 hours; the
+        // options say the same as the variables, and win over them.
+        for (option, value) in [("--aasa-watch-schedule", "0.001"), ("--aasa-watch-schedule", "60,0.5"), ("--aasa-watch-for", "soon")] {
+            var watched = clipctl
+            watched.environment["CLIP_AASA_WATCH_SCHEDULE"] = "60"
+            let r = try watched("serve", "--listen", "127.0.0.1:0", option, value)
+            #expect(r.code == 64 && r.err.contains("serve \(option)"), "\(option) \(value): \(r.err)")
+        }
+        // The option wins over the variable: a server with a variable it would refuse starts.
+        let server = try ServeProcess(
+            clipctl, database: "clips.db", arguments: ["--aasa-watch-schedule", "off"], environment: ["CLIP_AASA_WATCH_SCHEDULE": "0.001"])
+        #expect(server.stop() == 0)
         #expect(try clipctl.state() == state)
     }
 

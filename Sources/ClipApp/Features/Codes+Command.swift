@@ -32,10 +32,7 @@ enum CodeCommand {
         ])
 
     /// An experience id written in one way only (docs/rules.md#identifiers); anything else is a URL.
-    static func isExperienceID(_ reference: String) -> Bool {
-        guard let id = Int64(reference) else { return false }
-        return id > 0 && String(id) == reference
-    }
+    static func isExperienceID(_ reference: String) -> Bool { ExperienceReference.id(reference) != nil }
 
     /// `--format`, as the command takes it (`ndef-hex` included); nil when it names none.
     static func format(_ parsed: ParsedCommand) -> CodeFormat? { CodeFormat(rawValue: (parsed.value("format") ?? "svg").lowercased()) }

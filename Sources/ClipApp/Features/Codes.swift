@@ -19,8 +19,8 @@ extension ExperienceCodeRoute {
 
     public static func run(_ input: CodeInput, in session: Session) throws -> CodeOutput {
         let id = input.id ?? ""
-        // One spelling per resource: "01" and "+1" are not experience 1 (docs/rules.md#identifiers).
-        guard let n = Int64(id), n > 0, String(n) == id else { throw RegistryError.notFound("experience \(id)") }
+        // One spelling per resource: "01" and "+1" are not experience 1 (ExperienceReference).
+        guard let n = ExperienceReference.id(id) else { throw RegistryError.notFound("experience \(id)") }
         let experience = try session.registry.experience(id)
         try session.checkVisible(team: experience.clip.team, "experience \(n)")
         let (ecc, size) = try input.options(for: format)

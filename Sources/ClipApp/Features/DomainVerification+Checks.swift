@@ -278,7 +278,12 @@ struct HostVerifier: Sendable {
         }
         guard let served = try? JSONParser.parse(r.body), served.objectMembers != nil else {
             let start = String(decoding: r.body.prefix(40), as: UTF8.self).filter { $0.isASCII && !$0.isNewline && $0 >= " " }
-            return judged(check, "not-json", "HTTP 200, \(r.body.count) bytes, not a JSON object: \(start)…", publish)
+            // Why, in `aasa lint`'s words (a byte order mark, UTF-16, a duplicate key, bytes after the object).
+            let findings = AASALinter.lint(r.body)
+            let why =
+                (findings.first { $0.severity == .error } ?? findings.first { $0.code == "AASA007" }).map { "\($0.code) \($0.message)" }
+                ?? "not a JSON object"
+            return judged(check, "not-json", "HTTP 200, \(r.body.count) bytes, \(why): \(start)…", publish)
         }
         let differences = AASAComparison.compare(expected: expected, served: served)
         var out = judged(

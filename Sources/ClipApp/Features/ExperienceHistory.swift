@@ -53,12 +53,7 @@ public enum ExperienceHistory: Operation {
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        // An id is written in one way only (docs/rules.md#identifiers): "01", "+1" and "0" name no experience.
-        if input.experience.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 || $0 == 0x2B || $0 == 0x2D }),
-            Int64(input.experience).map({ $0 <= 0 || String($0) != input.experience }) ?? true
-        {
-            throw RegistryError.notFound("experience \(input.experience)")
-        }
+        // An id is written in one way only (ExperienceReference): "01", "+1", "1.0" and "0" name no experience.
         let experience = try session.registry.experience(input.experience, includingRemoved: true)
         try session.checkVisible(team: experience.clip.team, "experience \(input.experience)")
         // One more than asked says whether more follow.

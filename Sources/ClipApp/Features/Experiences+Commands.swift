@@ -169,16 +169,16 @@ enum ExperienceCommands {
     /// The experience `reference` names, read where the command runs: by id, or among its host's
     /// experiences by URL.
     static func read(_ reference: String, _ line: CommandLine) throws -> AdvancedExperience {
-        if let id = Int64(reference), id > 0 {
-            let answer = try line.perform(ExperienceShow.binding, Arguments([("id", String(id))]))
-            return try CatalogJSON.experience(json: answer.json)
-        }
         let url: NormalizedURL
-        do { url = try NormalizedURL(reference) } catch {
-            throw RegistryError.invalid([
-                FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(error.message))")
-            ])
-        }
+        do {
+            switch try ExperienceReference(reference) {
+            case .noSuchID(let text): throw RegistryError.notFound("experience \(text)")
+            case .id(let id):
+                let answer = try line.perform(ExperienceShow.binding, Arguments([("id", String(id))]))
+                return try CatalogJSON.experience(json: answer.json)
+            case .url(let named): url = named
+            }
+        } catch let malformed as ExperienceReference.Malformed { throw RegistryError.invalid([malformed.error]) }
         let answer = try line.perform(ExperienceList.binding, Arguments([("host", url.host)]))
         let listed = try ExperienceList.Output(json: answer.json).experiences
         guard let match = listed.first(where: { $0.url.canonical == url.canonical }) else {
@@ -189,7 +189,7 @@ enum ExperienceCommands {
 
     /// The id `reference` names: an id as it is, a URL looked up.
     static func id(_ reference: String, _ line: CommandLine) throws -> String {
-        if let id = Int64(reference), id > 0 { return String(id) }
+        if let id = ExperienceReference.id(reference) { return String(id) }
         return String(try read(reference, line).id)
     }
 
@@ -245,7 +245,7 @@ enum ExperienceCommands {
         let reference = parsed.positionals.first ?? ""
         // The version before, to say when the update changed nothing (such an update makes no
         // version); an id that names nothing is told by the update itself.
-        let before = (Int64(reference) ?? 0) > 0 ? try? read(reference, line) : try read(reference, line)
+        let before = ExperienceReference.id(reference) != nil ? try? read(reference, line) : try read(reference, line)
         let id = try before.map { String($0.id) } ?? self.id(reference, line)
         var read: [(key: String, value: JSONValue)] = before.map { [(key: "before", value: ExperienceJSON.full($0))] } ?? []
         try attach(

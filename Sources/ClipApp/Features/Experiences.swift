@@ -296,7 +296,7 @@ public enum Experiences {
     /// An experience the caller may see, by its id as the route's path gives it: "01", "+1" and
     /// another team's experience answer what a missing one does (docs/rules.md#identifiers, #tenancy).
     public static func visible(_ id: String, in session: Session) throws -> AdvancedExperience {
-        guard let n = Int64(id), n > 0, String(n) == id else { throw RegistryError.notFound("experience \(id)") }
+        guard let n = ExperienceReference.id(id) else { throw RegistryError.notFound("experience \(id)") }
         let e = try session.registry.experience(String(n))
         try session.checkVisible(team: e.clip.team, "experience \(n)")
         return e

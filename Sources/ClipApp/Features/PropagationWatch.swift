@@ -29,21 +29,40 @@ public struct PropagationSchedule: Sendable, Equatable {
     /// From `CLIP_AASA_WATCH_SCHEDULE` (seconds separated by commas, or `off`) and `CLIP_AASA_WATCH_FOR` (72h, 30m,
     /// 90s); nil when the watch is off; a usage message naming the variable for a value that is not one.
     public static func from(environment: [String: String]) -> Result<PropagationSchedule?, UsageProblem> {
+        from(
+            schedule: environment["CLIP_AASA_WATCH_SCHEDULE"], giveUpAfter: environment["CLIP_AASA_WATCH_FOR"],
+            names: ("CLIP_AASA_WATCH_SCHEDULE", "CLIP_AASA_WATCH_FOR"))
+    }
+
+    /// `serve --aasa-watch-schedule` and `--aasa-watch-for`, each over its environment variable.
+    public static func from(options: (schedule: String?, giveUpAfter: String?), environment: [String: String]) -> Result<
+        PropagationSchedule?, UsageProblem
+    > {
+        let scheduleName = options.schedule == nil ? "CLIP_AASA_WATCH_SCHEDULE" : "serve --aasa-watch-schedule"
+        let forName = options.giveUpAfter == nil ? "CLIP_AASA_WATCH_FOR" : "serve --aasa-watch-for"
+        return from(
+            schedule: options.schedule ?? environment["CLIP_AASA_WATCH_SCHEDULE"],
+            giveUpAfter: options.giveUpAfter ?? environment["CLIP_AASA_WATCH_FOR"], names: (scheduleName, forName))
+    }
+
+    static func from(schedule text: String?, giveUpAfter duration: String?, names: (schedule: String, giveUpAfter: String)) -> Result<
+        PropagationSchedule?, UsageProblem
+    > {
         var schedule = standard
-        if let text = environment["CLIP_AASA_WATCH_SCHEDULE"] {
+        if let text {
             if text == "off" { return .success(nil) }
             let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
             guard values.count <= 100, values.allSatisfy({ ($0 ?? -1) >= minimumInterval && ($0 ?? 0) <= 604_800 }) else {
                 return .failure(
                     UsageProblem(
-                        "CLIP_AASA_WATCH_SCHEDULE takes seconds of at least \(Int(minimumInterval)) separated by commas, such as 60,300,3600, or off"
+                        "\(names.schedule) takes seconds of at least \(Int(minimumInterval)) separated by commas, such as 60,300,3600, or off"
                     ))
             }
             schedule.intervals = values.map { $0! }
         }
-        if let text = environment["CLIP_AASA_WATCH_FOR"] {
-            guard let seconds = WaitSchedule.duration(text) else {
-                return .failure(UsageProblem("CLIP_AASA_WATCH_FOR takes a duration such as 72h, 30m or 90s"))
+        if let duration {
+            guard let seconds = WaitSchedule.duration(duration) else {
+                return .failure(UsageProblem("\(names.giveUpAfter) takes a duration such as 72h, 30m or 90s"))
             }
             schedule.giveUpAfter = seconds
         }
