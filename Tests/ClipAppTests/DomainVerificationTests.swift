@@ -97,6 +97,54 @@ struct DomainVerificationTests {
         #expect(try run(["bikes.example"], fetcher: fetcher).hosts[0].json == out.hosts[0].json)
     }
 
+    /// QA: 40 copies of one host took 102 s and an 8 KiB request line sent about 1,400 requests to the site.
+    @Test func hostsAreVerifiedOnceHoweverSpeltAndAtMost50ARequest() throws {
+        let fetcher = Fetcher()
+        let out = try run(["bikes.example", "BIKES.example", "bikes.example.", "Bikes.Example"], as: .admin(tokenID: 1), fetcher: fetcher)
+        #expect(out.hosts.map(\.host) == ["bikes.example"])
+        #expect(fetcher.asked.count == 3, "the site as the bot and as a browser, and the CDN: \(fetcher.asked.map(\.url))")
+        fetcher.asked = []
+        #expect(throws: RegistryError.invalid([FieldError(field: "host", rule: "max", message: "names 51 hosts; at most 50 a request")])) {
+            try run(Array(repeating: "bikes.example", count: 51), as: .admin(tokenID: 1), fetcher: fetcher)
+        }
+        #expect(fetcher.asked.isEmpty)
+    }
+
+    /// Two verifications of one team run at once at most; a third is refused at once with Retry-After, and another
+    /// team's goes on (docs/operations.md#outbound-requests).
+    @Test func aTeamsThirdVerificationAtOnceIsRefused() throws {
+        let fetcher = Fetcher()
+        fetcher.hanging = ["https://bikes.example/.well-known/apple-app-site-association"]
+        fetcher.deadline = 3
+        let team = Caller.team(try TeamID("ABCDE12345"), tokenID: 1)
+        let done = DispatchGroup()
+        let path = registry.path
+        for _ in 0..<2 {
+            done.enter()
+            // A registry of its own per thread, as each server thread has.
+            Thread {
+                if let own = try? Registry(path: path, actor: "test") {
+                    let session = Session(registry: own, caller: team, outbound: fetcher.outbound)
+                    _ = try? Verification.binding.perform(Arguments([("host", "bikes.example")]), session)
+                }
+                done.leave()
+            }.start()
+        }
+        while fetcher.asked.count < 6 { usleep(10_000) }
+        do {
+            _ = try run(["bikes.example"], as: team, fetcher: fetcher)
+            Issue.record("a third verification of the team ran")
+        } catch let refused as OperationFailure {
+            #expect(refused.status == 429 && refused.headers.map(\.name) == ["Retry-After"], "\(refused.detail)")
+        }
+        let other = try run(["cafe.example"], as: .team(try TeamID("FGHIJ67890"), tokenID: 2), fetcher: fetcher)
+        #expect(other.hosts.map(\.host) == ["cafe.example"])
+        fetcher.release()
+        done.wait()
+        // The slots are free again.
+        _ = try run(["bikes.example"], as: team, fetcher: fetcher)
+    }
+
     @Test func aServerWithoutOutboundRequestsRefuses() throws {
         let session = Session(registry: registry, caller: .local)
         #expect(throws: RegistryError.self) { try Verification.binding.perform(Arguments(), session).json }
