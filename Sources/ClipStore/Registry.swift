@@ -201,16 +201,30 @@ public final class Registry {
     }
 
     /// The change records of one entity after `since`, oldest first (index `change_record_by_entity`).
-    public func changes(of entity: ChangeEntity, id: String, since: Int64 = 0, limit: Int = 100) throws(RegistryError) -> [ChangeRecord] {
+    /// With `namingTokensOf`, only that team's tokens are named (`ChangeRecord.actorName`): a team learns
+    /// nothing of other tenants' tokens, nor of the administrators'.
+    public func changes(
+        of entity: ChangeEntity, id: String, since: Int64 = 0, limit: Int = 100, namingTokensOf team: TeamID? = nil
+    ) throws(RegistryError) -> [ChangeRecord] {
         try changeRecords(
-            where: "entity = ? AND entity_id = ? AND id > ?", [.text(entity.rawValue), .text(id), .integer(since)], limit: limit)
+            where: "entity = ? AND entity_id = ? AND id > ?", [.text(entity.rawValue), .text(id), .integer(since)], limit: limit,
+            namingTokensOf: team)
     }
 
-    func changeRecords(where condition: String, _ values: [SQLValue], limit: Int) throws(RegistryError) -> [ChangeRecord] {
+    /// The name of the token an actor `token:ID` is (the actor ClipAPI records for a token's writes).
+    static let actorNameColumn = """
+        (SELECT t.name FROM api_token t WHERE c.actor GLOB 'token:[1-9]*' AND t.id = CAST(substr(c.actor, 7) AS INTEGER)
+         AND (?1 IS NULL OR t.team_id = ?1)) AS actor_name
+        """
+
+    func changeRecords(
+        where condition: String, _ values: [SQLValue], limit: Int, namingTokensOf team: TeamID? = nil
+    ) throws(RegistryError) -> [ChangeRecord] {
         try guarded {
             try db.query(
-                "SELECT id, at, actor, entity, entity_id, action, before, after, form FROM change_record WHERE \(condition) ORDER BY id LIMIT ?",
-                values + [.integer(Int64(limit))]
+                "SELECT id, at, actor, entity, entity_id, action, before, after, form, \(Self.actorNameColumn) FROM change_record c"
+                    + " WHERE \(condition) ORDER BY id LIMIT ?",
+                [.text(team?.rawValue)] + values + [.integer(Int64(limit))]
             ).map { row in
                 let id = Int64(try row.int("id"))
                 let entity = try row.string("entity"), action = try row.string("action"), form = Int64(try row.int("form"))
@@ -221,7 +235,8 @@ public final class Registry {
                     id: id, at: try row.string("at"), actor: try row.string("actor"),
                     entity: kind, entityID: try row.string("entity_id"), action: change,
                     before: try row.optionalString("before").map { try AuditForm.read($0, form: form) },
-                    after: try row.optionalString("after").map { try AuditForm.read($0, form: form) })
+                    after: try row.optionalString("after").map { try AuditForm.read($0, form: form) },
+                    actorName: try row.optionalString("actor_name"))
             }
         }
     }
