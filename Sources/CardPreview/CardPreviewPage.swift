@@ -52,11 +52,11 @@ public struct CardPreviewPage: Sendable, Equatable {
             let text = e.localizations[language] ?? e.defaultCard
             card = cardHTML(
                 title: text.title, subtitle: text.subtitle, action: e.action, appName: input.appName,
-                language: language.rawValue.lowercased(), image: input.imageSource(e.headerImage), hasImage: e.headerImage != nil)
+                language: language.tag, image: input.imageSource(e.headerImage), hasImage: e.headerImage != nil)
             summary = """
                 <p>This URL gets the <strong>advanced experience \(e.id)</strong>, registered at \
                 <code>\(esc(e.url.canonical))</code>, of the clip <code>\(esc(e.clip.rawValue))</code>, \
-                in \(esc(language.rawValue))\(e.localizations[language] == nil ? " (its default language)" : "").\
+                in \(esc(language.tag))\(e.localizations[language] == nil ? " (its default language)" : "").\
                 \(e.status == .active ? "" : " It is deactivated.")</p>
                 \(limitsHTML(title: text.title, subtitle: text.subtitle))
                 """

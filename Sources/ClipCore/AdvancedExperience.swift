@@ -69,7 +69,7 @@ public enum FieldValue: Sendable, Equatable {
 /// in ClipSync (`SyncPlan+Fields`).
 public struct ExperienceField: Sendable {
     public enum Kind: Sendable, Equatable {
-        /// One of `cases` (Apple's raw values): a JSON string, SQL text; one byte in the arena (its position).
+        /// One of `cases` (the registry's spellings, `AppleEnumeration.spelling`): a JSON string, SQL text; one byte in the arena (its position).
         case enumeration
         /// true or false: a JSON boolean, SQL 0 or 1; one byte in the arena.
         case flag
@@ -143,7 +143,8 @@ extension ExperienceField {
     public static let language = enumeration(
         "language", column: "default_language", Language.self, default: .EN, onNull: .keeps,
         option: Option(
-            name: "language", valueName: "LANG", help: "default language, one of Apple's 32 codes such as EN, FR (default EN)",
+            name: "language", valueName: "LANG",
+            help: "default language: one of Apple's 32, as a language tag such as en, fr or fr-FR (default en)",
             negationHelp: nil),
         get: \.defaultLanguage, set: { $0.defaultLanguage = $1 })
     public static let category = optionalEnumeration(
@@ -225,7 +226,7 @@ extension ExperienceField {
     ) -> ExperienceField {
         let cases = Array(E.allCases)
         return ExperienceField(
-            name: name, column: column, kind: .enumeration, cases: cases.map(\.rawValue), isOptional: false,
+            name: name, column: column, kind: .enumeration, cases: cases.map(\.spelling), isOptional: false,
             defaultValue: .code(cases.firstIndex(of: `default`)!), onNull: onNull, portableOmitsDefault: portableOmitsDefault,
             inAnswer: inAnswer, option: option, read: { .code(cases.firstIndex(of: get($0))!) },
             write: {
@@ -241,7 +242,7 @@ extension ExperienceField {
     ) -> ExperienceField {
         let cases = Array(E.allCases)
         return ExperienceField(
-            name: name, column: column, kind: .enumeration, cases: cases.map(\.rawValue), isOptional: true, defaultValue: .none,
+            name: name, column: column, kind: .enumeration, cases: cases.map(\.spelling), isOptional: true, defaultValue: .none,
             onNull: .clears, portableOmitsDefault: false, inAnswer: true, option: option,
             read: { get($0).map { .code(cases.firstIndex(of: $0)!) } ?? .none },
             write: {

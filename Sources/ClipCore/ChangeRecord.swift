@@ -6,6 +6,8 @@ public struct ChangeRecord: Sendable, Equatable {
     public let id: Int64
     public let at: String
     public let actor: String
+    /// The name of the token an actor `token:ID` is (`api_token.name`), when the record was read with it.
+    public let actorName: String?
     public let entity: ChangeEntity
     public let entityID: String
     public let action: ChangeAction
@@ -14,11 +16,12 @@ public struct ChangeRecord: Sendable, Equatable {
 
     public init(
         id: Int64, at: String, actor: String, entity: ChangeEntity, entityID: String, action: ChangeAction,
-        before: JSONValue?, after: JSONValue?
+        before: JSONValue?, after: JSONValue?, actorName: String? = nil
     ) {
         self.id = id
         self.at = at
         self.actor = actor
+        self.actorName = actorName
         self.entity = entity
         self.entityID = entityID
         self.action = action
@@ -71,9 +74,13 @@ public enum ChangeAction: String, Sendable, CaseIterable {
 }
 
 extension ChangeRecord {
-    /// The members of the object whose values differ before and after the change, in the order
-    /// the object states them, leaving out the bookkeeping every write changes (`version`, `updatedAt`).
-    public var changedMembers: [String] {
+    /// The members of the object whose values differ before and after the change (`changedMembers(before:after:)`).
+    public var changedMembers: [String] { Self.changedMembers(before: before, after: after) }
+
+    /// The members of an object whose values differ between `before` and `after`, in the order `after`
+    /// states them (then those only `before` has), leaving out the bookkeeping every write changes
+    /// (`version`, `updatedAt`); none when either is missing (a creation, a removal).
+    public static func changedMembers(before: JSONValue?, after: JSONValue?) -> [String] {
         guard let before = before?.objectMembers, let after = after?.objectMembers else { return [] }
         var names: [String] = []
         for (key, value) in after where key != "version" && key != "updatedAt" {

@@ -199,19 +199,19 @@ public enum Doctor {
                 language == e.defaultLanguage
                     ? Shell.command(["clipctl", "update", String(e.id), "--\(part)", text])
                     : Shell.command([
-                        "clipctl", "update", String(e.id), "--localization", "\(language.rawValue)=\(card.title)|\(card.subtitle)",
+                        "clipctl", "update", String(e.id), "--localization", "\(language.tag)=\(card.title)|\(card.subtitle)",
                     ])
             }
             if card.title.count > TextLimits.titleAdvised {
                 findings.add(
                     .warning, "title-length", url,
-                    "the \(language.rawValue) title is \(card.title.count) characters; older guidance (WWDC20) advises at most \(TextLimits.titleAdvised), so it may be truncated",
+                    "the \(language.tag) title is \(card.title.count) characters; older guidance (WWDC20) advises at most \(TextLimits.titleAdvised), so it may be truncated",
                     fix: edit("title", card.title))
             }
             if card.subtitle.count > TextLimits.subtitleAdvised {
                 findings.add(
                     .warning, "subtitle-length", url,
-                    "the \(language.rawValue) subtitle is \(card.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
+                    "the \(language.tag) subtitle is \(card.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
                     fix: edit("subtitle", card.subtitle))
             }
         }
@@ -228,8 +228,8 @@ public enum Doctor {
                 let examples = lacking.prefix(3).joined(separator: ", ") + (lacking.count > 3 ? ", …" : "")
                 findings.add(
                     .warning, "localization-set", clip.rawValue,
-                    "\(lacking.count) of the clip's \(experiences.count) experiences have no \(language.rawValue) card while the others do (\(examples)): people reading \(language.rawValue) see the default language there",
-                    fix: lacking.map { Shell.command(["clipctl", "update", $0, "--localization", "\(language.rawValue)=TITLE|SUBTITLE"]) }
+                    "\(lacking.count) of the clip's \(experiences.count) experiences have no \(language.tag) card while the others do (\(examples)): people reading \(language.tag) see the default language there",
+                    fix: lacking.map { Shell.command(["clipctl", "update", $0, "--localization", "\(language.tag)=TITLE|SUBTITLE"]) }
                         .joined(separator: "; "))
             }
         }

@@ -3,14 +3,27 @@
 public protocol AppleEnumeration: RawRepresentable, CaseIterable, Hashable, Sendable where RawValue == String {
     /// Rule code used in validation errors, e.g. "action.enum".
     static var ruleName: String { get }
+    /// How the registry writes the case (answers, files, the database): Apple's raw value, but for `Language`.
+    var spelling: String { get }
+    /// The case an input names, or a refusal naming `field` and the rule.
+    static func parse(_ string: String, field: String) throws(ValidationFailure) -> Self
 }
 
 extension AppleEnumeration {
+    public var spelling: String { rawValue }
+
+    /// The case spelled exactly as Apple spells it.
     public static func parse(_ string: String, field: String) throws(ValidationFailure) -> Self {
         if let value = Self(rawValue: string) { return value }
         throw ValidationFailure(
             field: field, rule: "\(ruleName).enum",
             message: "\"\(string.truncatedForMessage)\" is not one of \(allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+
+    /// The case the registry writes as `spelling` (what it reads back from its own database).
+    public init?(spelling: String) {
+        guard let value = Self.allCases.first(where: { $0.spelling == spelling }) else { return nil }
+        self = value
     }
 }
 
@@ -26,25 +39,42 @@ public enum ExperienceStatus: String, AppleEnumeration {
     public static let ruleName = "status"
 }
 
-/// `AppClipAdvancedExperienceLanguage`: 32 two-letter codes, not BCP 47 locales.
+/// The language of an advanced experience's card: one of the 32 of Apple's
+/// `AppClipAdvancedExperienceLanguage`, whose code is the raw value, sent to App Store Connect as it
+/// is (`FR`). The registry reads any BCP 47 tag of the language (`fr`, `FR`, `fr-FR`, `fr_CA`) and
+/// writes its canonical tag, the lower-case primary language subtag (`fr`; docs/rules.md#languages).
 public enum Language: String, AppleEnumeration, Comparable {
     case AR, CA, CS, DA, DE, EL, EN, ES, FI, FR, HE, HI, HR, HU, ID, IT, JA, KO, MS, NL, NO, PL, PT, RO,
         RU, SK, SV, TH, TR, UK, VI, ZH
     public static let ruleName = "language"
     public static func < (a: Language, b: Language) -> Bool { a.rawValue < b.rawValue }
 
-    /// The language for a BCP 47 tag or a bare code, case-insensitively: "fr-CA" → FR, "nb" → NO.
+    /// The canonical tag the registry stores and answers: `fr`.
+    public var tag: String { rawValue.lowercased() }
+    public var spelling: String { tag }
+
+    /// The App Store locale of the language (a TestFlight invocation's title): `fr` → fr-FR.
+    public var appStoreLocale: String { AppStoreLocale.canonical(tag) ?? tag }
+
+    /// The language of a BCP 47 tag in any case and with any subtags after the language, which an
+    /// advanced experience has no place for: "fr-CA" → FR, "zh-Hant" → ZH, "nb" → NO.
     public init?(tag: String) {
-        let primary = tag.split(separator: "-", maxSplits: 1).first.map { $0.split(separator: "_").first ?? $0 } ?? ""
-        let upper = primary.uppercased()
-        switch upper {
-        case "NB", "NN": self = .NO  // Norwegian Bokmål and Nynorsk
-        case "IW": self = .HE  // deprecated ISO 639 code for Hebrew
-        case "IN": self = .ID  // deprecated ISO 639 code for Indonesian
-        default:
-            guard let value = Language(rawValue: upper) else { return nil }
-            self = value
-        }
+        guard let parsed = LanguageTag(tag) else { return nil }
+        let code = AppStoreLocale.macrolanguage[parsed.language] ?? parsed.language
+        guard let value = Language(rawValue: code.uppercased()) else { return nil }
+        self = value
+    }
+
+    /// Any spelling of one of the 32 (`init(tag:)`); a refusal lists them and, when the input is
+    /// close to one (`fra`, `French`), names it.
+    public static func parse(_ string: String, field: String) throws(ValidationFailure) -> Language {
+        if let value = Language(tag: string) { return value }
+        let close = LanguageTag.suggestion(for: string)
+        throw ValidationFailure(
+            field: field, rule: "\(ruleName).enum",
+            message: "\"\(string.truncatedForMessage)\" is not one of Apple's advanced-experience languages "
+                + "\(allCases.map(\.tag).joined(separator: ", ")) (any spelling: fr, FR, fr-FR)"
+                + (close.map { "; did you mean \($0)?" } ?? ""))
     }
 }
 

@@ -155,7 +155,7 @@ extension ExperienceIndex {
     static let statuses = ExperienceStatus.allCases
     static let active = statusNumber(.active)
     static let actionTexts = actions.map { Array($0.rawValue.utf8) }
-    static let languageTexts = languages.map { Array($0.rawValue.utf8) }
+    static let languageTexts = languages.map { Array($0.spelling.utf8) }
     static let categoryTexts = categories.map { Array($0.rawValue.utf8) }
 
     static func languageNumber(_ language: Language) -> UInt8 { UInt8(languages.firstIndex(of: language)!) }

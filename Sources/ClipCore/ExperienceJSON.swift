@@ -16,7 +16,7 @@ public enum ExperienceJSON {
             : .object(
                 others.map { lang in
                     let c = e.localizations[lang]!
-                    return (key: lang.rawValue, value: .object(["title": .string(c.title), "subtitle": .string(c.subtitle)]))
+                    return (key: lang.tag, value: .object(["title": .string(c.title), "subtitle": .string(c.subtitle)]))
                 })
         var members: [(key: String, value: JSONValue)] = []
         for member in portableLayout {
@@ -69,11 +69,11 @@ public enum ExperienceJSON {
         if languageIsValid && localizations[language] == nil && (base == nil || reader.has("language") || reader.has("localizations")) {
             if reader.errors.allSatisfy({ $0.field != "title" && $0.field != "subtitle" }) {
                 reader.fail(
-                    "title", "required", "is required: the card needs a title and subtitle in the default language \(language.rawValue)")
+                    "title", "required", "is required: the card needs a title and subtitle in the default language \(language.tag)")
             }
         }
         for (lang, card) in localizations.sorted(by: { $0.key < $1.key }) {
-            let prefix = lang == language && titleGiven ? "" : "localizations.\(lang.rawValue)."
+            let prefix = lang == language && titleGiven ? "" : "localizations.\(lang.tag)."
             reader.add(TextLimits.check(card.title, field: "\(prefix)title", max: TextLimits.titleMax))
             reader.add(TextLimits.check(card.subtitle, field: "\(prefix)subtitle", max: TextLimits.subtitleMax))
         }
@@ -117,22 +117,25 @@ public enum ExperienceJSON {
         if patch == nil && reader.raw("localizations")?.isNull == true {
             localizations = localizations.filter { $0.key == language }
         }
+        var spelled: [Language: String] = [:]
         for (key, value) in patch?.objectMembers ?? [] {
             let field = "localizations.\(key)"
-            guard let lang = Language(rawValue: key) else {
-                reader.add([
-                    FieldError(
-                        field: field, rule: "language.enum",
-                        message: "\"\(key.truncatedForMessage)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", "))"
-                    )
-                ])
+            let lang: Language
+            do { lang = try Language.parse(key, field: field) } catch {
+                reader.add(error.errors)
                 continue
             }
+            // Two spellings of one language (`fr` and `FR-ca`) in one patch would leave which one wins to the order.
+            if let first = spelled[lang] {
+                reader.fail(field, "language.duplicate", "is the same language as \(first) (give each language once)")
+                continue
+            }
+            spelled[lang] = key
             guard lang != language else {
                 reader.add([
                     FieldError(
                         field: field, rule: "localizations.defaultLanguage",
-                        message: "\(key) is the default language: give its card as title and subtitle, or change language first")
+                        message: "\(lang.tag) is the default language: give its card as title and subtitle, or change language first")
                 ])
                 continue
             }
@@ -178,7 +181,7 @@ public enum ExperienceJSON {
     static func advice(_ localizations: [Language: CardText], before: [Language: CardText]?, language: Language) -> [FieldError] {
         localizations.sorted(by: { $0.key < $1.key }).flatMap { lang, card in
             let previous = before?[lang]
-            return TextLimits.advice(card, field: lang == language ? "" : "localizations.\(lang.rawValue)")
+            return TextLimits.advice(card, field: lang == language ? "" : "localizations.\(lang.tag)")
                 .filter { advice in
                     guard let previous else { return true }
                     return advice.rule == TextLimits.titleAdvisedRule ? previous.title != card.title : previous.subtitle != card.subtitle

@@ -33,14 +33,7 @@ public enum LanguagePreferences {
     public static func list(language: String?, acceptLanguage: String?) throws(ValidationFailure) -> [Language] {
         var preferences: [Language] = []
         if let language {
-            guard let l = Language(tag: language) else {
-                throw ValidationFailure(
-                    field: "language", rule: "language.enum",
-                    message:
-                        "\"\(language)\" is not one of \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (a tag such as fr-CA is accepted)"
-                )
-            }
-            preferences.append(l)
+            preferences.append(try Language.parse(language, field: "language"))
         }
         if let acceptLanguage { preferences += AcceptLanguage.languages(acceptLanguage) }
         return preferences

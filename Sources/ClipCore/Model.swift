@@ -492,9 +492,10 @@ public struct DefaultExperience: Sendable, Equatable {
     }
 
     /// The content of a default experience as it is set: at least one localization (App Store
-    /// Connect asks for one), each keyed by a locale (`checkLocale`) with a subtitle within the
-    /// card's limit (`TextLimits.subtitleMax`). Errors in locale order, every one at once.
-    public static func check(localizations: [String: String]) -> [FieldError] {
+    /// Connect asks for one), each keyed by any spelling of an App Store locale and kept under that
+    /// locale (`AppStoreLocale.locale`: `FR`, `fr`, `fr_fr` are fr-FR), with a subtitle within the
+    /// card's limit (`TextLimits.subtitleMax`). Errors in the order of the keys given, every one at once.
+    public static func check(localizations: [String: String]) -> (localizations: [String: String], errors: [FieldError]) {
         var errors: [FieldError] = []
         if localizations.isEmpty {
             errors.append(
@@ -502,21 +503,25 @@ public struct DefaultExperience: Sendable, Equatable {
                     field: "localizations", rule: "required",
                     message: "give at least one locale with its subtitle (App Store Connect needs at least one localization)"))
         }
+        var canonical: [String: String] = [:]
         var spelled: [String: String] = [:]
-        for (locale, subtitle) in localizations.sorted(by: { $0.key < $1.key }) {
-            if let e = checkLocale(locale, field: "localizations.\(locale)") { errors.append(e) }
-            if let first = spelled[locale.lowercased()] {
-                errors.append(duplicateLocale(locale, sameAs: first))
-            } else {
-                spelled[locale.lowercased()] = locale
-            }
-            errors += checkSubtitle(subtitle, field: "localizations.\(locale).subtitle")
+        for (given, subtitle) in localizations.sorted(by: { $0.key < $1.key }) {
+            do {
+                let locale = try AppStoreLocale.locale(given, field: "localizations.\(given)")
+                if let first = spelled[locale] {
+                    errors.append(duplicateLocale(given, sameAs: first))
+                } else {
+                    spelled[locale] = given
+                    canonical[locale] = subtitle
+                }
+            } catch { errors += error.errors }
+            errors += checkSubtitle(subtitle, field: "localizations.\(given).subtitle")
         }
-        return errors
+        return (canonical, errors)
     }
 
-    /// A locale given twice, in any case (BCP 47 §2.1.1: tags compare case-insensitively): App Store
-    /// Connect refuses a duplicate locale (409 ENTITY_ERROR), so the registry does before it stores one.
+    /// A locale given twice, in any spelling: App Store Connect refuses a duplicate locale (409
+    /// ENTITY_ERROR), so the registry does before it stores one.
     public static func duplicateLocale(_ locale: String, sameAs first: String) -> FieldError {
         FieldError(
             field: "localizations.\(locale)", rule: "locale.duplicate",
@@ -528,13 +533,10 @@ public struct DefaultExperience: Sendable, Equatable {
         TextLimits.check(subtitle, field: field, max: TextLimits.subtitleMax)
     }
 
-    /// A locale tag as App Store Connect spells them: a 2–3 letter language, then subtags.
+    /// A stored locale is a language tag (`LanguageTag`); an older version stored it as given, so it
+    /// may be in another case or a bare language (docs/rules.md#languages).
     public static func checkLocale(_ locale: String, field: String) -> FieldError? {
-        let parts = locale.split(separator: "-", omittingEmptySubsequences: false)
-        let ok =
-            !parts.isEmpty && (2...3).contains(parts[0].count) && parts[0].utf8.allSatisfy(isAlpha)
-            && parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.utf8.allSatisfy(isAlnum) }
-        return ok
+        LanguageTag(locale) != nil
             ? nil
             : FieldError(field: field, rule: "locale.format", message: "\"\(locale.truncatedForMessage)\" is not a locale such as en-US")
     }

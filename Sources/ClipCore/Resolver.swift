@@ -192,7 +192,7 @@ extension Resolution {
         ]
         for (position, field) in ExperienceField.all.enumerated() where field.inAnswer {
             if position == ExperienceField.languagePosition {
-                members.append((key: field.name, value: .string(language.rawValue)))
+                members.append((key: field.name, value: .string(language.tag)))
                 members.append((key: "title", value: .string(card.title)))
                 members.append((key: "subtitle", value: .string(card.subtitle)))
             } else if let value = field.value(of: e).json(field) {

@@ -13,7 +13,7 @@ public struct TestFlightInvocation: Sendable, Equatable {
     }
 
     public struct Title: Sendable, Equatable {
-        /// A BCP 47 tag: an advanced experience's language in lower case (`en`), a default experience's locale (`en-US`).
+        /// The App Store locale (`AppStoreLocale`): an advanced experience's language's (`fr` → fr-FR), a default experience's own.
         public var locale: String
         public var title: String
         public init(locale: String, title: String) {
@@ -42,7 +42,7 @@ public struct TestFlightInvocation: Sendable, Equatable {
 
     /// The titles of an advanced experience: its card title per language.
     public static func titles(of experience: AdvancedExperience) -> [Title] {
-        experience.localizations.map { Title(locale: $0.key.rawValue.lowercased(), title: $0.value.title) }.sorted { $0.locale < $1.locale }
+        experience.localizations.map { Title(locale: $0.key.appStoreLocale, title: $0.value.title) }.sorted { $0.locale < $1.locale }
     }
 
     /// The titles of a default experience: its card shows the app's name (Apple: the default experience's title is the

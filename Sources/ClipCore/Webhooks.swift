@@ -77,15 +77,24 @@ public enum WebhookPayload {
         .object([("type", .string(type.rawValue)), ("timestamp", .string(timestamp)), ("data", data)])
     }
 
-    /// An experience event's data from the experience as the API answers it (`ExperienceJSON.full`):
-    /// id, url, team, clip, version, status.
-    public static func experience(_ full: JSONValue) -> JSONValue {
-        let clip = full["clip"]?.stringValue
+    /// An experience event's data from the experience as its change record keeps it (ClipStore's audit
+    /// form): id, url, team, clip, version, status, and for `experience.updated` the members the change
+    /// set (`ChangeRecord.changedMembers`), so that a receiver knows what changed without asking.
+    /// nil for an update that changed none of them: no event says "something changed" about nothing.
+    public static func experience(_ type: WebhookEventType, before: JSONValue?, after: JSONValue?) -> JSONValue? {
+        guard let object = after ?? before else { return nil }
+        let clip = object["clip"]?.stringValue
         let team = clip.flatMap { try? AppID($0) }.map { JSONValue.string($0.team.rawValue) } ?? .null
-        return .object([
-            ("id", full["id"] ?? .null), ("url", full["url"] ?? .null), ("team", team), ("clip", full["clip"] ?? .null),
-            ("version", full["version"] ?? .null), ("status", full["status"] ?? .null),
-        ])
+        var members: [(key: String, value: JSONValue)] = [
+            ("id", object["id"] ?? .null), ("url", object["url"] ?? .null), ("team", team), ("clip", object["clip"] ?? .null),
+            ("version", object["version"] ?? .null), ("status", object["status"] ?? .null),
+        ]
+        if type == .experienceUpdated {
+            let changed = ChangeRecord.changedMembers(before: before, after: after)
+            guard !changed.isEmpty else { return nil }
+            members.append(("changed", .array(changed.map(JSONValue.string))))
+        }
+        return .object(members)
     }
 
     /// `aasa.changed`: the host and the ETag its AASA is now served with (nil: the host has no AASA any more).

@@ -406,10 +406,10 @@ extension LiveIndex {
 struct EnumerationTable<E: AppleEnumeration>: Sendable {
     private let byHash: [UInt64: E]
 
-    init() { byHash = Dictionary(uniqueKeysWithValues: E.allCases.map { (LiveIndex.State.hash($0.rawValue.utf8), $0) }) }
+    init() { byHash = Dictionary(uniqueKeysWithValues: E.allCases.map { (LiveIndex.State.hash($0.spelling.utf8), $0) }) }
 
     subscript(bytes: UnsafeBufferPointer<UInt8>) -> E? {
-        guard let value = byHash[LiveIndex.State.hash(bytes)], value.rawValue.utf8.elementsEqual(bytes) else { return nil }
+        guard let value = byHash[LiveIndex.State.hash(bytes)], value.spelling.utf8.elementsEqual(bytes) else { return nil }
         return value
     }
 

@@ -303,7 +303,11 @@ extension Registry {
             "SELECT locale, subtitle, header_image_sha256 FROM default_experience_localization WHERE clip_bundle_id = ?",
             [.text(clip.bundleID.rawValue)])
         {
-            localizations[try l.string("locale")] = .init(
+            // An older version stored a locale as it was given (`fr`, `en-us`): it is read as the App Store
+            // locale it names, and stored so at the next write (docs/rules.md#languages).
+            let stored = try l.string("locale")
+            let locale = AppStoreLocale.canonical(stored) ?? stored
+            localizations[localizations[locale] == nil ? locale : stored] = .init(
                 subtitle: try l.string("subtitle"), headerImage: try l.optionalString("header_image_sha256"))
         }
         return DefaultExperience(
@@ -327,7 +331,12 @@ extension Registry {
         expectedVersion: Int? = nil
     ) throws(RegistryError) -> WriteOutcome<DefaultExperience> {
         var errors = ErrorCollector()
-        errors.add(contentsOf: DefaultExperience.check(localizations: localizations))
+        let checked = DefaultExperience.check(localizations: localizations)
+        errors.add(contentsOf: checked.errors)
+        // Kept under the App Store locales their keys name, as the images named for them.
+        let localizations = checked.localizations
+        let headerImages = Dictionary(
+            headerImages.map { (AppStoreLocale.canonical($0.key) ?? $0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         let headerImage = image.flatMap { bytes in errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: bytes) } }
         do { try errors.throwIfAny() } catch { throw RegistryError.from(error) }
         return try writeOutcome {

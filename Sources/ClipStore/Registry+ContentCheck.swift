@@ -72,13 +72,15 @@ extension Registry {
         }
     }
 
-    /// Localizations are keyed by a language code.
+    /// Localizations are keyed by a language's canonical tag (docs/rules.md#languages).
     func checkLocalizationLanguages(_ problems: inout ContentProblems) throws {
         try db.forEachRow("SELECT experience_id, language FROM advanced_experience_localization ORDER BY experience_id, language") {
             row in
             let language = try row.string("language")
-            if Language(rawValue: language) == nil {
-                problems.note("experience \(try row.int("experience_id"))", "localization language \(language) is not a language code")
+            if Language(spelling: language) == nil {
+                problems.note(
+                    "experience \(try row.int("experience_id"))",
+                    "localization language \(language) is not one of the languages' canonical tags")
             }
         }
     }

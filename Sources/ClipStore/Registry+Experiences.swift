@@ -17,7 +17,7 @@ extension Registry {
     func readExperience(_ row: Row) throws -> AdvancedExperience {
         var localizations: [Language: CardText] = [:]
         for (key, value) in try JSONParser.parse(try row.string("localizations")).objectMembers ?? [] {
-            guard let language = Language(rawValue: key), let pair = value.arrayValue, pair.count == 2,
+            guard let language = Language(tag: key), let pair = value.arrayValue, pair.count == 2,
                 let title = pair[0].stringValue, let subtitle = pair[1].stringValue
             else { continue }
             localizations[language] = CardText(title: title, subtitle: subtitle)
@@ -221,7 +221,7 @@ extension Registry {
         for (language, card) in localizations.sorted(by: { $0.key < $1.key }) {
             try db.execute(
                 "INSERT INTO \(Self.localizationColumns) VALUES (?, ?, ?, ?)",
-                [.integer(id), .text(language.rawValue), .text(card.title), .text(card.subtitle)])
+                [.integer(id), .text(language.tag), .text(card.title), .text(card.subtitle)])
         }
     }
 

@@ -83,7 +83,7 @@ extension Registry {
         var localizations: [SQLValue] = []
         for experience in saved {
             for (language, card) in experience.localizations.sorted(by: { $0.key < $1.key }) {
-                localizations += [.integer(experience.id), .text(language.rawValue), .text(card.title), .text(card.subtitle)]
+                localizations += [.integer(experience.id), .text(language.tag), .text(card.title), .text(card.subtitle)]
             }
         }
         try insertRows(Self.localizationColumns, columns: 4, localizations)

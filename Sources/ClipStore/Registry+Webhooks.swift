@@ -45,12 +45,14 @@ extension Registry {
         return event
     }
 
-    /// The event of an experience's change record.
+    /// The event of an experience's change record (none for an update that changed no member).
     func emitExperienceEvent(action: ChangeAction, before: JSONValue?, after: JSONValue?) throws {
         // Nothing at all without an endpoint: an import of 100,000 lines is as fast as before webhooks.
-        guard !(try transactionEndpoints().isEmpty), let object = after ?? before else { return }
-        let team = object["clip"]?.stringValue.flatMap { try? AppID($0) }.map(\.team)
-        try emitWebhookEvent(.experience(action), teams: team.map { [$0] } ?? [], data: WebhookPayload.experience(object))
+        guard !(try transactionEndpoints().isEmpty) else { return }
+        let type = WebhookEventType.experience(action)
+        guard let data = WebhookPayload.experience(type, before: before, after: after) else { return }
+        let team = data["clip"]?.stringValue.flatMap { try? AppID($0) }.map(\.team)
+        try emitWebhookEvent(type, teams: team.map { [$0] } ?? [], data: data)
     }
 
     /// At the end of a write: one `aasa.changed` per host whose AASA it changed, with the ETag the

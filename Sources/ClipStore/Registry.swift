@@ -201,29 +201,53 @@ public final class Registry {
     }
 
     /// The change records of one entity after `since`, oldest first (index `change_record_by_entity`).
-    public func changes(of entity: ChangeEntity, id: String, since: Int64 = 0, limit: Int = 100) throws(RegistryError) -> [ChangeRecord] {
+    /// With `namingTokensOf`, only that team's tokens are named (`ChangeRecord.actorName`): a team learns
+    /// nothing of other tenants' tokens, nor of the administrators'.
+    public func changes(
+        of entity: ChangeEntity, id: String, since: Int64 = 0, limit: Int = 100, namingTokensOf team: TeamID? = nil
+    ) throws(RegistryError) -> [ChangeRecord] {
         try changeRecords(
-            where: "entity = ? AND entity_id = ? AND id > ?", [.text(entity.rawValue), .text(id), .integer(since)], limit: limit)
+            where: "entity = ? AND entity_id = ? AND id > ?", [.text(entity.rawValue), .text(id), .integer(since)], limit: limit,
+            namingTokensOf: team)
     }
 
-    func changeRecords(where condition: String, _ values: [SQLValue], limit: Int) throws(RegistryError) -> [ChangeRecord] {
+    func changeRecords(
+        where condition: String, _ values: [SQLValue], limit: Int, namingTokensOf team: TeamID? = nil
+    ) throws(RegistryError) -> [ChangeRecord] {
         try guarded {
-            try db.query(
+            let rows = try db.query(
                 "SELECT id, at, actor, entity, entity_id, action, before, after, form FROM change_record WHERE \(condition) ORDER BY id LIMIT ?",
-                values + [.integer(Int64(limit))]
-            ).map { row in
+                values + [.integer(Int64(limit))])
+            let names = try tokenNames(actors: Set(try rows.map { try $0.string("actor") }), team: team)
+            return try rows.map { row in
                 let id = Int64(try row.int("id"))
                 let entity = try row.string("entity"), action = try row.string("action"), form = Int64(try row.int("form"))
                 guard let kind = ChangeEntity(rawValue: entity), let change = ChangeAction(rawValue: action) else {
                     throw RegistryError.storage("\(path): change record \(id) has an unknown entity or action (\(entity), \(action))")
                 }
+                let actor = try row.string("actor")
                 return ChangeRecord(
-                    id: id, at: try row.string("at"), actor: try row.string("actor"),
+                    id: id, at: try row.string("at"), actor: actor,
                     entity: kind, entityID: try row.string("entity_id"), action: change,
                     before: try row.optionalString("before").map { try AuditForm.read($0, form: form) },
-                    after: try row.optionalString("after").map { try AuditForm.read($0, form: form) })
+                    after: try row.optionalString("after").map { try AuditForm.read($0, form: form) },
+                    actorName: names[actor])
             }
         }
+    }
+
+    /// The names of the tokens among `actors` (`token:ID`, the actor ClipAPI records for a token's
+    /// writes), only `team`'s when it is given.
+    func tokenNames(actors: Set<String>, team: TeamID?) throws -> [String: String] {
+        var names: [String: String] = [:]
+        for actor in actors where actor.hasPrefix("token:") {
+            guard let id = Int64(actor.dropFirst(6)),
+                let row = try db.query("SELECT name, team_id FROM api_token WHERE id = ?", [.integer(id)]).first
+            else { continue }
+            if let team, try row.optionalString("team_id") != team.rawValue { continue }
+            names[actor] = try row.string("name")
+        }
+        return names
     }
 
     /// True when the file is open and every embedded migration is applied.

@@ -263,8 +263,8 @@ public struct SyncPlan: Sendable, Equatable {
             refusals.append(
                 Refusal(
                     rule: "localizations.primaryLanguage",
-                    message: "no card in \(primaryLanguage.rawValue), the app's primary language in App Store Connect",
-                    fix: "clipctl update \(experience.id) --localization '\(primaryLanguage.rawValue)=TITLE|SUBTITLE'"))
+                    message: "no card in \(primaryLanguage.tag), the app's primary language in App Store Connect",
+                    fix: "clipctl update \(experience.id) --localization '\(primaryLanguage.tag)=TITLE|SUBTITLE'"))
         }
         if !associatedHosts.contains(experience.url.host) {
             refusals.append(

@@ -232,7 +232,7 @@ extension SyncEngine {
         }
         let language = theirs.defaultLanguage.flatMap { Language(rawValue: $0.rawValue) } ?? .EN
         guard cards[language] != nil else {
-            report.notes.append("\(theirs.link) (\(theirs.id)) not taken: no card in its default language \(language.rawValue)")
+            report.notes.append("\(theirs.link) (\(theirs.id)) not taken: no card in its default language \(language.tag)")
             return nil
         }
         let url: NormalizedURL

@@ -8,6 +8,7 @@ public enum ChangeRecordJSON {
         .object([
             "id": .integer(r.id), "at": .string(r.at), "actor": .string(r.actor), "entity": .string(r.entity.rawValue),
             "entityId": .string(r.entityID), "action": .string(r.action.rawValue), "before": r.before ?? .null, "after": r.after ?? .null,
+            "actorName": r.actorName.map(JSONValue.string),
         ])
     }
 
@@ -18,7 +19,7 @@ public enum ChangeRecordJSON {
             id: try r.int64("id"), at: try r.string("at"), actor: try r.string("actor"),
             entity: try r.value("entity", as: ChangeEntity.self),
             entityID: try r.string("entityId"), action: try r.value("action", as: ChangeAction.self),
-            before: object("before"), after: object("after"))
+            before: object("before"), after: object("after"), actorName: try r.optionalString("actorName"))
     }
 
     /// An app as a change record keeps it (no `appStoreId` member while it has none, as

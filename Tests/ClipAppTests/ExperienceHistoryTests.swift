@@ -38,6 +38,22 @@ struct ExperienceHistoryTests {
         #expect(try history([("id", "HTTPS://Bikes.Example:443/rent")]).records.map(\.id) == page.records.map(\.id))
     }
 
+    /// A token's writes name the token by its name; a team token is told only its own team's token names.
+    @Test func namesTheTokenThatWrote() throws {
+        let admin = try registry.createToken(name: "release pipeline", team: nil).value.token
+        let team = try registry.createToken(name: "bikes cms", team: try TeamID("ABCDE12345")).value.token
+        for (token, title) in [(admin, "By the pipeline"), (team, "By the CMS")] {
+            registry.actor = "token:\(token.id)"
+            _ = try registry.update("1", with: try JSONParser.parse(#"{"title":"\#(title)"}"#))
+        }
+        registry.actor = "local"
+        let byAdmin = try history([("id", "1")]).records.suffix(2)
+        #expect(byAdmin.map(\.actorName) == ["release pipeline", "bikes cms"])
+        let byTeam = try history([("id", "1")], as: .team(try TeamID("ABCDE12345"), tokenID: team.id)).records.suffix(2)
+        #expect(byTeam.map(\.actorName) == [nil, "bikes cms"])
+        #expect(byTeam.map(\.actor) == ["token:\(admin.id)", "token:\(team.id)"])
+    }
+
     @Test func pagesWithSinceAndLimit() throws {
         let first = try history([("id", "1"), ("limit", "2")])
         #expect(first.records.count == 2)

@@ -59,7 +59,9 @@ struct TestFlightInvocationsTests {
             ])
         #expect(list.invocations.map(\.target) == [.experience(2), .experience(1), .defaultExperience])
         #expect(
-            list.invocations[0].titles == [.init(locale: "en", title: "Return a bike"), .init(locale: "fr", title: "Return a bike (fr)")])
+            list.invocations[0].titles == [
+                .init(locale: "en-US", title: "Return a bike"), .init(locale: "fr-FR", title: "Return a bike (fr)"),
+            ])
         // The default experience's card shows the app's name, once per locale it has.
         #expect(list.invocations[2].titles == [.init(locale: "en-US", title: "Bikes"), .init(locale: "fr-FR", title: "Bikes")])
         // Read back the same, by bundle ID as by App ID.

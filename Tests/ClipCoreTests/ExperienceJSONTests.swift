@@ -70,7 +70,7 @@ struct ExperienceJSONTests {
             try JSONParser.parse(
                 #"{"url":"https://a.example","clip":"ABCDE12345.com.a.Clip","title":"A title of 21 chars.","subtitle":"s","localizations":{"FR":{"title":"Un titre de 21 signes","subtitle":"s"}}}"#
             ))
-        #expect(created.map(\.field) == ["title", "localizations.FR.title"])
+        #expect(created.map(\.field) == ["title", "localizations.fr.title"])
         func warnings(_ patch: String) throws -> [String] {
             try ExperienceJSON.decode(try JSONParser.parse(patch), base: base).warnings.map { "\($0.field) \($0.rule)" }
         }
@@ -82,7 +82,7 @@ struct ExperienceJSONTests {
         #expect(try warnings(#"{"subtitle":"\#(long)"}"#) == ["subtitle subtitle.advised"])
         #expect(try warnings(#"{"title":"Another long title 12"}"#) == ["title title.advised"])
         #expect(
-            try warnings(#"{"localizations":{"FR":{"title":"Un autre titre trop long"}}}"#) == ["localizations.FR.title title.advised"])
+            try warnings(#"{"localizations":{"FR":{"title":"Un autre titre trop long"}}}"#) == ["localizations.fr.title title.advised"])
     }
 
     @Test func localizationsAndDefaultLanguage() throws {

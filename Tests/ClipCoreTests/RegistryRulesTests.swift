@@ -69,9 +69,10 @@ struct BannerClipChoiceTests {
 
 struct DefaultExperienceRulesTests {
     @Test func atLeastOneLocalizationEachWellFormedAllErrorsAtOnce() {
-        #expect(DefaultExperience.check(localizations: ["en-US": "Bikes all over town"]).isEmpty)
-        #expect(DefaultExperience.check(localizations: [:]).map(\.rule) == ["required"])
+        #expect(DefaultExperience.check(localizations: ["en-US": "Bikes all over town"]).errors.isEmpty)
+        #expect(DefaultExperience.check(localizations: [:]).errors.map(\.rule) == ["required"])
         let errors = DefaultExperience.check(localizations: ["english": "ok", "fr": String(repeating: "é", count: 57), "de": " padded"])
+            .errors
         #expect(errors.map(\.field) == ["localizations.de.subtitle", "localizations.english", "localizations.fr.subtitle"])
         #expect(errors.map(\.rule) == ["subtitle.spaces", "locale.format", "subtitle.length"])
     }

@@ -230,7 +230,7 @@ struct TextLimitsTests {
         #expect { try ExperienceJSON.decode(json) } throws: { error in
             let found = Set((error as? ValidationFailure)?.errors.map { "\($0.field) \($0.rule)" } ?? [])
             return found == [
-                "title title.control", "subtitle subtitle.spaces", "localizations.FR.title title.control", "place.names[0] names.control",
+                "title title.control", "subtitle subtitle.spaces", "localizations.fr.title title.control", "place.names[0] names.control",
             ]
         }
     }

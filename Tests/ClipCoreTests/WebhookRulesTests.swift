@@ -31,7 +31,7 @@ struct WebhookRulesTests {
         let full = try JSONParser.parse(
             #"{"id":7,"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","version":3,"status":"ACTIVE","title":"T"}"#)
         #expect(
-            JSONWriter.string(WebhookPayload.experience(full))
+            WebhookPayload.experience(.experienceCreated, before: nil, after: full).map { JSONWriter.string($0) }
                 == #"{"id":7,"url":"https://a.example/x","team":"ABCDE12345","clip":"ABCDE12345.com.a.app.Clip","version":3,"#
                 + #""status":"ACTIVE"}"#
         )
@@ -43,6 +43,26 @@ struct WebhookRulesTests {
         #expect(
             JSONWriter.string(WebhookPayload.aasaChanged(host: "a.example", etag: nil))
                 == #"{"host":"a.example","etag":null,"removed":true}"#)
+    }
+
+    /// An update's event names the members it changed, in the object's order, never the bookkeeping
+    /// every write changes; an update that changed none has no event.
+    @Test func anUpdateNamesWhatItChanged() throws {
+        let before = try JSONParser.parse(
+            #"{"id":7,"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","status":"ACTIVE","version":3,"updatedAt":"a"}"#
+        )
+        let after = try JSONParser.parse(
+            #"{"id":7,"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S2","status":"DEACTIVATED","version":4,"updatedAt":"b"}"#
+        )
+        let data = try #require(WebhookPayload.experience(.experienceUpdated, before: before, after: after))
+        #expect(data["changed"] == .array([.string("subtitle"), .string("status")]))
+        #expect(data["version"] == .integer(4))
+        let bookkeepingOnly = try JSONParser.parse(
+            #"{"id":7,"url":"https://a.example/x","clip":"ABCDE12345.com.a.app.Clip","title":"T","subtitle":"S","status":"ACTIVE","version":4,"updatedAt":"b"}"#
+        )
+        #expect(WebhookPayload.experience(.experienceUpdated, before: before, after: bookkeepingOnly) == nil)
+        // A creation or a removal is the whole object: no `changed`.
+        #expect(WebhookPayload.experience(.experienceDeleted, before: before, after: nil)?["changed"] == nil)
     }
 
     /// Standard Webhooks: the signed content is `id.timestamp.body`; secrets are `whsec_` and base 64 of at least 24 bytes.

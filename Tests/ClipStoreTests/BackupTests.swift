@@ -120,10 +120,11 @@ struct BackupTests {
                 try alteredBackup(registry, "DELETE FROM schema_migrations WHERE name = '0002_api_tokens'"),
                 "0002_api_tokens not recorded"
             ))
-        let last = Schema.migrations.last!.name
+        // The rows from the last migration that makes tables on (a data-only one, such as 0012's rewrite, leaves them as they were).
+        let last = Schema.migrations.last(where: { $0.sql.contains("CREATE ") || $0.sql.contains("ALTER ") })!.name
         candidates.append(
             (
-                "the last migration row deleted", try alteredBackup(registry, "DELETE FROM schema_migrations WHERE name = '\(last)'"),
+                "the last migration row deleted", try alteredBackup(registry, "DELETE FROM schema_migrations WHERE name >= '\(last)'"),
                 "its tables are not those its recorded migrations make"
             ))
         candidates.append(

@@ -88,6 +88,30 @@ struct WebhookOutboxTests {
         #expect(payload["data"]?["team"]?.stringValue == "ABCDE12345")
     }
 
+    /// An `experience.updated` event says which members changed (docs/operations.md#webhooks); an
+    /// update that changes nothing sends nothing.
+    @Test func anUpdatesEventNamesTheChangedMembers() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        let hook = try registry.addWebhook(
+            url: "https://hooks.example.com/in", events: try WebhookEventPatterns("experience.updated"), team: nil,
+            allowPrivateTargets: false
+        ).value.endpoint
+        let created = try registry.register(try experienceJSON("https://bikes.example/rent")).value
+        _ = try registry.update("\(created.id)", with: try JSONParser.parse(#"{"subtitle":"Ride in seconds"}"#))
+        _ = try registry.update("\(created.id)", with: try JSONParser.parse(#"{"subtitle":"Ride in seconds"}"#))
+        _ = try registry.update("\(created.id)", with: try JSONParser.parse(#"{"title":"E-bikes","category":"BIKES"}"#))
+        _ = try registry.setStatus("\(created.id)", .deactivated)
+        let changed = try Connection(path: path).query("SELECT payload FROM webhook_event ORDER BY id").map { row in
+            try JSONParser.parse(try row.string("payload"))["data"]?["changed"]
+        }
+        #expect(
+            changed == [
+                .array([.string("subtitle")]), .array([.string("title"), .string("category")]), .array([.string("status")]),
+            ])
+        #expect(try events(registry, endpoint: hook.id).count == 3)
+    }
+
     /// The ETag of aasa.changed is the one the server serves the host's AASA with.
     @Test func aasaChangedNamesTheServedETag() throws {
         let path = temporaryDatabasePath()

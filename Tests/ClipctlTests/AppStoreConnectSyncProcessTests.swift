@@ -10,14 +10,15 @@ import Testing
 @Suite(.enabled(if: FakeASCProcess.shouldRun)) struct AppStoreConnectSyncProcessTests {
     static let clip = AppStoreConnectProcessTests.clip
 
-    /// The registry's active experiences: URL → title in the default language.
+    /// The registry's active experiences: URL → title by language, the language in App Store Connect's form
+    /// (the registry's `fr` is Apple's `FR`, docs/rules.md#languages).
     static func registry(_ clipctl: Clipctl) throws -> [String: [String: String]] {
         let list = try clipctl("--json", "list")
         var result: [String: [String: String]] = [:]
         for e in try JSONParser.parse(Array(list.out.utf8)).arrayValue ?? [] where e["status"]?.stringValue == "ACTIVE" {
-            var cards = [e["language"]?.stringValue ?? "EN": e["title"]?.stringValue ?? ""]
+            var cards = [(e["language"]?.stringValue ?? "en").uppercased(): e["title"]?.stringValue ?? ""]
             if case .object(let others)? = e["localizations"] {
-                for (language, card) in others { cards[language] = card["title"]?.stringValue ?? "" }
+                for (language, card) in others { cards[language.uppercased()] = card["title"]?.stringValue ?? "" }
             }
             result[e["url"]?.stringValue ?? ""] = cards
         }

@@ -116,7 +116,7 @@ import Testing
         #expect(try clipctl("asc", "testflight", "apply", "--yes").code == 0)
         #expect(
             try Self.invocations(fake)["bb-clip-2"]?["https://bikesrental.example/rent"] == [
-                "en-US": "Rent an e-bike", "fr": "Louer un vélo",
+                "en-US": "Rent an e-bike", "fr-FR": "Louer un vélo",
             ])
 
         // --build names an older build by its version.

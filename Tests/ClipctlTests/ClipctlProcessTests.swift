@@ -155,7 +155,7 @@ struct ClipctlProcessTests {
         }
         let french = try JSONParser.parse(
             try clipctl("resolve", "https://brighteggcafe.example/store/cupertino", "--language", "fr-CA", "--json").out)
-        #expect(french["experience"]?["subtitle"] == "Notre boutique phare" && french["experience"]?["language"] == "FR")
+        #expect(french["experience"]?["subtitle"] == "Notre boutique phare" && french["experience"]?["language"] == "fr")
         let explained = try clipctl("resolve", "https://brighteggcafe.example/stores", "--explain")
         #expect(explained.out.contains("near miss"))
 
@@ -431,7 +431,7 @@ struct ClipctlProcessTests {
         #expect(
             gap.code == 1
                 && gap.err
-                    == "clipctl: gap.db is not a consistent Clip Registry backup: its migration history is inconsistent: 0002_api_tokens not recorded, though 0011_aasa_propagation is\n",
+                    == "clipctl: gap.db is not a consistent Clip Registry backup: its migration history is inconsistent: 0002_api_tokens not recorded, though 0012_language_tags is\n",
             "\(gap.err)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db"))) == live && (try clipctl.state()) == state)
         let restored = try clipctl("restore", "snapshot.db")

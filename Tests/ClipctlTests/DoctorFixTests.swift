@@ -42,6 +42,6 @@ import Testing
         #expect(try clipctl.state() == before)
         // The localization-set fix names each experience that lacks the language, quoted.
         let lacking = (report["findings"]?.arrayValue ?? []).first { $0["code"] == "localization-set" }?["fix"]?.stringValue ?? ""
-        #expect(lacking.contains("clipctl update https://bikes.example/return --localization 'DE=TITLE|SUBTITLE'"), "\(lacking)")
+        #expect(lacking.contains("clipctl update https://bikes.example/return --localization 'de=TITLE|SUBTITLE'"), "\(lacking)")
     }
 }

@@ -82,7 +82,7 @@ import Testing
                 .code == 0)
         let warned = try clipctl("doctor")
         #expect(warned.code == 0)
-        #expect(warned.out.contains("warning title-length https://h2.example/a~b: the EN title is 21 characters"))
+        #expect(warned.out.contains("warning title-length https://h2.example/a~b: the en title is 21 characters"))
         #expect(
             warned.out.contains("warning app-clip-code https://h2.example/a~b: cannot be encoded in an App Clip Code: the host has '2'"))
         #expect(warned.out.hasSuffix("0 error(s), 2 warning(s)\n"))

@@ -6,10 +6,11 @@ import Testing
 /// `clipctl history` on a database and over `--server`: the operation declared once in the
 /// application layer gives the same records both ways (docs/application-layer.md#operations-and-bindings).
 @Suite(.serialized) struct HistoryProcessTests {
-    /// The records' actions and changed members, leaving out times and actors (which differ by where they ran).
+    /// The records' actions and changed members, leaving out times and actors (which differ by where they ran)
+    /// and each record's before → after lines.
     static func shape(_ text: String) -> [String] {
-        text.split(separator: "\n").map { line in
-            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).joined(separator: " ")
+        text.split(separator: "\n").filter { !$0.hasPrefix(" ") }.map { line in
+            line.components(separatedBy: "  ").dropFirst(3).joined(separator: " ")
         }
     }
 
@@ -24,6 +25,7 @@ import Testing
         remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
         remote.environment["CLIP_TOKEN"] = admin
         var outputs: [[String]] = []
+        var texts: [String] = []
         for c in [local, remote] {
             let url = "https://bikes.example/rent"
             #expect(
@@ -38,6 +40,7 @@ import Testing
             let byID = try c("history", String(id))
             #expect(byURL.code == 0 && byURL.out == byID.out && byURL.err.isEmpty, "\(byURL.err)")
             outputs.append(Self.shape(byURL.out))
+            texts.append(byURL.out)
             // A page, and where the rest begins.
             let page = try c("history", String(id), "--limit", "2", "--json")
             let json = try JSONParser.parse(Array(page.out.utf8))
@@ -50,6 +53,17 @@ import Testing
             #expect(try c("history", "987654").code == 1)
         }
         #expect(outputs[0] == outputs[1] && outputs[0] == ["create", "update title, subtitle", "deactivate status"], "\(outputs)")
+        // Each changed field before → after, and who: the token by its name (the database's user locally).
+        for text in texts {
+            let lines = text.split(separator: "\n").map(String.init)
+            #expect(
+                lines.filter { $0.hasPrefix(" ") } == [
+                    #"    title: "Bikes" → "E-bikes""#, #"    subtitle: "Rent" → "Rent one""#, #"    status: "ACTIVE" → "DEACTIVATED""#,
+                ], "\(text)")
+        }
+        #expect(texts[0].split(separator: "\n").first?.components(separatedBy: "  ")[2].hasPrefix("clipctl:") == true, "\(texts[0])")
+        #expect(texts[1].split(separator: "\n").first?.components(separatedBy: "  ")[2] == "token admin", "\(texts[1])")
+        #expect(!texts[1].contains("token:"), "\(texts[1])")
         // The scheme of --server in any case (RFC 3986 §3.1), and where the rest of a page begins, as a command.
         var shouting = remote
         shouting.environment["CLIP_SERVER"] = "HTTP://127.0.0.1:\(server.port)"

@@ -156,7 +156,7 @@ public enum DefaultExperienceSave: Operation {
         // over --server the clip was created before the default was refused).
         var errors = ErrorCollector()
         errors.add(contentsOf: repeated)
-        errors.add(contentsOf: DefaultExperience.check(localizations: subtitles))
+        errors.add(contentsOf: DefaultExperience.check(localizations: subtitles).errors)
         if let image { _ = errors.collect { () throws(ValidationFailure) in try HeaderImage(bytes: image) } }
         if !errors.isEmpty { throw RegistryError.invalid(errors.errors) }
         let saved = try line.perform(

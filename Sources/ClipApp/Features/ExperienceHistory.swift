@@ -58,10 +58,13 @@ public enum ExperienceHistory: Operation {
         try session.checkVisible(team: experience.clip.team, "experience \(input.experience)")
         // One more than asked says whether more follow.
         let records = try session.registry.changes(
-            of: .experience, id: String(experience.id), since: input.since, limit: input.limit + 1)
+            of: .experience, id: String(experience.id), since: input.since, limit: input.limit + 1, namingTokensOf: session.caller.team)
         let page = Array(records.prefix(input.limit))
         return Output(records: page, nextSince: records.count > input.limit ? page.last?.id : nil)
     }
+
+    /// A member's value as `history` prints it: its JSON, or `(none)` when the object had no such member.
+    static func shown(_ value: JSONValue?) -> String { value.map { JSONWriter.string($0) } ?? "(none)" }
 
     public static let binding = Binding(
         Self.self, "GET", "/v1/experiences/{id}/history",
@@ -80,8 +83,12 @@ public enum ExperienceHistory: Operation {
     ) { output, parsed, printer in
         for r in output.records {
             let changed = r.changedMembers
+            let actor = r.actorName.map { "token " + Shell.quote($0) } ?? r.actor
             printer.line(
-                "\(r.id)  \(r.at)  \(r.actor)  \(r.action.rawValue)" + (changed.isEmpty ? "" : "  " + changed.joined(separator: ", ")))
+                "\(r.id)  \(r.at)  \(actor)  \(r.action.rawValue)" + (changed.isEmpty ? "" : "  " + changed.joined(separator: ", ")))
+            for member in changed {
+                printer.line("    \(member): \(Self.shown(r.before?[member])) → \(Self.shown(r.after?[member]))")
+            }
         }
         // Where the rest begins, as the command to run next: the caller's own options kept (never a token).
         if let next = output.nextSince {

@@ -20,7 +20,7 @@ enum ExperienceCommands {
                 "clipctl register https://bikesrental.example/rent --clip ABCDE12345.com.example.bikes.Clip --title 'Rent a bike' --subtitle 'Unlock one in seconds'",
                 "Register a URL for a clip; its team, app and domain association are created as needed"),
             Example(
-                "clipctl register https://bikesrental.example/rent/paris --clip ABCDE12345.com.example.bikes.Clip --title 'Rent a bike' --subtitle 'Paris, all day' --localization 'FR=Louer un vélo|Paris, toute la journée'",
+                "clipctl register https://bikesrental.example/rent/paris --clip ABCDE12345.com.example.bikes.Clip --title 'Rent a bike' --subtitle 'Paris, all day' --localization 'fr=Louer un vélo|Paris, toute la journée'",
                 "Register one with a French card beside the default English one"),
         ])
 
@@ -50,7 +50,7 @@ enum ExperienceCommands {
             + fieldOptions + updateOptions,
         examples: [
             Example(
-                "clipctl update 1 --title 'Rent an e-bike' --localization 'FR=Louer un vélo électrique|En quelques secondes'",
+                "clipctl update 1 --title 'Rent an e-bike' --localization 'fr=Louer un vélo électrique|En quelques secondes'",
                 "Change the title, and the French card only")
         ])
 
@@ -78,7 +78,7 @@ enum ExperienceCommands {
         .option("title", value: "TEXT", help: "card title in the default language (≤ 30 characters)"),
         .option("subtitle", value: "TEXT", help: "card subtitle in the default language (≤ 56 characters)"),
         .option("action", value: "VERB", help: "OPEN, VIEW or PLAY (default OPEN)"),
-        .option("language", value: "LANG", help: "default language, one of Apple's 32 codes such as EN, FR (default EN)"),
+        .option("language", value: "LANG", help: ExperienceField.language.option.help),
         .option("category", value: "CATEGORY", help: "business category, such as FOOD_AND_DRINK"),
         .option(
             "localization", value: "LANG=TITLE|SUBTITLE", help: "card text in another language (update: only the languages given change)",
@@ -116,17 +116,18 @@ enum ExperienceCommands {
     static func localizations(_ parsed: ParsedCommand) throws -> JSONValue? {
         let given = parsed.all("localization"), removed = parsed.all("remove-localization")
         guard !given.isEmpty || !removed.isEmpty else { return nil }
-        var cards: [(key: String, value: JSONValue)] = removed.map { (key: $0.uppercased(), value: .null) }
+        var cards: [(key: String, value: JSONValue)] = removed.map { (key: $0, value: .null) }
         for spec in given {
             guard let eq = spec.firstIndex(of: "="), let bar = spec[eq...].firstIndex(of: "|") else {
-                throw CommandUsageError("--localization takes LANG=TITLE|SUBTITLE, such as \"FR=Louer un vélo|Dès maintenant\"")
+                throw CommandUsageError("--localization takes LANG=TITLE|SUBTITLE, such as \"fr=Louer un vélo|Dès maintenant\"")
             }
             let card: JSONValue = .object([
                 "title": .string(String(spec[spec.index(after: eq)..<bar])), "subtitle": .string(String(spec[spec.index(after: bar)...])),
             ])
-            cards.append((key: String(spec[..<eq]).uppercased(), value: card))
+            cards.append((key: String(spec[..<eq]), value: card))
         }
-        let named = cards.map(\.key)
+        // Any spelling of a language names it (docs/rules.md#languages): `FR` and `fr-FR` are one.
+        let named = cards.map { Language(tag: $0.key)?.tag ?? $0.key }
         if let twice = named.first(where: { key in named.filter { $0 == key }.count > 1 }) {
             throw CommandUsageError("\(twice) is named twice by --localization and --remove-localization; name each language once")
         }
@@ -318,11 +319,11 @@ enum ExperienceCommands {
         printer.line("  clip:      \(e.clip.rawValue)")
         printer.line("  status:    \(e.status.rawValue)")
         printer.line("  action:    \(e.action.rawValue)")
-        printer.line("  language:  \(e.defaultLanguage.rawValue)")
-        printer.line("  card \(e.defaultLanguage.rawValue):   \(e.defaultCard.title) — \(e.defaultCard.subtitle)")
+        printer.line("  language:  \(e.defaultLanguage.tag)")
+        printer.line("  card \(e.defaultLanguage.tag):   \(e.defaultCard.title) — \(e.defaultCard.subtitle)")
         for language in e.localizations.keys.filter({ $0 != e.defaultLanguage }).sorted() {
             let card = e.localizations[language]!
-            printer.line("  card \(language.rawValue):   \(card.title) — \(card.subtitle)")
+            printer.line("  card \(language.tag):   \(card.title) — \(card.subtitle)")
         }
         if let category = e.businessCategory { printer.line("  category:  \(category.rawValue)") }
         if e.isPoweredBy { printer.line("  powered by: yes") }

@@ -88,7 +88,7 @@ public enum Resolve: Operation {
         case .advanced(let e)?:
             printer.line("advanced experience \(e.id): \(e.url)")
             printer.line("  clip:   \(e.clip.rawValue)")
-            printer.line("  card:   \(e.title) — \(e.subtitle) [\(e.language.rawValue)]")
+            printer.line("  card:   \(e.title) — \(e.subtitle) [\(e.language.tag)]")
             printer.line("  action: \(e.action.rawValue)")
         case .defaultExperience(let d)?:
             printer.line("default experience of \(d.clip.rawValue) (no advanced experience matches)")
