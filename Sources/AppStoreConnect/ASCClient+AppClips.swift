@@ -209,19 +209,28 @@ extension ASCClient {
         return response.body
     }
 
-    /// Reads the image until its `assetDeliveryState` is `COMPLETE` (returned) or `FAILED` (thrown): first once its
-    /// usual processing time (`imageProcessingWait`) has passed, then after waits that double from half a second up
-    /// to `imagePollInterval`. An image already known to be `COMPLETE` is not read again.
+    /// Reads the image until its `assetDeliveryState` is `COMPLETE` (returned) or `FAILED` (thrown). An answer that says
+    /// so already (the commit's, a resumed image's) is not read again. Apple documents no processing time ("Uploading
+    /// Assets to App Store Connect": poll until `COMPLETE`) and every read spends the key's hourly budget, so the first
+    /// read comes once the time the slowest image of this client needed has passed (`imageWait`), and each later read
+    /// when a quarter more time has passed since the commit: an image read early costs a few reads once, not one per image.
     public func waitUntilProcessed(_ image: ASCImage) async throws(ASCClientError) -> ASCImage {
-        if image.state?.known == .complete { return image }
+        switch image.state?.known {
+        case .complete?: return image
+        case .failed?: throw .imageProcessingFailed(imageID: image.id, errors: image.errors)
+        default: break
+        }
         var current = image
+        var waited = 0.0
         for poll in 0..<max(1, configuration.imagePollAttempts) {
-            let wait =
-                poll == 0 ? configuration.imageProcessingWait : min(configuration.imagePollInterval, 0.5 * Double(1 << min(poll - 1, 10)))
+            let wait = poll == 0 ? firstImageWait : min(configuration.imagePollInterval, max(0.25, waited / 4))
             await sleeper(wait * configuration.waitScale)
+            waited += wait
             current = try await self.image(type: image.type, id: image.id)
             switch current.state?.known {
-            case .complete?: return current
+            case .complete?:
+                if poll > 0 { imageNeeded(waited) }
+                return current
             case .failed?: throw .imageProcessingFailed(imageID: image.id, errors: current.errors)
             default: continue
             }

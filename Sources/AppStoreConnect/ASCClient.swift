@@ -21,8 +21,11 @@ public final class ASCClient: Sendable {
     public struct Configuration: Sendable {
         public var policy: ASCRetryPolicy
         /// Seconds after a commit before the image is first read: its usual processing time, so that one read is
-        /// usually enough (issue 24: every read spends the key's hourly budget).
+        /// usually enough (issue 24: every read spends the key's hourly budget). Once an image needed longer, later
+        /// images are first read after as long as it needed (issue 32: 3 reads each when images take 3 s), at most
+        /// `imageProcessingWaitLimit`, so that one slow image cannot slow every later one by more.
         public var imageProcessingWait: Double
+        public var imageProcessingWaitLimit: Double
         /// The longest wait between later reads of an image being processed, and how many reads at most.
         public var imagePollInterval: Double
         public var imagePollAttempts: Int
@@ -35,11 +38,12 @@ public final class ASCClient: Sendable {
         public var waitScale: Double = 1
 
         public init(
-            policy: ASCRetryPolicy = ASCRetryPolicy(), imageProcessingWait: Double = 2, imagePollInterval: Double = 4,
-            imagePollAttempts: Int = 60, uploadAttempts: Int = 4, pageLimit: Int = 200
+            policy: ASCRetryPolicy = ASCRetryPolicy(), imageProcessingWait: Double = 2, imageProcessingWaitLimit: Double = 8,
+            imagePollInterval: Double = 4, imagePollAttempts: Int = 60, uploadAttempts: Int = 4, pageLimit: Int = 200
         ) {
             self.policy = policy
             self.imageProcessingWait = imageProcessingWait
+            self.imageProcessingWaitLimit = imageProcessingWaitLimit
             self.imagePollInterval = imagePollInterval
             self.imagePollAttempts = imagePollAttempts
             self.uploadAttempts = uploadAttempts
@@ -56,6 +60,13 @@ public final class ASCClient: Sendable {
     let random: Random
     private let rateLimitSeen = Locked<ASCRateLimit?>(nil)
     private let requestsSent = Locked<[ASCRequestKind: Int]>([:])
+    /// Seconds before an image's first read after its commit: `imageProcessingWait`, or what the slowest image since
+    /// needed, up to `imageProcessingWaitLimit` (`waitUntilProcessed`).
+    private let imageWait: Locked<Double>
+    var firstImageWait: Double { imageWait.withLock { $0 } }
+    func imageNeeded(_ seconds: Double) {
+        imageWait.withLock { $0 = max($0, min(seconds, configuration.imageProcessingWaitLimit)) }
+    }
 
     /// Requests sent so far by this client, retries and upload parts included, by kind.
     public var requestCounts: [ASCRequestKind: Int] { requestsSent.withLock { $0 } }
@@ -82,6 +93,7 @@ public final class ASCClient: Sendable {
         self.configuration = configuration
         self.sleeper = sleeper
         self.random = random
+        imageWait = Locked(configuration.imageProcessingWait)
     }
 
     /// The base URL the environment names (`ASC_API_URL`), or Apple's.

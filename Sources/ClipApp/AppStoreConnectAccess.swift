@@ -1,8 +1,9 @@
 public import AppStoreConnect
+public import ArgParse
 public import ClipCore
 public import ClipStore
 import ClipSync
-import ClipSyncEngine
+public import ClipSyncEngine
 
 /// How the App Store Connect operations reach it where this process runs (docs/app-store-connect.md): a command
 /// with the key its options or the `ASC_` environment name, read when an operation needs it; a server with the key
@@ -14,6 +15,8 @@ public struct AppStoreConnectAccess: Sendable {
     public var shouldStop: @Sendable () -> Bool
     /// A pull's or apply's progress lines (a command on a terminal); nil: not said.
     public var progress: (@Sendable (String) -> Void)?
+    /// An apply's steps done and left, for plain progress lines (`ProgressChoice`); nil: not counted.
+    public var stepsProgress: (@Sendable (ApplyProgress) -> Void)?
     /// Requests of the key's hourly limit left to other tools (`asc apply --rate-reserve`); nil: the engine's default.
     public var rateLimitReserve: Int?
 
@@ -27,13 +30,23 @@ public struct AppStoreConnectAccess: Sendable {
         self.rateLimitReserve = rateLimitReserve
     }
 
-    /// A command's access: the key `key` and the environment name, read when an operation needs it (`client(_:…)`).
+    /// A command's access: the key its options (`AppStoreConnectKey.options`) and the environment name, read when an
+    /// operation needs it (`client(_:…)`); what it says while it works as `--progress` chooses (`ProgressChoice`).
     public init(
-        key: Key, environment: [String: String], saysWaits: Bool, err: @escaping @Sendable (String) -> Void,
-        progress: (@Sendable (String) -> Void)? = nil
-    ) {
-        self.init(
-            client: { try Self.client(key, environment: environment, saysWaits: saysWaits, err: err) }, progress: progress)
+        command parsed: ParsedCommand, environment: [String: String], standardErrorIsTerminal: Bool, json: Bool,
+        err: @escaping @Sendable (String) -> Void
+    ) throws(CommandUsageError) {
+        let key = Key(
+            keyID: parsed.value("key-id"), issuerID: parsed.value("issuer-id"), privateKeyPath: parsed.value("private-key"),
+            baseURL: parsed.value("asc-url"))
+        let choice = try ProgressChoice(parsed)
+        let saysWaits = choice.saysWaits(standardErrorIsTerminal: standardErrorIsTerminal, json: json)
+        self.init(client: { try Self.client(key, environment: environment, saysWaits: saysWaits, err: err) })
+        switch choice.said(standardErrorIsTerminal: standardErrorIsTerminal, json: json) {
+        case .everyStep: progress = { line in err(line + "\n") }
+        case .plainLines: stepsProgress = PlainApplyProgress(write: err).tell
+        case .nothing: break
+        }
     }
 
     /// A server's access: the client made once, when it starts (an unusable key stops it there).
@@ -118,6 +131,7 @@ extension Session {
         let engine = SyncEngine(registry: registry, client: try access.client())
         engine.shouldStop = access.shouldStop
         if let progress = access.progress { engine.progress = progress }
+        if let stepsProgress = access.stepsProgress { engine.stepsProgress = stepsProgress }
         if let reserve = access.rateLimitReserve { engine.rateLimitReserve = reserve }
         return engine
     }

@@ -31,7 +31,7 @@ extension Context {
                     fix: "set ASC_KEY_ID, ASC_ISSUER_ID and ASC_PRIVATE_KEY_PATH (or pass --key-id …) and run doctor again")
             ]
         }
-        return appStoreConnectAccess().doctorFindings(registry: try registry())
+        return try appStoreConnectAccess().doctorFindings(registry: try registry())
     }
 
     /// `publish DIR` on the database, which is opened first: opening it may create it, in DIR itself (`publish .` in

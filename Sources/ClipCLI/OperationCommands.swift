@@ -143,7 +143,7 @@ extension Context {
         let allowsPrivate = parsed.flag("allow-private-targets")
         let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: allowsPrivate)
             .outbound(cdnBaseURL: parsed.value("cdn-url"), siteURLTemplate: parsed.value("site-url"))
-        var appStoreConnect = appStoreConnectAccess()
+        var appStoreConnect = try appStoreConnectAccess()
         if let text = parsed.value("rate-reserve") {
             guard let reserve = Int(text), reserve >= 0 else { throw CommandFailure.usage("--rate-reserve takes a number of requests") }
             appStoreConnect.rateLimitReserve = reserve
@@ -192,16 +192,14 @@ extension Context {
     }
 
     /// How the App Store Connect operations reach it from here: with the key the options or the `ASC_` environment
-    /// name, read when one needs it; progress and waits said on a terminal.
-    func appStoreConnectAccess() -> AppStoreConnectAccess {
-        let key = AppStoreConnectAccess.Key(
-            keyID: parsed.value("key-id"), issuerID: parsed.value("issuer-id"), privateKeyPath: parsed.value("private-key"),
-            baseURL: parsed.value("asc-url"))
-        let io = self.io
-        var progress: (@Sendable (String) -> Void)?
-        if io.standardErrorIsTerminal && !json { progress = { line in io.err(line + "\n") } }
-        return AppStoreConnectAccess(
-            key: key, environment: environment, saysWaits: io.standardErrorIsTerminal, err: io.err, progress: progress)
+    /// name, read when one needs it; progress and waits said as `--progress` chooses for this standard error.
+    func appStoreConnectAccess() throws -> AppStoreConnectAccess {
+        do {
+            return try AppStoreConnectAccess(
+                command: parsed, environment: environment, standardErrorIsTerminal: io.standardErrorIsTerminal, json: json, err: io.err)
+        } catch {
+            throw CommandFailure.usage(error.description)
+        }
     }
 
     /// `--wait`: the command again on its `WaitSchedule` until its answer is settled; each unsettled

@@ -91,6 +91,8 @@ extension SyncEngine {
         let records = Dictionary(side.records.map { ($0.experienceID, $0) }, uniquingKeysWith: { first, _ in first })
         let asc = Dictionary(side.asc.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         try completeRecords(plan, side, experiences: experiences, records: records, asc: asc, report: &report)
+        var left = steps.count { $0.action != .nothing } + (plan.defaultExperience.map { $0.action == .nothing ? 0 : 1 } ?? 0)
+        stepsProgress(ApplyProgress(clip: plan.clip, done: report.done.count, left: left))
         for (index, step) in steps.enumerated() {
             report.left = steps.count - index
             report.pending = steps[index...].filter { $0.action != .nothing }.map { "\($0.action.rawValue) \($0.url)" }
@@ -119,6 +121,8 @@ extension SyncEngine {
                 try update(experience, theirs, step: step, link: side.link, record: record, report: &report)
             }
             report.done.append(.init(experienceID: step.experienceID, url: step.url, action: step.action, ascExperienceID: ascID))
+            left -= 1
+            stepsProgress(ApplyProgress(clip: plan.clip, done: report.done.count, left: left))
         }
         if let defaultPlan = plan.defaultExperience {
             report.notes += defaultPlan.notes
@@ -132,6 +136,7 @@ extension SyncEngine {
                     .init(
                         experienceID: nil, url: "default experience, App Store version \(defaultPlan.appStoreVersion ?? "?")",
                         action: defaultPlan.action == .create ? .create : .update, ascExperienceID: id))
+                stepsProgress(ApplyProgress(clip: plan.clip, done: report.done.count, left: 0))
             }
         }
         report.left = 0

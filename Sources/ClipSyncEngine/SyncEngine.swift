@@ -7,6 +7,19 @@ import Foundation
 import Locking
 import SystemCrypto
 
+/// How far an apply is for one clip: the steps done, and those of its plan still to do (a plan made afresh after a
+/// reading back has fewer to do; the ones it found done count as done).
+public struct ApplyProgress: Sendable, Equatable {
+    public var clip: AppID
+    public var done: Int
+    public var left: Int
+    public init(clip: AppID, done: Int, left: Int) {
+        self.clip = clip
+        self.done = done
+        self.left = left
+    }
+}
+
 /// The registry against App Store Connect: link, plan, apply and pull for `clipctl asc` and the server's
 /// `/v1/asc` routes (docs/architecture.md#app-store-connect-sync). It reads and writes the registry on the
 /// caller's thread and waits there for App Store Connect, so it runs on a thread that may block (clipctl's
@@ -16,6 +29,8 @@ public final class SyncEngine {
     public let client: ASCClient
     /// Said as work goes on (a terminal shows it); never a secret.
     public var progress: (String) -> Void
+    /// How far an apply is, told when a clip's steps begin and after each (plain progress lines count them).
+    public var stepsProgress: (ApplyProgress) -> Void = { _ in }
     /// Requests of the key's hourly budget (`X-Rate-Limit`) an apply leaves to the other tools sharing the key:
     /// it stops, resumable, rather than go below (Apple, "Identifying Rate Limits").
     public var rateLimitReserve: Int

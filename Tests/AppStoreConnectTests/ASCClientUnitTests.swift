@@ -30,6 +30,54 @@ struct ASCClientUnitTests {
             sleeper: { _ in }, random: { 0.5 })
     }
 
+    /// An image's state as App Store Connect answers a read of it.
+    static func image(_ id: String, _ state: String) -> ASCHTTPResponse {
+        json([
+            "data": [
+                "type": "appClipAdvancedExperienceImages", "id": .string(id),
+                "attributes": ["assetDeliveryState": ["state": .string(state)]],
+            ]
+        ])
+    }
+
+    /// Issue 32 item 4: images taking 3 s were read three times each (after 2, 2.5 and 3.5 s). The first that needs
+    /// more than one read is read until done, each read a quarter later than the last; the next is first read after as
+    /// long as that one needed, so once.
+    @Test func anImageSlowerThanTheFirstWaitCostsExtraReadsOnceNotForEveryImage() async throws {
+        let transport = ScriptedTransport([
+            Self.image("a", "UPLOAD_COMPLETE"), Self.image("a", "UPLOAD_COMPLETE"), Self.image("a", "COMPLETE"),
+            Self.image("b", "COMPLETE"),
+        ])
+        let sleeper = RecordingSleeper()
+        let credentials = try ASCCredentials(keyID: exampleKeyID, issuerID: exampleIssuerID, privateKey: P256PrivateKey(pem: rfc6979KeyPEM))
+        let client = try ASCClient(
+            baseURL: "https://api.appstoreconnect.apple.com", tokens: ASCTokenCache(credentials: credentials), transport: transport,
+            sleeper: sleeper.sleeper, random: { 0.5 })
+        let committed = { (id: String) in ASCImage(type: "appClipAdvancedExperienceImages", id: id, state: .known(.uploadComplete)) }
+        #expect(try await client.waitUntilProcessed(committed("a")).state == .known(.complete))
+        #expect(sleeper.waits == [2, 0.5, 0.625])
+        #expect(try await client.waitUntilProcessed(committed("b")).state == .known(.complete))
+        #expect(sleeper.waits == [2, 0.5, 0.625, 3.125])
+        #expect(transport.sent.count == 4)
+    }
+
+    /// An answer that already says how processing ended (the commit's, a resumed image's) is not read again.
+    @Test func anImageAlreadyCompleteOrFailedIsNotRead() async throws {
+        let transport = ScriptedTransport([])
+        let done = try await client(transport).waitUntilProcessed(
+            ASCImage(type: "appClipAdvancedExperienceImages", id: "a", state: .known(.complete)))
+        #expect(done.id == "a")
+        let failed = ASCImage(
+            type: "appClipAdvancedExperienceImages", id: "b", state: .known(.failed), errors: ["IMAGE_INCORRECT_DIMENSIONS: not 1800x1200"])
+        let error = await #expect(throws: ASCClientError.self) { try await client(transport).waitUntilProcessed(failed) }
+        guard case .imageProcessingFailed("b", let reasons)? = error else {
+            Issue.record("expected imageProcessingFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(reasons == ["IMAGE_INCORRECT_DIMENSIONS: not 1800x1200"])
+        #expect(transport.sent.isEmpty)
+    }
+
     @Test func valuesFromANewerAPIAreKeptNotFatal() async throws {
         let transport = ScriptedTransport([
             json([

@@ -93,7 +93,8 @@ import Testing
         let sent = try Self.requests(fake).dropFirst(before)
         let perExperience = sent.filter { !($0.method == "GET" && $0.path.hasPrefix("/v1/appClips/")) }
         // 20 docks and /new are created, /store updated (one PATCH): reserve, part, commit, one poll, create each.
-        #expect(perExperience.count <= 21 * 5 + 1, "\(perExperience.map { "\($0.method) \($0.path)" })")
+        let perNew = try AppStoreConnectBudgetProcessTests.documented("new experience with its header image")
+        #expect(perExperience.count <= 21 * perNew + 1, "\(perExperience.map { "\($0.method) \($0.path)" })")
         #expect(!sent.contains { $0.method == "GET" && $0.path.hasPrefix("/v1/appClipAdvancedExperiences/") }, "no read back")
         let report = try JSONParser.parse(Array(applied.out.utf8))["applied"]?.arrayValue?.first
         #expect(report?["requests"]?["total"] == .integer(Int64(sent.count)), "\(applied.out)")

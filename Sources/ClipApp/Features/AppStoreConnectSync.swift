@@ -140,6 +140,7 @@ public enum AscApply: Operation {
                 .option(
                     "rate-reserve", value: "N",
                     help: "requests of the key's hourly limit left to other tools; stop (resumable) below it (default 100)"),
+                ProgressChoice.option,
             ] + AppStoreConnectKey.options,
             examples: [Example("clipctl asc apply --yes", "Send the registry's experiences to App Store Connect")]),
         under: ["asc"], takesBody: true,
@@ -155,7 +156,11 @@ public enum AscApply: Operation {
             return try ApplyOutput.reviewAnswer(try run(AscPlan.binding, planned), parsed, refusal: reviewFirst)
         },
         serverCall: ServerCall(
-            refusal: { $0.value("rate-reserve") != nil ? "--rate-reserve is the server's to set; not with --server" : nil },
+            refusal: { parsed in
+                if parsed.value("rate-reserve") != nil { return "--rate-reserve is the server's to set; not with --server" }
+                do throws(CommandUsageError) { _ = try ProgressChoice(parsed) } catch { return error.description }
+                return nil
+            },
             minimumWaitSeconds: 900, unavailableStatuses: [409, 502, 503]),
         bodyOptional: true,
         present: { output, _, printer in try output.present(printer, refusal: reviewFirst) })
