@@ -22,7 +22,9 @@ public enum DatabaseFile {
     /// replaced need not open (or migrate) as one. `actor` names who did it in the change records.
     public static func restore(database: String, from path: String, actor: String, json: Bool, printer: Printer) throws {
         if path.isEmpty { throw CommandUsageError("restore takes the name of a file written by clipctl backup") }
+        let existed = DurableFiles.exists(database)
         let report = try Registry.restore(database: database, from: path, actor: actor)
+        if !existed { printer.err("created \(database)\n") }
         if json {
             printer.line(
                 JSONWriter.string(

@@ -37,7 +37,7 @@ public struct OutboundHTTP: Sendable {
         let addresses: [IPAddress]
         if let address = parts.address {
             if !allowPrivateTargets, WebhookTarget.kind(address) != .public {
-                return .failure(.refused("refused: \(address) is a \(WebhookTarget.kind(address).rawValue) address; \(allows)"))
+                return .failure(.refused("refused: \(address) is \(WebhookTarget.kind(address).withArticle) address; \(allows)"))
             }
             addresses = [address]
         } else {
@@ -50,7 +50,7 @@ public struct OutboundHTTP: Sendable {
         guard !addresses.isEmpty else { return .failure(.unreachable("\(parts.host) has no address")) }
         if !allowPrivateTargets, let bad = addresses.first(where: { WebhookTarget.kind($0) != .public }) {
             return .failure(
-                .refused("refused: \(parts.host) resolves to \(bad), a \(WebhookTarget.kind(bad).rawValue) address; \(allows)"))
+                .refused("refused: \(parts.host) resolves to \(bad), \(WebhookTarget.kind(bad).withArticle) address; \(allows)"))
         }
         return .success((parts, addresses))
     }
@@ -86,7 +86,9 @@ public struct OutboundHTTP: Sendable {
             isCancelled: isCancelled
         ).map { answer in
             var headers: [String: String] = [:]
-            for (name, value) in answer.headers where headers[name] == nil { headers[name] = value }
+            // What a remote server says is shown to people and printed to terminals: never raw (QA: an ESC in a
+            // Location retitled the terminal and faked lines).
+            for (name, value) in answer.headers where headers[name] == nil { headers[name] = Outbound.printable(value) }
             return Outbound.Response(status: answer.status, headers: headers, body: answer.body)
         }
     }

@@ -111,6 +111,21 @@ public struct Outbound: Sendable {
 
     public static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1"
     public static let wellKnown = "https://{host}/.well-known/apple-app-site-association"
+    /// Text a remote server sent, as it may be stored, answered and printed to a terminal: every byte outside
+    /// printable ASCII percent-encoded (RFC 3986 §2.1; a field value or a URL carries no others worth showing, and
+    /// this defuses terminal escape sequences), at most 300 bytes of it. `keepingSpace: false` for a URL, which has none.
+    public static func printable(_ text: String, keepingSpace: Bool = true) -> String {
+        var out = ""
+        for byte in text.utf8.prefix(300) {
+            if (0x21...0x7E).contains(byte) || (keepingSpace && byte == 0x20) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return text.utf8.count > 300 ? out + "…" : out
+    }
+
     /// Read this much of an answer at most, one byte more to tell a larger file.
     public static let maxBodyBytes = 256 * 1024
 

@@ -28,12 +28,17 @@ public struct WaitSchedule: Sendable, Equatable {
             digits = digits.dropLast()
             unit = u
         }
-        // Decimal digits with at most one point: not `1e3`, `0x10`, `inf` or `nan`, which Double would read.
-        let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-            let n = Double(digits), n > 0, n * unit <= maxDuration
-        else { return nil }
+        guard let n = decimal(digits), n > 0, n * unit <= maxDuration else { return nil }
         return n * unit
+    }
+
+    /// Decimal digits with at most one point, as people write seconds: not `1e3`, `0x10`, `0x1p0`, `+5`, `inf` or
+    /// `nan`, which Double would read.
+    public static func decimal(_ text: Substring) -> Double? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } })
+        else { return nil }
+        return Double(text)
     }
 
     /// Tries until `settled` holds (true) or the next try would start after the timeout (false).

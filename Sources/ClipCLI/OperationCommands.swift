@@ -78,7 +78,7 @@ extension Context {
         }
         var intervals = WaitSchedule.defaultIntervals
         if let text = parsed.value("wait-intervals") {
-            let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+            let values = text.split(separator: ",", omittingEmptySubsequences: false).map { WaitSchedule.decimal($0) }
             guard values.count <= 100, values.allSatisfy({ ($0 ?? -1) > 0 && ($0 ?? 0) <= 86_400 }) else {
                 throw CommandFailure.usage("--wait-intervals takes seconds separated by commas, such as 1,2,4")
             }
@@ -218,7 +218,7 @@ extension Context {
             },
             settled: { settled($0.json) },
             tried: { _, next in
-                io.err(next.map { "not there yet; checking again in \(Int($0)) s\n" } ?? "not there before --timeout\n")
+                io.err(next.map { "not there yet; checking again in \(Outbound.seconds($0))\n" } ?? "not there before --timeout\n")
             }
         ).last
     }

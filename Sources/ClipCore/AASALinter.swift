@@ -69,7 +69,8 @@ public enum AASALinter {
             return [
                 Diagnostic(
                     code: "AASA008", severity: .error, path: "",
-                    message: "is UTF-16 (a byte order mark or NUL bytes), not UTF-8 as JSON must be (RFC 8259 §8.1); save it as UTF-8")
+                    message:
+                        "is UTF-16 or UTF-32 (a byte order mark or NUL bytes), not UTF-8 as JSON must be (RFC 8259 §8.1); save it as UTF-8")
             ]
         }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {

@@ -198,7 +198,9 @@ public enum Interchange {
                     errors: [
                         FieldError(
                             field: "(file)", rule: "encoding",
-                            message: "is UTF-16; an import reads UTF-8 (with or without a byte-order mark): save or export it as UTF-8")
+                            message:
+                                "is UTF-16 or UTF-32; an import reads UTF-8 (with or without a byte-order mark): save or export it as UTF-8"
+                        )
                     ]))
             stopped = true
             head = []

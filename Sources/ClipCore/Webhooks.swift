@@ -252,6 +252,9 @@ public enum IPAddress: Sendable, Equatable, CustomStringConvertible {
 /// IPv4/IPv6 Special-Purpose Address Registries).
 public enum WebhookTarget {
     public enum AddressKind: String, Sendable, Equatable {
+        /// "a loopback address", "an unspecified address".
+        public var withArticle: String { ("aeiou".contains(rawValue.first ?? "x") ? "an " : "a ") + rawValue }
+
         case `public`
         /// 0.0.0.0/8 ("this network", RFC 791/1122), :: (RFC 4291 §2.5.2).
         case unspecified

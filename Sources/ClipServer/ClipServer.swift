@@ -34,9 +34,12 @@ public enum ClipServer {
             let bytes = leftovers.reduce(Int64(0)) { $0 + $1.bytes }
             io.err(Self.logLine("info", "removed \(leftovers.count) file(s) of \(bytes) bytes left by an interrupted restore"))
         }
+        let existed = FileManager.default.fileExists(atPath: databasePath)
         let pool = try RegistryPool(
             path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads + configuration.outboundThreads,
             savedReadModel: savedReadModel)
+        // As every command that creates a database says so (the first day: a server started in the wrong folder).
+        if !existed { io.err(Self.logLine("info", "created \(databasePath)")) }
         io.err(Self.readModelLine(pool.index, seconds: Double(DispatchTime.now().uptimeNanoseconds - loadStarted) / 1e9))
         io.err(Self.logLine("info", "connections: at most \(limits.maxConnections) (\(capNote))"))
         // The first day (QA): a token made in another folder went to another database, and every call was 401.

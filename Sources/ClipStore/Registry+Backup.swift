@@ -84,6 +84,8 @@ extension Registry {
     public static func restore(database: String, from path: String, actor: String, now: () -> Date = Date.init) throws(RegistryError)
         -> RestoreReport
     {
+        // A backup that is not there, or not a file, is refused before the database is opened: opening creates it.
+        _ = try backupFile(path)
         let live: Connection
         do { live = try Connection(path: database) } catch {
             throw RegistryError.from(error as? SQLiteError ?? SQLiteError(extendedCode: 1, message: "\(error)"), path: database)
@@ -98,6 +100,14 @@ extension Registry {
         return try restore(into: live, livePath: database, from: path, actor: actor, at: at)
     }
 
+    /// The backup at `path`, opened: it must exist and be a regular file (not a FIFO, a device or a folder).
+    static func backupFile(_ path: String) throws(RegistryError) -> RegularFile {
+        guard DurableFiles.exists(path) else { throw RegistryError.notFound("backup file \(path)") }
+        do { return try RegularFile(path, what: "backup file") } catch {
+            throw RegistryError.storage(error.description + (error.isNotRegular ? "; name a file written by clipctl backup" : ""))
+        }
+    }
+
     /// The restore itself. Nothing is written to the live database until the backup has passed
     /// every check on a private copy (`checkedCopy`) and that copy is migrated; the copy then
     /// replaces the live content in one write transaction of the live connection (the online
@@ -108,17 +118,13 @@ extension Registry {
     static func restore(into live: Connection, livePath: String, from path: String, actor: String, at: String) throws(RegistryError)
         -> RestoreReport
     {
-        guard DurableFiles.exists(path) else { throw RegistryError.notFound("backup file \(path)") }
         guard !DurableFiles.sameFile(path, livePath) else {
             throw RegistryError.storage("\(path) is the database itself; name a file written by clipctl backup")
         }
         guard !live.isReadOnly else {
             throw RegistryError.readOnly("the database \(livePath) is read-only: nothing was restored")
         }
-        let backup: RegularFile
-        do { backup = try RegularFile(path, what: "backup file") } catch {
-            throw RegistryError.storage(error.description + (error.isNotRegular ? "; name a file written by clipctl backup" : ""))
-        }
+        let backup = try backupFile(path)
         // What an interrupted restore left goes first (RestoreLeftovers: only files named and held as a restore names them).
         RestoreLeftovers.remove(besides: livePath)
         let work: (path: String, lock: Int32), staging: (path: String, lock: Int32)

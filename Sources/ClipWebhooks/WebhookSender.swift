@@ -56,20 +56,8 @@ struct WebhookSender: Sendable {
         }
     }
 
-    /// The receiver's Location as it may be stored and printed to a terminal: every byte outside printable ASCII
-    /// percent-encoded (RFC 3986 §2.1: a URL carries no others; this also defuses terminal escape sequences), at most
-    /// 300 bytes of it.
-    static func shown(_ location: String) -> String {
-        var out = ""
-        for byte in location.utf8.prefix(300) {
-            if (0x21...0x7E).contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return location.utf8.count > 300 ? out + "…" : out
-    }
+    /// The receiver's Location as it may be stored and printed to a terminal (`Outbound.printable`).
+    static func shown(_ location: String) -> String { Outbound.printable(location, keepingSpace: false) }
 
     /// Over https through `OutboundHTTP.exchange`: to the checked addresses only, 4 KiB of the answer read at most.
     private func sendTLS(url: String, headers: [(String, String)], body: [UInt8], rules: OutboundHTTP) -> Outcome {

@@ -149,6 +149,8 @@ public enum Transfer {
         case CURLE_WRITE_ERROR where state.cancelled: return .failure(.cancelled)
         case CURLE_WRITE_ERROR where state.headersOver: return .failure(.headersTooLarge(limit: request.maxHeaderBytes))
         case CURLE_ABORTED_BY_CALLBACK: return .failure(.cancelled)
+        // libcurl 7.88 ends a header line longer than its CURL_MAX_HTTP_HEADER (100 KB) so, before the header callback.
+        case CURLE_OUT_OF_MEMORY: return .failure(.headersTooLarge(limit: request.maxHeaderBytes))
         case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(seconds: request.timeoutSeconds))
         default:
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -27,6 +27,11 @@ import Testing
         #expect(svg.code == 0, "\(svg.err)")
         #expect(svg.out.hasPrefix("<?xml") && svg.out.contains("<title>https://shop.example/order</title>"))
         #expect(svg.err == "QR code version 2, error correction M, 25×25 modules\n")
+        // An id written another way names no experience, as for every command (QA: `code 01` was "not an invocation URL").
+        for reference in ["01", "+1", "1.0", "0"] {
+            let r = try clipctl("code", reference, "--format", "svg")
+            #expect(r.code == 1 && r.err.contains("not found: experience \(reference)"), "\(reference): \(r.err)")
+        }
         let hex = try clipctl("code", "https://shop.example/order/7?table=2", "--format", "ndef-hex")
         #expect(hex.code == 0)
         // NDEF record header (MB ME SR, TNF 1), type length 1, payload length, "U", 0x04 for "https://" (RTD-URI), the rest.

@@ -13,12 +13,15 @@ import Testing
         let second = try clipctl("--db", "elsewhere.db", "token", "list")
         #expect(second.code == 0 && !second.err.contains("created"), "\(second.err)")
 
-        _ = try clipctl("--db", "empty.db", "list")
+        // A refused restore creates nothing (QA: it left an empty database behind).
+        let refused = try clipctl("--db", "new.db", "restore", "nowhere.db")
+        #expect(refused.code == 1 && !FileManager.default.fileExists(atPath: clipctl.file("new.db")), "\(refused.err)")
         let server = try ServeProcess(clipctl, database: "empty.db")
         _ = server.stop()
         let log = try String(contentsOfFile: clipctl.file("serve-stderr.log"), encoding: .utf8)
         #expect(
             log.contains("empty.db has no admin token; make one with: clipctl --db empty.db token create --admin --name NAME"), "\(log)")
+        #expect(log.contains("created empty.db"), "serve says it made the database too: \(log)")
         let served = try ServeProcess(clipctl, database: "elsewhere.db")
         _ = served.stop()
         let quiet = try String(contentsOfFile: clipctl.file("serve-stderr.log"), encoding: .utf8)

@@ -48,6 +48,11 @@ import Testing
                     with lock:
                         with open(log + ".hang", "a") as f: f.write("closed\n")
                     return
+                if path.startswith("/escape/"):
+                    # A redirect and a type with terminal escapes in them.
+                    conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: https://x.example/\x1b]0;PWNED\x07\x1b[31mRED\r\n"
+                        b"Content-Type: text/\x1b[31mred\r\nContent-Length: 0\r\n\r\n")
+                    return
                 chunked = path.startswith("/cdn/")
                 conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" +
                     (b"Transfer-Encoding: chunked\r\n\r\n" if chunked else b"Content-Length: %d\r\n\r\n" % size))
@@ -140,6 +145,18 @@ import Testing
         let peak = try String(contentsOfFile: giant.sites.clipctl.file("peak.txt"), encoding: .utf8)
         let kb = Int(peak.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? .max
         #expect(kb < Self.peakLimitKB, "clipctl verify peaked at \(kb) KB")
+    }
+
+    /// QA: a site's Location and Content-Type reached the terminal raw (an ESC retitled it and faked lines).
+    @Test(.enabled(if: VerifyProcessTests.canRun)) func whatASiteSaysIsNeverPrintedRaw() throws {
+        let giant = try Giant()
+        let escape = "https://127.0.0.1:\(giant.server.port)/escape"
+        let r = try giant.sites.verify([
+            "verify", "giant.example", "--allow-private-targets", "--site-url", escape + "/{host}", "--cdn-url", escape,
+        ])
+        #expect(r.code == 1, "\(r.err)")
+        #expect(!r.out.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(r.out)")
+        #expect(r.out.contains("HTTP 302 to https://x.example/%1B]0;PWNED%07%1B[31mRED"), "\(r.out)")
     }
 
     @Test(.enabled(if: VerifyProcessTests.canRun)) func theRouteAndTheWatchReadAGigabyteAnswerOnlyUpToItsCap() throws {

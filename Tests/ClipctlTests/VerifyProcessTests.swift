@@ -212,7 +212,7 @@ import Testing
         let local = ["--allow-private-targets", "--site-url", sites.siteURL, "--cdn-url", sites.cdnURL]
         let late = try sites.verify(["verify", "good.example", "--wait", "--wait-intervals", "0.2", "--timeout", "1s"] + local)
         #expect(
-            late.code == 1 && late.err.contains("checking again in 0 s") && late.err.hasSuffix("not there before --timeout\n"),
+            late.code == 1 && late.err.contains("checking again in 0.2 s") && late.err.hasSuffix("not there before --timeout\n"),
             "\(late.err)")
         // The CDN stand-in catches up while clipctl waits.
         let current = try sites.clipctl("aasa", "good.example").out
@@ -270,7 +270,10 @@ import Testing
         }
         // QA: 0.001 was taken, and the watch then checked a customer's site about 15 times a second for 72 hours; the
         // options say the same as the variables, and win over them.
-        for (option, value) in [("--aasa-watch-schedule", "0.001"), ("--aasa-watch-schedule", "60,0.5"), ("--aasa-watch-for", "soon")] {
+        for (option, value) in [
+            ("--aasa-watch-schedule", "0.001"), ("--aasa-watch-schedule", "60,0.5"), ("--aasa-watch-for", "soon"),
+            ("--aasa-watch-schedule", "0x10"), ("--aasa-watch-schedule", "1e1"), ("--aasa-watch-schedule", "+5"),
+        ] {
             var watched = clipctl
             watched.environment["CLIP_AASA_WATCH_SCHEDULE"] = "60"
             let r = try watched("serve", "--listen", "127.0.0.1:0", option, value)

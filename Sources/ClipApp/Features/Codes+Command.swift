@@ -31,8 +31,14 @@ enum CodeCommand {
             Example("clipctl code 1 --format ndef-hex", "Print the NFC tag bytes of experience 1 in hexadecimal"),
         ])
 
-    /// An experience id written in one way only (docs/rules.md#identifiers); anything else is a URL.
-    static func isExperienceID(_ reference: String) -> Bool { ExperienceReference.id(reference) != nil }
+    /// Whether the reference is meant as an experience id (`ExperienceReference`): `01` then goes to the experience's
+    /// route, which finds none, as every command that names an experience does; anything else is a URL.
+    static func isExperienceID(_ reference: String) -> Bool {
+        switch try? ExperienceReference(reference) {
+        case .id?, .noSuchID?: true
+        case .url?, nil: false
+        }
+    }
 
     /// `--format`, as the command takes it (`ndef-hex` included); nil when it names none.
     static func format(_ parsed: ParsedCommand) -> CodeFormat? { CodeFormat(rawValue: (parsed.value("format") ?? "svg").lowercased()) }

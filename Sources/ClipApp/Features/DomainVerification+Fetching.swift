@@ -65,7 +65,7 @@ extension Outbound {
         return results.withLock { $0 }.map { $0! }
     }
 
-    static func seconds(_ s: Double) -> String { s == s.rounded() ? "\(Int(s)) s" : "\(s) s" }
+    public static func seconds(_ s: Double) -> String { s == s.rounded() ? "\(Int(s)) s" : "\(s) s" }
 
     /// Why `cdnBaseURL` or `siteURLTemplate` cannot be fetched whatever the host, naming the option
     /// (`serve` refuses to start with it, exit 64); nil when both make https URLs.

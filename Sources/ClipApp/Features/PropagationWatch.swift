@@ -51,7 +51,7 @@ public struct PropagationSchedule: Sendable, Equatable {
         var schedule = standard
         if let text {
             if text == "off" { return .success(nil) }
-            let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+            let values = text.split(separator: ",", omittingEmptySubsequences: false).map { WaitSchedule.decimal($0) }
             guard values.count <= 100, values.allSatisfy({ ($0 ?? -1) >= minimumInterval && ($0 ?? 0) <= 604_800 }) else {
                 return .failure(
                     UsageProblem(
