@@ -65,6 +65,10 @@ let package = Package(
             swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
+        // Every request to an address a tenant named (webhooks, verify, the propagation watch): the address rules (SSRF),
+        // connections to the checked addresses only, caps, and the one rule that a redirect is answered, never followed.
+        .target(name: "OutboundHTTP", dependencies: ["ClipCore", "HTTP1", "HTTPSClient"], swiftSettings: strict),
+
         // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command;
         // the problem (RFC 9457) each failure answers; the HTTP client a command sends its operations to (`clipctl --server`);
         // the work of the commands that are not one operation (doctor, publish, aasa check and lint, backup, restore).
@@ -72,7 +76,8 @@ let package = Package(
             name: "ClipApp",
             dependencies: [
                 "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "HTTP1",
-                "Locking", "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine", "HTTPSClient",
+                "Locking",
+                "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine", "OutboundHTTP",
             ],
             swiftSettings: strict),
 
@@ -90,7 +95,7 @@ let package = Package(
         // the sender (SSRF check at delivery, no redirects) and the HMAC signing (SystemCrypto). `clipctl serve` wires it in.
         .target(
             name: "ClipWebhooks",
-            dependencies: ["ClipApp", "ClipCore", "ClipStore", "HTTP1", "HTTPSClient", "Locking", "StrictJSON", "SystemCrypto"],
+            dependencies: ["ClipCore", "ClipStore", "Locking", "OutboundHTTP", "StrictJSON", "SystemCrypto"],
             swiftSettings: strict),
 
         // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.
@@ -154,6 +159,7 @@ let package = Package(
             name: "ClipWebhooksTests",
             dependencies: ["ClipWebhooks", "ClipCore", "ClipStore", "HTTP1", "Locking", "StrictJSON", "SystemCrypto"],
             swiftSettings: strict),
+        .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP"], swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: strict),
@@ -184,7 +190,7 @@ let package = Package(
             name: "ClipAppTests",
             dependencies: [
                 "ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON", "TestSupport", "AppStoreConnect",
-                "ClipSyncEngine", "ClipSync", "Locking",
+                "ClipSyncEngine", "ClipSync", "Locking", "OutboundHTTP",
             ],
             swiftSettings: strict),
         .testTarget(name: "ClipCLITests", dependencies: ["ClipApp", "ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),

@@ -1,5 +1,6 @@
 public import ClipCore
 public import ClipStore
+public import OutboundHTTP
 
 /// One operation's access to the registry, as one caller: the store and the tenancy rules applied
 /// to what the operation reads (docs/rules.md#tenancy).
@@ -62,25 +63,8 @@ public struct Session {
 /// An outbound GET as the operator allows it (docs/operations.md#has-my-change-reached-iphones): the
 /// address rules, timeout and size cap of webhooks apply (`OutboundHTTP`), and where.
 public struct Outbound: Sendable {
-    public struct Response: Sendable, Equatable {
-        public let status: Int
-        /// Header names lower-cased.
-        public let headers: [String: String]
-        /// At most `maxBodyBytes` + 1 bytes: more than `maxBodyBytes` means the body was larger.
-        public let body: [UInt8]
-        public init(status: Int, headers: [String: String], body: [UInt8]) {
-            self.status = status
-            self.headers = headers
-            self.body = body
-        }
-    }
-
-    public enum Failure: Error, Sendable, Equatable {
-        /// The address rules refused the target before any connection (a private address, `localhost`).
-        case refused(String)
-        /// No answer: DNS, connection, TLS, timeout.
-        case unreachable(String)
-    }
+    public typealias Response = OutboundHTTP.Response
+    public typealias Failure = OutboundHTTP.Failure
 
     /// Fetches a URL with a user agent, redirects not followed; ends early once `isCancelled` says so.
     public let fetch: Fetch
@@ -111,24 +95,6 @@ public struct Outbound: Sendable {
 
     public static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1"
     public static let wellKnown = "https://{host}/.well-known/apple-app-site-association"
-    /// Text a remote server sent, as it may be stored, answered and printed to a terminal: every byte outside
-    /// printable ASCII percent-encoded (RFC 3986 §2.1; a field value or a URL carries no others worth showing, and
-    /// this defuses terminal escape sequences), at most 300 bytes of it. `keepingSpace: false` for a URL, which has none.
-    public static func printable(_ text: String, keepingSpace: Bool = true) -> String {
-        var out = ""
-        for byte in text.utf8.prefix(300) {
-            if (0x21...0x7E).contains(byte) || (keepingSpace && byte == 0x20) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return text.utf8.count > 300 ? out + "…" : out
-    }
-
-    /// Read this much of an answer at most, one byte more to tell a larger file.
-    public static let maxBodyBytes = 256 * 1024
-
     public init(
         cdnBaseURL: String = Outbound.appleCDN, siteURLTemplate: String = Outbound.wellKnown, names: SettingNames = .verify,
         hostDeadlineSeconds: Double = 20, fetch: @escaping Fetch
@@ -138,5 +104,19 @@ public struct Outbound: Sendable {
         self.siteURLTemplate = siteURLTemplate
         self.names = names
         self.hostDeadlineSeconds = hostDeadlineSeconds
+    }
+}
+
+extension Outbound {
+    /// What `verify` and the propagation watch fetch with: `OutboundHTTP.get` under its address rules, with this
+    /// timeout, private addresses refused unless `allowPrivateTargets`; `names` are the options of this process.
+    public static func checked(
+        timeoutSeconds: Double, allowPrivateTargets: Bool, names: SettingNames, cdnBaseURL: String?, siteURLTemplate: String?
+    ) -> Outbound {
+        let rules = OutboundHTTP(
+            timeoutSeconds: timeoutSeconds, allowPrivateTargets: allowPrivateTargets, privateTargetsOption: names.allowPrivateTargets)
+        return Outbound(
+            cdnBaseURL: cdnBaseURL ?? appleCDN, siteURLTemplate: siteURLTemplate ?? wellKnown, names: names,
+            fetch: { url, agent, isCancelled in rules.get(url, userAgent: agent, isCancelled: isCancelled) })
     }
 }

@@ -141,8 +141,9 @@ extension Context {
             throw CommandFailure.usage(problem)
         }
         let allowsPrivate = parsed.flag("allow-private-targets")
-        let outbound = OutboundHTTP(timeoutSeconds: 15, allowPrivateTargets: allowsPrivate)
-            .outbound(cdnBaseURL: parsed.value("cdn-url"), siteURLTemplate: parsed.value("site-url"))
+        let outbound = Outbound.checked(
+            timeoutSeconds: 15, allowPrivateTargets: allowsPrivate, names: .verify, cdnBaseURL: parsed.value("cdn-url"),
+            siteURLTemplate: parsed.value("site-url"))
         var appStoreConnect = try appStoreConnectAccess()
         if let text = parsed.value("rate-reserve") {
             guard let reserve = Int(text), reserve >= 0 else { throw CommandFailure.usage("--rate-reserve takes a number of requests") }

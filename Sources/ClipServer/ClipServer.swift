@@ -188,8 +188,9 @@ public enum ClipServer {
         if let problem = Outbound.settingsProblem(cdnBaseURL: cdnURL, siteURLTemplate: siteURL, names: .serve) {
             throw command.usage(problem)
         }
-        return OutboundHTTP(timeoutSeconds: webhooks.timeoutSeconds, allowPrivateTargets: webhooks.allowPrivateTargets, names: .serve)
-            .outbound(cdnBaseURL: cdnURL, siteURLTemplate: siteURL)
+        return Outbound.checked(
+            timeoutSeconds: webhooks.timeoutSeconds, allowPrivateTargets: webhooks.allowPrivateTargets, names: .serve, cdnBaseURL: cdnURL,
+            siteURLTemplate: siteURL)
     }
 
     /// SIGTERM and SIGINT, ignored as signals and delivered as one semaphore signal each; the sources stay

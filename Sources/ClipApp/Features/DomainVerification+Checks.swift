@@ -4,6 +4,7 @@ import Dispatch
 import FileFormats
 import Foundation
 import Locking
+import OutboundHTTP
 public import ClipWire
 public import StrictJSON
 
@@ -273,7 +274,7 @@ struct HostVerifier: Sendable {
     /// Judges a 200's body: its size, that it is JSON, and what differs from `expected`.
     func body(_ check: HostVerification.Check, _ r: Outbound.Response, publish: String, expected: JSONValue) -> HostVerification.Check {
         if r.body.count > AASAGenerator.maxBytes {
-            let size = r.body.count > Outbound.maxBodyBytes ? "over \(Outbound.maxBodyBytes) bytes" : "\(r.body.count) bytes"
+            let size = r.body.count > OutboundHTTP.maxBodyBytes ? "over \(OutboundHTTP.maxBodyBytes) bytes" : "\(r.body.count) bytes"
             return judged(check, "too-large", "\(size), over Apple's 128 KB limit", "serve the registry's file, which stays under 128 KB")
         }
         guard let served = try? JSONParser.parse(r.body), served.objectMembers != nil else {

@@ -2,6 +2,7 @@ import ClipCore
 import Dispatch
 import Foundation
 import Locking
+import OutboundHTTP
 
 /// How `verify` spends time and connections (docs/operations.md#has-my-change-reached-iphones): one
 /// host's fetches run at once and end by `hostDeadlineSeconds`; at most `hostsAtOnce` hosts of one

@@ -3,6 +3,7 @@ public import ClipStore
 import FileFormats
 import Foundation
 import Locking
+import OutboundHTTP
 import StrictJSON
 
 /// When the watch checks again after a change, and for how long (docs/operations.md#propagation-watched).
