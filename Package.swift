@@ -70,8 +70,8 @@ let package = Package(
         .target(name: "OutboundHTTP", dependencies: ["ClipCore", "HTTP1", "HTTPSClient"], swiftSettings: strict),
 
         // The application layer: each operation declared once (its callers, typed input, output and run), bound to a route and a command;
-        // the problem (RFC 9457) each failure answers; the HTTP client a command sends its operations to (`clipctl --server`);
-        // the work of the commands that are not one operation (doctor, publish, aasa check and lint, backup, restore).
+        // what went wrong in its own words (never a status or an exit code); the work of the commands that are not one operation
+        // (doctor, publish, aasa check and lint, backup, restore).
         .target(
             name: "ClipApp",
             dependencies: [
@@ -81,12 +81,12 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // The HTTP API: maps HTTP to the application layer (routes, tokens, caching, the hot routes); ClipApp says which problem
-        // each failure answers, HTTP1 writes the hot answers' heads and request ids.
+        // The HTTP API: maps HTTP to the application layer (routes, tokens, caching, the hot routes, the RFC 9457 problem and status
+        // each failure answers); HTTP1 writes the hot answers' heads and request ids.
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipStore", "HTTP1", "StrictJSON", "Locking",
+                "ClipApp", "ClipCore", "ClipStore", "ClipWire", "HTTP1", "StrictJSON", "Locking",
             ],
             swiftSettings: strict),
 
@@ -106,12 +106,12 @@ let package = Package(
         .target(name: "FuzzTargets", dependencies: ["HTTP1", "ClipCore", "StrictJSON", "ArgParse", "ClipCommands"], swiftSettings: strict),
         .executableTarget(name: "clip-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
 
-        // clipctl as a library (its command line, files and environment, each command run through ClipApp), and the thin
-        // executable.
+        // clipctl as a library (its command line, files and environment, each command run through ClipApp or sent to `--server`,
+        // each failure's exit code), and the thin executable.
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipStore", "ArgParse", "ClipCommands", "StrictJSON",
+                "ClipApp", "ClipCore", "ClipStore", "ClipWire", "ArgParse", "ClipCommands", "Locking", "OutboundHTTP", "StrictJSON",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),
@@ -193,6 +193,7 @@ let package = Package(
                 "ClipSyncEngine", "ClipSync", "Locking", "OutboundHTTP",
             ],
             swiftSettings: strict),
-        .testTarget(name: "ClipCLITests", dependencies: ["ClipApp", "ClipCLI", "ClipCommands", "ArgParse"], swiftSettings: strict),
+        .testTarget(
+            name: "ClipCLITests", dependencies: ["ClipApp", "ClipCLI", "ClipCommands", "ClipCore", "ArgParse"], swiftSettings: strict),
     ]
 )

@@ -404,6 +404,8 @@ public final class ClipAPI: @unchecked Sendable {
             return logged(problem).response
         } catch let error as RegistryError {
             return logged(Problem(error)).response
+        } catch let error as OperationError {
+            return Problem(error).response
         } catch {
             logLine("{\"level\":\"error\",\"msg\":\"unexpected\",\"detail\":\(JSONWriter.string(.string("\(error)")))}")
             return Problem(status: 500, detail: "internal error").response

@@ -123,10 +123,8 @@ extension Session {
     /// The sync engine on this session's registry; a server started without a key answers 503 (exit 69).
     func syncEngine() throws -> SyncEngine {
         guard let access = appStoreConnect else {
-            throw OperationFailure(
-                status: 503,
-                detail: "this server was started without an App Store Connect key (clipctl serve --asc-key-id … or ASC_KEY_ID …)",
-                exitCode: 69)
+            throw OperationError.unavailable(
+                "this server was started without an App Store Connect key (clipctl serve --asc-key-id … or ASC_KEY_ID …)")
         }
         let engine = SyncEngine(registry: registry, client: try access.client())
         engine.shouldStop = access.shouldStop
@@ -138,37 +136,28 @@ extension Session {
 }
 
 extension SyncFailure {
-    /// The failure as each edge answers it (docs/rules.md#errors-and-statuses): App Store Connect's own failures are a
-    /// bad gateway (RFC 9110 §15.6.3) or unavailable with Retry-After (exit 69: sysexits.h EX_UNAVAILABLE); what it
-    /// would refuse is the request's fault (422, exit 65); a registry error as every operation's.
-    var operationFailure: any Error {
+    /// The failure in the application's words (docs/rules.md#errors-and-statuses): App Store Connect's own failures
+    /// (unreachable, its rate limit with the seconds to wait, our key refused, a failure of its own); what it would
+    /// refuse is the request's fault, with the field errors; a registry error as every operation's.
+    var operationError: any Error {
         switch self {
         case .registry(let error): return error
-        case .notLinked, .noneLinked, .noApp, .noAppClip: return OperationFailure(status: 404, detail: description, exitCode: 1)
+        case .notLinked, .noneLinked, .noApp, .noAppClip: return OperationError.notFound(description)
         case .refused(let steps):
-            return OperationFailure(
-                status: 422, detail: "nothing was sent: App Store Connect would refuse \(steps.count) step(s)", errors: fieldErrors,
-                exitCode: 65, message: commandMessage)
-        case .rejected:
-            return OperationFailure(status: 422, detail: description, errors: fieldErrors, exitCode: 65, message: commandMessage)
-        case .applyRunning: return OperationFailure(status: 409, detail: description, exitCode: 69)
+            return OperationError.invalid("nothing was sent: App Store Connect would refuse \(steps.count) step(s)", errors: fieldErrors)
+        case .rejected: return OperationError.invalid(description, errors: fieldErrors)
+        case .applyRunning: return OperationError.alreadyRunning(description)
         case .appStoreConnect(.rateLimited(let retryAfter, _)):
-            return OperationFailure(
-                status: 503, detail: description, headers: [("Retry-After", "\(Int(retryAfter ?? 60))")], exitCode: 69)
-        case .rateBudget, .appStoreConnect(.cancelled):
-            return OperationFailure(status: 503, detail: description, headers: [("Retry-After", "60")], exitCode: 69)
-        case .appStoreConnect(.unreachable), .appStoreConnect(.timedOut):
-            return OperationFailure(status: 502, detail: description, exitCode: 69)
-        case .appStoreConnect(.token): return OperationFailure(status: 502, detail: description, exitCode: 64)
-        case .appStoreConnect, .remote: return OperationFailure(status: 502, detail: description, exitCode: 1)
+            return OperationError.unavailable(description, retryAfterSeconds: Int(retryAfter ?? 60))
+        case .rateBudget, .appStoreConnect(.cancelled): return OperationError.unavailable(description, retryAfterSeconds: 60)
+        case .appStoreConnect(.unreachable), .appStoreConnect(.timedOut): return OperationError.unreachable(description)
+        case .appStoreConnect(.token): return OperationError.credentialsRefused(description)
+        case .appStoreConnect, .remote: return OperationError.failedElsewhere(description)
         }
     }
-
-    /// As a server's 422 reads over `--server`: "invalid input" above the field errors when there are any.
-    private var commandMessage: String { fieldErrors.isEmpty ? description : "invalid input" }
 }
 
-/// Runs a sync, its failure as each edge answers it.
+/// Runs a sync, its failure in the application's words.
 func synced<T>(_ body: () throws(SyncFailure) -> T) throws -> T {
-    do { return try body() } catch { throw error.operationFailure }
+    do { return try body() } catch { throw error.operationError }
 }

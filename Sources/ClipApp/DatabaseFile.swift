@@ -9,7 +9,7 @@ public enum DatabaseFile {
     /// so a mistyped `--db` would back up an empty one. `registry` opens it.
     public static func backup(database: String, to path: String, registry: () throws -> Registry, json: Bool, printer: Printer) throws {
         if path.isEmpty { throw CommandUsageError("backup takes the name of the file to create") }
-        guard DurableFiles.exists(database) else { throw OperationFailure(status: 404, detail: "no database at \(database)", exitCode: 1) }
+        guard DurableFiles.exists(database) else { throw OperationError.notFound("no database at \(database)") }
         try registry().backup(to: path)
         if json {
             printer.line(JSONWriter.string(CommandJSON.backup(path), pretty: true))

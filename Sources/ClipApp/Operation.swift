@@ -1,4 +1,4 @@
-public import ClipCore
+import ClipCore
 public import ClipWire
 public import StrictJSON
 
@@ -165,65 +165,6 @@ public struct OperationAnswer: Sendable {
     }
 }
 
-/// A request refused with a status and detail of its own, where a field error's 422 is not the
-/// route's answer (a cursor this server did not give: 400; a `limit` out of range: 422 with its
-/// own detail). A command gets exit 65 (invalid input).
-public struct RequestRefusal: Error, Equatable, CustomStringConvertible {
-    public let status: Int
-    public let detail: String
-    public let errors: [FieldError]
-    public init(status: Int, detail: String, errors: [FieldError] = []) {
-        self.status = status
-        self.detail = detail
-        self.errors = errors
-    }
-    public var description: String { detail }
-}
-
-/// An operation that failed with an answer of its own on each edge (App Store Connect unavailable to it): the API's
-/// problem (status, field errors, header fields) and the command's exit status and message.
-public struct OperationFailure: Error {
-    public let status: Int
-    public let detail: String
-    public let errors: [FieldError]
-    public let headers: [(name: String, value: String)]
-    /// The exit status of a command (69: unavailable, sysexits.h's EX_UNAVAILABLE).
-    public let exitCode: Int32
-    /// What a command says on standard error ("invalid input" above its field errors).
-    public let message: String
-
-    public init(
-        status: Int, detail: String, errors: [FieldError] = [], headers: [(name: String, value: String)] = [], exitCode: Int32,
-        message: String? = nil
-    ) {
-        self.status = status
-        self.detail = detail
-        self.errors = errors
-        self.headers = headers
-        self.exitCode = exitCode
-        self.message = message ?? detail
-    }
-}
-
-/// An operation that failed after doing part of its work (an apply stopped halfway): `cause` answers as it would
-/// alone, with what was done: a command prints `partial` as its output first, the API adds its members to the problem.
-public struct PartialFailure: Error {
-    public let cause: any Error
-    /// The operation's output as far as it went, as its JSON.
-    public let partial: JSONValue
-    public init(cause: any Error, partial: JSONValue) {
-        self.cause = cause
-        self.partial = partial
-    }
-}
-
-/// A command line the command cannot run as written (exit 64): contradicting options, a missing
-/// required one.
-public struct CommandUsageError: Error, Equatable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
 extension Operation {
     /// Reads the input (every field error at once), admits the caller and runs.
     public static var evaluatesPreconditions: Bool { false }
@@ -259,15 +200,4 @@ public struct Printer {
     }
 
     public func line(_ text: String = "") { out(text + "\n") }
-}
-
-/// A command that printed its answer and ends with this exit status rather than 0 (`verify`: 1 when
-/// a host is not ok), saying why on standard error as every failure does (nothing when `message` is empty).
-public struct CommandExitStatus: Error, Equatable {
-    public let code: Int32
-    public let message: String
-    public init(code: Int32, message: String = "") {
-        self.code = code
-        self.message = message
-    }
 }

@@ -32,6 +32,8 @@ public struct CLIIO: Sendable {
 public enum ExitCode {
     public static let ok: Int32 = 0
     public static let failure: Int32 = 1
+    /// Changes are pending (`--detailed-exitcode`, as `terraform plan`'s).
+    public static let pending: Int32 = 2
     public static let usage: Int32 = 64
     public static let invalidInput: Int32 = 65
     public static let unavailable: Int32 = 69
@@ -76,6 +78,32 @@ struct CommandFailure: Error {
         case .conflict(let message, _): self.init(code: ExitCode.invalidInput, message: message)
         case .notFound, .versionMismatch, .busy, .interrupted, .storage, .unprocessable, .hostRefused, .readOnly:
             self.init(code: ExitCode.failure, message: error.description)
+        }
+    }
+
+    /// An operation's failure in the application's words: not found and failures elsewhere are failures (1), what
+    /// is wrong in the request is invalid input (65: "invalid input" above its field errors, else what it says), what
+    /// is not available now exits 69, App Store Connect refusing the key given here is a usage error (64).
+    init(_ error: OperationError) {
+        switch error {
+        case .notFound(let detail), .failedElsewhere(let detail), .notWritten(let detail):
+            self.init(code: ExitCode.failure, message: detail)
+        case .malformed(let detail, let errors): self.init(code: ExitCode.invalidInput, message: detail, fieldErrors: errors)
+        case .invalid(let detail, let errors):
+            self.init(code: ExitCode.invalidInput, message: errors.isEmpty ? detail : "invalid input", fieldErrors: errors)
+        case .unsupportedMediaType(let detail): self.init(code: ExitCode.invalidInput, message: detail)
+        case .tooManyAtOnce(let detail, _), .unavailable(let detail, _), .alreadyRunning(let detail), .unreachable(let detail):
+            self.init(code: ExitCode.unavailable, message: detail)
+        case .credentialsRefused(let detail): self.init(code: ExitCode.usage, message: detail)
+        }
+    }
+
+    /// A command that printed its answer and is not a success: no (1), changes pending (2), would be refused (65).
+    init(_ verdict: CommandVerdict) {
+        switch verdict {
+        case .negative(let message): self.init(code: ExitCode.failure, message: message)
+        case .pending(let message): self.init(code: ExitCode.pending, message: message)
+        case .wouldBeRefused(let message): self.init(code: ExitCode.invalidInput, message: message)
         }
     }
 }

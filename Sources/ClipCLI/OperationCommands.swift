@@ -163,22 +163,17 @@ extension Context {
         }
     }
 
-    /// An operation's failure as the command reports it (exit codes: docs/architecture.md#clipctl); the rest as it is.
+    /// An operation's failure as the command reports it: its exit status and what it says on standard error
+    /// (docs/application-layer.md#clipctl); the rest as it is.
     static func commandFailure(_ error: any Error) -> any Error {
         switch error {
         case let failed as PreconditionFailed: return CommandFailure(code: ExitCode.failure, message: failed.description)
         case let refusal as CallerRefusal: return CommandFailure(code: ExitCode.failure, message: refusal.description)
-        case let refusal as RequestRefusal:
-            // As a server's answer reads (`RemoteServer.checked`): not found is a failure (exit 1), the rest invalid input.
-            return CommandFailure(
-                code: refusal.status == 404 ? ExitCode.failure : ExitCode.invalidInput, message: refusal.detail, fieldErrors: refusal.errors
-            )
         case let invalid as InvalidArguments:
             return CommandFailure(code: ExitCode.invalidInput, message: "invalid input", fieldErrors: invalid.errors)
-        case let failure as OperationFailure:
-            return CommandFailure(code: failure.exitCode, message: failure.message, fieldErrors: failure.errors)
+        case let failure as OperationError: return CommandFailure(failure)
         case let usage as CommandUsageError: return CommandFailure.usage(usage.description)
-        case let status as CommandExitStatus: return CommandFailure(code: status.code, message: status.message)
+        case let verdict as CommandVerdict: return CommandFailure(verdict)
         default: return error
         }
     }

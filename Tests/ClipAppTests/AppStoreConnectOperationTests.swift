@@ -51,15 +51,19 @@ struct AppStoreConnectOperationTests {
         #expect(try bytes() == before)
     }
 
-    @Test func aServerWithoutAKeyAnswers503AndACommand69() throws {
+    /// Unavailable until an operator gives the server a key: 503 without Retry-After, exit 69 (`ProblemTests`,
+    /// `CommandFailureTests`).
+    @Test func aServerWithoutAKeyIsUnavailable() throws {
         for (binding, arguments) in Self.routed {
             do {
                 _ = try binding.perform(arguments, session(.admin(tokenID: 1), key: false))
                 Issue.record("\(binding.path) ran without a key")
-            } catch let failure as OperationFailure {
-                #expect(failure.status == 503)
-                #expect(failure.exitCode == 69)
-                #expect(failure.detail.hasPrefix("this server was started without an App Store Connect key"))
+            } catch let failure as OperationError {
+                guard case .unavailable(let detail, nil) = failure else {
+                    Issue.record("\(failure)")
+                    continue
+                }
+                #expect(detail.hasPrefix("this server was started without an App Store Connect key"))
             }
         }
     }
@@ -87,26 +91,30 @@ struct AppStoreConnectOperationTests {
         #expect(throws: KeyRead.self) { try TestFlightApply.binding.perform(Arguments(), session(.local)) }
     }
 
-    /// Each failure answers what `/v1/asc` and `clipctl asc` answered before the move (docs/rules.md#errors-and-statuses).
-    @Test func syncFailuresAnswerAsTheyDidOnBothEdges() throws {
-        func answer(_ failure: SyncFailure) -> (Int, Int32, [String])? {
-            guard let f = failure.operationFailure as? OperationFailure else { return nil }
-            return (f.status, f.exitCode, f.headers.map { "\($0.name): \($0.value)" })
-        }
-        #expect(answer(.noneLinked)! == (404, 1, []))
-        #expect(answer(.applyRunning)! == (409, 69, []))
-        #expect(answer(.appStoreConnect(.rateLimited(retryAfterSeconds: 12, rateLimit: nil)))! == (503, 69, ["Retry-After: 12"]))
-        #expect(answer(.appStoreConnect(.cancelled))! == (503, 69, ["Retry-After: 60"]))
-        #expect(answer(.rateBudget(remaining: 90, limit: 3600, reserve: 100))! == (503, 69, ["Retry-After: 60"]))
-        #expect(answer(.appStoreConnect(.unreachable("refused")))! == (502, 69, []))
-        #expect(answer(.appStoreConnect(.invalidResponse("not JSON")))! == (502, 1, []))
-        #expect(answer(.remote("stopped"))! == (502, 1, []))
+    /// Each failure in the application's words; the statuses and exit codes each edge gives them are checked there
+    /// (ClipAPITests' `ProblemTests`, ClipCLITests' `CommandFailureTests`; docs/rules.md#errors-and-statuses).
+    @Test func syncFailuresAreSaidInTheApplicationsWords() throws {
+        func said(_ failure: SyncFailure) -> OperationError? { failure.operationError as? OperationError }
+        #expect(said(.noneLinked) == .notFound(SyncFailure.noneLinked.description))
+        #expect(said(.applyRunning) == .alreadyRunning(SyncFailure.applyRunning.description))
+        let limited = SyncFailure.appStoreConnect(.rateLimited(retryAfterSeconds: 12, rateLimit: nil))
+        #expect(said(limited) == .unavailable(limited.description, retryAfterSeconds: 12))
+        #expect(
+            said(.appStoreConnect(.cancelled)) == .unavailable(SyncFailure.appStoreConnect(.cancelled).description, retryAfterSeconds: 60))
+        let budget = SyncFailure.rateBudget(remaining: 90, limit: 3600, reserve: 100)
+        #expect(said(budget) == .unavailable(budget.description, retryAfterSeconds: 60))
+        #expect(
+            said(.appStoreConnect(.unreachable("refused")))
+                == .unreachable(SyncFailure.appStoreConnect(.unreachable("refused")).description))
+        let invalid = SyncFailure.appStoreConnect(.invalidResponse("not JSON"))
+        #expect(said(invalid) == .failedElsewhere(invalid.description))
+        #expect(said(.remote("stopped")) == .failedElsewhere("stopped"))
         let refused = SyncFailure.rejected(
             experienceID: 3, url: "https://bikes.example/rent", status: 409,
             errors: [.init(field: "headerImage", code: "ENTITY_ERROR", detail: "too small", pointer: nil)])
-        #expect(answer(refused)! == (422, 65, []))
-        #expect((refused.operationFailure as? OperationFailure)?.message == "invalid input")
-        #expect(SyncFailure.registry(.notFound("clip x")).operationFailure as? RegistryError == .notFound("clip x"))
+        #expect(said(refused) == .invalid(refused.description, errors: refused.fieldErrors))
+        #expect(!refused.fieldErrors.isEmpty)
+        #expect(SyncFailure.registry(.notFound("clip x")).operationError as? RegistryError == .notFound("clip x"))
     }
 
     /// A command prints an apply's reports from their JSON (the answer a server sends, or the one made here): the key's

@@ -48,7 +48,7 @@ struct BulkReadTests {
     @Test func aCursorOrALimitNotGivenIsRefused() throws {
         let session = Session(registry: registry, caller: .local)
         for cursor in ["", "not a cursor", "Zm9vIGJhcg", "YXBwcyA"] {  // "foo bar", "apps " (no key)
-            #expect(throws: RequestRefusal(status: 400, detail: "the cursor is not one this server gave")) {
+            #expect(throws: OperationError.malformed("the cursor is not one this server gave")) {
                 try BulkRead.binding.perform(Arguments([("cursor", cursor)]), session)
             }
         }

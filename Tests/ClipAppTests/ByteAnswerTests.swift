@@ -81,11 +81,12 @@ struct ByteAnswerTests {
     @Test func aURLsCodeIsRefusedWhenItOpensNothingAndAPrintSizePNGNeedsACaller() throws {
         let svg = try perform(URLCode.binding, [("url", "https://bikes.example/rent")])
         #expect(svg.content == (try perform(ExperienceSVGCode.binding, [("id", "1")])).content)
-        #expect(throws: RequestRefusal.self) { try perform(URLCode.binding, [("url", "https://nothing.example/")]) }
+        #expect(throws: OperationError.self) { try perform(URLCode.binding, [("url", "https://nothing.example/")]) }
         do {
             _ = try perform(URLCode.binding, [("url", "https://nothing.example/")])
-        } catch let refusal as RequestRefusal {
-            #expect(refusal.status == 404 && refusal.detail.hasPrefix("no code: "))
+        } catch let refusal as OperationError {
+            guard case .notFound(let detail) = refusal else { throw refusal }
+            #expect(detail.hasPrefix("no code: "))
         }
         #expect(throws: InvalidArguments.self) {
             try perform(URLCode.binding, [("url", "https://bikes.example/rent"), ("format", "png"), ("size", "17")], as: .anyone)

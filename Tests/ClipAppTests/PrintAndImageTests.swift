@@ -99,11 +99,8 @@ struct PrintAndImageTests {
         #expect(try perform(ServedPreviewPage.binding, [("url", "not a url")], as: .anyone).status == 422)
         for values in [[], [("url", "")]] {
             #expect(
-                throws: RequestRefusal(
-                    status: 400, detail: "give the invocation URL as ?url=",
-                    errors: [
-                        FieldError(field: "url", rule: "required", message: "is required")
-                    ])
+                throws: OperationError.malformed(
+                    "give the invocation URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
             ) { try perform(ServedPreviewPage.binding, values, as: .anyone) }
         }
         #expect(ServedPreviewPage.binding.servesRoute && !PreviewPage.binding.servesRoute)
@@ -120,8 +117,7 @@ struct PrintAndImageTests {
         #expect(try perform(HeaderImageFile.binding, [("sha256", stored.sha256)], as: teamB).content == answer.content)
         for malformed in [stored.sha256.uppercased(), String(stored.sha256.dropLast()), stored.sha256 + "0", "", "../x"] {
             #expect(
-                throws: RequestRefusal(
-                    status: 404, detail: "no header image \(malformed.prefix(80)): give its SHA-256 in lower-case hexadecimal")
+                throws: OperationError.notFound("no header image \(malformed.prefix(80)): give its SHA-256 in lower-case hexadecimal")
             ) { try perform(HeaderImageFile.binding, [("sha256", malformed)], as: .anyone) }
         }
         let unknown = String(repeating: "0", count: 64)
@@ -149,13 +145,13 @@ struct PrintAndImageTests {
         }
         #expect(throws: RegistryError.self) { try upload(png, type: "image/png", as: .admin(tokenID: 1)) }
         #expect(throws: RegistryError.self) { try upload(png, type: "image/png", team: "abc", as: .admin(tokenID: 1)) }
-        #expect(throws: RequestRefusal(status: 415, detail: "send the image as image/png or image/jpeg (got no Content-Type)")) {
+        #expect(throws: OperationError.unsupportedMediaType("send the image as image/png or image/jpeg (got no Content-Type)")) {
             try upload(png, type: nil, as: teamA)
         }
-        #expect(throws: RequestRefusal(status: 415, detail: "send the image as image/png or image/jpeg (got text/plain)")) {
+        #expect(throws: OperationError.unsupportedMediaType("send the image as image/png or image/jpeg (got text/plain)")) {
             try upload(png, type: "Text/Plain; charset=utf-8", as: teamA)
         }
-        #expect(throws: RequestRefusal(status: 415, detail: "the bytes are image/png, not the image/jpeg Content-Type says")) {
+        #expect(throws: OperationError.unsupportedMediaType("the bytes are image/png, not the image/jpeg Content-Type says")) {
             try upload(png, type: "image/jpeg", as: teamA)
         }
         #expect(throws: RegistryError.self) { try upload(Array(png.prefix(100)), type: "image/png", as: teamA) }

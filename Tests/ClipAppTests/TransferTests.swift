@@ -82,7 +82,7 @@ struct TransferTests {
 
     @Test func aBodyOfAnotherTypeIsRefusedBeforeItIsRead() throws {
         let before = try bytes()
-        #expect(throws: RequestRefusal(status: 415, detail: "send application/x-ndjson or text/csv (got application/json)")) {
+        #expect(throws: OperationError.unsupportedMediaType("send application/x-ndjson or text/csv (got application/json)")) {
             _ = try importing(Self.line(1), as: .local, type: "application/json")
         }
         #expect(try bytes() == before)

@@ -12,13 +12,12 @@ public enum AASACheck {
         var errors: [FieldError] = []
         if url.isEmpty { errors.append(FieldError(field: "url", rule: "required", message: "is required")) }
         if app.isEmpty { errors.append(FieldError(field: "app", rule: "required", message: "is required")) }
-        guard errors.isEmpty else { throw Problem(status: 400, detail: "give ?url= and ?app=", errors: errors) }
-        do { _ = try AppID(app, field: "app") } catch { throw Problem(RegistryError.invalid(error.errors)) }
+        guard errors.isEmpty else { throw OperationError.malformed("give ?url= and ?app=", errors: errors) }
+        do { _ = try AppID(app, field: "app") } catch { throw RegistryError.invalid(error.errors) }
         guard let host = AASAEvaluator.URLParts(url)?.host, !host.isEmpty else {
-            throw Problem(
-                RegistryError.invalid([
-                    FieldError(field: "url", rule: "url.format", message: "give an absolute URL such as https://shop.example/path")
-                ]))
+            throw RegistryError.invalid([
+                FieldError(field: "url", rule: "url.format", message: "give an absolute URL such as https://shop.example/path")
+            ])
         }
         let document = try JSONParser.parse(try registry.aasa(host: host))
         let result = AASAEvaluator.evaluate(document, appID: app, url: url, domain: host)
@@ -54,7 +53,7 @@ extension AASACheck {
         } else {
             printer.line("\(result.decision.rawValue): \(result.rule)")
         }
-        if result.decision != .match { throw CommandExitStatus(code: 1) }
+        if result.decision != .match { throw CommandVerdict.negative() }
     }
 
     /// `clipctl aasa lint FILE|HOST`: Apple's rules over an AASA file's bytes (`AASALinter`); exit 1 on an error.
@@ -66,13 +65,11 @@ extension AASACheck {
             if findings.isEmpty { printer.line("no problems") }
             for f in findings { printer.line("\(f.severity.rawValue) \(f.code) \(f.path.isEmpty ? "(file)" : f.path): \(f.message)") }
         }
-        if findings.contains(where: { $0.severity == .error }) { throw CommandExitStatus(code: 1) }
+        if findings.contains(where: { $0.severity == .error }) { throw CommandVerdict.negative() }
     }
 
-    /// A command's input error (exit 65, "invalid input" above the field error).
-    static func invalid(_ field: String, _ rule: String, _ message: String) -> OperationFailure {
-        OperationFailure(
-            status: 422, detail: message, errors: [FieldError(field: field, rule: rule, message: message)], exitCode: 65,
-            message: "invalid input")
+    /// A command's input error: "invalid input" above the field error.
+    static func invalid(_ field: String, _ rule: String, _ message: String) -> OperationError {
+        .invalid(message, errors: [FieldError(field: field, rule: rule, message: message)])
     }
 }

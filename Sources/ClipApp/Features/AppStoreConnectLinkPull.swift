@@ -130,9 +130,8 @@ public enum AscPull: Operation {
             for report in reports { printer.pulled(report) }
             let unsettled = reports.map(Printer.unsettled).reduce(0, +)
             if parsed.value("prefer") == nil, unsettled > 0 {
-                throw CommandExitStatus(
-                    code: 2,
-                    message: "\(unsettled) experience(s) differ and were left as they are: run asc pull --prefer asc to take App Store "
+                throw CommandVerdict.pending(
+                    "\(unsettled) experience(s) differ and were left as they are: run asc pull --prefer asc to take App Store "
                         + "Connect's values, or --prefer registry to keep the registry's (asc apply then pushes them)")
             }
         })

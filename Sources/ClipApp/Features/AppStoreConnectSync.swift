@@ -181,12 +181,10 @@ public struct SyncPlans: OperationOutput {
         + "with --detailed-exitcode 0 when in sync and 2 when changes are pending."
 
     /// How `asc plan` and `asc testflight plan` end (`exitCodes`): steps App Store Connect would refuse fail as the apply
-    /// of them does (`SyncFailure.refused`: exit 65), with or without --detailed-exitcode.
-    static func exitStatus(refused: Int, pending: Bool, detailed: Bool) -> CommandExitStatus? {
-        if refused > 0 {
-            return CommandExitStatus(code: 65, message: "\(refused) step(s) would be refused: an apply would send nothing (see each fix)")
-        }
-        return detailed && pending ? CommandExitStatus(code: 2) : nil
+    /// of them does (`SyncFailure.refused`), with or without --detailed-exitcode.
+    static func exitStatus(refused: Int, pending: Bool, detailed: Bool) -> CommandVerdict? {
+        if refused > 0 { return .wouldBeRefused("\(refused) step(s) would be refused: an apply would send nothing (see each fix)") }
+        return detailed && pending ? .pending() : nil
     }
 }
 
@@ -219,7 +217,7 @@ public struct ApplyOutput: OperationOutput {
     static func finished(_ reports: [ApplyReport]) throws -> ApplyOutput {
         let output = ApplyOutput(reports: reports)
         if let failure = reports.compactMap(\.failure).first {
-            throw PartialFailure(cause: failure.operationFailure, partial: output.json)
+            throw PartialFailure(cause: failure.operationError, partial: output.json)
         }
         return output
     }
@@ -236,7 +234,7 @@ public struct ApplyOutput: OperationOutput {
     func present(_ printer: Printer, refusal: String) throws {
         if let review {
             for plan in review { printer.plan(plan) }
-            guard review.allSatisfy(\.isInSync) else { throw CommandExitStatus(code: 64, message: refusal) }
+            guard review.allSatisfy(\.isInSync) else { throw CommandUsageError(refusal) }
             return
         }
         for report in reports { printer.applied(report) }

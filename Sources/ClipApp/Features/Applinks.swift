@@ -285,10 +285,8 @@ public enum ApplinksGeneration: Operation {
                     "  warning: \(miss.url) would not open \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)")
             }
             guard output.unmatched.isEmpty else {
-                throw CommandExitStatus(
-                    code: 1,
-                    message:
-                        "\(output.unmatched.count) experience URL(s) are not given to their app: an earlier rule of the app decides first (see applinks set)"
+                throw CommandVerdict.negative(
+                    "\(output.unmatched.count) experience URL(s) are not given to their app: an earlier rule of the app decides first (see applinks set)"
                 )
             }
         })

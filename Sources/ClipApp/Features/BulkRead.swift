@@ -45,7 +45,7 @@ public enum BulkRead: Operation {
         var start: Registry.BulkPosition?
         if let cursor = input.cursor {
             guard let position = decodeCursor(cursor) else {
-                throw RequestRefusal(status: 400, detail: "the cursor is not one this server gave")
+                throw OperationError.malformed("the cursor is not one this server gave")
             }
             start = position
         }

@@ -121,7 +121,7 @@ enum CodeCommand {
         }
         let json = parsed.flag("json")
         if let path = parsed.value("output") {
-            do { try DurableFiles.replaceWhole(path, with: bytes) } catch { throw CommandExitStatus(code: 1, message: "\(error)") }
+            do { try DurableFiles.replaceWhole(path, with: bytes) } catch { throw OperationError.notWritten("\(error)") }
             if json { printer.line(described((key: "file", value: .string(path)))) } else { printer.err("wrote \(path): \(facts)\n") }
             return
         }

@@ -100,17 +100,17 @@ public struct CodeOutput: OperationContentOutput {
 
     init(
         _ decision: Result<CodeTarget, CodeTarget.Refusal>, _ format: CodeFormat, _ ecc: ErrorCorrectionLevel, _ size: CodeSize
-    ) throws(RequestRefusal) {
+    ) throws(OperationError) {
         let target: CodeTarget
         switch decision {
         case .success(let t): target = t
         // A URL that opens nothing is 404; one that cannot be used as it is (deactivated, host not associated,
         // not an invocation URL), 422.
-        case .failure(let refusal): throw RequestRefusal(status: refusal.isNotFound ? 404 : 422, detail: "no code: \(refusal)")
+        case .failure(let refusal): throw refusal.isNotFound ? .notFound("no code: \(refusal)") : .invalid("no code: \(refusal)")
         }
         let code: RenderedCode
         do { code = try CodeRenderer.render(target.url, format: format, ecc: ecc, size: size) } catch {
-            throw RequestRefusal(status: 422, detail: "no code: \(error)")
+            throw .invalid("no code: \(error)")
         }
         content = OperationContent(bytes: code.bytes, type: format.mediaType)
         qrVersion = code.qrVersion
@@ -143,9 +143,8 @@ public enum URLCode: Operation {
 
     public static func run(_ input: CodeInput, in session: Session) throws -> CodeOutput {
         guard let url = input.url, !url.isEmpty else {
-            throw RequestRefusal(
-                status: 400, detail: "give the invocation URL as ?url=",
-                errors: [FieldError(field: "url", rule: "required", message: "is required")])
+            throw OperationError.malformed(
+                "give the invocation URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
         }
         guard let format = CodeFormat(rawValue: input.format ?? "svg"), PrintBundle.formats.contains(format) else {
             throw InvalidArguments(

@@ -57,7 +57,7 @@ public enum CodesExportDirectory: Operation {
         let (targets, refusals) = try registry.codeTargets(filter)
         let files: [StaticSite.File]
         do { files = try PrintBundle.files(targets, formats: input.formats, ecc: input.ecc, size: input.size) } catch {
-            throw OperationFailure(status: 422, detail: "nothing written: \(error)", exitCode: 65)
+            throw OperationError.invalid("nothing written: \(error)")
         }
         let changes: StaticSite.Changes
         do throws(PublishedDirectory.Failure) {
@@ -80,7 +80,7 @@ public enum CodesExportDirectory: Operation {
         switch failure {
         case .target(let message):
             InvalidArguments("invalid input", [FieldError(field: "DIR", rule: "publish.target", message: message)])
-        case .io(let message): OperationFailure(status: 500, detail: message, exitCode: 1)
+        case .io(let message): OperationError.notWritten(message)
         }
     }
 

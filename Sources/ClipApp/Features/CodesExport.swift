@@ -58,7 +58,7 @@ public enum CodesExport: Operation {
         let (targets, _) = try session.registry.codeTargets(filter)
         let archive: [UInt8]
         do { archive = try PrintBundle.archive(try PrintBundle.files(targets, formats: formats, ecc: ecc, size: size)) } catch {
-            throw RequestRefusal(status: 422, detail: error.description)
+            throw OperationError.invalid(error.description)
         }
         return Output(
             content: OperationContent(bytes: archive, type: "application/zip"), status: 200,

@@ -25,7 +25,7 @@ public enum DoctorCommand {
             }
             printer.line(findings.isEmpty ? "no problems found" : "\(errors) error(s), \(warnings) warning(s)")
         }
-        if errors > 0 { throw CommandExitStatus(code: 1) }
+        if errors > 0 { throw CommandVerdict.negative() }
     }
 }
 
@@ -82,13 +82,10 @@ public enum PublishCommand {
 
     /// `PublishedDirectory`'s failures as clipctl reports them: a directory that cannot be published to as it is, an
     /// input error naming DIR (exit 65); a failed file-system step, a failure (exit 1).
-    static func failure(_ failure: PublishedDirectory.Failure) -> OperationFailure {
+    static func failure(_ failure: PublishedDirectory.Failure) -> OperationError {
         switch failure {
-        case .target(let message):
-            OperationFailure(
-                status: 422, detail: message, errors: [FieldError(field: "DIR", rule: "publish.target", message: message)], exitCode: 65,
-                message: "invalid input")
-        case .io(let message): OperationFailure(status: 500, detail: message, exitCode: 1)
+        case .target(let message): .invalid(message, errors: [FieldError(field: "DIR", rule: "publish.target", message: message)])
+        case .io(let message): .notWritten(message)
         }
     }
 }

@@ -130,8 +130,7 @@ public enum VerificationAdmission {
             return nil
         }
         if let refusal {
-            throw OperationFailure(
-                status: 429, detail: refusal, headers: [("Retry-After", "\(retryAfterSeconds)")], exitCode: 69)
+            throw OperationError.tooManyAtOnce(refusal, retryAfterSeconds: retryAfterSeconds)
         }
         return key
     }

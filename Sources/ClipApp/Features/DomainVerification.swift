@@ -110,7 +110,7 @@ public enum Verification: Operation {
     static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) throws {
         if output.hosts.isEmpty { printer.err("no host has an AASA file in the registry\n") }
         for host in output.hosts { HostVerification.present(host, explain: parsed.flag("explain"), printer) }
-        if !output.ok { throw CommandExitStatus(code: 1) }
+        if !output.ok { throw CommandVerdict.negative() }
     }
 }
 

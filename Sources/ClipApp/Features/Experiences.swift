@@ -64,7 +64,7 @@ public enum ExperienceList: Operation {
         if let cursor = query["cursor"] {
             // Only a URL this server's pages end with (docs/architecture.md#the-http-api).
             guard let after = ListCursor.decode(cursor), after.hasPrefix("https://") else {
-                throw RequestRefusal(status: 400, detail: "the cursor is not one this server gave")
+                throw OperationError.malformed("the cursor is not one this server gave")
             }
             filter.afterURL = after
         }
@@ -87,8 +87,8 @@ public enum ExperienceList: Operation {
     static func pageSize(_ text: String?) throws -> Int {
         guard let text else { return 100 }
         guard let n = Int(text), (1...1000).contains(n) else {
-            throw RequestRefusal(
-                status: 422, detail: "limit is out of range",
+            throw OperationError.invalid(
+                "limit is out of range",
                 errors: [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
         }
         return n

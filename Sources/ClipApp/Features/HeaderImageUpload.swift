@@ -38,8 +38,8 @@ public enum HeaderImageUpload: Operation {
         let type =
             input.arguments.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         guard let declared = HeaderImage.MediaType(rawValue: type) else {
-            throw RequestRefusal(
-                status: 415, detail: "send the image as image/png or image/jpeg (got \(type.isEmpty ? "no Content-Type" : type))")
+            throw OperationError.unsupportedMediaType(
+                "send the image as image/png or image/jpeg (got \(type.isEmpty ? "no Content-Type" : type))")
         }
         // Tenancy before the bytes: a team acting for another is 403 whatever it sends.
         var team = session.caller.team
@@ -55,7 +55,7 @@ public enum HeaderImageUpload: Operation {
         // The bytes' kind before their content: a JPEG sent as image/png is 415 whatever else is wrong with it.
         let other: HeaderImage.MediaType = declared == .png ? .jpeg : .png
         if HeaderImage.looksLike(other, bytes) {
-            throw RequestRefusal(status: 415, detail: "the bytes are \(other.rawValue), not the \(declared.rawValue) Content-Type says")
+            throw OperationError.unsupportedMediaType("the bytes are \(other.rawValue), not the \(declared.rawValue) Content-Type says")
         }
         let image: HeaderImage
         do { image = try HeaderImage(bytes: bytes) } catch { throw RegistryError.invalid(error.errors) }

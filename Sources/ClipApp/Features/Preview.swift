@@ -94,14 +94,14 @@ public enum PreviewPage: Operation {
             let html = output.content.bytes
             if let path = parsed.value("output") {
                 do throws(DurableFiles.Failure) { try DurableFiles.replaceWhole(path, with: html) } catch {
-                    throw CommandExitStatus(code: 1, message: error.description)
+                    throw OperationError.notWritten(error.description)
                 }
             } else {
                 printer.out(String(decoding: html, as: UTF8.self))
             }
             guard output.showsCard else {
                 let url = parsed.positionals.first ?? ""
-                throw CommandExitStatus(code: 1, message: "no App Clip card for \(url): \(output.reason ?? "the page says why")")
+                throw CommandVerdict.negative("no App Clip card for \(url): \(output.reason ?? "the page says why")")
             }
         })
 
@@ -157,9 +157,8 @@ public enum ServedPreviewPage: Operation {
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         guard let url = input.url, !url.isEmpty else {
-            throw RequestRefusal(
-                status: 400, detail: "give the invocation URL as ?url=",
-                errors: [FieldError(field: "url", rule: "required", message: "is required")])
+            throw OperationError.malformed(
+                "give the invocation URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
         }
         let source = try CardPreviewSource.input(
             registry: session.registry, url: url, language: input.language, acceptLanguage: input.arguments.acceptLanguage,
@@ -216,7 +215,7 @@ public enum HeaderImageFile: Operation {
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
         }
         guard sha.utf8.count == 64, hex else {
-            throw RequestRefusal(status: 404, detail: "no header image \(sha.prefix(80)): give its SHA-256 in lower-case hexadecimal")
+            throw OperationError.notFound("no header image \(sha.prefix(80)): give its SHA-256 in lower-case hexadecimal")
         }
         // An unknown hash is RegistryError.notFound, answered 404 like any other.
         let image = try session.registry.headerImage(sha)

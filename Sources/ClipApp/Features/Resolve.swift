@@ -108,6 +108,6 @@ public enum Resolve: Operation {
             }
         }
         // Exit 1 on no match, like grep; the answer above already says why.
-        if answer.match == nil { throw CommandExitStatus(code: 1) }
+        if answer.match == nil { throw CommandVerdict.negative() }
     }
 }

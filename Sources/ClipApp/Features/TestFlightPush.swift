@@ -243,7 +243,7 @@ public struct TestFlightApplyOutput: OperationOutput {
     func present(_ printer: Printer, refusal: String) throws {
         guard let review else { return try applied.present(printer, refusal: refusal) }
         for plan in review { printer.testflightPlan(plan) }
-        guard review.allSatisfy({ $0["inSync"]?.boolValue == true }) else { throw CommandExitStatus(code: 64, message: refusal) }
+        guard review.allSatisfy({ $0["inSync"]?.boolValue == true }) else { throw CommandUsageError(refusal) }
     }
 }
 

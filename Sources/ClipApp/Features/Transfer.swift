@@ -34,8 +34,8 @@ public enum ExperienceImport: Operation {
         case "application/x-ndjson", "application/ndjson", "application/jsonl": format = .ndjson
         case "text/csv": format = .csv
         default:
-            throw RequestRefusal(
-                status: 415, detail: "send application/x-ndjson or text/csv (got \(stream.type.isEmpty ? "no Content-Type" : stream.type))")
+            throw OperationError.unsupportedMediaType(
+                "send application/x-ndjson or text/csv (got \(stream.type.isEmpty ? "no Content-Type" : stream.type))")
         }
         guard let own = session.caller.team else {
             return Output(try session.registry.importExperiences(format: format, chunks: stream.next, progress: stream.progress))
@@ -188,7 +188,7 @@ public enum ExperienceExport: Operation {
             var bytes: [UInt8] = []
             try output.stream.write { bytes += $0 }
             do { try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-                throw CommandExitStatus(code: 1, message: "cannot write \(path): \(error.localizedDescription)")
+                throw OperationError.notWritten("cannot write \(path): \(error.localizedDescription)")
             }
         })
 }

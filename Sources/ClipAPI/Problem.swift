@@ -1,32 +1,33 @@
-public import ClipCore
-public import ClipStore
+import ClipApp
+import ClipCore
+import ClipStore
 import ClipWire
 import HTTP1
-public import StrictJSON
+import StrictJSON
 
-/// A failed request's answer as RFC 9457 problem details with the list of field errors: its status for
-/// each error an operation throws, and its JSON (docs/rules.md#errors-and-statuses). The HTTP API sends it.
-public struct Problem: Error {
-    public let status: Int
-    public let detail: String
-    public var errors: [FieldError] = []
-    public var extra: [(key: String, value: JSONValue)] = []
-    public var headers: [(String, String)] = []
+/// A failed request's answer as RFC 9457 problem details with the list of field errors: its status and header
+/// fields for each error an operation throws, and its JSON (docs/rules.md#errors-and-statuses).
+struct Problem: Error {
+    let status: Int
+    let detail: String
+    var errors: [FieldError] = []
+    var extra: [(key: String, value: JSONValue)] = []
+    var headers: [(String, String)] = []
     /// What failed, for the server's log only (`ClipAPI.logged`): SQLite's messages and file paths
     /// describe the server, not the request, and are never sent (docs/rules.md#errors-and-statuses).
-    public var logDetail: String?
+    var logDetail: String?
 
-    public static func badRequest(_ detail: String, errors: [FieldError] = []) -> Problem {
+    static func badRequest(_ detail: String, errors: [FieldError] = []) -> Problem {
         Problem(status: 400, detail: detail, errors: errors)
     }
-    public static func notFound(_ detail: String) -> Problem { Problem(status: 404, detail: detail) }
-    public static func unauthorized(_ detail: String) -> Problem {
+    static func notFound(_ detail: String) -> Problem { Problem(status: 404, detail: detail) }
+    static func unauthorized(_ detail: String) -> Problem {
         Problem(status: 401, detail: detail, headers: [("WWW-Authenticate", "Bearer realm=\"clip-registry\"")])
     }
-    public static func forbidden(_ detail: String) -> Problem { Problem(status: 403, detail: detail) }
+    static func forbidden(_ detail: String) -> Problem { Problem(status: 403, detail: detail) }
 
     /// RegistryError → status, once (docs/rules.md#errors-and-statuses).
-    public init(_ error: RegistryError) {
+    init(_ error: RegistryError) {
         switch error {
         case .invalid(let errors):
             // Unknown fields are a malformed request (400); otherwise invalid values (422).
@@ -63,10 +64,33 @@ public struct Problem: Error {
         }
     }
 
-    /// What a client learns of a storage failure.
-    public static let storageDetail = "internal error: the server could not read or write its database (its log says why)"
+    /// An operation's failure in the application's words → status and header fields (RFC 9110 §15; 429 and its
+    /// `Retry-After`: RFC 6585 §4; 503's: RFC 9110 §10.2.3). Another server's failure is a bad gateway (§15.6.3).
+    init(_ error: OperationError) {
+        let status: Int
+        var retryAfter: Int?
+        switch error {
+        case .notFound: status = 404
+        case .malformed: status = 400
+        case .invalid: status = 422
+        case .unsupportedMediaType: status = 415
+        case .tooManyAtOnce(_, let seconds):
+            status = 429
+            retryAfter = seconds
+        case .unavailable(_, let seconds):
+            status = 503
+            retryAfter = seconds
+        case .alreadyRunning: status = 409
+        case .unreachable, .credentialsRefused, .failedElsewhere: status = 502
+        case .notWritten: status = 500
+        }
+        self.init(status: status, detail: error.detail, errors: error.errors, headers: retryAfter.map { [("Retry-After", "\($0)")] } ?? [])
+    }
 
-    public init(
+    /// What a client learns of a storage failure.
+    static let storageDetail = "internal error: the server could not read or write its database (its log says why)"
+
+    init(
         status: Int, detail: String, errors: [FieldError] = [], extra: [(key: String, value: JSONValue)] = [],
         headers: [(String, String)] = []
     ) {
@@ -78,13 +102,13 @@ public struct Problem: Error {
     }
 
     /// The body: `type`, `title` (the status's reason phrase), `status`, `detail`, the field errors, then `extra`.
-    public var json: JSONValue {
+    var json: JSONValue {
         ProblemJSON.problem(status: status, title: HTTPStatus.reason(status), detail: detail, errors: errors, extra: extra)
     }
 
     /// An operation's failure as the problem it answers; the rest as it is (a `RegistryError` is mapped where
     /// every route's is, `Problem.init`).
-    public static func of(_ error: any Error) -> any Error {
+    static func of(_ error: any Error) -> any Error {
         switch error {
         case let refusal as CallerRefusal:
             switch refusal {
@@ -92,12 +116,8 @@ public struct Problem: Error {
             case .forbidden(let message): return Problem.forbidden(message)
             }
         case let failed as PreconditionFailed: return Problem(status: 412, detail: failed.description)
-        case let refusal as RequestRefusal: return Problem(status: refusal.status, detail: refusal.detail, errors: refusal.errors)
         case let invalid as InvalidArguments: return Problem(status: 422, detail: invalid.detail, errors: invalid.errors)
-        case let failure as OperationFailure:
-            return Problem(
-                status: failure.status, detail: failure.detail, errors: failure.errors, headers: failure.headers.map { ($0.name, $0.value) }
-            )
+        case let failure as OperationError: return Problem(failure)
         default: return error
         }
     }

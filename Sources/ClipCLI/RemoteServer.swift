@@ -1,30 +1,32 @@
-public import ClipCore
+import ClipApp
+import ClipCore
 import ClipStore
 import ClipWire
 import Dispatch
 import Foundation
-public import StrictJSON
 import Locking
+import OutboundHTTP
+import StrictJSON
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
 /// A running Clip Registry server (`clipctl --server URL`, `--token`), over its HTTP API: the remote session a
-/// command sends its operations' requests to. Problem answers become the failures and exit codes of local mode
-/// (`OperationFailure`: the answer's status, the command's exit code); an unreachable server exits 69.
-public struct RemoteServer {
-    public let base: String
-    public let token: String?
+/// command sends its operations' requests to. A problem answer (RFC 9457, read as `ProblemJSON`) becomes the failure
+/// and exit code local mode gives (`checked`); an unreachable server, or an answer that is not the registry's, exits 69.
+struct RemoteServer {
+    let base: String
+    let token: String?
     /// Seconds to connect and between bytes of the answer (`CLIP_TIMEOUT`, default 30); then exit 69.
-    public let timeoutSeconds: Double
+    let timeoutSeconds: Double
 
-    public init(server: String, token: String?, timeoutSeconds: Double = 30) throws {
+    init(server: String, token: String?, timeoutSeconds: Double = 30) throws(CommandFailure) {
         self.timeoutSeconds = timeoutSeconds
         // A port is 0…65535 (RFC 6335 §6); a larger one is a typo, not a server that cannot be reached.
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil,
             (url.port ?? 0) <= 65535
         else {
-            throw CommandUsageError("--server takes a URL such as http://127.0.0.1:8080 or https://registry.example")
+            throw .usage("--server takes a URL such as http://127.0.0.1:8080 or https://registry.example")
         }
         // The scheme is case-insensitive (RFC 3986 §3.1); the URL loader takes it only lower-cased.
         let lowered = scheme + server.dropFirst(scheme.count)
@@ -56,7 +58,7 @@ public struct RemoteServer {
         if !items.isEmpty { components.queryItems = items }
         // URLComponents leaves "+" and "&"-free values alone; encode what a form decoder would misread.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        guard let url = components.url else { throw CommandUsageError("cannot build a URL for \(path)") }
+        guard let url = components.url else { throw CommandFailure.usage("cannot build a URL for \(path)") }
         var request = URLRequest(url: url, timeoutInterval: timeoutSeconds)
         request.httpMethod = method
         request.setValue(accept, forHTTPHeaderField: "Accept")
@@ -71,7 +73,7 @@ public struct RemoteServer {
         // swift-corelibs-foundation takes the idle timeout from the session's configuration.
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeoutSeconds
-        let session = URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
+        let session = URLSession(configuration: configuration, delegate: RedirectsAnswered(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         session.dataTask(with: request) { data, response, error in
             box.withLock { $0 = Exchange(data: data, response: response as? HTTPURLResponse, error: error) }
@@ -80,23 +82,22 @@ public struct RemoteServer {
         done.wait()
         let exchange = box.withLock { $0 }
         guard let response = exchange.response else {
-            // No answer: 502 as a gateway says it (RFC 9110 §15.6.3), exit 69 (sysexits.h's EX_UNAVAILABLE).
-            throw OperationFailure(
-                status: 502,
-                detail:
-                    "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(exchange.error?.localizedDescription ?? "no answer")",
-                exitCode: 69)
+            // No answer: exit 69 (sysexits.h's EX_UNAVAILABLE).
+            throw CommandFailure(
+                code: ExitCode.unavailable,
+                message:
+                    "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(exchange.error?.localizedDescription ?? "no answer")"
+            )
         }
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
         let answer = Answer(status: response.statusCode, headers: headers, body: exchange.data ?? Data())
-        if (300..<400).contains(answer.status), answer.status != 304 {
+        if let redirect = Redirect(status: answer.status, location: headers["location"]) {
             // Not followed: the request would carry the token to wherever the redirect points.
-            throw OperationFailure(
-                status: 502,
-                detail: "the server at \(base) answered \(answer.status), a redirect to \(headers["location"] ?? "nowhere"); "
-                    + "give --server the registry's own URL (clipctl does not follow redirects, which would carry the token)",
-                exitCode: 69)
+            throw CommandFailure(
+                code: ExitCode.unavailable,
+                message: "the server at \(base) answered \(answer.status), a redirect to \(redirect.location ?? "nowhere"); "
+                    + "give --server the registry's own URL (clipctl does not follow redirects, which would carry the token)")
         }
         return answer
     }
@@ -110,17 +111,16 @@ public struct RemoteServer {
 
     /// An answer that is not the API's (an HTML page of a proxy, another web server): exit 69, as a server
     /// not reached, so that nothing is done on its account (`publish` removes nothing).
-    func notTheRegistry(_ answer: Answer) -> OperationFailure {
+    func notTheRegistry(_ answer: Answer) -> CommandFailure {
         let type = answer.headers["content-type"] ?? "no Content-Type"
-        return OperationFailure(
-            status: 502,
-            detail:
-                "the server at \(base) answered \(answer.status) with \(type), not the registry's JSON: is --server the registry's URL?",
-            exitCode: 69)
+        return CommandFailure(
+            code: ExitCode.unavailable,
+            message:
+                "the server at \(base) answered \(answer.status) with \(type), not the registry's JSON: is --server the registry's URL?")
     }
 
     /// 2xx → the answer; a problem → the failure local mode would give.
-    func checked(_ answer: Answer) throws -> Answer {
+    func checked(_ answer: Answer) throws(CommandFailure) -> Answer {
         guard answer.status == 204 || Self.isJSON(answer) else { throw notTheRegistry(answer) }
         guard !(200..<300).contains(answer.status) else { return answer }
         let problem = ProblemJSON.problem(json: answer.json)
@@ -130,17 +130,16 @@ public struct RemoteServer {
         switch answer.status {
         case 400, 413, 415, 422:
             let message = detail.hasPrefix("nothing imported") || errors.isEmpty ? detail : "invalid input"
-            throw OperationFailure(status: answer.status, detail: detail, errors: errors, exitCode: 65, message: message)
-        case 409: throw OperationFailure(status: answer.status, detail: detail, exitCode: 65)
-        case 401:
-            throw OperationFailure(status: answer.status, detail: detail, exitCode: 1, message: "\(detail) (check --token or CLIP_TOKEN)")
-        case 403: throw OperationFailure(status: answer.status, detail: detail, errors: errors, exitCode: 1)
-        default: throw OperationFailure(status: answer.status, detail: detail, exitCode: 1)
+            throw CommandFailure(code: ExitCode.invalidInput, message: message, fieldErrors: errors)
+        case 409: throw CommandFailure(code: ExitCode.invalidInput, message: detail)
+        case 401: throw CommandFailure(code: ExitCode.failure, message: "\(detail) (check --token or CLIP_TOKEN)")
+        case 403: throw CommandFailure(code: ExitCode.failure, message: detail, fieldErrors: errors)
+        default: throw CommandFailure(code: ExitCode.failure, message: detail)
         }
     }
 
     /// `POST /v1/images` with the bytes, for `team` (an admin token names it; a team token's own is implied).
-    public func uploadImage(_ image: [UInt8], team: String?) throws -> (sha256: String, warnings: [FieldError]) {
+    func uploadImage(_ image: [UInt8], team: String?) throws -> (sha256: String, warnings: [FieldError]) {
         // Too large to send: refused here as on a database (the server's body limit would answer first, otherwise).
         if image.count > HeaderImage.maxBytes {
             do { _ = try HeaderImage(bytes: image) } catch { throw RegistryError.invalid(error.errors) }
@@ -148,8 +147,7 @@ public struct RemoteServer {
         let type = image.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
         let answer = try checked(try send("POST", "/v1/images", query: [("team", team)], body: Data(image), contentType: type))
         guard let uploaded = HeaderImageJSON.uploaded(json: answer.json) else {
-            throw OperationFailure(
-                status: answer.status, detail: "the server's answer to POST /v1/images is not an image from \(base)", exitCode: 1)
+            throw CommandFailure(code: ExitCode.failure, message: "the server's answer to POST /v1/images is not an image from \(base)")
         }
         return (uploaded.sha256, uploaded.warnings)
     }
@@ -159,7 +157,7 @@ extension RemoteServer {
     /// A binding's request sent to the server: its answer as JSON, or as bytes for an output of bytes
     /// (`OperationContentOutput`); an answer that is not the output (`Binding.isOutput`) is the failure
     /// local mode would give.
-    public func answer(
+    func answer(
         _ binding: Binding,
         _ request: (path: String, query: [(name: String, value: String)], body: JSONValue?, headers: [(name: String, value: String)]),
         stream: BodyStream? = nil
@@ -173,7 +171,7 @@ extension RemoteServer {
         guard sent.status == 204 || binding.answersContent || Self.isJSON(sent) else { throw notTheRegistry(sent) }
         if binding.serverCall.unavailableStatuses.contains(sent.status) {
             let detail = ProblemJSON.problem(json: sent.json).detail
-            throw OperationFailure(status: sent.status, detail: detail ?? "the server answered \(sent.status)", exitCode: 69)
+            throw CommandFailure(code: ExitCode.unavailable, message: detail ?? "the server answered \(sent.status)")
         }
         var answer = OperationAnswer(
             json: binding.answersContent ? .null : sent.json, status: sent.status,
@@ -182,14 +180,15 @@ extension RemoteServer {
         answer.origin = base
         guard binding.isOutput(answer) else {
             _ = try checked(sent)
-            throw OperationFailure(status: sent.status, detail: "the server answered \(sent.status) from \(base)", exitCode: 1)
+            throw CommandFailure(code: ExitCode.failure, message: "the server answered \(sent.status) from \(base)")
         }
         return answer
     }
 }
 
-/// Refuses every redirect, so that the 3xx itself is the answer (`RemoteServer.send`).
-final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+/// Follows no redirect, so that the 3xx itself is the answer (`RemoteServer.send` refuses it as every outbound request
+/// does, `Redirect`). `@unchecked Sendable`: it has no state.
+final class RedirectsAnswered: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
