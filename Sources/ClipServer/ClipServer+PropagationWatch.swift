@@ -1,6 +1,7 @@
 import ArgParse
 import ClipApp
 import ClipCLI
+import ClipStore
 import Foundation
 
 /// `serve`'s propagation watch (docs/operations.md#propagation-watched): configured by `--aasa-watch-schedule` and
@@ -15,15 +16,16 @@ extension ClipServer {
         }
     }
 
-    /// Starts the watch on a thread of its own; the answer stops it. It reads the files again when the change
-    /// records move, at most every 5 s (or the schedule's shortest interval).
-    static func startPropagationWatch(_ schedule: PropagationSchedule?, _ outbound: Outbound, _ path: String, _ io: CLIIO)
-        -> (@Sendable () -> Void)?
-    {
+    /// Starts the watch on a thread of its own, told of the pool's writes; `PropagationWatch.stop` stops it. It reads
+    /// the files again after each write of this server that changed an AASA, and for other processes' writes when the
+    /// change records move, at most every 5 s (or the schedule's shortest interval).
+    static func startPropagationWatch(
+        _ schedule: PropagationSchedule?, _ outbound: Outbound, _ path: String, _ pool: RegistryPool, _ io: CLIIO
+    ) -> PropagationWatch? {
         guard let schedule else { return nil }
         let watch = PropagationWatch(outbound: outbound, schedule: schedule)
-        return watch.start(path: path, pollSeconds: min(5, schedule.intervals.min() ?? 5)) { line in
-            io.err(logLine("warn", line))
-        }
+        pool.observers.add(watch)
+        watch.start(path: path, pollSeconds: min(5, schedule.intervals.min() ?? 5)) { line in io.err(logLine("warn", line)) }
+        return watch
     }
 }

@@ -83,7 +83,7 @@ public enum ClipServer {
         }
         let readOnly = (try? pool.with(actor: "api") { $0.isReadOnly }) == true
         if !readOnly { worker.start() }
-        let stopWatch = readOnly ? nil : Self.startPropagationWatch(watchSchedule, outbound, databasePath, io)
+        let watch = readOnly ? nil : Self.startPropagationWatch(watchSchedule, outbound, databasePath, pool, io)
         command.print("serving \(databasePath) on http://\(address.printedHost):\(bound)")
 
         stopped.wait()
@@ -91,12 +91,12 @@ public enum ClipServer {
         io.err("{\"level\":\"info\",\"msg\":\"stopping: draining connections\"}\n")
         // The worker first: it stops after the attempt in progress (at most one request's timeout), in parallel with the drain.
         DispatchQueue.global().async { worker.stop() }
-        DispatchQueue.global().async { stopWatch?() }
+        DispatchQueue.global().async { watch?.stop() }
         server.stop()
         // Every request answered: the last buffered request lines (none is lost at a graceful stop).
         api.flushLog()
         worker.stop()
-        stopWatch?()
+        watch?.stop()
         sources.forEach { $0.cancel() }
         if let savedReadModel, !readOnly { saveReadModel(pool.index, to: savedReadModel, io) }
     }

@@ -1,6 +1,7 @@
 import ClipApp
 import ClipCore
 import ClipStore
+import FileFormats
 import Foundation
 import StrictJSON
 import Testing
@@ -100,6 +101,41 @@ struct PropagationWatchTests {
         let metrics = PropagationMetrics.render(try registry.propagationDelays())
         #expect(metrics.contains("clipregistry_aasa_propagation_delay_seconds_bucket{where=\"site\",le=\"60\"} 1"))
         #expect(metrics.contains("clipregistry_aasa_propagation_delay_seconds_count{where=\"apple-cdn\"} 1"))
+    }
+
+    /// A write of this server that changed a host's file is noted at once, that host's file alone read again: the
+    /// watch is told of it (`registryDidCommit`) rather than waiting for the change records' poll.
+    @Test func aWriteItIsToldOfIsNotedWithoutReadingEveryFile() throws {
+        let watch = watch()
+        try watch.pass(registry)
+        try changeBikes()
+        try watch.pass(registry, readingEveryFile: false)
+        #expect(fetcher.asked.isEmpty, "not told, and the change records not read")
+        let observers = WriteObservers()
+        observers.add(watch)
+        registry.observers = observers
+        _ = try registry.register(
+            try JSONParser.parse(
+                #"{"url":"https://bikes.example/3","clip":"ABCDE12345.com.example.three.Clip","title":"T","subtitle":"S"}"#))
+        try watch.pass(registry, readingEveryFile: false)
+        #expect(fetcher.asked.count == 3, "checked at once")
+        #expect(try registry.propagation(host: "bikes.example")?.digest == SHA256.hexDigest(try registry.aasa(host: "bikes.example")))
+    }
+
+    /// Started, the watch runs on a thread of its own, wakes when it is told of a write, and stops.
+    @Test func aStartedWatchWakesOnAWriteAndStops() throws {
+        let watch = watch()
+        try watch.pass(registry)
+        let observers = WriteObservers()
+        observers.add(watch)
+        registry.observers = observers
+        watch.start(path: registry.path, pollSeconds: 3600) { Issue.record("\($0)") }
+        try changeBikes()
+        let deadline = Date().addingTimeInterval(10)
+        while fetcher.asked.count < 3 && Date() < deadline { usleep(10_000) }
+        #expect(fetcher.asked.count == 3, "checked once told, not after the hour's poll")
+        watch.stop()
+        watch.stop()
     }
 
     @Test func aChangeThatNeverArrivesIsGivenUpAfterTheWatchsTime() throws {

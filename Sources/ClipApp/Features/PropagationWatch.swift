@@ -80,14 +80,26 @@ public struct UsageProblem: Error, Sendable, Equatable {
 
 /// After a change to a host's AASA, checks the site and Apple's CDN on `PropagationSchedule` and records
 /// when each first served the new file: `aasa.propagated` events, the delays for `/metrics`, the state in
-/// `verify`'s answer. A change is seen by comparing the generated file's SHA-256 with the one followed
-/// (read again when the change records move), so it needs no hook in the registry's writes; its state is
-/// in the database (`aasa_propagation`), so a restart continues.
-public final class PropagationWatch: Sendable {
+/// `verify`'s answer. A change is seen by comparing the generated file's SHA-256 with the one followed,
+/// read again when the change records move; its state is in the database (`aasa_propagation`), so a
+/// restart continues.
+///
+/// Like the webhook worker (docs/architecture.md#webhooks), `serve` runs it on one thread of its own with
+/// its own connection, never an event or pool thread: it wakes on the server's own writes that changed a
+/// host's AASA (`registryDidCommit`, registered on the pool's `WriteObservers`: those hosts' files are read
+/// again at once), when the next check is due, and every `pollSeconds` (the change records, for other
+/// processes' writes), whichever is first.
+public final class PropagationWatch: WriteObserver {
     let outbound: Outbound
     let schedule: PropagationSchedule
     let nowMs: @Sendable () -> Int64
     private let lastMark = Locked<String?>(nil)
+    private let wakeUps = DispatchSemaphore(value: 0)
+    private let stopping = Locked(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let started = Locked(false)
+    /// The hosts whose AASA this server's writes changed since the last pass (`registryDidCommit`).
+    private let told = Locked<Set<String>>([])
 
     public init(
         outbound: Outbound, schedule: PropagationSchedule, nowMs: (@Sendable () -> Int64)? = nil
@@ -98,13 +110,20 @@ public final class PropagationWatch: Sendable {
     }
 
     /// One pass: notes the hosts whose file changed, then checks those due, a few hosts at a time until
-    /// `stopping` says so. The first pass over an empty watch takes every host's file as it is (nothing to
-    /// follow: it did not change while watched).
-    public func pass(_ registry: Registry, stopping: () -> Bool = { false }) throws {
+    /// `stopping` says so. Every host's file is read again when the change records moved and `readingEveryFile`
+    /// allows it; otherwise those of the hosts this server's writes changed. The first pass over an empty watch
+    /// takes every host's file as it is (nothing to follow: it did not change while watched).
+    public func pass(_ registry: Registry, readingEveryFile: Bool = true, stopping: () -> Bool = { false }) throws {
+        let hosts = told.withLock { told in
+            defer { told = [] }
+            return told
+        }
         let mark = try registry.changeMark()
-        if lastMark.withLock({ $0 }) != mark {
+        if readingEveryFile, lastMark.withLock({ $0 }) != mark {
             try noteChanges(registry, now: nowMs())
             lastMark.withLock { $0 = mark }
+        } else if !hosts.isEmpty {
+            try noteChanges(registry, hosts: hosts, now: nowMs())
         }
         let now = nowMs()
         let due = try registry.propagations().filter { ($0.nextCheckMs ?? .max) <= now }
@@ -142,6 +161,19 @@ public final class PropagationWatch: Sendable {
         if !changed.isEmpty { try registry.savePropagations(changed) }
     }
 
+    /// `noteChanges` for `hosts` alone: their files read again, a host that has none any more noted as gone.
+    func noteChanges(_ registry: Registry, hosts: Set<String>, now: Int64) throws {
+        let rows = Dictionary(uniqueKeysWithValues: try registry.propagations().map { ($0.host, $0) })
+        var changed: [AASAPropagation] = []
+        for host in hosts.sorted() {
+            let digest = (try? registry.aasa(host: host)).map(SHA256.hexDigest) ?? ""
+            guard (rows[host]?.digest ?? "") != digest else { continue }
+            changed.append(
+                AASAPropagation(host: host, digest: digest, changedAtMs: now, nextCheckMs: rows.isEmpty || digest.isEmpty ? nil : now))
+        }
+        if !changed.isEmpty { try registry.savePropagations(changed) }
+    }
+
     func record(_ answer: HostVerification, row old: AASAPropagation, etag: String, now: Int64, _ registry: Registry) throws {
         var row = old
         var propagated: [(place: String, delaySeconds: Int64)] = []
@@ -170,32 +202,64 @@ public final class PropagationWatch: Sendable {
         try registry.savePropagation(row, propagated: propagated, etag: etag)
     }
 
-    /// `pass` every `pollSeconds` on a thread of its own with its own connection to `path`, until `stop`.
-    public func start(path: String, pollSeconds: Double, log: @escaping @Sendable (String) -> Void) -> @Sendable () -> Void {
-        let stopped = DispatchSemaphore(value: 0)
-        let finished = DispatchSemaphore(value: 0)
-        let stopping = Locked(false)
-        Thread { [self] in
-            defer { finished.signal() }
-            var registry: Registry?
-            repeat {
-                do {
-                    if registry == nil { registry = try Registry(path: path, actor: "propagation-watch") }
-                    try pass(registry!) { stopping.withLock { $0 } }
-                } catch {
-                    log("propagation watch: \(error)")
-                }
-            } while stopped.wait(timeout: .now() + pollSeconds) == .timedOut
-            registry?.close()
-        }.start()
-        // Idempotent: a second call returns at once.
-        return {
-            stopping.withLock { $0 = true }
-            stopped.signal()
-            finished.wait()
+    /// A committed write of this server that changed hosts' AASA: their files are read again now.
+    public func registryDidCommit(_ account: WriteAccount) {
+        guard !account.aasaHosts.isEmpty else { return }
+        told.withLock { $0.formUnion(account.aasaHosts) }
+        wakeUps.signal()
+    }
+
+    /// `pass` on a thread of its own with its own connection to `path`, until `stop`: again after a write that
+    /// changed an AASA, when the next check is due, and at least every `pollSeconds`.
+    public func start(path: String, pollSeconds: Double, log: @escaping @Sendable (String) -> Void) {
+        started.withLock { $0 = true }
+        let thread = Thread { [self] in
+            run(path: path, pollSeconds: pollSeconds, log: log)
             finished.signal()
         }
+        thread.name = "propagation-watch"
+        thread.start()
     }
+
+    /// Stops after the hosts under way (`pass`'s `stopping`) and waits for that; any number of callers may wait.
+    public func stop() {
+        guard started.withLock({ $0 }) else { return }
+        stopping.withLock { $0 = true }
+        wakeUps.signal()
+        finished.wait()
+        finished.signal()
+    }
+
+    private var isStopping: Bool { stopping.withLock { $0 } }
+
+    private func run(path: String, pollSeconds: Double, log: @Sendable (String) -> Void) {
+        var registry: Registry?
+        var filesLookedAt = -Double.infinity
+        while !isStopping {
+            let now = Self.seconds()
+            let readingEveryFile = now - filesLookedAt >= pollSeconds
+            if readingEveryFile { filesLookedAt = now }
+            var waitSeconds = filesLookedAt + pollSeconds - now
+            do {
+                if registry == nil { registry = try Registry(path: path, actor: "propagation-watch") }
+                try pass(registry!, readingEveryFile: readingEveryFile) { self.isStopping }
+                if let next = try registry!.propagations().compactMap(\.nextCheckMs).min() {
+                    waitSeconds = min(waitSeconds, Double(next - nowMs()) / 1000)
+                }
+            } catch {
+                log("propagation watch: \(error)")
+            }
+            // Not sooner than a tenth of a second: a check that stays due (its file changed again, not yet noted)
+            // must not make the thread spin.
+            _ = wakeUps.wait(timeout: .now() + max(waitSeconds, 0.1))
+            // Writes told while it ran are in `told`: one pass notes them all.
+            while wakeUps.wait(timeout: .now()) == .success {}
+        }
+        registry?.close()
+    }
+
+    /// Monotonic seconds.
+    private static func seconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 }
 
 /// The watch's state of one host, in `verify`'s answer.
