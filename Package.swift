@@ -95,7 +95,7 @@ let package = Package(
         // the sender (SSRF check at delivery, no redirects) and the HMAC signing (SystemCrypto). `clipctl serve` wires it in.
         .target(
             name: "ClipWebhooks",
-            dependencies: ["ClipCore", "ClipStore", "Locking", "OutboundHTTP", "StrictJSON", "SystemCrypto"],
+            dependencies: ["ClipCore", "ClipStore", "Locking", "OutboundHTTP", "SystemCrypto"],
             swiftSettings: strict),
 
         // clipctl's grammar (options, arguments, help), shared by clipctl and the argument fuzzer.

@@ -50,7 +50,7 @@ public enum ClipServer {
             io.err(Self.logLine("warning", "\(databasePath) has no admin token; make one with: \(command)"))
         }
         let quiet = parsed.flag("quiet")
-        let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { line in io.err(line + "\n") })
+        let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { message in io.err(Self.logLine("error", message)) })
         pool.observers.add(worker)
         let api = ClipAPI(
             pool: pool, logsRequests: !quiet, appStoreConnect: try command.appStoreConnect(), publicMaxAge: publicMaxAge,

@@ -2,7 +2,6 @@ public import ClipCore
 public import ClipStore
 import Foundation
 import Locking
-import StrictJSON
 
 /// The delivery worker of `clipctl serve` (docs/architecture.md#webhooks): one thread of its own,
 /// never an event or pool thread, so no request waits for it. It sends each active endpoint's
@@ -26,6 +25,7 @@ public final class WebhookWorker: WriteObserver {
 
     let path: String
     let configuration: Configuration
+    /// Told what failed, one message at a time; `serve` writes each as an error line of its log.
     let log: @Sendable (String) -> Void
     private let wakeUps = DispatchSemaphore(value: 0)
     private let stopping = Locked(false)
@@ -66,10 +66,6 @@ public final class WebhookWorker: WriteObserver {
         finished.signal()
     }
 
-    private func logError(_ message: String) {
-        log("{\"level\":\"error\",\"msg\":\(JSONWriter.string(.string(message)))}")
-    }
-
     private var isStopping: Bool { stopping.withLock { $0 } }
 
     /// Attempts under way (their endpoints) and finished ones not yet recorded. Each endpoint's head of line is sent
@@ -87,7 +83,7 @@ public final class WebhookWorker: WriteObserver {
     private func run() {
         let registry: Registry
         do { registry = try Registry(path: path, actor: "webhooks") } catch {
-            logError("webhooks: cannot open the database: \(error)")
+            log("webhooks: cannot open the database: \(error)")
             return
         }
         defer { registry.close() }
@@ -112,7 +108,7 @@ public final class WebhookWorker: WriteObserver {
                     waitSeconds = min(waitSeconds, max(Double(next - Registry.milliseconds(Date())) / 1000, 0))
                 }
             } catch {
-                logError("webhooks: \(error)")
+                log("webhooks: \(error)")
             }
             if waitSeconds > 0 { _ = wakeUps.wait(timeout: .now() + waitSeconds) }
         }
@@ -178,7 +174,7 @@ public final class WebhookWorker: WriteObserver {
                     unit: Double.random(in: 0..<1))
             }
         } catch {
-            logError("webhooks: cannot record an attempt: \(error)")
+            log("webhooks: cannot record an attempt: \(error)")
         }
     }
 }
