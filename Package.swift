@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "ClipApp",
             dependencies: [
-                "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "HTTP1",
+                "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON",
                 "Locking",
                 "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine", "OutboundHTTP",
             ],
@@ -190,7 +190,7 @@ let package = Package(
             name: "ClipAppTests",
             dependencies: [
                 "ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON", "TestSupport", "AppStoreConnect",
-                "ClipSyncEngine", "ClipSync", "Locking", "OutboundHTTP",
+                "ClipSyncEngine", "ClipSync", "HTTP1", "Locking", "OutboundHTTP",
             ],
             swiftSettings: strict),
         .testTarget(

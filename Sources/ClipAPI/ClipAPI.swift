@@ -103,9 +103,8 @@ struct Context {
     /// The request's `If-Match` and `If-None-Match`, as an operation reads them.
     var preconditions: Arguments {
         var arguments = Arguments()
-        let ifMatch = request.headers.all("If-Match"), ifNoneMatch = request.headers.all("If-None-Match")
-        if !ifMatch.isEmpty { arguments.ifMatch = ifMatch.joined(separator: ", ") }
-        if !ifNoneMatch.isEmpty { arguments.ifNoneMatch = ifNoneMatch.joined(separator: ", ") }
+        arguments.ifMatch = EntityTagList(request.headers, "If-Match")
+        arguments.ifNoneMatch = EntityTagList(request.headers, "If-None-Match")
         return arguments
     }
 }

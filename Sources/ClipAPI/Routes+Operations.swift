@@ -124,3 +124,18 @@ extension Context {
         }
     }
 }
+
+extension EntityTagList {
+    /// Every `name` field of the request (`If-Match`, `If-None-Match`) combined, as HTTP1 reads the `#entity-tag`
+    /// list (`HTTPHeaders.entityTagCondition`); nil when there is none.
+    init?(_ headers: HTTPHeaders, _ name: String) {
+        guard let condition = headers.entityTagCondition(name) else { return nil }
+        switch condition {
+        case .any: self.init(text: headers.all(name).joined(separator: ", "), condition: .any)
+        case .tags(let tags):
+            self.init(
+                text: headers.all(name).joined(separator: ", "),
+                condition: .tags(tags.map { Tag(opaque: String($0.opaque), isWeak: $0.isWeak) }))
+        }
+    }
+}

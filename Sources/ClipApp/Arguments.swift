@@ -11,8 +11,8 @@ public struct Arguments: Sendable, Equatable {
     public var body: JSONValue?
     /// The `If-Match` and `If-None-Match` fields as sent (RFC 9110 §13.1.1, §13.1.2): a request's,
     /// or the version a command read before it writes.
-    public var ifMatch: String?
-    public var ifNoneMatch: String?
+    public var ifMatch: EntityTagList?
+    public var ifNoneMatch: EntityTagList?
     /// The media types a command asks a server for (RFC 9110 §12.5.1), when not JSON: a code's `image/png`.
     public var accept: String?
     /// A request's `Accept-Language` (RFC 9110 §12.5.4), for a page in the caller's language (`GET /preview`).

@@ -237,8 +237,8 @@ public struct Binding: Sendable {
             }
         }
         var headers: [(name: String, value: String)] = []
-        if let ifMatch = arguments.ifMatch { headers.append(("If-Match", ifMatch)) }
-        if let ifNoneMatch = arguments.ifNoneMatch { headers.append(("If-None-Match", ifNoneMatch)) }
+        if let ifMatch = arguments.ifMatch { headers.append(("If-Match", ifMatch.text)) }
+        if let ifNoneMatch = arguments.ifNoneMatch { headers.append(("If-None-Match", ifNoneMatch.text)) }
         if let accept = arguments.accept { headers.append(("Accept", accept)) }
         return (path, arguments.values.filter { !parameters.contains($0.name) }, arguments.body, headers)
     }

@@ -1,5 +1,4 @@
 import ClipStore
-import HTTP1
 
 /// A write refused by its request's `If-Match` or `If-None-Match` (HTTP 412, RFC 9110 §13.1).
 public struct PreconditionFailed: Error, Equatable, CustomStringConvertible {
@@ -16,7 +15,7 @@ extension Arguments {
     /// not (RFC 9110 §13.1.1); a tag naming another version fails too. Returns the version
     /// `If-Match` named (the current one), for the store to check again under its write lock.
     public func replacePreconditions(kind: String, current: Int?, _ what: String) throws -> Int? {
-        if let current, let condition = condition("If-None-Match", ifNoneMatch) {
+        if let current, let condition = ifNoneMatch?.condition {
             let matches: Bool
             switch condition {
             case .any: matches = true
@@ -24,7 +23,7 @@ extension Arguments {
             }
             if matches { throw PreconditionFailed("\(what) already exists (If-None-Match); read it and retry with If-Match") }
         }
-        guard let condition = condition("If-Match", ifMatch) else { return nil }
+        guard let condition = ifMatch?.condition else { return nil }
         guard let current else { throw PreconditionFailed("If-Match names a version of \(what), which does not exist") }
         guard case .tags = condition else { return nil }
         let expected = try expectedVersion(kind: kind, current: current)
@@ -37,7 +36,7 @@ extension Arguments {
     /// current representation), as does a tag naming the current version (weak comparison); then
     /// `If-Match` as `expectedVersion` reads it.
     public func existingPreconditions(kind: String, current: Int, _ what: String) throws -> Int? {
-        if let condition = condition("If-None-Match", ifNoneMatch) {
+        if let condition = ifNoneMatch?.condition {
             let matches: Bool
             switch condition {
             case .any: matches = true
@@ -57,10 +56,10 @@ extension Arguments {
     public func untaggedPreconditions(method: String) throws {
         guard ["PUT", "PATCH", "DELETE"].contains(method) else { return }
         let targetExists = method == "PATCH" || method == "DELETE"
-        if let condition = condition("If-Match", ifMatch), !(condition == .any && targetExists) {
+        if let condition = ifMatch?.condition, !(condition == .any && targetExists) {
             throw PreconditionFailed("this resource has no entity tag, so If-Match cannot match; nothing was changed")
         }
-        if condition("If-None-Match", ifNoneMatch) == .any {
+        if ifNoneMatch?.condition == .any {
             throw PreconditionFailed(
                 targetExists
                     ? "If-None-Match: * is false for what exists (a \(method) needs it); nothing was changed"
@@ -73,10 +72,10 @@ extension Arguments {
     /// never matches one that has none (RFC 9110 §13.1.1: 412); `If-Match: *` fails when it does
     /// not exist, `If-None-Match: *` when it does (§13.1.2); `If-None-Match` with tags holds.
     public func existencePreconditions(exists: Bool, _ what: String) throws {
-        if exists, condition("If-None-Match", ifNoneMatch) == .any {
+        if exists, ifNoneMatch?.condition == .any {
             throw PreconditionFailed("\(what) already exists (If-None-Match: *); nothing was changed")
         }
-        switch condition("If-Match", ifMatch) {
+        switch ifMatch?.condition {
         case nil: return
         case .any?:
             if !exists { throw PreconditionFailed("If-Match: * names \(what), which does not exist; nothing was changed") }
@@ -87,7 +86,7 @@ extension Arguments {
     /// The version `If-Match` names among the object's tags (`KIND-vN`, strong comparison, RFC 9110
     /// §13.1.1): the current one when listed, else the first named; nil without `If-Match` or with `*`.
     public func expectedVersion(kind: String, current: Int?) throws -> Int? {
-        guard let condition = condition("If-Match", ifMatch), case .tags(let tags) = condition else { return nil }
+        guard let condition = ifMatch?.condition, case .tags(let tags) = condition else { return nil }
         let prefix = "\(kind)-v"
         let versions = tags.compactMap { tag -> Int? in
             guard !tag.isWeak, tag.opaque.hasPrefix(prefix) else { return nil }
@@ -95,13 +94,44 @@ extension Arguments {
         }
         if let current, versions.contains(current) { return current }
         guard let named = versions.first else {
-            throw PreconditionFailed("If-Match \(ifMatch?.prefix(200) ?? "") names no version of this resource; read it again and retry")
+            throw PreconditionFailed(
+                "If-Match \(ifMatch?.text.prefix(200) ?? "") names no version of this resource; read it again and retry")
         }
         return named
     }
+}
 
-    private func condition(_ name: String, _ value: String?) -> EntityTagCondition? {
-        value.flatMap { HTTPHeaders([(name, $0)]).entityTagCondition(name) }
+/// An `If-Match` or `If-None-Match` as a request gave it (RFC 9110 §13.1.1, §13.1.2): the field's value as sent,
+/// which a command sends on to a server, and the condition it states, read by the edge that received it (ClipAPI,
+/// with HTTP1's reading of the `#entity-tag` list) or made by a command (`version`).
+public struct EntityTagList: Sendable, Equatable {
+    /// `*`, or the listed tags: empty when the value is not a well-formed list (so it matches nothing).
+    public enum Condition: Sendable, Equatable {
+        case any
+        case tags([Tag])
+    }
+    /// An entity tag (RFC 9110 §8.8.3): the text between its quotes, and whether it is weak (`W/`).
+    public struct Tag: Sendable, Equatable {
+        public let opaque: String
+        public let isWeak: Bool
+        public init(opaque: String, isWeak: Bool) {
+            self.opaque = opaque
+            self.isWeak = isWeak
+        }
+    }
+
+    /// Every field of the name, combined with commas (RFC 9110 §5.3).
+    public let text: String
+    public let condition: Condition
+
+    public init(text: String, condition: Condition) {
+        self.text = text
+        self.condition = condition
+    }
+
+    /// The strong tag of `kind` at `version` alone, as its routes send it in `ETag` (`entityTag`).
+    public static func version(_ kind: String, _ version: Int) -> EntityTagList {
+        EntityTagList(text: entityTag(kind, version), condition: .tags([Tag(opaque: "\(kind)-v\(version)", isWeak: false)]))
     }
 }
 

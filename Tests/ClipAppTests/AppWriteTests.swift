@@ -21,8 +21,8 @@ struct AppWriteTests {
         -> OperationAnswer
     {
         var arguments = Arguments([("bundleId", bundle)], body: try JSONParser.parse(Array(body.utf8)))
-        arguments.ifMatch = ifMatch
-        arguments.ifNoneMatch = ifNoneMatch
+        arguments.ifMatch = .sent(ifMatch)
+        arguments.ifNoneMatch = .sent(ifNoneMatch)
         return try AppSave.binding.perform(arguments, Session(registry: registry, caller: caller))
     }
 

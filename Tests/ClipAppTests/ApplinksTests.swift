@@ -27,7 +27,7 @@ struct ApplinksTests {
         throws -> OperationAnswer
     {
         var arguments = Arguments(values.map { (name: $0.0, value: $0.1) }, body: try body.map { try JSONParser.parse(Array($0.utf8)) })
-        arguments.ifNoneMatch = ifNoneMatch
+        arguments.ifNoneMatch = .sent(ifNoneMatch)
         return try binding.perform(arguments, Session(registry: registry, caller: caller))
     }
 

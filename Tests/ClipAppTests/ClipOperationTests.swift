@@ -24,7 +24,7 @@ struct ClipOperationTests {
 
     func save(_ reference: String, _ body: String = "{}", as caller: Caller, ifNoneMatch: String? = nil) throws -> OperationAnswer {
         var arguments = Arguments([("bundleId", reference)], body: try JSONParser.parse(Array(body.utf8)))
-        arguments.ifNoneMatch = ifNoneMatch
+        arguments.ifNoneMatch = .sent(ifNoneMatch)
         return try ClipSave.binding.perform(arguments, session(caller))
     }
 

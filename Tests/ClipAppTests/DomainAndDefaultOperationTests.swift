@@ -29,7 +29,7 @@ struct DomainAndDefaultOperationTests {
     {
         var arguments = Arguments(
             [("bundleId", clip)] + (host.map { [("host", $0)] } ?? []), body: try body.map { try JSONParser.parse(Array($0.utf8)) })
-        arguments.ifMatch = ifMatch
+        arguments.ifMatch = .sent(ifMatch)
         return try binding.perform(arguments, Session(registry: registry, caller: caller))
     }
 

@@ -85,7 +85,7 @@ struct ExperienceOperationTests {
         _ = try register("https://bikes.example/rent")
         let before = try bytes()
         var stale = Arguments([("id", "1")], body: try body(#"{"title":"New"}"#))
-        stale.ifMatch = #""e1-v7""#
+        stale.ifMatch = .sent(#""e1-v7""#)
         #expect(throws: RegistryError.versionMismatch(expected: 7, actual: 1)) { try perform(ExperienceUpdate.binding, stale, as: teamA) }
         let moved = Arguments([("id", "1")], body: try body(#"{"clip":"FGHIJ67890.com.example.x.Clip"}"#))
         #expect(throws: CallerRefusal.forbidden("a token of team ABCDE12345 cannot act for team FGHIJ67890")) {
@@ -96,7 +96,7 @@ struct ExperienceOperationTests {
         }
         #expect(try bytes() == before)
         var current = Arguments([("id", "1")], body: try body(#"{"title":"New"}"#))
-        current.ifMatch = #""e1-v1""#
+        current.ifMatch = .sent(#""e1-v1""#)
         let updated = try perform(ExperienceUpdate.binding, current, as: teamA)
         #expect(updated.status == 200 && updated.headers.map(\.value) == [#""e1-v2""#])
     }
@@ -105,14 +105,14 @@ struct ExperienceOperationTests {
         _ = try register("https://bikes.example/rent")
         let before = try bytes()
         var stale = Arguments([("id", "1")])
-        stale.ifMatch = #""e1-v2""#
+        stale.ifMatch = .sent(#""e1-v2""#)
         #expect(throws: RegistryError.versionMismatch(expected: 2, actual: 1)) { try perform(ExperienceRemove.binding, stale, as: .local) }
         #expect(throws: RegistryError.notFound("experience 1")) {
             try perform(ExperienceRemove.binding, Arguments([("id", "1")]), as: teamB)
         }
         #expect(try bytes() == before)
         var current = Arguments([("id", "1")])
-        current.ifMatch = #""e1-v1""#
+        current.ifMatch = .sent(#""e1-v1""#)
         let removed = try perform(ExperienceRemove.binding, current, as: teamA)
         #expect(removed.status == 204 && removed.json == .null)
         #expect(throws: RegistryError.notFound("experience 1")) { try perform(ExperienceRemove.binding, current, as: teamA) }

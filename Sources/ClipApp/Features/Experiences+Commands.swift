@@ -262,7 +262,7 @@ enum ExperienceCommands {
     @Sendable static func removeInput(_ line: CommandLine, _ arguments: inout Arguments) throws {
         let e = try read(line.parsed.positionals.first ?? "", line)
         arguments.append("id", String(e.id))
-        arguments.ifMatch = entityTag("e\(e.id)", e.version)
+        arguments.ifMatch = .version("e\(e.id)", e.version)
         arguments.commandRead = ExperienceJSON.full(e)
     }
 
