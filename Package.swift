@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipStore", "ClipWire", "ArgParse", "ClipCommands", "Locking", "OutboundHTTP", "StrictJSON",
+                "ClipApp", "ClipCore", "ClipStore", "ClipWire", "ArgParse", "ClipCommands", "OutboundHTTP", "StrictJSON",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),

@@ -2,14 +2,9 @@ import ClipApp
 import ClipCore
 import ClipStore
 import ClipWire
-import Dispatch
 import Foundation
-import Locking
 import OutboundHTTP
 import StrictJSON
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// A running Clip Registry server (`clipctl --server URL`, `--token`), over its HTTP API: the remote session a
 /// command sends its operations' requests to. A problem answer (RFC 9457, read as `ProblemJSON`) becomes the failure
@@ -36,70 +31,49 @@ struct RemoteServer {
 
     struct Answer {
         let status: Int
+        /// Names lower-cased.
         let headers: [String: String]
-        let body: Data
-        var json: JSONValue { (try? JSONParser.parse([UInt8](body))) ?? .null }
+        let body: [UInt8]
+        var json: JSONValue { (try? JSONParser.parse(body)) ?? .null }
     }
 
-    /// What the URLSession callback hands to the waiting caller.
-    struct Exchange: Sendable {
-        var data: Data?
-        var response: HTTPURLResponse?
-        var error: (any Error)?
-    }
-
-    /// One HTTP exchange, synchronously.
+    /// One HTTP exchange, synchronously, through `OutboundHTTP.send` (libcurl): a redirect is not followed.
     func send(
-        _ method: String, _ path: String, query: [(String, String?)] = [], body: Data? = nil, contentType: String = "application/json",
-        accept: String = "application/json", headers extra: [(String, String)] = []
-    ) throws -> Answer {
+        _ method: String, _ path: String, query: [(String, String?)] = [], body: [UInt8]? = nil,
+        contentType: String = "application/json", accept: String = "application/json", headers extra: [(String, String)] = []
+    ) throws(CommandFailure) -> Answer {
         var components = URLComponents(string: base + path)!
         let items = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         if !items.isEmpty { components.queryItems = items }
         // URLComponents leaves "+" and "&"-free values alone; encode what a form decoder would misread.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         guard let url = components.url else { throw CommandFailure.usage("cannot build a URL for \(path)") }
-        var request = URLRequest(url: url, timeoutInterval: timeoutSeconds)
-        request.httpMethod = method
-        request.setValue(accept, forHTTPHeaderField: "Accept")
-        for (name, value) in extra { request.setValue(value, forHTTPHeaderField: name) }
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let body {
-            request.httpBody = body
-            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        var headers: [(name: String, value: String)] = [("Accept", accept)]
+        for (name, value) in extra {
+            // One field of a name: the binding's (a code's `Accept: image/png`) over the default.
+            headers.removeAll { $0.name.lowercased() == name.lowercased() }
+            headers.append((name, value))
         }
-        let box = Locked(Exchange())
-        let done = DispatchSemaphore(value: 0)
-        // swift-corelibs-foundation takes the idle timeout from the session's configuration.
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeoutSeconds
-        let session = URLSession(configuration: configuration, delegate: RedirectsAnswered(), delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        session.dataTask(with: request) { data, response, error in
-            box.withLock { $0 = Exchange(data: data, response: response as? HTTPURLResponse, error: error) }
-            done.signal()
-        }.resume()
-        done.wait()
-        let exchange = box.withLock { $0 }
-        guard let response = exchange.response else {
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        // Without a body no Content-Type (an empty value: not curl's form type either), and no `Expect: 100-continue`.
+        headers += [("Content-Type", body == nil ? "" : contentType), ("Expect", "")]
+        let sent: OutboundHTTP.Response
+        switch OutboundHTTP.send(method, to: url.absoluteString, headers: headers, body: body ?? [], idleSeconds: timeoutSeconds) {
+        case .success(let answer): sent = answer
+        case .failure(.refused(let why)), .failure(.unreachable(let why)):
             // No answer: exit 69 (sysexits.h's EX_UNAVAILABLE).
             throw CommandFailure(
                 code: ExitCode.unavailable,
-                message:
-                    "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(exchange.error?.localizedDescription ?? "no answer")"
-            )
+                message: "cannot reach the server at \(base) (or it did not answer within \(timeoutSeconds) s): \(why)")
         }
-        var headers: [String: String] = [:]
-        for (name, value) in response.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
-        let answer = Answer(status: response.statusCode, headers: headers, body: exchange.data ?? Data())
-        if let redirect = Redirect(status: answer.status, location: headers["location"]) {
+        if let redirect = sent.redirect {
             // Not followed: the request would carry the token to wherever the redirect points.
             throw CommandFailure(
                 code: ExitCode.unavailable,
-                message: "the server at \(base) answered \(answer.status), a redirect to \(redirect.location ?? "nowhere"); "
+                message: "the server at \(base) answered \(sent.status), a redirect to \(redirect.location ?? "nowhere"); "
                     + "give --server the registry's own URL (clipctl does not follow redirects, which would carry the token)")
         }
-        return answer
+        return Answer(status: sent.status, headers: sent.headers, body: sent.body)
     }
 
     /// Whether the answer is JSON (`application/json`, or a `+json` type such as RFC 9457's
@@ -145,7 +119,7 @@ struct RemoteServer {
             do { _ = try HeaderImage(bytes: image) } catch { throw RegistryError.invalid(error.errors) }
         }
         let type = image.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
-        let answer = try checked(try send("POST", "/v1/images", query: [("team", team)], body: Data(image), contentType: type))
+        let answer = try checked(try send("POST", "/v1/images", query: [("team", team)], body: image, contentType: type))
         guard let uploaded = HeaderImageJSON.uploaded(json: answer.json) else {
             throw CommandFailure(code: ExitCode.failure, message: "the server's answer to POST /v1/images is not an image from \(base)")
         }
@@ -163,7 +137,7 @@ extension RemoteServer {
         stream: BodyStream? = nil
     ) throws -> OperationAnswer {
         // A body read as it goes is sent whole, in one request, as its media type.
-        let body = try stream.map { Data(try $0.rest()) } ?? request.body.map { Data(JSONWriter.bytes($0)) }
+        let body = try stream.map { try $0.rest() } ?? request.body.map { JSONWriter.bytes($0) }
         let sent = try send(
             binding.method, request.path, query: request.query.map { ($0.name, $0.value) }, body: body,
             contentType: stream?.type ?? "application/json", headers: request.headers.map { ($0.name, $0.value) })
@@ -176,23 +150,12 @@ extension RemoteServer {
         var answer = OperationAnswer(
             json: binding.answersContent ? .null : sent.json, status: sent.status,
             headers: sent.headers.map { (name: $0.key, value: $0.value) })
-        if binding.answersContent { answer.content = OperationContent(bytes: [UInt8](sent.body), type: sent.headers["content-type"] ?? "") }
+        if binding.answersContent { answer.content = OperationContent(bytes: sent.body, type: sent.headers["content-type"] ?? "") }
         answer.origin = base
         guard binding.isOutput(answer) else {
             _ = try checked(sent)
             throw CommandFailure(code: ExitCode.failure, message: "the server answered \(sent.status) from \(base)")
         }
         return answer
-    }
-}
-
-/// Follows no redirect, so that the 3xx itself is the answer (`RemoteServer.send` refuses it as every outbound request
-/// does, `Redirect`). `@unchecked Sendable`: it has no state.
-final class RedirectsAnswered: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

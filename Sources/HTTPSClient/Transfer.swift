@@ -10,7 +10,8 @@ public enum Transfer {
     public struct Request: Sendable {
         public var url: String
         public var method: String
-        /// Sent as given, in order (`Host` and `Content-Length` are curl's).
+        /// Sent as given, in order (`Host` and `Content-Length` are curl's); one with an empty value is not sent, nor
+        /// curl's own of that name (`Expect`, the `Content-Type` of a body).
         public var headers: [(name: String, value: String)]
         public var body: [UInt8]
         /// The whole exchange, connection included, ends by then.
@@ -26,11 +27,14 @@ public enum Transfer {
         public var schemes: [String]
         /// Polled while the transfer runs (about once a second, and on every read); true ends it.
         public var isCancelled: @Sendable () -> Bool
+        /// When set, the connection is made and then a byte goes one way or the other at least this often, else the
+        /// transfer ends (libcurl's low-speed limit: 1 byte a second, over whole seconds, at least 1).
+        public var idleSeconds: Double?
 
         public init(
             url: String, method: String = "GET", headers: [(name: String, value: String)] = [], body: [UInt8] = [],
             timeoutSeconds: Double, maxBodyBytes: Int, maxHeaderBytes: Int = 64 * 1024, pinnedAddresses: [String] = [],
-            schemes: [String] = ["https"], isCancelled: @escaping @Sendable () -> Bool = { false }
+            schemes: [String] = ["https"], isCancelled: @escaping @Sendable () -> Bool = { false }, idleSeconds: Double? = nil
         ) {
             self.url = url
             self.method = method
@@ -42,6 +46,7 @@ public enum Transfer {
             self.pinnedAddresses = pinnedAddresses
             self.schemes = schemes
             self.isCancelled = isCancelled
+            self.idleSeconds = idleSeconds
         }
     }
 
@@ -102,7 +107,13 @@ public enum Transfer {
         func set(_ code: CURLcode) { if setup == CURLE_OK { setup = code } }
         set(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))  // many threads: no SIGALRM for name lookups
         set(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds))
-        set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds))
+        if let idle = request.idleSeconds {
+            set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(min(idle, 86_400) * 1000))))
+            set(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
+            set(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(min(idle, 86_400).rounded(.up)))))
+        } else {
+            set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds))
+        }
         set(ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
         set(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, request.schemes.joined(separator: ",")))
         set(ccurl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, request.schemes.joined(separator: ",")))
@@ -121,7 +132,9 @@ public enum Transfer {
             set(ccurl_setopt_list(handle, CURLOPT_RESOLVE, lists.make([pin])))
         }
         if !request.headers.isEmpty {
-            set(ccurl_setopt_list(handle, CURLOPT_HTTPHEADER, lists.make(request.headers.map { "\($0.name): \($0.value)" })))
+            // "Name:" with nothing after the colon removes curl's own field of that name (CURLOPT_HTTPHEADER(3)).
+            let lines = request.headers.map { $0.value.isEmpty ? "\($0.name):" : "\($0.name): \($0.value)" }
+            set(ccurl_setopt_list(handle, CURLOPT_HTTPHEADER, lists.make(lines)))
         }
         switch request.method {
         case "GET": break
@@ -151,7 +164,7 @@ public enum Transfer {
         case CURLE_ABORTED_BY_CALLBACK: return .failure(.cancelled)
         // libcurl 7.88 ends a header line longer than its CURL_MAX_HTTP_HEADER (100 KB) so, before the header callback.
         case CURLE_OUT_OF_MEMORY: return .failure(.headersTooLarge(limit: request.maxHeaderBytes))
-        case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(seconds: request.timeoutSeconds))
+        case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(seconds: request.idleSeconds ?? request.timeoutSeconds))
         default:
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return .failure(.failed(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))

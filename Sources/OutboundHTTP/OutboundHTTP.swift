@@ -134,11 +134,7 @@ public struct OutboundHTTP: Sendable {
         }
         if parts.scheme == "https" {
             return transfer("POST", url, headers: headers, body: body, maxBodyBytes: 4096, addresses: addresses, isCancelled: { false })
-                .map { answer in
-                    var fields: [String: String] = [:]
-                    for (name, value) in answer.headers where fields[name] == nil { fields[name] = value }
-                    return Response(status: answer.status, headers: fields, body: answer.body)
-                }
+                .map(Response.init)
         }
         let bytes: [UInt8]
         switch addresses[0] {
@@ -159,6 +155,19 @@ public struct OutboundHTTP: Sendable {
         }
     }
 
+    /// `method` `url` to a server this process's user named (`clipctl --server`), over http or https: none of the
+    /// address rules (the user chose it, on this machine as often as not), the whole answer read, given up when no
+    /// byte comes or goes for `idleSeconds`; a redirect is the answer, never followed, as for every request here.
+    /// The header values are as the server sent them.
+    public static func send(
+        _ method: String, to url: String, headers: [(name: String, value: String)], body: [UInt8], idleSeconds: Double
+    ) -> Result<Response, Failure> {
+        let request = Transfer.Request(
+            url: url, method: method, headers: headers, body: body, timeoutSeconds: 86_400, maxBodyBytes: .max,
+            schemes: ["http", "https"], idleSeconds: idleSeconds)
+        return Transfer.perform(request).map(Response.init).mapError { .unreachable($0.message) }
+    }
+
     /// Text a remote server sent, as it may be stored, answered and printed to a terminal: every byte outside
     /// printable ASCII percent-encoded (RFC 3986 §2.1; a field value or a URL carries no others worth showing, and
     /// this defuses terminal escape sequences), at most 300 bytes of it. `keepingSpace: false` for a URL, which has none.
@@ -172,5 +181,14 @@ public struct OutboundHTTP: Sendable {
             }
         }
         return text.utf8.count > 300 ? out + "…" : out
+    }
+}
+
+extension OutboundHTTP.Response {
+    /// libcurl's answer: its header fields by name, the first of each, as sent.
+    init(_ answer: Transfer.Response) {
+        var fields: [String: String] = [:]
+        for (name, value) in answer.headers where fields[name] == nil { fields[name] = value }
+        self.init(status: answer.status, headers: fields, body: answer.body)
     }
 }
