@@ -183,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "ClipAppTests",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON", "TestSupport", "AppStoreConnect",
+                "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "TestSupport", "AppStoreConnect",
                 "ClipSyncEngine", "ClipSync", "Locking",
             ],
             swiftSettings: strict),

@@ -1,5 +1,4 @@
 public import AppStoreConnect
-public import ArgParse
 public import ClipCore
 public import ClipStore
 import ClipSync
@@ -33,7 +32,7 @@ public struct AppStoreConnectAccess: Sendable {
     /// A command's access: the key its options (`AppStoreConnectKey.options`) and the environment name, read when an
     /// operation needs it (`client(_:…)`); what it says while it works as `--progress` chooses (`ProgressChoice`).
     public init(
-        command parsed: ParsedCommand, environment: [String: String], standardErrorIsTerminal: Bool, json: Bool,
+        command parsed: CommandWords, environment: [String: String], standardErrorIsTerminal: Bool, json: Bool,
         err: @escaping @Sendable (String) -> Void
     ) throws(CommandUsageError) {
         let key = Key(

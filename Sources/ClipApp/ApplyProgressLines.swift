@@ -1,4 +1,4 @@
-public import ArgParse
+import ArgParse
 import ClipCore
 import ClipSyncEngine
 import Foundation
@@ -17,7 +17,7 @@ public enum ProgressChoice: String, CaseIterable, Sendable {
             + "\(Int(PlainApplyProgress.interval)) s or so (done/total, rate, time left); none: nothing")
 
     /// The choice `--progress` names (default `auto`); any other value is a usage error (exit 64).
-    public init(_ parsed: ParsedCommand) throws(CommandUsageError) {
+    public init(_ parsed: CommandWords) throws(CommandUsageError) {
         guard let text = parsed.value(Self.option.name) else {
             self = .auto
             return

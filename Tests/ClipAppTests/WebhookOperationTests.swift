@@ -1,4 +1,4 @@
-import ArgParse
+import ClipCLI
 import ClipApp
 import ClipCore
 import ClipStore
@@ -96,7 +96,7 @@ struct WebhookOperationTests {
     @Test func theRemoveCommandReadsTheEndpointFirstAndASecondRemoveIsRefusedUnchanged() throws {
         let created = try add(#"{"url":"https://hooks.example.com/in","events":["*"]}"#, as: .local)
         let id = String(try WebhookAdd.Output(json: created.json).outcome.value.endpoint.id)
-        let parsed = try ArgumentParser.parse([id], root: WebhookRemove.binding.command!)
+        let parsed = try ClipCLI.words(["webhook", "remove", id], for: WebhookRemove.binding)
         var sent: [String] = []
         let run: OperationRunner = { binding, arguments in
             sent.append("\(binding.method) \(binding.path)")

@@ -51,7 +51,7 @@ public enum AscPlan: Operation {
     static let serverCall = ServerCall(minimumWaitSeconds: 900, unavailableStatuses: [502, 503])
 
     /// One plan alone when `--clip` names it (`--json`).
-    @Sendable static func commandJSON(_ output: SyncPlans, _ parsed: ParsedCommand) -> JSONValue {
+    @Sendable static func commandJSON(_ output: SyncPlans, _ parsed: CommandWords) -> JSONValue {
         output.plans.count == 1 && parsed.value("clip") != nil ? output.plans[0].json : output.json
     }
 
@@ -226,7 +226,7 @@ public struct ApplyOutput: OperationOutput {
 
     /// A command without `--yes`: the plan's answer to present, or under `--json` an apply with nothing done when every
     /// plan is in sync (exit 64 when one is not: nothing on standard output).
-    static func reviewAnswer(_ planned: OperationAnswer, _ parsed: ParsedCommand, refusal: String) throws -> OperationAnswer {
+    static func reviewAnswer(_ planned: OperationAnswer, _ parsed: CommandWords, refusal: String) throws -> OperationAnswer {
         guard parsed.flag("json") else { return planned }
         let plans = try SyncPlans(json: planned.json).plans
         guard plans.allSatisfy(\.isInSync) else { throw CommandUsageError(refusal) }

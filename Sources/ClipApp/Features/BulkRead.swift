@@ -1,4 +1,3 @@
-import ArgParse
 public import ClipCore
 import ClipStore
 public import ClipWire

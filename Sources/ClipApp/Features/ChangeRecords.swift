@@ -1,7 +1,7 @@
 import ArgParse
 import ClipCore
 import ClipStore
-import ClipWire
+public import ClipWire
 import StrictJSON
 
 /// Every change record after a change id, oldest first, a page at a time: `GET /v1/changes` (an
@@ -75,7 +75,7 @@ public enum ChangeList: Operation {
         },
         standardErrorUnderJSON: true, present: present)
 
-    static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) {
+    static func present(_ output: Output, _ parsed: CommandWords, _ printer: Printer) {
         for r in output.records { printer.line("\(r.id)  \(r.at)  \(r.actor)  \(r.action) \(r.entity) \(r.entityID)") }
         // Where the rest begins, on standard error (with --json too, whose output stays the array), as the
         // command to run next: the caller's own options kept (never a token: it is a secret).

@@ -41,15 +41,15 @@ enum CodeCommand {
     }
 
     /// `--format`, as the command takes it (`ndef-hex` included); nil when it names none.
-    static func format(_ parsed: ParsedCommand) -> CodeFormat? { CodeFormat(rawValue: (parsed.value("format") ?? "svg").lowercased()) }
+    static func format(_ parsed: CommandWords) -> CodeFormat? { CodeFormat(rawValue: (parsed.value("format") ?? "svg").lowercased()) }
 
     /// The format a server makes: `ndef-hex` is made here from `ndef`'s bytes.
-    static func wireFormat(_ parsed: ParsedCommand) -> CodeFormat {
+    static func wireFormat(_ parsed: CommandWords) -> CodeFormat {
         let format = format(parsed) ?? .svg
         return format == .ndefHex ? .ndef : format
     }
 
-    static func route(_ parsed: ParsedCommand) -> Binding? {
+    static func route(_ parsed: CommandWords) -> Binding? {
         guard isExperienceID(parsed.positionals.first ?? "") else { return nil }
         switch wireFormat(parsed) {
         case .png: return ExperiencePNGCode.binding
@@ -59,7 +59,7 @@ enum CodeCommand {
     }
 
     /// `--ecc` (default M) and `--size` (default standard) as a QR code's command reads them (exit 64).
-    static func qrOptions(_ parsed: ParsedCommand) throws -> (ecc: ErrorCorrectionLevel, size: CodeSize) {
+    static func qrOptions(_ parsed: CommandWords) throws -> (ecc: ErrorCorrectionLevel, size: CodeSize) {
         let eccText = parsed.value("ecc") ?? "M"
         guard let ecc = ErrorCorrectionLevel.parse(eccText) else { throw CommandUsageError("--ecc is L, M, Q or H (got \(eccText))") }
         guard let sizeText = parsed.value("size") else { return (ecc, .standard) }
@@ -97,7 +97,7 @@ enum CodeCommand {
 
     /// The code written to `-o FILE` (whole, never through a symbolic link) or printed; standard error says what it is.
     /// With `--json`, one object either way: the file written, or the text itself (an SVG or NDEF hex).
-    static func present(_ output: CodeOutput, _ parsed: ParsedCommand, _ printer: Printer) throws {
+    static func present(_ output: CodeOutput, _ parsed: CommandWords, _ printer: Printer) throws {
         let format = format(parsed) ?? .svg
         var bytes = output.content.bytes
         if format == .ndefHex { bytes = Array((Hexadecimal.string(bytes) + "\n").utf8) }

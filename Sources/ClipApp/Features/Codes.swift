@@ -1,4 +1,3 @@
-import ArgParse
 public import ClipCodes
 import ClipCore
 import ClipStore

@@ -110,7 +110,7 @@ public enum CodesExportDirectory: Operation {
         arguments.append("size", size.text)
     }
 
-    static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) throws {
+    static func present(_ output: Output, _ parsed: CommandWords, _ printer: Printer) throws {
         let json = output.json
         func strings(_ key: String) -> [String] { json[key]?.arrayValue?.compactMap(\.stringValue) ?? [] }
         func count(_ key: String) -> Int64 { if case .integer(let n)? = json[key] { n } else { 0 } }

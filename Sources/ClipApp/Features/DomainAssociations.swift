@@ -108,7 +108,7 @@ public enum DomainAssociationFields {
         })
 
     /// The clips' associations sorted by host, then clip; only those of `--host` when given.
-    static func associations(_ output: ClipList.Output, _ parsed: ParsedCommand) -> [DomainAssociation] {
+    static func associations(_ output: ClipList.Output, _ parsed: CommandWords) -> [DomainAssociation] {
         let raw = parsed.value("host"), wanted = raw.flatMap { try? Registry.normalizeHost($0) }
         return output.clips.flatMap { clip in clip.hosts.map { DomainAssociation(clip: clip.appID, host: $0) } }
             .filter { raw == nil || $0.host == wanted }

@@ -107,7 +107,7 @@ public enum Verification: Operation {
         settled: { output in output.hosts.allSatisfy { $0.checks.contains { $0.place == "apple-cdn" && $0.verdict == "ok" } } },
         present: present)
 
-    static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) throws {
+    static func present(_ output: Output, _ parsed: CommandWords, _ printer: Printer) throws {
         if output.hosts.isEmpty { printer.err("no host has an AASA file in the registry\n") }
         for host in output.hosts { HostVerification.present(host, explain: parsed.flag("explain"), printer) }
         if !output.ok { throw CommandExitStatus(code: 1) }

@@ -113,7 +113,7 @@ enum ExperienceCommands {
 
     /// `--localization` and `--remove-localization` as a merge patch (`ExperienceJSON.decode`): the
     /// languages named change, the others stay.
-    static func localizations(_ parsed: ParsedCommand) throws -> JSONValue? {
+    static func localizations(_ parsed: CommandWords) throws -> JSONValue? {
         let given = parsed.all("localization"), removed = parsed.all("remove-localization")
         guard !given.isEmpty || !removed.isEmpty else { return nil }
         var cards: [(key: String, value: JSONValue)] = removed.map { (key: $0, value: .null) }
@@ -285,13 +285,13 @@ enum ExperienceCommands {
         printer.notes(outcome.notes)
     }
 
-    @Sendable static func presentRegistered(_ output: ExperienceWritten, _ parsed: ParsedCommand, _ printer: Printer) {
+    @Sendable static func presentRegistered(_ output: ExperienceWritten, _ parsed: CommandWords, _ printer: Printer) {
         let e = output.outcome.value
         printer.line("registered experience \(e.id): \(e.url.canonical) → \(e.clip.rawValue)")
         printExtras(output.outcome, printer)
     }
 
-    @Sendable static func presentUpdated(_ output: ExperienceWritten, _ parsed: ParsedCommand, _ printer: Printer) {
+    @Sendable static func presentUpdated(_ output: ExperienceWritten, _ parsed: CommandWords, _ printer: Printer) {
         let e = output.outcome.value
         if output.versionBefore == e.version, output.outcome.notes.isEmpty {
             printer.line("nothing to change")
@@ -301,7 +301,7 @@ enum ExperienceCommands {
         printExtras(output.outcome, printer)
     }
 
-    @Sendable static func presentList(_ output: ExperienceList.Output, _ parsed: ParsedCommand, _ printer: Printer) {
+    @Sendable static func presentList(_ output: ExperienceList.Output, _ parsed: CommandWords, _ printer: Printer) {
         let experiences = output.experiences
         guard !experiences.isEmpty else { return printer.err("no experiences\n") }
         let idWidth = experiences.map { String($0.id).count }.max() ?? 2

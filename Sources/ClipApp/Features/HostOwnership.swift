@@ -222,7 +222,7 @@ public enum HostFields {
     }
 
     /// The hosts `domain owners` prints: all of them, or the one `--host` names.
-    static func owning(_ output: HostOwnershipList.Output, _ parsed: ParsedCommand) -> [HostOwnership] {
+    static func owning(_ output: HostOwnershipList.Output, _ parsed: CommandWords) -> [HostOwnership] {
         guard let raw = parsed.value("host") else { return output.ownerships }
         let host = try? Registry.normalizeHost(raw)
         return output.ownerships.filter { $0.host == host }
@@ -240,7 +240,7 @@ public enum HostFields {
         arguments.append("team", team.rawValue)
     }
 
-    @Sendable static func presentAssigned(_ output: Assigned, _ parsed: ParsedCommand, _ printer: Printer) {
+    @Sendable static func presentAssigned(_ output: Assigned, _ parsed: CommandWords, _ printer: Printer) {
         let notes = output.outcome.notes
         printer.line(notes.isEmpty ? "nothing to change" : notes.map(\.text).joined(separator: "\n"))
         print(output.outcome.value, printer)

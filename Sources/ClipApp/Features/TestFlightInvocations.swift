@@ -154,7 +154,7 @@ public struct TestFlightInvocationList: OperationOutput {
         }
     }
 
-    static func present(_ output: TestFlightInvocationList, _ parsed: ParsedCommand, _ printer: Printer) {
+    static func present(_ output: TestFlightInvocationList, _ parsed: CommandWords, _ printer: Printer) {
         guard !output.invocations.isEmpty else {
             printer.line("clip \(output.clip.rawValue): no TestFlight invocations chosen (clipctl asc testflight set CLIP URL …)")
             return

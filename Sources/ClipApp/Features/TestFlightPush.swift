@@ -47,7 +47,7 @@ public enum TestFlightPlanRead: Operation {
     static let emptyBuild = "names no build: give its version (CFBundleVersion) or App Store Connect id, or leave it out for the newest"
 
     /// `--build ""` names nothing: a usage error before any request (App Store Connect would be sent `filter[version]=`).
-    static func checkBuild(_ parsed: ParsedCommand) throws {
+    static func checkBuild(_ parsed: CommandWords) throws {
         if parsed.value("build") == "" { throw CommandUsageError("--build " + emptyBuild) }
     }
 

@@ -1,0 +1,9 @@
+public import ClipCore
+public import ClipWire
+
+// The API's wire shapes (ClipWire's `WireShape`) are operations' outputs as they are
+// (docs/application-layer.md#outputs): one declaration of each shape, read back and written alike.
+extension Items: OperationOutput {}
+extension ChangePage: OperationOutput {}
+extension ChangeRecord: OperationOutput {}
+extension APIToken: OperationOutput {}
