@@ -66,6 +66,7 @@ public enum Application {
         URLCode.binding,
         CodesExport.binding,
         CodesExportDirectory.binding,
+        ExperienceCodeFiles.binding,
         ExperienceSVGCode.binding,
         ExperiencePNGCode.binding,
         ExperienceNDEFTag.binding,
