@@ -187,14 +187,4 @@ public struct InvalidArguments: Error, Equatable {
         self.detail = detail
         self.errors = errors
     }
-
-    /// A page's `limit`: a whole number from 1 to 1000, `fallback` when absent.
-    public static func limit(_ text: String?, fallback: Int) throws(InvalidArguments) -> Int {
-        guard let text else { return fallback }
-        guard let n = Int(text), (1...1000).contains(n) else {
-            throw InvalidArguments(
-                "limit is out of range", [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
-        }
-        return n
-    }
 }

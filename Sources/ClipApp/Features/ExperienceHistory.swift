@@ -26,7 +26,7 @@ public enum ExperienceHistory: Operation {
         public init(reading reader: inout ArgumentReader) {
             experience = reader.string("id", required: true) ?? ""
             since = reader.integer("since", in: 0...Int64.max) ?? 0
-            limit = Int(reader.integer("limit", in: 1...1000) ?? 100)
+            limit = reader.pageLimit(fallback: 100)
         }
 
         public var arguments: Arguments {
