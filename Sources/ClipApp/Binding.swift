@@ -231,7 +231,7 @@ public struct Binding: Sendable {
         for segment in self.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             path += "/"
             if segment.hasPrefix("{") && segment.hasSuffix("}") {
-                path += Self.encodeSegment(arguments[String(segment.dropFirst().dropLast())] ?? "")
+                path += PercentEncoding.encode((arguments[String(segment.dropFirst().dropLast())] ?? "").utf8)
             } else {
                 path += segment
             }
@@ -241,20 +241,6 @@ public struct Binding: Sendable {
         if let ifNoneMatch = arguments.ifNoneMatch { headers.append(("If-None-Match", ifNoneMatch)) }
         if let accept = arguments.accept { headers.append(("Accept", accept)) }
         return (path, arguments.values.filter { !parameters.contains($0.name) }, arguments.body, headers)
-    }
-
-    /// Every byte but RFC 3986's unreserved characters percent-encoded.
-    static func encodeSegment(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: out.unicodeScalars.append(UnicodeScalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                out += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
-            }
-        }
-        return out
     }
 }
 

@@ -181,14 +181,16 @@ extension InputField {
             write: { input, arguments in arguments.set(facts, integer: input[keyPath: key]) })
     }
 
-    /// A page's size (`limit`): 1 to 1000, 100 when not given (docs/http-api.md#lists).
-    public static func page(_ key: any WritableKeyPath<Input, Int> & Sendable, of what: String = "items") -> InputField {
+    /// A page's size (`limit`, `PageLimit`): 1 to 1000, `standard` when not given (docs/http-api.md#lists).
+    public static func page(_ key: any WritableKeyPath<Input, Int> & Sendable, of what: String = "items", standard: Int = 100)
+        -> InputField
+    {
+        let range = Int64(PageLimit.range.lowerBound)...Int64(PageLimit.range.upperBound)
         let facts = FieldFacts(
-            name: "limit", place: .query, type: .integer(PageSize.range), placeholder: "N",
-            help: "at most this many \(what), \(PageSize.range.lowerBound) to \(PageSize.range.upperBound)",
-            defaultValue: String(PageSize.standard))
+            name: "limit", place: .query, type: .integer(range), placeholder: "N",
+            help: "at most this many \(what), \(range.lowerBound) to \(range.upperBound)", defaultValue: String(standard))
         return InputField(
-            facts, read: { input, reader in input[keyPath: key] = Int(reader.integer(facts) ?? Int64(PageSize.standard)) },
+            facts, read: { input, reader in input[keyPath: key] = reader.pageLimit(fallback: standard) },
             write: { input, arguments in arguments.set(facts, integer: Int64(input[keyPath: key])) })
     }
 
@@ -212,12 +214,6 @@ extension InputField {
             facts, read: { input, reader in input[keyPath: key] = reader.text(facts) ?? "" },
             write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })
     }
-}
-
-/// A list's page size (docs/http-api.md#lists): the one rule every list route and command reads.
-public enum PageSize {
-    public static let range: ClosedRange<Int64> = 1...1000
-    public static let standard = 100
 }
 
 // MARK: Reading and writing a field's text where it travels

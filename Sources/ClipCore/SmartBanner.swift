@@ -38,17 +38,10 @@ public enum SmartBanner {
             throw ValidationFailure(
                 field: "appArgument", rule: "appArgument.format", message: "must be an absolute URL such as https://shop.example/item/1")
         }
-        var out: [UInt8] = []
-        for b in bytes {
-            if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: ",") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<")
-                || b == UInt8(ascii: ">") || b == UInt8(ascii: "'") || b == UInt8(ascii: "`") || b == UInt8(ascii: "\\")
-            {
-                PercentEncoding.appendEscape(b, to: &out)
-            } else {
-                out.append(b)
-            }
+        return PercentEncoding.encode(bytes) { b in
+            !(b <= 0x20 || b >= 0x7F || b == UInt8(ascii: ",") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<")
+                || b == UInt8(ascii: ">") || b == UInt8(ascii: "'") || b == UInt8(ascii: "`") || b == UInt8(ascii: "\\"))
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

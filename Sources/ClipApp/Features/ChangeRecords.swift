@@ -32,7 +32,7 @@ public enum ChangeList: Operation {
             }
             return n
         }
-        let limit = try InvalidArguments.limit(input.limit, fallback: 100)
+        let limit = try PageLimit.read(input.limit, fallback: 100)
         // One more than asked says whether any follow: nextSince only when some do.
         let records = try session.registry.changes(since: since ?? 0, limit: limit + 1)
         let page = Array(records.prefix(limit))
@@ -40,7 +40,7 @@ public enum ChangeList: Operation {
     }
 
     /// The most records one request reads (the route's `limit`).
-    static let pageSize = 1000
+    static let pageSize = PageLimit.largest
 
     public static let binding: Binding = Binding(
         Self.self, "GET", "/v1/changes",

@@ -34,10 +34,7 @@ enum CodeCommand {
     /// Whether the reference is meant as an experience id (`ExperienceReference`): `01` then goes to the experience's
     /// route, which finds none, as every command that names an experience does; anything else is a URL.
     static func isExperienceID(_ reference: String) -> Bool {
-        switch try? ExperienceReference(reference) {
-        case .id?, .noSuchID?: true
-        case .url?, nil: false
-        }
+        ExperienceReference.isMeantAsID(reference)
     }
 
     /// `--format`, as the command takes it (`ndef-hex` included); nil when it names none.

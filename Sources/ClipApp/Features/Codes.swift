@@ -17,11 +17,7 @@ extension ExperienceCodeRoute {
     public static var callers: CallerRule { .token }
 
     public static func run(_ input: CodeInput, in session: Session) throws -> CodeOutput {
-        let id = input.id ?? ""
-        // One spelling per resource: "01" and "+1" are not experience 1 (ExperienceReference).
-        guard let n = ExperienceReference.id(id) else { throw RegistryError.notFound("experience \(id)") }
-        let experience = try session.registry.experience(id)
-        try session.checkVisible(team: experience.clip.team, "experience \(n)")
+        let experience = try Experiences.visible(input.id ?? "", in: session)
         let (ecc, size) = try input.options(for: format)
         return try CodeOutput(session.registry.codeTarget(experience: experience), format, ecc, size)
     }

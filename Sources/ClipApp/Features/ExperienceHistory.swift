@@ -12,7 +12,7 @@ public enum ExperienceHistory: Operation {
     public struct Input: DeclaredInput {
         public var experience = ""
         public var since: Int64 = 0
-        public var limit = PageSize.standard
+        public var limit = 100
 
         public init() {}
 

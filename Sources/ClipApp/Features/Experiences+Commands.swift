@@ -171,15 +171,14 @@ enum ExperienceCommands {
     /// experiences by URL.
     static func read(_ reference: String, _ line: CommandLine) throws -> AdvancedExperience {
         let url: NormalizedURL
-        do {
-            switch try ExperienceReference(reference) {
-            case .noSuchID(let text): throw RegistryError.notFound("experience \(text)")
-            case .id(let id):
-                let answer = try line.perform(ExperienceShow.binding, Arguments([("id", String(id))]))
-                return try CatalogJSON.experience(json: answer.json)
-            case .url(let named): url = named
-            }
-        } catch let malformed as ExperienceReference.Malformed { throw RegistryError.invalid([malformed.error]) }
+        let parsed: ExperienceReference
+        do { parsed = try ExperienceReference(reference) } catch { throw RegistryError(error) }
+        switch parsed {
+        case .id(let id):
+            let answer = try line.perform(ExperienceShow.binding, Arguments([("id", String(id))]))
+            return try CatalogJSON.experience(json: answer.json)
+        case .url(let named): url = named
+        }
         let answer = try line.perform(ExperienceList.binding, Arguments([("host", url.host)]))
         let listed = try ExperienceList.Output(json: answer.json).experiences
         guard let match = listed.first(where: { $0.url.canonical == url.canonical }) else {

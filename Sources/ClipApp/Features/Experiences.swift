@@ -70,7 +70,7 @@ public enum ExperienceList: Operation {
             filter.afterURL = after
         }
         guard errors.isEmpty else { throw RegistryError.invalid(errors) }
-        let limit = try pageSize(query["limit"])
+        let limit = try PageLimit.read(query["limit"], fallback: 100)
         // One more than asked says whether more follow.
         filter.limit = limit + 1
         var items = try session.registry.experiences(filter)
@@ -82,17 +82,6 @@ public enum ExperienceList: Operation {
         var output = Output(experiences: items, nextCursor: next)
         output.query = query.values
         return output
-    }
-
-    /// `limit`: 1 to 1000, 100 when absent.
-    static func pageSize(_ text: String?) throws -> Int {
-        guard let text else { return 100 }
-        guard let n = Int(text), (1...1000).contains(n) else {
-            throw RequestRefusal(
-                status: 422, detail: "limit is out of range",
-                errors: [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
-        }
-        return n
     }
 
     public static let binding = Binding(

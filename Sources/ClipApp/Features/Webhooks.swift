@@ -275,7 +275,7 @@ public enum WebhookDeliveries: Operation {
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let endpoint = try WebhookFields.visible(input.id, in: session)
-        let limit = try InvalidArguments.limit(input.limit, fallback: 100)
+        let limit = try PageLimit.read(input.limit, fallback: 100)
         return Output(deliveries: try session.registry.webhookDeliveries(id: endpoint.id, limit: limit))
     }
 
@@ -291,7 +291,7 @@ public enum WebhookDeliveries: Operation {
             try WebhookFields.commandID(line, &arguments)
             var limit = 20
             if let text = line.parsed.value("limit") {
-                guard let n = Int(text), (1...1000).contains(n) else { throw CommandUsageError("--limit takes a number from 1 to 1000") }
+                guard let n = PageLimit.value(text) else { throw CommandUsageError("--limit takes a number from 1 to 1000") }
                 limit = n
             }
             arguments.append("limit", String(limit))
