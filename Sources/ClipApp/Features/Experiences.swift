@@ -2,7 +2,6 @@ import ArgParse
 public import ClipCore
 import ClipStore
 public import ClipWire
-import HTTP1
 public import StrictJSON
 
 /// The experiences a caller may see, ordered by URL, a page at a time: `GET /v1/experiences` and
@@ -34,7 +33,7 @@ public enum ExperienceList: Operation {
         public var headers: [(name: String, value: String)] {
             guard let nextCursor else { return [] }
             let items = query.filter { $0.name != "cursor" }.map {
-                "\(QueryString.encodeComponent($0.name))=\(QueryString.encodeComponent($0.value))"
+                "\(PercentEncoding.encode($0.name.utf8))=\(PercentEncoding.encode($0.value.utf8))"
             }
             return [("Link", "</v1/experiences?\((items + ["cursor=\(nextCursor)"]).joined(separator: "&"))>; rel=\"next\"")]
         }
