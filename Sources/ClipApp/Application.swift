@@ -28,7 +28,7 @@ public enum Application {
         ClipList.binding,
         DomainAdd.binding,
         DomainRemove.binding,
-        DomainAssociationFields.listBinding,
+        DomainAssociationList.binding,
         HostOwnershipList.binding,
         HostOwnershipShow.binding,
         HostClaim.binding,

@@ -196,17 +196,24 @@ public struct Binding: Sendable {
         let words = line.parsed, positionals = command.positionals
         for (i, value) in words.positionals.enumerated() {
             guard let facts = i < positionals.count ? positionals[i] : positionals.last(where: \.repeatable) else { break }
-            try arguments.add(facts, value, line)
+            // A word the command reads itself (`webcredentials add|remove`) is not sent.
+            if facts.place != .command { try arguments.add(facts, value, line) }
         }
         for facts in command.options
-        where facts.place != .command && !localOptions.contains(facts.name) && !clientOptions.contains(facts.name) {
-            if fields != nil, facts.required, words.value(facts.name) == nil { throw CommandUsageError("missing --\(facts.name)") }
-            guard facts.type != .flag else {
-                // A grammar declared by hand sends no flag; its command input does.
-                if fields != nil, words.flag(facts.name) { try arguments.add(facts, "true", line) }
+        where facts.place != .command && !localOptions.contains(facts.option) && !clientOptions.contains(facts.option) {
+            let given = words.value(facts.option) != nil || words.flag(facts.option)
+            if let negation = facts.negation, words.flag(negation.option) {
+                guard !given else { throw CommandUsageError("--\(facts.option) and --\(negation.option) contradict each other") }
+                arguments.setMember(facts.name, facts.type == .flag ? false : .null)
                 continue
             }
-            let values = facts.repeatable && fields != nil ? words.all(facts.name) : words.value(facts.name).map { [$0] } ?? []
+            if fields != nil, facts.required, !given { throw CommandUsageError("missing --\(facts.option)") }
+            guard facts.type != .flag else {
+                // A grammar declared by hand sends no flag; its command input does.
+                if fields != nil, words.flag(facts.option) { try arguments.add(facts, "true", line) }
+                continue
+            }
+            let values = facts.repeatable && fields != nil ? words.all(facts.option) : words.value(facts.option).map { [$0] } ?? []
             for value in values {
                 try arguments.add(facts, value, line)
             }

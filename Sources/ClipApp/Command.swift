@@ -181,8 +181,8 @@ extension CommandWords {
     public func again(setting option: FieldFacts, to value: String) -> [String] {
         var words = ["clipctl"]
         for global in ["db", "server"] { if let given = self.value(global) { words += ["--\(global)", given] } }
-        words += path + positionals + ["--\(option.name)", value]
-        for name in values.keys.sorted() where ![option.name, "db", "server", "token"].contains(name) {
+        words += path + positionals + ["--\(option.option)", value]
+        for name in values.keys.sorted() where ![option.option, "db", "server", "token"].contains(name) {
             for given in all(name) { words += ["--\(name)", given] }
         }
         return words

@@ -52,10 +52,17 @@ public struct FieldFacts: Sendable, Equatable {
     public let positional: Bool
     /// The option's one-letter spelling (`-o`).
     public let short: Character?
+    /// The command's option, `--option`: the name, unless the command spells it otherwise (`--app-store-id` for the
+    /// body's `appStoreId`; `--app` for the path's `{bundleId}`, which is then an option rather than a positional).
+    public let option: String
+    /// The command's option that negates the field, and its help: a body member's `null` (`--no-app-store-id`
+    /// clears it), a flag's `false`; given with the field's own option, the command is refused (exit 64).
+    public let negation: FieldNegation?
 
     public init(
         name: String, place: FieldPlace, type: FieldType, placeholder: String, help: String, defaultValue: String? = nil,
-        required: Bool = false, repeatable: Bool = false, positional: Bool = false, short: Character? = nil
+        required: Bool = false, repeatable: Bool = false, positional: Bool = false, short: Character? = nil, option: String? = nil,
+        negation: FieldNegation? = nil
     ) {
         self.name = name
         self.place = place
@@ -65,14 +72,26 @@ public struct FieldFacts: Sendable, Equatable {
         self.defaultValue = defaultValue
         self.required = required
         self.repeatable = repeatable
-        self.positional = positional || place == .path
+        self.positional = positional || (place == .path && option == nil)
         self.short = short
+        self.option = option ?? name
+        self.negation = negation
     }
 
     /// The help a command shows: the field's, with its default, or that an option is required.
     public var helpWithDefault: String {
         if let defaultValue { return "\(help) (default \(defaultValue))" }
         return required && !positional ? "\(help) (required)" : help
+    }
+}
+
+/// A command's option that negates a field (`FieldFacts.negation`): `--no-app-store-id`, "clear the App Store ID".
+public struct FieldNegation: Sendable, Equatable {
+    public let option: String
+    public let help: String
+    public init(_ option: String, help: String) {
+        self.option = option
+        self.help = help
     }
 }
 
@@ -228,7 +247,7 @@ extension Arguments {
         switch facts.type {
         case .integer: setMember(facts.name, Int64(text).map(JSONValue.integer) ?? .string(text))
         case .flag: setMember(facts.name, true)
-        case .json: setMember(facts.name, try line.json(facts.name) ?? .null)
+        case .json: setMember(facts.name, try line.json(facts.option) ?? .null)
         case .text, .choice, .experience, .experienceID: setMember(facts.name, .string(text))
         }
     }

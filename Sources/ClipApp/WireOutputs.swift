@@ -7,3 +7,9 @@ extension Items: OperationOutput {}
 extension ChangePage: OperationOutput {}
 extension ChangeRecord: OperationOutput {}
 extension APIToken: OperationOutput {}
+extension Clip: OperationOutput {}
+extension HostOwnership: OperationOutput {}
+extension WebhookEndpoint: OperationOutput {}
+extension WebhookTestEvent: OperationOutput {}
+extension WebhookDeliveryList: OperationOutput {}
+extension JSONDocument: OperationOutput {}

@@ -27,10 +27,15 @@ extension ClipCLI {
             positionals: command.positionals.map {
                 PositionalSpec($0.placeholder, help: $0.helpWithDefault, optional: !$0.required, variadic: $0.repeatable)
             },
-            options: command.options.map {
-                $0.type == .flag
-                    ? .flag($0.name, short: $0.short, help: $0.helpWithDefault)
-                    : .option($0.name, short: $0.short, value: $0.placeholder, help: $0.helpWithDefault, repeatable: $0.repeatable)
+            options: command.options.flatMap { facts -> [OptionSpec] in
+                let option: OptionSpec =
+                    facts.type == .flag
+                    ? .flag(facts.option, short: facts.short, help: facts.helpWithDefault)
+                    : .option(
+                        facts.option, short: facts.short, value: facts.placeholder, help: facts.helpWithDefault,
+                        repeatable: facts.repeatable)
+                // A field's negation follows it (`--app-store-id N`, `--no-app-store-id`).
+                return [option] + (facts.negation.map { [.flag($0.option, help: $0.help)] } ?? [])
             },
             examples: command.help.examples.map { Example($0.commandLine, $0.explanation) })
     }

@@ -136,10 +136,6 @@ public enum CatalogJSON {
             result: .init(decision: decision, rule: try r.string("rule")))
     }
 
-    public static func webcredentials(host: String, app: BundleID) -> JSONValue {
-        .object(["host": .string(host), "app": .string(app.rawValue)])
-    }
-
     // MARK: Banner
 
     public static func banner(_ b: PageBanner) -> JSONValue {

@@ -78,7 +78,7 @@ struct DomainAndDefaultOperationTests {
         _ = try perform(DomainAdd.binding, "com.example.bikes.Clip", host: "a.example", as: teamA)
         _ = try registry.shareHost("a.example", team: try TeamID("FGHIJ67890"))
         _ = try perform(DomainAdd.binding, "com.example.scooters.Clip", host: "a.example", as: teamB)
-        let binding = DomainAssociationFields.listBinding
+        let binding = DomainAssociationList.binding
         #expect(!binding.servesRoute, "GET /v1/clips is clip list's route")
         let answer = try binding.perform(Arguments(), Session(registry: registry, caller: teamA))
         var lines: [String] = []
