@@ -7,3 +7,5 @@ extension Items: OperationOutput {}
 extension ChangePage: OperationOutput {}
 extension ChangeRecord: OperationOutput {}
 extension APIToken: OperationOutput {}
+extension TestFlightInvocationList: OperationOutput {}
+extension AppStoreConnectLinked: OperationOutput {}
