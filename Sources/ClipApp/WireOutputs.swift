@@ -9,3 +9,4 @@ extension ChangeRecord: OperationOutput {}
 extension APIToken: OperationOutput {}
 extension TestFlightInvocationList: OperationOutput {}
 extension AppStoreConnectLinked: OperationOutput {}
+extension CodesExported: OperationOutput {}
