@@ -36,8 +36,8 @@ public struct AppStoreConnectAccess: Sendable {
         err: @escaping @Sendable (String) -> Void
     ) throws(CommandUsageError) {
         let key = Key(
-            keyID: parsed.value("key-id"), issuerID: parsed.value("issuer-id"), privateKeyPath: parsed.value("private-key"),
-            baseURL: parsed.value("asc-url"))
+            keyID: parsed.value(AppStoreConnectKey.keyID.name), issuerID: parsed.value(AppStoreConnectKey.issuerID.name),
+            privateKeyPath: parsed.value(AppStoreConnectKey.privateKey.name), baseURL: parsed.value(AppStoreConnectKey.baseURL.name))
         let choice = try ProgressChoice(parsed)
         let saysWaits = choice.saysWaits(standardErrorIsTerminal: standardErrorIsTerminal, json: json)
         self.init(client: { try Self.client(key, environment: environment, saysWaits: saysWaits, err: err) })

@@ -48,7 +48,7 @@ public enum Application {
         TestFlightPlanRead.binding,
         TestFlightStatus.binding,
         TestFlightApply.binding,
-        AscPlan.statusBinding,
+        AscStatus.binding,
         ApplinksSet.binding,
         ApplinksRemove.binding,
         ApplinksSettings.binding,

@@ -1,4 +1,3 @@
-import ArgParse
 import ClipCore
 import ClipSyncEngine
 import Foundation
@@ -11,8 +10,8 @@ import Locking
 public enum ProgressChoice: String, CaseIterable, Sendable {
     case auto, plain, none
 
-    static let option = OptionSpec.option(
-        "progress", value: "auto|plain|none",
+    static let option = FieldFacts.option(
+        "progress", "auto|plain|none",
         help: "auto (default): each step on a terminal, plain lines elsewhere; plain: a line every "
             + "\(Int(PlainApplyProgress.interval)) s or so (done/total, rate, time left); none: nothing")
 

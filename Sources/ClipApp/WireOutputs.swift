@@ -13,3 +13,6 @@ extension WebhookEndpoint: OperationOutput {}
 extension WebhookTestEvent: OperationOutput {}
 extension WebhookDeliveryList: OperationOutput {}
 extension JSONDocument: OperationOutput {}
+extension TestFlightInvocationList: OperationOutput {}
+extension AppStoreConnectLinked: OperationOutput {}
+extension CodesExported: OperationOutput {}
