@@ -44,8 +44,12 @@ let package = Package(
         // QR codes (ISO/IEC 18004:2015) and their SVG drawing; pure, knows nothing about App Clips.
         .target(name: "QRCode", swiftSettings: strict),
 
+        // UTS #46 processing (IDNA mapping, validity, CheckBidi, CheckJoiners) with the Unicode tables scripts/gen-idna-tables
+        // writes, and Punycode (RFC 3492). Pure; knows nothing about App Clips.
+        .target(name: "IDNA", swiftSettings: strict),
+
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
-        .target(name: "ClipCore", dependencies: ["ByteScan", "StrictJSON", "QRCode", "FileFormats"], swiftSettings: strict),
+        .target(name: "ClipCore", dependencies: ["ByteScan", "StrictJSON", "QRCode", "FileFormats", "IDNA"], swiftSettings: strict),
 
         // Which URL gets a QR code or NFC tag, how the files of a print bundle are named, and their bytes. Pure, no I/O.
         .target(name: "ClipCodes", dependencies: ["ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
@@ -158,6 +162,7 @@ let package = Package(
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: strict),
         .testTarget(name: "ByteScanTests", dependencies: ["ByteScan", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IDNATests", dependencies: ["IDNA"], swiftSettings: strict),
         .testTarget(
             name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "FileFormats", "StrictJSON", "TestSupport"],
             exclude: ["Fixtures"],
