@@ -49,13 +49,18 @@ let package = Package(
         .target(name: "IDNA", swiftSettings: strict),
 
         // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
-        .target(name: "ClipCore", dependencies: ["ByteScan", "StrictJSON", "QRCode", "FileFormats", "IDNA"], swiftSettings: strict),
+        .target(name: "ClipCore", dependencies: ["ByteScan", "StrictJSON", "FileFormats", "IDNA"], swiftSettings: strict),
+
+        // What a bulk read of the registry (RegistryRecord) becomes: the doctor's cross-checks and the static site publish
+        // writes (its directory's index, shared with the codes export). Pure, no I/O.
+        .target(name: "DoctorAndPublish", dependencies: ["ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
 
         // Which URL gets a QR code or NFC tag, how the files of a print bundle are named, and their bytes. Pure, no I/O.
-        .target(name: "ClipCodes", dependencies: ["ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
+        .target(
+            name: "ClipCodes", dependencies: ["ClipCore", "DoctorAndPublish", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
 
         // Every JSON shape the API answers and clipctl prints: encoders, and the readers a remote clipctl needs.
-        .target(name: "ClipWire", dependencies: ["ClipCore", "StrictJSON", "FileFormats"], swiftSettings: strict),
+        .target(name: "ClipWire", dependencies: ["ClipCore", "DoctorAndPublish", "StrictJSON", "FileFormats"], swiftSettings: strict),
 
         .target(name: "CardPreview", dependencies: ["ClipCore", "QRCode", "FileFormats"], swiftSettings: strict),
 
@@ -65,7 +70,8 @@ let package = Package(
 
         // The SQLite-backed registry store.
         .target(
-            name: "ClipStore", dependencies: ["ClipCore", "ClipCodes", "FileFormats", "SQLiteDB", "StrictJSON", "Locking"],
+            name: "ClipStore",
+            dependencies: ["ClipCore", "DoctorAndPublish", "ClipCodes", "FileFormats", "SQLiteDB", "StrictJSON", "Locking"],
             swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
@@ -75,8 +81,8 @@ let package = Package(
         .target(
             name: "ClipApp",
             dependencies: [
-                "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "HTTP1",
-                "Locking", "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine", "HTTPSClient",
+                "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "DoctorAndPublish", "ClipStore", "ClipWire", "FileFormats",
+                "StrictJSON", "HTTP1", "Locking", "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine", "HTTPSClient",
             ],
             swiftSettings: strict),
 
@@ -110,7 +116,7 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipStore", "ArgParse", "ClipCommands", "StrictJSON",
+                "ClipApp", "ClipCore", "DoctorAndPublish", "ClipStore", "ArgParse", "ClipCommands", "StrictJSON",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),
@@ -129,7 +135,9 @@ let package = Package(
         .target(name: "AppStoreConnect", dependencies: ["SystemCrypto", "FileFormats", "StrictJSON", "Locking"], swiftSettings: strict),
         // Prints a JWT for a given key and ids, for scripts/asc-jwt-check's independent verification.
         // The pure sync plan: the registry's experiences against App Store Connect's (knows both, does no I/O).
-        .target(name: "ClipSync", dependencies: ["ClipCore", "AppStoreConnect", "FileFormats", "StrictJSON"], swiftSettings: strict),
+        .target(
+            name: "ClipSync", dependencies: ["ClipCore", "DoctorAndPublish", "AppStoreConnect", "FileFormats", "StrictJSON"],
+            swiftSettings: strict),
         .target(
             name: "ClipSyncEngine",
             dependencies: ["ClipSync", "ClipStore", "ClipCore", "AppStoreConnect", "SystemCrypto", "StrictJSON", "Locking"],
@@ -162,17 +170,23 @@ let package = Package(
         .testTarget(name: "ArgParseTests", dependencies: ["ArgParse"], swiftSettings: strict),
         .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: strict),
         .testTarget(name: "ByteScanTests", dependencies: ["ByteScan", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "DoctorAndPublishTests", dependencies: ["DoctorAndPublish", "ClipCore", "FileFormats", "StrictJSON"],
+            swiftSettings: strict),
         .testTarget(name: "IDNATests", dependencies: ["IDNA"], swiftSettings: strict),
         .testTarget(
             name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "FileFormats", "StrictJSON", "TestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "ClipCodesTests", dependencies: ["ClipCodes", "ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
+            name: "ClipCodesTests", dependencies: ["ClipCodes", "ClipCore", "DoctorAndPublish", "QRCode", "FileFormats", "StrictJSON"],
+            swiftSettings: strict),
         .testTarget(name: "ClipWireTests", dependencies: ["ClipWire", "ClipCore", "StrictJSON"], swiftSettings: strict),
         .testTarget(
             name: "ClipStoreTests",
-            dependencies: ["ClipStore", "ClipCore", "ClipWire", "FileFormats", "SQLiteDB", "StrictJSON", "TestSupport"],
+            dependencies: [
+                "ClipStore", "ClipCore", "DoctorAndPublish", "ClipWire", "FileFormats", "SQLiteDB", "StrictJSON", "TestSupport",
+            ],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FileFormatsTests", dependencies: ["FileFormats", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto", "TestSupport"], swiftSettings: strict),
@@ -181,14 +195,17 @@ let package = Package(
             dependencies: ["AppStoreConnect", "FileFormats", "SystemCrypto", "StrictJSON", "Locking", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport", "SystemCrypto", "Locking"], swiftSettings: strict),
-        .testTarget(name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
+        .testTarget(
+            name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "DoctorAndPublish", "AppStoreConnect", "StrictJSON"],
+            swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ClipAppTests",
             dependencies: [
-                "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "TestSupport", "AppStoreConnect",
+                "ClipApp", "ClipCLI", "ClipCore", "DoctorAndPublish", "ClipStore", "ClipWire", "FileFormats", "StrictJSON", "TestSupport",
+                "AppStoreConnect",
                 "ClipSyncEngine", "ClipSync", "Locking",
             ],
             swiftSettings: strict),

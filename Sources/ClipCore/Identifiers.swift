@@ -114,7 +114,7 @@ public struct AppStoreID: Hashable, Sendable, CustomStringConvertible {
 @inline(__always) func isUpperAlnum(_ b: UInt8) -> Bool { isDigit(b) || (b >= 0x41 && b <= 0x5A) }
 @inline(__always) func isUpperAlpha(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
 @inline(__always) func isAlpha(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
-@inline(__always) func isAlnum(_ b: UInt8) -> Bool { isDigit(b) || isAlpha(b) }
+@inline(__always) package func isAlnum(_ b: UInt8) -> Bool { isDigit(b) || isAlpha(b) }
 
 extension String {
     /// The string cut to 80 characters for an error message, with control characters made visible.

@@ -1,6 +1,7 @@
 import ArgParse
 import ClipCodes
 import ClipCore
+import DoctorAndPublish
 import ClipStore
 import FileFormats
 import Foundation
