@@ -1,4 +1,5 @@
-public import ClipCore
+public import AppleFormats
+import ClipCore
 public import DoctorAndPublish
 public import StrictJSON
 

@@ -1,4 +1,5 @@
-public import ClipCore
+public import AppleFormats
+import ClipCore
 
 /// What `clipctl publish` writes, gathered from a bulk read of the registry (`RegistryRecord`), wherever
 /// the records come from: every host's AASA and a Smart App Banner per active experience.

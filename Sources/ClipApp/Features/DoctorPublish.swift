@@ -1,3 +1,4 @@
+import AppleFormats
 import ClipCore
 public import DoctorAndPublish
 import ClipStore

@@ -1,6 +1,7 @@
+import ClipCore
 import StrictJSON
 import Testing
-@testable import ClipCore
+@testable import AppleFormats
 
 struct ExperienceApplinksTests {
     let app = try! AppID("ABCDE12345.com.shop.app")
@@ -46,18 +47,6 @@ struct ExperienceApplinksTests {
         let misses = ExperienceApplinks.verify(document, host: "shop.example", [.init(app: app, urls: registered)])
         #expect(misses.map(\.url) == ["https://shop.example/help"])
         #expect(misses.first?.result == AASAEvaluator.Result(decision: .exclude, rule: "details[0].components[0]"))
-    }
-
-    /// One specificity order (NormalizedURL.isMoreSpecific): a query item given twice counts once,
-    /// in the generated applinks as in the resolver.
-    @Test func componentsFollowTheResolversOrder() throws {
-        let repeated = try NormalizedURL("https://shop.example/p?a=1&a=1"), two = try NormalizedURL("https://shop.example/p?c=2&b=1")
-        let components = ExperienceApplinks.components([repeated, two])
-        #expect(components.first?["?"] == ["b": "1", "c": "2"])
-        let candidates = [ResolverTests.experience(1, repeated.canonical), ResolverTests.experience(2, two.canonical)]
-        let invocation = try NormalizedURL("https://shop.example/p?a=1&b=1&c=2")
-        let resolution = Resolver.resolve(invocation.canonical, url: invocation, candidates: candidates, fallbacks: [], preferences: [])
-        #expect(resolution.json(explain: false)["experience"]?["url"] == .string(two.canonical))
     }
 
     /// A query dictionary reads a missing item as present and empty, so "?flag" cannot be required:
