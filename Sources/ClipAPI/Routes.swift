@@ -1,3 +1,4 @@
+import AppleFormats
 import ClipApp
 import ClipCore
 import ClipStore

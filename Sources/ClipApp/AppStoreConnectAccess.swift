@@ -1,5 +1,6 @@
 public import AppStoreConnect
-public import ClipCore
+import ClipCore
+public import DoctorAndPublish
 public import ClipStore
 import ClipSync
 public import ClipSyncEngine

@@ -113,12 +113,12 @@ public struct AppStoreID: Hashable, Sendable, CustomStringConvertible {
 @inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 @inline(__always) func isUpperAlnum(_ b: UInt8) -> Bool { isDigit(b) || (b >= 0x41 && b <= 0x5A) }
 @inline(__always) func isUpperAlpha(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
-@inline(__always) func isAlpha(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
-@inline(__always) func isAlnum(_ b: UInt8) -> Bool { isDigit(b) || isAlpha(b) }
+@inline(__always) package func isAlpha(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+@inline(__always) package func isAlnum(_ b: UInt8) -> Bool { isDigit(b) || isAlpha(b) }
 
 extension String {
     /// The string cut to 80 characters for an error message, with control characters made visible.
-    var truncatedForMessage: String {
+    package var truncatedForMessage: String {
         let visible = String(String.UnicodeScalarView(unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\u{FFFD}" : $0 }))
         return visible.count > 80 ? String(visible.prefix(80)) + "…" : visible
     }

@@ -19,7 +19,7 @@ public enum PercentEncoding {
 
     /// The byte that the escape starting at `i` stands for, or nil when `bytes[i]` does not
     /// start one ("%" followed by two hexadecimal digits).
-    static func escapedByte<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at i: Bytes.Index) -> UInt8? {
+    package static func escapedByte<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at i: Bytes.Index) -> UInt8? {
         guard bytes[i] == UInt8(ascii: "%"), bytes.distance(from: i, to: bytes.endIndex) > 2,
             let hi = hexValue(bytes[bytes.index(i, offsetBy: 1)]), let lo = hexValue(bytes[bytes.index(i, offsetBy: 2)])
         else { return nil }
@@ -27,7 +27,7 @@ public enum PercentEncoding {
     }
 
     /// Appends `b` as an escape, upper-case.
-    static func appendEscape(_ b: UInt8, to out: inout [UInt8]) {
+    package static func appendEscape(_ b: UInt8, to out: inout [UInt8]) {
         out.append(contentsOf: [UInt8(ascii: "%"), hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]])
     }
 

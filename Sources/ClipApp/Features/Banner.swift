@@ -1,5 +1,6 @@
+public import AppleFormats
 import ArgParse
-public import ClipCore
+import ClipCore
 import ClipStore
 import Foundation
 public import ClipWire

@@ -1,5 +1,6 @@
 import ClipCodes
 import ClipCore
+import DoctorAndPublish
 import ClipStore
 import FileFormats
 import Foundation

@@ -1,3 +1,4 @@
+import AppleFormats
 import AppStoreConnect
 import ClipCore
 import ClipStore

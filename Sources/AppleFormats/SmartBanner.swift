@@ -1,3 +1,5 @@
+public import ClipCore
+
 /// The Smart App Banner tag (docs/rules.md#smart-app-banner, docs/apple-formats.md#smart-app-banner):
 /// `<meta name="apple-itunes-app" content="app-id=…, app-argument=…, app-clip-bundle-id=…, app-clip-display=card">`.
 public enum SmartBanner {
