@@ -44,16 +44,34 @@ let package = Package(
         // QR codes (ISO/IEC 18004:2015) and their SVG drawing; pure, knows nothing about App Clips.
         .target(name: "QRCode", swiftSettings: strict),
 
-        // Pure domain core: model, validation, URL normalization, resolver, AASA, banner. No I/O.
-        .target(name: "ClipCore", dependencies: ["ByteScan", "StrictJSON", "QRCode", "FileFormats"], swiftSettings: strict),
+        // UTS #46 processing (IDNA mapping, validity, CheckBidi, CheckJoiners) with the Unicode tables scripts/gen-idna-tables
+        // writes, and Punycode (RFC 3492). Pure; knows nothing about App Clips.
+        .target(name: "IDNA", swiftSettings: strict),
+
+        // Pure domain core: the model and its rules (identifiers, validation, URL and host normalization, the resolver),
+        // the read model's index, the webhook rules and the import/export formats. No I/O.
+        .target(name: "ClipCore", dependencies: ["ByteScan", "StrictJSON", "FileFormats", "IDNA"], swiftSettings: strict),
+
+        // Apple's formats over the model: the AASA file (generation, comparison, the evaluator's pattern matching and the
+        // linter), stored and generated applinks, the Smart App Banner. Pure, no I/O.
+        .target(name: "AppleFormats", dependencies: ["ClipCore", "StrictJSON", "FileFormats"], swiftSettings: strict),
+
+        // What a bulk read of the registry (RegistryRecord) becomes: the doctor's cross-checks and the static site publish
+        // writes (its directory's index, shared with the codes export). Pure, no I/O.
+        .target(
+            name: "DoctorAndPublish", dependencies: ["ClipCore", "AppleFormats", "QRCode", "FileFormats", "StrictJSON"],
+            swiftSettings: strict),
 
         // Which URL gets a QR code or NFC tag, how the files of a print bundle are named, and their bytes. Pure, no I/O.
-        .target(name: "ClipCodes", dependencies: ["ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
+        .target(
+            name: "ClipCodes", dependencies: ["ClipCore", "DoctorAndPublish", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
 
         // Every JSON shape the API answers and clipctl prints: encoders, and the readers a remote clipctl needs.
-        .target(name: "ClipWire", dependencies: ["ClipCore", "StrictJSON", "FileFormats"], swiftSettings: strict),
+        .target(
+            name: "ClipWire", dependencies: ["ClipCore", "AppleFormats", "DoctorAndPublish", "StrictJSON", "FileFormats"],
+            swiftSettings: strict),
 
-        .target(name: "CardPreview", dependencies: ["ClipCore", "QRCode", "FileFormats"], swiftSettings: strict),
+        .target(name: "CardPreview", dependencies: ["ClipCore", "AppleFormats", "QRCode", "FileFormats"], swiftSettings: strict),
 
         // Migrations/*.sql embedded into ClipStore by a build-tool plugin.
         .executableTarget(name: "embed-migrations", swiftSettings: strict),
@@ -61,7 +79,10 @@ let package = Package(
 
         // The SQLite-backed registry store.
         .target(
-            name: "ClipStore", dependencies: ["ClipCore", "ClipCodes", "FileFormats", "SQLiteDB", "StrictJSON", "Locking"],
+            name: "ClipStore",
+            dependencies: [
+                "ClipCore", "AppleFormats", "DoctorAndPublish", "ClipCodes", "FileFormats", "SQLiteDB", "StrictJSON", "Locking",
+            ],
             swiftSettings: strict,
             plugins: ["EmbedMigrations"]),
 
@@ -75,9 +96,8 @@ let package = Package(
         .target(
             name: "ClipApp",
             dependencies: [
-                "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "ClipStore", "ClipWire", "FileFormats", "StrictJSON",
-                "Locking",
-                "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine", "OutboundHTTP",
+                "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "AppleFormats", "DoctorAndPublish", "ClipStore", "ClipWire",
+                "FileFormats", "StrictJSON", "Locking", "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine", "OutboundHTTP",
             ],
             swiftSettings: strict),
 
@@ -86,7 +106,7 @@ let package = Package(
         .target(
             name: "ClipAPI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipStore", "ClipWire", "HTTP1", "StrictJSON", "Locking",
+                "ClipApp", "ClipCore", "AppleFormats", "ClipStore", "ClipWire", "HTTP1", "StrictJSON", "Locking",
             ],
             swiftSettings: strict),
 
@@ -103,7 +123,9 @@ let package = Package(
 
         // Fuzz targets (properties over arbitrary bytes) and the libFuzzer/replay executable.
         // Fuzz build: swift build --scratch-path .build-fuzz --sanitize=fuzzer -Xswiftc -DFUZZING --product clip-fuzz
-        .target(name: "FuzzTargets", dependencies: ["HTTP1", "ClipCore", "StrictJSON", "ArgParse", "ClipCommands"], swiftSettings: strict),
+        .target(
+            name: "FuzzTargets", dependencies: ["HTTP1", "ClipCore", "AppleFormats", "StrictJSON", "ArgParse", "ClipCommands"],
+            swiftSettings: strict),
         .executableTarget(name: "clip-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
 
         // clipctl as a library (its command line, files and environment, each command run through ClipApp or sent to `--server`,
@@ -111,7 +133,7 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipStore", "ClipWire", "ArgParse", "ClipCommands", "OutboundHTTP", "StrictJSON",
+                "ClipApp", "ClipCore", "DoctorAndPublish", "ClipStore", "ClipWire", "ArgParse", "ClipCommands", "OutboundHTTP", "StrictJSON",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),
@@ -130,7 +152,9 @@ let package = Package(
         .target(name: "AppStoreConnect", dependencies: ["SystemCrypto", "FileFormats", "StrictJSON", "Locking"], swiftSettings: strict),
         // Prints a JWT for a given key and ids, for scripts/asc-jwt-check's independent verification.
         // The pure sync plan: the registry's experiences against App Store Connect's (knows both, does no I/O).
-        .target(name: "ClipSync", dependencies: ["ClipCore", "AppStoreConnect", "FileFormats", "StrictJSON"], swiftSettings: strict),
+        .target(
+            name: "ClipSync", dependencies: ["ClipCore", "DoctorAndPublish", "AppStoreConnect", "FileFormats", "StrictJSON"],
+            swiftSettings: strict),
         .target(
             name: "ClipSyncEngine",
             dependencies: ["ClipSync", "ClipStore", "ClipCore", "AppStoreConnect", "SystemCrypto", "StrictJSON", "Locking"],
@@ -150,9 +174,8 @@ let package = Package(
         .testTarget(
             name: "ClipAPITests",
             dependencies: [
-                "ClipAPI", "ClipApp", "ClipStore", "ClipCore", "ClipWire", "FileFormats", "HTTP1", "SQLiteDB", "StrictJSON", "Locking",
-                "SystemCrypto",
-                "TestSupport",
+                "ClipAPI", "ClipApp", "ClipStore", "ClipCore", "AppleFormats", "ClipWire", "FileFormats", "HTTP1", "SQLiteDB",
+                "StrictJSON", "Locking", "SystemCrypto", "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -165,15 +188,26 @@ let package = Package(
         .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: strict),
         .testTarget(name: "ByteScanTests", dependencies: ["ByteScan", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "ClipCoreTests", dependencies: ["ClipCore", "ClipWire", "FileFormats", "StrictJSON", "TestSupport"],
+            name: "AppleFormatsTests", dependencies: ["AppleFormats", "ClipCore", "StrictJSON"], exclude: ["Fixtures"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DoctorAndPublishTests", dependencies: ["DoctorAndPublish", "ClipCore", "AppleFormats", "FileFormats", "StrictJSON"],
+            swiftSettings: strict),
+        .testTarget(name: "IDNATests", dependencies: ["IDNA"], swiftSettings: strict),
+        .testTarget(
+            name: "ClipCoreTests", dependencies: ["ClipCore", "AppleFormats", "ClipWire", "StrictJSON", "TestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "ClipCodesTests", dependencies: ["ClipCodes", "ClipCore", "QRCode", "FileFormats", "StrictJSON"], swiftSettings: strict),
-        .testTarget(name: "ClipWireTests", dependencies: ["ClipWire", "ClipCore", "StrictJSON"], swiftSettings: strict),
+            name: "ClipCodesTests", dependencies: ["ClipCodes", "ClipCore", "DoctorAndPublish", "QRCode", "FileFormats", "StrictJSON"],
+            swiftSettings: strict),
+        .testTarget(name: "ClipWireTests", dependencies: ["ClipWire", "ClipCore", "AppleFormats", "StrictJSON"], swiftSettings: strict),
         .testTarget(
             name: "ClipStoreTests",
-            dependencies: ["ClipStore", "ClipCore", "ClipWire", "FileFormats", "SQLiteDB", "StrictJSON", "TestSupport"],
+            dependencies: [
+                "ClipStore", "ClipCore", "AppleFormats", "DoctorAndPublish", "ClipWire", "FileFormats", "SQLiteDB", "StrictJSON",
+                "TestSupport",
+            ],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FileFormatsTests", dependencies: ["FileFormats", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SystemCryptoTests", dependencies: ["SystemCrypto", "TestSupport"], swiftSettings: strict),
@@ -182,15 +216,18 @@ let package = Package(
             dependencies: ["AppStoreConnect", "FileFormats", "SystemCrypto", "StrictJSON", "Locking", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "ClipctlTests", dependencies: ["StrictJSON", "TestSupport", "SystemCrypto", "Locking"], swiftSettings: strict),
-        .testTarget(name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "AppStoreConnect", "StrictJSON"], swiftSettings: strict),
+        .testTarget(
+            name: "ClipSyncTests", dependencies: ["ClipSync", "ClipCore", "DoctorAndPublish", "AppStoreConnect", "StrictJSON"],
+            swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "FileFormats", "TestSupport"], swiftSettings: strict),
+            name: "CardPreviewTests", dependencies: ["CardPreview", "ClipCore", "AppleFormats", "FileFormats", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "ClipAppTests",
             dependencies: [
-                "ClipApp", "ClipCore", "ClipStore", "ArgParse", "FileFormats", "StrictJSON", "TestSupport", "AppStoreConnect",
-                "ClipSyncEngine", "ClipSync", "HTTP1", "Locking", "OutboundHTTP",
+                "ClipApp", "ClipCLI", "ClipCore", "AppleFormats", "DoctorAndPublish", "ClipStore", "ClipWire", "FileFormats",
+                "StrictJSON", "TestSupport", "AppStoreConnect", "ClipSyncEngine", "ClipSync", "HTTP1", "Locking", "OutboundHTTP",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -1,3 +1,4 @@
+public import AppleFormats
 public import ClipCore
 
 /// What the preview page of one invocation URL is made from, gathered by the caller from the registry.

@@ -1,3 +1,4 @@
+import AppleFormats
 public import ClipCore
 import FileFormats
 import QRCode
@@ -203,7 +204,7 @@ public struct CardPreviewPage: Sendable, Equatable {
             out += "<p class=\"bad\">No NDEF message: \(esc(error.description))</p>\n"
         }
         out += "<h2>Downloads</h2>\n"
-        let query = "url=\(HTMLText.queryValue(url))"
+        let query = "url=\(PercentEncoding.encode(url.utf8))"
         let files = [("svg", "QR code, SVG"), ("png", "QR code, PNG"), ("ndef", "NDEF message, binary")]
         if let origin = input.codesOrigin {
             out += "<ul class=\"downloads\">"

@@ -6,30 +6,16 @@ public import HTTP1
 import StrictJSON
 import Locking
 
-/// Who is calling, from the bearer token.
-enum Principal {
-    case admin(tokenID: Int64)
-    case team(TeamID, tokenID: Int64)
-
-    var team: TeamID? { if case .team(let t, _) = self { t } else { nil } }
-    var tokenID: Int64 {
-        switch self {
-        case .admin(let id), .team(_, let id): id
-        }
-    }
-}
-
 /// One request as the handlers see it.
 struct Context {
     let request: HTTPRequest
     let parameters: RouteParameters
     let query: [(name: String, value: String)]
-    let principal: Principal?
+    /// Who is calling, from the bearer token; `.anyone` without one, and on every public route.
+    let caller: Caller
     let registry: Registry
 
     func query(_ name: String) -> String? { query.last { $0.name == name }?.value }
-
-    func parameter(_ name: String) -> String { parameters[name] ?? "" }
 
     /// The body's media type: `Content-Type` lower-cased, without parameters (RFC 9110 §8.3.1); "" when none was sent.
     var mediaType: String {
@@ -48,56 +34,11 @@ struct Context {
         }
     }
 
-    /// The principal, which this route requires (401 otherwise).
-    var caller: Principal {
-        get throws {
-            guard let principal else { throw Problem.unauthorized("this route needs Authorization: Bearer TOKEN") }
-            return principal
-        }
-    }
-
-    /// Team tokens see only their team's objects: another team's answer 404 (docs/rules.md#tenancy).
-    func checkVisible(team: TeamID, _ what: String) throws {
-        if let own = try caller.team, own != team { throw Problem.notFound("not found: \(what)") }
-    }
-
-    /// The team a create or upsert writes for: the body's `team`, else the one the path implies (an
-    /// App ID), else the caller's; an admin must name one. A body naming another team than the
-    /// path's is a field error. Problems are added to `reader`.
-    func writingTeam(_ reader: FieldReader, impliedByPath pathTeam: TeamID? = nil) throws -> TeamID? {
-        ArgumentReader.writingTeam(reader, callerTeam: try caller.team, impliedByPath: pathTeam)
-    }
-
-    /// Team tokens may create only in their own team.
-    func checkWritable(team: TeamID) throws {
-        if let own = try caller.team, own != team {
-            throw Problem.forbidden("a token of team \(own.rawValue) cannot act for team \(team.rawValue)")
-        }
-    }
-
-    func requireAdmin() throws {
-        if try caller.team != nil { throw Problem.forbidden("this route needs an admin token") }
-    }
-
-    /// The preconditions of a PUT that creates or replaces (`Arguments.replacePreconditions`).
-    func putPreconditions(kind: String, current: Int?, _ what: String) throws -> Int? {
-        do { return try preconditions.replacePreconditions(kind: kind, current: current, what) } catch let failed as PreconditionFailed {
-            throw Problem(status: 412, detail: failed.description)
-        }
-    }
-
     /// The body of a route that reads none: empty, or JSON (ignored); anything else is 415, as for
     /// the routes that read one.
     func noBody() throws {
         guard !request.body.isEmpty else { return }
         _ = try jsonBody()
-    }
-
-    /// The version `If-Match` names (`Arguments.expectedVersion`).
-    func expectedVersion(kind: String, current: Int?) throws -> Int? {
-        do { return try preconditions.expectedVersion(kind: kind, current: current) } catch let failed as PreconditionFailed {
-            throw Problem(status: 412, detail: failed.description)
-        }
     }
 
     /// The request's `If-Match` and `If-None-Match`, as an operation reads them.
@@ -109,20 +50,12 @@ struct Context {
     }
 }
 
-/// The HTTP API on a `RegistryPool`: routes, authentication, tenancy, problem details, request
-/// ids, one log line per request, metrics.
-/// `@unchecked Sendable`: `registering` and `access` are written only by `init` (which registers
+/// The HTTP API on a `RegistryPool`: routes, authentication (the bearer token gives the `Caller`; the
+/// operation's `Session` applies the team scope), problem details, request ids, one log line per request,
+/// metrics.
+/// `@unchecked Sendable`: `registering` and `callers` are written only by `init` (which registers
 /// the routes before the API can be shared) and only read afterwards; every other field is Sendable.
 public final class ClipAPI: @unchecked Sendable {
-    enum Access { case open, token }
-    /// How caches may keep a public route's answers: shared for `publicMaxAge` seconds with `Vary`
-    /// on the request fields that change them, for ever (content-addressed), or not at all
-    /// (operational answers). Token routes are never stored, whatever they say here.
-    enum Caching {
-        case shared(vary: [String])
-        case immutable
-        case never
-    }
     /// Handlers get the API as an argument rather than capturing it, so that the router (owned by
     /// the API) holds no reference back to it: no retain cycle (found by LeakSanitizer).
     typealias Handler = @Sendable (ClipAPI, Context) throws -> HTTPResponse
@@ -147,7 +80,8 @@ public final class ClipAPI: @unchecked Sendable {
         set { connectionCountSource.withLock { $0 = newValue } }
     }
     private let connectionCountSource = Locked<@Sendable () -> Int>({ 0 })
-    private var access: [String: Access] = [:]
+    /// Who each route admits, by `METHOD template`: `.open` routes ignore credentials, the others need a token.
+    private var callers: [String: CallerRule] = [:]
     /// `METHOD template` of the routes whose operations wait on other servers (`Operation.waitsOnOthers`).
     var waitingRoutes: Set<String> = []
     /// `max-age` of the public answers (`serve --public-max-age`).
@@ -201,28 +135,35 @@ public final class ClipAPI: @unchecked Sendable {
 
     /// The (method, template) pairs that need a bearer token.
     public var protectedRoutes: [(method: String, template: String)] {
-        routeTable.routes.filter { access["\($0.method) \($0.template)"] == .token }.map { ($0.method, $0.template) }
+        routeTable.routes.filter { needsToken("\($0.method) \($0.template)") }.map { ($0.method, $0.template) }
     }
 
     /// Every (method, template) served, for the OpenAPI check.
     public var routes: [(method: String, template: String)] { routeTable.routes.map { ($0.method, $0.template) } }
 
+    /// Whether the route `METHOD template` needs a bearer token (every route but the `.open` ones).
+    func needsToken(_ route: String) -> Bool { callers[route].map { $0 != .open } ?? false }
+
     /// Registers a route (during `init` only). `fromMemory`: whether its handler answers without
-    /// blocking, so the server may run it on its event loop (see `answersFromMemory`).
+    /// blocking, so the server may run it on its event loop (see `answersFromMemory`). `callers`: an
+    /// `.open` route answers anyone and ignores credentials; any other needs a token here, and the
+    /// operation admits the caller further (`Session.admit`). Token routes are never stored by caches,
+    /// whatever `caching` says.
     func add(
-        _ method: String, _ template: String, _ access: Access, fromMemory: MemoryAnswer = .never, caching: Caching = .shared(vary: []),
-        _ handler: @escaping Handler
+        _ method: String, _ template: String, _ callers: CallerRule, fromMemory: MemoryAnswer = .never,
+        caching: RouteCaching = .shared(vary: []), _ handler: @escaping Handler
     ) {
-        self.access["\(method) \(template)"] = access
+        self.callers["\(method) \(template)"] = callers
         let policy: CachePolicy
-        switch (access, caching) {
-        case (.token, _), (.open, .never): policy = CachePolicy(.noStore)
+        switch (callers, caching) {
+        case (.token, _), (.admin, _), (.open, .never): policy = CachePolicy(.noStore)
         case (.open, .immutable): policy = CachePolicy(.immutable)
         case (.open, .shared(let vary)): policy = CachePolicy(.publicFor(seconds: publicMaxAge), vary: vary)
         }
         if method == "GET" { policies[template] = policy }
+        let needsToken = callers != .open
         registering.add(method, template, fromMemory: fromMemory) { [unowned self] request, parameters in
-            self.cached(self.run(request, parameters, template: template, access: access, handler), request, policy)
+            self.cached(self.run(request, parameters, template: template, needsToken: needsToken, handler), request, policy)
         }
     }
 
@@ -273,7 +214,7 @@ public final class ClipAPI: @unchecked Sendable {
         case .notFound, .methodNotAllowed, .badPath:
             return handle(head)
         case .found(let route, _):
-            guard access["\(route.method) \(route.template)"] == .token, head.headers["Authorization"] == nil else { return nil }
+            guard needsToken("\(route.method) \(route.template)"), head.headers["Authorization"] == nil else { return nil }
             return handle(head)
         }
     }
@@ -370,31 +311,31 @@ public final class ClipAPI: @unchecked Sendable {
         pool.interruptWork()
     }
 
-    private func run(_ request: HTTPRequest, _ parameters: RouteParameters, template: String, access: Access, _ handler: Handler)
+    private func run(_ request: HTTPRequest, _ parameters: RouteParameters, template: String, needsToken: Bool, _ handler: Handler)
         -> HTTPResponse
     {
         guard let query = QueryString.parse(request.query) else {
             return Problem.badRequest("the query string has a malformed percent-encoding or invalid UTF-8").response
         }
         // Answered without a registry: `answerBeforeBody` sends this from the event loop.
-        if access == .token && request.headers["Authorization"] == nil {
+        if needsToken && request.headers["Authorization"] == nil {
             return Problem.unauthorized("this route needs Authorization: Bearer TOKEN").response
         }
         do {
             return try pool.with(actor: "api") { registry in
-                var principal: Principal?
+                var caller = Caller.anyone
                 // Public routes ignore credentials: the AASA, resolve and banner answer anyone alike.
-                if access == .token, request.headers["Authorization"] != nil {
+                if needsToken, request.headers["Authorization"] != nil {
                     guard let secret = Self.bearerSecret(request), let token = try registry.authenticate(secret) else {
                         throw Problem.unauthorized("the bearer token is unknown, malformed or revoked")
                     }
-                    principal = token.team.map { .team($0, tokenID: token.id) } ?? .admin(tokenID: token.id)
+                    caller = token.team.map { .team($0, tokenID: token.id) } ?? .admin(tokenID: token.id)
                     registry.actor = "token:\(token.id)"
                 }
                 do {
                     return try handler(
-                        self, Context(request: request, parameters: parameters, query: query, principal: principal, registry: registry))
-                } catch RegistryError.hostRefused(let refusal) where principal?.team == nil {
+                        self, Context(request: request, parameters: parameters, query: query, caller: caller, registry: registry))
+                } catch RegistryError.hostRefused(let refusal) where caller.team == nil {
                     // Administrators learn who holds the host; teams never do (Problem.init).
                     throw Problem.forbidden(refusal.description)
                 }
@@ -439,10 +380,6 @@ func json(_ value: JSONValue, status: Int = 200, headers: [(String, String)] = [
     for (name, value) in headers { response.headers.add(name, value) }
     return response
 }
-
-func noContent() -> HTTPResponse { HTTPResponse(status: 204) }
-
-func etag(_ kind: String, _ version: Int) -> String { entityTag(kind, version) }
 
 /// The `Last-Modified` of the public answers: the newest change record's time, parsed once per record
 /// rather than per answer (ISO 8601 parsing was 4% of a resolve request's instructions under

@@ -78,8 +78,9 @@ extension ClipAPI {
                 request, template: Self.resolveTemplate, policy: resolvePolicy, entityTag: nil, isHEAD: isHEAD, started: started,
                 &buffers)
         case .noMatch(let host, let hostHasExperiences)?:
-            // `resolve`'s problem: "no match: " and `Resolver`'s reason around the normalized (lower-cased) host, then
-            // the members of the answer but its reason (`matched`, `invocationURL`; no notes without a match).
+            // The miss as `Resolve.Output` writes it (`resolve` answers with it): "no match: " and `Resolver`'s reason around
+            // the normalized (lower-cased) host, then the members of the answer but its reason (`matched`, `invocationURL`;
+            // no notes without a match).
             let detailStart = buffers.scratch.count
             Self.append("no match: ", to: &buffers.scratch)
             let words = Resolver.noMatchReason(hostHasExperiences: hostHasExperiences)

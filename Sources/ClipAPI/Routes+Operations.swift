@@ -11,8 +11,9 @@ extension ClipAPI {
     func registerOperations() {
         for binding in Application.bindings where binding.servesRoute {
             if binding.waitsOnOthers { waitingRoutes.insert("\(binding.method) \(binding.path)") }
-            add(binding.method, binding.path, binding.callers == .open ? .open : .token, caching: Caching(binding.caching)) { api, c in
+            add(binding.method, binding.path, binding.callers, caching: binding.caching) { api, c in
                 var arguments = c.preconditions
+                arguments.accept = c.request.headers["Accept"]
                 arguments.acceptLanguage = c.request.headers["Accept-Language"]
                 for item in c.query { arguments.append(item.name, item.value) }
                 for name in binding.pathParameters { arguments.append(name, c.parameters[name]) }
@@ -32,10 +33,12 @@ extension ClipAPI {
                     try Self.refuseWhatTheOperationDoesNotRead(c, binding)
                 }
                 var session = Session(
-                    registry: c.registry, caller: c.applicationCaller, outbound: api.outbound,
+                    registry: c.registry, caller: c.caller, outbound: api.outbound,
                     allowsPrivateTargets: api.allowsPrivateWebhookTargets, appStoreConnect: api.appStoreConnect)
                 session.isCancelled = c.request.clientGone
-                if c.principal == nil, Self.bearerSecret(c.request) != nil { session.carriesValidToken = { try Self.carriesValidToken(c) } }
+                if c.caller == .anyone, Self.bearerSecret(c.request) != nil {
+                    session.carriesValidToken = { try Self.carriesValidToken(c) }
+                }
                 do {
                     let answer = try binding.perform(arguments, session)
                     // 204 has no body (RFC 9110 §15.3.5).
@@ -95,33 +98,12 @@ extension Problem {
     }
 }
 
-extension ClipAPI.Caching {
-    init(_ caching: RouteCaching) {
-        switch caching {
-        case .shared(let vary): self = .shared(vary: vary)
-        case .immutable: self = .immutable
-        case .never: self = .never
-        }
-    }
-}
-
 extension ClipAPI {
     /// Whether a request to a public route carries a live bearer token (which public routes otherwise ignore): what
     /// anyone may ask is then lifted to what a token may, as on the token routes.
     static func carriesValidToken(_ c: Context) throws -> Bool {
         guard let secret = ClipAPI.bearerSecret(c.request) else { return false }
         return try c.registry.authenticate(secret) != nil
-    }
-}
-
-extension Context {
-    /// The caller as the application layer knows it; a request without a token is anyone.
-    var applicationCaller: Caller {
-        switch principal {
-        case .admin(let id)?: .admin(tokenID: id)
-        case .team(let team, let id)?: .team(team, tokenID: id)
-        case nil: .anyone
-        }
     }
 }
 

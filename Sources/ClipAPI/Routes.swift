@@ -1,3 +1,4 @@
+import AppleFormats
 import ClipApp
 import ClipCore
 import ClipStore
@@ -33,18 +34,6 @@ extension ClipAPI {
         add("GET", "/v1/resolve", .open, fromMemory: .unlessQueryNames("explain"), caching: .shared(vary: ["Accept-Language"])) { api, c in
             try api.resolve(c)
         }
-        add("GET", "/v1/banner", .open, caching: .shared(vary: ["Accept"])) { api, c in try api.banner(c) }
-        add("GET", "/v1/aasa/check", .open) { api, c in try api.aasaCheck(c) }
-    }
-
-    static func limit(_ c: Context, default value: Int = 100) throws -> Int {
-        guard let text = c.query("limit") else { return value }
-        guard let n = Int(text), (1...1000).contains(n) else {
-            throw Problem(
-                status: 422, detail: "limit is out of range",
-                errors: [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
-        }
-        return n
     }
 
     static func flag(_ c: Context, _ name: String) throws -> Bool {
@@ -78,12 +67,7 @@ extension ClipAPI {
             status: 200, headers: HTTPHeaders([("Content-Type", "application/json"), ("ETag", file.etag)]), body: file.bytes)
     }
 
-    /// Does the registry's AASA for the URL's host give the URL to the app? (`AASACheck`)
-    func aasaCheck(_ c: Context) throws -> HTTPResponse {
-        json(try AASACheck.answer(url: c.query("url") ?? "", app: c.query("app") ?? "", registry: c.registry))
-    }
-
-    // MARK: Resolve and banner
+    // MARK: Resolve
 
     func resolve(_ c: Context) throws -> HTTPResponse {
         guard let url = c.query("url"), !url.isEmpty else {
@@ -115,41 +99,11 @@ extension ClipAPI {
                 return HTTPResponse(status: 200, contentType: "application/json", body: bytes)
             }
         }
-        let answer = resolution.json(explain: explain)
         guard resolution.match != nil else {
-            var extra = answer.objectMembers ?? []
-            extra.removeAll { $0.key == "reason" }
-            throw Problem(status: 404, detail: "no match: \(resolution.reason ?? "")", extra: extra)
+            // A miss is the `Resolve` operation's answer, its 404 problem (`answerHot` writes the same bytes for a plain URL).
+            let miss = try Resolve.Output(resolution, explain: explain)
+            return HTTPResponse(status: 404, contentType: "application/problem+json", body: JSONWriter.bytes(miss.json))
         }
-        return json(answer)
-    }
-
-    func banner(_ c: Context) throws -> HTTPResponse {
-        guard let url = c.query("url"), !url.isEmpty else {
-            throw Problem(
-                status: 400, detail: "give the page URL as ?url=",
-                errors: [FieldError(field: "url", rule: "required", message: "is required")])
-        }
-        let result = try c.registry.banner(pageURL: url, appArgument: c.query("appArgument"), clip: c.query("clip"))
-        if Self.prefersHTML(c.request.headers["Accept"]) {
-            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array((result.banner.metaTag + "\n").utf8))
-        }
-        return json(Banner.Output(result).json)
-    }
-
-    /// True when `Accept` ranks text/html above application/json (RFC 9110 §12.5.1, q-values).
-    static func prefersHTML(_ accept: String?) -> Bool {
-        guard let accept else { return false }
-        var html = -1.0, json = -1.0
-        for range in accept.split(separator: ",") {
-            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
-            switch parts.first {
-            case "text/html": html = max(html, q)
-            case "application/json": json = max(json, q)
-            default: break
-            }
-        }
-        return html > 0 && html > json
+        return json(resolution.json(explain: explain))
     }
 }

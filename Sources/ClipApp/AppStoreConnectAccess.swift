@@ -1,6 +1,6 @@
 public import AppStoreConnect
-public import ArgParse
-public import ClipCore
+import ClipCore
+public import DoctorAndPublish
 public import ClipStore
 import ClipSync
 public import ClipSyncEngine
@@ -33,12 +33,12 @@ public struct AppStoreConnectAccess: Sendable {
     /// A command's access: the key its options (`AppStoreConnectKey.options`) and the environment name, read when an
     /// operation needs it (`client(_:…)`); what it says while it works as `--progress` chooses (`ProgressChoice`).
     public init(
-        command parsed: ParsedCommand, environment: [String: String], standardErrorIsTerminal: Bool, json: Bool,
+        command parsed: CommandWords, environment: [String: String], standardErrorIsTerminal: Bool, json: Bool,
         err: @escaping @Sendable (String) -> Void
     ) throws(CommandUsageError) {
         let key = Key(
-            keyID: parsed.value("key-id"), issuerID: parsed.value("issuer-id"), privateKeyPath: parsed.value("private-key"),
-            baseURL: parsed.value("asc-url"))
+            keyID: parsed.value(AppStoreConnectKey.keyID.name), issuerID: parsed.value(AppStoreConnectKey.issuerID.name),
+            privateKeyPath: parsed.value(AppStoreConnectKey.privateKey.name), baseURL: parsed.value(AppStoreConnectKey.baseURL.name))
         let choice = try ProgressChoice(parsed)
         let saysWaits = choice.saysWaits(standardErrorIsTerminal: standardErrorIsTerminal, json: json)
         self.init(client: { try Self.client(key, environment: environment, saysWaits: saysWaits, err: err) })

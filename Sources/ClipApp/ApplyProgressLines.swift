@@ -1,4 +1,3 @@
-public import ArgParse
 import ClipCore
 import ClipSyncEngine
 import Foundation
@@ -11,13 +10,13 @@ import Locking
 public enum ProgressChoice: String, CaseIterable, Sendable {
     case auto, plain, none
 
-    static let option = OptionSpec.option(
-        "progress", value: "auto|plain|none",
+    static let option = FieldFacts.option(
+        "progress", "auto|plain|none",
         help: "auto (default): each step on a terminal, plain lines elsewhere; plain: a line every "
             + "\(Int(PlainApplyProgress.interval)) s or so (done/total, rate, time left); none: nothing")
 
     /// The choice `--progress` names (default `auto`); any other value is a usage error (exit 64).
-    public init(_ parsed: ParsedCommand) throws(CommandUsageError) {
+    public init(_ parsed: CommandWords) throws(CommandUsageError) {
         guard let text = parsed.value(Self.option.name) else {
             self = .auto
             return

@@ -13,7 +13,8 @@ public struct Arguments: Sendable, Equatable {
     /// or the version a command read before it writes.
     public var ifMatch: EntityTagList?
     public var ifNoneMatch: EntityTagList?
-    /// The media types a command asks a server for (RFC 9110 §12.5.1), when not JSON: a code's `image/png`.
+    /// A request's `Accept` (RFC 9110 §12.5.1), or the media types a command asks a server for when not JSON: a
+    /// code's `image/png`.
     public var accept: String?
     /// A request's `Accept-Language` (RFC 9110 §12.5.4), for a page in the caller's language (`GET /preview`).
     public var acceptLanguage: String?
@@ -186,15 +187,5 @@ public struct InvalidArguments: Error, Equatable {
     public init(_ detail: String, _ errors: [FieldError]) {
         self.detail = detail
         self.errors = errors
-    }
-
-    /// A page's `limit`: a whole number from 1 to 1000, `fallback` when absent.
-    public static func limit(_ text: String?, fallback: Int) throws(InvalidArguments) -> Int {
-        guard let text else { return fallback }
-        guard let n = Int(text), (1...1000).contains(n) else {
-            throw InvalidArguments(
-                "limit is out of range", [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
-        }
-        return n
     }
 }

@@ -3,77 +3,81 @@ public import ClipCore
 import ClipStore
 public import StrictJSON
 
-/// An operation bound to its route and to its command (docs/application-layer.md#operations-and-bindings).
-/// The route's `{name}` parameters and the command's positionals carry the input's arguments of the
-/// same names; the rest travel as query items and options.
+/// An operation bound to its route and to its command (docs/application-layer.md#operations-and-bindings),
+/// made from the feature file's `Route` and `Command`: the route's `{name}` parameters and the command's
+/// positionals carry the input's arguments of the same names; the rest travel as query items, body
+/// members and options, as the input's fields (`DeclaredInput`) say.
 public struct Binding: Sendable {
-    public let method: String
-    /// The route's path template, such as `/v1/experiences/{id}/history`.
-    public let path: String
-    /// The status of a successful answer.
-    public let status: Int
+    public let route: Route
     public let callers: CallerRule
     /// The operation waits on other servers (`Operation.waitsOnOthers`).
     public let waitsOnOthers: Bool
-    /// The command's grammar; its positionals are named after the input's arguments. nil: a route alone.
-    public let command: CommandSpec?
-    /// The command's path under `clipctl`, such as `["history"]`; empty for a route alone.
-    public let commandPath: [String]
-    /// Options that say how this process runs the operation on a database, never sent to a server
-    /// (a server decides them for itself): `verify --cdn-url`.
-    public let localOptions: Set<String>
-    /// Options the command reads itself, never sent to a server (`verify --timeout`).
-    public let clientOptions: Set<String>
+    /// The input's declared fields (`DeclaredInput.fields`); nil for an input read by hand.
+    public let fields: [FieldFacts]?
+    /// The command's grammar and help; nil: a route alone.
+    public let command: CommandDeclaration?
+    public let steps: CommandSteps
     /// With `--wait`, the command is tried again on a `WaitSchedule` until this holds of its answer.
     public let settled: (@Sendable (JSONValue) -> Bool)?
-    /// The route reads a JSON body (`Arguments.body`); a route without one refuses a body.
-    public let takesBody: Bool
-    /// The route reads its body as it comes, in whatever media type the operation checks
-    /// (`Arguments.stream`: an import of any size), rather than as JSON.
-    public let takesStream: Bool
-    /// What a write that reads no body does with one it is sent.
-    public let unreadBody: UnreadBody
-    /// The route reads its body as bytes of a media type of its own (`POST /v1/images`): the request's
-    /// body and `Content-Type` are `Arguments.attachment` and `Arguments.contentType`.
-    public let takesBytes: Bool
-    /// false: a second command on another binding's route (`domain list` prints `clip list`'s answer
-    /// by host, `activate` is `PATCH /v1/experiences/{id}`), which the API serves once, under that binding.
-    public let servesRoute: Bool
-    /// Builds the arguments from a command line where its options are not the route's query items
-    /// (a body, `If-Match`); nil: each positional and option under its own name.
-    public let commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)?
-    /// The command reads every page of the route's list: it asks for the largest page (`limit`) and
-    /// follows `nextCursor` (`cursor`), and presents the items of all pages as one answer.
-    public let readsEveryPage: Bool
-    /// The binding whose route a command line runs when its words choose among several
-    /// (`applinks webcredentials add|remove`: PUT or DELETE); nil: this one. Its answer is read by
-    /// this binding's `present`, so the chosen operation's output must read as this one's.
-    public let commandRoute: (@Sendable (ParsedCommand) -> Binding?)?
-    /// The command's answer made of several operations, each run as the command runs (on the
-    /// database or sent to `--server`): a route answering 204 read back through a list, pages read
-    /// one after another. nil: this binding's operation once.
-    public let commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)?
-    /// Under `--json`, the text form's standard error is printed too (`changes`: where the next page begins).
-    public let standardErrorUnderJSON: Bool
-    /// The command's `present` prints its `--json` form itself (`code`: the file's facts), or prints
-    /// the same either way (`aasa`: the file's bytes).
+    /// How the command reaches a server (`--server`) where it does not as every command does.
+    public let serverCall: ServerCall
+    /// The command's `present` prints its `--json` form itself (`JSONForm.presented`).
     public let presentsJSON: Bool
     /// The output is bytes of a media type (`OperationContentOutput`, `OperationStreamOutput`), read back from a
     /// server as they come.
     public let answersContent: Bool
     /// Whether a server's answer is the output rather than a failure (`OperationOutput.isOutput`).
     public let isOutput: @Sendable (OperationAnswer) -> Bool
-    /// How the command reaches a server (`--server`) where it does not as every command does.
-    public let serverCall: ServerCall
-    /// The route takes a JSON body or none at all (`POST /v1/asc/apply`); with `takesBody`.
-    public let bodyOptional: Bool
-    /// How shared caches may keep the route's answers when it is public (a token route's never are).
-    public let caching: RouteCaching
     /// Reads the input, admits the caller, runs: the output's answer.
     public let perform: @Sendable (Arguments, Session) throws -> OperationAnswer
     /// Prints a command's output, from `perform`'s answer: as text, or under `--json` as the
-    /// command's JSON (the output's own unless the binding gives another form).
-    public let present: @Sendable (OperationAnswer, ParsedCommand, Printer) throws -> Void
+    /// command's JSON (the output's own unless the command gives another form).
+    public let present: @Sendable (OperationAnswer, CommandWords, Printer) throws -> Void
+
+    /// An operation's route and its command (nil: a route alone).
+    public init<O: Operation>(_ operation: O.Type, _ route: Route, command: Command<O>? = nil) {
+        self.route = route
+        callers = O.callers
+        waitsOnOthers = O.waitsOnOthers
+        fields = O.Input.fieldFacts
+        self.command = command.map {
+            CommandDeclaration(path: $0.path, help: $0.help, arguments: (O.Input.fieldFacts ?? []) + $0.options)
+        }
+        steps = command?.steps ?? .none
+        serverCall = command?.server ?? ServerCall()
+        if let settled = command?.settled {
+            self.settled = { @Sendable json in
+                guard let output = try? O.Output(json: json) else { return false }
+                return settled(output)
+            }
+        } else {
+            settled = nil
+        }
+        let json = command?.json ?? .answer
+        if case .presented = json { presentsJSON = true } else { presentsJSON = false }
+        isOutput = { O.Output.isOutput($0) }
+        answersContent = O.Output.self is any OperationContentOutput.Type || O.Output.self is any OperationStreamOutput.Type
+        perform = { arguments, session in Self.answer(try O.perform(arguments, in: session, method: route.method), status: route.status) }
+        guard let command else {
+            present = { _, _, _ in }
+            return
+        }
+        let standardErrorUnderJSON = command.steps.standardErrorUnderJSON
+        present = { answer, words, printer in
+            let output = try O.Output(answer: answer)
+            let form: JSONValue
+            switch json {
+            case .presented: return try command.present(output, words, printer)
+            case _ where !words.flag("json"): return try command.present(output, words, printer)
+            case .answer: form = answer.json
+            case .shape(let shape): form = shape(output)
+            case .line(let line): form = line(output, words)
+            }
+            printer.line(JSONWriter.string(form, pretty: true))
+            // The text form's exit status holds for --json too.
+            try command.present(output, words, Printer(out: { _ in }, err: standardErrorUnderJSON ? printer.err : { _ in }))
+        }
+    }
 
     /// `commandJSON`: what `--json` prints, when it is not the API's answer (a bare array where the
     /// API answers `{"items": …}`, as clipctl printed before the route had an envelope);
@@ -81,58 +85,34 @@ public struct Binding: Sendable {
     /// `--json` names what the command removed).
     public init<O: Operation>(
         _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, command: CommandSpec, under parent: [String] = [],
-        commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, lineJSON: (@Sendable (O.Output, ParsedCommand) -> JSONValue)? = nil,
+        commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, lineJSON: (@Sendable (O.Output, CommandWords) -> JSONValue)? = nil,
         localOptions: Set<String> = [], clientOptions: Set<String> = [],
         settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false, takesStream: Bool = false,
         unreadBody: UnreadBody = .refused, servesRoute: Bool = true, readsEveryPage: Bool = false,
         commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
-        commandRoute: (@Sendable (ParsedCommand) -> Binding?)? = nil,
-        commandAnswer: (@Sendable (ParsedCommand, Arguments, OperationRunner) throws -> OperationAnswer)? = nil,
+        commandRoute: (@Sendable (CommandWords) -> Binding?)? = nil,
+        commandAnswer: (@Sendable (CommandWords, Arguments, OperationRunner) throws -> OperationAnswer)? = nil,
         standardErrorUnderJSON: Bool = false, presentsJSON: Bool = false, serverCall: ServerCall = ServerCall(),
         bodyOptional: Bool = false, caching: RouteCaching = .shared(vary: []),
-        present: @escaping @Sendable (O.Output, ParsedCommand, Printer) throws -> Void
+        present: @escaping @Sendable (O.Output, CommandWords, Printer) throws -> Void
     ) {
-        self.readsEveryPage = readsEveryPage
-        self.takesBody = takesBody
-        self.takesStream = takesStream
-        self.takesBytes = false
-        self.unreadBody = unreadBody
-        self.servesRoute = servesRoute
-        self.commandInput = commandInput
-        self.commandRoute = commandRoute
-        self.commandAnswer = commandAnswer
-        self.standardErrorUnderJSON = standardErrorUnderJSON
-        self.presentsJSON = presentsJSON
-        self.answersContent = Self.answersBytes(O.self)
-        self.isOutput = { O.Output.isOutput($0) }
-        self.serverCall = serverCall
-        self.bodyOptional = bodyOptional
-        self.caching = caching
-        self.method = method
-        self.path = path
-        self.status = status
-        self.callers = O.callers
-        self.waitsOnOthers = O.waitsOnOthers
-        self.command = command
-        self.commandPath = parent + [command.name]
-        self.localOptions = localOptions
-        self.clientOptions = clientOptions
-        if let settled {
-            self.settled = { @Sendable json in
-                guard let output = try? O.Output(json: json) else { return false }
-                return settled(output)
-            }
-        } else {
-            self.settled = nil
-        }
-        self.perform = { arguments, session in Self.answer(try O.perform(arguments, in: session, method: method), status: status) }
-        self.present = { answer, parsed, printer in
-            let output = try O.Output(answer: answer)
-            guard parsed.flag("json"), !presentsJSON else { return try present(output, parsed, printer) }
-            printer.line(JSONWriter.string(lineJSON?(output, parsed) ?? commandJSON?(output) ?? answer.json, pretty: true))
-            // The text form's exit status holds for --json too.
-            try present(output, parsed, Printer(out: { _ in }, err: standardErrorUnderJSON ? printer.err : { _ in }))
-        }
+        let body: RouteBody = takesStream ? .stream : takesBody ? .json(optional: bodyOptional) : .none(unreadBody)
+        var server = serverCall
+        server.localOptions = localOptions
+        server.clientOptions = clientOptions
+        let form: JSONForm<O.Output> =
+            presentsJSON ? .presented : lineJSON.map { .line($0) } ?? commandJSON.map { .shape($0) } ?? .answer
+        let declared = Command<O>(
+            parent + [command.name],
+            CommandHelp(
+                command.summary, discussion: command.discussion,
+                examples: command.examples.map { CommandExample($0.commandLine, $0.explanation) }),
+            options: command.positionals.map(Self.facts) + command.options.map(Self.facts),
+            steps: CommandSteps(
+                input: commandInput, route: commandRoute, answer: commandAnswer, everyPage: readsEveryPage,
+                standardErrorUnderJSON: standardErrorUnderJSON),
+            json: form, settled: settled, server: server, present: present)
+        self.init(O.self, Route(method, path, status: status, body: body, caching: caching, served: servesRoute), command: declared)
     }
 
     /// A route without a command of its own (its command is another binding's); `servesRoute: false`, a
@@ -142,35 +122,48 @@ public struct Binding: Sendable {
         unreadBody: UnreadBody = .refused, servesRoute: Bool = true, caching: RouteCaching = .shared(vary: []),
         takesBytes: Bool = false
     ) {
-        self.readsEveryPage = false
-        self.takesBody = takesBody
-        self.takesStream = false
-        self.takesBytes = takesBytes
-        self.unreadBody = unreadBody
-        self.servesRoute = servesRoute
-        self.commandInput = nil
-        self.commandRoute = nil
-        self.commandAnswer = nil
-        self.standardErrorUnderJSON = false
-        self.presentsJSON = false
-        self.answersContent = Self.answersBytes(O.self)
-        self.isOutput = { O.Output.isOutput($0) }
-        self.serverCall = ServerCall()
-        self.bodyOptional = false
-        self.caching = caching
-        self.method = method
-        self.path = path
-        self.status = status
-        self.callers = O.callers
-        self.waitsOnOthers = O.waitsOnOthers
-        self.command = nil
-        self.commandPath = []
-        self.localOptions = []
-        self.clientOptions = []
-        self.settled = nil
-        self.perform = { arguments, session in Self.answer(try O.perform(arguments, in: session, method: method), status: status) }
-        self.present = { _, _, _ in }
+        let body: RouteBody = takesBytes ? .bytes : takesBody ? .json(optional: false) : .none(unreadBody)
+        self.init(O.self, Route(method, path, status: status, body: body, caching: caching, served: servesRoute), command: nil)
     }
+
+    /// A positional or option of a grammar declared by hand, as the facts of an argument the input reads by hand.
+    private static func facts(_ positional: PositionalSpec) -> FieldFacts {
+        FieldFacts(
+            name: argumentName(positional), place: .query, type: .text, placeholder: positional.name, help: positional.help,
+            required: !positional.optional, repeatable: positional.variadic, positional: true)
+    }
+
+    private static func facts(_ option: OptionSpec) -> FieldFacts {
+        FieldFacts(
+            name: option.name, place: .query, type: option.isFlag ? .flag : .text, placeholder: option.valueName ?? "", help: option.help,
+            repeatable: option.repeatable, short: option.short)
+    }
+
+    // The route's facts, as the edges read them.
+    public var method: String { route.method }
+    /// The route's path template, such as `/v1/experiences/{id}/history`.
+    public var path: String { route.path }
+    /// The status of a successful answer.
+    public var status: Int { route.status }
+    public var caching: RouteCaching { route.caching }
+    /// false: a second command on another binding's route (`domain list` prints `clip list`'s answer
+    /// by host), which the API serves once, under that binding; or a hot route served from memory.
+    public var servesRoute: Bool { route.served }
+    public var takesBody: Bool { if case .json = route.body { true } else { false } }
+    public var bodyOptional: Bool { route.body == .json(optional: true) }
+    public var takesStream: Bool { route.body == .stream }
+    public var takesBytes: Bool { route.body == .bytes }
+    public var unreadBody: UnreadBody { if case .none(let unread) = route.body { unread } else { .refused } }
+    /// The command's path under `clipctl`, such as `["history"]`; empty for a route alone.
+    public var commandPath: [String] { command?.path ?? [] }
+    public var readsEveryPage: Bool { steps.everyPage }
+    public var commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? { steps.input }
+    public var commandRoute: (@Sendable (CommandWords) -> Binding?)? { steps.route }
+    public var commandAnswer: (@Sendable (CommandWords, Arguments, OperationRunner) throws -> OperationAnswer)? { steps.answer }
+    /// Options that say how this process runs the operation on a database, never sent to a server (`verify --cdn-url`).
+    public var localOptions: Set<String> { serverCall.localOptions }
+    /// Options the command reads itself, never sent to a server (`verify --timeout`).
+    public var clientOptions: Set<String> { serverCall.clientOptions }
 
     private static func answer(_ output: some OperationOutput, status: Int) -> OperationAnswer {
         OperationAnswer(
@@ -178,15 +171,11 @@ public struct Binding: Sendable {
             content: (output as? any OperationContentOutput)?.content, stream: (output as? any OperationStreamOutput)?.stream)
     }
 
-    /// The output is bytes, read back from a server as they come (`OperationContentOutput`, `OperationStreamOutput`).
-    static func answersBytes<O: Operation>(_: O.Type) -> Bool {
-        O.Output.self is any OperationContentOutput.Type || O.Output.self is any OperationStreamOutput.Type
-    }
-
-    /// Every argument name the operation reads, when it has a command to declare them: its path
-    /// parameters, positionals and options. nil for a route without a command.
+    /// Every argument name the operation reads: its declared fields, or when it reads them by hand the
+    /// path parameters, positionals and options of its command. nil for a route read by hand without a command.
     public var argumentNames: Set<String>? {
-        command.map { Set(pathParameters + $0.positionals.map(Self.argumentName) + $0.options.map(\.name)) }
+        if let fields { return Set(pathParameters + fields.filter { $0.place != .command }.map(\.name)) }
+        return command.map { Set(pathParameters + $0.arguments.map(\.name)) }
     }
 
     /// The names of the route's path parameters, in order.
@@ -194,25 +183,43 @@ public struct Binding: Sendable {
         path.split(separator: "/").compactMap { $0.hasPrefix("{") && $0.hasSuffix("}") ? String($0.dropFirst().dropLast()) : nil }
     }
 
-    /// A command line's arguments: each positional under its name (the names of the command's
-    /// `PositionalSpec`s, lower-cased up to a `|`), each option given under its own name.
+    /// A command line's arguments: each positional and option under its field's name, where the field
+    /// travels (`FieldPlace`); an experience named by URL where the route takes an id is looked up first.
     public func arguments(of line: CommandLine) throws -> Arguments {
         var arguments = Arguments()
+        try steps.check?(line.parsed)
         if let commandInput {
             try commandInput(line, &arguments)
             return arguments
         }
-        let parsed = line.parsed
         guard let command else { return arguments }
-        for (i, value) in parsed.positionals.enumerated() {
-            guard let spec = i < command.positionals.count ? command.positionals[i] : command.positionals.last(where: \.variadic) else {
-                break
+        let words = line.parsed, positionals = command.positionals
+        for (i, value) in words.positionals.enumerated() {
+            guard let facts = i < positionals.count ? positionals[i] : positionals.last(where: \.repeatable) else { break }
+            // A word the command reads itself (`webcredentials add|remove`) is not sent.
+            if facts.place != .command { try arguments.add(facts, value, line) }
+        }
+        for facts in command.options
+        where facts.place != .command && !localOptions.contains(facts.option) && !clientOptions.contains(facts.option) {
+            let given = words.value(facts.option) != nil || words.flag(facts.option)
+            if let negation = facts.negation, words.flag(negation.option) {
+                guard !given else { throw CommandUsageError("--\(facts.option) and --\(negation.option) contradict each other") }
+                arguments.setMember(facts.name, facts.type == .flag ? false : .null)
+                continue
             }
-            arguments.append(Self.argumentName(spec), value)
+            if fields != nil, facts.required, !given { throw CommandUsageError("missing --\(facts.option)") }
+            guard facts.type != .flag else {
+                // A grammar declared by hand sends no flag; its command input does.
+                if fields != nil, words.flag(facts.option) { try arguments.add(facts, "true", line) }
+                continue
+            }
+            let values = facts.repeatable && fields != nil ? words.all(facts.option) : words.value(facts.option).map { [$0] } ?? []
+            for value in values {
+                try arguments.add(facts, value, line)
+            }
         }
-        for option in command.options where !option.isFlag && !localOptions.contains(option.name) && !clientOptions.contains(option.name) {
-            arguments.append(option.name, parsed.value(option.name))
-        }
+        // A route that reads a JSON body is sent one, however few options were given.
+        if route.body == .json(optional: false), arguments.body == nil { arguments.body = .object([]) }
         return arguments
     }
 
@@ -231,7 +238,7 @@ public struct Binding: Sendable {
         for segment in self.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             path += "/"
             if segment.hasPrefix("{") && segment.hasSuffix("}") {
-                path += Self.encodeSegment(arguments[String(segment.dropFirst().dropLast())] ?? "")
+                path += PercentEncoding.encode((arguments[String(segment.dropFirst().dropLast())] ?? "").utf8)
             } else {
                 path += segment
             }
@@ -242,39 +249,33 @@ public struct Binding: Sendable {
         if let accept = arguments.accept { headers.append(("Accept", accept)) }
         return (path, arguments.values.filter { !parameters.contains($0.name) }, arguments.body, headers)
     }
-
-    /// Every byte but RFC 3986's unreserved characters percent-encoded.
-    static func encodeSegment(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: out.unicodeScalars.append(UnicodeScalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                out += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
-            }
-        }
-        return out
-    }
 }
 
 /// How a command reaches a server with `--server` where it does not as every command does.
 public struct ServerCall: Sendable {
     /// Why this command line cannot be sent to a server (exit 64): an option that is the server's to set, or a
     /// command that runs on a database only, whose binding then has no route (`asc link`). nil: it can be.
-    public var refusal: (@Sendable (ParsedCommand) -> String?)?
+    public var refusal: (@Sendable (CommandWords) -> String?)?
     /// The answer is awaited at least this long (an apply answers when it is done): seconds.
     public var minimumWaitSeconds: Double
     /// Problem statuses that mean the server cannot do it now: exit 69 with the problem's detail, as the same
     /// failure on a database (App Store Connect unavailable to the server: 502, 503).
     public var unavailableStatuses: Set<Int>
+    /// Options that say how this process runs the operation on a database, refused with `--server` (a server
+    /// decides them for itself): `verify --cdn-url`.
+    public var localOptions: Set<String>
+    /// Options the command reads itself, never sent to a server (`verify --timeout`).
+    public var clientOptions: Set<String>
 
     public init(
-        refusal: (@Sendable (ParsedCommand) -> String?)? = nil, minimumWaitSeconds: Double = 0, unavailableStatuses: Set<Int> = []
+        refusal: (@Sendable (CommandWords) -> String?)? = nil, minimumWaitSeconds: Double = 0, unavailableStatuses: Set<Int> = [],
+        localOptions: Set<String> = [], clientOptions: Set<String> = []
     ) {
         self.refusal = refusal
         self.minimumWaitSeconds = minimumWaitSeconds
         self.unavailableStatuses = unavailableStatuses
+        self.localOptions = localOptions
+        self.clientOptions = clientOptions
     }
 }
 
@@ -302,7 +303,7 @@ public typealias OperationRunner = (Binding, Arguments) throws -> OperationAnswe
 /// A command line as a binding reads it: its words parsed, and the files it names read as the
 /// command reads them (a regular file, or `-` for standard input).
 public struct CommandLine {
-    public let parsed: ParsedCommand
+    public let parsed: CommandWords
     /// The bytes of the file an option names (`-`: standard input); only a regular file is read.
     public let readFile: (_ path: String, _ option: String) throws -> [UInt8]
     /// Runs another operation where this command runs (the database, or `--server`): a lookup the
@@ -320,7 +321,7 @@ public struct CommandLine {
     public let progress: ((String) -> Void)?
 
     public init(
-        parsed: ParsedCommand, readFile: @escaping (_ path: String, _ option: String) throws -> [UInt8],
+        parsed: CommandWords, readFile: @escaping (_ path: String, _ option: String) throws -> [UInt8],
         perform: @escaping (_ binding: Binding, _ arguments: Arguments) throws -> OperationAnswer = { _, _ in
             throw CommandUsageError("this command runs no other operation")
         },

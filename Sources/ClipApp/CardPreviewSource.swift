@@ -1,3 +1,4 @@
+import AppleFormats
 public import CardPreview
 import ClipCodes
 import ClipCore

@@ -9,7 +9,7 @@ extension Binding {
         var items: [JSONValue] = [], cursor: String?, first: OperationAnswer?
         repeat {
             var page = arguments
-            page.append("limit", "1000")
+            page.append("limit", String(PageLimit.largest))
             page.append("cursor", cursor)
             let answer = try send(self, page)
             first = first ?? answer

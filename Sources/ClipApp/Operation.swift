@@ -26,6 +26,8 @@ public protocol Operation: SendableMetatype {
 public protocol OperationInput: Sendable {
     init(reading reader: inout ArgumentReader)
     var arguments: Arguments { get }
+    /// The input's declared fields (`DeclaredInput`); nil for an input that reads its arguments by hand.
+    static var fieldFacts: [FieldFacts]? { get }
 }
 
 /// An operation's output: the JSON the API answers and `--json` prints, and read back from it by a

@@ -17,6 +17,11 @@ final class Context {
     /// The option whose value standard input was: it is read once, so a second is a usage error.
     private var standardInputTakenBy: String?
 
+    /// The command line's words as the application layer reads them.
+    var words: CommandWords {
+        CommandWords(path: parsed.path, positionals: parsed.positionals, values: parsed.values, flags: parsed.flags)
+    }
+
     init(parsed: ParsedCommand, environment: [String: String], io: CLIIO, serveEntry: ServeEntry? = nil) {
         self.parsed = parsed
         self.environment = environment

@@ -1,6 +1,7 @@
 import ArgParse
 import ClipApp
 import ClipCore
+import DoctorAndPublish
 import ClipStore
 
 /// doctor and publish (`DoctorCommand`, `PublishCommand`): each operation they read through runs where the command

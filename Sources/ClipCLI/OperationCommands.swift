@@ -1,5 +1,5 @@
 import ArgParse
-import ClipApp
+package import ClipApp
 import ClipCommands
 import Dispatch
 import Foundation
@@ -11,13 +11,34 @@ extension ClipCLI {
         var subcommands = Commands.root.subcommands
         for binding in Application.bindings {
             guard let command = binding.command else { continue }
-            subcommands = adding(command, under: binding.commandPath.dropLast(), to: subcommands)
+            subcommands = adding(grammar(command), under: binding.commandPath.dropLast(), to: subcommands)
         }
         return CommandSpec(
             Commands.root.name, summary: Commands.root.summary, discussion: Commands.root.discussion,
             positionals: Commands.root.positionals,
             options: Commands.root.options, subcommands: subcommands, examples: Commands.root.examples)
     }()
+
+    /// An operation's command as the parser and help read it: its positionals and options from its
+    /// arguments' facts (`FieldFacts`), in order.
+    static func grammar(_ command: CommandDeclaration) -> CommandSpec {
+        CommandSpec(
+            command.name, summary: command.help.summary, discussion: command.help.discussion,
+            positionals: command.positionals.map {
+                PositionalSpec($0.placeholder, help: $0.helpWithDefault, optional: !$0.required, variadic: $0.repeatable)
+            },
+            options: command.options.flatMap { facts -> [OptionSpec] in
+                let option: OptionSpec =
+                    facts.type == .flag
+                    ? .flag(facts.option, short: facts.short, help: facts.helpWithDefault)
+                    : .option(
+                        facts.option, short: facts.short, value: facts.placeholder, help: facts.helpWithDefault,
+                        repeatable: facts.repeatable)
+                // A field's negation follows it (`--app-store-id N`, `--no-app-store-id`).
+                return [option] + (facts.negation.map { [.flag($0.option, help: $0.help)] } ?? [])
+            },
+            examples: command.help.examples.map { Example($0.commandLine, $0.explanation) })
+    }
 
     /// `command` added under `path`; one named like a placeholder of `Commands.root` takes its
     /// place, so that help lists the commands in the order the grammar gives, and keeps the
@@ -58,7 +79,7 @@ extension Context {
         if let schedule, let settled = binding.settled {
             output = try waitUntilSettled(binding, schedule, first: output, settled: settled)
         }
-        try binding.present(output, parsed, printer)
+        try binding.present(output, words, printer)
     }
 
     /// `--wait`'s schedule from `--timeout` and `--wait-intervals`; nil without `--wait`, where those two are refused.
@@ -90,7 +111,7 @@ extension Context {
     /// The operation's answer, from the database or from `--server`, with what the command read
     /// before; a command made of several operations (`Binding.commandAnswer`) runs each the same way.
     private func answer(_ binding: Binding) throws -> OperationAnswer {
-        if remoteServer != nil, let refusal = binding.serverCall.refusal?(parsed) { throw CommandFailure.usage(refusal) }
+        if remoteServer != nil, let refusal = binding.serverCall.refusal?(words) { throw CommandFailure.usage(refusal) }
         let arguments: Arguments
         do {
             arguments = try binding.arguments(of: commandLine())
@@ -102,10 +123,10 @@ extension Context {
         }
         var answer: OperationAnswer
         if let composed = binding.commandAnswer {
-            answer = try composed(parsed, arguments) { try self.everyPage($0, $1) }
+            answer = try composed(words, arguments) { try self.everyPage($0, $1) }
         } else {
             // A command whose words choose its route (`webcredentials add|remove`) sends that route's request.
-            answer = try everyPage(binding.commandRoute?(parsed) ?? binding, arguments)
+            answer = try everyPage(binding.commandRoute?(words) ?? binding, arguments)
         }
         answer.commandRead = arguments.commandRead
         return answer
@@ -117,7 +138,7 @@ extension Context {
         let remote = try server()
         let io = self.io
         return CommandLine(
-            parsed: parsed, readFile: { try self.readFile($0, option: $1) }, perform: { try self.everyPage($0, $1) },
+            parsed: words, readFile: { try self.readFile($0, option: $1) }, perform: { try self.everyPage($0, $1) },
             storeImage: remote.map { remote in { bytes, team in try remote.uploadImage(bytes, team: team) } },
             openFile: { try self.openFile($0, what: $1) },
             progress: io.standardErrorIsTerminal && !json ? { io.err($0) } : nil)
@@ -156,7 +177,7 @@ extension Context {
             return try binding.perform(arguments, session)
         } catch let partial as PartialFailure {
             // What was done is printed before the failure (an apply stopped halfway).
-            try? binding.present(OperationAnswer(json: partial.partial, status: 200), parsed, Printer(out: io.out, err: io.err))
+            try? binding.present(OperationAnswer(json: partial.partial, status: 200), words, Printer(out: io.out, err: io.err))
             throw Self.commandFailure(partial.cause)
         } catch {
             throw Self.commandFailure(error)
@@ -192,7 +213,7 @@ extension Context {
     func appStoreConnectAccess() throws -> AppStoreConnectAccess {
         do {
             return try AppStoreConnectAccess(
-                command: parsed, environment: environment, standardErrorIsTerminal: io.standardErrorIsTerminal, json: json, err: io.err)
+                command: words, environment: environment, standardErrorIsTerminal: io.standardErrorIsTerminal, json: json, err: io.err)
         } catch {
             throw CommandFailure.usage(error.description)
         }
@@ -217,5 +238,17 @@ extension Context {
                 io.err(next.map { "not there yet; checking again in \(Outbound.seconds($0))\n" } ?? "not there before --timeout\n")
             }
         ).last
+    }
+}
+
+extension ClipCLI {
+    /// The words of `arguments` (the binding's command words first) as clipctl's parser reads them with the
+    /// binding's grammar alone, without the global options: how a test runs a binding's command line.
+    package static func words(_ arguments: [String], for binding: Binding) throws -> CommandWords {
+        guard let command = binding.command else { throw CommandUsageError("the binding has no command") }
+        var spec = grammar(command)
+        for parent in command.path.dropLast().reversed() { spec = CommandSpec(parent, summary: "", subcommands: [spec]) }
+        let parsed = try ArgumentParser.parse(arguments, root: CommandSpec("clipctl", summary: "", subcommands: [spec]))
+        return CommandWords(path: parsed.path, positionals: parsed.positionals, values: parsed.values, flags: parsed.flags)
     }
 }

@@ -1,4 +1,5 @@
-public import ClipCore
+import ClipCore
+public import DoctorAndPublish
 public import FileFormats
 public import QRCode
 import StrictJSON

@@ -1,3 +1,5 @@
+import IDNA
+
 /// Host normalization (docs/rules.md#host-names): a host is read as browsers read it — the WHATWG
 /// URL Standard's host parser, whose "domain to ASCII" is UTS #46 §4 (nontransitional, CheckBidi,
 /// CheckJoiners) — with the registry's stricter rules on top: UseSTD3ASCIIRules (letters, digits
@@ -50,6 +52,23 @@ public enum DomainName {
             }
         }
 
+        /// A refusal of the UTS #46 engine (`IDNA`), the case of the same name.
+        init(_ problem: UTS46.Problem) {
+            switch problem {
+            case .badPunycode(let l): self = .badPunycode(l)
+            case .hyphenAtEdge(let l): self = .hyphenAtEdge(l)
+            case .notLetterDigitHyphen(let l, let c): self = .notLetterDigitHyphen(l, c)
+            case .disallowedCharacter(let l, let c): self = .disallowedCharacter(l, c)
+            case .leadingCombiningMark(let l): self = .leadingCombiningMark(l)
+            case .joinerContext(let l): self = .joinerContext(l)
+            case .bidiRule(let l): self = .bidiRule(l)
+            case .aLabelOfASCII(let l): self = .aLabelOfASCII(l)
+            case .aLabelNotNFC(let l, let u): self = .aLabelNotNFC(l, u)
+            case .aLabelInALabel(let l): self = .aLabelInALabel(l)
+            case .aLabelNeedsMapping(let l, let c): self = .aLabelNeedsMapping(l, c)
+            }
+        }
+
         /// A character as a message names it: itself when visible, and its code point.
         static func describe(_ scalar: Unicode.Scalar) -> String {
             let hex = String(scalar.value, radix: 16, uppercase: true)
@@ -74,9 +93,9 @@ public enum DomainName {
         unicode.reserveCapacity(labels.count)
         for label in labels {
             guard !label.isEmpty else { throw .emptyLabel }
-            unicode.append(try UTS46.decodeAndValidate(label))
+            do { unicode.append(try UTS46.decodeAndValidate(label)) } catch { throw Problem(error) }
         }
-        try UTS46.checkBidi(unicode, originals: labels)
+        do { try UTS46.checkBidi(unicode, originals: labels) } catch { throw Problem(error) }
         var ascii: [String] = []
         for (index, label) in unicode.enumerated() {
             ascii.append(try toASCII(label, original: labels[index]))

@@ -53,22 +53,4 @@ public enum HTMLText {
         // Noncharacters: U+FDD0–U+FDEF and the last two code points of every plane (Unicode §23.7).
         return (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE
     }
-
-    /// A query parameter value percent-encoded (RFC 3986 §2.1, §3.4): only unreserved bytes stay.
-    public static func queryValue(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let digits = Array("0123456789ABCDEF".unicodeScalars)
-                out += "%"
-                out.unicodeScalars.append(digits[Int(byte >> 4)])
-                out.unicodeScalars.append(digits[Int(byte & 0x0F)])
-            }
-        }
-        return out
-    }
 }

@@ -113,12 +113,12 @@ public struct AppStoreID: Hashable, Sendable, CustomStringConvertible {
 @inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 @inline(__always) func isUpperAlnum(_ b: UInt8) -> Bool { isDigit(b) || (b >= 0x41 && b <= 0x5A) }
 @inline(__always) func isUpperAlpha(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
-@inline(__always) func isAlpha(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
-@inline(__always) func isAlnum(_ b: UInt8) -> Bool { isDigit(b) || isAlpha(b) }
+@inline(__always) package func isAlpha(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+@inline(__always) package func isAlnum(_ b: UInt8) -> Bool { isDigit(b) || isAlpha(b) }
 
 extension String {
     /// The string cut to 80 characters for an error message, with control characters made visible.
-    var truncatedForMessage: String {
+    package var truncatedForMessage: String {
         let visible = String(String.UnicodeScalarView(unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\u{FFFD}" : $0 }))
         return visible.count > 80 ? String(visible.prefix(80)) + "…" : visible
     }
@@ -131,8 +131,6 @@ extension String {
 public enum ExperienceReference: Sendable, Equatable {
     case id(Int64)
     case url(NormalizedURL)
-    /// Meant as an id, not one: nothing has it.
-    case noSuchID(String)
 
     /// The id `text` is, written the one way an id is; nil otherwise (a route's `{id}`).
     public static func id(_ text: String) -> Int64? {
@@ -140,19 +138,27 @@ public enum ExperienceReference: Sendable, Equatable {
         return nil
     }
 
-    /// A reference that is neither an id nor a URL: the field error to answer.
-    public struct Malformed: Error, Sendable, Equatable {
-        public let error: FieldError
+    /// Text that names no experience: meant as an id and not one (nothing has it: not found), or neither an id
+    /// nor a URL (the field error to answer). ClipStore's `RegistryError.init(_:)` says which error each is.
+    public enum Unnamed: Error, Sendable, Equatable {
+        case noSuchID(String)
+        case malformed(FieldError)
     }
 
-    public init(_ text: String) throws(Malformed) {
-        if !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E || $0 == 0x20 }) {
-            if let n = Int64(text), n > 0, String(n) == text { self = .id(n) } else { self = .noSuchID(text) }
+    /// Whether `text` is meant as an id, whether or not it is one: digits, signs, points and spaces only.
+    public static func isMeantAsID(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E || $0 == 0x20 }
+    }
+
+    public init(_ text: String) throws(Unnamed) {
+        if Self.isMeantAsID(text) {
+            guard let n = Int64(text), n > 0, String(n) == text else { throw .noSuchID(text) }
+            self = .id(n)
             return
         }
         do { self = .url(try NormalizedURL(text)) } catch {
-            throw Malformed(
-                error: FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(error.message))"))
+            throw .malformed(
+                FieldError(field: "experience", rule: "reference", message: "give an experience id or its URL (\(error.message))"))
         }
     }
 }

@@ -27,28 +27,11 @@ public enum ClipServer {
         // waits for one that blocking handlers hold.
         // The read model saved at the last graceful stop, beside the database (docs/architecture.md#the-read-model).
         let savedReadModel = parsed.flag("no-saved-read-model") ? nil : SavedReadModel.path(besideDatabase: databasePath)
-        let loadStarted = DispatchTime.now().uptimeNanoseconds
-        // What an interrupted restore left beside the database goes at start (docs/reliability.md#backup-and-restore).
-        let leftovers = RestoreLeftovers.remove(besides: databasePath)
-        if !leftovers.isEmpty {
-            let bytes = leftovers.reduce(Int64(0)) { $0 + $1.bytes }
-            io.err(Self.logLine("info", "removed \(leftovers.count) file(s) of \(bytes) bytes left by an interrupted restore"))
-        }
-        let existed = FileManager.default.fileExists(atPath: databasePath)
-        let pool = try RegistryPool(
-            path: databasePath, capacity: configuration.eventThreads + configuration.blockingThreads + configuration.outboundThreads,
-            savedReadModel: savedReadModel)
-        // As every command that creates a database says so (the first day: a server started in the wrong folder).
-        if !existed { io.err(Self.logLine("info", "created \(databasePath)")) }
-        io.err(Self.readModelLine(pool.index, seconds: Double(DispatchTime.now().uptimeNanoseconds - loadStarted) / 1e9))
+        let pool = try openPool(
+            databasePath, capacity: configuration.eventThreads + configuration.blockingThreads + configuration.outboundThreads,
+            savedReadModel: savedReadModel, io)
         io.err(Self.logLine("info", "connections: at most \(limits.maxConnections) (\(capNote))"))
-        // The first day (QA): a token made in another folder went to another database, and every call was 401.
-        if let tokens = try? pool.with(actor: "serve", { try $0.tokens() }),
-            !tokens.contains(where: { $0.team == nil && $0.revokedAt == nil })
-        {
-            let command = "clipctl --db \(Shell.quote(databasePath)) token create --admin --name NAME"
-            io.err(Self.logLine("warning", "\(databasePath) has no admin token; make one with: \(command)"))
-        }
+        warnWithoutAdminToken(pool, databasePath, io)
         let quiet = parsed.flag("quiet")
         let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { message in io.err(Self.logLine("error", message)) })
         pool.observers.add(worker)
@@ -99,6 +82,33 @@ public enum ClipServer {
         watch?.stop()
         sources.forEach { $0.cancel() }
         if let savedReadModel, !readOnly { saveReadModel(pool.index, to: savedReadModel, io) }
+    }
+
+    /// The registries of the server's threads on the database, saying what opening it found: the files an
+    /// interrupted restore left, removed (docs/reliability.md#backup-and-restore); a database created; the read model.
+    static func openPool(_ databasePath: String, capacity: Int, savedReadModel: String?, _ io: CLIIO) throws -> RegistryPool {
+        let loadStarted = DispatchTime.now().uptimeNanoseconds
+        let leftovers = RestoreLeftovers.remove(besides: databasePath)
+        if !leftovers.isEmpty {
+            let bytes = leftovers.reduce(Int64(0)) { $0 + $1.bytes }
+            io.err(Self.logLine("info", "removed \(leftovers.count) file(s) of \(bytes) bytes left by an interrupted restore"))
+        }
+        let existed = FileManager.default.fileExists(atPath: databasePath)
+        let pool = try RegistryPool(path: databasePath, capacity: capacity, savedReadModel: savedReadModel)
+        // As every command that creates a database says so (the first day: a server started in the wrong folder).
+        if !existed { io.err(Self.logLine("info", "created \(databasePath)")) }
+        io.err(Self.readModelLine(pool.index, seconds: Double(DispatchTime.now().uptimeNanoseconds - loadStarted) / 1e9))
+        return pool
+    }
+
+    /// A database without a live admin token is told how to make one (found on the first day: a token made in
+    /// another folder went to another database, and every call was 401).
+    static func warnWithoutAdminToken(_ pool: RegistryPool, _ databasePath: String, _ io: CLIIO) {
+        guard let tokens = try? pool.with(actor: "serve", { try $0.tokens() }),
+            !tokens.contains(where: { $0.team == nil && $0.revokedAt == nil })
+        else { return }
+        let command = "clipctl --db \(Shell.quote(databasePath)) token create --admin --name NAME"
+        io.err(Self.logLine("warning", "\(databasePath) has no admin token; make one with: \(command)"))
     }
 
     /// `--listen` HOST:PORT, with an IPv6 literal in brackets (RFC 3986 §3.2.2): [::1]:8080; a name such as

@@ -1,4 +1,5 @@
-public import ClipCore
+import ClipCore
+public import DoctorAndPublish
 import FileFormats
 import Foundation
 import Glibc

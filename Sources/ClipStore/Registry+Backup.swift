@@ -127,17 +127,7 @@ extension Registry {
         let backup = try backupFile(path)
         // What an interrupted restore left goes first (RestoreLeftovers: only files named and held as a restore names them).
         RestoreLeftovers.remove(besides: livePath)
-        let work: (path: String, lock: Int32), staging: (path: String, lock: Int32)
-        do throws(DurableFiles.Failure) {
-            work = try RestoreLeftovers.createHeld(prefix: livePath + ".restoring-")
-            do throws(DurableFiles.Failure) { staging = try RestoreLeftovers.createHeld(prefix: livePath + ".restoring-backup-") } catch {
-                DurableFiles.removeDatabaseFile(work.path)
-                Glibc.close(work.lock)
-                throw error
-            }
-        } catch {
-            throw RegistryError.storage("cannot restore into \(livePath): \(error)")
-        }
+        let (work, staging) = try heldWorkFiles(besides: livePath)
         let copyPath = work.path, stagedPath = staging.path
         // Removed, then unlocked: the lock ends with the files.
         defer {
@@ -174,17 +164,7 @@ extension Registry {
                 // Under the live write lock, so no token or counter changes before the swap.
                 try copy.write {
                     tokensKept = try keepInstallationState(of: reader, in: copy)
-                    try copy.execute(
-                        "INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, ?, 'main', ?, NULL, ?)",
-                        [
-                            .text(at), .text(actor), .text(ChangeEntity.registry.rawValue), .text(ChangeAction.restore.rawValue),
-                            .text(
-                                JSONWriter.string(
-                                    .object([
-                                        "from": .string(path), "replaced": .string(replacedPath),
-                                        "apiTokensKept": .integer(Int64(tokensKept)),
-                                    ]))),
-                        ])
+                    try recordRestore(in: copy, from: path, replaced: replacedPath, tokensKept: tokensKept, actor: actor, at: at)
                 }
                 var options = Connection.Options()
                 options.walJournal = false
@@ -202,6 +182,41 @@ extension Registry {
             if let error = error as? SQLiteError { throw RegistryError.from(error, path: livePath) }
             throw RegistryError.storage("cannot restore into \(livePath): \(error)")
         }
+    }
+
+    /// The restore's two work files beside the database (the checked copy, the staged backup), each created
+    /// and held as `RestoreLeftovers` names them, so that a restore killed halfway leaves only files it can tell.
+    private static func heldWorkFiles(besides livePath: String) throws(RegistryError) -> (
+        work: (path: String, lock: Int32), staging: (path: String, lock: Int32)
+    ) {
+        do throws(DurableFiles.Failure) {
+            let work = try RestoreLeftovers.createHeld(prefix: livePath + ".restoring-")
+            do throws(DurableFiles.Failure) {
+                return (work, try RestoreLeftovers.createHeld(prefix: livePath + ".restoring-backup-"))
+            } catch {
+                DurableFiles.removeDatabaseFile(work.path)
+                Glibc.close(work.lock)
+                throw error
+            }
+        } catch {
+            throw RegistryError.storage("cannot restore into \(livePath): \(error)")
+        }
+    }
+
+    /// The restore's change record, in the restored content: where it came from, where the replaced content was kept.
+    private static func recordRestore(
+        in copy: Connection, from path: String, replaced replacedPath: String, tokensKept: Int, actor: String, at: String
+    ) throws {
+        try copy.execute(
+            "INSERT INTO change_record(at, actor, entity, entity_id, action, before, after) VALUES (?, ?, ?, 'main', ?, NULL, ?)",
+            [
+                .text(at), .text(actor), .text(ChangeEntity.registry.rawValue), .text(ChangeAction.restore.rawValue),
+                .text(
+                    JSONWriter.string(
+                        .object([
+                            "from": .string(path), "replaced": .string(replacedPath), "apiTokensKept": .integer(Int64(tokensKept)),
+                        ]))),
+            ])
     }
 
     /// Litestream's control tables (docs/operations.md, Replication and recovery with Litestream):

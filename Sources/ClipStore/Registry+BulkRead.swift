@@ -1,4 +1,5 @@
 public import ClipCore
+public import DoctorAndPublish
 import SQLiteDB
 
 /// The registry read in bulk, as `RegistryRecord`s: what `clipctl doctor` and `clipctl publish` read, from the

@@ -1,4 +1,6 @@
-public import ClipCore
+import AppleFormats
+import ClipCore
+public import DoctorAndPublish
 
 /// The data `clipctl doctor` cross-checks (Doctor) and `clipctl publish` writes (StaticSite), each
 /// read in one transaction from the bulk read's records, as a server gives them over `GET /v1/bulk`.

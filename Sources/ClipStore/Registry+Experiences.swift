@@ -47,10 +47,9 @@ extension Registry {
     /// `includingRemoved`: an id may name a removed experience (as its removal left it); a URL names a live one.
     public func experience(_ reference: String, includingRemoved: Bool = false) throws(RegistryError) -> AdvancedExperience {
         let parsed: ExperienceReference
-        do { parsed = try ExperienceReference(reference) } catch { throw RegistryError.invalid([error.error]) }
+        do { parsed = try ExperienceReference(reference) } catch { throw RegistryError(error) }
         return try guarded {
             switch parsed {
-            case .noSuchID(let text): throw RegistryError.notFound("experience \(text)")
             case .id(let id):
                 guard let e = try loadExperience(id: id, includingRemoved: includingRemoved) else {
                     throw RegistryError.notFound("experience \(id)")

@@ -1,3 +1,4 @@
+public import AppleFormats
 public import ClipCore
 import SQLiteDB
 import StrictJSON

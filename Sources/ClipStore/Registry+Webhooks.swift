@@ -1,3 +1,4 @@
+import AppleFormats
 public import ClipCore
 import FileFormats
 public import Foundation

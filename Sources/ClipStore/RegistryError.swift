@@ -28,6 +28,15 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     /// mount) (HTTP 503, exit 1): reads still work.
     case readOnly(String)
 
+    /// What text that names no experience answers (docs/rules.md#identifiers): an id nothing can have is not
+    /// found, text that is neither an id nor a URL is a field error.
+    public init(_ unnamed: ExperienceReference.Unnamed) {
+        switch unnamed {
+        case .noSuchID(let text): self = .notFound("experience \(text)")
+        case .malformed(let error): self = .invalid([error])
+        }
+    }
+
     /// What an import refused for its lines says: how many bad lines, "or more" when the list stops
     /// at `Registry.refusedErrorLines` (its last entry says why, not a line of its own).
     public static func importRefusal(_ lines: [Interchange.LineError]) -> String {

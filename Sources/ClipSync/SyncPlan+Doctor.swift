@@ -1,4 +1,5 @@
-public import ClipCore
+import ClipCore
+public import DoctorAndPublish
 
 extension SyncPlan {
     /// What `clipctl doctor` says of a plan: drift (changed in App Store Connect's web pages since the last pull or push)

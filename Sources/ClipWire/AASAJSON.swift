@@ -1,4 +1,6 @@
-public import ClipCore
+public import AppleFormats
+import ClipCore
+public import DoctorAndPublish
 public import StrictJSON
 
 /// What the AASA evaluator decided for one URL and app (`GET /v1/aasa/check`, `clipctl aasa

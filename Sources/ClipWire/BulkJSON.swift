@@ -1,4 +1,6 @@
-public import ClipCore
+import AppleFormats
+import ClipCore
+public import DoctorAndPublish
 import FileFormats
 public import StrictJSON
 

@@ -1,3 +1,4 @@
+public import AppleFormats
 public import ClipCore
 public import StrictJSON
 
@@ -134,10 +135,6 @@ public enum CatalogJSON {
         return ExperienceApplinks.Miss(
             app: try r.clip("app"), url: try r.string("url"),
             result: .init(decision: decision, rule: try r.string("rule")))
-    }
-
-    public static func webcredentials(host: String, app: BundleID) -> JSONValue {
-        .object(["host": .string(host), "app": .string(app.rawValue)])
     }
 
     // MARK: Banner

@@ -1,4 +1,5 @@
 public import ClipCore
+public import DoctorAndPublish
 public import StrictJSON
 
 /// What `clipctl --json` prints for the commands whose answer is not an object of the registry:

@@ -45,25 +45,6 @@ public enum QueryString {
         return true
     }
 
-    /// Percent-encodes everything but RFC 3986 §2.3 unreserved characters, so the result is safe
-    /// as a path segment or a query name or value.
-    public static func encodeComponent(_ s: String) -> String {
-        var out = ""
-        for b in s.utf8 {
-            let unreserved =
-                (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
-            if unreserved {
-                out.unicodeScalars.append(UnicodeScalar(b))
-            } else {
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
-                out.unicodeScalars.append("%")
-                out.unicodeScalars.append(hex[Int(b >> 4)])
-                out.unicodeScalars.append(hex[Int(b & 0xF)])
-            }
-        }
-        return out
-    }
-
     /// "+" is a space, "%XX" a byte; nil for a malformed escape, invalid UTF-8 or NUL.
     static func decode(_ s: Substring) -> String? { PercentDecoding.decode(s, plusIsSpace: true) }
 

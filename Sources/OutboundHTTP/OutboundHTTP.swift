@@ -172,14 +172,7 @@ public struct OutboundHTTP: Sendable {
     /// printable ASCII percent-encoded (RFC 3986 §2.1; a field value or a URL carries no others worth showing, and
     /// this defuses terminal escape sequences), at most 300 bytes of it. `keepingSpace: false` for a URL, which has none.
     public static func printable(_ text: String, keepingSpace: Bool = true) -> String {
-        var out = ""
-        for byte in text.utf8.prefix(300) {
-            if (0x21...0x7E).contains(byte) || (keepingSpace && byte == 0x20) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
+        let out = PercentEncoding.encode(text.utf8.prefix(300)) { (0x21...0x7E).contains($0) || (keepingSpace && $0 == 0x20) }
         return text.utf8.count > 300 ? out + "…" : out
     }
 }

@@ -1,3 +1,4 @@
+import AppleFormats
 import CardPreview
 import ClipCore
 import FileFormats

@@ -78,6 +78,14 @@ import Testing
         #expect(try f.call("GET", "/v1/aasa/check?url=x").status == 400)
         #expect(try f.call("GET", "/v1/aasa/check?url=\(q("https://a.example/"))&app=bad").status == 422)
         #expect(try f.call("GET", "/v1/aasa/check?url=\(q("https://nothing.example/"))&app=ABCDE12345.com.a.app").status == 404)
+        let missing = try f.call("GET", "/v1/aasa/check?app=")
+        #expect(missing.status == 400 && f.parsed(missing)["detail"] == "give ?url= and ?app=")
+        #expect(f.parsed(missing)["errors"]?.arrayValue?.compactMap { $0["field"]?.stringValue } == ["url", "app"])
+        // A public route: a body of any type and any credentials are ignored, as the route always has.
+        let ignoring = try f.call(
+            "GET", "/v1/aasa/check?url=\(q("https://a.example/store/9"))&app=ABCDE12345.com.a.app&other=1",
+            headers: [("Content-Type", "text/plain"), ("Authorization", "Bearer unknown")], json: "not json")
+        #expect(ignoring.status == 200 && f.parsed(ignoring)["decision"] == "match", "\(ignoring.text)")
     }
 
     @Test(arguments: APITransport.allCases) func applinksGeneratedFromExperiencesChangeTheServedFile(_ transport: APITransport) throws {
@@ -113,6 +121,17 @@ import Testing
         #expect(html.headers["Content-Type"] == "text/html; charset=utf-8")
         #expect(html.text == "<meta name=\"apple-itunes-app\" content=\"app-clip-bundle-id=com.a.app.Clip, app-clip-display=card\">\n")
         #expect(try f.call("GET", "/v1/banner?url=\(q("https://elsewhere.example/"))").status == 409)
+        #expect(r.headers["Content-Type"] == "application/json" && html.headers["Vary"] == "Accept")
+        for query in ["", "?url=", "?appArgument=\(q("https://a.example/x"))"] {
+            let missing = try f.call("GET", "/v1/banner" + query)
+            #expect(missing.status == 400 && f.parsed(missing)["detail"] == "give the page URL as ?url=", "\(query): \(missing.text)")
+            #expect(missing.headers["Content-Type"] == "application/problem+json")
+        }
+        // A public route: a body of any type and any credentials are ignored, as the route always has.
+        let ignoring = try f.call(
+            "GET", "/v1/banner?url=\(q("https://a.example/store"))",
+            headers: [("Content-Type", "text/plain"), ("Authorization", "Bearer unknown")], json: "not json")
+        #expect(ignoring.status == 200 && f.parsed(ignoring)["metaTag"] != nil, "\(ignoring.text)")
     }
 
     @Test(arguments: APITransport.allCases) func unknownRoutesAndWrongMethods(_ transport: APITransport) throws {

@@ -2,6 +2,7 @@ import ClipCore
 import ClipStore
 import Foundation
 import HTTP1
+import StrictJSON
 import Testing
 
 /// QR codes, NFC tags and the print bundle over HTTP: statuses, media types, ETag and 304, tenancy.
@@ -158,5 +159,39 @@ struct CodesAPITests {
         #expect(!Self.contains(svgOnly.body, "png/"))
         #expect(!Self.contains(svgOnly.body, "b.example"))
         #expect(try f.call("GET", "/v1/codes/export?formats=svg,gif", token: f.admin).status == 422)
+    }
+}
+
+/// `GET /v1/experiences/{id}/codes`: the files the print bundle makes for one experience, by id or URL, for its team only.
+struct ExperienceCodeFilesAPITests {
+    @Test(arguments: APITransport.allCases) func theBundlesOwnNamesByIDOrURLAndOnlyForTheTeam(_ transport: APITransport) throws {
+        let f = try APIFixture(transport)
+        let byID = try f.call("GET", "/v1/experiences/1/codes", token: f.teamA)
+        #expect(byID.status == 200, "\(byID.text)")
+        let json = try f.jsonOf(byID)
+        let paths = json["files"]?.arrayValue?.compactMap { $0["path"]?.stringValue }
+        #expect(paths == ["ndef/a.example_store.ndef", "png/a.example_store.png", "svg/a.example_store.svg"])
+        #expect(json["files"]?.arrayValue?.last?["ecc"] == .string("M"))
+        #expect(json["files"]?.arrayValue?.first?["ntag"] == .string("NTAG213"))
+        // The names the print bundle gives (its archive's entries are stored by name).
+        let bundle = try f.call("GET", "/v1/codes/export", token: f.teamA)
+        for path in paths ?? [] { #expect(CodesAPITests.contains(bundle.body, path), "\(path) in the bundle") }
+        let url = CodesAPITests.query("https://a.example/store")
+        #expect(try f.call("GET", "/v1/experiences/\(url)/codes", token: f.admin).body == byID.body, "by URL, the same answer")
+        let other = try f.call("GET", "/v1/experiences/1/codes", token: f.teamB)
+        let missing = try f.call("GET", "/v1/experiences/999/codes", token: f.teamB)
+        #expect(other.status == 404 && missing.status == 404)
+        #expect(try f.jsonOf(other)["detail"] == .string("not found: experience 1"))
+        #expect(try f.call("GET", "/v1/experiences/1/codes").status == 401)
+        #expect(try f.call("GET", "/v1/experiences/01/codes", token: f.admin).status == 404, "an id is written one way")
+    }
+
+    @Test func aDeactivatedExperienceHasNoFilesAndSaysWhy() throws {
+        let f = try APIFixture(.inProcess)
+        let patched = try f.call("PATCH", "/v1/experiences/1", token: f.admin, json: #"{"status":"DEACTIVATED"}"#)
+        #expect(patched.status == 200, "\(patched.text)")
+        let json = try f.jsonOf(try f.call("GET", "/v1/experiences/1/codes", token: f.admin))
+        #expect(json["files"]?.arrayValue == [])
+        #expect(json["reason"]?.stringValue?.hasPrefix("no code for https://a.example/store") == true, "\(json)")
     }
 }

@@ -4,6 +4,7 @@ import ClipCore
 import ClipStore
 import ClipSync
 import ClipSyncEngine
+import ClipWire
 import Foundation
 import Locking
 import StrictJSON

@@ -1,6 +1,7 @@
 import ClipApp
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 import Testing
@@ -61,7 +62,7 @@ struct ApplinksTests {
         for body in [#"{"defaults":{"caseSensitive":false}}"#, "{}", #"{"substitutionVariables":null}"#] {
             let again = try perform(ApplinksSettings.binding, settings, body, as: teamA)
             #expect(again.status == 200 && again.json["changed"] == false, "\(body): \(again.json)")
-            #expect(try ApplinksSettings.Output(json: again.json).changed == false)
+            #expect(try ApplinksSettings.Output(json: again.json).outcome.changed == false)
         }
         #expect(try bytes() == before)
         #expect(try registry.changes(limit: 1000).count == records)
@@ -161,7 +162,7 @@ struct ApplinksTests {
         #expect(try bytes() == before, "the same request twice writes nothing the second time")
         let removed = try webcredentials(WebcredentialsRemove.binding, "login.a.example", "com.a.app", as: teamA)
         #expect(removed.status == 204 && removed.json == .null)
-        #expect(try WebcredentialsChange(json: removed.json, status: removed.status).removed, "the command reads a 204 as a removal")
+        #expect(try WebcredentialsChange(answer: removed).removed, "the command reads a 204 as a removal")
         let gone = try bytes()
         #expect(throws: RegistryError.notFound("webcredentials of com.a.app on login.a.example")) {
             try webcredentials(WebcredentialsRemove.binding, "login.a.example", "com.a.app", as: teamA)

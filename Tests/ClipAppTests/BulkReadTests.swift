@@ -1,5 +1,6 @@
 import ClipApp
 import ClipCore
+import DoctorAndPublish
 import ClipStore
 import Foundation
 import StrictJSON

@@ -1,3 +1,4 @@
+import AppleFormats
 import ArgParse
 import ClipApp
 import ClipCore

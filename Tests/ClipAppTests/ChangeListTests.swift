@@ -1,6 +1,7 @@
-import ArgParse
+import ClipCLI
 import ClipApp
 import ClipCore
+import ClipWire
 import ClipStore
 import Foundation
 import StrictJSON
@@ -50,7 +51,7 @@ struct ChangeListTests {
         for i in 0..<1_000 { _ = try registry.createToken(name: "t\(i)", team: nil) }
         let session = Session(registry: registry, caller: .local)
         var limits: [String] = []
-        let parsed = try ArgumentParser.parse([], root: ChangeList.binding.command!)
+        let parsed = try ClipCLI.words(["changes"], for: ChangeList.binding)
         let answer = try ChangeList.binding.commandAnswer!(parsed, Arguments([("since", "1"), ("limit", "1500")])) { binding, arguments in
             limits.append(arguments["limit"] ?? "")
             return try binding.perform(arguments, session)

@@ -1,4 +1,4 @@
-import ArgParse
+import ClipCLI
 import ClipApp
 import ClipCore
 import ClipStore
@@ -22,10 +22,7 @@ struct DefaultSetCommandTests {
 
     func bytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
-    func parsed(_ words: [String]) throws -> ParsedCommand {
-        let root = CommandSpec("clipctl", summary: "", subcommands: [CommandSpec("default", summary: "", subcommands: [binding.command!])])
-        return try ArgumentParser.parse(["default"] + words, root: root, globals: [])
-    }
+    func parsed(_ words: [String]) throws -> CommandWords { try ClipCLI.words(["default"] + words, for: binding) }
 
     /// The command run on the database, as clipctl runs it: its arguments, then the write.
     func runLocally(_ words: [String], files: [String: [UInt8]] = [:]) throws -> DefaultExperienceSave.Output {

@@ -1,4 +1,4 @@
-import ArgParse
+import ClipCLI
 import ClipApp
 import ClipCore
 import ClipStore
@@ -78,11 +78,11 @@ struct DomainAndDefaultOperationTests {
         _ = try perform(DomainAdd.binding, "com.example.bikes.Clip", host: "a.example", as: teamA)
         _ = try registry.shareHost("a.example", team: try TeamID("FGHIJ67890"))
         _ = try perform(DomainAdd.binding, "com.example.scooters.Clip", host: "a.example", as: teamB)
-        let binding = DomainAssociationFields.listBinding
+        let binding = DomainAssociationList.binding
         #expect(!binding.servesRoute, "GET /v1/clips is clip list's route")
         let answer = try binding.perform(Arguments(), Session(registry: registry, caller: teamA))
         var lines: [String] = []
-        let parsed = try ArgumentParser.parse(["domain", "list", "--host", "A.EXAMPLE"], root: rootOf(binding), globals: [])
+        let parsed = try ClipCLI.words(["domain", "list", "--host", "A.EXAMPLE"], for: binding)
         try binding.present(answer, parsed, Printer(out: { lines.append($0) }, err: { _ in }))
         #expect(lines == ["a.example  ABCDE12345.com.example.bikes.Clip\n"], "team A sees its own clips, on the host asked for")
     }
@@ -111,10 +111,5 @@ struct DomainAndDefaultOperationTests {
         let shown = try perform(DefaultExperienceShow.binding, "ABCDE12345.com.example.bikes.Clip", as: teamA)
         #expect(shown.headers.first?.value == #""d-v1""#)
         #expect(try perform(DefaultExperienceRemove.binding, "com.example.bikes.Clip", as: teamA).status == 204)
-    }
-
-    /// A command tree holding the binding's command, to parse a command line with it.
-    func rootOf(_ binding: Binding) -> CommandSpec {
-        CommandSpec("clipctl", summary: "", subcommands: [CommandSpec("domain", summary: "", subcommands: [binding.command!])])
     }
 }

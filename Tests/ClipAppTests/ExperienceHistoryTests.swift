@@ -1,6 +1,7 @@
-import ArgParse
+import ClipCLI
 import ClipApp
 import ClipCore
+import ClipWire
 import ClipStore
 import Foundation
 import StrictJSON
@@ -87,14 +88,13 @@ struct ExperienceHistoryTests {
     }
 
     @Test func theRequestCarriesTheArgumentsAsThePathAndQuery() throws {
-        let request = binding.request(
-            for: ExperienceHistory.Input(experience: "https://bikes.example/rent?a=1", since: 4, limit: 10).arguments)
+        var input = ExperienceHistory.Input()
+        (input.experience, input.since, input.limit) = ("https://bikes.example/rent?a=1", 4, 10)
+        let request = binding.request(for: input.arguments)
         #expect(request.path == "/v1/experiences/https%3A%2F%2Fbikes.example%2Frent%3Fa%3D1/history")
         #expect(request.query.map { "\($0.name)=\($0.value)" } == ["since=4", "limit=10"])
         #expect(binding.commandPath == ["history"])
-        let parsed = try ArgumentParser.parse(
-            ["history", "7", "--limit", "3"], root: CommandSpec("clipctl", summary: "", subcommands: [try #require(binding.command)]),
-            globals: [])
+        let parsed = try ClipCLI.words(["history", "7", "--limit", "3"], for: binding)
         #expect(
             try binding.arguments(of: CommandLine(parsed: parsed, readFile: { _, _ in [] })) == Arguments([("id", "7"), ("limit", "3")]))
     }
@@ -111,7 +111,7 @@ struct TokenListTests {
         func names(_ caller: Caller) throws -> [String] {
             let json = try TokenList.binding.perform(Arguments(), Session(registry: registry, caller: caller)).json
             #expect(!JSONWriter.string(json).contains("clip_"), "no secret in a list")
-            return try TokenList.Output(json: json).tokens.map(\.name)
+            return try TokenList.Output(json: json).items.map(\.name)
         }
         #expect(try names(.team(teamA, tokenID: 2)) == ["a"])
         #expect(try names(.admin(tokenID: 1)) == ["admin", "a", "b"])

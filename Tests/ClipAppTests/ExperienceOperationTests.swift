@@ -135,8 +135,10 @@ struct ExperienceOperationTests {
         #expect(throws: OperationError.malformed("the cursor is not one this server gave")) {
             try perform(ExperienceList.binding, Arguments([("cursor", "Zm9v")]), as: teamA)
         }
-        for limit in ["0", "1001", "x", ""] {
-            #expect(throws: OperationError.self) { try perform(ExperienceList.binding, Arguments([("limit", limit)]), as: teamA) }
+        for limit in ["0", "1001", "x", "", "+5"] {
+            #expect(throws: InvalidArguments("limit is out of range", [PageLimit.invalid])) {
+                try perform(ExperienceList.binding, Arguments([("limit", limit)]), as: teamA)
+            }
         }
         #expect(throws: RegistryError.self) { try perform(ExperienceList.binding, Arguments([("status", "active")]), as: teamA) }
         let unknown = Arguments([("clip", "ABCDE12345.com.example.none")])

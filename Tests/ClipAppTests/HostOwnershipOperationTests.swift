@@ -1,6 +1,7 @@
 import ClipApp
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 import Testing
@@ -76,10 +77,10 @@ struct HostOwnershipOperationTests {
         _ = try perform(HostShare.binding, [("host", "bikes.example"), ("team", "FGHIJ67890")], as: admin)
         _ = try registry.addDomain(clip: "com.example.scooters.Clip", host: "scooters.example")
         let listed = try perform(HostOwnershipList.binding, [], as: .team(teamB, tokenID: 3))
-        let entries = try HostOwnershipList.Output(json: listed.json).ownerships
+        let entries = try HostOwnershipList.Output(json: listed.json).items
         #expect(entries.map(\.host) == ["bikes.example", "scooters.example"])
         #expect(entries.allSatisfy { $0.holders.map(\.team) == [teamB] })
-        let all = try HostOwnershipList.Output(json: try perform(HostOwnershipList.binding, [], as: admin).json).ownerships
+        let all = try HostOwnershipList.Output(json: try perform(HostOwnershipList.binding, [], as: admin).json).items
         #expect(all.first?.holders.count == 2)
         #expect(throws: RegistryError.notFound("host scooters.example (no team holds it, or it is not your team's)")) {
             try perform(HostOwnershipShow.binding, [("host", "scooters.example")], as: .team(teamA, tokenID: 2))

@@ -1,6 +1,7 @@
 import ClipApp
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 import Testing

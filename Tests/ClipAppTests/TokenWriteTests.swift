@@ -1,4 +1,4 @@
-import ArgParse
+import ClipCLI
 import ClipApp
 import ClipCore
 import ClipStore
@@ -56,9 +56,7 @@ struct TokenWriteTests {
     /// Found by QA: a team token's `token create --admin` made a team token and printed "(admin)".
     @Test func theCommandSaysWhatWasCreatedNotWhatWasAsked() throws {
         let created = try create(#"{"name":"ops"}"#, as: .team(teamA, tokenID: 7))
-        let parsed = try ArgumentParser.parse(
-            ["create", "--admin", "--name", "ops"],
-            root: CommandSpec("clipctl", summary: "", subcommands: [try #require(TokenCreate.binding.command)]), globals: [])
+        let parsed = try ClipCLI.words(["token", "create", "--admin", "--name", "ops"], for: TokenCreate.binding)
         var err = ""
         try TokenCreate.binding.present(created, parsed, Printer(out: { _ in }, err: { err += $0 }))
         #expect(err.contains("(team ABCDE12345) created"), "\(err)")
@@ -104,7 +102,7 @@ struct TokenWriteTests {
         let token = try TokenCreate.Output(json: try create(#"{"name":"ops"}"#, as: .local).json).outcome.value.token
         let first = try revoke(String(token.id), as: .admin(tokenID: 1))
         #expect(first.status == 204)
-        #expect(try TokenRevoke.Output(json: first.json).token.revokedAt != nil)
+        #expect(try TokenRevoke.Output(json: first.json).revokedAt != nil)
         let before = try bytes()
         #expect(throws: RegistryError.notFound("active token \(token.id)")) { try revoke(String(token.id), as: .admin(tokenID: 1)) }
         #expect(try bytes() == before)
@@ -113,13 +111,13 @@ struct TokenWriteTests {
     @Test func theCommandReadsTheRevokedTokenBackThroughTheList() throws {
         let token = try TokenCreate.Output(json: try create(#"{"name":"ops"}"#, as: .local).json).outcome.value.token
         let session = Session(registry: registry, caller: .local)
-        let parsed = try ArgumentParser.parse([String(token.id)], root: TokenRevoke.binding.command!)
+        let parsed = try ClipCLI.words(["token", "revoke", String(token.id)], for: TokenRevoke.binding)
         var sent: [String] = []
         let answer = try TokenRevoke.binding.commandAnswer!(parsed, Arguments([("id", String(token.id))])) { binding, arguments in
             sent.append("\(binding.method) \(binding.path)")
             return try binding.perform(arguments, session)
         }
         #expect(sent == ["DELETE /v1/tokens/{id}", "GET /v1/tokens"])
-        #expect(try TokenRevoke.Output(json: answer.json).token.revokedAt != nil)
+        #expect(try TokenRevoke.Output(json: answer.json).revokedAt != nil)
     }
 }

@@ -1,7 +1,8 @@
-import ArgParse
+import ClipCLI
 import ClipApp
 import ClipCore
 import ClipStore
+import ClipWire
 import Foundation
 import StrictJSON
 import Testing
@@ -39,7 +40,8 @@ struct WebhookOperationTests {
         let answer = try add(#"{"url":"https://hooks.example.com/in","events":["experience.*"]}"#, as: teamA)
         #expect(answer.status == 201)
         #expect(answer.headers.map(\.name) == ["Location", "Cache-Control"])
-        let (endpoint, secret) = try WebhookAdd.Output(json: answer.json).outcome.value
+        let added = try WebhookAdd.Output(json: answer.json).outcome.value
+        let (endpoint, secret) = (added.endpoint, added.secret)
         #expect(endpoint.team?.rawValue == "ABCDE12345")
         #expect(secret.hasPrefix("whsec_"))
         let records = try registry.changes(since: 0, limit: 1000)
@@ -86,7 +88,7 @@ struct WebhookOperationTests {
                 try binding.perform(Arguments([("id", String(id)), ("limit", "0")]), session(teamA))
             }
         }
-        #expect(try WebhookList.Output(json: WebhookList.binding.perform(Arguments(), session(teamA)).json).endpoints.isEmpty)
+        #expect(try WebhookList.Output(json: WebhookList.binding.perform(Arguments(), session(teamA)).json).items.isEmpty)
         #expect(try bytes() == before)
         #expect(throws: InvalidArguments.self) {
             try WebhookDeliveries.binding.perform(Arguments([("id", String(id)), ("limit", "0")]), session(teamB))
@@ -96,7 +98,7 @@ struct WebhookOperationTests {
     @Test func theRemoveCommandReadsTheEndpointFirstAndASecondRemoveIsRefusedUnchanged() throws {
         let created = try add(#"{"url":"https://hooks.example.com/in","events":["*"]}"#, as: .local)
         let id = String(try WebhookAdd.Output(json: created.json).outcome.value.endpoint.id)
-        let parsed = try ArgumentParser.parse([id], root: WebhookRemove.binding.command!)
+        let parsed = try ClipCLI.words(["webhook", "remove", id], for: WebhookRemove.binding)
         var sent: [String] = []
         let run: OperationRunner = { binding, arguments in
             sent.append("\(binding.method) \(binding.path)")
@@ -104,7 +106,7 @@ struct WebhookOperationTests {
         }
         let answer = try WebhookRemove.binding.commandAnswer!(parsed, Arguments([("id", id)]), run)
         #expect(sent == ["GET /v1/webhooks", "DELETE /v1/webhooks/{id}"])
-        #expect(try WebhookFields.Endpoint(json: answer.json).endpoint.url == "https://hooks.example.com/in")
+        #expect(try WebhookEndpoint(json: answer.json).url == "https://hooks.example.com/in")
         let before = try bytes()
         #expect(throws: RegistryError.notFound("webhook \(id)")) {
             try WebhookRemove.binding.commandAnswer!(parsed, Arguments([("id", id)]), run)

@@ -1,5 +1,6 @@
 import ClipCodes
 import ClipCore
+import DoctorAndPublish
 import FileFormats
 import QRCode
 import StrictJSON

@@ -1,3 +1,4 @@
+import AppleFormats
 import Foundation
 import StrictJSON
 import TestSupport

@@ -1,3 +1,4 @@
+import AppleFormats
 import StrictJSON
 import Testing
 @testable import ClipCore
@@ -142,5 +143,17 @@ struct ResolverTests {
         #expect(AcceptLanguage.languages("xx, *, en;q=0, nb") == [.NO])
         #expect(AcceptLanguage.languages("") == [])
         #expect(AcceptLanguage.languages(";;;,q=,de;q=abc") == [.DE])
+    }
+
+    /// One specificity order (NormalizedURL.isMoreSpecific): a query item given twice counts once,
+    /// in the generated applinks as in the resolver.
+    @Test func componentsFollowTheResolversOrder() throws {
+        let repeated = try NormalizedURL("https://shop.example/p?a=1&a=1"), two = try NormalizedURL("https://shop.example/p?c=2&b=1")
+        let components = ExperienceApplinks.components([repeated, two])
+        #expect(components.first?["?"] == ["b": "1", "c": "2"])
+        let candidates = [ResolverTests.experience(1, repeated.canonical), ResolverTests.experience(2, two.canonical)]
+        let invocation = try NormalizedURL("https://shop.example/p?a=1&b=1&c=2")
+        let resolution = Resolver.resolve(invocation.canonical, url: invocation, candidates: candidates, fallbacks: [], preferences: [])
+        #expect(resolution.json(explain: false)["experience"]?["url"] == .string(two.canonical))
     }
 }

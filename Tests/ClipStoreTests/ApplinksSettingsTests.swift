@@ -1,3 +1,4 @@
+import AppleFormats
 import ClipCore
 import SQLiteDB
 import StrictJSON

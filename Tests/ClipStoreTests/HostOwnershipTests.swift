@@ -1,4 +1,5 @@
 import ClipCore
+import DoctorAndPublish
 import Foundation
 import SQLiteDB
 import StrictJSON

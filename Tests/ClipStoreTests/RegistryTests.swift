@@ -1,3 +1,4 @@
+import AppleFormats
 import ClipCore
 import Foundation
 import SQLiteDB

@@ -1,6 +1,7 @@
 import AppStoreConnect
 import ClipCore
 import ClipSync
+import DoctorAndPublish
 import StrictJSON
 import Testing
 

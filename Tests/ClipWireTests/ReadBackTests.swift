@@ -1,3 +1,4 @@
+import AppleFormats
 import ClipCore
 import ClipWire
 import StrictJSON

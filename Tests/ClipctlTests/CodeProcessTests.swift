@@ -108,6 +108,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: clipctl.directory.appendingPathComponent("made").path))
     }
 
+    /// `clipctl codes ID|URL` names the same files `codes export` writes, with their digests: a sticker is matched
+    /// to its experience from either.
+    @Test func anExperiencesCodeFilesAreTheExportsOwn() throws {
+        let clipctl = try Clipctl()
+        try registerShop(clipctl)
+        let listed = try clipctl("codes", "https://shop.example/store/12", "--json")
+        #expect(listed.code == 0, "\(listed.err)")
+        let files = try JSONParser.parse(Array(listed.out.utf8))["files"]?.arrayValue ?? []
+        #expect(try clipctl("codes", "export", "print").code == 0)
+        let exported = try DoctorPublishTests.tree(clipctl.directory.appendingPathComponent("print").path)
+        #expect(files.count == 3)
+        for file in files {
+            let path = file["path"]?.stringValue ?? ""
+            #expect(exported[path].map { JSONValue.integer(Int64($0.count)) } == file["bytes"], "\(path)")
+        }
+        let text = try clipctl("codes", "1")
+        #expect(text.code == 0 && text.out.contains("  svg/shop.example_order.svg  "), "\(text.out)")
+        let missing = try clipctl("codes", "99")
+        #expect(missing.code == 1 && missing.err == "clipctl: not found: experience 99\n", "\(missing.err)")
+        #expect(try clipctl("codes").code == 64, "an experience is required")
+    }
+
     @Test func anExportIsDeterministicAndReplacesOnlyItsOwnDirectory() throws {
         let clipctl = try Clipctl()
         try registerShop(clipctl)

@@ -185,9 +185,7 @@ struct RequestHeadParserTests {
         #expect(QueryString.parse("a=%2B+b")?.first?.value == "+ b")
         // In a path segment "+" is itself, not a space.
         #expect(PercentDecoding.decode("a+b%20c") == "a+b c")
-        #expect(QueryString.encodeComponent("a b/é?&=~._-Z9") == "a%20b%2F%C3%A9%3F%26%3D~._-Z9")
-        #expect(
-            QueryString.parse(Substring("x=" + QueryString.encodeComponent("https://a.example/?q=1&r=+")))?.first?.value
-                == "https://a.example/?q=1&r=+")
+        // What ClipCore's `PercentEncoding.encode` writes reads back as it was.
+        #expect(QueryString.parse("x=https%3A%2F%2Fa.example%2F%3Fq%3D1%26r%3D%2B")?.first?.value == "https://a.example/?q=1&r=+")
     }
 }

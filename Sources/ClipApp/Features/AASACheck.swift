@@ -1,14 +1,37 @@
+import AppleFormats
 import ClipCore
-public import ClipStore
+import ClipStore
 import ClipWire
 public import StrictJSON
 
 /// Does a host's AASA give a URL to an app (Apple's matching, `AASAEvaluator`)? `GET /v1/aasa/check?url=&app=`
-/// answers it for the registry's own AASA of the URL's host (docs/http-api.md).
-public enum AASACheck {
-    /// The route's answer: both items are required (400 naming each one missing), the App ID and the URL
-    /// are field errors (422), then the evaluation of the registry's AASA for the URL's host.
-    public static func answer(url: String, app: String, registry: Registry) throws -> JSONValue {
+/// answers it for the registry's own AASA of the URL's host (docs/http-api.md), a route alone; `clipctl aasa
+/// check` evaluates a file or a host's AASA where it runs (`command`).
+public enum AASACheck: Operation {
+    public static let callers = CallerRule.open
+
+    public struct Input: OperationInput {
+        public var arguments: Arguments
+        var url: String
+        var app: String
+        public init(reading reader: inout ArgumentReader) {
+            arguments = reader.arguments
+            url = reader.string("url") ?? ""
+            app = reader.string("app") ?? ""
+        }
+    }
+
+    /// The decision and the rule that made it (`AASAJSON.evaluation`).
+    public struct Output: OperationOutput {
+        public var evaluation: JSONValue
+        public var json: JSONValue { evaluation }
+        public init(json: JSONValue) { evaluation = json }
+    }
+
+    /// Both items are required (400 naming each one missing), the App ID and the URL are field errors (422),
+    /// then the evaluation of the registry's AASA for the URL's host.
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let url = input.url, app = input.app
         var errors: [FieldError] = []
         if url.isEmpty { errors.append(FieldError(field: "url", rule: "required", message: "is required")) }
         if app.isEmpty { errors.append(FieldError(field: "app", rule: "required", message: "is required")) }
@@ -19,10 +42,13 @@ public enum AASACheck {
                 FieldError(field: "url", rule: "url.format", message: "give an absolute URL such as https://shop.example/path")
             ])
         }
-        let document = try JSONParser.parse(try registry.aasa(host: host))
+        let document = try JSONParser.parse(try session.registry.aasa(host: host))
         let result = AASAEvaluator.evaluate(document, appID: app, url: url, domain: host)
-        return AASAJSON.evaluation(url: url, app: app, host: host, result)
+        return Output(json: AASAJSON.evaluation(url: url, app: app, host: host, result))
     }
+
+    /// The route reads no body and ignores one, as it always has.
+    public static let binding = Binding(Self.self, "GET", "/v1/aasa/check", unreadBody: .ignored)
 }
 
 extension AASACheck {

@@ -1,6 +1,6 @@
-import ArgParse
 import ClipCore
 import ClipSyncEngine
+public import ClipWire
 public import StrictJSON
 
 /// `clipctl asc link CLIP`: finds a clip's app and App Clip in App Store Connect by bundle ID and remembers their ids
@@ -9,27 +9,20 @@ public enum AscLink: Operation {
     public static let callers = CallerRule.admin
     public static let waitsOnOthers = true
 
-    public struct Input: OperationInput {
-        public var clip: String
-        public init(reading reader: inout ArgumentReader) { clip = reader.string("clip", required: true) ?? "" }
-        public var arguments: Arguments { Arguments([("clip", clip)]) }
+    public struct Input: DeclaredInput {
+        public var clip = ""
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .text("clip", \.clip, "CLIP", help: "the clip's App ID (TEAMID.BUNDLE) or bundle ID", required: true, positional: true)
+        ]
     }
 
-    public struct Output: OperationOutput {
-        public var json: JSONValue
-        public init(json: JSONValue) { self.json = json }
-    }
+    public typealias Output = AppStoreConnectLinked
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let engine = try session.syncEngine()
         let outcome = try synced { () throws(SyncFailure) in try engine.link(input.clip) }
-        let link = outcome.value
-        return Output(
-            json: .object([
-                "clip": .string(link.clip.rawValue), "ascAppId": .string(link.ascAppID), "ascAppClipId": .string(link.ascAppClipID),
-                "appBundleId": .string(link.appBundleID), "primaryLocale": link.primaryLocale.map { .string($0) } ?? .null,
-                "linkedAt": .string(link.linkedAt), "created": .bool(outcome.created),
-            ]))
+        return Output(link: outcome.value, created: outcome.created)
     }
 
     /// link and pull read the database itself (`--server` would be a silent local run otherwise).
@@ -40,28 +33,24 @@ public enum AscLink: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "", "",
-        command: CommandSpec(
-            "link", summary: "find a clip's app and App Clip in App Store Connect by bundle ID and remember their ids",
-            positionals: [PositionalSpec("CLIP", help: "the clip's App ID (TEAMID.BUNDLE) or bundle ID")],
-            options: AppStoreConnectKey.options,
-            examples: [
-                Example(
-                    "clipctl asc link ABCDE12345.com.example.bikes.Clip --key-id 2X9R4HXF34 --issuer-id 57246542-96fe-1a63-e053-0824d011072a --private-key AuthKey_2X9R4HXF34.p8",
-                    "Find the clip in App Store Connect (the key may come from ASC_ environment variables instead)")
-            ]),
-        under: ["asc"], servesRoute: false,
-        commandInput: { line, arguments in arguments.append("clip", line.parsed.positionals.first) },
-        serverCall: databaseOnly("link"),
-        present: { output, _, printer in
-            let json = output.json
-            let created = json["created"]?.boolValue == true
-            let locale = json["primaryLocale"]?.stringValue.map { ", primary locale \($0)" } ?? ""
-            printer.line(
-                "\(created ? "linked" : "already linked:") \(json["clip"]?.stringValue ?? "") → App Store Connect app "
-                    + "\(json["ascAppId"]?.stringValue ?? "") (\(json["appBundleId"]?.stringValue ?? "")\(locale)), "
-                    + "App Clip \(json["ascAppClipId"]?.stringValue ?? "")")
-        })
+        Self.self, Route("", "", served: false),
+        command: Command(
+            ["asc", "link"],
+            CommandHelp(
+                "find a clip's app and App Clip in App Store Connect by bundle ID and remember their ids",
+                examples: [
+                    CommandExample(
+                        "clipctl asc link ABCDE12345.com.example.bikes.Clip --key-id 2X9R4HXF34 --issuer-id 57246542-96fe-1a63-e053-0824d011072a --private-key AuthKey_2X9R4HXF34.p8",
+                        "Find the clip in App Store Connect (the key may come from ASC_ environment variables instead)")
+                ]),
+            options: AppStoreConnectKey.options, server: databaseOnly("link"),
+            present: { output, _, printer in
+                let link = output.link
+                let locale = link.primaryLocale.map { ", primary locale \($0)" } ?? ""
+                printer.line(
+                    "\(output.created ? "linked" : "already linked:") \(link.clip.rawValue) → App Store Connect app "
+                        + "\(link.ascAppID) (\(link.appBundleID)\(locale)), App Clip \(link.ascAppClipID)")
+            }))
 }
 
 /// `clipctl asc pull`: adopts what App Store Connect has (experiences, cards, place, header images); where both sides
@@ -70,19 +59,13 @@ public enum AscPull: Operation {
     public static let callers = CallerRule.admin
     public static let waitsOnOthers = true
 
-    public struct Input: OperationInput {
+    public struct Input: DeclaredInput {
         public var clip: String?
         public var prefer: String?
-        public init(reading reader: inout ArgumentReader) {
-            clip = reader.string("clip")
-            prefer = reader.string("prefer")
-        }
-        public var arguments: Arguments {
-            var arguments = Arguments()
-            arguments.append("clip", clip)
-            arguments.append("prefer", prefer)
-            return arguments
-        }
+        public init() {}
+        static let prefer = InputField.text(
+            "prefer", \Input.prefer, "asc|registry", help: "where both differ: take App Store Connect's or keep ours")
+        public static let fields: [InputField<Input>] = [.linkedClip(\.clip), prefer]
     }
 
     /// `{"pulled": [...]}`, each report as `PullReport.json` writes it.
@@ -103,38 +86,31 @@ public enum AscPull: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "", "",
-        command: CommandSpec(
-            "pull", summary: "adopt what App Store Connect has: experiences, cards, place, header images",
-            discussion: """
-                Experiences here are matched by the id of their last push, then by URL. Where both sides differ, \
-                nothing is overwritten (exit 2) unless --prefer says which side wins.
-                """,
-            options: [
-                .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)"),
-                .option("prefer", value: "asc|registry", help: "where both differ: take App Store Connect's or keep ours"),
-            ] + AppStoreConnectKey.options,
-            examples: [
-                Example(
-                    "clipctl asc pull --clip ABCDE12345.com.example.bikes.Clip --prefer registry",
-                    "Adopt what App Store Connect has for a clip, keeping ours where both differ")
-            ]),
-        under: ["asc"], servesRoute: false,
-        commandInput: { line, arguments in
-            arguments.append("clip", line.parsed.value("clip"))
-            arguments.append("prefer", line.parsed.value("prefer"))
-        },
-        serverCall: AscLink.databaseOnly("pull"),
-        present: { output, parsed, printer in
-            let reports = output.json["pulled"]?.arrayValue ?? []
-            for report in reports { printer.pulled(report) }
-            let unsettled = reports.map(Printer.unsettled).reduce(0, +)
-            if parsed.value("prefer") == nil, unsettled > 0 {
-                throw CommandVerdict.pending(
-                    "\(unsettled) experience(s) differ and were left as they are: run asc pull --prefer asc to take App Store "
-                        + "Connect's values, or --prefer registry to keep the registry's (asc apply then pushes them)")
-            }
-        })
+        Self.self, Route("", "", served: false),
+        command: Command(
+            ["asc", "pull"],
+            CommandHelp(
+                "adopt what App Store Connect has: experiences, cards, place, header images",
+                discussion: """
+                    Experiences here are matched by the id of their last push, then by URL. Where both sides differ, \
+                    nothing is overwritten (exit 2) unless --prefer says which side wins.
+                    """,
+                examples: [
+                    CommandExample(
+                        "clipctl asc pull --clip ABCDE12345.com.example.bikes.Clip --prefer registry",
+                        "Adopt what App Store Connect has for a clip, keeping ours where both differ")
+                ]),
+            options: AppStoreConnectKey.options, server: AscLink.databaseOnly("pull"),
+            present: { output, words, printer in
+                let reports = output.json["pulled"]?.arrayValue ?? []
+                for report in reports { printer.pulled(report) }
+                let unsettled = reports.map(Printer.unsettled).reduce(0, +)
+                if words.value(Input.prefer.facts.name) == nil, unsettled > 0 {
+                    throw CommandVerdict.pending(
+                        "\(unsettled) experience(s) differ and were left as they are: run asc pull --prefer asc to take App "
+                            + "Store Connect's values, or --prefer registry to keep the registry's (asc apply then pushes them)")
+                }
+            }))
 }
 
 extension Printer {

@@ -1,4 +1,3 @@
-import ArgParse
 import ClipCore
 public import ClipSync
 public import ClipSyncEngine
@@ -6,32 +5,26 @@ public import ClipWire
 public import StrictJSON
 
 /// What an apply would change in App Store Connect (docs/app-store-connect.md): `GET /v1/asc/plan` (admin only, on a
-/// server started with a key) and `clipctl asc plan`; `clipctl asc status` reads the same route.
+/// server started with a key) and `clipctl asc plan`; `clipctl asc status` reads the same route (`AscStatus`).
 public enum AscPlan: Operation {
     public static let callers = CallerRule.admin
     public static let waitsOnOthers = true
 
-    public struct Input: OperationInput {
+    public struct Input: DeclaredInput {
         /// One linked clip; nil: every linked clip.
         public var clip: String?
         /// `prune` as given: also remove experiences only App Store Connect has.
         public var prune: String?
-        public init(reading reader: inout ArgumentReader) {
-            clip = reader.string("clip")
-            prune = reader.string("prune")
-        }
-        public var arguments: Arguments {
-            var arguments = Arguments()
-            arguments.append("clip", clip)
-            arguments.append("prune", prune)
-            return arguments
-        }
+        public init() {}
+        static let clip = InputField.linkedClip(\Input.clip)
+        static let prune = InputField.flag("prune", \Input.prune, help: "also remove experiences only App Store Connect has")
+        public static let fields: [InputField<Input>] = [clip, prune]
     }
 
     public typealias Output = SyncPlans
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        let prune = try flag(input.prune, "prune")
+        let prune = try flag(input.prune, Input.prune.facts.name)
         let engine = try session.syncEngine()
         return SyncPlans(plans: try synced { () throws(SyncFailure) in try engine.plans(clip: input.clip, prune: prune) })
     }
@@ -51,50 +44,65 @@ public enum AscPlan: Operation {
     static let serverCall = ServerCall(minimumWaitSeconds: 900, unavailableStatuses: [502, 503])
 
     /// One plan alone when `--clip` names it (`--json`).
-    @Sendable static func commandJSON(_ output: SyncPlans, _ parsed: ParsedCommand) -> JSONValue {
-        output.plans.count == 1 && parsed.value("clip") != nil ? output.plans[0].json : output.json
+    static let commandJSON = JSONForm<SyncPlans>.line { output, words in
+        output.plans.count == 1 && words.value(Input.clip.facts.name) != nil ? output.plans[0].json : output.json
+    }
+
+    static let detailedExitCode = FieldFacts.flag("detailed-exitcode", help: "exit 2 when changes are pending")
+
+    public static let binding = Binding(
+        Self.self, Route("GET", "/v1/asc/plan"),
+        command: Command(
+            ["asc", "plan"],
+            CommandHelp(
+                "what an apply would change in App Store Connect, and why, per experience", discussion: SyncPlans.exitCodes,
+                examples: [
+                    CommandExample("clipctl asc plan --detailed-exitcode", "Show what an apply would change; exit 2 when something would")
+                ]),
+            options: [detailedExitCode] + AppStoreConnectKey.options, json: commandJSON, server: serverCall,
+            present: { output, words, printer in
+                for plan in output.plans { printer.plan(plan) }
+                if let status = SyncPlans.exitStatus(
+                    refused: output.plans.map(\.allRefused.count).reduce(0, +), pending: !output.plans.allSatisfy(\.isInSync),
+                    detailed: words.flag(detailedExitCode.name))
+                {
+                    throw status
+                }
+            }))
+}
+
+/// `clipctl asc status`: the steps of `GET /v1/asc/plan` as states (in sync, pending, drifted), beside App Store
+/// Connect's ids and states; the route is `AscPlan`'s, served once, under its binding.
+public enum AscStatus: Operation {
+    public static let callers = CallerRule.admin
+    public static let waitsOnOthers = true
+
+    public struct Input: DeclaredInput {
+        public var clip: String?
+        public init() {}
+        public static let fields: [InputField<Input>] = [.linkedClip(\.clip)]
+    }
+
+    public typealias Output = SyncPlans
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        var plan = AscPlan.Input()
+        plan.clip = input.clip
+        return try AscPlan.run(plan, in: session)
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/asc/plan",
-        command: CommandSpec(
-            "plan", summary: "what an apply would change in App Store Connect, and why, per experience",
-            discussion: SyncPlans.exitCodes,
-            options: [
-                .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)"),
-                .flag("prune", help: "also remove experiences only App Store Connect has"),
-                .flag("detailed-exitcode", help: "exit 2 when changes are pending"),
-            ] + AppStoreConnectKey.options,
-            examples: [Example("clipctl asc plan --detailed-exitcode", "Show what an apply would change; exit 2 when something would")]),
-        under: ["asc"], lineJSON: commandJSON,
-        commandInput: { line, arguments in
-            arguments.append("clip", line.parsed.value("clip"))
-            if line.parsed.flag("prune") { arguments.append("prune", "true") }
-        },
-        serverCall: serverCall,
-        present: { output, parsed, printer in
-            for plan in output.plans { printer.plan(plan) }
-            if let status = SyncPlans.exitStatus(
-                refused: output.plans.map(\.allRefused.count).reduce(0, +), pending: !output.plans.allSatisfy(\.isInSync),
-                detailed: parsed.flag("detailed-exitcode"))
-            {
-                throw status
-            }
-        })
-
-    /// `clipctl asc status`: the plan's steps as states (in sync, pending, drifted).
-    public static let statusBinding = Binding(
-        Self.self, "GET", "/v1/asc/plan",
-        command: CommandSpec(
-            "status", summary: "per experience: in sync, pending or drifted, with App Store Connect's ids and states",
-            options: [.option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)")]
-                + AppStoreConnectKey.options,
-            examples: [
-                Example("clipctl asc status --clip ABCDE12345.com.example.bikes.Clip", "Which experiences are in sync, pending or drifted")
-            ]),
-        under: ["asc"], lineJSON: commandJSON, servesRoute: false,
-        commandInput: { line, arguments in arguments.append("clip", line.parsed.value("clip")) }, serverCall: serverCall,
-        present: { output, _, printer in for plan in output.plans { printer.status(plan) } })
+        Self.self, Route("GET", "/v1/asc/plan", served: false),
+        command: Command(
+            ["asc", "status"],
+            CommandHelp(
+                "per experience: in sync, pending or drifted, with App Store Connect's ids and states",
+                examples: [
+                    CommandExample(
+                        "clipctl asc status --clip ABCDE12345.com.example.bikes.Clip", "Which experiences are in sync, pending or drifted")
+                ]),
+            options: AppStoreConnectKey.options, json: AscPlan.commandJSON, server: AscPlan.serverCall,
+            present: { output, _, printer in for plan in output.plans { printer.status(plan) } }))
 }
 
 /// Makes App Store Connect hold the registry's experiences: `POST /v1/asc/apply` (admin only; a body `{"clip", "prune"}`
@@ -103,16 +111,14 @@ public enum AscApply: Operation {
     public static let callers = CallerRule.admin
     public static let waitsOnOthers = true
 
-    public struct Input: OperationInput {
+    public struct Input: DeclaredInput {
         public var clip: String?
-        public var prune: Bool
-        public init(reading reader: inout ArgumentReader) {
-            clip = reader.fields.string("clip")
-            prune = reader.fields.bool("prune") ?? false
-        }
-        public var arguments: Arguments {
-            Arguments(body: .object(["clip": clip.map { .string($0) }, "prune": .bool(prune)]))
-        }
+        public var prune = false
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .linkedClip(\.clip, in: .body),
+            .flag("prune", \.prune, in: .body, help: "also remove experiences only App Store Connect has"),
+        ]
     }
 
     public typealias Output = ApplyOutput
@@ -125,45 +131,41 @@ public enum AscApply: Operation {
 
     static let reviewFirst = "asc apply changes App Store Connect: review the plan above, then run it again with --yes"
 
+    /// `--yes`: send the changes; without it the plan is shown and nothing is sent.
+    static let yes = FieldFacts.flag("yes", help: "send the changes")
+    /// The key's requests left to other tools: the server's to set (`serve`), refused with `--server`.
+    static let rateReserve = FieldFacts.option(
+        "rate-reserve", "N", help: "requests of the key's hourly limit left to other tools; stop (resumable) below it", default: "100")
+
     public static let binding: Binding = Binding(
-        Self.self, "POST", "/v1/asc/apply",
-        command: CommandSpec(
-            "apply", summary: "make App Store Connect hold the registry's experiences (idempotent, resumable)",
-            discussion: """
-                Without --yes it shows the plan and sends nothing. Steps App Store Connect would refuse stop it \
-                before anything is sent. An interrupted apply is finished by the next one, without duplicates.
-                """,
-            options: [
-                .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip)"),
-                .flag("prune", help: "also remove experiences only App Store Connect has"),
-                .flag("yes", help: "send the changes"),
-                .option(
-                    "rate-reserve", value: "N",
-                    help: "requests of the key's hourly limit left to other tools; stop (resumable) below it (default 100)"),
-                ProgressChoice.option,
-            ] + AppStoreConnectKey.options,
-            examples: [Example("clipctl asc apply --yes", "Send the registry's experiences to App Store Connect")]),
-        under: ["asc"], takesBody: true,
-        commandInput: { line, arguments in
-            arguments.body = .object(["clip": line.parsed.value("clip").map { .string($0) }, "prune": .bool(line.parsed.flag("prune"))])
-        },
-        commandAnswer: { parsed, arguments, run in
-            if parsed.flag("yes") { return try run(AscApply.binding, arguments) }
-            // Nothing is sent without --yes: the plan is shown first, as `asc plan` would.
-            var planned = Arguments()
-            planned.append("clip", parsed.value("clip"))
-            if parsed.flag("prune") { planned.append("prune", "true") }
-            return try ApplyOutput.reviewAnswer(try run(AscPlan.binding, planned), parsed, refusal: reviewFirst)
-        },
-        serverCall: ServerCall(
-            refusal: { parsed in
-                if parsed.value("rate-reserve") != nil { return "--rate-reserve is the server's to set; not with --server" }
-                do throws(CommandUsageError) { _ = try ProgressChoice(parsed) } catch { return error.description }
-                return nil
-            },
-            minimumWaitSeconds: 900, unavailableStatuses: [409, 502, 503]),
-        bodyOptional: true,
-        present: { output, _, printer in try output.present(printer, refusal: reviewFirst) })
+        Self.self, Route("POST", "/v1/asc/apply", body: .json(optional: true)),
+        command: Command(
+            ["asc", "apply"],
+            CommandHelp(
+                "make App Store Connect hold the registry's experiences (idempotent, resumable)",
+                discussion: """
+                    Without --yes it shows the plan and sends nothing. Steps App Store Connect would refuse stop it \
+                    before anything is sent. An interrupted apply is finished by the next one, without duplicates.
+                    """,
+                examples: [CommandExample("clipctl asc apply --yes", "Send the registry's experiences to App Store Connect")]),
+            options: [yes, rateReserve, ProgressChoice.option] + AppStoreConnectKey.options,
+            steps: CommandSteps(answer: { words, arguments, run in
+                if words.flag(yes.name) { return try run(AscApply.binding, arguments) }
+                // Nothing is sent without --yes: the plan is shown first, as `asc plan` would.
+                let apply = Input(arguments)
+                var plan = AscPlan.Input()
+                plan.clip = apply.clip
+                if apply.prune { plan.prune = "true" }
+                return try ApplyOutput.reviewAnswer(try run(AscPlan.binding, plan.arguments), words, refusal: reviewFirst)
+            }),
+            server: ServerCall(
+                refusal: { words in
+                    if words.value(rateReserve.name) != nil { return "--\(rateReserve.name) is the server's to set; not with --server" }
+                    do throws(CommandUsageError) { _ = try ProgressChoice(words) } catch { return error.description }
+                    return nil
+                },
+                minimumWaitSeconds: 900, unavailableStatuses: [409, 502, 503]),
+            present: { output, _, printer in try output.present(printer, refusal: reviewFirst) }))
 }
 
 /// The plans of `GET /v1/asc/plan`: `{"plans": [...]}`, never cached (RFC 9111 §5.2.2.5).
@@ -224,7 +226,7 @@ public struct ApplyOutput: OperationOutput {
 
     /// A command without `--yes`: the plan's answer to present, or under `--json` an apply with nothing done when every
     /// plan is in sync (exit 64 when one is not: nothing on standard output).
-    static func reviewAnswer(_ planned: OperationAnswer, _ parsed: ParsedCommand, refusal: String) throws -> OperationAnswer {
+    static func reviewAnswer(_ planned: OperationAnswer, _ parsed: CommandWords, refusal: String) throws -> OperationAnswer {
         guard parsed.flag("json") else { return planned }
         let plans = try SyncPlans(json: planned.json).plans
         guard plans.allSatisfy(\.isInSync) else { throw CommandUsageError(refusal) }
@@ -243,10 +245,20 @@ public struct ApplyOutput: OperationOutput {
 
 /// The App Store Connect key's options of the `asc` commands (their values stay in this process: never sent).
 enum AppStoreConnectKey {
-    static let options: [OptionSpec] = [
-        .option("key-id", value: "ID", help: "App Store Connect API key ID (env ASC_KEY_ID)"),
-        .option("issuer-id", value: "UUID", help: "the key's issuer ID (env ASC_ISSUER_ID)"),
-        .option("private-key", value: "FILE", help: "the key's .p8 file (env ASC_PRIVATE_KEY_PATH, or ASC_PRIVATE_KEY with the PEM)"),
-        .option("asc-url", value: "URL", help: "App Store Connect API base URL (env ASC_API_URL)"),
-    ]
+    static let keyID = FieldFacts.option("key-id", "ID", help: "App Store Connect API key ID (env ASC_KEY_ID)")
+    static let issuerID = FieldFacts.option("issuer-id", "UUID", help: "the key's issuer ID (env ASC_ISSUER_ID)")
+    static let privateKey = FieldFacts.option(
+        "private-key", "FILE", help: "the key's .p8 file (env ASC_PRIVATE_KEY_PATH, or ASC_PRIVATE_KEY with the PEM)")
+    static let baseURL = FieldFacts.option("asc-url", "URL", help: "App Store Connect API base URL (env ASC_API_URL)")
+    static let options = [keyID, issuerID, privateKey, baseURL]
+}
+
+extension InputField {
+    /// `--clip`: one linked clip (`asc`); none, every linked clip.
+    static func linkedClip(
+        _ key: any WritableKeyPath<Input, String?> & Sendable, in place: FieldPlace = .query,
+        help: String = "only this linked clip (default: every linked clip)"
+    ) -> InputField {
+        .text("clip", key, in: place, "CLIP", help: help)
+    }
 }

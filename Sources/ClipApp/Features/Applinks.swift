@@ -1,4 +1,4 @@
-import ArgParse
+public import AppleFormats
 public import ClipCore
 import ClipStore
 public import ClipWire
@@ -12,101 +12,80 @@ public enum ApplinksSet: Operation {
     public static let callers = CallerRule.token
     public static let evaluatesPreconditions = true
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var host: String
-        var bundle: String
+    public struct Input: DeclaredInput {
+        var host = ""
+        var bundle = ""
         var components: JSONValue?
         var defaults: JSONValue?
         var position: Int?
+        var preconditions = Arguments()
 
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            host = reader.string("host") ?? ""
-            bundle = reader.string("bundleId") ?? ""
-            let fields = reader.fields
-            components = fields.raw("components")
-            if components == nil { fields.fail("components", "required", "is required") }
-            defaults = fields.object("defaults")
-            if let p = fields.number("position") {
-                if p >= 0, p == p.rounded(), p < 1_000_000 {
-                    position = Int(p)
-                } else {
-                    fields.fail("position", "range", "expected a whole number ≥ 0")
-                }
-            }
-        }
+        public init() {}
+        static let components = InputField<Input>.json(
+            "components", \.components, "JSON|@FILE", help: "array of component objects", required: true)
+        static let position = InputField<Input>.ordinal(
+            "position", \.position, "N", help: "order among the host's entries (first match wins)")
+        public static let fields: [InputField<Input>] = [
+            .host(\.host, help: "the host"), .app(\.bundle, option: ApplinksCommands.app, help: "the full app"), components,
+            .object("defaults", \.defaults, "JSON", help: "caseSensitive/percentEncoded defaults for this app"), position,
+        ]
+        public mutating func check(_ reader: inout ArgumentReader) { preconditions = reader.preconditions }
     }
 
-    public struct Output: OperationOutput {
-        public var details: ApplinksDetails
-        public var notes: [WriteNote]
-        public var json: JSONValue { CatalogJSON.withNotes(CatalogJSON.applinks(details), notes) }
-        init(_ outcome: WriteOutcome<ApplinksDetails>) { (details, notes) = (outcome.value, outcome.notes) }
-        public init(json: JSONValue) throws(WireError) {
-            details = try CatalogJSON.applinks(json: json, host: "the host")
-            notes = CatalogJSON.notes(json: json)
-        }
+    /// The app's details as stored, with the write's notes.
+    public struct Output: WriteAnswer {
+        public var outcome: WriteOutcome<ApplinksDetails>
+        public init(_ outcome: WriteOutcome<ApplinksDetails>) { self.outcome = outcome }
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         guard let components = input.components else { throw RegistryError.invalid([]) }
         let app = try AppFields.visibleApp(input.bundle, in: session)
         let stored = (try? session.registry.aasaContent(host: input.host))?.details.contains { $0.app.bundleID == app.bundleID } ?? false
-        try input.arguments.existencePreconditions(exists: stored, "applinks of \(app.bundleID.rawValue) on \(input.host)")
+        try input.preconditions.existencePreconditions(exists: stored, "applinks of \(app.bundleID.rawValue) on \(input.host)")
         return Output(
             try session.registry.setApplinks(
                 host: input.host, app: app.bundleID, components: components, defaults: input.defaults, position: input.position))
     }
 
     public static let binding = Binding(
-        Self.self, "PUT", "/v1/domains/{host}/applinks/{bundleId}",
-        command: CommandSpec(
-            "set", summary: "set the components of an app on a host", positionals: [PositionalSpec("HOST", help: "the host")],
-            options: [
-                .option("app", value: "BUNDLE", help: "the full app (required)"),
-                .option("components", value: "JSON|@FILE", help: "array of component objects (required)"),
-                .option("defaults", value: "JSON", help: "caseSensitive/percentEncoded defaults for this app"),
-                .option("position", value: "N", help: "order among the host's entries (first match wins)"),
-            ],
-            examples: [
-                Example(
-                    "clipctl applinks set bikesrental.example --app com.example.bikes --components '[{\"/\":\"/rent/*\"}]'",
-                    "Open every /rent/ URL of the host in the full app")
-            ]),
-        under: ["applinks"], commandJSON: { writtenJSON(CatalogJSON.applinks($0.details), notes: $0.notes) }, takesBody: true,
-        commandInput: { line, arguments in
-            let app = try ApplinksCommands.app(line)
-            guard let components = try line.json("components") else { throw CommandUsageError("missing --components") }
-            let position = try line.parsed.value("position").map { v -> Int in
-                guard let n = Int(v), n >= 0 else { throw CommandUsageError("--position takes a whole number") }
-                return n
-            }
-            let defaults = try line.json("defaults")
-            arguments.append("host", line.parsed.positionals.first)
-            arguments.append("bundleId", app)
-            arguments.body = RequestJSON.setApplinks(components: components, defaults: defaults, position: position)
-        },
-        present: { output, parsed, printer in
-            let count = output.details.components.arrayValue?.count ?? 0
-            printer.line("applinks of \(output.details.app.rawValue) on \(parsed.positionals.first ?? ""): \(count) component(s)")
-            printer.notes(output.notes)
-        })
+        Self.self, Route("PUT", "/v1/domains/{host}/applinks/{bundleId}", body: .json(optional: false)),
+        command: Command(
+            ["applinks", "set"],
+            CommandHelp(
+                "set the components of an app on a host",
+                examples: [
+                    CommandExample(
+                        "clipctl applinks set bikesrental.example --app com.example.bikes --components '[{\"/\":\"/rent/*\"}]'",
+                        "Open every /rent/ URL of the host in the full app")
+                ]),
+            steps: CommandSteps(check: { words in
+                try ApplinksCommands.checkApp(words)
+                // What the route refuses as a field error the command refuses as a usage error, as it always has.
+                guard let text = words.value(Input.position.facts.option), words.value(Input.components.facts.option) != nil else { return }
+                guard let n = Int(text), n >= 0 else { throw CommandUsageError("--\(Input.position.facts.option) takes a whole number") }
+            }),
+            json: .shape(\.written),
+            present: { output, words, printer in
+                let details = output.outcome.value
+                printer.line(
+                    "applinks of \(details.app.rawValue) on \(words.positional(0) ?? ""): \(details.components.arrayValue?.count ?? 0) component(s)"
+                )
+                printer.notes(output.outcome.notes)
+            }))
 }
 
 /// `DELETE /v1/domains/{host}/applinks/{bundleId}` and `clipctl applinks remove HOST --app BUNDLE`.
 public enum ApplinksRemove: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var host: String
-        var bundle: String
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            host = reader.string("host") ?? ""
-            bundle = reader.string("bundleId") ?? ""
-        }
+    public struct Input: DeclaredInput {
+        var host = ""
+        var bundle = ""
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .host(\.host, help: "the host"), .app(\.bundle, option: ApplinksCommands.app, help: "the full app"),
+        ]
     }
 
     public static func run(_ input: Input, in session: Session) throws -> NoContent {
@@ -115,23 +94,17 @@ public enum ApplinksRemove: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "DELETE", "/v1/domains/{host}/applinks/{bundleId}", status: 204,
-        command: CommandSpec(
-            "remove", summary: "remove an app's components from a host",
-            positionals: [PositionalSpec("HOST", help: "the host")],
-            options: [.option("app", value: "BUNDLE", help: "the full app (required)")],
-            examples: [
-                Example(
-                    "clipctl applinks remove bikesrental.example --app com.example.bikes", "Remove the app's components from the host")
-            ]),
-        under: ["applinks"], commandJSON: { _ in CommandJSON.removed() },
-        unreadBody: .ignored,
-        commandInput: { line, arguments in
-            let app = try ApplinksCommands.app(line)
-            arguments.append("host", line.parsed.positionals.first)
-            arguments.append("bundleId", app)
-        },
-        present: { _, _, printer in printer.line("removed") })
+        Self.self, Route("DELETE", "/v1/domains/{host}/applinks/{bundleId}", status: 204, body: .none(.ignored)),
+        command: Command(
+            ["applinks", "remove"],
+            CommandHelp(
+                "remove an app's components from a host",
+                examples: [
+                    CommandExample(
+                        "clipctl applinks remove bikesrental.example --app com.example.bikes", "Remove the app's components from the host")
+                ]),
+            steps: CommandSteps(check: ApplinksCommands.checkApp), json: .shape { _ in CommandJSON.removed() },
+            present: { _, _, printer in printer.line("removed") }))
 }
 
 /// A host's applinks defaults and substitution variables: `PUT /v1/domains/{host}/applinks-settings` and
@@ -140,81 +113,59 @@ public enum ApplinksRemove: Operation {
 public enum ApplinksSettings: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var host: String
+    public struct Input: DeclaredInput {
+        var host = ""
         var defaults: JSONValue?
         var variables: JSONValue?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            host = reader.string("host") ?? ""
-            let fields = reader.fields
-            // JSONValue is nil-literal-expressible: an absent member is Optional.none, never JSON null (which clears).
-            defaults = fields.has("defaults") ? fields.object("defaults") ?? .null : JSONValue?.none
-            variables = fields.has("substitutionVariables") ? fields.object("substitutionVariables") ?? .null : JSONValue?.none
-        }
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .host(\.host, help: "the host"),
+            .object("defaults", \.defaults, "JSON", help: "{\"caseSensitive\": …, \"percentEncoded\": …}", clearable: true),
+            .object(
+                "substitutionVariables", \.variables, "JSON|@FILE", help: "{\"name\": [\"value\", …]}", option: "substitution-variables",
+                clearable: true),
+        ]
     }
 
-    /// The settings as stored (`defaults`, `substitutionVariables`), with the write's notes and
-    /// `changed`: false when they already were as asked (nothing written, no change record).
-    public struct Output: OperationOutput {
-        public var settings: JSONValue
-        public var notes: [WriteNote]
-        public var changed: Bool
-        public var json: JSONValue {
-            guard case .object(var members) = CatalogJSON.withNotes(settings, notes) else { return .null }
+    /// The settings as stored, with the write's notes and `changed`: false when they already were as asked
+    /// (nothing written, no change record).
+    public struct Output: WriteAnswer {
+        public var outcome: WriteOutcome<ApplinksHostSettings>
+        public init(_ outcome: WriteOutcome<ApplinksHostSettings>) { self.outcome = outcome }
+        public var json: JSONValue { Self.changed(CatalogJSON.withNotes(outcome.value.json, outcome.notes), outcome.changed) }
+        /// `--json`: the notes always listed, then `changed`.
+        var commandJSON: JSONValue { Self.changed(written, outcome.changed) }
+        static func changed(_ object: JSONValue, _ changed: Bool) -> JSONValue {
+            guard case .object(var members) = object else { return .null }
             members.append((key: "changed", value: .bool(changed)))
             return .object(members)
-        }
-        public init(json: JSONValue) throws(WireError) {
-            guard case .object(let members) = json else { throw WireError("applinks settings: not an object") }
-            settings = .object(members.filter { $0.key != "notes" && $0.key != "changed" })
-            notes = CatalogJSON.notes(json: json)
-            changed = json["changed"]?.boolValue ?? true
-        }
-        init(settings: JSONValue, notes: [WriteNote], changed: Bool) {
-            (self.settings, self.notes, self.changed) = (settings, notes, changed)
         }
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        let stored = try session.registry.setApplinksSettings(
-            host: input.host, defaults: input.defaults, substitutionVariables: input.variables, by: session.caller.team)
-        return Output(settings: CatalogJSON.applinksSettings(stored.value), notes: stored.notes, changed: stored.changed)
+        Output(
+            try session.registry.setApplinksSettings(
+                host: input.host, defaults: input.defaults, substitutionVariables: input.variables, by: session.caller.team))
     }
 
     public static let binding = Binding(
-        Self.self, "PUT", "/v1/domains/{host}/applinks-settings",
-        command: CommandSpec(
-            "settings", summary: "set a host's applinks defaults and substitution variables",
-            positionals: [PositionalSpec("HOST", help: "the host")],
-            options: [
-                .option("defaults", value: "JSON", help: "{\"caseSensitive\": …, \"percentEncoded\": …}"),
-                .option("substitution-variables", value: "JSON|@FILE", help: "{\"name\": [\"value\", …]}"),
-            ],
-            examples: [
-                Example(
-                    "clipctl applinks settings bikesrental.example --substitution-variables '{\"city\":[\"paris\",\"rome\"]}'",
-                    "Define a substitution variable the host's components can use as $(city)")
-            ]),
-        under: ["applinks"],
-        commandJSON: { output in
-            guard case .object(var members) = writtenJSON(output.settings, notes: output.notes) else { return .null }
-            members.append((key: "changed", value: .bool(output.changed)))
-            return .object(members)
-        }, takesBody: true,
-        commandInput: { line, arguments in
-            let defaults = try line.json("defaults")
-            let variables = try line.json("substitution-variables")
-            arguments.append("host", line.parsed.positionals.first)
-            arguments.body = RequestJSON.setApplinksSettings(defaults: defaults, substitutionVariables: variables)
-        },
-        present: { output, parsed, printer in
-            // A write that changes nothing says so (docs/rules.md#updates-and-versions).
-            let saved = output.changed || !output.notes.isEmpty
-            printer.line(saved ? "applinks settings of \(parsed.positionals.first ?? "") saved" : "nothing to change")
-            printer.notes(output.notes)
-        })
+        Self.self, Route("PUT", "/v1/domains/{host}/applinks-settings", body: .json(optional: false)),
+        command: Command(
+            ["applinks", "settings"],
+            CommandHelp(
+                "set a host's applinks defaults and substitution variables",
+                examples: [
+                    CommandExample(
+                        "clipctl applinks settings bikesrental.example --substitution-variables '{\"city\":[\"paris\",\"rome\"]}'",
+                        "Define a substitution variable the host's components can use as $(city)")
+                ]),
+            json: .shape(\.commandJSON),
+            present: { output, words, printer in
+                // A write that changes nothing says so (docs/rules.md#updates-and-versions).
+                let saved = output.outcome.changed || !output.outcome.notes.isEmpty
+                printer.line(saved ? "applinks settings of \(words.positional(0) ?? "") saved" : "nothing to change")
+                printer.notes(output.outcome.notes)
+            }))
 }
 
 /// Applinks generated from a host's experiences (ExperienceApplinks), on or off: `PUT
@@ -223,81 +174,83 @@ public enum ApplinksSettings: Operation {
 public enum ApplinksGeneration: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var host: String
+    public struct Input: DeclaredInput {
+        var host = ""
         var enabled: Bool?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            host = reader.string("host") ?? ""
-            enabled = reader.fields.bool("fromExperiences", required: true)
-        }
+        public init() {}
+        /// `fromExperiences`, which the command says as `on` or `off`.
+        static let enabled: InputField<Input> = {
+            let facts = FieldFacts(
+                name: "fromExperiences", place: .body, type: .choice(["on", "off"]), placeholder: "on|off",
+                help: "generate or stop generating", required: true, positional: true)
+            return InputField(
+                facts, read: { input, reader in input.enabled = reader.fields.bool(facts.name, required: true) },
+                write: { input, arguments in input.enabled.map { arguments.setMember(facts.name, .bool($0)) } })
+        }()
+        public static let fields: [InputField<Input>] = [.host(\.host, help: "the host"), enabled]
     }
 
-    public struct Output: OperationOutput {
-        public var host: String
-        public var enabled: Bool
-        public var unmatched: [ExperienceApplinks.Miss]
-        public var notes: [WriteNote]
-        public var json: JSONValue { CatalogJSON.applinksGeneration(host: host, enabled: enabled, unmatched: unmatched, notes: notes) }
-        init(host: String, enabled: Bool, _ outcome: WriteOutcome<[ExperienceApplinks.Miss]>) {
-            (self.host, self.enabled, unmatched, notes) = (host, enabled, outcome.value, outcome.notes)
-        }
-        public init(json: JSONValue) throws(WireError) {
-            let outcome = try CatalogJSON.applinksGeneration(json: json)
-            host = json["host"]?.stringValue ?? ""
-            enabled = json["fromExperiences"]?.boolValue ?? false
-            (unmatched, notes) = (outcome.value, outcome.notes)
-        }
+    public struct Output: WriteAnswer {
+        public var outcome: WriteOutcome<ApplinksGenerated>
+        public init(_ outcome: WriteOutcome<ApplinksGenerated>) { self.outcome = outcome }
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         guard let enabled = input.enabled else { throw RegistryError.invalid([]) }
         let unmatched = try session.registry.setApplinksFromExperiences(host: input.host, enabled, by: session.caller.team)
-        return Output(host: try Registry.normalizeHost(input.host), enabled: enabled, unmatched)
+        let host = try Registry.normalizeHost(input.host)
+        return Output(WriteOutcome(ApplinksGenerated(host: host, enabled: enabled, unmatched: unmatched.value), notes: unmatched.notes))
     }
 
     public static let binding = Binding(
-        Self.self, "PUT", "/v1/domains/{host}/applinks-generation",
-        command: CommandSpec(
-            "generate", summary: "let the full apps open the host's experience URLs too (applinks generated from experiences)",
-            discussion:
-                "Each active experience URL becomes a component of its clip's full app, most specific first, after the app's own rules. Every URL is then checked with the AASA evaluator; exits 1 when one is not given to its app.",
-            positionals: [PositionalSpec("HOST", help: "the host"), PositionalSpec("on|off", help: "generate or stop generating")],
-            examples: [Example("clipctl applinks generate bikesrental.example on", "Let the full apps open the host's experience URLs too")]
-        ),
-        under: ["applinks"],
-        commandJSON: {
-            writtenJSON(CatalogJSON.applinksGeneration(host: $0.host, enabled: $0.enabled, unmatched: $0.unmatched), notes: $0.notes)
-        }, takesBody: true,
-        commandInput: { line, arguments in
-            let state = line.parsed.positionals.count > 1 ? line.parsed.positionals[1] : ""
-            guard state == "on" || state == "off" else { throw CommandUsageError("applinks generate takes on or off") }
-            arguments.append("host", line.parsed.positionals.first)
-            arguments.body = RequestJSON.setApplinksGeneration(state == "on")
-        },
-        present: { output, parsed, printer in
-            let host = parsed.positionals.first ?? ""
-            printer.line("applinks of \(host) \(output.enabled ? "cover its experience URLs" : "no longer generated from experiences")")
-            printer.notes(output.notes)
-            for miss in output.unmatched {
-                printer.line(
-                    "  warning: \(miss.url) would not open \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)")
-            }
-            guard output.unmatched.isEmpty else {
-                throw CommandVerdict.negative(
-                    "\(output.unmatched.count) experience URL(s) are not given to their app: an earlier rule of the app decides first (see applinks set)"
+        Self.self, Route("PUT", "/v1/domains/{host}/applinks-generation", body: .json(optional: false)),
+        command: Command(
+            ["applinks", "generate"],
+            CommandHelp(
+                "let the full apps open the host's experience URLs too (applinks generated from experiences)",
+                discussion:
+                    "Each active experience URL becomes a component of its clip's full app, most specific first, after the app's own rules. Every URL is then checked with the AASA evaluator; exits 1 when one is not given to its app.",
+                examples: [
+                    CommandExample(
+                        "clipctl applinks generate bikesrental.example on", "Let the full apps open the host's experience URLs too")
+                ]),
+            // The words `on` and `off` are the body's true and false.
+            steps: CommandSteps(input: { line, arguments in
+                var input = Input()
+                (input.host, input.enabled) = (
+                    line.parsed.positional(0) ?? "", ["on": true, "off": false][line.parsed.positional(1) ?? ""]
                 )
-            }
-        })
+                guard input.enabled != nil else { throw CommandUsageError("applinks generate takes on or off") }
+                arguments = input.arguments
+            }),
+            json: .shape(\.written),
+            present: { output, words, printer in
+                let generated = output.outcome.value
+                printer.line(
+                    "applinks of \(words.positional(0) ?? "") \(generated.enabled ? "cover its experience URLs" : "no longer generated from experiences")"
+                )
+                printer.notes(output.outcome.notes)
+                for miss in generated.unmatched {
+                    printer.line(
+                        "  warning: \(miss.url) would not open \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)"
+                    )
+                }
+                guard generated.unmatched.isEmpty else {
+                    throw CommandVerdict.negative(
+                        "\(generated.unmatched.count) experience URL(s) are not given to their app: an earlier rule of the app decides first (see applinks set)"
+                    )
+                }
+            }))
 }
 
 /// What the applinks commands share.
 enum ApplinksCommands {
+    /// The commands' `--app BUNDLE` for the path's `{bundleId}`.
+    static let app = "app"
+
     /// `--app BUNDLE`, required (exit 64 without it), checked as a bundle ID (exit 65) before anything is sent.
-    static func app(_ line: CommandLine) throws -> String {
-        let raw = try line.required("app")
-        do throws(ValidationFailure) { _ = try BundleID(raw, field: "app") } catch { throw RegistryError.invalid(error.errors) }
-        return raw
+    @Sendable static func checkApp(_ words: CommandWords) throws {
+        guard let raw = words.value(app) else { throw CommandUsageError("missing --\(app)") }
+        _ = try ClipFields.parsed { () throws(ValidationFailure) in try BundleID(raw, field: app) }
     }
 }

@@ -1,5 +1,5 @@
-import ArgParse
-public import ClipCore
+import ClipCore
+public import DoctorAndPublish
 import ClipStore
 public import ClipWire
 import Foundation
@@ -49,7 +49,7 @@ public enum BulkRead: Operation {
             }
             start = position
         }
-        let limit = try InvalidArguments.limit(input.limit, fallback: 500)
+        let limit = try PageLimit.read(input.limit, fallback: 500)
         var records: [RegistryRecord] = []
         let next = try session.registry.bulkRecords(scope, from: start, limit: limit) { records.append($0) }
         return Output(records: records, nextCursor: next.map(encodeCursor))
@@ -64,7 +64,7 @@ public enum BulkRead: Operation {
         repeat {
             var arguments = Arguments()
             arguments.append("host", host)
-            arguments.append("limit", "1000")
+            arguments.append("limit", String(PageLimit.largest))
             arguments.append("cursor", cursor)
             let page = try Output(json: try run(binding, arguments).json)
             for record in page.records { try body(record) }

@@ -39,7 +39,7 @@ public enum AppList: Operation {
             examples: [Example("clipctl app list --team ABCDE12345", "List one team's apps")]),
         under: ["app"], commandJSON: { .array($0.apps.map(CatalogJSON.app)) }, present: present)
 
-    static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) {
+    static func present(_ output: Output, _ parsed: CommandWords, _ printer: Printer) {
         for app in output.apps {
             let quotedName = app.name.isEmpty ? "" : "  \"\(app.name)\""
             printer.line(
@@ -84,7 +84,7 @@ public enum ClipList: Operation {
             examples: [Example("clipctl clip list --app com.example.bikes", "List an app's clips with their hosts")]),
         under: ["clip"], commandJSON: { .array($0.clips.map { CatalogJSON.clip($0) }) }, present: present)
 
-    static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) {
+    static func present(_ output: Output, _ parsed: CommandWords, _ printer: Printer) {
         for clip in output.clips {
             let hosts = clip.hosts.isEmpty ? "-" : clip.hosts.joined(separator: ", ")
             printer.line("\(clip.appID.rawValue)  app \(clip.appBundleID.rawValue)  hosts: \(hosts)")

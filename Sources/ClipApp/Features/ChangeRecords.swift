@@ -1,7 +1,7 @@
 import ArgParse
 import ClipCore
 import ClipStore
-import ClipWire
+public import ClipWire
 import StrictJSON
 
 /// Every change record after a change id, oldest first, a page at a time: `GET /v1/changes` (an
@@ -32,7 +32,7 @@ public enum ChangeList: Operation {
             }
             return n
         }
-        let limit = try InvalidArguments.limit(input.limit, fallback: 100)
+        let limit = try PageLimit.read(input.limit, fallback: 100)
         // One more than asked says whether any follow: nextSince only when some do.
         let records = try session.registry.changes(since: since ?? 0, limit: limit + 1)
         let page = Array(records.prefix(limit))
@@ -40,7 +40,7 @@ public enum ChangeList: Operation {
     }
 
     /// The most records one request reads (the route's `limit`).
-    static let pageSize = 1000
+    static let pageSize = PageLimit.largest
 
     public static let binding: Binding = Binding(
         Self.self, "GET", "/v1/changes",
@@ -75,7 +75,7 @@ public enum ChangeList: Operation {
         },
         standardErrorUnderJSON: true, present: present)
 
-    static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) {
+    static func present(_ output: Output, _ parsed: CommandWords, _ printer: Printer) {
         for r in output.records { printer.line("\(r.id)  \(r.at)  \(r.actor)  \(r.action) \(r.entity) \(r.entityID)") }
         // Where the rest begins, on standard error (with --json too, whose output stays the array), as the
         // command to run next: the caller's own options kept (never a token: it is a secret).

@@ -1,4 +1,3 @@
-import ArgParse
 public import ClipCore
 import ClipStore
 public import ClipWire
@@ -9,15 +8,14 @@ public import StrictJSON
 public enum ClipCreate: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
+    public struct Input: DeclaredInput {
         var clip: AppID?
-
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            let fields = reader.fields
-            if let s = fields.string("clip", required: true) { clip = fields.attempt { () throws(ValidationFailure) in try AppID(s) } }
-        }
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .value(
+                "clip", \.clip, in: .body, "TEAMID.BUNDLE", help: "the clip's App ID", required: true,
+                parse: { (text, _) throws(ValidationFailure) in try AppID(text) }, format: \.rawValue)
+        ]
     }
 
     public typealias Output = ClipFields.Created
@@ -29,7 +27,7 @@ public enum ClipCreate: Operation {
         return Output(try session.registry.addClip(clip))
     }
 
-    public static let binding = Binding(Self.self, "POST", "/v1/clips", status: 201, takesBody: true)
+    public static let binding = Binding(Self.self, Route("POST", "/v1/clips", status: 201, body: .json(optional: false)))
 }
 
 /// `PUT /v1/clips/{bundleId}` and `clipctl clip add TEAMID.BUNDLE`: creates the clip unless it
@@ -40,21 +38,28 @@ public enum ClipSave: Operation {
     public static let callers = CallerRule.token
     public static let evaluatesPreconditions = true
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
+    public struct Input: DeclaredInput {
+        var reference = ""
         var bundle: BundleID?
         var team: TeamID?
+        var preconditions = Arguments()
 
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            let raw = reader.string("bundleId") ?? ""
+        public init() {}
+        static let clip = InputField<Input>.clip(\.reference, "TEAMID.BUNDLE", help: "the clip's App ID")
+        public static let fields: [InputField<Input>] = [clip]
+
+        /// The path's bundle ID, or its App ID's; the team is the body's `team`, else the App ID's, else a team
+        /// token's own (`ArgumentReader.writingTeam`).
+        public mutating func check(_ reader: inout ArgumentReader) {
             var pathTeam: TeamID?
-            if let appID = try? AppID(raw, field: "bundleId") {
+            if let appID = try? AppID(reference) {
                 (bundle, pathTeam) = (appID.bundleID, appID.team)
             } else {
-                bundle = reader.attempt { () throws(ValidationFailure) in try BundleID(raw, field: "bundleId") }
+                let reference = reference
+                bundle = reader.attempt { () throws(ValidationFailure) in try BundleID(reference, field: Self.clip.facts.name) }
             }
             team = reader.writingTeam(impliedByPath: pathTeam)
+            preconditions = reader.preconditions
         }
     }
 
@@ -66,69 +71,58 @@ public enum ClipSave: Operation {
         let existing = try? session.registry.clip(bundle.rawValue)
         // Another team's clip: the store's "registered to another team", whatever the preconditions say.
         if existing == nil || existing?.appID.team == team {
-            _ = try input.arguments.replacePreconditions(
+            _ = try input.preconditions.replacePreconditions(
                 kind: "c", current: existing == nil ? nil : 0, "clip \(team.rawValue).\(bundle.rawValue)")
         }
         return Output(try session.registry.addClip(AppID(team: team, bundleID: bundle)))
     }
 
     public static let binding = Binding(
-        Self.self, "PUT", "/v1/clips/{bundleId}",
-        command: CommandSpec(
-            "add", summary: "add a clip (and its team and app)",
-            positionals: [PositionalSpec("TEAMID.BUNDLE", help: "the clip's App ID")],
-            examples: [
-                Example("clipctl clip add ABCDE12345.com.example.bikes.Clip", "Add a clip before registering any experience")
-            ]),
-        under: ["clip"], commandJSON: { writtenJSON(CatalogJSON.clip($0.outcome.value), notes: $0.outcome.notes) }, takesBody: true,
-        commandInput: { line, arguments in
-            // The command reads an App ID (exit 65 otherwise); its team travels in the body.
-            let clip = try ClipFields.parsed { () throws(ValidationFailure) in try AppID(line.parsed.positionals.first ?? "") }
-            arguments.append("bundleId", clip.bundleID.rawValue)
-            arguments.body = .object([("team", .string(clip.team.rawValue))])
-        },
-        present: { output, _, printer in
-            let id = output.outcome.value.appID.rawValue
-            printer.line(output.outcome.created ? "clip \(id) added" : "clip \(id) already exists")
-            printer.notes(output.outcome.notes)
-        })
+        Self.self, Route("PUT", "/v1/clips/{bundleId}", body: .json(optional: false)),
+        command: Command(
+            ["clip", "add"],
+            CommandHelp(
+                "add a clip (and its team and app)",
+                examples: [
+                    CommandExample("clipctl clip add ABCDE12345.com.example.bikes.Clip", "Add a clip before registering any experience")
+                ]),
+            // The command reads an App ID, whose team is then the clip's (exit 65 otherwise).
+            steps: CommandSteps(check: { words in
+                _ = try ClipFields.parsed { () throws(ValidationFailure) in try AppID(words.positional(0) ?? "") }
+            }),
+            json: .shape(\.written),
+            present: { output, _, printer in
+                let id = output.outcome.value.appID.rawValue
+                printer.line(output.outcome.created ? "clip \(id) added" : "clip \(id) already exists")
+                printer.notes(output.outcome.notes)
+            }))
 }
 
 /// `GET /v1/clips/{bundleId}` and `clipctl clip show CLIP`.
 public enum ClipShow: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var reference: String
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            reference = reader.string("bundleId") ?? ""
-        }
+    public struct Input: DeclaredInput {
+        var reference = ""
+        public init() {}
+        public static let fields: [InputField<Input>] = [.clip(\.reference, help: "TEAMID.BUNDLE or bundle ID")]
     }
 
-    public struct Output: OperationOutput {
-        public var clip: Clip
-        public init(clip: Clip) { self.clip = clip }
-        public var json: JSONValue { CatalogJSON.clip(clip) }
-        public init(json: JSONValue) throws(WireError) { clip = try CatalogJSON.clip(json: json) }
-    }
+    public typealias Output = Clip
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        Output(clip: try ClipFields.visibleClip(input.reference, in: session))
+        try ClipFields.visibleClip(input.reference, in: session)
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/clips/{bundleId}",
-        command: CommandSpec(
-            "show", summary: "show a clip", positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")],
-            examples: [Example("clipctl clip show ABCDE12345.com.example.bikes.Clip", "Show a clip")]),
-        under: ["clip"], commandInput: ClipFields.referenceInput,
-        present: { output, _, printer in
-            let clip = output.clip
-            let hosts = clip.hosts.isEmpty ? "-" : clip.hosts.joined(separator: ", ")
-            printer.line("\(clip.appID.rawValue)  app \(clip.appBundleID.rawValue)  hosts: \(hosts)")
-        })
+        Self.self, Route("GET", "/v1/clips/{bundleId}"),
+        command: Command(
+            ["clip", "show"],
+            CommandHelp("show a clip", examples: [CommandExample("clipctl clip show ABCDE12345.com.example.bikes.Clip", "Show a clip")]),
+            present: { clip, _, printer in
+                let hosts = clip.hosts.isEmpty ? "-" : clip.hosts.joined(separator: ", ")
+                printer.line("\(clip.appID.rawValue)  app \(clip.appBundleID.rawValue)  hosts: \(hosts)")
+            }))
 }
 
 /// `DELETE /v1/clips/{bundleId}` and `clipctl clip remove CLIP`: a clip with its domain associations
@@ -144,43 +138,37 @@ public enum ClipRemove: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "DELETE", "/v1/clips/{bundleId}",
-        command: CommandSpec(
-            "remove", summary: "remove a clip that has no experiences",
-            positionals: [PositionalSpec("CLIP", help: "TEAMID.BUNDLE or bundle ID")],
-            examples: [
-                Example("clipctl clip remove ABCDE12345.com.example.bikes.Clip", "Remove a clip whose experiences are all removed")
-            ]),
-        under: ["clip"], lineJSON: { _, parsed in CommandJSON.removed(.string(parsed.positionals.first ?? "")) }, unreadBody: .ignored,
-        commandInput: ClipFields.referenceInput,
-        present: { _, parsed, printer in printer.line("removed clip \(parsed.positionals.first ?? "")") })
+        Self.self, Route("DELETE", "/v1/clips/{bundleId}", body: .none(.ignored)),
+        command: Command(
+            ["clip", "remove"],
+            CommandHelp(
+                "remove a clip that has no experiences",
+                examples: [
+                    CommandExample(
+                        "clipctl clip remove ABCDE12345.com.example.bikes.Clip", "Remove a clip whose experiences are all removed")
+                ]),
+            json: .line { _, words in CommandJSON.removed(.string(words.positional(0) ?? "")) },
+            present: { _, words, printer in printer.line("removed clip \(words.positional(0) ?? "")") }))
 }
 
 /// What the clip operations share: their outputs and the team scope.
 public enum ClipFields {
-    /// A clip a POST created: 201 with its place, and the notes of what it created.
-    public struct Created: OperationOutput {
+    /// A clip a POST created: 201 with its place, and the notes of what it created (always listed).
+    public struct Created: WriteAnswer {
         public var outcome: WriteOutcome<Clip>
         public init(_ outcome: WriteOutcome<Clip>) { self.outcome = outcome }
-        public var json: JSONValue { CatalogJSON.clip(outcome.value, notes: outcome.notes) }
+        public var json: JSONValue { written }
         public var headers: [(name: String, value: String)] { [("Location", "/v1/clips/\(outcome.value.appID.bundleID.rawValue)")] }
-        public init(json: JSONValue) throws(WireError) {
-            outcome = WriteOutcome(try CatalogJSON.clip(json: json), created: true, notes: CatalogJSON.notes(json: json))
-        }
     }
 
-    /// A clip a PUT saved: 201 with its place when created, 200 otherwise; with the write's notes.
-    public struct Saved: OperationOutput {
+    /// A clip a PUT saved: 201 with its place when created, 200 otherwise; with the write's notes (always listed).
+    public struct Saved: WriteAnswer {
         public var outcome: WriteOutcome<Clip>
         public init(_ outcome: WriteOutcome<Clip>) { self.outcome = outcome }
-        public var json: JSONValue { CatalogJSON.clip(outcome.value, notes: outcome.notes) }
+        public var json: JSONValue { written }
         public var status: Int? { outcome.created ? 201 : 200 }
         public var headers: [(name: String, value: String)] {
             outcome.created ? [("Location", "/v1/clips/\(outcome.value.appID.bundleID.rawValue)")] : []
-        }
-        public init(json: JSONValue) throws(WireError) { try self.init(json: json, status: 200) }
-        public init(json: JSONValue, status: Int) throws(WireError) {
-            outcome = WriteOutcome(try CatalogJSON.clip(json: json), created: status == 201, notes: CatalogJSON.notes(json: json))
         }
     }
 
@@ -199,11 +187,6 @@ public enum ClipFields {
         }
         try session.checkVisible(team: clip.appID.team, "clip \(raw)")
         return clip
-    }
-
-    /// A command's clip reference (its first positional) as the route's `{bundleId}`.
-    @Sendable static func referenceInput(_ line: CommandLine, _ arguments: inout Arguments) {
-        arguments.append("bundleId", line.parsed.positionals.first)
     }
 
     /// The value `body` makes; its field errors as the command's (exit 65).

@@ -1,4 +1,3 @@
-import ArgParse
 public import ClipCodes
 import ClipCore
 import ClipStore
@@ -18,11 +17,7 @@ extension ExperienceCodeRoute {
     public static var callers: CallerRule { .token }
 
     public static func run(_ input: CodeInput, in session: Session) throws -> CodeOutput {
-        let id = input.id ?? ""
-        // One spelling per resource: "01" and "+1" are not experience 1 (ExperienceReference).
-        guard let n = ExperienceReference.id(id) else { throw RegistryError.notFound("experience \(id)") }
-        let experience = try session.registry.experience(id)
-        try session.checkVisible(team: experience.clip.team, "experience \(n)")
+        let experience = try Experiences.visible(input.id, in: session)
         let (ecc, size) = try input.options(for: format)
         return try CodeOutput(session.registry.codeTarget(experience: experience), format, ecc, size)
     }
@@ -30,41 +25,42 @@ extension ExperienceCodeRoute {
 
 public enum ExperienceSVGCode: ExperienceCodeRoute {
     public static let format = CodeFormat.svg
-    public static let binding = Binding(Self.self, "GET", "/v1/experiences/{id}/code.svg")
+    public static let binding = Binding(Self.self, Route("GET", "/v1/experiences/{id}/code.svg"))
 }
 
 public enum ExperiencePNGCode: ExperienceCodeRoute {
     public static let format = CodeFormat.png
-    public static let binding = Binding(Self.self, "GET", "/v1/experiences/{id}/code.png")
+    public static let binding = Binding(Self.self, Route("GET", "/v1/experiences/{id}/code.png"))
 }
 
 public enum ExperienceNDEFTag: ExperienceCodeRoute {
     public static let format = CodeFormat.ndef
-    public static let binding = Binding(Self.self, "GET", "/v1/experiences/{id}/tag.ndef")
+    public static let binding = Binding(Self.self, Route("GET", "/v1/experiences/{id}/tag.ndef"))
 }
 
-/// One code's arguments: the experience (`id`) or the invocation URL (`url`), and `format`, `ecc`, `size` as given.
-public struct CodeInput: OperationInput {
-    public var arguments: Arguments
-    var id: String?
-    var url: String?
-    var format: String?
+/// The experience's code: its id (`{id}`) and the QR options as given.
+public struct CodeInput: DeclaredInput, CodeOptionsInput {
+    var id = ""
     var ecc: String?
     var size: String?
-    public init(reading reader: inout ArgumentReader) {
-        arguments = reader.arguments
-        id = reader.string("id")
-        url = reader.string("url")
-        format = reader.string("format")
-        ecc = reader.string("ecc")
-        size = reader.string("size")
-    }
+    public init() {}
+    public static let fields: [InputField<CodeInput>] = [
+        .text("id", \.id, in: .path, "ID", help: "the experience id"), .ecc(\.ecc), .size(\.size),
+    ]
+}
 
+/// An input with a code's QR options as given (`ecc`, `size`), which the code's route checks for its format.
+protocol CodeOptionsInput {
+    var ecc: String? { get }
+    var size: String? { get }
+}
+
+extension CodeOptionsInput {
     /// `ecc` and `size`, checked; given for a code that is not a QR code, refused (`CodeFormat.qrOptionsRule`).
     func options(for format: CodeFormat) throws(InvalidArguments) -> (ErrorCorrectionLevel, CodeSize) {
         var errors: [FieldError] = []
         if !format.isQRCode {
-            for (field, value) in [("ecc", ecc), ("size", size)] where value != nil {
+            for (field, value) in [(CodeOption.ecc, ecc), (CodeOption.size, size)] where value != nil {
                 errors.append(FieldError(field: field, rule: "not-applicable", message: CodeFormat.qrOptionsRule))
             }
         }
@@ -73,7 +69,7 @@ public struct CodeInput: OperationInput {
             if let parsed = ErrorCorrectionLevel.parse(ecc) {
                 level = parsed
             } else {
-                errors.append(FieldError(field: "ecc", rule: "enum", message: "expected L, M, Q or H"))
+                errors.append(FieldError(field: CodeOption.ecc, rule: "enum", message: "expected L, M, Q or H"))
             }
         }
         var width = CodeSize.standard
@@ -81,11 +77,33 @@ public struct CodeInput: OperationInput {
             if let parsed = CodeSize.parse(size) {
                 width = parsed
             } else {
-                errors.append(FieldError(field: "size", rule: "range", message: "expected \(CodeSize.rule)"))
+                errors.append(FieldError(field: CodeOption.size, rule: "range", message: "expected \(CodeSize.rule)"))
             }
         }
         guard errors.isEmpty else { throw InvalidArguments("the code options are invalid", errors) }
         return (level, width)
+    }
+}
+
+/// The names of a code's options, as every code route and command spells them: the QR options, and a bundle's formats.
+enum CodeOption {
+    static let ecc = "ecc"
+    static let size = "size"
+    static let formats = "formats"
+}
+
+extension InputField {
+    /// `ecc`: a QR code's error correction level as given (`CodeOptionsInput.options`).
+    static func ecc(_ key: any WritableKeyPath<Input, String?> & Sendable) -> InputField {
+        .text(CodeOption.ecc, key, "L|M|Q|H", help: "QR error correction level", default: "M")
+    }
+
+    /// `size`: a QR code's pixels a module, or its printed width, as given.
+    static func size(
+        _ key: any WritableKeyPath<Input, String?> & Sendable,
+        help: String = "pixels a module (1–100, default 8), or the printed width such as 30mm (10–1000)"
+    ) -> InputField {
+        .text(CodeOption.size, key, "N|Nmm", help: help)
     }
 }
 
@@ -141,25 +159,43 @@ public struct CodeOutput: OperationContentOutput {
 public enum URLCode: Operation {
     public static let callers = CallerRule.open
 
-    public static func run(_ input: CodeInput, in session: Session) throws -> CodeOutput {
+    /// The URL and the code's format and QR options, as given; the command's words as `clipctl code` reads them
+    /// (`CodeCommand.arguments`: an id goes to the experience's route instead).
+    public struct Input: DeclaredInput, CodeOptionsInput {
+        var url: String?
+        var format: String?
+        var ecc: String?
+        var size: String?
+        public init() {}
+        static let url = InputField.positional("url", \Input.url, "URL|ID", help: "an invocation URL (https) or an experience id")
+        static let format = InputField.text(
+            "format", \Input.format, "FORMAT", help: "svg (default), png, ndef (raw NDEF message) or ndef-hex")
+        public static let fields: [InputField<Input>] = [url, format, .ecc(\.ecc), .size(\.size)]
+    }
+
+    public static func run(_ input: Input, in session: Session) throws -> CodeOutput {
         guard let url = input.url, !url.isEmpty else {
             throw OperationError.malformed(
-                "give the invocation URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
+                "give the invocation URL as ?url=", errors: [FieldError(field: Input.url.facts.name, rule: "required", message: "is required")])
         }
         guard let format = CodeFormat(rawValue: input.format ?? "svg"), PrintBundle.formats.contains(format) else {
             throw InvalidArguments(
-                "format is svg, png or ndef", [FieldError(field: "format", rule: "enum", message: "expected svg, png or ndef")])
+                "format is svg, png or ndef",
+                [FieldError(field: Input.format.facts.name, rule: "enum", message: "expected svg, png or ndef")])
         }
         let (ecc, size) = try input.options(for: format)
         if format == .png, !size.isPublic, session.caller == .anyone, try !(session.carriesValidToken?() ?? false) {
             throw InvalidArguments(
                 "\(CodeSize.publicRule): print sizes come from /v1/experiences/{id}/code.png or clipctl code",
-                [FieldError(field: "size", rule: "range", message: CodeSize.publicRule)])
+                [FieldError(field: CodeOption.size, rule: "range", message: CodeSize.publicRule)])
         }
         return try CodeOutput(session.registry.codeTarget(url: url), format, ecc, size)
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/codes", command: CodeCommand.spec, unreadBody: .ignored, commandInput: CodeCommand.arguments,
-        commandRoute: CodeCommand.route, presentsJSON: true, present: CodeCommand.present)
+        Self.self, Route("GET", "/v1/codes", body: .none(.ignored)),
+        command: Command(
+            ["code"], CodeCommand.help, options: [CodeCommand.output],
+            steps: CommandSteps(input: CodeCommand.arguments, route: CodeCommand.route), json: .presented,
+            present: CodeCommand.present))
 }

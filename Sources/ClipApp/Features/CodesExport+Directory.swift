@@ -1,11 +1,12 @@
-import ArgParse
 import ClipCodes
 import ClipCore
+import DoctorAndPublish
 import ClipStore
 import FileFormats
 import Foundation
 import QRCode
-public import StrictJSON
+public import ClipWire
+import StrictJSON
 
 /// `clipctl codes export DIR`: the print bundle (`PrintBundle`) written into a directory, with the safety
 /// of `publish`: DIR is absent, empty or an earlier export, is swapped in whole, and never holds the
@@ -14,32 +15,22 @@ public import StrictJSON
 public enum CodesExportDirectory: Operation {
     public static let callers = CallerRule.admin
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var directory: String
+    public struct Input: DeclaredInput {
+        var directory = ""
         var host: String?
         var clip: String?
-        var formats: [CodeFormat]
-        var ecc: ErrorCorrectionLevel
-        var size: CodeSize
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            directory = reader.string("dir") ?? ""
-            host = reader.string("host")
-            clip = reader.string("clip")
-            // Checked by the command line already (`formats(_:)`, `options(_:)`).
-            let (formatList, eccText, sizeText) = (reader.string("formats"), reader.string("ecc"), reader.string("size"))
-            formats = (try? CodesExportDirectory.formats(formatList)) ?? PrintBundle.formats
-            ecc = eccText.flatMap { ErrorCorrectionLevel.parse($0) } ?? .medium
-            size = sizeText.flatMap { CodeSize.parse($0) } ?? .standard
-        }
+        /// The formats, QR level and size as given; the command line checked them (`CommandSteps.check`).
+        var formats: String?
+        var ecc: String?
+        var size: String?
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .text("dir", \.directory, "DIR", help: "the directory to write", required: true, positional: true), .bundleHost(\.host),
+            .bundleClip(\.clip), .bundleFormats(\.formats), .ecc(\.ecc), .bundleSize(\.size),
+        ]
     }
 
-    /// What was written, as `--json` prints it.
-    public struct Output: OperationOutput {
-        public var json: JSONValue
-        public init(json: JSONValue) { self.json = json }
-    }
+    public typealias Output = CodesExported
 
     /// At most this many paths and notes are listed one per line; the rest are counted.
     static let listedAtMost = 20
@@ -55,8 +46,11 @@ public enum CodesExportDirectory: Operation {
             try PublishedDirectory.checkNotHoldingDatabase(target, database: registry.path, command: "codes export")
         } catch { throw failure(error) }
         let (targets, refusals) = try registry.codeTargets(filter)
+        let formats = (try? Self.formats(input.formats)) ?? PrintBundle.formats
+        let ecc = input.ecc.flatMap { ErrorCorrectionLevel.parse($0) } ?? .medium
+        let size = input.size.flatMap { CodeSize.parse($0) } ?? .standard
         let files: [StaticSite.File]
-        do { files = try PrintBundle.files(targets, formats: input.formats, ecc: input.ecc, size: input.size) } catch {
+        do { files = try PrintBundle.files(targets, formats: formats, ecc: ecc, size: size) } catch {
             throw OperationError.invalid("nothing written: \(error)")
         }
         let changes: StaticSite.Changes
@@ -66,13 +60,9 @@ public enum CodesExportDirectory: Operation {
         } catch { throw failure(error) }
         let index = files.first { $0.path == StaticSite.indexName }?.bytes ?? []
         return Output(
-            json: .object([
-                "directory": .string(target), "codes": .integer(Int64(targets.count)), "files": .integer(Int64(files.count)),
-                "indexSHA256": .string(SHA256.hexDigest(index)),
-                "added": .array(changes.added.map(JSONValue.string)), "changed": .array(changes.changed.map(JSONValue.string)),
-                "removed": .array(changes.removed.map(JSONValue.string)), "unchanged": .integer(Int64(changes.unchanged.count)),
-                "notes": .array(refusals.map(JSONValue.string)),
-            ]))
+            directory: target, codes: Int64(targets.count), files: Int64(files.count), indexSHA256: SHA256.hexDigest(index),
+            added: changes.added, changed: changes.changed, removed: changes.removed, unchanged: Int64(changes.unchanged.count),
+            notes: refusals)
     }
 
     /// DIR that cannot be written is invalid input (exit 65); a write that fails, a failure (exit 1).
@@ -97,66 +87,48 @@ public enum CodesExportDirectory: Operation {
         return formats
     }
 
-    /// The command line checked as clipctl always has (exit 64), then the operation's arguments in one spelling.
-    static func arguments(_ line: CommandLine, _ arguments: inout Arguments) throws {
-        let parsed = line.parsed
-        let formats = try formats(parsed.value("formats"))
-        let (ecc, size) = try CodeCommand.qrOptions(parsed)
-        arguments.append("dir", parsed.positionals.first)
-        arguments.append("host", parsed.value("host"))
-        arguments.append("clip", parsed.value("clip"))
-        arguments.append("formats", formats.map(\.rawValue).joined(separator: ","))
-        arguments.append("ecc", ecc.letter)
-        arguments.append("size", size.text)
+    /// The command line checked as clipctl always has (exit 64): the formats, the QR level and size.
+    @Sendable static func check(_ words: CommandWords) throws {
+        _ = try formats(words.value(CodeOption.formats))
+        _ = try CodeCommand.qrOptions(words)
     }
 
-    static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) throws {
-        let json = output.json
-        func strings(_ key: String) -> [String] { json[key]?.arrayValue?.compactMap(\.stringValue) ?? [] }
-        func count(_ key: String) -> Int64 { if case .integer(let n)? = json[key] { n } else { 0 } }
-        let target = json["directory"]?.stringValue ?? ""
-        let formats = (try? formats(parsed.value("formats"))) ?? PrintBundle.formats
-        let added = strings("added")
-        printer.line("exported \(count("codes")) code(s) in \(formats.map(\.rawValue).joined(separator: ", ")) to \(target)")
-        printer.line("  index:  \(target)/\(StaticSite.indexName) (sha256 \(json["indexSHA256"]?.stringValue ?? ""))")
+    static func present(_ output: Output, _ words: CommandWords, _ printer: Printer) throws {
+        let target = output.directory
+        let formats = (try? formats(words.value(CodeOption.formats))) ?? PrintBundle.formats
+        printer.line("exported \(output.codes) code(s) in \(formats.map(\.rawValue).joined(separator: ", ")) to \(target)")
+        printer.line("  index:  \(target)/\(StaticSite.indexName) (sha256 \(output.indexSHA256))")
         if formats.contains(.svg) { printer.line("  vendor: \(target)/\(PrintBundle.csvName)") }
-        for path in added.prefix(listedAtMost) { printer.line("  added:   \(path)") }
-        if added.count > listedAtMost { printer.line("  … and \(added.count - listedAtMost) more added") }
-        for path in strings("changed").prefix(listedAtMost) { printer.line("  changed: \(path)") }
-        for path in strings("removed").prefix(listedAtMost) { printer.line("  removed: \(path)") }
-        printer.line("  \(count("unchanged")) file(s) unchanged")
-        let notes = strings("notes")
-        for note in notes.prefix(listedAtMost) { printer.err("note: \(note)\n") }
-        if notes.count > listedAtMost { printer.err("note: … and \(notes.count - listedAtMost) more\n") }
+        for path in output.added.prefix(listedAtMost) { printer.line("  added:   \(path)") }
+        if output.added.count > listedAtMost { printer.line("  … and \(output.added.count - listedAtMost) more added") }
+        for path in output.changed.prefix(listedAtMost) { printer.line("  changed: \(path)") }
+        for path in output.removed.prefix(listedAtMost) { printer.line("  removed: \(path)") }
+        printer.line("  \(output.unchanged) file(s) unchanged")
+        for note in output.notes.prefix(listedAtMost) { printer.err("note: \(note)\n") }
+        if output.notes.count > listedAtMost { printer.err("note: … and \(output.notes.count - listedAtMost) more\n") }
     }
 
     public static let binding = Binding(
-        Self.self, "", "",
-        command: CommandSpec(
-            "export", summary: "write a code per active experience and format, an index and the print vendor's CSV",
-            discussion: """
-                Writes DIR/svg/<name>.svg, DIR/png/<name>.png, DIR/ndef/<name>.ndef per active experience whose host is \
-                associated with its clip, DIR/codes.csv ("SVG File Name,URL", at most 10000 codes) and DIR/index.json \
-                (each file's URL, format, bytes, SHA-256, QR version and level, NTAG). The same data gives the same bytes, \
-                and an export that changes nothing leaves DIR alone. DIR is replaced as a whole in one rename; an existing \
-                DIR must be empty or an earlier export, and must not hold the database.
-                """,
-            positionals: [PositionalSpec("DIR", help: "the directory to write")],
-            options: [
-                .option("host", value: "HOST", help: "only experiences on this host"),
-                .option("clip", value: "CLIP", help: "only this clip's experiences"),
-                .option("formats", value: "LIST", help: "comma-separated: svg, png, ndef (default all three)"),
-                .option("ecc", value: "L|M|Q|H", help: "QR error correction level (default M)"),
-                .option("size", value: "N|Nmm", help: "pixels a module (default 8), or the printed width such as 30mm"),
-            ],
-            examples: [
-                Example(
-                    "clipctl codes export print --host bikesrental.example --formats svg,png",
-                    "Write the QR codes of a host's experiences and the print vendor's CSV to ./print")
-            ]),
-        under: ["codes"], servesRoute: false, commandInput: arguments, standardErrorUnderJSON: true,
-        serverCall: ServerCall(refusal: { _ in
-            "codes export reads the database itself; over HTTP, GET /v1/codes/export answers the same files as a .zip"
-        }),
-        present: present)
+        Self.self, Route("", "", served: false),
+        command: Command(
+            ["codes", "export"],
+            CommandHelp(
+                "write a code per active experience and format, an index and the print vendor's CSV",
+                discussion: """
+                    Writes DIR/svg/<name>.svg, DIR/png/<name>.png, DIR/ndef/<name>.ndef per active experience whose host is \
+                    associated with its clip, DIR/codes.csv ("SVG File Name,URL", at most 10000 codes) and DIR/index.json \
+                    (each file's URL, format, bytes, SHA-256, QR version and level, NTAG). The same data gives the same bytes, \
+                    and an export that changes nothing leaves DIR alone. DIR is replaced as a whole in one rename; an existing \
+                    DIR must be empty or an earlier export, and must not hold the database.
+                    """,
+                examples: [
+                    CommandExample(
+                        "clipctl codes export print --host bikesrental.example --formats svg,png",
+                        "Write the QR codes of a host's experiences and the print vendor's CSV to ./print")
+                ]),
+            steps: CommandSteps(check: check, standardErrorUnderJSON: true),
+            server: ServerCall(refusal: { _ in
+                "codes export reads the database itself; over HTTP, GET /v1/codes/export answers the same files as a .zip"
+            }),
+            present: present))
 }

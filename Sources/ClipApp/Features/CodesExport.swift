@@ -10,19 +10,16 @@ import FileFormats
 public enum CodesExport: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var code: CodeInput
+    public struct Input: DeclaredInput, CodeOptionsInput {
         var host: String?
         var clip: String?
         var formats: String?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            code = CodeInput(reading: &reader)
-            host = reader.string("host")
-            clip = reader.string("clip")
-            formats = reader.string("formats")
-        }
+        var ecc: String?
+        var size: String?
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .bundleHost(\.host), .bundleClip(\.clip), .bundleFormats(\.formats), .ecc(\.ecc), .bundleSize(\.size),
+        ]
     }
 
     /// The archive, with a strong ETag of its SHA-256 (RFC 9110 §8.8.3), to be saved as `codes.zip`.
@@ -47,13 +44,13 @@ public enum CodesExport: Operation {
         }
         let formats = try formats(input.formats)
         // Any QR format: `ecc` and `size` apply to the bundle's QR codes and are not refused for its tags.
-        let (ecc, size) = try input.code.options(for: .svg)
+        let (ecc, size) = try input.options(for: .svg)
         // A bundle is one request's work for every code at once: PNGs at screen sizes only (print sizes with clipctl
         // codes export, on the database's machine).
         if formats.contains(.png), !size.isPublic {
             throw InvalidArguments(
                 "over HTTP a bundle's PNGs are at most 16 pixels a module or 200mm: print sizes come from clipctl codes export",
-                [FieldError(field: "size", rule: "range", message: "at most 16 pixels a module or 200mm for a bundle's PNGs")])
+                [FieldError(field: CodeOption.size, rule: "range", message: "at most 16 pixels a module or 200mm for a bundle's PNGs")])
         }
         let (targets, _) = try session.registry.codeTargets(filter)
         let archive: [UInt8]
@@ -73,12 +70,31 @@ public enum CodesExport: Operation {
             guard let format = CodeFormat(rawValue: String(name)), PrintBundle.formats.contains(format) else {
                 throw InvalidArguments(
                     "formats is a comma-separated list of svg, png and ndef",
-                    [FieldError(field: "formats", rule: "enum", message: "expected svg, png or ndef, separated by commas")])
+                    [FieldError(field: CodeOption.formats, rule: "enum", message: "expected svg, png or ndef, separated by commas")])
             }
             if !formats.contains(format) { formats.append(format) }
         }
         return formats
     }
 
-    public static let binding = Binding(Self.self, "GET", "/v1/codes/export", unreadBody: .ignored)
+    public static let binding = Binding(Self.self, Route("GET", "/v1/codes/export", body: .none(.ignored)))
+}
+
+extension InputField {
+    /// A print bundle's filters and formats (`GET /v1/codes/export`, `clipctl codes export`).
+    static func bundleHost(_ key: any WritableKeyPath<Input, String?> & Sendable) -> InputField {
+        .text("host", key, "HOST", help: "only experiences on this host")
+    }
+
+    static func bundleClip(_ key: any WritableKeyPath<Input, String?> & Sendable) -> InputField {
+        .text("clip", key, "CLIP", help: "only this clip's experiences")
+    }
+
+    static func bundleFormats(_ key: any WritableKeyPath<Input, String?> & Sendable) -> InputField {
+        .text(CodeOption.formats, key, "LIST", help: "comma-separated: svg, png, ndef (default all three)")
+    }
+
+    static func bundleSize(_ key: any WritableKeyPath<Input, String?> & Sendable) -> InputField {
+        .size(key, help: "pixels a module (default 8), or the printed width such as 30mm")
+    }
 }

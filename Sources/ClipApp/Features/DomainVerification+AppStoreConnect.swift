@@ -1,8 +1,10 @@
+import AppleFormats
 import AppStoreConnect
 import ClipCore
 import ClipStore
 public import ClipSync
 public import ClipSyncEngine
+public import ClipWire
 import Foundation
 
 /// `verify`'s App Store Connect parts (docs/operations.md#app-store-connect-and-apples-own-verdict): the sync engine's

@@ -1,4 +1,3 @@
-import ArgParse
 import ClipCore
 import ClipStore
 public import ClipWire
@@ -12,10 +11,12 @@ public enum DomainVerification: Operation {
     public static let callers = CallerRule.token
     public static let waitsOnOthers = true
 
-    public struct Input: OperationInput {
-        public var host: String
-        public init(reading reader: inout ArgumentReader) { host = reader.string("host", required: true) ?? "" }
-        public var arguments: Arguments { Arguments([("host", host)]) }
+    public struct Input: DeclaredInput {
+        public var host = ""
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .text("host", \.host, in: .path, "HOST", help: "the host to verify", required: true)
+        ]
     }
 
     public typealias Output = HostVerification
@@ -26,18 +27,20 @@ public enum DomainVerification: Operation {
         return try HostVerifier.verify([host], in: session)[0]
     }
 
-    public static let binding = Binding(Self.self, "GET", "/v1/domains/{host}/verification")
+    public static let binding = Binding(Self.self, Route("GET", "/v1/domains/{host}/verification"))
 }
 
 public enum Verification: Operation {
     public static let callers = CallerRule.token
     public static let waitsOnOthers = true
 
-    public struct Input: OperationInput {
+    public struct Input: DeclaredInput {
         /// The hosts to verify; none: every host the caller sees.
-        public var hosts: [String]
-        public init(reading reader: inout ArgumentReader) { hosts = reader.strings("host") }
-        public var arguments: Arguments { Arguments(hosts.map { ("host", $0) }) }
+        public var hosts: [String] = []
+        public init() {}
+        static let host = InputField.texts(
+            "host", \Input.hosts, "HOST", help: "hosts to verify (default: every host the registry serves)", positional: true)
+        public static let fields: [InputField<Input>] = [host]
     }
 
     public struct Output: OperationOutput {
@@ -56,7 +59,8 @@ public enum Verification: Operation {
     public static func run(_ input: Input, in session: Session) throws -> Output {
         guard input.hosts.count <= maxHosts else {
             throw RegistryError.invalid([
-                FieldError(field: "host", rule: "max", message: "names \(input.hosts.count) hosts; at most \(maxHosts) a request")
+                FieldError(
+                    field: Input.host.facts.name, rule: "max", message: "names \(input.hosts.count) hosts; at most \(maxHosts) a request")
             ])
         }
         var hosts: [String] = []
@@ -77,39 +81,52 @@ public enum Verification: Operation {
         return Output(hosts: try HostVerifier.verify(hosts, in: session))
     }
 
-    public static let binding = Binding(
-        Self.self, "GET", "/v1/verification",
-        command: CommandSpec(
-            "verify", summary: "compare what each site and Apple's CDN serve with the registry's AASA",
-            discussion: """
-                Fetches https://HOST/.well-known/apple-app-site-association as Apple's bot does (user agent \
-                AASA-Bot/1.0.0, redirects not followed) and Apple's CDN copy, and compares each with the file the \
-                registry generates now: appclips apps, applinks details, webcredentials. Exits 0 when every host is ok, \
-                1 otherwise. Outbound requests obey the webhook address rules: loopback, private and link-local \
-                addresses are refused unless --allow-private-targets (over --server the server decides).
-                """,
-            positionals: [PositionalSpec("HOST", help: "hosts to verify (default: every host the registry serves)", variadic: true)],
-            options: [
-                .flag("explain", help: "also print the entitlement modes that make a development device fetch from the site"),
-                .option("cdn-url", value: "URL", help: "Apple's CDN base URL, HOST is added (default \(Outbound.appleCDN))"),
-                .option("site-url", value: "TEMPLATE", help: "where the site's file is, {host} replaced (for tests and mirrors)"),
-                .flag("allow-private-targets", help: "allow loopback, private and link-local addresses (tests)"),
-                .flag("wait", help: "check again, minutes apart at first then hourly, until Apple's CDN serves the registry's file"),
-                .option("timeout", value: "DURATION", help: "with --wait: give up after this long, such as 72h (default 72h)"),
-                .option("wait-intervals", value: "S,S,…", help: "with --wait: seconds between checks, the last repeating (tests)"),
-            ],
-            examples: [
-                Example("clipctl verify", "Compare every host's site and Apple's CDN copy with the registry; exit 1 if any differs"),
-                Example("clipctl verify shop.example --explain", "One host, with the entitlement lines of developer and managed mode"),
-                Example("clipctl verify --wait shop.example --timeout 72h", "Hold a release until Apple's CDN serves the new file"),
-            ]),
-        localOptions: ["cdn-url", "site-url", "allow-private-targets"], clientOptions: ["timeout", "wait-intervals"],
-        settled: { output in output.hosts.allSatisfy { $0.checks.contains { $0.place == "apple-cdn" && $0.verdict == "ok" } } },
-        present: present)
+    /// `verify --explain`: the entitlement lines of the modes that fetch from the site.
+    static let explain = FieldFacts.flag(
+        "explain", help: "also print the entitlement modes that make a development device fetch from the site")
+    /// How this process fetches on a database; a server decides for itself (`ServerCall.localOptions`).
+    static let fetching = [
+        FieldFacts.option("cdn-url", "URL", help: "Apple's CDN base URL, HOST is added", default: Outbound.appleCDN),
+        FieldFacts.option("site-url", "TEMPLATE", help: "where the site's file is, {host} replaced (for tests and mirrors)"),
+        FieldFacts.flag("allow-private-targets", help: "allow loopback, private and link-local addresses (tests)"),
+    ]
+    /// `--wait`, and how it waits (clipctl's own: `WaitSchedule`), never sent (`ServerCall.clientOptions`).
+    static let wait = FieldFacts.flag(
+        "wait", help: "check again, minutes apart at first then hourly, until Apple's CDN serves the registry's file")
+    static let waiting = [
+        FieldFacts.option("timeout", "DURATION", help: "with --wait: give up after this long, such as 72h", default: "72h"),
+        FieldFacts.option("wait-intervals", "S,S,…", help: "with --wait: seconds between checks, the last repeating (tests)"),
+    ]
 
-    static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) throws {
+    public static let binding = Binding(
+        Self.self, Route("GET", "/v1/verification"),
+        command: Command(
+            ["verify"],
+            CommandHelp(
+                "compare what each site and Apple's CDN serve with the registry's AASA",
+                discussion: """
+                    Fetches https://HOST/.well-known/apple-app-site-association as Apple's bot does (user agent \
+                    AASA-Bot/1.0.0, redirects not followed) and Apple's CDN copy, and compares each with the file the \
+                    registry generates now: appclips apps, applinks details, webcredentials. Exits 0 when every host is ok, \
+                    1 otherwise. Outbound requests obey the webhook address rules: loopback, private and link-local \
+                    addresses are refused unless --allow-private-targets (over --server the server decides).
+                    """,
+                examples: [
+                    CommandExample(
+                        "clipctl verify", "Compare every host's site and Apple's CDN copy with the registry; exit 1 if any differs"),
+                    CommandExample(
+                        "clipctl verify shop.example --explain", "One host, with the entitlement lines of developer and managed mode"),
+                    CommandExample(
+                        "clipctl verify --wait shop.example --timeout 72h", "Hold a release until Apple's CDN serves the new file"),
+                ]),
+            options: [explain] + fetching + [wait] + waiting,
+            settled: { output in output.hosts.allSatisfy { $0.checks.contains { $0.place == "apple-cdn" && $0.verdict == "ok" } } },
+            server: ServerCall(localOptions: Set(fetching.map(\.name)), clientOptions: Set(waiting.map(\.name))),
+            present: present))
+
+    static func present(_ output: Output, _ words: CommandWords, _ printer: Printer) throws {
         if output.hosts.isEmpty { printer.err("no host has an AASA file in the registry\n") }
-        for host in output.hosts { HostVerification.present(host, explain: parsed.flag("explain"), printer) }
+        for host in output.hosts { HostVerification.present(host, explain: words.flag(explain.name), printer) }
         if !output.ok { throw CommandVerdict.negative() }
     }
 }

@@ -113,7 +113,7 @@ enum ExperienceCommands {
 
     /// `--localization` and `--remove-localization` as a merge patch (`ExperienceJSON.decode`): the
     /// languages named change, the others stay.
-    static func localizations(_ parsed: ParsedCommand) throws -> JSONValue? {
+    static func localizations(_ parsed: CommandWords) throws -> JSONValue? {
         let given = parsed.all("localization"), removed = parsed.all("remove-localization")
         guard !given.isEmpty || !removed.isEmpty else { return nil }
         var cards: [(key: String, value: JSONValue)] = removed.map { (key: $0, value: .null) }
@@ -171,15 +171,14 @@ enum ExperienceCommands {
     /// experiences by URL.
     static func read(_ reference: String, _ line: CommandLine) throws -> AdvancedExperience {
         let url: NormalizedURL
-        do {
-            switch try ExperienceReference(reference) {
-            case .noSuchID(let text): throw RegistryError.notFound("experience \(text)")
-            case .id(let id):
-                let answer = try line.perform(ExperienceShow.binding, Arguments([("id", String(id))]))
-                return try CatalogJSON.experience(json: answer.json)
-            case .url(let named): url = named
-            }
-        } catch let malformed as ExperienceReference.Malformed { throw RegistryError.invalid([malformed.error]) }
+        let parsed: ExperienceReference
+        do { parsed = try ExperienceReference(reference) } catch { throw RegistryError(error) }
+        switch parsed {
+        case .id(let id):
+            let answer = try line.perform(ExperienceShow.binding, Arguments([("id", String(id))]))
+            return try CatalogJSON.experience(json: answer.json)
+        case .url(let named): url = named
+        }
         let answer = try line.perform(ExperienceList.binding, Arguments([("host", url.host)]))
         let listed = try ExperienceList.Output(json: answer.json).experiences
         guard let match = listed.first(where: { $0.url.canonical == url.canonical }) else {
@@ -285,13 +284,13 @@ enum ExperienceCommands {
         printer.notes(outcome.notes)
     }
 
-    @Sendable static func presentRegistered(_ output: ExperienceWritten, _ parsed: ParsedCommand, _ printer: Printer) {
+    @Sendable static func presentRegistered(_ output: ExperienceWritten, _ parsed: CommandWords, _ printer: Printer) {
         let e = output.outcome.value
         printer.line("registered experience \(e.id): \(e.url.canonical) → \(e.clip.rawValue)")
         printExtras(output.outcome, printer)
     }
 
-    @Sendable static func presentUpdated(_ output: ExperienceWritten, _ parsed: ParsedCommand, _ printer: Printer) {
+    @Sendable static func presentUpdated(_ output: ExperienceWritten, _ parsed: CommandWords, _ printer: Printer) {
         let e = output.outcome.value
         if output.versionBefore == e.version, output.outcome.notes.isEmpty {
             printer.line("nothing to change")
@@ -301,7 +300,7 @@ enum ExperienceCommands {
         printExtras(output.outcome, printer)
     }
 
-    @Sendable static func presentList(_ output: ExperienceList.Output, _ parsed: ParsedCommand, _ printer: Printer) {
+    @Sendable static func presentList(_ output: ExperienceList.Output, _ parsed: CommandWords, _ printer: Printer) {
         let experiences = output.experiences
         guard !experiences.isEmpty else { return printer.err("no experiences\n") }
         let idWidth = experiences.map { String($0.id).count }.max() ?? 2

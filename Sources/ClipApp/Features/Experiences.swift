@@ -33,7 +33,7 @@ public enum ExperienceList: Operation {
         public var headers: [(name: String, value: String)] {
             guard let nextCursor else { return [] }
             let items = query.filter { $0.name != "cursor" }.map {
-                "\(Binding.encodeSegment($0.name))=\(Binding.encodeSegment($0.value))"
+                "\(PercentEncoding.encode($0.name.utf8))=\(PercentEncoding.encode($0.value.utf8))"
             }
             return [("Link", "</v1/experiences?\((items + ["cursor=\(nextCursor)"]).joined(separator: "&"))>; rel=\"next\"")]
         }
@@ -69,7 +69,7 @@ public enum ExperienceList: Operation {
             filter.afterURL = after
         }
         guard errors.isEmpty else { throw RegistryError.invalid(errors) }
-        let limit = try pageSize(query["limit"])
+        let limit = try PageLimit.read(query["limit"], fallback: 100)
         // One more than asked says whether more follow.
         filter.limit = limit + 1
         var items = try session.registry.experiences(filter)
@@ -81,17 +81,6 @@ public enum ExperienceList: Operation {
         var output = Output(experiences: items, nextCursor: next)
         output.query = query.values
         return output
-    }
-
-    /// `limit`: 1 to 1000, 100 when absent.
-    static func pageSize(_ text: String?) throws -> Int {
-        guard let text else { return 100 }
-        guard let n = Int(text), (1...1000).contains(n) else {
-            throw OperationError.invalid(
-                "limit is out of range",
-                errors: [FieldError(field: "limit", rule: "range", message: "expected a whole number from 1 to 1000")])
-        }
-        return n
     }
 
     public static let binding = Binding(

@@ -1,6 +1,6 @@
-import ArgParse
 import ClipStore
-public import StrictJSON
+public import ClipWire
+import StrictJSON
 
 /// A host's AASA file as the registry generates it, as JSON: `GET /v1/domains/{host}/aasa` (public, like the file
 /// itself; docs/http-api.md). The file served at `/.well-known/apple-app-site-association` stays a hot route
@@ -8,30 +8,23 @@ public import StrictJSON
 public enum HostAASA: Operation {
     public static let callers = CallerRule.open
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var host: String
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            host = reader.string("host") ?? ""
-        }
+    public struct Input: DeclaredInput {
+        var host = ""
+        public init() {}
+        public static let fields: [InputField<Input>] = [.host(\.host, help: "the host, such as shop.example")]
     }
 
-    public struct Output: OperationOutput {
-        public var document: JSONValue
-        public var json: JSONValue { document }
-        public init(json: JSONValue) { document = json }
-    }
+    public typealias Output = JSONDocument
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         Output(json: try JSONParser.parse(try session.registry.aasa(host: input.host)))
     }
 
-    public static let binding = Binding(Self.self, "GET", "/v1/domains/{host}/aasa")
+    public static let binding = Binding(Self.self, Route("GET", "/v1/domains/{host}/aasa"))
 }
 
 /// A host's AASA file, its bytes exactly as generated: `clipctl aasa HOST`, sent as `GET
-/// /v1/domains/{host}/aasa`, which `HostAASA` serves (its JSON is these bytes: `servesRoute: false`).
+/// /v1/domains/{host}/aasa`, which `HostAASA` serves (its JSON is these bytes: `served: false`).
 /// `aasa check` and `aasa lint` read a host's file through it too.
 public enum HostAASAFile: Operation {
     public static let callers = CallerRule.open
@@ -49,14 +42,15 @@ public enum HostAASAFile: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/domains/{host}/aasa",
-        command: CommandSpec(
-            "aasa", summary: "print the apple-app-site-association file of a host",
-            positionals: [PositionalSpec("HOST", help: "the host, such as shop.example")],
-            examples: [Example("clipctl aasa bikesrental.example", "Print the apple-app-site-association file the host serves")]),
-        servesRoute: false, presentsJSON: true,
-        present: { output, _, printer in
-            // Exactly the bytes a server would send; a newline only for a person at a terminal.
-            printer.out(String(decoding: output.content.bytes, as: UTF8.self) + (printer.outIsTerminal ? "\n" : ""))
-        })
+        Self.self, Route("GET", "/v1/domains/{host}/aasa", served: false),
+        command: Command(
+            ["aasa"],
+            CommandHelp(
+                "print the apple-app-site-association file of a host",
+                examples: [CommandExample("clipctl aasa bikesrental.example", "Print the apple-app-site-association file the host serves")]),
+            json: .presented,
+            present: { output, _, printer in
+                // Exactly the bytes a server would send; a newline only for a person at a terminal.
+                printer.out(String(decoding: output.content.bytes, as: UTF8.self) + (printer.outIsTerminal ? "\n" : ""))
+            }))
 }

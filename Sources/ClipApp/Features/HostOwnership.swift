@@ -1,48 +1,33 @@
-import ArgParse
 public import ClipCore
 import ClipStore
 public import ClipWire
-public import StrictJSON
+import StrictJSON
 
 /// Who holds each host (`HostOwnership`, docs/rules.md#tenancy): `GET /v1/domains` and `clipctl
 /// domain owners [--host HOST]`. Administrators see every host; a team sees the hosts it holds, and
 /// only its own entry of each.
 public enum HostOwnershipList: Operation {
     public static let callers = CallerRule.token
-
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        public init(reading reader: inout ArgumentReader) { arguments = reader.arguments }
-    }
-
-    public struct Output: OperationOutput {
-        public var ownerships: [HostOwnership]
-        public init(ownerships: [HostOwnership]) { self.ownerships = ownerships }
-        public var json: JSONValue { ListJSON.items(ownerships.map { HostOwnershipJSON.ownership($0) }) }
-        public init(json: JSONValue) throws(WireError) {
-            ownerships = try ListJSON.items(json: json).map { (v) throws(WireError) in try HostOwnershipJSON.ownership(json: v) }
-        }
-    }
+    public typealias Input = NoInput
+    public typealias Output = Items<HostOwnership>
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let team = session.caller.team
-        return Output(ownerships: try session.registry.hostOwnerships(team: team).map { HostFields.visible($0, to: team) })
+        return Output(try session.registry.hostOwnerships(team: team).map { HostFields.visible($0, to: team) })
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/domains",
-        command: CommandSpec(
-            "owners", summary: "list which teams hold each host (the first team to use a host owns it)",
-            options: [.option("host", value: "HOST", help: "only this host")],
-            examples: [Example("clipctl domain owners --host bikesrental.example", "Which teams hold a host")]),
-        under: ["domain"],
-        lineJSON: { output, parsed in .array(HostFields.owning(output, parsed).map { HostOwnershipJSON.ownership($0) }) },
-        clientOptions: ["host"],
-        commandInput: { line, _ in
+        Self.self, Route("GET", "/v1/domains"),
+        command: Command(
+            ["domain", "owners"],
+            CommandHelp(
+                "list which teams hold each host (the first team to use a host owns it)",
+                examples: [CommandExample("clipctl domain owners --host bikesrental.example", "Which teams hold a host")]),
+            options: [.hostFilter],
             // The command picks its host from the list; a malformed one is refused first (exit 65).
-            if let host = line.parsed.value("host") { _ = try Registry.normalizeHost(host) }
-        },
-        present: { output, parsed, printer in HostFields.owning(output, parsed).forEach { HostFields.print($0, printer) } })
+            steps: CommandSteps(check: HostFields.checkFilter),
+            json: .line { output, words in .array(HostFields.owning(output, words).map(\.json)) },
+            present: { output, words, printer in HostFields.owning(output, words).forEach { HostFields.print($0, printer) } }))
 }
 
 /// `GET /v1/domains/{host}`: who holds one host, as the list shows it; a host nobody holds (or no
@@ -50,26 +35,23 @@ public enum HostOwnershipList: Operation {
 public enum HostOwnershipShow: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var host: String
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            host = reader.string("host") ?? ""
-        }
+    public struct Input: DeclaredInput {
+        var host = ""
+        public init() {}
+        public static let fields: [InputField<Input>] = [.host(\.host, help: "exact host name")]
     }
 
-    public typealias Output = HostFields.Read
+    public typealias Output = HostOwnership
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let team = session.caller.team
         guard let ownership = try session.registry.hostOwnerships(host: input.host, team: team).first else {
             throw RegistryError.notFound("host \(input.host) (no team holds it\(team == nil ? "" : ", or it is not your team's"))")
         }
-        return Output(HostFields.visible(ownership, to: team))
+        return HostFields.visible(ownership, to: team)
     }
 
-    public static let binding = Binding(Self.self, "GET", "/v1/domains/{host}")
+    public static let binding = Binding(Self.self, Route("GET", "/v1/domains/{host}"))
 }
 
 /// `PUT /v1/domains/{host}/owner` and `clipctl domain claim HOST --team T` (administrators): the
@@ -77,18 +59,13 @@ public enum HostOwnershipShow: Operation {
 public enum HostClaim: Operation {
     public static let callers = CallerRule.admin
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var host: String
+    public struct Input: DeclaredInput {
+        var host = ""
         var team: TeamID?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            host = reader.string("host") ?? ""
-            let fields = reader.fields
-            if let t = fields.string("team", required: true) {
-                team = fields.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") }
-            }
-        }
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .host(\.host, help: "exact host name"), .team(\.team, in: .body, help: "the new owner"),
+        ]
     }
 
     public typealias Output = HostFields.Assigned
@@ -99,21 +76,15 @@ public enum HostClaim: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "PUT", "/v1/domains/{host}/owner",
-        command: CommandSpec(
-            "claim", summary: "give a host to a team (administrators)",
-            discussion:
-                "The previous owner loses the host; refused while it still has experiences, associations, applinks or webcredentials there.",
-            positionals: [PositionalSpec("HOST", help: "exact host name")],
-            options: [.option("team", value: "TEAMID", help: "the new owner (required)")],
-            examples: [Example("clipctl domain claim bikesrental.example --team FGHIJ67890", "Move a host to another team")]),
-        under: ["domain"], commandJSON: { HostOwnershipJSON.assigned($0.outcome) }, takesBody: true,
-        commandInput: { line, arguments in
-            let team = try HostFields.team(line)
-            arguments.append("host", line.parsed.positionals.first)
-            arguments.body = RequestJSON.claimHost(team: team)
-        },
-        present: HostFields.presentAssigned)
+        Self.self, Route("PUT", "/v1/domains/{host}/owner", body: .json(optional: false)),
+        command: Command(
+            ["domain", "claim"],
+            CommandHelp(
+                "give a host to a team (administrators)",
+                discussion:
+                    "The previous owner loses the host; refused while it still has experiences, associations, applinks or webcredentials there.",
+                examples: [CommandExample("clipctl domain claim bikesrental.example --team FGHIJ67890", "Move a host to another team")]),
+            json: .shape(\.written), present: HostFields.presentAssigned))
 }
 
 /// `PUT /v1/domains/{host}/teams/{team}` and `clipctl domain share HOST --team T` (administrators):
@@ -121,16 +92,13 @@ public enum HostClaim: Operation {
 public enum HostShare: Operation {
     public static let callers = CallerRule.admin
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var host: String
+    public struct Input: DeclaredInput {
+        var host = ""
         var team: TeamID?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            host = reader.string("host") ?? ""
-            let raw = reader.string("team") ?? ""
-            team = reader.attempt { () throws(ValidationFailure) in try TeamID(raw, field: "team") }
-        }
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .host(\.host, help: "exact host name"), .team(\.team, in: .path, help: "the team"),
+        ]
     }
 
     public typealias Output = HostFields.Assigned
@@ -141,18 +109,17 @@ public enum HostShare: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "PUT", "/v1/domains/{host}/teams/{team}",
-        command: CommandSpec(
-            "share", summary: "let another team use a host too (administrators; agencies that truly share a host)",
-            discussion: "Also confirms a sharing that existed before host ownership (doctor reports those).",
-            positionals: [PositionalSpec("HOST", help: "exact host name")],
-            options: [.option("team", value: "TEAMID", help: "the team (required)")],
-            examples: [
-                Example("clipctl domain share bikesrental.example --team FGHIJ67890", "Let a second team register experiences on a host")
-            ]),
-        under: ["domain"], commandJSON: { HostOwnershipJSON.assigned($0.outcome) }, unreadBody: .ignoredIfJSON,
-        commandInput: HostFields.hostAndTeam,
-        present: HostFields.presentAssigned)
+        Self.self, Route("PUT", "/v1/domains/{host}/teams/{team}", body: .none(.ignoredIfJSON)),
+        command: Command(
+            ["domain", "share"],
+            CommandHelp(
+                "let another team use a host too (administrators; agencies that truly share a host)",
+                discussion: "Also confirms a sharing that existed before host ownership (doctor reports those).",
+                examples: [
+                    CommandExample(
+                        "clipctl domain share bikesrental.example --team FGHIJ67890", "Let a second team register experiences on a host")
+                ]),
+            json: .shape(\.written), present: HostFields.presentAssigned))
 }
 
 /// `DELETE /v1/domains/{host}/teams/{team}` and `clipctl domain unshare HOST --team T`
@@ -160,59 +127,45 @@ public enum HostShare: Operation {
 public enum HostUnshare: Operation {
     public static let callers = CallerRule.admin
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var host: String
-        var team: String
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            host = reader.string("host") ?? ""
-            team = reader.string("team") ?? ""
-        }
+    public struct Input: DeclaredInput {
+        var host = ""
+        var team = ""
+        public init() {}
+        static let team = InputField<Input>.team(\.team, help: "the team")
+        public static let fields: [InputField<Input>] = [.host(\.host, help: "exact host name"), team]
     }
 
     public typealias Output = HostFields.Assigned
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         // A team that cannot exist holds no share: not found, as an unknown one.
-        guard let team = try? TeamID(input.team, field: "team") else { throw RegistryError.notFound("team \(input.team)") }
+        guard let team = try? TeamID(input.team, field: Input.team.facts.name) else { throw RegistryError.notFound("team \(input.team)") }
         return Output(try session.registry.unshareHost(input.host, team: team))
     }
 
     public static let binding = Binding(
-        Self.self, "DELETE", "/v1/domains/{host}/teams/{team}",
-        command: CommandSpec(
-            "unshare", summary: "end a team's share of a host (administrators); refused while it has objects there",
-            positionals: [PositionalSpec("HOST", help: "exact host name")],
-            options: [.option("team", value: "TEAMID", help: "the team (required)")],
-            examples: [Example("clipctl domain unshare bikesrental.example --team FGHIJ67890", "End that second team's share")]),
-        under: ["domain"], commandJSON: { HostOwnershipJSON.assigned($0.outcome) }, unreadBody: .ignored,
-        commandInput: HostFields.hostAndTeam,
-        present: HostFields.presentAssigned)
+        Self.self, Route("DELETE", "/v1/domains/{host}/teams/{team}", body: .none(.ignored)),
+        command: Command(
+            ["domain", "unshare"],
+            CommandHelp(
+                "end a team's share of a host (administrators); refused while it has objects there",
+                examples: [CommandExample("clipctl domain unshare bikesrental.example --team FGHIJ67890", "End that second team's share")]),
+            // The command reads a team ID (exit 65 otherwise), where the route finds no such team.
+            steps: CommandSteps(check: { words in
+                guard let text = words.value(Input.team.facts.option) else { return }
+                _ = try ClipFields.parsed { () throws(ValidationFailure) in try TeamID(text, field: Input.team.facts.name) }
+            }),
+            json: .shape(\.written), present: HostFields.presentAssigned))
 }
 
-/// What the host ownership operations share: their outputs, the team's view and the text form.
+/// What the host ownership operations share: their output, the team's view, `--host` and the text form.
 public enum HostFields {
-    /// One host's holders, as a caller sees them.
-    public struct Read: OperationOutput {
-        public var ownership: HostOwnership
-        public init(_ ownership: HostOwnership) { self.ownership = ownership }
-        public var json: JSONValue { HostOwnershipJSON.ownership(ownership) }
-        public init(json: JSONValue) throws(WireError) { ownership = try HostOwnershipJSON.ownership(json: json) }
-    }
-
     /// A host's holders after a claim, share or unshare, with the write's notes; 201 when the write
     /// added a holder (a share, RFC 9110 §9.3.4).
-    public struct Assigned: OperationOutput {
+    public struct Assigned: WriteAnswer {
         public var outcome: WriteOutcome<HostOwnership>
         public init(_ outcome: WriteOutcome<HostOwnership>) { self.outcome = outcome }
-        public var json: JSONValue { HostOwnershipJSON.ownership(outcome.value, notes: outcome.notes) }
         public var status: Int? { outcome.created ? 201 : 200 }
-        public init(json: JSONValue) throws(WireError) { try self.init(json: json, status: 200) }
-        public init(json: JSONValue, status: Int) throws(WireError) {
-            outcome = WriteOutcome(
-                try HostOwnershipJSON.ownership(json: json), created: status == 201, notes: CatalogJSON.notes(json: json))
-        }
     }
 
     /// A team sees only its own entry of a host it holds; callers of every team see all of them.
@@ -222,25 +175,22 @@ public enum HostFields {
     }
 
     /// The hosts `domain owners` prints: all of them, or the one `--host` names.
-    static func owning(_ output: HostOwnershipList.Output, _ parsed: ParsedCommand) -> [HostOwnership] {
-        guard let raw = parsed.value("host") else { return output.ownerships }
-        let host = try? Registry.normalizeHost(raw)
-        return output.ownerships.filter { $0.host == host }
+    static func owning(_ output: HostOwnershipList.Output, _ words: CommandWords) -> [HostOwnership] {
+        guard let wanted = wanted(words) else { return output.items }
+        return output.items.filter { $0.host == wanted }
     }
 
-    /// `--team`, which the command needs, as a team ID (exit 64 without it, 65 when malformed).
-    static func team(_ line: CommandLine) throws -> TeamID {
-        let text = try line.required("team")
-        return try ClipFields.parsed { () throws(ValidationFailure) in try TeamID(text, field: "team") }
+    /// `--host HOST` (`FieldFacts.hostFilter`): a malformed one is refused before anything is read (exit 65).
+    @Sendable static func checkFilter(_ words: CommandWords) throws {
+        if let host = words.value(FieldFacts.hostFilter.option) { _ = try Registry.normalizeHost(host) }
     }
 
-    @Sendable static func hostAndTeam(_ line: CommandLine, _ arguments: inout Arguments) throws {
-        let team = try team(line)
-        arguments.append("host", line.parsed.positionals.first)
-        arguments.append("team", team.rawValue)
+    /// The host `--host` names, normalized (nil inside when it names none); nil without `--host`.
+    static func wanted(_ words: CommandWords) -> String?? {
+        words.value(FieldFacts.hostFilter.option).map { try? Registry.normalizeHost($0) }
     }
 
-    @Sendable static func presentAssigned(_ output: Assigned, _ parsed: ParsedCommand, _ printer: Printer) {
+    @Sendable static func presentAssigned(_ output: Assigned, _ words: CommandWords, _ printer: Printer) {
         let notes = output.outcome.notes
         printer.line(notes.isEmpty ? "nothing to change" : notes.map(\.text).joined(separator: "\n"))
         print(output.outcome.value, printer)

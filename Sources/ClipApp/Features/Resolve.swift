@@ -1,6 +1,6 @@
 import ArgParse
 import Foundation
-import ClipCore
+public import ClipCore
 import ClipStore
 public import ClipWire
 public import StrictJSON
@@ -8,8 +8,8 @@ public import StrictJSON
 /// Which experience an invocation URL gets: `clipctl resolve URL [--language L] [--explain]`, sent as
 /// `GET /v1/resolve`. That route is a hot route the API answers from memory (ClipAPI/HotRoutes.swift,
 /// `ClipAPI.resolve`), so this binding does not serve it (`servesRoute: false`). A miss is an answer,
-/// not a failure: the route's 404 problem carries it (`ResolutionJSON.miss(problem:)`), and the
-/// command prints it and exits 1, like grep.
+/// not a failure: the route's 404 problem carries it, as `Output.json` writes it (`ClipAPI.resolve` answers
+/// with it; `ResolutionJSON.miss(problem:)` reads it back), and the command prints it and exits 1, like grep.
 public enum Resolve: Operation {
     public static let callers = CallerRule.open
 
@@ -40,6 +40,10 @@ public enum Resolve: Operation {
         }
         public var status: Int? { answer.match == nil ? 404 : nil }
         public init(_ answer: ResolveAnswer) { self.answer = answer }
+        /// The answer a resolution is, as `Resolution.json(explain:)` writes it and `clipctl` reads it back.
+        public init(_ resolution: Resolution, explain: Bool) throws {
+            answer = try ResolutionJSON.answer(json: resolution.json(explain: explain))
+        }
         public init(json: JSONValue) throws(WireError) { answer = try ResolutionJSON.answer(json: json) }
         public init(json: JSONValue, status: Int) throws(WireError) {
             guard status == 404 else {
@@ -57,7 +61,7 @@ public enum Resolve: Operation {
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let resolution = try session.registry.resolve(input.url, language: input.language)
-        return Output(try ResolutionJSON.answer(json: resolution.json(explain: input.explain)))
+        return try Output(resolution, explain: input.explain)
     }
 
     public static let binding = Binding(

@@ -1,4 +1,3 @@
-import ArgParse
 import ClipCore
 import ClipSync
 import ClipSyncEngine
@@ -12,21 +11,16 @@ public enum TestFlightPlanRead: Operation {
     public static let callers = CallerRule.admin
     public static let waitsOnOthers = true
 
-    public struct Input: OperationInput {
+    public struct Input: DeclaredInput {
         /// One linked clip; nil: every linked clip with invocations chosen.
         public var clip: String?
         /// The build's version (CFBundleVersion) or App Store Connect id; nil: the newest.
         public var build: String?
-        public init(reading reader: inout ArgumentReader) {
-            clip = reader.string("clip")
-            build = reader.string("build")
-            if build == "" { reader.fail("build", "empty", TestFlightPlanRead.emptyBuild) }
-        }
-        public var arguments: Arguments {
-            var arguments = Arguments()
-            arguments.append("clip", clip)
-            arguments.append("build", build)
-            return arguments
+        public init() {}
+        public static let fields: [InputField<Input>] = [.testFlightClip(\.clip), .build(\.build)]
+
+        public mutating func check(_ reader: inout ArgumentReader) {
+            if build == "" { reader.fail(TestFlightPlanRead.build.name, "empty", TestFlightPlanRead.emptyBuild) }
         }
     }
 
@@ -38,50 +32,40 @@ public enum TestFlightPlanRead: Operation {
         return TestFlightPlans(plans: plans.map(\.json))
     }
 
-    static let options: [OptionSpec] = [
-        .option("clip", value: "CLIP", help: "only this linked clip (default: every linked clip with invocations chosen)"),
-        .option(
-            "build", value: "VERSION|ID", help: "the build: its version (CFBundleVersion) or App Store Connect id (default: the newest)"),
-    ]
+    /// `--build`'s facts, as the TestFlight operations declare it (`InputField.build`).
+    static let build = InputField<Input>.build(\.build).facts
+
+    static let detailedExitCode = AscPlan.detailedExitCode.helped("exit 2 when changes are pending or there is no build")
 
     static let emptyBuild = "names no build: give its version (CFBundleVersion) or App Store Connect id, or leave it out for the newest"
 
     /// `--build ""` names nothing: a usage error before any request (App Store Connect would be sent `filter[version]=`).
-    static func checkBuild(_ parsed: ParsedCommand) throws {
-        if parsed.value("build") == "" { throw CommandUsageError("--build " + emptyBuild) }
-    }
-
-    @Sendable static func commandInput(_ line: CommandLine, _ arguments: inout Arguments) {
-        arguments.append("clip", line.parsed.value("clip"))
-        arguments.append("build", line.parsed.value("build"))
+    @Sendable static func checkBuild(_ words: CommandWords) throws {
+        if words.value(build.name) == "" { throw CommandUsageError("--\(build.name) " + emptyBuild) }
     }
 
     public static let binding: Binding = Binding(
-        Self.self, "GET", "/v1/asc/testflight/plan",
-        command: CommandSpec(
-            "plan", summary: "what apply would change in a build's App Clip invocations",
-            discussion: SyncPlans.exitCodes + " No build with an App Clip is not in sync.",
-            options: options + [.flag("detailed-exitcode", help: "exit 2 when changes are pending or there is no build")]
-                + AppStoreConnectKey.options,
-            examples: [Example("clipctl asc testflight plan", "What the newest build's App Clip would be given")]),
-        under: ["asc", "testflight"], commandInput: commandInput,
-        commandAnswer: { parsed, arguments, run in
-            try checkBuild(parsed)
-            return try run(TestFlightPlanRead.binding, arguments)
-        },
-        serverCall: AscPlan.serverCall,
-        present: { output, parsed, printer in
-            for plan in output.plans { printer.testflightPlan(plan) }
-            let refused = output.plans.map { plan in
-                (plan["steps"]?.arrayValue ?? []).filter { !($0["refusals"]?.arrayValue ?? []).isEmpty }.count
-            }
-            if let status = SyncPlans.exitStatus(
-                refused: refused.reduce(0, +), pending: output.plans.contains { $0["inSync"]?.boolValue != true },
-                detailed: parsed.flag("detailed-exitcode"))
-            {
-                throw status
-            }
-        })
+        Self.self, Route("GET", "/v1/asc/testflight/plan"),
+        command: Command(
+            ["asc", "testflight", "plan"],
+            CommandHelp(
+                "what apply would change in a build's App Clip invocations",
+                discussion: SyncPlans.exitCodes + " No build with an App Clip is not in sync.",
+                examples: [CommandExample("clipctl asc testflight plan", "What the newest build's App Clip would be given")]),
+            options: [detailedExitCode] + AppStoreConnectKey.options,
+            steps: CommandSteps(check: checkBuild), server: AscPlan.serverCall,
+            present: { output, words, printer in
+                for plan in output.plans { printer.testflightPlan(plan) }
+                let refused = output.plans.map { plan in
+                    (plan["steps"]?.arrayValue ?? []).filter { !($0["refusals"]?.arrayValue ?? []).isEmpty }.count
+                }
+                if let status = SyncPlans.exitStatus(
+                    refused: refused.reduce(0, +), pending: output.plans.contains { $0["inSync"]?.boolValue != true },
+                    detailed: words.flag(detailedExitCode.name))
+                {
+                    throw status
+                }
+            }))
 }
 
 /// What the newest builds' App Clips offer testers, beside each clip's chosen invocations, newest first:
@@ -90,47 +74,35 @@ public enum TestFlightStatus: Operation {
     public static let callers = CallerRule.admin
     public static let waitsOnOthers = true
 
-    public struct Input: OperationInput {
+    public struct Input: DeclaredInput {
         public var clip: String?
         /// How many of the newest builds, 1 to 10.
-        public var builds: Int
-        public init(reading reader: inout ArgumentReader) {
-            clip = reader.string("clip")
-            builds = Int(reader.integer("builds", in: 1...10) ?? 3)
-        }
-        public var arguments: Arguments {
-            var arguments = Arguments()
-            arguments.append("clip", clip)
-            arguments.append("builds", String(builds))
-            return arguments
-        }
+        public var builds: Int64 = 3
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .testFlightClip(\.clip),
+            .integer("builds", \.builds, in: 1...10, default: 3, "N", help: "how many of the newest builds, 1 to 10"),
+        ]
     }
 
     public typealias Output = TestFlightPlans
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let engine = try session.syncEngine()
-        let plans = try synced { () throws(SyncFailure) in try engine.testflightStatus(clip: input.clip, builds: input.builds) }
+        let plans = try synced { () throws(SyncFailure) in try engine.testflightStatus(clip: input.clip, builds: Int(input.builds)) }
         return TestFlightPlans(plans: plans.map(\.json))
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/asc/testflight/status",
-        command: CommandSpec(
-            "status", summary: "what the newest builds' App Clips offer testers, beside the chosen invocations",
-            discussion: "Per build, newest first: each invocation it offers (nothing), lacks (create) or should drop (remove).",
-            options: [
-                TestFlightPlanRead.options[0],
-                .option("builds", value: "N", help: "how many of the newest builds, 1 to 10 (default 3)"),
-            ] + AppStoreConnectKey.options,
-            examples: [Example("clipctl asc testflight status --builds 5", "What the five newest builds offer testers")]),
-        under: ["asc", "testflight"],
-        commandInput: { line, arguments in
-            arguments.append("clip", line.parsed.value("clip"))
-            arguments.append("builds", line.parsed.value("builds"))
-        },
-        serverCall: AscPlan.serverCall,
-        present: { output, _, printer in for plan in output.plans { printer.testflightPlan(plan) } })
+        Self.self, Route("GET", "/v1/asc/testflight/status"),
+        command: Command(
+            ["asc", "testflight", "status"],
+            CommandHelp(
+                "what the newest builds' App Clips offer testers, beside the chosen invocations",
+                discussion: "Per build, newest first: each invocation it offers (nothing), lacks (create) or should drop (remove).",
+                examples: [CommandExample("clipctl asc testflight status --builds 5", "What the five newest builds offer testers")]),
+            options: AppStoreConnectKey.options, server: AscPlan.serverCall,
+            present: { output, _, printer in for plan in output.plans { printer.testflightPlan(plan) } }))
 }
 
 /// Makes a build's App Clip offer each clip's chosen invocations: `POST /v1/asc/testflight/apply` (admin only; a body
@@ -139,16 +111,14 @@ public enum TestFlightApply: Operation {
     public static let callers = CallerRule.admin
     public static let waitsOnOthers = true
 
-    public struct Input: OperationInput {
+    public struct Input: DeclaredInput {
         public var clip: String?
         public var build: String?
-        public init(reading reader: inout ArgumentReader) {
-            clip = reader.fields.string("clip")
-            build = reader.fields.string("build")
-            if build == "" { reader.fields.fail("build", "empty", TestFlightPlanRead.emptyBuild) }
-        }
-        public var arguments: Arguments {
-            Arguments(body: .object(["clip": clip.map { .string($0) }, "build": build.map { .string($0) }]))
+        public init() {}
+        public static let fields: [InputField<Input>] = [.testFlightClip(\.clip, in: .body), .build(\.build, in: .body)]
+
+        public mutating func check(_ reader: inout ArgumentReader) {
+            if build == "" { reader.fields.fail(TestFlightPlanRead.build.name, "empty", TestFlightPlanRead.emptyBuild) }
         }
     }
 
@@ -163,37 +133,50 @@ public enum TestFlightApply: Operation {
     static let reviewFirst = "asc testflight apply changes App Store Connect: review the plan above, then run it again with --yes"
 
     public static let binding: Binding = Binding(
-        Self.self, "POST", "/v1/asc/testflight/apply",
-        command: CommandSpec(
-            "apply", summary: "make a build's App Clip offer the chosen invocations (idempotent, resumable)",
-            discussion: "Without --yes it shows the plan and sends nothing.",
-            options: TestFlightPlanRead.options + [.flag("yes", help: "send the changes")] + AppStoreConnectKey.options,
-            examples: [
-                Example(
-                    "clipctl asc testflight apply --build 1.4 --yes",
-                    "In a release pipeline, after the upload: give build 1.4's App Clip its TestFlight invocations")
-            ]),
-        under: ["asc", "testflight"], takesBody: true,
-        commandInput: { line, arguments in
-            arguments.body = .object([
-                "clip": line.parsed.value("clip").map { .string($0) }, "build": line.parsed.value("build").map { .string($0) },
-            ])
-        },
-        commandAnswer: { parsed, arguments, run in
-            try TestFlightPlanRead.checkBuild(parsed)
-            if parsed.flag("yes") { return try run(TestFlightApply.binding, arguments) }
-            var planned = Arguments()
-            planned.append("clip", parsed.value("clip"))
-            planned.append("build", parsed.value("build"))
-            let answer = try run(TestFlightPlanRead.binding, planned)
-            guard parsed.flag("json") else { return answer }
-            let plans = try TestFlightPlans(json: answer.json).plans
-            guard plans.allSatisfy({ $0["inSync"]?.boolValue == true }) else { throw CommandUsageError(reviewFirst) }
-            let clips = try plans.map { (plan) throws(WireError) in try TestFlightPlans.clip(plan) }
-            return OperationAnswer(json: ApplyOutput(reports: clips.map { ApplyReport(clip: $0) }).json, status: 200)
-        },
-        serverCall: ServerCall(minimumWaitSeconds: 900, unavailableStatuses: [409, 502, 503]), bodyOptional: true,
-        present: { output, _, printer in try output.present(printer, refusal: reviewFirst) })
+        Self.self, Route("POST", "/v1/asc/testflight/apply", body: .json(optional: true)),
+        command: Command(
+            ["asc", "testflight", "apply"],
+            CommandHelp(
+                "make a build's App Clip offer the chosen invocations (idempotent, resumable)",
+                discussion: "Without --yes it shows the plan and sends nothing.",
+                examples: [
+                    CommandExample(
+                        "clipctl asc testflight apply --build 1.4 --yes",
+                        "In a release pipeline, after the upload: give build 1.4's App Clip its TestFlight invocations")
+                ]),
+            options: [AscApply.yes] + AppStoreConnectKey.options,
+            steps: CommandSteps(
+                check: TestFlightPlanRead.checkBuild,
+                answer: { words, arguments, run in
+                    if words.flag(AscApply.yes.name) { return try run(TestFlightApply.binding, arguments) }
+                    let apply = Input(arguments)
+                    var plan = TestFlightPlanRead.Input()
+                    (plan.clip, plan.build) = (apply.clip, apply.build)
+                    let answer = try run(TestFlightPlanRead.binding, plan.arguments)
+                    guard words.flag("json") else { return answer }
+                    let plans = try TestFlightPlans(json: answer.json).plans
+                    guard plans.allSatisfy({ $0["inSync"]?.boolValue == true }) else { throw CommandUsageError(reviewFirst) }
+                    let clips = try plans.map { (plan) throws(WireError) in try TestFlightPlans.clip(plan) }
+                    return OperationAnswer(json: ApplyOutput(reports: clips.map { ApplyReport(clip: $0) }).json, status: 200)
+                }),
+            server: ServerCall(minimumWaitSeconds: 900, unavailableStatuses: [409, 502, 503]),
+            present: { output, _, printer in try output.present(printer, refusal: reviewFirst) }))
+}
+
+extension InputField {
+    /// `--clip` of the TestFlight operations: one linked clip; none, every linked clip with invocations chosen.
+    fileprivate static func testFlightClip(_ key: any WritableKeyPath<Input, String?> & Sendable, in place: FieldPlace = .query)
+        -> InputField
+    {
+        .linkedClip(key, in: place, help: "only this linked clip (default: every linked clip with invocations chosen)")
+    }
+
+    /// `--build`: a build by its version (CFBundleVersion) or App Store Connect id; none, the newest.
+    fileprivate static func build(_ key: any WritableKeyPath<Input, String?> & Sendable, in place: FieldPlace = .query) -> InputField {
+        .text(
+            "build", key, in: place, "VERSION|ID",
+            help: "the build: its version (CFBundleVersion) or App Store Connect id (default: the newest)")
+    }
 }
 
 /// The plans of `GET /v1/asc/testflight/plan` (`{"plans": [...]}`, never cached), each as `TestFlightPlan.json` wrote

@@ -1,4 +1,3 @@
-import ArgParse
 public import ClipCore
 import ClipStore
 public import ClipWire
@@ -10,37 +9,28 @@ public import StrictJSON
 public enum TokenList: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
+    public struct Input: DeclaredInput {
         public init() {}
-        public init(reading reader: inout ArgumentReader) {}
-        public var arguments: Arguments { Arguments() }
+        public static let fields: [InputField<Input>] = []
     }
 
-    public struct Output: OperationOutput {
-        public var tokens: [APIToken]
-
-        public var json: JSONValue { ListJSON.items(tokens.map(TokenJSON.token)) }
-
-        public init(tokens: [APIToken]) { self.tokens = tokens }
-
-        public init(json: JSONValue) throws(WireError) {
-            tokens = try ListJSON.items(json: json).map { (v) throws(WireError) in try TokenJSON.token(json: v) }
-        }
-    }
+    public typealias Output = Items<APIToken>
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        Output(tokens: try session.registry.tokens(team: session.caller.team))
+        Output(try session.registry.tokens(team: session.caller.team))
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/tokens",
-        command: CommandSpec(
-            "list", summary: "list tokens (never their secrets)",
-            examples: [Example("clipctl token list", "List the tokens, their scope and when each was last used")]), under: ["token"],
-        commandJSON: { .array($0.tokens.map(TokenJSON.token)) }, present: present)
+        Self.self, Route("GET", "/v1/tokens"),
+        command: Command(
+            ["token", "list"],
+            CommandHelp(
+                "list tokens (never their secrets)",
+                examples: [CommandExample("clipctl token list", "List the tokens, their scope and when each was last used")]),
+            json: .shape { .array($0.items.map(\.json)) }, present: present))
 
-    static func present(_ output: Output, _ parsed: ParsedCommand, _ printer: Printer) {
-        for t in output.tokens {
+    static func present(_ output: Output, _ words: CommandWords, _ printer: Printer) {
+        for t in output.items {
             let scope = (t.team.map { "team:\($0.rawValue)" } ?? "admin").padding(toLength: 15, withPad: " ", startingAt: 0)
             printer.line(
                 "\(t.id)  \(scope)  \(t.revokedAt == nil ? "active " : "revoked")  \(t.name)  last used \(t.lastUsedAt ?? "never")")
@@ -54,17 +44,19 @@ public enum TokenList: Operation {
 public enum TokenCreate: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var name: String?
+    public struct Input: DeclaredInput {
+        var admin = false
         var team: TeamID?
-
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            let fields = reader.fields
-            name = fields.string("name", required: true)
-            if let t = fields.string("team") { team = fields.attempt { () throws(ValidationFailure) in try TeamID(t, field: "team") } }
-        }
+        var name = ""
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            // The command's choice of scope; over the API, a body without `team` is an admin token's.
+            .flag("admin", \.admin, in: .command, help: "manages everything"),
+            .text("name", \.name, in: .body, "NAME", help: "what the token is for", required: true),
+            .value(
+                "team", \.team, in: .body, "TEAMID", help: "manages only this team's objects",
+                parse: { (text, field) throws(ValidationFailure) in try TeamID(text, field: field) }, format: \.rawValue),
+        ]
     }
 
     public struct Output: OperationOutput {
@@ -87,51 +79,42 @@ public enum TokenCreate: Operation {
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        guard let name = input.name else { throw RegistryError.invalid([]) }
         var team = input.team
         if let own = session.caller.team {
             guard team == nil || team == own else { throw CallerRefusal.forbidden("a team token can create tokens for its own team only") }
             team = own
         }
-        return Output(try session.registry.createToken(name: name, team: team))
+        return Output(try session.registry.createToken(name: input.name, team: team))
     }
 
     public static let binding: Binding = Binding(
-        Self.self, "POST", "/v1/tokens", status: 201,
-        command: CommandSpec(
-            "create", summary: "create a token and print its secret once",
-            options: [
-                .flag("admin", help: "manages everything"),
-                .option("team", value: "TEAMID", help: "manages only this team's objects"),
-                .option("name", value: "NAME", help: "what the token is for (required)"),
-            ],
-            examples: [
-                Example("clipctl token create --team ABCDE12345 --name 'bikes CI'", "Create a token that manages only one team's objects"),
-                Example("clipctl token create --admin --name ops", "Create an administrator token"),
-            ]),
-        under: ["token"],
-        commandJSON: { writtenJSON(TokenJSON.created($0.outcome.value.token, secret: $0.outcome.value.secret), notes: $0.outcome.notes) },
-        takesBody: true,
-        commandInput: { line, arguments in
-            let parsed = line.parsed
-            let team = parsed.value("team")
-            guard parsed.flag("admin") != (team != nil) else { throw CommandUsageError("give exactly one of --admin or --team TEAMID") }
-            var body: [(key: String, value: JSONValue)] = [("name", .string(try line.required("name")))]
-            if let team {
-                do throws(ValidationFailure) { _ = try TeamID(team, field: "team") } catch { throw RegistryError.invalid(error.errors) }
-                body.append(("team", .string(team)))
-            }
-            arguments.body = .object(body)
-        },
-        present: { output, _, printer in
-            let (token, secret) = output.outcome.value
-            // The secret alone on standard output (TOKEN=$(clipctl token create …)); the rest on standard error.
-            printer.line(secret)
-            // What was created, not what was asked: a team token's --admin makes a token of its own team.
-            let scope = token.team.map { "team \($0.rawValue)" } ?? "admin"
-            printer.err("token \(token.id) (\(scope)) created; the secret above is shown only once\n")
-            for note in output.outcome.notes { printer.err("  \(note.text)\n") }
-        })
+        Self.self, Route("POST", "/v1/tokens", status: 201, body: .json(optional: false)),
+        command: Command(
+            ["token", "create"],
+            CommandHelp(
+                "create a token and print its secret once",
+                examples: [
+                    CommandExample(
+                        "clipctl token create --team ABCDE12345 --name 'bikes CI'", "Create a token that manages only one team's objects"),
+                    CommandExample("clipctl token create --admin --name ops", "Create an administrator token"),
+                ]),
+            steps: CommandSteps(check: { words in
+                guard words.flag("admin") != (words.value("team") != nil) else {
+                    throw CommandUsageError("give exactly one of --admin or --team TEAMID")
+                }
+            }),
+            json: .shape {
+                writtenJSON(TokenJSON.created($0.outcome.value.token, secret: $0.outcome.value.secret), notes: $0.outcome.notes)
+            },
+            present: { output, _, printer in
+                let (token, secret) = output.outcome.value
+                // The secret alone on standard output (TOKEN=$(clipctl token create …)); the rest on standard error.
+                printer.line(secret)
+                // What was created, not what was asked: a team token's --admin makes a token of its own team.
+                let scope = token.team.map { "team \($0.rawValue)" } ?? "admin"
+                printer.err("token \(token.id) (\(scope)) created; the secret above is shown only once\n")
+                for note in output.outcome.notes { printer.err("  \(note.text)\n") }
+            }))
 }
 
 /// `DELETE /v1/tokens/{id}` (204) and `clipctl token revoke ID`, which prints the token as revoked
@@ -139,49 +122,37 @@ public enum TokenCreate: Operation {
 public enum TokenRevoke: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var id: String
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            id = reader.string("id") ?? ""
-        }
+    public struct Input: DeclaredInput {
+        var id = ""
+        public init() {}
+        public static let fields: [InputField<Input>] = [.text("id", \.id, in: .path, "ID", help: "the token id")]
     }
 
-    public struct Output: OperationOutput {
-        public var token: APIToken
-        public init(token: APIToken) { self.token = token }
-        public var json: JSONValue { TokenJSON.token(token) }
-        public init(json: JSONValue) throws(WireError) { token = try TokenJSON.token(json: json) }
-    }
+    public typealias Output = APIToken
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         guard let id = Int64(input.id) else { throw RegistryError.notFound("token \(input.id)") }
         let token = try session.registry.token(id: id)
         if let own = session.caller.team, token.team != own { throw RegistryError.notFound("token \(id)") }
-        return Output(token: try session.registry.revokeToken(id: id).value)
+        return try session.registry.revokeToken(id: id).value
     }
 
     public static let binding: Binding = Binding(
-        Self.self, "DELETE", "/v1/tokens/{id}", status: 204,
-        command: CommandSpec(
-            "revoke", summary: "revoke a token", positionals: [PositionalSpec("ID", help: "the token id")],
-            examples: [Example("clipctl token revoke 3", "Revoke token 3")]),
-        under: ["token"],
-        unreadBody: .ignored,
-        commandInput: { line, arguments in
-            guard let id = Int64(line.parsed.positionals.first ?? "") else { throw CommandUsageError("a token id is a number") }
-            arguments.append("id", String(id))
-        },
-        commandAnswer: { _, arguments, run in
-            // The route answers 204: the token as revoked is read back after it.
-            _ = try run(TokenRevoke.binding, arguments)
-            let id = Int64(arguments["id"] ?? "")
-            guard let token = try TokenList.Output(json: run(TokenList.binding, Arguments()).json).tokens.first(where: { $0.id == id })
-            else {
-                throw RegistryError.notFound("token \(arguments["id"] ?? "")")
-            }
-            return OperationAnswer(json: TokenJSON.token(token), status: 200)
-        },
-        present: { output, _, printer in printer.line("revoked token \(output.token.id) (\(output.token.name))") })
+        Self.self, Route("DELETE", "/v1/tokens/{id}", status: 204, body: .none(.ignored)),
+        command: Command(
+            ["token", "revoke"], CommandHelp("revoke a token", examples: [CommandExample("clipctl token revoke 3", "Revoke token 3")]),
+            steps: CommandSteps(
+                check: { words in
+                    guard Int64(words.positional(0) ?? "") != nil else { throw CommandUsageError("a token id is a number") }
+                },
+                // The route answers 204: the token as revoked is read back after it.
+                answer: { _, arguments, run in
+                    _ = try run(TokenRevoke.binding, arguments)
+                    let revoked = try TokenList.Output(json: run(TokenList.binding, Arguments()).json).items
+                    guard let token = revoked.first(where: { $0.id == Int64(arguments["id"] ?? "") }) else {
+                        throw RegistryError.notFound("token \(arguments["id"] ?? "")")
+                    }
+                    return OperationAnswer(json: token.json, status: 200)
+                }),
+            present: { token, _, printer in printer.line("revoked token \(token.id) (\(token.name))") }))
 }

@@ -196,7 +196,7 @@ public enum ExperienceExport: Operation {
 /// How `clipctl import` and `clipctl export` build their arguments.
 enum TransferCommands {
     /// `--format`, else from the file's name (`.csv`), else NDJSON.
-    static func format(_ parsed: ParsedCommand, path: String?) throws -> Interchange.Format {
+    static func format(_ parsed: CommandWords, path: String?) throws -> Interchange.Format {
         if let name = parsed.value("format") {
             guard let format = Interchange.Format(rawValue: name.lowercased()) else {
                 throw CommandUsageError("--format is ndjson or csv, not \(name)")

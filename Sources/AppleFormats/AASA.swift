@@ -1,3 +1,4 @@
+public import ClipCore
 public import StrictJSON
 
 /// What one host's apple-app-site-association file is made of.

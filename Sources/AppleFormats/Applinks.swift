@@ -1,3 +1,4 @@
+public import ClipCore
 public import StrictJSON
 
 /// The `applinks` details entry of one full app on one host: its `components` (and optional

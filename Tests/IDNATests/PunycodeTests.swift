@@ -1,5 +1,5 @@
 import Testing
-@testable import ClipCore
+@testable import IDNA
 
 /// RFC 3492 §7.1 sample strings: code points → Punycode (lower-cased: the RFC's upper-case
 /// letters are optional mixed-case annotations, §3.3).

@@ -1,4 +1,5 @@
 import ClipCore
+import DoctorAndPublish
 import Testing
 
 /// The doctor on TestFlight invocations (docs/app-store-connect.md#testflight-invocations): a linked clip with active

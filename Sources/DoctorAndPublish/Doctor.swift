@@ -1,3 +1,5 @@
+public import AppleFormats
+public import ClipCore
 import QRCode
 import StrictJSON
 

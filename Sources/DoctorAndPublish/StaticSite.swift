@@ -1,3 +1,4 @@
+public import ClipCore
 import FileFormats
 import StrictJSON
 

@@ -55,13 +55,21 @@ struct UnicodeHostProperties {
 
 /// UTS #46 §4 Processing as the WHATWG URL Standard's "domain to ASCII" runs it in browsers
 /// (nontransitional, CheckBidi, CheckJoiners), with UseSTD3ASCIIRules on and CheckHyphens off
-/// except for hyphens at either end of a label (docs/rules.md#host-names).
-enum UTS46 {
-    typealias Problem = DomainName.Problem
+/// except for hyphens at either end of a label (docs/rules.md#host-names). `DomainName` (ClipCore)
+/// runs these steps and words each refusal.
+package enum UTS46 {
+    /// What processing refuses in a label, with the label as written (and the code point, or the
+    /// decoded text, concerned).
+    package enum Problem: Error, Equatable, Sendable {
+        case badPunycode(String), hyphenAtEdge(String)
+        case notLetterDigitHyphen(String, Unicode.Scalar), disallowedCharacter(String, Unicode.Scalar)
+        case leadingCombiningMark(String), joinerContext(String), bidiRule(String)
+        case aLabelOfASCII(String), aLabelNotNFC(String, String), aLabelInALabel(String), aLabelNeedsMapping(String, Unicode.Scalar)
+    }
 
     /// §4 steps 1–2: map each code point by its status, then NFC. A disallowed code point stays,
     /// for the validity check to name it.
-    static func map(_ host: String) -> String {
+    package static func map(_ host: String) -> String {
         var mapped = String.UnicodeScalarView()
         for scalar in host.unicodeScalars {
             if scalar.isASCII {
@@ -81,7 +89,7 @@ enum UTS46 {
 
     /// §4 step 4 for one label of the mapped host: an A-label is decoded (RFC 3492) and checked
     /// as one; the label's Unicode form is returned.
-    static func decodeAndValidate(_ label: String) throws(Problem) -> String {
+    package static func decodeAndValidate(_ label: String) throws(Problem) -> String {
         guard label.hasPrefix("xn--") else {
             try validate(label, original: label, fromALabel: false)
             return label
@@ -152,7 +160,7 @@ enum UTS46 {
 
     /// UTS #46 §4.1 step 5 CheckBidi: in a Bidi domain name (one label or more has an R, AL or AN
     /// character), every label satisfies the six conditions of RFC 5893 §2.
-    static func checkBidi(_ labels: [String], originals: [String]) throws(Problem) {
+    package static func checkBidi(_ labels: [String], originals: [String]) throws(Problem) {
         let classes = labels.map { label in label.unicodeScalars.map { $0.isASCII ? asciiBidi($0) : UnicodeHostProperties($0.value).bidi } }
         guard classes.contains(where: { $0.contains { $0 == .R || $0 == .AL || $0 == .AN } }) else { return }
         for (index, label) in classes.enumerated() where !label.isEmpty {

@@ -1,3 +1,4 @@
+import ClipCore
 import Foundation  // Locale.Region.isoRegions / LanguageCode.isoLanguageCodes for $(region) and $(lang) (no I/O)
 public import StrictJSON
 

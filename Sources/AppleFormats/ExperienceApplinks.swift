@@ -1,3 +1,4 @@
+public import ClipCore
 public import StrictJSON
 
 /// `applinks` components for a full app generated from its clips' advanced experiences, so that

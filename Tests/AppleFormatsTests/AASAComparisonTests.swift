@@ -1,6 +1,7 @@
 import ClipCore
 import StrictJSON
 import Testing
+@testable import AppleFormats
 
 struct AASAComparisonTests {
     static let registry = try! JSONParser.parse(

@@ -1,7 +1,8 @@
+import ClipCore
 import Foundation
 import StrictJSON
 import Testing
-@testable import ClipCore
+@testable import AppleFormats
 
 /// Scores the evaluator on the vendored conformance corpus, Fixtures/aasa-conformance/cases.json
 /// (a copy of the shared conformance corpus, conformance/aasa/cases.json; see PROVENANCE.md there; checked against Apple's

@@ -1,3 +1,5 @@
+public import ClipCore
+
 /// The Smart App Banner tag (docs/rules.md#smart-app-banner, docs/apple-formats.md#smart-app-banner):
 /// `<meta name="apple-itunes-app" content="app-id=…, app-argument=…, app-clip-bundle-id=…, app-clip-display=card">`.
 public enum SmartBanner {
@@ -38,17 +40,10 @@ public enum SmartBanner {
             throw ValidationFailure(
                 field: "appArgument", rule: "appArgument.format", message: "must be an absolute URL such as https://shop.example/item/1")
         }
-        var out: [UInt8] = []
-        for b in bytes {
-            if b <= 0x20 || b >= 0x7F || b == UInt8(ascii: ",") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<")
-                || b == UInt8(ascii: ">") || b == UInt8(ascii: "'") || b == UInt8(ascii: "`") || b == UInt8(ascii: "\\")
-            {
-                PercentEncoding.appendEscape(b, to: &out)
-            } else {
-                out.append(b)
-            }
+        return PercentEncoding.encode(bytes) { b in
+            !(b <= 0x20 || b >= 0x7F || b == UInt8(ascii: ",") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<")
+                || b == UInt8(ascii: ">") || b == UInt8(ascii: "'") || b == UInt8(ascii: "`") || b == UInt8(ascii: "\\"))
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -1,6 +1,7 @@
+import ClipCore
 import StrictJSON
 import Testing
-@testable import ClipCore
+@testable import AppleFormats
 
 struct AASATests {
     @Test func goldenOutputIsCompactSortedAndDeterministic() throws {

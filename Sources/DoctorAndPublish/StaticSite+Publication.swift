@@ -1,3 +1,6 @@
+public import AppleFormats
+import ClipCore
+
 /// What `clipctl publish` writes, gathered from a bulk read of the registry (`RegistryRecord`), wherever
 /// the records come from: every host's AASA and a Smart App Banner per active experience.
 extension StaticSite {

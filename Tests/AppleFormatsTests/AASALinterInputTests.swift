@@ -1,5 +1,6 @@
+import ClipCore
 import Testing
-@testable import ClipCore
+@testable import AppleFormats
 
 /// Files that are not plain JSON are named for what they are (AASA005 empty, AASA006 signed,
 /// AASA007 byte order mark), not reported as malformed JSON at line 1. Synthetic inputs only.

@@ -1,3 +1,5 @@
+public import ClipCore
+
 /// One record of a registry read in bulk: what `clipctl doctor` cross-checks and `clipctl publish`
 /// writes, read from the database or page by page from a server (`GET /v1/bulk`). A read gives
 /// the apps, clips, default experiences, hosts and shared hosts first, the experiences last.
