@@ -1,4 +1,5 @@
 public import ClipCore
+public import AppleFormats
 public import StrictJSON
 
 // The catalog's shapes (docs/http-api.md): apps, clips, domain associations, who holds a host, default

@@ -21,7 +21,7 @@ public enum AppSave: Operation {
         public init() {}
         public static let fields: [InputField<Input>] = [
             .app(\.bundle, help: "the app's bundle ID"), .writingTeam(\.team, help: "the team"), .appStoreID(\.appStoreID),
-            .text("name", \.name, in: .body, "NAME", help: "display name"),
+            AppFields.name(\.name),
         ]
         public mutating func check(_ reader: inout ArgumentReader) { preconditions = reader.preconditions }
     }
@@ -76,7 +76,7 @@ public enum AppCreate: Operation {
             .value(
                 "appStoreId", \.appStoreID, in: .body, "N", help: "numeric App Store ID (the banner's app-id)",
                 parse: { (text, _) throws(ValidationFailure) in try AppStoreID(text) }, format: \.rawValue),
-            .text("name", \.name, in: .body, "NAME", help: "display name"),
+            AppFields.name(\.name),
         ]
     }
 
@@ -140,7 +140,7 @@ public enum AppUpdate: Operation {
         public init() {}
         public static let fields: [InputField<Input>] = [
             .app(\.bundle, help: "the app's bundle ID"), .appStoreID(\.appStoreID),
-            .text("name", \.name, in: .body, "NAME", help: "display name"),
+            AppFields.name(\.name),
         ]
         public mutating func check(_ reader: inout ArgumentReader) { preconditions = reader.preconditions }
     }
@@ -187,6 +187,11 @@ public enum AppFields {
             [("ETag", entityTag("a", outcome.value.version))]
                 + (outcome.created ? [("Location", "/v1/apps/\(outcome.value.bundleID.rawValue)")] : [])
         }
+    }
+
+    /// The app's display name in the body (`name`; absent leaves it as it is).
+    static func name<Input>(_ key: any WritableKeyPath<Input, String?> & Sendable) -> InputField<Input> {
+        .text("name", key, in: .body, "NAME", help: "display name")
     }
 
     /// Another team's app, one that does not exist and a malformed name all get the same answer,

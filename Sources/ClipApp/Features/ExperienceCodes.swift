@@ -1,5 +1,7 @@
 import ClipCodes
 import ClipCore
+import DoctorAndPublish
+import DoctorAndPublish
 import ClipStore
 public import ClipWire
 import StrictJSON
