@@ -133,7 +133,8 @@ let package = Package(
         .target(
             name: "ClipCLI",
             dependencies: [
-                "ClipApp", "ClipCore", "DoctorAndPublish", "ClipStore", "ClipWire", "ArgParse", "ClipCommands", "OutboundHTTP", "StrictJSON",
+                "ClipApp", "ClipCore", "DoctorAndPublish", "ClipStore", "ClipWire", "ArgParse", "ClipCommands", "OutboundHTTP",
+                "StrictJSON",
             ],
             swiftSettings: strict,
             plugins: ["EmbedBuildInfo"]),

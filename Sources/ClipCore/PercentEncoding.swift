@@ -3,7 +3,7 @@
 /// has one decoder built on these: URL normalization (`NormalizedURL.normalizePercent`, RFC 3986
 /// §6.2.2.1–2) and the AASA evaluator's `percentEncoded: false` (`AASAEvaluator.decode`). Every
 /// text the registry writes escaped goes through `encode`: a request's path segments and query
-/// values (`Binding.request`, the card preview's links), what a remote server said (`Outbound.printable`),
+/// values (`Binding.request`, the card preview's links), what a remote server said (`OutboundHTTP.printable`),
 /// the banner's attribute (`SmartBanner`).
 public enum PercentEncoding {
     static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)

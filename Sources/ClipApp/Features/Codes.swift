@@ -176,7 +176,8 @@ public enum URLCode: Operation {
     public static func run(_ input: Input, in session: Session) throws -> CodeOutput {
         guard let url = input.url, !url.isEmpty else {
             throw OperationError.malformed(
-                "give the invocation URL as ?url=", errors: [FieldError(field: Input.url.facts.name, rule: "required", message: "is required")])
+                "give the invocation URL as ?url=",
+                errors: [FieldError(field: Input.url.facts.name, rule: "required", message: "is required")])
         }
         guard let format = CodeFormat(rawValue: input.format ?? "svg"), PrintBundle.formats.contains(format) else {
             throw InvalidArguments(
