@@ -154,8 +154,7 @@ extension InputField {
     ) -> InputField {
         let facts = FieldFacts(
             name: "limit", place: .query, type: .integer(Int64(PageLimit.range.lowerBound)...Int64(PageLimit.range.upperBound)),
-            placeholder: "N", help: help,
-            defaultValue: String(commandDefault))
+            placeholder: "N", help: help, defaultValue: String(commandDefault))
         return InputField(
             facts, read: { input, reader in input[keyPath: key] = reader.string(facts.name) },
             write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })

@@ -301,6 +301,7 @@ import Testing
             ("GET", "/v1/experiences/1/code.svg", nil, [401, 404, 200, 200]),
             ("GET", "/v1/experiences/1/code.png", nil, [401, 404, 200, 200]),
             ("GET", "/v1/experiences/1/tag.ndef", nil, [401, 404, 200, 200]),
+            ("GET", "/v1/experiences/1/codes", nil, [401, 404, 200, 200]),
             ("GET", "/v1/codes/export", nil, [401, 200, 200, 200]),
             ("PATCH", "/v1/experiences/1", #"{"subtitle":"Changed"}"#, [401, 404, 200, 200]),
             ("GET", "/v1/apps/com.a.app", nil, [401, 404, 200, 200]),
