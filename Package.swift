@@ -142,7 +142,7 @@ let package = Package(
         .target(
             name: "ClipServer",
             dependencies: [
-                "ArgParse", "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "ClipWebhooks", "HTTP1", "StrictJSON",
+                "ClipAPI", "ClipApp", "ClipCLI", "ClipCore", "ClipStore", "ClipWebhooks", "HTTP1",
             ],
             swiftSettings: strict),
         .executableTarget(name: "clipctl", dependencies: ["ClipCLI", "ClipServer"], swiftSettings: strict),

@@ -1,10 +1,10 @@
-public import ArgParse
 public import ClipApp
+import StrictJSON
 
-/// What `clipctl serve` hands the server the program links in (`ServeEntry`): its parsed command, where
+/// What `clipctl serve` hands the server the program links in (`ServeEntry`): its command line's words, where
 /// it prints, the database, and the App Store Connect client its flags or environment name.
 public struct ServeCommand {
-    public let parsed: ParsedCommand
+    public let words: CommandWords
     public let environment: [String: String]
     public let io: CLIIO
     public let databasePath: String
@@ -18,6 +18,11 @@ public struct ServeCommand {
     public func failure(_ message: String) -> any Error { CommandFailure(code: ExitCode.failure, message: message) }
 
     public func print(_ line: String) { io.out(line + "\n") }
+
+    /// One line of serve's log on standard error: `{"level":…,"msg":…}` and a line end.
+    public static func logLine(_ level: String, _ message: String) -> String {
+        "{\"level\":\"\(level)\",\"msg\":\(JSONWriter.string(.string(message)))}\n"
+    }
 }
 
 /// Runs `clipctl serve` until it stops: the `clipctl` executable passes `ClipServer.serve`, so that the

@@ -13,7 +13,7 @@ extension Context {
         guard let serveEntry else { throw CommandFailure(code: ExitCode.failure, message: "this clipctl was built without its server") }
         try serveEntry(
             ServeCommand(
-                parsed: parsed, environment: environment, io: io, databasePath: databasePath,
+                words: words, environment: environment, io: io, databasePath: databasePath,
                 appStoreConnect: { try self.servedAppStoreConnect() }))
     }
 

@@ -1,4 +1,3 @@
-import ArgParse
 import ClipApp
 import ClipCLI
 import ClipStore
@@ -9,7 +8,7 @@ import Foundation
 /// for a value that is none.
 extension ClipServer {
     static func propagationSchedule(_ command: ServeCommand) throws -> PropagationSchedule? {
-        let options = (schedule: command.parsed.value("aasa-watch-schedule"), giveUpAfter: command.parsed.value("aasa-watch-for"))
+        let options = (schedule: command.words.value("aasa-watch-schedule"), giveUpAfter: command.words.value("aasa-watch-for"))
         switch PropagationSchedule.from(options: options, environment: ProcessInfo.processInfo.environment) {
         case .success(let schedule): return schedule
         case .failure(let problem): throw command.usage(problem.message)
@@ -25,7 +24,7 @@ extension ClipServer {
         guard let schedule else { return nil }
         let watch = PropagationWatch(outbound: outbound, schedule: schedule)
         pool.observers.add(watch)
-        watch.start(path: path, pollSeconds: min(5, schedule.intervals.min() ?? 5)) { line in io.err(logLine("warn", line)) }
+        watch.start(path: path, pollSeconds: min(5, schedule.intervals.min() ?? 5)) { line in io.err(ServeCommand.logLine("warn", line)) }
         return watch
     }
 }

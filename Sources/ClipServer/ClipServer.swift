@@ -1,4 +1,3 @@
-import ArgParse
 import ClipAPI
 import ClipApp
 public import ClipCLI
@@ -8,14 +7,13 @@ import ClipWebhooks
 import Dispatch
 import Foundation
 import HTTP1
-import StrictJSON
 
 /// `clipctl serve`: the HTTP API on the database, until SIGTERM or SIGINT (docs/architecture.md#graceful-stop).
 /// The one place where the command line and the HTTP API meet; the `clipctl` executable hands it to `ClipCLI.run`.
 public enum ClipServer {
     public static func serve(_ command: ServeCommand) throws {
-        let parsed = command.parsed, io = command.io, databasePath = command.databasePath
-        let listen = parsed.value("listen") ?? "127.0.0.1:8080"
+        let words = command.words, io = command.io, databasePath = command.databasePath
+        let listen = words.value("listen") ?? "127.0.0.1:8080"
         let address = try listenAddress(listen, command)
         let (limits, capNote) = try connectionLimits(command)
         let publicMaxAge = try publicMaxAge(command)
@@ -26,14 +24,15 @@ public enum ClipServer {
         // A registry for every thread that may run a handler at once: an event thread never
         // waits for one that blocking handlers hold.
         // The read model saved at the last graceful stop, beside the database (docs/architecture.md#the-read-model).
-        let savedReadModel = parsed.flag("no-saved-read-model") ? nil : SavedReadModel.path(besideDatabase: databasePath)
+        let savedReadModel = words.flag("no-saved-read-model") ? nil : SavedReadModel.path(besideDatabase: databasePath)
         let pool = try openPool(
             databasePath, capacity: configuration.eventThreads + configuration.blockingThreads + configuration.outboundThreads,
             savedReadModel: savedReadModel, io)
-        io.err(Self.logLine("info", "connections: at most \(limits.maxConnections) (\(capNote))"))
+        io.err(ServeCommand.logLine("info", "connections: at most \(limits.maxConnections) (\(capNote))"))
         warnWithoutAdminToken(pool, databasePath, io)
-        let quiet = parsed.flag("quiet")
-        let worker = WebhookWorker(path: databasePath, configuration: webhooks, log: { message in io.err(Self.logLine("error", message)) })
+        let quiet = words.flag("quiet")
+        let worker = WebhookWorker(
+            path: databasePath, configuration: webhooks, log: { message in io.err(ServeCommand.logLine("error", message)) })
         pool.observers.add(worker)
         let api = ClipAPI(
             pool: pool, logsRequests: !quiet, appStoreConnect: try command.appStoreConnect(), publicMaxAge: publicMaxAge,
@@ -61,7 +60,7 @@ public enum ClipServer {
         api.connectionCount = { server.connectionCount }
         if (try? pool.with(actor: "api") { $0.isReadOnly }) == true {
             io.err(
-                "{\"level\":\"warn\",\"msg\":\(JSONWriter.string(.string("the database \(databasePath) is read-only: serving reads; writes answer 503")))}\n"
+                ServeCommand.logLine("warn", "the database \(databasePath) is read-only: serving reads; writes answer 503")
             )
         }
         let readOnly = (try? pool.with(actor: "api") { $0.isReadOnly }) == true
@@ -91,12 +90,12 @@ public enum ClipServer {
         let leftovers = RestoreLeftovers.remove(besides: databasePath)
         if !leftovers.isEmpty {
             let bytes = leftovers.reduce(Int64(0)) { $0 + $1.bytes }
-            io.err(Self.logLine("info", "removed \(leftovers.count) file(s) of \(bytes) bytes left by an interrupted restore"))
+            io.err(ServeCommand.logLine("info", "removed \(leftovers.count) file(s) of \(bytes) bytes left by an interrupted restore"))
         }
         let existed = FileManager.default.fileExists(atPath: databasePath)
         let pool = try RegistryPool(path: databasePath, capacity: capacity, savedReadModel: savedReadModel)
         // As every command that creates a database says so (the first day: a server started in the wrong folder).
-        if !existed { io.err(Self.logLine("info", "created \(databasePath)")) }
+        if !existed { io.err(ServeCommand.logLine("info", "created \(databasePath)")) }
         io.err(Self.readModelLine(pool.index, seconds: Double(DispatchTime.now().uptimeNanoseconds - loadStarted) / 1e9))
         return pool
     }
@@ -108,7 +107,7 @@ public enum ClipServer {
             !tokens.contains(where: { $0.team == nil && $0.revokedAt == nil })
         else { return }
         let command = "clipctl --db \(Shell.quote(databasePath)) token create --admin --name NAME"
-        io.err(Self.logLine("warning", "\(databasePath) has no admin token; make one with: \(command)"))
+        io.err(ServeCommand.logLine("warning", "\(databasePath) has no admin token; make one with: \(command)"))
     }
 
     /// `--listen` HOST:PORT, with an IPv6 literal in brackets (RFC 3986 §3.2.2): [::1]:8080; a name such as
@@ -129,14 +128,14 @@ public enum ClipServer {
 
     /// The connection and body limits (`--max-connections`, `--max-body-bytes`), and where the connection cap comes from.
     static func connectionLimits(_ command: ServeCommand) throws -> (limits: HTTPLimits, capNote: String) {
-        let parsed = command.parsed
+        let words = command.words
         var limits = HTTPLimits()
         // POST /v1/images carries an image's bytes: by default a body may be as large as the largest image taken.
         limits.maxBodyBytes = max(limits.maxBodyBytes, HeaderImage.maxBytes)
         // The default cap is what descriptors and memory allow (docs/architecture.md#limits-and-slow-clients).
         let budget = ConnectionBudget.current()
         var capNote = "the default: descriptor limit \(budget.descriptors), memory \(budget.memoryBytes >> 20) MiB"
-        if let n = parsed.value("max-connections") {
+        if let n = words.value("max-connections") {
             guard let v = Int(n), v > 0 else { throw command.usage("--max-connections takes a positive number") }
             limits.maxConnections = v
             capNote = "--max-connections"
@@ -148,7 +147,7 @@ public enum ClipServer {
                     + "\(ConnectionBudget.reservedDescriptors) of them kept for the server's own files"
             }
         }
-        if let n = parsed.value("max-body-bytes") {
+        if let n = words.value("max-body-bytes") {
             guard let v = Int(n), v > 0 else { throw command.usage("--max-body-bytes takes a positive number") }
             limits.maxBodyBytes = v
         }
@@ -157,7 +156,7 @@ public enum ClipServer {
 
     /// `--public-max-age`: the seconds public answers may be cached, 60 unless given.
     static func publicMaxAge(_ command: ServeCommand) throws -> Int {
-        guard let n = command.parsed.value("public-max-age") else { return 60 }
+        guard let n = command.words.value("public-max-age") else { return 60 }
         guard let v = Int(n), (0...31_536_000).contains(v) else {
             throw command.usage("--public-max-age takes a number of seconds from 0 to 31536000")
         }
@@ -166,23 +165,23 @@ public enum ClipServer {
 
     /// The webhook worker's settings from `--allow-private-targets` and the `--webhook-…` options.
     static func webhookConfiguration(_ command: ServeCommand) throws -> WebhookWorker.Configuration {
-        let parsed = command.parsed
+        let words = command.words
         var webhooks = WebhookWorker.Configuration()
-        webhooks.allowPrivateTargets = parsed.flag("allow-private-targets")
-        if let text = parsed.value("webhook-retry-schedule") {
+        webhooks.allowPrivateTargets = words.flag("allow-private-targets")
+        if let text = words.value("webhook-retry-schedule") {
             let delays = text.split(separator: ",", omittingEmptySubsequences: false).map { Int64($0) }
             guard !delays.isEmpty, delays.count <= 100, delays.allSatisfy({ ($0 ?? -1) >= 0 && ($0 ?? 0) <= 604_800_000 }) else {
                 throw command.usage("--webhook-retry-schedule takes milliseconds separated by commas, such as 10,20,40")
             }
             webhooks.schedule = WebhookRetrySchedule(delaysMilliseconds: delays.map { $0! })
         }
-        if let text = parsed.value("webhook-timeout") {
+        if let text = words.value("webhook-timeout") {
             guard let seconds = Double(text), seconds > 0, seconds <= 300 else {
                 throw command.usage("--webhook-timeout takes a number of seconds from 0 to 300")
             }
             webhooks.timeoutSeconds = seconds
         }
-        if let text = parsed.value("webhook-retention-days") {
+        if let text = words.value("webhook-retention-days") {
             guard let days = Int(text), (1...3650).contains(days) else {
                 throw command.usage("--webhook-retention-days takes a number of days from 1 to 3650")
             }
@@ -194,7 +193,7 @@ public enum ClipServer {
     /// Where outbound reads go (`--aasa-cdn-url`, `--aasa-site-url`), refused at start when unusable,
     /// under the webhooks' address rules and timeout.
     static func outboundSettings(_ command: ServeCommand, _ webhooks: WebhookWorker.Configuration) throws -> Outbound {
-        let cdnURL = command.parsed.value("aasa-cdn-url"), siteURL = command.parsed.value("aasa-site-url")
+        let cdnURL = command.words.value("aasa-cdn-url"), siteURL = command.words.value("aasa-site-url")
         if let problem = Outbound.settingsProblem(cdnBaseURL: cdnURL, siteURLTemplate: siteURL, names: .serve) {
             throw command.usage(problem)
         }
@@ -224,10 +223,12 @@ public enum ClipServer {
         do {
             if try index.save(to: path) {
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - saveStarted) / 1e9
-                io.err(Self.logLine("info", "saved the read model (\(index.count) experiences) to \(path) in \(Self.seconds(seconds))"))
+                io.err(
+                    ServeCommand.logLine("info", "saved the read model (\(index.count) experiences) to \(path) in \(Self.seconds(seconds))")
+                )
             }
         } catch {
-            io.err(Self.logLine("warn", "the read model was not saved: \(error)"))
+            io.err(ServeCommand.logLine("warn", "the read model was not saved: \(error)"))
         }
     }
 
@@ -236,17 +237,14 @@ public enum ClipServer {
         let took = Self.seconds(seconds)
         switch index.start {
         case .saved(let replayed):
-            return logLine(
+            return ServeCommand.logLine(
                 "info", "read model: \(index.count) experiences from the saved read model, \(replayed) changes replayed, in \(took)")
         case .built(let ignoring?):
-            return logLine("warn", "read model: \(index.count) experiences built from the database in \(took); not used: \(ignoring)")
+            return ServeCommand.logLine(
+                "warn", "read model: \(index.count) experiences built from the database in \(took); not used: \(ignoring)")
         case .built(nil):
-            return logLine("info", "read model: \(index.count) experiences built from the database in \(took)")
+            return ServeCommand.logLine("info", "read model: \(index.count) experiences built from the database in \(took)")
         }
-    }
-
-    static func logLine(_ level: String, _ message: String) -> String {
-        "{\"level\":\"\(level)\",\"msg\":\(JSONWriter.string(.string(message)))}\n"
     }
 
     static func seconds(_ s: Double) -> String {
