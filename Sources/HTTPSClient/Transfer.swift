@@ -102,18 +102,14 @@ public enum Transfer {
         defer { lists.free() }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
-        let milliseconds = max(1, Int(min(request.timeoutSeconds, 86_400) * 1000))
+        let limits = Self.limits(request)
         var setup = ccurl_setopt_string(handle, CURLOPT_URL, request.url)
         func set(_ code: CURLcode) { if setup == CURLE_OK { setup = code } }
         set(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1))  // many threads: no SIGALRM for name lookups
-        set(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds))
-        if let idle = request.idleSeconds {
-            set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(min(idle, 86_400) * 1000))))
-            set(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
-            set(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(min(idle, 86_400).rounded(.up)))))
-        } else {
-            set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds))
-        }
+        set(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, limits.total))
+        set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, limits.connect))
+        set(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, limits.idle == nil ? 0 : 1))
+        set(ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, limits.idle ?? 0))
         set(ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
         set(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, request.schemes.joined(separator: ",")))
         set(ccurl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, request.schemes.joined(separator: ",")))
@@ -132,9 +128,7 @@ public enum Transfer {
             set(ccurl_setopt_list(handle, CURLOPT_RESOLVE, lists.make([pin])))
         }
         if !request.headers.isEmpty {
-            // "Name:" with nothing after the colon removes curl's own field of that name (CURLOPT_HTTPHEADER(3)).
-            let lines = request.headers.map { $0.value.isEmpty ? "\($0.name):" : "\($0.name): \($0.value)" }
-            set(ccurl_setopt_list(handle, CURLOPT_HTTPHEADER, lists.make(lines)))
+            set(ccurl_setopt_list(handle, CURLOPT_HTTPHEADER, lists.make(request.headers.map(Self.headerLine))))
         }
         switch request.method {
         case "GET": break
@@ -171,6 +165,20 @@ public enum Transfer {
         }
         guard status > 0 else { return .failure(.failed("no answer")) }
         return .success(Response(status: status, headers: state.headers, body: state.body, truncated: state.full))
+    }
+
+    /// The request's limits in libcurl's units: the whole exchange and the connection in milliseconds, and with
+    /// `idleSeconds` the whole seconds of the low-speed limit (1 byte a second; 0: none).
+    static func limits(_ request: Request) -> (total: Int, connect: Int, idle: Int?) {
+        let total = max(1, Int(min(request.timeoutSeconds, 86_400) * 1000))
+        guard let idle = request.idleSeconds.map({ min($0, 86_400) }) else { return (total, total, nil) }
+        return (total, max(1, Int(idle * 1000)), max(1, Int(idle.rounded(.up))))
+    }
+
+    /// A header field as libcurl takes it: "Name:" with nothing after the colon removes curl's own field of that
+    /// name (CURLOPT_HTTPHEADER(3)).
+    static func headerLine(_ field: (name: String, value: String)) -> String {
+        field.value.isEmpty ? "\(field.name):" : "\(field.name): \(field.value)"
     }
 
     static func seconds(_ s: Double) -> String { s == s.rounded() && s < 1e15 ? "\(Int(s)) s" : "\(s) s" }
