@@ -14,6 +14,8 @@ public struct AdvancedExperience: Sendable, Equatable {
     public var headerImage: String?
     /// A validated `place` object (docs/apple-formats.md#place).
     public var place: JSONValue?
+    /// Key → value (docs/rules.md#labels; `Labels` holds the rules).
+    public var labels: [String: String]
     public var status: ExperienceStatus
     public var version: Int
     public var createdAt: String
@@ -22,7 +24,8 @@ public struct AdvancedExperience: Sendable, Equatable {
     public init(
         id: Int64 = 0, url: NormalizedURL, clip: AppID, action: Action = .open, defaultLanguage: Language = .EN,
         isPoweredBy: Bool = false, businessCategory: BusinessCategory? = nil, localizations: [Language: CardText],
-        headerImage: String? = nil, place: JSONValue? = nil, status: ExperienceStatus = .active, version: Int = 1,
+        headerImage: String? = nil, place: JSONValue? = nil, labels: [String: String] = [:], status: ExperienceStatus = .active,
+        version: Int = 1,
         createdAt: String = "", updatedAt: String = ""
     ) {
         self.id = id
@@ -35,6 +38,7 @@ public struct AdvancedExperience: Sendable, Equatable {
         self.localizations = localizations
         self.headerImage = headerImage
         self.place = place
+        self.labels = labels
         self.status = status
         self.version = version
         self.createdAt = createdAt

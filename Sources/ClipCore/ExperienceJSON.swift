@@ -32,6 +32,8 @@ public enum ExperienceJSON {
                 members.append((key: field.name, value: json))
             }
         }
+        // docs/rules.md#labels: left out while there are none, as `localizations` is.
+        if !e.labels.isEmpty { members.append((key: "labels", value: Labels.json(e.labels))) }
         return .object(members)
     }
 
@@ -66,6 +68,12 @@ public enum ExperienceJSON {
         let languageIsValid = !reader.has("language") || reader.errors.allSatisfy { $0.field != "language" }
         var localizations = mergeLocalizations(reader, into: base?.localizations ?? [:], language: language)
         let titleGiven = mergeDefaultCard(reader, into: &localizations, language: language)
+        var labels = base?.labels ?? [:]
+        if let patch = reader.raw("labels") {
+            let merged = Labels.merge(patch, into: labels, field: reader.fieldPath("labels"))
+            reader.add(merged.errors)
+            labels = merged.labels
+        }
         if languageIsValid && localizations[language] == nil && (base == nil || reader.has("language") || reader.has("localizations")) {
             if reader.errors.allSatisfy({ $0.field != "title" && $0.field != "subtitle" }) {
                 reader.fail(
@@ -87,6 +95,7 @@ public enum ExperienceJSON {
         experience.clip = clip
         for (field, value) in zip(ExperienceField.all, values) { field.set(value, in: &experience) }
         experience.localizations = localizations
+        experience.labels = labels
         return (experience, advice(localizations, before: base?.localizations, language: language))
     }
 

@@ -8,6 +8,20 @@ public enum Interchange {
 
     /// The portable form's members (`ExperienceField.portableMembers`), then the image's bytes.
     public static let csvColumns = ExperienceField.portableMembers + ["headerImageData"]
+    /// A CSV column per label key (`label.city`), after `csvColumns`; an import also reads the whole
+    /// set as JSON in a `labels` column, as NDJSON holds it (docs/rules.md#labels).
+    public static let labelColumnPrefix = "label."
+
+    /// The label key a column names, or nil when it names none.
+    static func labelKey(column: String) -> String? {
+        guard column.hasPrefix(labelColumnPrefix) else { return nil }
+        return Labels.key(String(column.dropFirst(labelColumnPrefix.count)))
+    }
+
+    /// A column an import reads.
+    static func isKnownColumn(_ column: String) -> Bool {
+        csvColumns.contains(column) || column == "labels" || labelKey(column: column) != nil
+    }
 
     /// A problem with one line of an import: 1-based line number, and the field errors.
     public struct LineError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -273,11 +287,12 @@ public enum Interchange {
                     stopped = true
                     return
                 }
-                let unknown = record.fields.filter { !csvColumns.contains($0) }
+                let unknown = record.fields.filter { !isKnownColumn($0) }
                 if !unknown.isEmpty || Set(record.fields).count != record.fields.count {
                     let problems = unknown.map {
                         FieldError(
-                            field: $0, rule: "unknown", message: "is not a known column (known: \(csvColumns.joined(separator: ", ")))")
+                            field: $0, rule: "unknown",
+                            message: "is not a known column (known: \(csvColumns.joined(separator: ", ")), and label.KEY for a label)")
                     }
                     batch.errors.append(
                         LineError(
@@ -307,9 +322,13 @@ public enum Interchange {
             }
             var members: [(key: String, value: JSONValue)] = []
             var problems: [FieldError] = []
-            for (name, cell) in zip(header, record.fields) where !cell.isEmpty {
-                // Cells by the kind of their field (`ExperienceField`); `localizations` is JSON too.
-                switch ExperienceField.named[name]?.kind ?? (name == "localizations" ? .json : .text) {
+            // An empty label cell removes the label (a JSON Merge Patch's null: `Labels.merge`).
+            var labels: [(key: String, value: JSONValue)] = zip(header, record.fields).compactMap { name, cell in
+                labelKey(column: name).map { (key: $0, value: cell.isEmpty ? .null : .string(cell)) }
+            }
+            for (name, cell) in zip(header, record.fields) where !cell.isEmpty && labelKey(column: name) == nil {
+                // Cells by the kind of their field (`ExperienceField`); `localizations` and `labels` are JSON too.
+                switch ExperienceField.named[name]?.kind ?? (name == "localizations" || name == "labels" ? .json : .text) {
                 case .flag:
                     switch cell.lowercased() {
                     case "true", "yes", "1": members.append((key: name, value: true))
@@ -319,13 +338,27 @@ public enum Interchange {
                             FieldError(field: name, rule: "type", message: "expected true or false, got \"\(cell.truncatedForMessage)\""))
                     }
                 case .json:
-                    do { members.append((key: name, value: try JSONParser.parse(cell))) } catch {
+                    do {
+                        let value = try JSONParser.parse(cell)
+                        // The `labels` cell first, then the label columns over it, as one patch.
+                        if name == "labels" {
+                            guard let given = value.objectMembers else {
+                                problems.append(FieldError(field: name, rule: "type", message: "must be a JSON object of labels"))
+                                continue
+                            }
+                            let columns = Set(labels.map(\.key))
+                            labels = given.filter { Labels.key($0.key).map { !columns.contains($0) } ?? true } + labels
+                        } else {
+                            members.append((key: name, value: value))
+                        }
+                    } catch {
                         problems.append(
                             FieldError(field: name, rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)"))
                     }
                 default: members.append((key: name, value: .string(cell)))
                 }
             }
+            if !labels.isEmpty { members.append((key: "labels", value: .object(labels))) }
             guard problems.isEmpty else { return batch.errors.append(LineError(line: record.line, errors: problems)) }
             switch Interchange.carryingImage(JSONValue.object(members), line: record.line) {
             case .success(let carried): batch.lines.append(carried)
@@ -348,12 +381,22 @@ public enum Interchange {
         JSONWriter.string(exported(e, imageData: imageData))
     }
 
-    public static var csvHeader: String { CSVFormat.format(csvColumns) }
+    /// The header of an export whose experiences have labels with `labelKeys` (in order).
+    public static func csvHeader(labelKeys: [String] = []) -> String {
+        CSVFormat.format(csvColumns + labelKeys.map { labelColumnPrefix + $0 })
+    }
 
-    /// The CSV record for one experience (no trailing newline). With `spreadsheetSafe`, a cell
-    /// a spreadsheet would run as a formula is defused (`spreadsheetSafeCell`).
-    public static func csv(_ e: AdvancedExperience, imageData: [UInt8]? = nil, spreadsheetSafe: Bool = false) -> String {
+    /// The CSV record for one experience (no trailing newline), a cell for each of `labelKeys` after
+    /// the columns. With `spreadsheetSafe`, a cell a spreadsheet would run as a formula is defused
+    /// (`spreadsheetSafeCell`).
+    public static func csv(
+        _ e: AdvancedExperience, imageData: [UInt8]? = nil, labelKeys: [String] = [], spreadsheetSafe: Bool = false
+    ) -> String {
         let json = exported(e, imageData: imageData)
+        let labelCells = labelKeys.map { key in
+            let cell = e.labels[key] ?? ""
+            return spreadsheetSafe ? spreadsheetSafeCell(cell) : cell
+        }
         return CSVFormat.format(
             csvColumns.map { column in
                 let cell: String =
@@ -364,7 +407,7 @@ public enum Interchange {
                     case let value?: JSONWriter.string(value)
                     }
                 return spreadsheetSafe ? spreadsheetSafeCell(cell) : cell
-            })
+            } + labelCells)
     }
 
     /// OWASP "CSV Injection": a cell that begins with `=`, `+`, `-`, `@`, TAB or CR is read as a

@@ -8,17 +8,20 @@ import StrictJSON
 /// Every record names its form in `change_record.form` (Migrations/0010_change_record_form.sql; the
 /// records written before that column are form 1, which is what they hold). Form 1 is the API's form
 /// of each object as it was when the form was frozen, member for member and in the same order, and
-/// must stay so: a new member, a renamed one or another order is form 2, written from then on, while
+/// must stay so: a new member, a renamed one or another order is a new form, written from then on, while
 /// `read` keeps giving every older record as it was stored.
+///
+/// Form 2 is form 1 with an experience's `labels` (docs/rules.md#labels) as its last portable member,
+/// present only when the experience has labels: a record of an unlabelled object is the same in both.
 enum AuditForm {
     /// The form new change records are written in.
-    static let version: Int64 = 1
+    static let version: Int64 = 2
 
     /// A stored `before` or `after` of form `form`, as the change feed gives it (`GET /v1/changes`,
     /// `clipctl changes`): form 1 as stored. A form this version does not know (written by a newer
     /// one) is refused rather than guessed at.
     static func read(_ text: String, form: Int64) throws -> JSONValue {
-        guard form == 1 else {
+        guard form == 1 || form == 2 else {
             throw RegistryError.storage(
                 "a change record is in audit form \(form), which this version does not know (a newer version wrote it)")
         }

@@ -8,7 +8,8 @@ extension Registry {
         SELECT e.id, e.url, e.clip_bundle_id, a.team_id, \(ExperienceRow.fieldColumns.map { "e." + $0 }.joined(separator: ", ")),
                e.version, e.created_at, e.updated_at,
                (SELECT json_group_object(language, json_array(title, subtitle)) FROM advanced_experience_localization l
-                WHERE l.experience_id = e.id) AS localizations
+                WHERE l.experience_id = e.id) AS localizations,
+               (SELECT json_group_object(key, value) FROM experience_label b WHERE b.experience_id = e.id) AS labels
         FROM advanced_experience e
         JOIN clip c ON c.bundle_id = e.clip_bundle_id
         JOIN app a ON a.bundle_id = c.app_bundle_id
@@ -22,11 +23,14 @@ extension Registry {
             else { continue }
             localizations[language] = CardText(title: title, subtitle: subtitle)
         }
+        var labels: [String: String] = [:]
+        for (key, value) in try JSONParser.parse(try row.string("labels")).objectMembers ?? [] { labels[key] = value.stringValue }
         var experience = AdvancedExperience(
             id: Int64(try row.int("id")),
             url: try NormalizedURL(try row.string("url")),
             clip: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id"))),
             localizations: localizations,
+            labels: labels,
             version: try row.int("version"),
             createdAt: try row.string("created_at"),
             updatedAt: try row.string("updated_at"))
@@ -70,10 +74,13 @@ extension Registry {
         /// Cursor: only URLs after this one (docs/architecture.md#the-http-api: cursor pagination).
         public var afterURL: String?
         public var limit: Int?
+        /// Every term must hold (docs/rules.md#labels).
+        public var labels: LabelSelector
         public init(
             clip: AppID? = nil, host: String? = nil, status: ExperienceStatus? = nil, team: TeamID? = nil, afterURL: String? = nil,
-            limit: Int? = nil
+            limit: Int? = nil, labels: LabelSelector = LabelSelector()
         ) {
+            self.labels = labels
             self.clip = clip
             self.host = host
             self.status = status
@@ -87,21 +94,58 @@ extension Registry {
     public func forEachExperience(_ filter: ListFilter = ListFilter(), _ body: (AdvancedExperience) throws -> Void) throws(RegistryError) {
         try guarded {
             try db.read {
-                try db.forEachRow(
-                    Self.experienceColumns + """
-                         WHERE e.removed_at IS NULL AND (?1 IS NULL OR e.clip_bundle_id = ?1) AND (?2 IS NULL OR e.host = ?2)
-                           AND (?3 IS NULL OR e.status = ?3) AND (?4 IS NULL OR a.team_id = ?4) AND (?5 IS NULL OR e.url > ?5)
-                         ORDER BY e.url LIMIT ?6
-                        """,
-                    [
-                        .text(filter.clip?.bundleID.rawValue), .text(filter.host), .text(filter.status?.rawValue),
-                        .text(filter.team?.rawValue), .text(filter.afterURL), .integer(Int64(filter.limit ?? -1)),
-                    ]
-                ) { row in
+                let (condition, values) = Self.condition(filter)
+                try db.forEachRow(Self.experienceColumns + condition + " ORDER BY e.url LIMIT ?6", values) { row in
                     try body(try readExperience(row))
                 }
             }
         }
+    }
+
+    /// The `WHERE` clause of `filter` over `experienceColumns`' tables, and its values (`?6` is the limit's).
+    static func condition(_ filter: ListFilter) -> (sql: String, values: [SQLValue]) {
+        let (labelClauses, labelValues) = labelClauses(filter.labels, firstParameter: 7)
+        return (
+            """
+             WHERE e.removed_at IS NULL AND (?1 IS NULL OR e.clip_bundle_id = ?1) AND (?2 IS NULL OR e.host = ?2)
+               AND (?3 IS NULL OR e.status = ?3) AND (?4 IS NULL OR a.team_id = ?4) AND (?5 IS NULL OR e.url > ?5)
+            """ + labelClauses,
+            [
+                .text(filter.clip?.bundleID.rawValue), .text(filter.host), .text(filter.status?.rawValue), .text(filter.team?.rawValue),
+                .text(filter.afterURL), .integer(Int64(filter.limit ?? -1)),
+            ] + labelValues
+        )
+    }
+
+    /// The label keys the experiences `filter` selects have, in order (an export's label columns).
+    public func labelKeys(_ filter: ListFilter = ListFilter()) throws(RegistryError) -> [String] {
+        try guarded {
+            let (condition, values) = Self.condition(filter)
+            return try db.query(
+                """
+                SELECT DISTINCT b.key AS key FROM experience_label b JOIN advanced_experience e ON e.id = b.experience_id
+                JOIN clip c ON c.bundle_id = e.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
+                """ + condition + " AND ?6 = ?6 ORDER BY b.key", values
+            ).map { try $0.string("key") }
+        }
+    }
+
+    /// One `AND e.id IN (…)` per term of `selector`, read from the selector index
+    /// (Migrations/0013_experience_labels.sql), with its parameters numbered from `firstParameter`.
+    static func labelClauses(_ selector: LabelSelector, firstParameter: Int) -> (sql: String, values: [SQLValue]) {
+        var sql = ""
+        var values: [SQLValue] = []
+        for term in selector.terms {
+            let n = firstParameter + values.count
+            if let value = term.value {
+                sql += " AND e.id IN (SELECT experience_id FROM experience_label WHERE key = ?\(n) AND value = ?\(n + 1))"
+                values += [.text(term.key), .text(value)]
+            } else {
+                sql += " AND e.id IN (SELECT experience_id FROM experience_label WHERE key = ?\(n))"
+                values.append(.text(term.key))
+            }
+        }
+        return (sql, values)
     }
 
     public func experiences(_ filter: ListFilter = ListFilter()) throws(RegistryError) -> [AdvancedExperience] {
@@ -209,6 +253,7 @@ extension Registry {
         }
         let id = db.lastInsertRowID
         try insertLocalizations(id, draft.localizations)
+        try insertLabels(id, draft.labels)
         let saved = Self.saved(draft, id: id, clip: clip, at: t)
         try recordChange(entity: .experience, id: String(id), action: .create, before: nil, after: AuditForm.experience(saved))
         return saved
@@ -221,6 +266,14 @@ extension Registry {
             try db.execute(
                 "INSERT INTO \(Self.localizationColumns) VALUES (?, ?, ?, ?)",
                 [.integer(id), .text(language.tag), .text(card.title), .text(card.subtitle)])
+        }
+    }
+
+    static let labelColumns = "experience_label(experience_id, key, value)"
+
+    func insertLabels(_ id: Int64, _ labels: [String: String]) throws {
+        for key in labels.keys.sorted() {
+            try db.execute("INSERT INTO \(Self.labelColumns) VALUES (?, ?, ?)", [.integer(id), .text(key), .text(labels[key]!)])
         }
     }
 
@@ -318,6 +371,10 @@ extension Registry {
         if saved.localizations != before.localizations {
             try db.execute("DELETE FROM advanced_experience_localization WHERE experience_id = ?", [.integer(saved.id)])
             try insertLocalizations(saved.id, saved.localizations)
+        }
+        if saved.labels != before.labels {
+            try db.execute("DELETE FROM experience_label WHERE experience_id = ?", [.integer(saved.id)])
+            try insertLabels(saved.id, saved.labels)
         }
         saved.clip = try storedClip(saved.clip.bundleID)
         try recordChange(

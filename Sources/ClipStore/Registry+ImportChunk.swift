@@ -87,6 +87,11 @@ extension Registry {
             }
         }
         try insertRows(Self.localizationColumns, columns: 4, localizations)
+        var labels: [SQLValue] = []
+        for experience in saved {
+            for key in experience.labels.keys.sorted() { labels += [.integer(experience.id), .text(key), .text(experience.labels[key]!)] }
+        }
+        try insertRows(Self.labelColumns, columns: 3, labels)
         try recordChanges(
             entity: .experience, action: .create,
             zip(chunk, saved).map { row, experience in

@@ -388,7 +388,8 @@ extension Registry {
     public func export(
         format: Interchange.Format, spreadsheetSafe: Bool = false, filter: ListFilter = ListFilter(), emit: (String) throws -> Void
     ) throws(RegistryError) {
-        if format == .csv { do { try emit(Interchange.csvHeader) } catch { throw RegistryError.storage("\(error)") } }
+        let labelKeys = format == .csv ? try self.labelKeys(filter) : []
+        if format == .csv { do { try emit(Interchange.csvHeader(labelKeys: labelKeys)) } catch { throw RegistryError.storage("\(error)") } }
         // Each header image travels with the first line of each team that names it
         // (Interchange.carryingImage): a team may use an image only when it brings its bytes.
         var carried: Set<String> = []
@@ -397,7 +398,7 @@ extension Registry {
             if let sha = e.headerImage, carried.insert("\(e.clip.team.rawValue) \(sha)").inserted { imageData = try headerImage(sha).bytes }
             try emit(
                 format == .csv
-                    ? Interchange.csv(e, imageData: imageData, spreadsheetSafe: spreadsheetSafe)
+                    ? Interchange.csv(e, imageData: imageData, labelKeys: labelKeys, spreadsheetSafe: spreadsheetSafe)
                     : Interchange.ndjson(e, imageData: imageData))
         }
     }

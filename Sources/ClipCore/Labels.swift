@@ -1,0 +1,150 @@
+public import StrictJSON
+
+/// An experience's labels: key → value pairs that group experiences (`city=paris`, `station=par007`),
+/// the registry's selector for lists, exports, bulk changes and scopes (docs/rules.md#labels).
+public enum Labels {
+    /// At most this many labels on one experience.
+    public static let maxCount = 32
+    /// A key: 1–63 characters (a DNS label's length, RFC 1035 §2.3.4), lower-case ASCII letters and
+    /// digits, with `-`, `_` and `.` inside; upper-case letters are read as lower-case.
+    public static let keyMax = 63
+    /// A value: free text of at most this many characters, checked as every stored text is (`TextLimits`).
+    public static let valueMax = 200
+
+    /// The key as stored (ASCII letters lower-cased), or nil when `text` is no key.
+    public static func key(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        guard (1...keyMax).contains(bytes.count), isAlphanumeric(bytes.first!), isAlphanumeric(bytes.last!),
+            bytes.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
+        else { return nil }
+        return String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// The key a sheet's column name gives (`Station ID` → `station-id`): ASCII letters lower-cased,
+    /// every run of other characters a `-`, none at either end; nil when no letter or digit is left
+    /// or the result is longer than a key may be.
+    public static func key(fromColumn name: String) -> String? {
+        var out: [UInt8] = []
+        var pendingDash = false
+        for b in name.utf8 {
+            if isAlphanumeric(b) {
+                if pendingDash && !out.isEmpty { out.append(UInt8(ascii: "-")) }
+                pendingDash = false
+                out.append(b >= 0x41 && b <= 0x5A ? b + 0x20 : b)
+            } else {
+                pendingDash = true
+            }
+        }
+        return key(String(decoding: out, as: UTF8.self))
+    }
+
+    static func isAlphanumeric(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+    }
+
+    static let keyMessage =
+        "is not a label key: 1–63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit"
+
+    /// The errors of one key as given and its value, `field` naming the pair (`labels.city`).
+    public static func errors(key: String, value: String, field: String) -> [FieldError] {
+        guard self.key(key) != nil else { return [FieldError(field: field, rule: "labels.key", message: keyMessage)] }
+        // TextLimits names its rules after the field's last part (the key): a label's are `labels.length` and so on.
+        return TextLimits.check(value, field: field, max: valueMax).map {
+            let rule = $0.rule.split(separator: ".").last.map(String.init) ?? $0.rule
+            return FieldError(field: $0.field, rule: "labels." + rule, message: $0.message)
+        }
+    }
+
+    /// Applies a labels member as a JSON Merge Patch (RFC 7396) of `base`: a string sets that key, `null`
+    /// removes it, and `"labels": null` removes every label. Two spellings of one key (`City`, `city`)
+    /// are refused, since which one wins would depend on their order.
+    public static func merge(_ patch: JSONValue, into base: [String: String], field: String = "labels") -> (
+        labels: [String: String], errors: [FieldError]
+    ) {
+        if patch.isNull { return ([:], []) }
+        guard let members = patch.objectMembers else {
+            return (base, [FieldError(field: field, rule: "type", message: "must be an object of label keys to text values")])
+        }
+        var labels = base
+        var errors: [FieldError] = []
+        var spelled: [String: String] = [:]
+        for (given, value) in members {
+            let path = "\(field).\(given)"
+            guard let key = key(given) else {
+                errors.append(FieldError(field: path, rule: "labels.key", message: keyMessage))
+                continue
+            }
+            if let first = spelled[key] {
+                errors.append(
+                    FieldError(field: path, rule: "labels.duplicate", message: "is the same key as \(first) (give each key once)"))
+                continue
+            }
+            spelled[key] = given
+            if value.isNull {
+                labels[key] = nil
+                continue
+            }
+            guard let text = value.stringValue else {
+                errors.append(FieldError(field: path, rule: "type", message: "must be a string, or null to remove the label"))
+                continue
+            }
+            let problems = self.errors(key: key, value: text, field: path)
+            if problems.isEmpty { labels[key] = text } else { errors += problems }
+        }
+        if errors.isEmpty && labels.count > maxCount {
+            errors.append(
+                FieldError(field: field, rule: "labels.count", message: "would hold \(labels.count) labels; the limit is \(maxCount)"))
+        }
+        return (labels, errors)
+    }
+
+    /// The labels as a JSON object, keys in order.
+    public static func json(_ labels: [String: String]) -> JSONValue {
+        .object(labels.keys.sorted().map { (key: $0, value: .string(labels[$0]!)) })
+    }
+}
+
+/// Which experiences a selector names by their labels: every `key=value` pair must hold (several are
+/// ANDed), and a `key` alone asks only that the label be there (docs/rules.md#labels).
+public struct LabelSelector: Sendable, Equatable {
+    public struct Term: Sendable, Equatable {
+        public let key: String
+        /// nil: any value.
+        public let value: String?
+    }
+    public var terms: [Term]
+
+    public init(terms: [Term] = []) { self.terms = terms }
+
+    /// Reads terms such as `city=paris` (the first `=` ends the key), each given on its own, as the
+    /// repeated `label` query item or `--label` option gives them.
+    public init(_ texts: [String], field: String = "label") throws(ValidationFailure) {
+        var terms: [Term] = []
+        var errors: [FieldError] = []
+        for text in texts {
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard let key = Labels.key(parts[0]) else {
+                errors.append(FieldError(field: field, rule: "labels.key", message: "\"\(text.truncatedForMessage)\" " + Labels.keyMessage))
+                continue
+            }
+            if parts.count == 2, parts[1].isEmpty {
+                errors.append(
+                    FieldError(field: field, rule: "labels.value", message: "\"\(text.truncatedForMessage)\" gives no value after '='"))
+                continue
+            }
+            terms.append(Term(key: key, value: parts.count == 2 ? parts[1] : nil))
+        }
+        guard errors.isEmpty else { throw ValidationFailure(errors) }
+        self.terms = terms
+    }
+
+    public var isEmpty: Bool { terms.isEmpty }
+
+    /// Whether `labels` satisfy every term.
+    public func matches(_ labels: [String: String]) -> Bool {
+        terms.allSatisfy { term in labels[term.key].map { term.value == nil || $0 == term.value } ?? false }
+    }
+
+    /// The terms as the query items and options spell them.
+    public var texts: [String] { terms.map { term in term.value.map { "\(term.key)=\($0)" } ?? term.key } }
+}
