@@ -17,7 +17,18 @@ extension AppleEnumeration {
         if let value = Self(rawValue: string) { return value }
         throw ValidationFailure(
             field: field, rule: "\(ruleName).enum",
-            message: "\"\(string.truncatedForMessage)\" is not one of \(allCases.map(\.rawValue).joined(separator: ", "))")
+            message: "\"\(string.truncatedForMessage)\" is not one of \(allCases.map(\.rawValue).joined(separator: ", "))"
+                + (suggestion(for: string).map { " (did you mean \($0)?)" } ?? ""))
+    }
+
+    /// The case a near miss meant: the same letters in another case, or at most two edits away
+    /// (`BIKE` → `BIKES`); nil when none or several are that near.
+    public static func suggestion(for string: String) -> String? {
+        guard string.utf8.count <= 64 else { return nil }
+        let upper = string.uppercased()
+        if let same = allCases.first(where: { $0.rawValue.uppercased() == upper }) { return same.rawValue }
+        let near = allCases.filter { SheetColumns.distance($0.rawValue, upper) <= min(2, upper.count / 3) }
+        return near.count == 1 ? near[0].rawValue : nil
     }
 
     /// The case the registry writes as `spelling` (what it reads back from its own database).

@@ -77,8 +77,8 @@ public enum Interchange {
     }
 
     /// Splits `text` into objects, reporting lines that are not valid JSON objects or CSV rows.
-    public static func lines(_ text: String, format: Format) -> (lines: [Line], errors: [LineError]) {
-        var reader = Reader(format: format)
+    public static func lines(_ text: String, format: Format, sheet: SheetOptions = SheetOptions()) -> (lines: [Line], errors: [LineError]) {
+        var reader = Reader(format: format, sheet: sheet)
         var all = reader.feed(Array(text.utf8)[...])
         let last = reader.finish()
         all.lines += last.lines
@@ -136,6 +136,8 @@ public enum Interchange {
         /// NDJSON lines are handed out unparsed (`Batch.unparsed`), for a caller that parses them
         /// elsewhere (an import parses on another thread while it writes the previous batch).
         public let defersParsing: Bool
+        /// How a CSV sheet's columns are named and what its rows lack (`SheetColumns`).
+        public let sheet: SheetOptions
         private var head: [UInt8] = []
         private var started = false
         private var pending: [UInt8] = []
@@ -144,9 +146,10 @@ public enum Interchange {
         private var header: [String]?
         private var stopped = false
 
-        public init(format: Format, defersParsing: Bool = false) {
+        public init(format: Format, defersParsing: Bool = false, sheet: SheetOptions = SheetOptions()) {
             self.format = format
             self.defersParsing = defersParsing
+            self.sheet = sheet
         }
 
         public mutating func feed(_ chunk: ArraySlice<UInt8>) -> Batch {
@@ -287,21 +290,11 @@ public enum Interchange {
                     stopped = true
                     return
                 }
-                let unknown = record.fields.filter { !isKnownColumn($0) }
-                if !unknown.isEmpty || Set(record.fields).count != record.fields.count {
-                    let problems = unknown.map {
-                        FieldError(
-                            field: $0, rule: "unknown",
-                            message: "is not a known column (known: \(csvColumns.joined(separator: ", ")), and label.KEY for a label)")
-                    }
-                    batch.errors.append(
-                        LineError(
-                            line: record.line,
-                            errors: problems.isEmpty
-                                ? [FieldError(field: "(header)", rule: "csv", message: "a column is named twice")] : problems))
+                switch SheetColumns.resolve(record.fields, sheet) {
+                case .success(let columns): header = columns
+                case .failure(let refusal):
+                    batch.errors.append(LineError(line: record.line, errors: refusal.errors))
                     stopped = true
-                } else {
-                    header = record.fields
                 }
                 return
             }
@@ -320,45 +313,7 @@ public enum Interchange {
                         ]))
                 return
             }
-            var members: [(key: String, value: JSONValue)] = []
-            var problems: [FieldError] = []
-            // An empty label cell removes the label (a JSON Merge Patch's null: `Labels.merge`).
-            var labels: [(key: String, value: JSONValue)] = zip(header, record.fields).compactMap { name, cell in
-                labelKey(column: name).map { (key: $0, value: cell.isEmpty ? .null : .string(cell)) }
-            }
-            for (name, cell) in zip(header, record.fields) where !cell.isEmpty && labelKey(column: name) == nil {
-                // Cells by the kind of their field (`ExperienceField`); `localizations` and `labels` are JSON too.
-                switch ExperienceField.named[name]?.kind ?? (name == "localizations" || name == "labels" ? .json : .text) {
-                case .flag:
-                    switch cell.lowercased() {
-                    case "true", "yes", "1": members.append((key: name, value: true))
-                    case "false", "no", "0": members.append((key: name, value: false))
-                    default:
-                        problems.append(
-                            FieldError(field: name, rule: "type", message: "expected true or false, got \"\(cell.truncatedForMessage)\""))
-                    }
-                case .json:
-                    do {
-                        let value = try JSONParser.parse(cell)
-                        // The `labels` cell first, then the label columns over it, as one patch.
-                        if name == "labels" {
-                            guard let given = value.objectMembers else {
-                                problems.append(FieldError(field: name, rule: "type", message: "must be a JSON object of labels"))
-                                continue
-                            }
-                            let columns = Set(labels.map(\.key))
-                            labels = given.filter { Labels.key($0.key).map { !columns.contains($0) } ?? true } + labels
-                        } else {
-                            members.append((key: name, value: value))
-                        }
-                    } catch {
-                        problems.append(
-                            FieldError(field: name, rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)"))
-                    }
-                default: members.append((key: name, value: .string(cell)))
-                }
-            }
-            if !labels.isEmpty { members.append((key: "labels", value: .object(labels))) }
+            let (members, problems) = SheetRow.members(header, record.fields, sheet)
             guard problems.isEmpty else { return batch.errors.append(LineError(line: record.line, errors: problems)) }
             switch Interchange.carryingImage(JSONValue.object(members), line: record.line) {
             case .success(let carried): batch.lines.append(carried)

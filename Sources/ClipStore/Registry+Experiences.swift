@@ -337,15 +337,8 @@ extension Registry {
             if updated.clip != before.clip { notes += try ensureClip(updated.clip) }
             // As an upload before the write would (`grantImage`), after the clip's team exists.
             if let header { _ = try grantImage(header, team: updated.clip.team) }
-            if updated.clip != before.clip || updated.url.host != before.url.host {
-                notes += try ensureDomain(clip: updated.clip, host: updated.url.host)
-            }
-            try checkUnique(updated.url, except: before.id)
-            try checkImage(updated.headerImage, team: updated.clip.team, carried: header != nil)
-            // A write that changes nothing makes no version and no change record (docs/rules.md#updates-and-versions).
-            guard updated != before else { return WriteOutcome(before, notes: notes, warnings: warnings) }
-            let saved = try save(updated, before: before, action: Self.changeAction(before, updated))
-            return WriteOutcome(saved, notes: notes, warnings: warnings)
+            let (saved, implied) = try applyUpdate(updated, over: before, imageCarried: header != nil)
+            return WriteOutcome(saved ?? before, notes: notes + implied, warnings: warnings)
         }
     }
 
