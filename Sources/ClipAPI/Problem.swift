@@ -48,7 +48,7 @@ struct Problem: Error {
                 case nil: nil
                 }
             self.init(status: 409, detail: message, extra: link.map { [(key: "existing", value: .string($0))] } ?? [])
-        case .versionMismatch: self.init(status: 412, detail: error.description)
+        case .versionMismatch, .selectionMismatch: self.init(status: 412, detail: error.description)
         case .unprocessable(let message): self.init(status: 422, detail: message)
         case .busy, .interrupted: self.init(status: 503, detail: error.description, headers: [("Retry-After", "1")])
         case .storage(let message):

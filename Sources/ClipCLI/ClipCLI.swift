@@ -76,7 +76,7 @@ struct CommandFailure: Error {
                 message: RegistryError.importRefusal(lines),
                 fieldErrors: lines.flatMap(\.fieldErrors))
         case .conflict(let message, _): self.init(code: ExitCode.invalidInput, message: message)
-        case .notFound, .versionMismatch, .busy, .interrupted, .storage, .unprocessable, .hostRefused, .readOnly:
+        case .notFound, .versionMismatch, .selectionMismatch, .busy, .interrupted, .storage, .unprocessable, .hostRefused, .readOnly:
             self.init(code: ExitCode.failure, message: error.description)
         }
     }

@@ -148,3 +148,79 @@ public struct LabelSelector: Sendable, Equatable {
     /// The terms as the query items and options spell them.
     public var texts: [String] { terms.map { term in term.value.map { "\(term.key)=\($0)" } ?? term.key } }
 }
+
+/// The selector language of bulk changes (`clipctl update --where`, `PATCH /v1/experiences?where=`;
+/// docs/rules.md#selectors): comma-separated terms, each `host=HOST`, `clip=CLIP`, `status=STATUS`,
+/// `label.KEY=VALUE` or `label.KEY` (the label is there), all of which must hold. A comma inside a
+/// value is written `\,`.
+public struct ExperienceSelector: Sendable, Equatable {
+    public var host: String?
+    public var clip: String?
+    public var status: ExperienceStatus?
+    public var labels = LabelSelector()
+
+    public init() {}
+
+    public init(_ text: String, field: String = "where") throws(ValidationFailure) {
+        var errors: [FieldError] = []
+        var labelTerms: [String] = []
+        for term in Self.terms(text) {
+            let parts = term.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let name = parts[0].trimmingSpaces, value = parts.count == 2 ? parts[1] : nil
+            func fail(_ message: String) { errors.append(FieldError(field: field, rule: "selector", message: message)) }
+            switch name {
+            case "host", "clip", "status":
+                guard let value, !value.isEmpty else {
+                    fail("\(name) needs a value (\(name)=…)")
+                    continue
+                }
+                if name == "host" {
+                    host = value
+                } else if name == "clip" {
+                    clip = value
+                } else {
+                    do { status = try ExperienceStatus.parse(value.uppercased(), field: field) } catch { errors += error.errors }
+                }
+            case _ where name.hasPrefix("label."):
+                labelTerms.append(String(name.dropFirst("label.".count)) + (value.map { "=" + $0 } ?? ""))
+            default:
+                fail(
+                    "\"\(term.truncatedForMessage)\" is not a term: host=HOST, clip=CLIP, status=STATUS, label.KEY=VALUE or label.KEY, separated by commas"
+                )
+            }
+        }
+        do { labels = try LabelSelector(labelTerms, field: field) } catch { errors += error.errors }
+        if errors.isEmpty && host == nil && clip == nil && status == nil && labels.isEmpty {
+            errors.append(FieldError(field: field, rule: "selector", message: "selects nothing: give at least one term"))
+        }
+        guard errors.isEmpty else { throw ValidationFailure(errors) }
+    }
+
+    /// The terms of `text`: split at commas not written `\,`.
+    static func terms(_ text: String) -> [String] {
+        var terms: [String] = []
+        var current = ""
+        var escaped = false
+        for character in text {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "," {
+                terms.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        terms.append(current)
+        return terms.filter { !$0.trimmingSpaces.isEmpty }
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

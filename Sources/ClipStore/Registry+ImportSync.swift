@@ -1,6 +1,6 @@
 public import ClipCore
 import SQLiteDB
-import StrictJSON
+public import StrictJSON
 
 /// Imports that keep the registry in step with a sheet (docs/guide.md#keep-the-registry-in-step-with-a-sheet):
 /// `update` changes the experiences the rows name by URL, `sync` also creates the new ones and lists (or removes)
@@ -237,6 +237,84 @@ extension Registry {
             default: return false
             }
         default: return false
+        }
+    }
+}
+
+/// Bulk changes by selector (docs/rules.md#selectors): one patch over every experience a selector
+/// matches, in one transaction.
+extension Registry {
+    /// The list filter of `selector` for a caller of `team` (nil: every team): its clip looked up, its host normalized.
+    public func filter(_ selector: ExperienceSelector, team: TeamID?) throws(RegistryError) -> ListFilter {
+        var filter = ListFilter(team: team, labels: selector.labels)
+        filter.status = selector.status
+        if let host = selector.host { filter.host = try Self.normalizeHost(host) }
+        if let clip = selector.clip {
+            let id = try clipID(clip)
+            guard team == nil || id.team == team else { throw RegistryError.notFound("clip \(clip)") }
+            filter.clip = id
+        }
+        return filter
+    }
+
+    /// Applies `patch` (an experience's partial JSON, as PATCH takes it) to every experience `filter`
+    /// matches, with `image` stored once and used by them all. Refused, changing nothing, when `expect`
+    /// is not the count matched or when the patch is refused for one of them; a dry run answers the
+    /// same outcomes and writes nothing.
+    public func update(
+        matching filter: ListFilter, with patch: JSONValue, image: [UInt8]? = nil, expect: Int? = nil, dryRun: Bool = false
+    ) throws(RegistryError) -> SyncReport {
+        if patch["url"] != nil {
+            throw RegistryError.invalid([
+                FieldError(field: "url", rule: "selector.url", message: "cannot be given to many experiences at once: update one by id")
+            ])
+        }
+        var header: HeaderImage?
+        if let image {
+            do { header = try HeaderImage(bytes: image) } catch { throw RegistryError.from(error) }
+        }
+        var patch = patch
+        if let header, case .object(var members) = patch {
+            members.removeAll { $0.key == ExperienceField.headerImage.name }
+            members.append((key: ExperienceField.headerImage.name, value: .string(header.sha256)))
+            patch = .object(members)
+        }
+        let changes = patch
+        var rolledBack: SyncReport?
+        do {
+            return try write {
+                let targets = try experiences(filter)
+                if let expect, targets.count != expect { throw RegistryError.selectionMismatch(expected: expect, actual: targets.count) }
+                var outcomes: [SyncReport.Outcome] = []
+                var notes: [WriteNote] = []
+                var warnings: [Interchange.LineError] = []
+                var unchanged = 0
+                for before in targets {
+                    let (draft, advice) = try decode(changes, base: before)
+                    if !advice.isEmpty { warnings.append(Interchange.LineError(line: 0, errors: advice)) }
+                    if let header { _ = try grantImage(header, team: draft.clip.team) }
+                    let (saved, implied) = try applyUpdate(draft, over: before, imageCarried: header != nil)
+                    notes += implied
+                    guard let saved else {
+                        unchanged += 1
+                        continue
+                    }
+                    let changed = SyncReport.changedMembers(ExperienceJSON.portable(before), ExperienceJSON.portable(saved))
+                    outcomes.append(.init(line: nil, url: saved.url.canonical, id: saved.id, action: .update, details: changed))
+                }
+                let report = SyncReport(
+                    mode: .update, dryRun: dryRun, outcomes: outcomes, unchanged: unchanged, notes: notes,
+                    warnings: warnings.isEmpty ? [] : [warnings[0]])
+                guard !dryRun else {
+                    try closeTransaction()
+                    rolledBack = report
+                    throw RegistryError.storage("dry run")
+                }
+                return report
+            }
+        } catch {
+            if let rolledBack { return rolledBack }
+            throw error
         }
     }
 }

@@ -14,6 +14,8 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
     case conflict(String, existing: ExistingObject? = nil)
     /// The object changed since the version the caller read (HTTP 412).
     case versionMismatch(expected: Int, actual: Int)
+    /// A selector matched another number of experiences than the caller expected (`--expect`) (HTTP 412).
+    case selectionMismatch(expected: Int, actual: Int)
     /// The request is valid but its result cannot be produced (an AASA over 128 KB) (HTTP 422, exit 1).
     case unprocessable(String)
     /// The database is locked by another writer (HTTP 503 + Retry-After).
@@ -52,6 +54,8 @@ public enum RegistryError: Error, Equatable, CustomStringConvertible {
         case .notFound(let what): "not found: \(what)"
         case .conflict(let message, _): message
         case .versionMismatch(let expected, let actual): "the resource is at version \(actual), not \(expected): read it again and retry"
+        case .selectionMismatch(let expected, let actual):
+            "the selector matches \(actual) experience\(actual == 1 ? "" : "s"), not the \(expected) expected: nothing was changed"
         case .unprocessable(let message): message
         case .busy: "the database is busy (locked by another writer); retry shortly"
         case .interrupted: "the server is stopping: this request was interrupted and nothing was written; retry"

@@ -3,6 +3,7 @@ import ClipWire
 import Foundation
 import SQLiteDB
 import StrictJSON
+import TestSupport
 import Testing
 @testable import ClipStore
 
@@ -172,5 +173,80 @@ struct SheetSyncTests {
             return
         }
         #expect(twice.errors.map(\.rule) == ["duplicate"])
+    }
+}
+
+/// `update --where` (docs/rules.md#selectors): one patch over what a selector matches, in one transaction.
+struct BulkChangeTests {
+    func chain(_ registry: Registry, stations: Int) throws {
+        let lines = (1...stations).map { n in
+            #"{"url":"https://ride.example/s/\#(n)","clip":"ABCDE12345.com.example.ride.Clip","title":"Ride","subtitle":"Tap","labels":{"city":"\#(n % 3 == 0 ? "lyon" : "paris")"}}"#
+        }
+        _ = try registry.importExperiences(lines.joined(separator: "\n"), format: .ndjson)
+    }
+
+    @Test func aSelectorsPatchChangesEveryMatchInOneTransactionWithOneImageStoredOnce() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        try chain(registry, stations: 300)
+        let selector = try ExperienceSelector("host=ride.example,label.city=paris")
+        let filter = try registry.filter(selector, team: nil)
+        let image = TestImages.png(width: 1800, height: 1200)
+        let records = try registry.changes(limit: 10_000).count
+        let report = try registry.update(
+            matching: filter, with: try JSONParser.parse(#"{"subtitle":"Tap to ride"}"#), image: image, expect: 200)
+        #expect(report.outcomes.count == 200 && report.unchanged == 0)
+        #expect(report.outcomes.allSatisfy { $0.details == ["subtitle", "headerImage"] })
+        #expect(try registry.db.query("SELECT count(*) AS n FROM header_image").first!.int("n") == 1)
+        // 200 experiences, and the image granted to the team once.
+        #expect(try registry.changes(limit: 10_000).count == records + 201)
+        #expect(try registry.experiences(filter).allSatisfy { $0.defaultCard.subtitle == "Tap to ride" && $0.headerImage != nil })
+        // Again: nothing to change, nothing written.
+        let settled = try snapshot(path)
+        let again = try registry.update(
+            matching: filter, with: try JSONParser.parse(#"{"subtitle":"Tap to ride"}"#), image: image, expect: 200)
+        #expect(again.outcomes.isEmpty && again.unchanged == 200)
+        #expect(try snapshot(path) == settled)
+    }
+
+    @Test func aRefusedOrDryRunBulkChangeLeavesTheDatabaseByteIdentical() throws {
+        let path = temporaryDatabasePath()
+        let registry = try Registry(path: path)
+        try chain(registry, stations: 30)
+        let filter = try registry.filter(try ExperienceSelector("label.city=paris"), team: nil)
+        let patch = try JSONParser.parse(#"{"category":"BIKES"}"#)
+        let before = try snapshot(path)
+        #expect(throws: RegistryError.selectionMismatch(expected: 21, actual: 20)) {
+            try registry.update(matching: filter, with: patch, expect: 21)
+        }
+        #expect(throws: RegistryError.self) { try registry.update(matching: filter, with: try JSONParser.parse(#"{"category":"BIKE"}"#)) }
+        #expect(throws: RegistryError.self) {
+            try registry.update(matching: filter, with: try JSONParser.parse(#"{"url":"https://ride.example/x"}"#))
+        }
+        let dry = try registry.update(matching: filter, with: patch, expect: 20, dryRun: true)
+        #expect(dry.dryRun && dry.outcomes.count == 20)
+        #expect(try snapshot(path) == before)
+    }
+
+    @Test func aTeamsSelectorNeverReachesAnotherTeamsExperiences() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        try chain(registry, stations: 3)
+        _ = try registry.register(
+            try experienceJSON("https://other.example/s/1", clip: "ZZZZZ99999.com.other.Clip", extra: #","labels":{"city":"paris"}"#))
+        let filter = try registry.filter(try ExperienceSelector("label.city=paris"), team: try TeamID("ZZZZZ99999"))
+        let report = try registry.update(matching: filter, with: try JSONParser.parse(#"{"subtitle":"Other"}"#))
+        #expect(report.outcomes.map(\.url) == ["https://other.example/s/1"])
+        #expect(throws: RegistryError.self) {
+            try registry.filter(try ExperienceSelector("clip=ABCDE12345.com.example.ride.Clip"), team: try TeamID("ZZZZZ99999"))
+        }
+    }
+
+    @Test func selectorTerms() throws {
+        let s = try ExperienceSelector(#"host=ride.example, label.city=Paris\, 7e,label.zone,status=active"#)
+        #expect(s.host == "ride.example" && s.status == .active)
+        #expect(s.labels.texts == ["city=Paris, 7e", "zone"])
+        for bad in ["", "colour=red", "host=", "label.-x=1", "label.city="] {
+            #expect(throws: ValidationFailure.self, "\(bad)") { try ExperienceSelector(bad) }
+        }
     }
 }
