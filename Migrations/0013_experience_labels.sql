@@ -1,4 +1,4 @@
--- An experience's labels (docs/rules.md#labels): key → value pairs, at most one value per key. The
+-- An experience's labels (docs/sheets.md#labels): key → value pairs, at most one value per key. The
 -- selector index answers "which experiences have city=paris" without reading the experiences.
 CREATE TABLE experience_label (
     experience_id  INTEGER NOT NULL REFERENCES advanced_experience(id) ON DELETE CASCADE,

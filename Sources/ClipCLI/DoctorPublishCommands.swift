@@ -9,7 +9,8 @@ import ClipStore
 extension Context {
     func doctor() throws {
         try DoctorCommand.run(
-            host: parsed.value("host"), json: json, runner: { try self.send($0, $1) },
+            host: parsed.value("host"), json: json, all: parsed.flag("all"), fixesFile: parsed.value("fixes"),
+            runner: { try self.send($0, $1) },
             more: {
                 guard remoteServer == nil else { return [] }
                 let leftovers = RestoreLeftovers.find(besides: databasePath).map { (path: $0.path, bytes: $0.bytes) }

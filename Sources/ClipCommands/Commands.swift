@@ -79,7 +79,11 @@ public enum Commands {
                 "doctor", summary: "cross-check the registry and say how to fix what is wrong",
                 discussion:
                     "Checks host associations, each host's AASA (lint, size headroom, generated applinks), banner clips, App Clip Code URL rules, card text against the older 18/43 guidance, default experiences, App Store IDs and localization sets; for clips linked to App Store Connect, with a key, drift and pending changes there (on the database only). With --server, the same checks over the server's registry (GET /v1/bulk), in the token's scope. Exits 1 when any finding is an error.",
-                options: [.option("host", value: "HOST", help: "only what touches this host")] + ascOptions,
+                options: [
+                    .option("host", value: "HOST", help: "only what touches this host"),
+                    .flag("all", help: "every finding on its own lines (a rule with many prints a few and its count)"),
+                    .option("fixes", value: "FILE", help: "write every finding's fix to FILE (a new file), one command a line"),
+                ] + ascOptions,
                 examples: [
                     Example("clipctl doctor --host bikesrental.example", "Check everything that touches one host, and say how to fix it")
                 ]),

@@ -14,7 +14,7 @@ public struct AdvancedExperience: Sendable, Equatable {
     public var headerImage: String?
     /// A validated `place` object (docs/apple-formats.md#place).
     public var place: JSONValue?
-    /// Key → value (docs/rules.md#labels; `Labels` holds the rules).
+    /// Key → value (docs/sheets.md#labels; `Labels` holds the rules).
     public var labels: [String: String]
     public var status: ExperienceStatus
     public var version: Int

@@ -32,7 +32,7 @@ public enum ExperienceJSON {
                 members.append((key: field.name, value: json))
             }
         }
-        // docs/rules.md#labels: left out while there are none, as `localizations` is.
+        // docs/sheets.md#labels: left out while there are none, as `localizations` is.
         if !e.labels.isEmpty { members.append((key: "labels", value: Labels.json(e.labels))) }
         return .object(members)
     }

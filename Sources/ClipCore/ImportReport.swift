@@ -18,7 +18,7 @@ public struct ImportReport: Sendable, Equatable {
     }
 }
 
-/// What an import does with the sheet's rows (docs/guide.md#keep-the-registry-in-step-with-a-sheet).
+/// What an import does with the sheet's rows (docs/sheets.md#keep-the-registry-in-step-with-a-sheet).
 public enum ImportMode: String, Sendable, CaseIterable {
     /// Every row is a new experience; a URL already registered is refused (the first import).
     case create

@@ -9,7 +9,7 @@ public enum Interchange {
     /// The portable form's members (`ExperienceField.portableMembers`), then the image's bytes.
     public static let csvColumns = ExperienceField.portableMembers + ["headerImageData"]
     /// A CSV column per label key (`label.city`), after `csvColumns`; an import also reads the whole
-    /// set as JSON in a `labels` column, as NDJSON holds it (docs/rules.md#labels).
+    /// set as JSON in a `labels` column, as NDJSON holds it (docs/sheets.md#labels).
     public static let labelColumnPrefix = "label."
 
     /// The label key a column names, or nil when it names none.

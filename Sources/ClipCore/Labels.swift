@@ -1,7 +1,7 @@
 public import StrictJSON
 
 /// An experience's labels: key → value pairs that group experiences (`city=paris`, `station=par007`),
-/// the registry's selector for lists, exports, bulk changes and scopes (docs/rules.md#labels).
+/// the registry's selector for lists, exports, bulk changes and scopes (docs/sheets.md#labels).
 public enum Labels {
     /// At most this many labels on one experience.
     public static let maxCount = 32
@@ -105,7 +105,7 @@ public enum Labels {
 }
 
 /// Which experiences a selector names by their labels: every `key=value` pair must hold (several are
-/// ANDed), and a `key` alone asks only that the label be there (docs/rules.md#labels).
+/// ANDed), and a `key` alone asks only that the label be there (docs/sheets.md#labels).
 public struct LabelSelector: Sendable, Equatable {
     public struct Term: Sendable, Equatable {
         public let key: String
@@ -150,7 +150,7 @@ public struct LabelSelector: Sendable, Equatable {
 }
 
 /// The selector language of bulk changes (`clipctl update --where`, `PATCH /v1/experiences?where=`;
-/// docs/rules.md#selectors): comma-separated terms, each `host=HOST`, `clip=CLIP`, `status=STATUS`,
+/// docs/sheets.md#selectors): comma-separated terms, each `host=HOST`, `clip=CLIP`, `status=STATUS`,
 /// `label.KEY=VALUE` or `label.KEY` (the label is there), all of which must hold. A comma inside a
 /// value is written `\,`.
 public struct ExperienceSelector: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import StrictJSON
 
 /// How a CSV import reads a sheet that people keep, not only the files `export` writes
-/// (docs/guide.md#import-a-sheet): what the columns are called and what the rows lack.
+/// (docs/sheets.md#import-a-sheet): what the columns are called and what the rows lack.
 public struct SheetOptions: Sendable, Equatable {
     /// A sheet's column and the import's column it holds (`--map 'Title (EN)=title'`), before any other rule.
     public var map: [(sheet: String, column: String)]
@@ -58,7 +58,7 @@ public struct SheetOptions: Sendable, Equatable {
 /// The columns of a sheet as the import reads them: each header cell named in the import's own
 /// vocabulary (`Interchange.csvColumns`, `label.KEY`, and the flat columns `title.LANG`, `subtitle.LANG`,
 /// `latitude`, `longitude`, `address`), by `--map`, then by name ignoring case, then by the aliases
-/// below, then as a label when asked (docs/guide.md#import-a-sheet).
+/// below, then as a label when asked (docs/sheets.md#import-a-sheet).
 public enum SheetColumns {
     /// Flat columns: a card's text in one language, and a place from its parts.
     public static let flatPlaceColumns = ["latitude", "longitude", "address"]

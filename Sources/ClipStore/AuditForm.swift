@@ -11,7 +11,7 @@ import StrictJSON
 /// must stay so: a new member, a renamed one or another order is a new form, written from then on, while
 /// `read` keeps giving every older record as it was stored.
 ///
-/// Form 2 is form 1 with an experience's `labels` (docs/rules.md#labels) as its last portable member,
+/// Form 2 is form 1 with an experience's `labels` (docs/sheets.md#labels) as its last portable member,
 /// present only when the experience has labels: a record of an unlabelled object is the same in both.
 enum AuditForm {
     /// The form new change records are written in.

@@ -74,7 +74,7 @@ extension Registry {
         /// Cursor: only URLs after this one (docs/architecture.md#the-http-api: cursor pagination).
         public var afterURL: String?
         public var limit: Int?
-        /// Every term must hold (docs/rules.md#labels).
+        /// Every term must hold (docs/sheets.md#labels).
         public var labels: LabelSelector
         public init(
             clip: AppID? = nil, host: String? = nil, status: ExperienceStatus? = nil, team: TeamID? = nil, afterURL: String? = nil,

@@ -2,7 +2,7 @@ public import ClipCore
 import SQLiteDB
 public import StrictJSON
 
-/// Imports that keep the registry in step with a sheet (docs/guide.md#keep-the-registry-in-step-with-a-sheet):
+/// Imports that keep the registry in step with a sheet (docs/sheets.md#keep-the-registry-in-step-with-a-sheet):
 /// `update` changes the experiences the rows name by URL, `sync` also creates the new ones and lists (or removes)
 /// the experiences of its scope that the sheet no longer has. One transaction, all or nothing; a dry run does the
 /// whole work and rolls it back, so its outcomes are exactly those the real run would have.
@@ -241,7 +241,7 @@ extension Registry {
     }
 }
 
-/// Bulk changes by selector (docs/rules.md#selectors): one patch over every experience a selector
+/// Bulk changes by selector (docs/sheets.md#selectors): one patch over every experience a selector
 /// matches, in one transaction.
 extension Registry {
     /// The list filter of `selector` for a caller of `team` (nil: every team): its clip looked up, its host normalized.

@@ -417,3 +417,30 @@ public enum QRCodeSize {
         }
     }
 }
+
+extension Doctor {
+    /// The findings of one rule and severity, in the order `examine` gives them.
+    public struct Group: Sendable, Equatable {
+        public let severity: Severity
+        public let code: String
+        public let findings: [Finding]
+        /// The fixes of its findings, each once, in order.
+        public var fixes: [String] { findings.compactMap(\.fix).reduce(into: []) { if !$0.contains($1) { $0.append($1) } } }
+    }
+
+    /// The findings by rule and severity, each group where its first finding is: a report of 10,000
+    /// experiences reads as its few rules, not as its findings one by one.
+    public static func groups(_ findings: [Finding]) -> [Group] {
+        var order: [String] = []
+        var byKey: [String: [Finding]] = [:]
+        for f in findings {
+            let key = "\(f.severity.rawValue) \(f.code)"
+            if byKey[key] == nil { order.append(key) }
+            byKey[key, default: []].append(f)
+        }
+        return order.map { key in
+            let list = byKey[key]!
+            return Group(severity: list[0].severity, code: list[0].code, findings: list)
+        }
+    }
+}

@@ -6,7 +6,7 @@ import StrictJSON
 import Testing
 @testable import ClipStore
 
-/// Labels (docs/rules.md#labels): stored with the experience, merged as a JSON Merge Patch, selected by
+/// Labels (docs/sheets.md#labels): stored with the experience, merged as a JSON Merge Patch, selected by
 /// the selector index, carried by change records, exports and imports.
 struct LabelTests {
     func station(_ registry: Registry, _ path: String, _ labels: String) throws -> AdvancedExperience {

@@ -8,7 +8,7 @@ import Testing
 @testable import ClipStore
 
 /// A chain's operations sheet, as a spreadsheet exports it, imported and kept in step
-/// (docs/guide.md#import-a-sheet, docs/guide.md#keep-the-registry-in-step-with-a-sheet).
+/// (docs/sheets.md#import-a-sheet, docs/sheets.md#keep-the-registry-in-step-with-a-sheet).
 struct SheetSyncTests {
     static let clip = "ABCDE12345.com.example.ride.Clip"
 
@@ -176,7 +176,7 @@ struct SheetSyncTests {
     }
 }
 
-/// `update --where` (docs/rules.md#selectors): one patch over what a selector matches, in one transaction.
+/// `update --where` (docs/sheets.md#selectors): one patch over what a selector matches, in one transaction.
 struct BulkChangeTests {
     func chain(_ registry: Registry, stations: Int) throws {
         let lines = (1...stations).map { n in

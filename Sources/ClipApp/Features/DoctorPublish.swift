@@ -4,6 +4,7 @@ public import DoctorAndPublish
 import ClipStore
 import ClipWire
 import FileFormats
+import Foundation
 import StrictJSON
 
 /// `clipctl doctor`: the registry read in bulk (`BulkRead.records`: `GET /v1/bulk` page after page, on the database or
@@ -11,23 +12,69 @@ import StrictJSON
 public enum DoctorCommand {
     /// Prints the findings, those of `more` (App Store Connect's, on a database) after the registry's; exit 1 on an
     /// error (`CommandExitStatus`), since warnings are advice.
-    public static func run(host: String?, json: Bool, runner: OperationRunner, more: () throws -> [Doctor.Finding], printer: Printer) throws
-    {
+    /// `all`: every finding on its own lines; otherwise a rule with more than `examples` findings prints a few of
+    /// them and its count. `fixesFile`: every finding's fix, one command a line, written there (a new file).
+    public static func run(
+        host: String?, json: Bool, all: Bool = false, fixesFile: String? = nil, runner: OperationRunner,
+        more: () throws -> [Doctor.Finding], printer: Printer
+    ) throws {
         var snapshot = Doctor.Snapshot()
         try BulkRead.records(host: host, run: runner, each: { snapshot.add($0) })
         let findings = Doctor.examine(snapshot) + (try more())
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.filter { $0.severity == .warning }.count
+        if let fixesFile { try writeFixes(findings, to: fixesFile) }
         if json {
             printer.line(JSONWriter.string(DoctorJSON.report(findings), pretty: true))
         } else {
-            for f in findings {
-                printer.line("\(f.severity.rawValue) \(f.code) \(f.subject): \(f.message)")
-                if let fix = f.fix { printer.line("    fix: \(fix)") }
-            }
+            for group in Doctor.groups(findings) { present(group, all: all, fixesFile: fixesFile, printer) }
             printer.line(findings.isEmpty ? "no problems found" : "\(errors) error(s), \(warnings) warning(s)")
         }
         if errors > 0 { throw CommandVerdict.negative() }
+    }
+
+    /// Findings of a rule shown one by one up to this many; past it, this many examples and the count.
+    static let examples = 3
+
+    static func present(_ group: Doctor.Group, all: Bool, fixesFile: String?, _ printer: Printer) {
+        let fixes = group.fixes
+        guard !all, group.findings.count > examples else {
+            for f in group.findings {
+                printer.line("\(f.severity.rawValue) \(f.code) \(f.subject): \(f.message)")
+                if let fix = f.fix { printer.line("    fix: \(fix)") }
+            }
+            return
+        }
+        printer.line("\(group.severity.rawValue) \(group.code): \(group.findings.count) findings, such as")
+        for f in group.findings.prefix(examples) { printer.line("  \(f.subject): \(f.message)") }
+        printer.line("  … and \(group.findings.count - examples) more (--all or --json lists them)")
+        switch fixes.count {
+        case 0: break
+        case 1: printer.line("    fix: \(fixes[0])")
+        default:
+            if let fixesFile {
+                printer.line("    fix: \(fixes.count) commands, written to \(fixesFile) with the others")
+            } else {
+                printer.line("    fix: \(fixes[0])")
+                printer.line("    … and \(fixes.count - 1) more fixes: --fixes FILE writes them all, one command a line")
+            }
+        }
+    }
+
+    /// Each finding's fix once, under a comment naming its rule and subject; refuses a file that exists.
+    static func writeFixes(_ findings: [Doctor.Finding], to path: String) throws {
+        var text = "# clipctl doctor: one fix a finding; read each before running it\n"
+        var written: Set<String> = []
+        for f in findings {
+            guard let fix = f.fix, written.insert(fix).inserted else { continue }
+            text += "# \(f.severity.rawValue) \(f.code) \(f.subject)\n\(fix)\n"
+        }
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw CommandUsageError("--fixes: \(path) exists; give a new file")
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+            throw OperationError.notWritten("--fixes: cannot write \(path)")
+        }
     }
 }
 
