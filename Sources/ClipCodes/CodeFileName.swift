@@ -1,4 +1,4 @@
-import ClipCore
+public import ClipCore
 import FileFormats
 
 /// File names for the codes of a print bundle: deterministic, unique, and safe on every file system a
@@ -21,9 +21,18 @@ public enum CodeFileName {
     /// keeps them apart too; never starts with "." or "-" (a hidden file, an option to a command).
     public static func stem(for url: String) -> String {
         let body = url.hasPrefix("https://") ? String(url.dropFirst("https://".count)) : url
+        let (slug, lossless) = slug(body)
+        let budget = maxLength - longestExtension
+        if lossless && slug.count <= budget { return slug }
+        let digest = String(SHA256.hexDigest(Array(url.utf8)).prefix(hashLength))
+        return String(slug.prefix(budget - 1 - hashLength)) + "~" + digest
+    }
+
+    /// `text` in the characters a name keeps (a–z, 0–9, ".", "-"; "/" as "_"), and whether nothing was lost.
+    static func slug(_ text: String) -> (slug: String, lossless: Bool) {
         var slug = ""
         var lossless = true
-        for scalar in body.unicodeScalars {
+        for scalar in text.unicodeScalars {
             switch scalar {
             case "a"..."z", "0"..."9", ".", "-": slug.unicodeScalars.append(scalar)
             case "/": slug += "_"
@@ -40,10 +49,7 @@ public enum CodeFileName {
             slug = "code"
             lossless = false
         }
-        let budget = maxLength - longestExtension
-        if lossless && slug.count <= budget { return slug }
-        let digest = String(SHA256.hexDigest(Array(url.utf8)).prefix(hashLength))
-        return String(slug.prefix(budget - 1 - hashLength)) + "~" + digest
+        return (slug, lossless)
     }
 }
 
@@ -78,5 +84,85 @@ public enum VendorCSV {
         var quoted = "\""
         for character in value { quoted += character == "\"" ? "\"\"" : String(character) }
         return quoted + "\""
+    }
+}
+
+/// File names from a template (`--name '{station}'`, docs/codes.md#file-names): `{KEY}` is the experience's
+/// label KEY, `{id}` its id and `{host}` its host; the rest is kept. The result is written as `CodeFileName`
+/// writes URLs (a–z, 0–9, `.` and `-`, lower case), and names two codes would share get their URL's digest.
+public struct CodeNameTemplate: Sendable, Equatable {
+    enum Part: Sendable, Equatable { case text(String), field(String) }
+    let parts: [Part]
+
+    public struct Missing: Error, Sendable, Equatable, CustomStringConvertible {
+        public let url: String
+        public let field: String
+        public init(url: String, field: String) {
+            self.url = url
+            self.field = field
+        }
+        public var description: String { "\(url) has no label \(field) for the file name: label it, or name files otherwise" }
+    }
+
+    public init(_ template: String) throws(ValidationFailure) {
+        var parts: [Part] = []
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            if open > rest.startIndex { parts.append(.text(String(rest[..<open]))) }
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                throw ValidationFailure(field: "name", rule: "name.template", message: "has a { without its }")
+            }
+            let field = String(rest[rest.index(after: open)..<close])
+            guard field == "id" || field == "host" || Labels.key(field) != nil else {
+                throw ValidationFailure(field: "name", rule: "name.template", message: "{\(field)} is not a label key, {id} or {host}")
+            }
+            parts.append(.field(Labels.key(field) ?? field))
+            rest = rest[rest.index(after: close)...]
+        }
+        if !rest.isEmpty { parts.append(.text(String(rest))) }
+        guard parts.contains(where: { if case .field = $0 { true } else { false } }) else {
+            throw ValidationFailure(field: "name", rule: "name.template", message: "names no field: give {KEY} of a label, {id} or {host}")
+        }
+        self.parts = parts
+    }
+
+    /// The name of `target`'s files, before it is made safe and unique.
+    func raw(_ target: CodeTarget) throws(Missing) -> String {
+        var name = ""
+        for part in parts {
+            switch part {
+            case .text(let text): name += text
+            case .field("id") where target.experienceID != nil: name += String(target.experienceID!)
+            case .field("host"): name += URLParts.host(of: target.url)
+            case .field(let key):
+                guard let value = target.labels[key] else { throw Missing(url: target.url, field: key) }
+                name += value
+            }
+        }
+        return name
+    }
+
+    /// Every target's file stem, in `targets` order: safe, and unique (a name shared gets each URL's digest).
+    public func stems(_ targets: [CodeTarget]) throws(Missing) -> [String] {
+        var safe: [String] = []
+        for target in targets { safe.append(CodeFileName.slug(try raw(target).lowercased()).slug) }
+        var counts: [String: Int] = [:]
+        for stem in safe { counts[stem, default: 0] += 1 }
+        return zip(safe, targets).map { stem, target in
+            let budget = CodeFileName.maxLength - CodeFileName.longestExtension
+            guard counts[stem] == 1, !stem.isEmpty, stem.count <= budget else {
+                let digest = String(SHA256.hexDigest(Array(target.url.utf8)).prefix(CodeFileName.hashLength))
+                return String(stem.prefix(budget - 1 - CodeFileName.hashLength)) + "~" + digest
+            }
+            return stem
+        }
+    }
+}
+
+enum URLParts {
+    /// The host of an https URL as the registry writes it.
+    static func host(of url: String) -> String {
+        let rest = url.hasPrefix("https://") ? url.dropFirst("https://".count) : Substring(url)
+        return String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" })
     }
 }

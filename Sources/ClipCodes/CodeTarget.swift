@@ -11,11 +11,17 @@ public struct CodeTarget: Sendable, Equatable {
     public let experienceID: Int64?
     /// The clip the URL launches.
     public let clip: AppID
+    /// A registered experience's card title and labels, for the people who match printed codes to places
+    /// (a print bundle's `manifest.csv` and `--name`).
+    public let title: String?
+    public let labels: [String: String]
 
-    public init(url: String, experienceID: Int64?, clip: AppID) {
+    public init(url: String, experienceID: Int64?, clip: AppID, title: String? = nil, labels: [String: String] = [:]) {
         self.url = url
         self.experienceID = experienceID
         self.clip = clip
+        self.title = title
+        self.labels = labels
     }
 
     /// Why no code is made for a URL.
@@ -82,7 +88,10 @@ public struct CodeTarget: Sendable, Equatable {
         guard associated(experience.clip, experience.url.host) else {
             return .failure(.hostNotAssociated(host: experience.url.host, clip: experience.clip))
         }
-        return .success(CodeTarget(url: experience.url.canonical, experienceID: experience.id, clip: experience.clip))
+        return .success(
+            CodeTarget(
+                url: experience.url.canonical, experienceID: experience.id, clip: experience.clip, title: experience.defaultCard.title,
+                labels: experience.labels))
     }
 }
 

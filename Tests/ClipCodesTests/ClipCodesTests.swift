@@ -204,7 +204,38 @@ struct PrintBundleTests {
         #expect(csv.hasPrefix("SVG File Name,URL\r\nshop.example_a-x-1~"))
         #expect(!files.contains { $0.path.hasPrefix("png/") })
         #expect(try PrintBundle.files(targets.reversed(), formats: [.svg, .ndef]) == files, "order-independent, deterministic")
-        #expect(try PrintBundle.files([], formats: [.png]).map(\.path) == ["index.json"])
+        #expect(try PrintBundle.files([], formats: [.png]).map(\.path) == ["index.json", "manifest.csv"])
+    }
+
+    @Test func theManifestNamesEachCodesPlaceAndFilesMayBeNamedFromLabels() throws {
+        let targets = [
+            CodeTarget(
+                url: "https://ride.example/s/1", experienceID: 1, clip: clip, title: "Ride",
+                labels: ["city": "Paris", "station": "PAR 007"]),
+            CodeTarget(
+                url: "https://ride.example/s/2", experienceID: 2, clip: clip, title: "=cmd|' /C calc'!A0",
+                labels: ["city": "Lyon", "station": "LYO001"]),
+            CodeTarget(
+                url: "https://ride.example/s/3", experienceID: 3, clip: clip, title: "Ride", labels: ["city": "Lyon", "station": "lyo001"]),
+        ]
+        let files = try PrintBundle.files(targets, formats: [.svg, .ndef], naming: try CodeNameTemplate("{city}/{station}"))
+        let manifest = String(decoding: try #require(files.first { $0.path == "manifest.csv" }).bytes, as: UTF8.self)
+        let lines = manifest.split(separator: "\r\n").map(String.init)
+        #expect(lines[0] == "svg file,ndef file,URL,Experience,Title,label.city,label.station")
+        #expect(lines[1] == "svg/paris_par-007.svg,ndef/paris_par-007.ndef,https://ride.example/s/1,1,Ride,Paris,PAR 007")
+        // A title a spreadsheet would run is defused; two codes that would share a name each get their URL's digest.
+        #expect(lines[2].contains(",'=cmd|' /C calc'!A0,Lyon,LYO001"))
+        #expect(lines[2].hasPrefix("svg/lyon_lyo001~") && lines[3].hasPrefix("svg/lyon_lyo001~") && lines[2] != lines[3])
+        #expect(files.contains { $0.path == "svg/paris_par-007.svg" })
+        // Every code's files are where the manifest says.
+        for line in lines.dropFirst() {
+            for path in line.split(separator: ",").prefix(2) { #expect(files.contains { $0.path == path }, "\(path)") }
+        }
+        // A label a code lacks refuses the bundle, naming the URL.
+        #expect(throws: PrintBundle.Failure.name(.init(url: "https://ride.example/s/1", field: "zone"))) {
+            try PrintBundle.files(targets, formats: [.svg], naming: try CodeNameTemplate("{zone}"))
+        }
+        for bad in ["plain", "{", "{-x}"] { #expect(throws: ValidationFailure.self, "\(bad)") { try CodeNameTemplate(bad) } }
     }
 
     @Test func oneCodeTooLongRefusesTheBundle() {

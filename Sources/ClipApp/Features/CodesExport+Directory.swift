@@ -23,10 +23,13 @@ public enum CodesExportDirectory: Operation {
         var formats: String?
         var ecc: String?
         var size: String?
+        var labels: [String] = []
+        var name: String?
         public init() {}
         public static let fields: [InputField<Input>] = [
             .text("dir", \.directory, "DIR", help: "the directory to write", required: true, positional: true), .bundleHost(\.host),
-            .bundleClip(\.clip), .bundleFormats(\.formats), .ecc(\.ecc), .bundleSize(\.size),
+            .bundleClip(\.clip), .labelSelector(\.labels), .bundleFormats(\.formats), .ecc(\.ecc), .bundleSize(\.size),
+            .codeNames(\.name),
         ]
     }
 
@@ -40,6 +43,8 @@ public enum CodesExportDirectory: Operation {
         var filter = Registry.ListFilter()
         if let host = input.host { filter.host = try Registry.normalizeHost(host) }
         if let clip = input.clip { filter.clip = try registry.clipID(clip) }
+        filter.labels = try LabelSelector.reading(input.labels)
+        let naming = try CodeNameTemplate.reading(input.name)
         let target: String
         do throws(PublishedDirectory.Failure) {
             target = try PublishedDirectory.resolve(input.directory)
@@ -50,7 +55,7 @@ public enum CodesExportDirectory: Operation {
         let ecc = input.ecc.flatMap { ErrorCorrectionLevel.parse($0) } ?? .medium
         let size = input.size.flatMap { CodeSize.parse($0) } ?? .standard
         let files: [StaticSite.File]
-        do { files = try PrintBundle.files(targets, formats: formats, ecc: ecc, size: size) } catch {
+        do { files = try PrintBundle.files(targets, formats: formats, ecc: ecc, size: size, naming: naming) } catch {
             throw OperationError.invalid("nothing written: \(error)")
         }
         let changes: StaticSite.Changes

@@ -16,9 +16,12 @@ public enum CodesExport: Operation {
         var formats: String?
         var ecc: String?
         var size: String?
+        var labels: [String] = []
+        var name: String?
         public init() {}
         public static let fields: [InputField<Input>] = [
-            .bundleHost(\.host), .bundleClip(\.clip), .bundleFormats(\.formats), .ecc(\.ecc), .bundleSize(\.size),
+            .bundleHost(\.host), .bundleClip(\.clip), .labelSelector(\.labels), .bundleFormats(\.formats), .ecc(\.ecc),
+            .bundleSize(\.size), .codeNames(\.name),
         ]
     }
 
@@ -42,6 +45,8 @@ public enum CodesExport: Operation {
             }
             filter.clip = id
         }
+        filter.labels = try LabelSelector.reading(input.labels)
+        let naming = try CodeNameTemplate.reading(input.name)
         let formats = try formats(input.formats)
         // Any QR format: `ecc` and `size` apply to the bundle's QR codes and are not refused for its tags.
         let (ecc, size) = try input.options(for: .svg)
@@ -54,7 +59,9 @@ public enum CodesExport: Operation {
         }
         let (targets, _) = try session.registry.codeTargets(filter)
         let archive: [UInt8]
-        do { archive = try PrintBundle.archive(try PrintBundle.files(targets, formats: formats, ecc: ecc, size: size)) } catch {
+        do {
+            archive = try PrintBundle.archive(try PrintBundle.files(targets, formats: formats, ecc: ecc, size: size, naming: naming))
+        } catch {
             throw OperationError.invalid(error.description)
         }
         return Output(
