@@ -15,3 +15,15 @@ public enum Shell {
     /// The words as one command line.
     public static func command(_ words: [String]) -> String { words.map(quote).joined(separator: " ") }
 }
+
+/// Lists in text for people: a long one shows its first items and how many more there are, so that a
+/// line about 10,000 experiences stays a line (the full list is in the `--json` answer).
+public enum ShownList {
+    /// Items shown before "and N more".
+    public static let atMost = 5
+
+    public static func text(_ items: [String], separator: String = ", ", atMost: Int = atMost) -> String {
+        guard items.count > atMost else { return items.joined(separator: separator) }
+        return items.prefix(atMost).joined(separator: separator) + "\(separator)… and \(items.count - atMost) more (--json lists them all)"
+    }
+}

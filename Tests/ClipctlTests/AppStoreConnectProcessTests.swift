@@ -185,7 +185,9 @@ final class FakeASCProcess {
         #expect(plan.out.contains("create   3   https://bikesrental.example/new"))
         #expect(plan.out.contains("update   2   https://bikesrental.example/store  exp-store"))
         #expect(plan.out.contains("localizations.EN.title: Old title → New title"))
-        #expect(plan.out.contains("nothing  1   https://bikesrental.example/rent   exp-rent"))
+        // An experience in step is counted, not listed (a chain's plan lists what changes).
+        #expect(plan.out.contains("1 experience already in step with App Store Connect (not listed; --json lists every step)"))
+        #expect(!plan.out.contains("https://bikesrental.example/rent "))
         #expect(plan.out.contains("nothing  -   https://bikesrental.example/old    exp-old"))
         #expect(plan.out.contains("pending: 1 create, 1 update"))
         #expect(try clipctl("asc", "plan", "--detailed-exitcode").code == 2)

@@ -7,15 +7,24 @@ import Foundation
 // How `clipctl asc plan|status|apply` print their answers (docs/app-store-connect.md), the same on a database and
 // over --server: from the answer's JSON read back.
 extension Printer {
-    /// `asc plan`: each step with its changes, refusals and their fixes, then the default experience and a summary.
+    /// `asc plan`: each step that does something with its changes, refusals and their fixes (the experiences
+    /// already in step are counted: `--json` lists every step), then the default experience and a summary.
     func plan(_ plan: SyncPlan) {
         line("clip \(plan.clip.rawValue)")
-        let rows = plan.steps.map { step in
+        // In step: nothing to do for an experience both sides have, and nothing to say about it.
+        let shown = plan.steps.filter {
+            $0.action != .nothing || $0.experienceID == nil || $0.drifted || !$0.refusals.isEmpty || !$0.notes.isEmpty
+        }
+        let rows = shown.map { step in
             [step.action.rawValue, step.experienceID.map(String.init) ?? "-", step.url, step.ascExperienceID ?? "-"]
         }
         let lines = Printer.table(["ACTION", "ID", "URL", "ASC ID"], rows)
-        line(lines[0])
-        for (step, row) in zip(plan.steps, lines.dropFirst()) {
+        if shown.count < plan.steps.count {
+            let n = plan.steps.count - shown.count
+            line("\(n) experience\(n == 1 ? "" : "s") already in step with App Store Connect (not listed; --json lists every step)")
+        }
+        if !shown.isEmpty { line(lines[0]) }
+        for (step, row) in zip(shown, lines.dropFirst()) {
             line(row + (step.drifted ? "  (changed in App Store Connect since the last push)" : ""))
             for change in step.changes { line("      \(change.field): \(change.before) → \(change.after)") }
             for refusal in step.refusals { refused(refusal.rule, refusal.message, fix: refusal.fix) }

@@ -114,7 +114,7 @@ public enum AppStoreConnectVerification {
         return AppStoreConnectComparison(
             verdict: "pending",
             evidence: "\(pending.count) change\(pending.count == 1 ? "" : "s") pending: "
-                + pending.map { "\($0.action) \($0.url)" }.joined(separator: "; "),
+                + ShownList.text(pending.map { "\($0.action) \($0.url)" }, separator: "; "),
             fix: refused
                 ? "fix what App Store Connect would refuse (clipctl asc plan), then run clipctl asc apply" : "run clipctl asc apply",
             pending: pending)

@@ -106,7 +106,7 @@ public struct HostVerification: OperationOutput, Sendable {
                 let n = c.lacking.count
                 printer.line(
                     "             lacks \(n) change\(n == 1 ? "" : "s") made since \(first.at): "
-                        + c.lacking.map { "#\($0.id)" }.joined(separator: ", "))
+                        + ShownList.text(c.lacking.map { "#\($0.id)" }))
             }
             if let fix = c.fix { printer.line("             fix: \(fix)") }
         }
