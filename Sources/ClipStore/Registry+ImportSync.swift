@@ -126,6 +126,13 @@ extension Registry {
                         ]),
                     url: url.canonical)
             }
+            // A row that changes nothing is decided without a write (the second run of a sheet is all such rows).
+            if let existing, line.image == nil, let decoded = try? ExperienceJSON.decode(line.object, base: existing),
+                decoded.experience == existing
+            {
+                unchanged += 1
+                return
+            }
             // Each row in a savepoint: a refused row leaves nothing, and the rows after it are still checked.
             try registry.db.execute("SAVEPOINT sync_row")
             do {
