@@ -41,7 +41,7 @@ public struct Binding: Sendable {
         waitsOnOthers = O.waitsOnOthers
         fields = O.Input.fieldFacts
         self.command = command.map {
-            CommandDeclaration(path: $0.path, help: $0.help, arguments: (O.Input.fieldFacts ?? []) + $0.options)
+            CommandDeclaration(path: $0.path, help: $0.help, arguments: (O.Input.fieldFacts ?? []).filter { !$0.routeOnly } + $0.options)
         }
         steps = command?.steps ?? .none
         serverCall = command?.server ?? ServerCall()
@@ -201,22 +201,7 @@ public struct Binding: Sendable {
         }
         for facts in command.options
         where facts.place != .command && !localOptions.contains(facts.option) && !clientOptions.contains(facts.option) {
-            let given = words.value(facts.option) != nil || words.flag(facts.option)
-            if let negation = facts.negation, words.flag(negation.option) {
-                guard !given else { throw CommandUsageError("--\(facts.option) and --\(negation.option) contradict each other") }
-                arguments.setMember(facts.name, facts.type == .flag ? false : .null)
-                continue
-            }
-            if fields != nil, facts.required, !given { throw CommandUsageError("missing --\(facts.option)") }
-            guard facts.type != .flag else {
-                // A grammar declared by hand sends no flag; its command input does.
-                if fields != nil, words.flag(facts.option) { try arguments.add(facts, "true", line) }
-                continue
-            }
-            let values = facts.repeatable && fields != nil ? words.all(facts.option) : words.value(facts.option).map { [$0] } ?? []
-            for value in values {
-                try arguments.add(facts, value, line)
-            }
+            try arguments.add(option: facts, of: line, declared: fields != nil)
         }
         // A route that reads a JSON body is sent one, however few options were given.
         if route.body == .json(optional: false), arguments.body == nil { arguments.body = .object([]) }

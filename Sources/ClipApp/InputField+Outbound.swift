@@ -19,7 +19,8 @@ extension FieldFacts {
     public func helped(_ help: String) -> FieldFacts {
         FieldFacts(
             name: name, place: place, type: type, placeholder: placeholder, help: help, defaultValue: defaultValue, required: required,
-            repeatable: repeatable, positional: positional, short: short)
+            repeatable: repeatable, positional: positional, short: short, option: option, negation: negation, maxLength: maxLength,
+            routeOnly: routeOnly, upperCased: upperCased)
     }
 }
 
