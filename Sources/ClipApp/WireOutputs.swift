@@ -1,3 +1,4 @@
+public import AppleFormats
 public import ClipCore
 public import ClipWire
 
@@ -8,6 +9,7 @@ extension ChangePage: OperationOutput {}
 extension ChangeRecord: OperationOutput {}
 extension APIToken: OperationOutput {}
 extension Clip: OperationOutput {}
+extension PageBanner: OperationOutput {}
 extension HostOwnership: OperationOutput {}
 extension WebhookEndpoint: OperationOutput {}
 extension WebhookTestEvent: OperationOutput {}
