@@ -63,13 +63,13 @@ extension FieldFacts {
         name: "cursor", place: .query, type: .text, placeholder: "CURSOR", help: "the page after the one whose nextCursor this is",
         routeOnly: true)
 
-    /// A list's page size as the route reads it (`PageLimit.read`), 100 when not given; a command that reads every page
-    /// asks for the largest (`Binding.everyPage`).
-    static func routeLimit(of what: String) -> FieldFacts {
+    /// A list's page size as the route reads it (`PageLimit.read`), `standard` when not given; a command that reads
+    /// every page asks for the largest (`Binding.everyPage`).
+    static func routeLimit(of what: String, standard: Int = 100) -> FieldFacts {
         let range = PageLimit.range
         return FieldFacts(
             name: "limit", place: .query, type: .integer(Int64(range.lowerBound)...Int64(range.upperBound)), placeholder: "N",
-            help: "at most this many \(what), \(range.lowerBound) to \(range.upperBound)", defaultValue: "100", routeOnly: true)
+            help: "at most this many \(what), \(range.lowerBound) to \(range.upperBound)", defaultValue: String(standard), routeOnly: true)
     }
 
     /// `--image FILE`: the header image, read by the command and sent as the write's bytes, or uploaded first to a
