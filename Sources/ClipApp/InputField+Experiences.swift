@@ -87,13 +87,6 @@ extension InputField {
         return given(facts, key)
     }
 
-    /// An optional text field as its facts say (nil when not given).
-    static func optional(_ facts: FieldFacts, _ key: any WritableKeyPath<Input, String?> & Sendable) -> InputField {
-        InputField(
-            facts, read: { input, reader in input[keyPath: key] = reader.text(facts) },
-            write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })
-    }
-
     /// A member of an experience's body, which `ExperienceJSON.decode` reads with the body whole (`ArgumentReader.document`), in
     /// the table's order and with every error: the field gives its facts, and writes its member back from the document.
     static func member(_ facts: FieldFacts, of document: any WritableKeyPath<Input, JSONValue> & Sendable) -> InputField {

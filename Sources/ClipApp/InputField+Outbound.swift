@@ -31,10 +31,7 @@ extension InputField {
         _ name: String, _ key: any WritableKeyPath<Input, String?> & Sendable, in place: FieldPlace = .query, _ placeholder: String,
         help: String, default defaultValue: String
     ) -> InputField {
-        let facts = FieldFacts(name: name, place: place, type: .text, placeholder: placeholder, help: help, defaultValue: defaultValue)
-        return InputField(
-            facts, read: { input, reader in input[keyPath: key] = reader.text(facts) },
-            write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })
+        optional(FieldFacts(name: name, place: place, type: .text, placeholder: placeholder, help: help, defaultValue: defaultValue), key)
     }
 
     /// A positional the command line requires that the route reads as optional: the operation answers its absence
@@ -83,10 +80,7 @@ extension InputField {
     public static func flag(
         _ name: String, _ key: any WritableKeyPath<Input, String?> & Sendable, help: String
     ) -> InputField {
-        let facts = FieldFacts(name: name, place: .query, type: .flag, placeholder: "", help: help)
-        return InputField(
-            facts, read: { input, reader in input[keyPath: key] = reader.string(facts.name) },
-            write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })
+        optional(FieldFacts(name: name, place: .query, type: .flag, placeholder: "", help: help), key)
     }
 }
 

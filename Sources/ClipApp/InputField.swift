@@ -177,8 +177,13 @@ extension InputField {
         _ name: String, _ key: any WritableKeyPath<Input, String?> & Sendable, in place: FieldPlace = .query, _ placeholder: String,
         help: String, positional: Bool = false
     ) -> InputField {
-        let facts = FieldFacts(name: name, place: place, type: .text, placeholder: placeholder, help: help, positional: positional)
-        return InputField(
+        optional(FieldFacts(name: name, place: place, type: .text, placeholder: placeholder, help: help, positional: positional), key)
+    }
+
+    /// A field's text as given, whatever its facts say it is (a page size, a flag's `true`, an enumeration's spelling),
+    /// nil when not given: the operation reads it by a rule of its own.
+    public static func optional(_ facts: FieldFacts, _ key: any WritableKeyPath<Input, String?> & Sendable) -> InputField {
+        InputField(
             facts, read: { input, reader in input[keyPath: key] = reader.text(facts) },
             write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })
     }
@@ -191,7 +196,15 @@ extension InputField {
         format: @escaping @Sendable (Value) -> String
     ) -> InputField {
         let facts = FieldFacts(name: name, place: place, type: .text, placeholder: placeholder, help: help, required: required)
-        return InputField(
+        return parsed(facts, key, parse: parse, format: format)
+    }
+
+    /// A field read by a rule of the model: nil when not given or refused, the rule's errors kept.
+    static func parsed<Value: Sendable>(
+        _ facts: FieldFacts, _ key: any WritableKeyPath<Input, Value?> & Sendable,
+        parse: @escaping @Sendable (String, String) throws(ValidationFailure) -> Value, format: @escaping @Sendable (Value) -> String
+    ) -> InputField {
+        InputField(
             facts,
             read: { input, reader in
                 guard let text = reader.text(facts) else { return }
