@@ -10,6 +10,9 @@ extension FieldFacts {
         FieldFacts(name: name, place: .command, type: .text, placeholder: placeholder, help: help, defaultValue: defaultValue, short: short)
     }
 
+    /// `-o FILE`: where a command writes what it prints (`export`, `preview`), else standard output.
+    public static let outputFile = option("output", "FILE", help: "write to FILE instead of standard output", short: "o")
+
     /// A flag the command reads alone, never sent (`FieldPlace.command`): `--yes`, `--detailed-exitcode`.
     public static func flag(_ name: String, help: String) -> FieldFacts {
         FieldFacts(name: name, place: .command, type: .flag, placeholder: "", help: help)

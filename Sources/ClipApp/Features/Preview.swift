@@ -70,7 +70,7 @@ public enum PreviewPage: Operation {
     static let page = Binding(Self.self, Route("GET", "/preview", served: false))
 
     /// `-o FILE`: where the command writes the page.
-    static let output = FieldFacts.option("output", "FILE", help: "write to FILE instead of standard output", short: "o")
+    static let output = FieldFacts.outputFile
 
     public static let binding = Binding(
         Self.self, Route("GET", "/preview", served: false),

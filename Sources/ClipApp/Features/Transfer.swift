@@ -191,7 +191,7 @@ enum TransferCommands {
         name: "file", place: .command, type: .file, placeholder: "FILE", help: "file to read, or - for standard input", required: true,
         positional: true)
     static let importFormat = FieldFacts.option("format", "FORMAT", help: "ndjson or csv (default: from the file name, else ndjson)")
-    static let output = FieldFacts.option("output", "FILE", help: "write to FILE instead of standard output", short: "o")
+    static let output = FieldFacts.outputFile
 
     /// `--format`, else from the file's name (`.csv`), else NDJSON.
     static func format(_ parsed: CommandWords, path: String?) throws -> Interchange.Format {
