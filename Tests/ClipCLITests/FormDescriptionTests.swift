@@ -48,4 +48,16 @@ struct FormDescriptionTests {
         #expect(try control("remove-localization").name == "localizations" && control("remove-localization").label == "Remove localization")
         #expect(try control("url").place == .body && !control("url").required && control("url").label == "URL")
     }
+
+    /// The experience's declared fields feed the form and the command (`FieldFacts.init(_:)`): each one a client sets
+    /// (all but `status`, which `activate` and `deactivate` set) is a control, with the table's option, placeholder and help.
+    @Test func everyDeclaredFieldOfAnExperienceIsAControl() throws {
+        for field in ExperienceField.all where field.name != ExperienceField.status.name {
+            let control = try #require(form.controls.first { $0.name == field.name }, "\(field.name) is no field of update")
+            #expect(control.option == field.option.name, "\(field.name)")
+            // `update --powered-by` says what it does to an experience that exists.
+            #expect(control.help == (field.kind == .flag ? "set isPoweredBy" : field.option.help), "\(field.name)")
+            #expect(control.placeholder == (field.option.valueName ?? ""), "\(field.name)")
+        }
+    }
 }
