@@ -96,7 +96,7 @@ let package = Package(
         .target(
             name: "ClipApp",
             dependencies: [
-                "ArgParse", "CardPreview", "ClipCodes", "ClipCore", "AppleFormats", "DoctorAndPublish", "ClipStore", "ClipWire",
+                "CardPreview", "ClipCodes", "ClipCore", "AppleFormats", "DoctorAndPublish", "ClipStore", "ClipWire",
                 "FileFormats", "StrictJSON", "Locking", "QRCode", "AppStoreConnect", "ClipSync", "ClipSyncEngine", "OutboundHTTP",
             ],
             swiftSettings: strict),

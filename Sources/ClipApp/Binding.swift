@@ -1,4 +1,3 @@
-public import ArgParse
 public import ClipCore
 import ClipStore
 public import StrictJSON
@@ -41,7 +40,7 @@ public struct Binding: Sendable {
         waitsOnOthers = O.waitsOnOthers
         fields = O.Input.fieldFacts
         self.command = command.map {
-            CommandDeclaration(path: $0.path, help: $0.help, arguments: (O.Input.fieldFacts ?? []) + $0.options)
+            CommandDeclaration(path: $0.path, help: $0.help, arguments: (O.Input.fieldFacts ?? []).filter { !$0.routeOnly } + $0.options)
         }
         steps = command?.steps ?? .none
         serverCall = command?.server ?? ServerCall()
@@ -77,66 +76,6 @@ public struct Binding: Sendable {
             // The text form's exit status holds for --json too.
             try command.present(output, words, Printer(out: { _ in }, err: standardErrorUnderJSON ? printer.err : { _ in }))
         }
-    }
-
-    /// `commandJSON`: what `--json` prints, when it is not the API's answer (a bare array where the
-    /// API answers `{"items": …}`, as clipctl printed before the route had an envelope);
-    /// `lineJSON`: the same, made from the command line too (a removal answers 204, no body, and
-    /// `--json` names what the command removed).
-    public init<O: Operation>(
-        _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, command: CommandSpec, under parent: [String] = [],
-        commandJSON: (@Sendable (O.Output) -> JSONValue)? = nil, lineJSON: (@Sendable (O.Output, CommandWords) -> JSONValue)? = nil,
-        localOptions: Set<String> = [], clientOptions: Set<String> = [],
-        settled: (@Sendable (O.Output) -> Bool)? = nil, takesBody: Bool = false, takesStream: Bool = false,
-        unreadBody: UnreadBody = .refused, servesRoute: Bool = true, readsEveryPage: Bool = false,
-        commandInput: (@Sendable (CommandLine, inout Arguments) throws -> Void)? = nil,
-        commandRoute: (@Sendable (CommandWords) -> Binding?)? = nil,
-        commandAnswer: (@Sendable (CommandWords, Arguments, OperationRunner) throws -> OperationAnswer)? = nil,
-        standardErrorUnderJSON: Bool = false, presentsJSON: Bool = false, serverCall: ServerCall = ServerCall(),
-        bodyOptional: Bool = false, caching: RouteCaching = .shared(vary: []),
-        present: @escaping @Sendable (O.Output, CommandWords, Printer) throws -> Void
-    ) {
-        let body: RouteBody = takesStream ? .stream : takesBody ? .json(optional: bodyOptional) : .none(unreadBody)
-        var server = serverCall
-        server.localOptions = localOptions
-        server.clientOptions = clientOptions
-        let form: JSONForm<O.Output> =
-            presentsJSON ? .presented : lineJSON.map { .line($0) } ?? commandJSON.map { .shape($0) } ?? .answer
-        let declared = Command<O>(
-            parent + [command.name],
-            CommandHelp(
-                command.summary, discussion: command.discussion,
-                examples: command.examples.map { CommandExample($0.commandLine, $0.explanation) }),
-            options: command.positionals.map(Self.facts) + command.options.map(Self.facts),
-            steps: CommandSteps(
-                input: commandInput, route: commandRoute, answer: commandAnswer, everyPage: readsEveryPage,
-                standardErrorUnderJSON: standardErrorUnderJSON),
-            json: form, settled: settled, server: server, present: present)
-        self.init(O.self, Route(method, path, status: status, body: body, caching: caching, served: servesRoute), command: declared)
-    }
-
-    /// A route without a command of its own (its command is another binding's); `servesRoute: false`, a
-    /// route another binding serves that a command reads (`/preview` for `preview --server`).
-    public init<O: Operation>(
-        _ operation: O.Type, _ method: String, _ path: String, status: Int = 200, takesBody: Bool = false,
-        unreadBody: UnreadBody = .refused, servesRoute: Bool = true, caching: RouteCaching = .shared(vary: []),
-        takesBytes: Bool = false
-    ) {
-        let body: RouteBody = takesBytes ? .bytes : takesBody ? .json(optional: false) : .none(unreadBody)
-        self.init(O.self, Route(method, path, status: status, body: body, caching: caching, served: servesRoute), command: nil)
-    }
-
-    /// A positional or option of a grammar declared by hand, as the facts of an argument the input reads by hand.
-    private static func facts(_ positional: PositionalSpec) -> FieldFacts {
-        FieldFacts(
-            name: argumentName(positional), place: .query, type: .text, placeholder: positional.name, help: positional.help,
-            required: !positional.optional, repeatable: positional.variadic, positional: true)
-    }
-
-    private static func facts(_ option: OptionSpec) -> FieldFacts {
-        FieldFacts(
-            name: option.name, place: .query, type: option.isFlag ? .flag : .text, placeholder: option.valueName ?? "", help: option.help,
-            repeatable: option.repeatable, short: option.short)
     }
 
     // The route's facts, as the edges read them.
@@ -201,31 +140,11 @@ public struct Binding: Sendable {
         }
         for facts in command.options
         where facts.place != .command && !localOptions.contains(facts.option) && !clientOptions.contains(facts.option) {
-            let given = words.value(facts.option) != nil || words.flag(facts.option)
-            if let negation = facts.negation, words.flag(negation.option) {
-                guard !given else { throw CommandUsageError("--\(facts.option) and --\(negation.option) contradict each other") }
-                arguments.setMember(facts.name, facts.type == .flag ? false : .null)
-                continue
-            }
-            if fields != nil, facts.required, !given { throw CommandUsageError("missing --\(facts.option)") }
-            guard facts.type != .flag else {
-                // A grammar declared by hand sends no flag; its command input does.
-                if fields != nil, words.flag(facts.option) { try arguments.add(facts, "true", line) }
-                continue
-            }
-            let values = facts.repeatable && fields != nil ? words.all(facts.option) : words.value(facts.option).map { [$0] } ?? []
-            for value in values {
-                try arguments.add(facts, value, line)
-            }
+            try arguments.add(option: facts, of: line, declared: fields != nil)
         }
         // A route that reads a JSON body is sent one, however few options were given.
         if route.body == .json(optional: false), arguments.body == nil { arguments.body = .object([]) }
         return arguments
-    }
-
-    /// The argument a positional carries: `ID|URL` is `id`.
-    static func argumentName(_ spec: PositionalSpec) -> String {
-        String(spec.name.split(separator: "|").first ?? "").lowercased()
     }
 
     /// The request that sends `arguments` to a server: the path with its parameters filled in,

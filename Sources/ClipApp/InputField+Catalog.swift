@@ -152,12 +152,10 @@ extension InputField {
     public static func limit(
         _ key: any WritableKeyPath<Input, String?> & Sendable, help: String, commandDefault: Int
     ) -> InputField {
-        let facts = FieldFacts(
-            name: "limit", place: .query, type: .integer(Int64(PageLimit.range.lowerBound)...Int64(PageLimit.range.upperBound)),
-            placeholder: "N", help: help, defaultValue: String(commandDefault))
-        return InputField(
-            facts, read: { input, reader in input[keyPath: key] = reader.string(facts.name) },
-            write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })
+        optional(
+            FieldFacts(
+                name: "limit", place: .query, type: .integer(Int64(PageLimit.range.lowerBound)...Int64(PageLimit.range.upperBound)),
+                placeholder: "N", help: help, defaultValue: String(commandDefault)), key)
     }
 
     /// A word or option the command reads itself (`FieldPlace.command`), never part of the input, declared among
@@ -171,21 +169,6 @@ extension InputField {
         InputField(
             facts, read: { input, reader in input[keyPath: key] = reader.string(facts.name) ?? "" },
             write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })
-    }
-
-    /// A field read by a rule of the model, its errors kept where `InputField.value` keeps them.
-    static func parsed<Value: Sendable>(
-        _ facts: FieldFacts, _ key: any WritableKeyPath<Input, Value?> & Sendable,
-        parse: @escaping @Sendable (String, String) throws(ValidationFailure) -> Value, format: @escaping @Sendable (Value) -> String
-    ) -> InputField {
-        InputField(
-            facts,
-            read: { input, reader in
-                guard let text = reader.text(facts) else { return }
-                let parsed = { () throws(ValidationFailure) in try parse(text, facts.name) }
-                input[keyPath: key] = facts.place == .body ? reader.fields.attempt(parsed) : reader.attempt(parsed)
-            },
-            write: { input, arguments in arguments.set(facts, text: input[keyPath: key].map(format)) })
     }
 }
 

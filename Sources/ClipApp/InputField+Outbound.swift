@@ -10,6 +10,9 @@ extension FieldFacts {
         FieldFacts(name: name, place: .command, type: .text, placeholder: placeholder, help: help, defaultValue: defaultValue, short: short)
     }
 
+    /// `-o FILE`: where a command writes what it prints (`export`, `preview`), else standard output.
+    public static let outputFile = option("output", "FILE", help: "write to FILE instead of standard output", short: "o")
+
     /// A flag the command reads alone, never sent (`FieldPlace.command`): `--yes`, `--detailed-exitcode`.
     public static func flag(_ name: String, help: String) -> FieldFacts {
         FieldFacts(name: name, place: .command, type: .flag, placeholder: "", help: help)
@@ -19,7 +22,8 @@ extension FieldFacts {
     public func helped(_ help: String) -> FieldFacts {
         FieldFacts(
             name: name, place: place, type: type, placeholder: placeholder, help: help, defaultValue: defaultValue, required: required,
-            repeatable: repeatable, positional: positional, short: short)
+            repeatable: repeatable, positional: positional, short: short, option: option, negation: negation, maxLength: maxLength,
+            routeOnly: routeOnly, upperCased: upperCased)
     }
 }
 
@@ -30,10 +34,7 @@ extension InputField {
         _ name: String, _ key: any WritableKeyPath<Input, String?> & Sendable, in place: FieldPlace = .query, _ placeholder: String,
         help: String, default defaultValue: String
     ) -> InputField {
-        let facts = FieldFacts(name: name, place: place, type: .text, placeholder: placeholder, help: help, defaultValue: defaultValue)
-        return InputField(
-            facts, read: { input, reader in input[keyPath: key] = reader.text(facts) },
-            write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })
+        optional(FieldFacts(name: name, place: place, type: .text, placeholder: placeholder, help: help, defaultValue: defaultValue), key)
     }
 
     /// A positional the command line requires that the route reads as optional: the operation answers its absence
@@ -82,10 +83,7 @@ extension InputField {
     public static func flag(
         _ name: String, _ key: any WritableKeyPath<Input, String?> & Sendable, help: String
     ) -> InputField {
-        let facts = FieldFacts(name: name, place: .query, type: .flag, placeholder: "", help: help)
-        return InputField(
-            facts, read: { input, reader in input[keyPath: key] = reader.string(facts.name) },
-            write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })
+        optional(FieldFacts(name: name, place: .query, type: .flag, placeholder: "", help: help), key)
     }
 }
 

@@ -31,6 +31,9 @@ public enum FieldType: Sendable, Equatable {
     case experienceID
     /// JSON, inline or as `@FILE` on a command line.
     case json
+    /// A file's bytes: a command reads the file it names (`-`: standard input), its own step sends them
+    /// (`Arguments.attachment`, or uploaded first to a server); a form uploads one.
+    case file
 }
 
 /// The facts of one input field, declared once: what a route's parameters, a command's grammar and
@@ -58,11 +61,19 @@ public struct FieldFacts: Sendable, Equatable {
     /// The command's option that negates the field, and its help: a body member's `null` (`--no-app-store-id`
     /// clears it), a flag's `false`; given with the field's own option, the command is refused (exit 64).
     public let negation: FieldNegation?
+    /// The longest text the operation takes, in characters (`CardText.titleMax`); nil: no bound of its own.
+    public let maxLength: Int?
+    /// The route's alone, never the command's: a list's `cursor` and `limit`, which a command that reads every
+    /// page sets itself (`Binding.everyPage`).
+    public let routeOnly: Bool
+    /// A command line's value is upper-cased before it is sent, as the command always took it (`list --status
+    /// active`); the route takes the spelling alone.
+    public let upperCased: Bool
 
     public init(
         name: String, place: FieldPlace, type: FieldType, placeholder: String, help: String, defaultValue: String? = nil,
         required: Bool = false, repeatable: Bool = false, positional: Bool = false, short: Character? = nil, option: String? = nil,
-        negation: FieldNegation? = nil
+        negation: FieldNegation? = nil, maxLength: Int? = nil, routeOnly: Bool = false, upperCased: Bool = false
     ) {
         self.name = name
         self.place = place
@@ -76,6 +87,9 @@ public struct FieldFacts: Sendable, Equatable {
         self.short = short
         self.option = option ?? name
         self.negation = negation
+        self.maxLength = maxLength
+        self.routeOnly = routeOnly
+        self.upperCased = upperCased
     }
 
     /// The help a command shows: the field's, with its default, or that an option is required.
@@ -163,8 +177,13 @@ extension InputField {
         _ name: String, _ key: any WritableKeyPath<Input, String?> & Sendable, in place: FieldPlace = .query, _ placeholder: String,
         help: String, positional: Bool = false
     ) -> InputField {
-        let facts = FieldFacts(name: name, place: place, type: .text, placeholder: placeholder, help: help, positional: positional)
-        return InputField(
+        optional(FieldFacts(name: name, place: place, type: .text, placeholder: placeholder, help: help, positional: positional), key)
+    }
+
+    /// A field's text as given, whatever its facts say it is (a page size, a flag's `true`, an enumeration's spelling),
+    /// nil when not given: the operation reads it by a rule of its own.
+    public static func optional(_ facts: FieldFacts, _ key: any WritableKeyPath<Input, String?> & Sendable) -> InputField {
+        InputField(
             facts, read: { input, reader in input[keyPath: key] = reader.text(facts) },
             write: { input, arguments in arguments.set(facts, text: input[keyPath: key]) })
     }
@@ -177,7 +196,15 @@ extension InputField {
         format: @escaping @Sendable (Value) -> String
     ) -> InputField {
         let facts = FieldFacts(name: name, place: place, type: .text, placeholder: placeholder, help: help, required: required)
-        return InputField(
+        return parsed(facts, key, parse: parse, format: format)
+    }
+
+    /// A field read by a rule of the model: nil when not given or refused, the rule's errors kept.
+    static func parsed<Value: Sendable>(
+        _ facts: FieldFacts, _ key: any WritableKeyPath<Input, Value?> & Sendable,
+        parse: @escaping @Sendable (String, String) throws(ValidationFailure) -> Value, format: @escaping @Sendable (Value) -> String
+    ) -> InputField {
+        InputField(
             facts,
             read: { input, reader in
                 guard let text = reader.text(facts) else { return }
@@ -241,7 +268,7 @@ extension Arguments {
     /// A command line's value of a field, where the field travels: a body member of the field's type,
     /// or a named argument.
     mutating func add(_ facts: FieldFacts, _ text: String, _ line: CommandLine) throws {
-        var text = text
+        var text = facts.upperCased ? text.uppercased() : text
         if facts.type == .experienceID { text = try ExperienceCommands.id(text, line) }
         guard facts.place == .body else { return append(facts.name, text) }
         switch facts.type {
@@ -249,7 +276,29 @@ extension Arguments {
         case .flag: setMember(facts.name, true)
         case .json: setMember(facts.name, try line.json(facts.option) ?? .null)
         case .text, .choice, .experience, .experienceID: setMember(facts.name, .string(text))
+        // The command's own step reads and sends a file.
+        case .file: break
         }
+    }
+
+    /// The value a command line gives an option of its input (`declared`: a field of a `DeclaredInput`),
+    /// where the field travels; its negation instead sets the member's `false` or `null`, and given with
+    /// the field's own option is refused (exit 64), as a required option missing is.
+    mutating func add(option facts: FieldFacts, of line: CommandLine, declared: Bool) throws {
+        let words = line.parsed
+        let given = words.value(facts.option) != nil || words.flag(facts.option)
+        if let negation = facts.negation, words.flag(negation.option) {
+            guard !given else { throw CommandUsageError("--\(facts.option) and --\(negation.option) contradict each other") }
+            return setMember(facts.name, facts.type == .flag ? false : .null)
+        }
+        if declared, facts.required, !given { throw CommandUsageError("missing --\(facts.option)") }
+        guard facts.type != .flag else {
+            // A grammar declared by hand sends no flag; its command input does.
+            if declared, words.flag(facts.option) { try add(facts, "true", line) }
+            return
+        }
+        let values = facts.repeatable && declared ? words.all(facts.option) : words.value(facts.option).map { [$0] } ?? []
+        for value in values { try add(facts, value, line) }
     }
 }
 

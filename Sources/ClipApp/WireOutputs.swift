@@ -1,13 +1,17 @@
+public import AppleFormats
 public import ClipCore
 public import ClipWire
 
 // The API's wire shapes (ClipWire's `WireShape`) are operations' outputs as they are
 // (docs/application-layer.md#outputs): one declaration of each shape, read back and written alike.
 extension Items: OperationOutput {}
+extension Page: OperationOutput {}
 extension ChangePage: OperationOutput {}
 extension ChangeRecord: OperationOutput {}
 extension APIToken: OperationOutput {}
 extension Clip: OperationOutput {}
+extension PageBanner: OperationOutput {}
+extension ImportReport: OperationOutput {}
 extension HostOwnership: OperationOutput {}
 extension WebhookEndpoint: OperationOutput {}
 extension WebhookTestEvent: OperationOutput {}

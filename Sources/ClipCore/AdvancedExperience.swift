@@ -93,7 +93,8 @@ public struct ExperienceField: Sendable {
         case refused
     }
 
-    /// `clipctl`'s option for the field (docs/cli.md): an option with a value, or a flag and its negation.
+    /// `clipctl`'s option for the field (docs/cli.md): an option with a value, or a flag and its negation; help
+    /// shows the default beside `help` (ClipApp's `FieldFacts.init(_:)` derives the command's option from it).
     public struct Option: Sendable, Equatable {
         public let name: String
         /// The value's placeholder; nil for a flag.
@@ -140,7 +141,7 @@ public struct ExperienceField: Sendable {
 extension ExperienceField {
     public static let action = enumeration(
         "action", column: "action", Action.self, default: .open, onNull: .refused,
-        option: Option(name: "action", valueName: "VERB", help: "OPEN, VIEW or PLAY (default OPEN)", negationHelp: nil),
+        option: Option(name: "action", valueName: "VERB", help: "OPEN, VIEW or PLAY", negationHelp: nil),
         get: \.action, set: { $0.action = $1 })
     /// The default language: its card is the experience's `title` and `subtitle`; the resolve answer
     /// shows the card's language instead (`Resolution.experienceJSON`).
@@ -148,7 +149,7 @@ extension ExperienceField {
         "language", column: "default_language", Language.self, default: .EN, onNull: .keeps,
         option: Option(
             name: "language", valueName: "LANG",
-            help: "default language: one of Apple's 32, as a language tag such as en, fr or fr-FR (default en)",
+            help: "default language: one of Apple's 32, as a language tag such as en, fr or fr-FR",
             negationHelp: nil),
         get: \.defaultLanguage, set: { $0.defaultLanguage = $1 })
     public static let category = optionalEnumeration(

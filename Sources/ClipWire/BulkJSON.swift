@@ -112,3 +112,8 @@ public enum BulkJSON {
         return Doctor.HostFile(host: host, clips: clips, bytes: bytes, applinksMisses: misses)
     }
 }
+
+extension RegistryRecord: WireShape {
+    public var json: JSONValue { BulkJSON.record(self) }
+    public init(json: JSONValue) throws(WireError) { self = try BulkJSON.record(json: json) }
+}

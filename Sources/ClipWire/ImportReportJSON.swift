@@ -29,3 +29,8 @@ public enum ImportReportJSON {
             warningLinesNotListed: (try r.optionalInt64("warningLinesNotListed")).map { Int($0) } ?? 0)
     }
 }
+
+extension ImportReport: WireShape {
+    public var json: JSONValue { ImportReportJSON.report(self) }
+    public init(json: JSONValue) throws(WireError) { self = try ImportReportJSON.report(json: json) }
+}

@@ -16,6 +16,12 @@ extension Clip: WireShape {
     public init(json: JSONValue) throws(WireError) { self = try CatalogJSON.clip(json: json) }
 }
 
+/// A page's Smart App Banner tag with its notes (`GET /v1/banner`).
+extension PageBanner: WireShape {
+    public var json: JSONValue { CatalogJSON.banner(self) }
+    public init(json: JSONValue) throws(WireError) { self = try CatalogJSON.banner(json: json) }
+}
+
 extension DomainAssociation: WireShape {
     public var json: JSONValue { CatalogJSON.association(self) }
     public init(json: JSONValue) throws(WireError) { self = try CatalogJSON.association(json: json) }

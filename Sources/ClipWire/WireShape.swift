@@ -18,6 +18,22 @@ public struct Items<Element: WireShape>: WireShape {
     }
 }
 
+/// A page of a list `{"items": […], "nextCursor": C|null}`, ordered as the list is; `nextCursor` says where the next
+/// page begins, nil on the last (docs/http-api.md#lists).
+public struct Page<Element: WireShape>: WireShape {
+    public var items: [Element]
+    public var nextCursor: String?
+    public init(_ items: [Element], nextCursor: String?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
+    public var json: JSONValue { ListJSON.page(items.map(\.json), nextCursor: nextCursor) }
+    public init(json: JSONValue) throws(WireError) {
+        items = try ListJSON.items(json: json).map { (item) throws(WireError) in try Element(json: item) }
+        nextCursor = ListJSON.nextCursor(json: json)
+    }
+}
+
 /// A page of change records `{"items": […], "nextSince": N|null}`, oldest first (docs/http-api.md#changes).
 public struct ChangePage: WireShape {
     public var records: [ChangeRecord]

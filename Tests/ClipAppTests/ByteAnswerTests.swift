@@ -112,7 +112,7 @@ struct ByteAnswerTests {
     @Test func aPagesBannerNamesTheClip() throws {
         let answer = try perform(Banner.binding, [("url", "https://bikes.example/rent")], as: .anyone)
         #expect(answer.json["clip"] == "ABCDE12345.com.example.bikes.Clip")
-        #expect(try Banner.Output(json: answer.json).banner.banner.metaTag.hasPrefix("<meta"))
+        #expect(try Banner.Output(json: answer.json).banner.metaTag.hasPrefix("<meta"))
     }
 
     @Test func aPreviewPageIsHTMLWithItsStatusAndOnADatabaseSaysWhyNoCardShows() throws {

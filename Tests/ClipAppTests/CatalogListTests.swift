@@ -1,6 +1,7 @@
 import ClipApp
 import ClipCore
 import ClipStore
+import ClipWire
 import StrictJSON
 import Testing
 
@@ -20,14 +21,13 @@ struct CatalogListTests {
     }
 
     func apps(_ arguments: [(String, String)], as caller: Caller) throws -> [String] {
-        try AppList.Output(json: try AppList.binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)).json).apps
-            .map(
-                \.bundleID.rawValue)
+        try AppList.Output(json: try AppList.binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)).json).items
+            .map(\.bundleID.rawValue)
     }
 
     func clips(_ arguments: [(String, String)], as caller: Caller) throws -> [String] {
         try ClipList.Output(json: try ClipList.binding.perform(Arguments(arguments), Session(registry: registry, caller: caller)).json)
-            .clips
+            .items
             .map(\.appID.rawValue)
     }
 

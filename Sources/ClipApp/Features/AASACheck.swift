@@ -1,8 +1,8 @@
 import AppleFormats
 import ClipCore
 import ClipStore
-import ClipWire
-public import StrictJSON
+public import ClipWire
+import StrictJSON
 
 /// Does a host's AASA give a URL to an app (Apple's matching, `AASAEvaluator`)? `GET /v1/aasa/check?url=&app=`
 /// answers it for the registry's own AASA of the URL's host (docs/http-api.md), a route alone; `clipctl aasa
@@ -10,36 +10,32 @@ public import StrictJSON
 public enum AASACheck: Operation {
     public static let callers = CallerRule.open
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var url: String
-        var app: String
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            url = reader.string("url") ?? ""
-            app = reader.string("app") ?? ""
-        }
+    /// Both as given: `run` says which is missing in the route's words.
+    public struct Input: DeclaredInput {
+        var url = ""
+        var app = ""
+        public init() {}
+        static let url = InputField<Input>.text("url", \.url, "URL", help: "the URL an app is to open")
+        static let app = InputField<Input>.text("app", \.app, "APPID", help: "the app's App ID")
+        public static let fields: [InputField<Input>] = [url, app]
     }
 
     /// The decision and the rule that made it (`AASAJSON.evaluation`).
-    public struct Output: OperationOutput {
-        public var evaluation: JSONValue
-        public var json: JSONValue { evaluation }
-        public init(json: JSONValue) { evaluation = json }
-    }
+    public typealias Output = JSONDocument
 
     /// Both items are required (400 naming each one missing), the App ID and the URL are field errors (422),
     /// then the evaluation of the registry's AASA for the URL's host.
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        let url = input.url, app = input.app
+        let (url, app) = (input.url, input.app)
+        let (urlName, appName) = (Input.url.facts.name, Input.app.facts.name)
         var errors: [FieldError] = []
-        if url.isEmpty { errors.append(FieldError(field: "url", rule: "required", message: "is required")) }
-        if app.isEmpty { errors.append(FieldError(field: "app", rule: "required", message: "is required")) }
-        guard errors.isEmpty else { throw OperationError.malformed("give ?url= and ?app=", errors: errors) }
-        do { _ = try AppID(app, field: "app") } catch { throw RegistryError.invalid(error.errors) }
+        if url.isEmpty { errors.append(FieldError(field: urlName, rule: "required", message: "is required")) }
+        if app.isEmpty { errors.append(FieldError(field: appName, rule: "required", message: "is required")) }
+        guard errors.isEmpty else { throw OperationError.malformed("give ?\(urlName)= and ?\(appName)=", errors: errors) }
+        do { _ = try AppID(app, field: appName) } catch { throw RegistryError.invalid(error.errors) }
         guard let host = AASAEvaluator.URLParts(url)?.host, !host.isEmpty else {
             throw RegistryError.invalid([
-                FieldError(field: "url", rule: "url.format", message: "give an absolute URL such as https://shop.example/path")
+                FieldError(field: urlName, rule: "url.format", message: "give an absolute URL such as https://shop.example/path")
             ])
         }
         let document = try JSONParser.parse(try session.registry.aasa(host: host))
@@ -48,7 +44,7 @@ public enum AASACheck: Operation {
     }
 
     /// The route reads no body and ignores one, as it always has.
-    public static let binding = Binding(Self.self, "GET", "/v1/aasa/check", unreadBody: .ignored)
+    public static let binding = Binding(Self.self, Route("GET", "/v1/aasa/check", body: .none(.ignored)))
 }
 
 extension AASACheck {

@@ -1,10 +1,9 @@
 public import AppleFormats
-import ArgParse
 import ClipCore
 import ClipStore
 import Foundation
-public import ClipWire
-public import StrictJSON
+import ClipWire
+import StrictJSON
 
 /// The Smart App Banner tag of a page: `clipctl banner URL [--app-argument URL] [--clip CLIP]`, sent as
 /// `GET /v1/banner`. The API serves that route as `ServedBanner` (the tag as HTML when `Accept` prefers
@@ -12,53 +11,50 @@ public import StrictJSON
 public enum Banner: Operation {
     public static let callers = CallerRule.open
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var url: String
+    /// The page, and what the tag names beside it: the route's query, the command's positional and options.
+    public struct Input: DeclaredInput {
+        var url: String?
         var appArgument: String?
         var clip: String?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            url = reader.string("url", required: true) ?? ""
-            appArgument = reader.string("appArgument")
-            clip = reader.string("clip")
-        }
+        /// `Accept` ranks text/html above application/json (`ServedBanner`).
+        var prefersHTML = false
+
+        public init() {}
+
+        static let url = InputField<Input>.positional("url", \.url, "URL", help: "the page URL")
+        public static let fields: [InputField<Input>] = [
+            url,
+            .optional(
+                FieldFacts(
+                    name: "appArgument", place: .query, type: .text, placeholder: "URL", help: "URL handed to the full app",
+                    option: "app-argument"), \.appArgument),
+            .text("clip", \.clip, "CLIP", help: "the clip, when several are associated with the host"),
+        ]
+
+        public mutating func check(_ reader: inout ArgumentReader) { prefersHTML = ServedBanner.prefersHTML(reader.arguments.accept) }
     }
 
-    public struct Output: OperationOutput {
-        public var banner: PageBanner
-        public var json: JSONValue { CatalogJSON.banner(banner) }
-        public init(_ banner: PageBanner) { self.banner = banner }
-        public init(json: JSONValue) throws(WireError) { banner = try CatalogJSON.banner(json: json) }
-    }
+    public typealias Output = PageBanner
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        Output(try session.registry.banner(pageURL: input.url, appArgument: input.appArgument, clip: input.clip))
+        try session.registry.banner(pageURL: input.url ?? "", appArgument: input.appArgument, clip: input.clip)
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/banner",
-        command: CommandSpec(
-            "banner", summary: "print the Smart App Banner tag for a page", positionals: [PositionalSpec("URL", help: "the page URL")],
-            options: [
-                .option("app-argument", value: "URL", help: "URL handed to the full app"),
-                .option("clip", value: "CLIP", help: "the clip, when several are associated with the host"),
-            ],
-            examples: [
-                Example(
-                    "clipctl banner https://bikesrental.example/rent --app-argument https://bikesrental.example/rent",
-                    "Print the Smart App Banner meta tag for a page")
-            ]),
-        commandJSON: { CatalogJSON.banner($0.banner) }, servesRoute: false,
-        commandInput: { line, arguments in
-            arguments.append("url", line.parsed.positionals.first)
-            arguments.append("appArgument", line.parsed.value("app-argument"))
-            arguments.append("clip", line.parsed.value("clip"))
-        },
-        present: { output, _, printer in
-            printer.line(output.banner.banner.metaTag)
-            for note in output.banner.notes { printer.err("note: \(note)\n") }
-        })
+        Self.self, Route("GET", "/v1/banner", served: false),
+        command: Command(
+            ["banner"],
+            CommandHelp(
+                "print the Smart App Banner tag for a page",
+                examples: [
+                    CommandExample(
+                        "clipctl banner https://bikesrental.example/rent --app-argument https://bikesrental.example/rent",
+                        "Print the Smart App Banner meta tag for a page")
+                ]),
+            present: { banner, _, printer in
+                printer.line(banner.banner.metaTag)
+                for note in banner.notes { printer.err("note: \(note)\n") }
+            }))
 }
 
 /// The banner as the API serves it at `GET /v1/banner?url=&appArgument=&clip=`: the tag alone as HTML when the
@@ -67,20 +63,7 @@ public enum Banner: Operation {
 public enum ServedBanner: Operation {
     public static let callers = CallerRule.open
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var url: String?
-        var appArgument: String?
-        var clip: String?
-        var prefersHTML: Bool
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            url = reader.string("url")
-            appArgument = reader.string("appArgument")
-            clip = reader.string("clip")
-            prefersHTML = ServedBanner.prefersHTML(reader.arguments.accept)
-        }
-    }
+    public typealias Input = Banner.Input
 
     public struct Output: OperationContentOutput {
         public var content: OperationContent
@@ -90,13 +73,14 @@ public enum ServedBanner: Operation {
     public static func run(_ input: Input, in session: Session) throws -> Output {
         guard let url = input.url, !url.isEmpty else {
             throw OperationError.malformed(
-                "give the page URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
+                "give the page URL as ?\(Input.url.facts.name)=",
+                errors: [FieldError(field: Input.url.facts.name, rule: "required", message: "is required")])
         }
         let banner = try session.registry.banner(pageURL: url, appArgument: input.appArgument, clip: input.clip)
         let content =
             input.prefersHTML
             ? OperationContent(bytes: Array((banner.banner.metaTag + "\n").utf8), type: "text/html; charset=utf-8")
-            : OperationContent(bytes: JSONWriter.bytes(CatalogJSON.banner(banner)), type: "application/json")
+            : OperationContent(bytes: JSONWriter.bytes(banner.json), type: "application/json")
         return Output(content: content, status: 200, headers: [])
     }
 
@@ -117,5 +101,5 @@ public enum ServedBanner: Operation {
     }
 
     /// The route reads no body and ignores one, as it always has.
-    public static let binding = Binding(Self.self, "GET", "/v1/banner", unreadBody: .ignored, caching: .shared(vary: ["Accept"]))
+    public static let binding = Binding(Self.self, Route("GET", "/v1/banner", body: .none(.ignored), caching: .shared(vary: ["Accept"])))
 }

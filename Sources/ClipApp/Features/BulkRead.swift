@@ -3,7 +3,7 @@ public import DoctorAndPublish
 import ClipStore
 public import ClipWire
 import Foundation
-public import StrictJSON
+import StrictJSON
 
 /// `GET /v1/bulk`: everything the caller may read (an admin everything, a team token its team's
 /// data, as the other routes scope it), page by page, each page one read transaction: what
@@ -11,33 +11,18 @@ public import StrictJSON
 public enum BulkRead: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
+    public struct Input: DeclaredInput {
         var host: String?
         var cursor: String?
         var limit: String?
-
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            host = reader.string("host")
-            cursor = reader.string("cursor")
-            limit = reader.string("limit")
-        }
+        public init() {}
+        public static let fields: [InputField<Input>] = [
+            .text("host", \.host, "HOST", help: "only what touches this host"), .optional(.cursor, \.cursor),
+            .optional(.routeLimit(of: "records", standard: 500), \.limit),
+        ]
     }
 
-    public struct Output: OperationOutput {
-        public var records: [RegistryRecord]
-        public var nextCursor: String?
-        public var json: JSONValue { ListJSON.page(records.map(BulkJSON.record), nextCursor: nextCursor) }
-        public init(records: [RegistryRecord], nextCursor: String?) {
-            self.records = records
-            self.nextCursor = nextCursor
-        }
-        public init(json: JSONValue) throws(WireError) {
-            records = try ListJSON.items(json: json).map { (v) throws(WireError) in try BulkJSON.record(json: v) }
-            nextCursor = ListJSON.nextCursor(json: json)
-        }
-    }
+    public typealias Output = Page<RegistryRecord>
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         var scope = Registry.BulkScope(team: session.caller.team)
@@ -52,22 +37,20 @@ public enum BulkRead: Operation {
         let limit = try PageLimit.read(input.limit, fallback: 500)
         var records: [RegistryRecord] = []
         let next = try session.registry.bulkRecords(scope, from: start, limit: limit) { records.append($0) }
-        return Output(records: records, nextCursor: next.map(encodeCursor))
+        return Output(records, nextCursor: next.map(encodeCursor))
     }
 
-    public static let binding = Binding(Self.self, "GET", "/v1/bulk")
+    public static let binding = Binding(Self.self, Route("GET", "/v1/bulk"))
 
     /// Every record of the caller's scope (what touches `host`, when given), page after page of
     /// the largest size, run where the command runs (`OperationRunner`).
     public static func records(host: String?, run: OperationRunner, each body: (RegistryRecord) throws -> Void) throws {
         var cursor: String?
         repeat {
-            var arguments = Arguments()
-            arguments.append("host", host)
-            arguments.append("limit", String(PageLimit.largest))
-            arguments.append("cursor", cursor)
-            let page = try Output(json: try run(binding, arguments).json)
-            for record in page.records { try body(record) }
+            var input = Input()
+            (input.host, input.limit, input.cursor) = (host, String(PageLimit.largest), cursor)
+            let page = try Output(json: try run(binding, input.arguments).json)
+            for record in page.items { try body(record) }
             cursor = page.nextCursor
         } while cursor != nil
     }

@@ -1,4 +1,3 @@
-import ArgParse
 import ClipCore
 import ClipStore
 public import ClipWire
@@ -10,16 +9,14 @@ import StrictJSON
 public enum ChangeList: Operation {
     public static let callers = CallerRule.admin
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
+    /// `since` and `limit` as given: the route reads them in its own words; the command reads up to 10,000 records.
+    public struct Input: DeclaredInput {
         var since: String?
         var limit: String?
-
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            since = reader.string("since")
-            limit = reader.string("limit")
-        }
+        public init() {}
+        static let since = InputField<Input>.text("since", \.since, "ID", help: "only records after this id")
+        static let limit = InputField<Input>.limit(\.limit, help: "at most N records", commandDefault: 100)
+        public static let fields: [InputField<Input>] = [since, limit]
     }
 
     public typealias Output = ExperienceHistory.Output
@@ -28,7 +25,8 @@ public enum ChangeList: Operation {
         let since = try input.since.map { (text) throws(InvalidArguments) -> Int64 in
             guard let n = Int64(text), n >= 0 else {
                 throw InvalidArguments(
-                    "since is a change id", [FieldError(field: "since", rule: "type", message: "expected a whole number ≥ 0")])
+                    "since is a change id",
+                    [FieldError(field: Input.since.facts.name, rule: "type", message: "expected a whole number ≥ 0")])
             }
             return n
         }
@@ -43,37 +41,38 @@ public enum ChangeList: Operation {
     static let pageSize = PageLimit.largest
 
     public static let binding: Binding = Binding(
-        Self.self, "GET", "/v1/changes",
-        command: CommandSpec(
-            "changes", summary: "list change records",
-            options: [
-                .option("since", value: "ID", help: "only records after this id"),
-                .option("limit", value: "N", help: "at most N records (default 100)"),
-            ], examples: [Example("clipctl changes --since 120 --limit 20", "The 20 change records after record 120")]),
-        commandJSON: { .array($0.records.map(ChangeRecordJSON.record)) },
-        commandInput: { line, arguments in
-            let parsed = line.parsed
-            if let text = parsed.value("since") {
-                guard let n = Int64(text), n >= 0 else { throw CommandUsageError("--since takes a change id (a whole number)") }
-                arguments.append("since", String(n))
-            }
-            if let text = parsed.value("limit") {
-                guard let n = Int(text), (1...10_000).contains(n) else { throw CommandUsageError("--limit takes a number from 1 to 10000") }
-                arguments.append("limit", String(n))
-            }
-        },
-        commandAnswer: { _, arguments, run in
-            let limit = Int(arguments["limit"] ?? "") ?? 100
-            var records: [ChangeRecord] = [], next: Int64? = Int64(arguments["since"] ?? "") ?? 0
-            while let after = next, records.count < limit {
-                let size = min(limit - records.count, pageSize)
-                let page = try Output(json: try run(binding, Arguments([("since", String(after)), ("limit", String(size))])).json)
-                records += page.records
-                next = page.nextSince
-            }
-            return OperationAnswer(json: Output(records: records, nextSince: next).json, status: 200)
-        },
-        standardErrorUnderJSON: true, present: present)
+        Self.self, Route("GET", "/v1/changes"),
+        command: Command(
+            ["changes"],
+            CommandHelp(
+                "list change records",
+                examples: [CommandExample("clipctl changes --since 120 --limit 20", "The 20 change records after record 120")]),
+            steps: CommandSteps(check: check, answer: answer, standardErrorUnderJSON: true),
+            json: .shape { .array($0.records.map(ChangeRecordJSON.record)) }, present: present))
+
+    /// The command's own words for a malformed `--since` or `--limit` (exit 64): it reads up to 10,000 records.
+    @Sendable static func check(_ words: CommandWords) throws {
+        if let text = words.value(Input.since.facts.option), Int64(text).map({ $0 < 0 }) ?? true {
+            throw CommandUsageError("--\(Input.since.facts.option) takes a change id (a whole number)")
+        }
+        if let text = words.value(Input.limit.facts.option), !(Int(text).map { (1...10_000).contains($0) } ?? false) {
+            throw CommandUsageError("--\(Input.limit.facts.option) takes a number from 1 to 10000")
+        }
+    }
+
+    /// The records the command asks for, read in pages of at most `pageSize`.
+    @Sendable static func answer(_ words: CommandWords, _ arguments: Arguments, _ run: OperationRunner) throws -> OperationAnswer {
+        let (since, limit) = (Input.since.facts.name, Input.limit.facts.name)
+        let wanted = Int(arguments[limit] ?? "") ?? 100
+        var records: [ChangeRecord] = [], next: Int64? = Int64(arguments[since] ?? "") ?? 0
+        while let after = next, records.count < wanted {
+            let size = min(wanted - records.count, pageSize)
+            let page = try Output(json: try run(binding, Arguments([(since, String(after)), (limit, String(size))])).json)
+            records += page.records
+            next = page.nextSince
+        }
+        return OperationAnswer(json: Output(records: records, nextSince: next).json, status: 200)
+    }
 
     static func present(_ output: Output, _ parsed: CommandWords, _ printer: Printer) {
         for r in output.records { printer.line("\(r.id)  \(r.at)  \(r.actor)  \(r.action) \(r.entity) \(r.entityID)") }
@@ -82,8 +81,9 @@ public enum ChangeList: Operation {
         guard let next = output.nextSince else { return }
         var words = ["clipctl"]
         for option in ["db", "server"] { if let value = parsed.value(option) { words += ["--\(option)", value] } }
-        words += ["changes", "--since", String(next)]
-        if let value = parsed.value("limit") { words += ["--limit", value] }
+        let (since, limit) = (Input.since.facts.option, Input.limit.facts.option)
+        words += ["changes", "--\(since)", String(next)]
+        if let value = parsed.value(limit) { words += ["--\(limit)", value] }
         if parsed.flag("json") { words.append("--json") }
         printer.err("more records follow: \(Shell.command(words))\n")
     }

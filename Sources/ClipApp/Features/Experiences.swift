@@ -1,4 +1,3 @@
-import ArgParse
 public import ClipCore
 import ClipStore
 public import ClipWire
@@ -12,9 +11,25 @@ public enum ExperienceList: Operation {
 
     /// The query as given: `run` applies its rules in the order the route always has (the clip,
     /// the host, then the status and cursor, then the limit).
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        public init(reading reader: inout ArgumentReader) { arguments = reader.arguments }
+    public struct Input: DeclaredInput {
+        public var clip: String?
+        public var host: String?
+        public var status: String?
+        public var cursor: String?
+        public var limit: String?
+        /// The request's query items in its order, repeated in the next page's `Link` (RFC 8288).
+        var query: [(name: String, value: String)] = []
+
+        public init() {}
+
+        public static let host = InputField<Input>.text("host", \.host, "HOST", help: "only on this host")
+        public static let fields: [InputField<Input>] = [
+            .text("clip", \.clip, "CLIP", help: "only this clip's"), host,
+            .optional(FieldFacts(ExperienceField.status, in: .query, withDefault: false, upperCased: true), \.status),
+            .optional(.cursor, \.cursor), .optional(.routeLimit(of: "experiences"), \.limit),
+        ]
+
+        public mutating func check(_ reader: inout ArgumentReader) { query = reader.arguments.values }
     }
 
     public struct Output: OperationOutput {
@@ -45,9 +60,8 @@ public enum ExperienceList: Operation {
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        let query = input.arguments
         var filter = Registry.ListFilter(team: session.caller.team)
-        if let clip = query["clip"] {
+        if let clip = input.clip {
             do { filter.clip = try session.registry.clipID(clip) } catch {
                 // Who sees every clip (the database's owner, an admin token) is told, on a database and over
                 // a server alike; a team token gets an empty list, which tells nothing of other teams' clips.
@@ -56,12 +70,12 @@ public enum ExperienceList: Operation {
                 return Output(experiences: [], nextCursor: nil)
             }
         }
-        if let host = query["host"] { filter.host = try Registry.normalizeHost(host) }
+        if let host = input.host { filter.host = try Registry.normalizeHost(host) }
         var errors: [FieldError] = []
-        if let status = query["status"] {
-            do { filter.status = try ExperienceStatus.parse(status, field: "status") } catch { errors += error.errors }
+        if let status = input.status {
+            do { filter.status = try ExperienceStatus.parse(status, field: ExperienceField.status.name) } catch { errors += error.errors }
         }
-        if let cursor = query["cursor"] {
+        if let cursor = input.cursor {
             // Only a URL this server's pages end with (docs/architecture.md#the-http-api).
             guard let after = ListCursor.decode(cursor), after.hasPrefix("https://") else {
                 throw OperationError.malformed("the cursor is not one this server gave")
@@ -69,7 +83,7 @@ public enum ExperienceList: Operation {
             filter.afterURL = after
         }
         guard errors.isEmpty else { throw RegistryError.invalid(errors) }
-        let limit = try PageLimit.read(query["limit"], fallback: 100)
+        let limit = try PageLimit.read(input.limit, fallback: 100)
         // One more than asked says whether more follow.
         filter.limit = limit + 1
         var items = try session.registry.experiences(filter)
@@ -79,14 +93,24 @@ public enum ExperienceList: Operation {
             next = items.last.map { ListCursor.encode($0.url.canonical) }
         }
         var output = Output(experiences: items, nextCursor: next)
-        output.query = query.values
+        output.query = input.query
         return output
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/experiences", command: ExperienceCommands.list,
-        commandJSON: { .array($0.experiences.map(ExperienceJSON.full)) },
-        readsEveryPage: true, commandInput: ExperienceCommands.listInput, present: ExperienceCommands.presentList)
+        Self.self, Route("GET", "/v1/experiences"),
+        command: Command(
+            ["list"],
+            CommandHelp(
+                "list experiences, ordered by URL",
+                examples: [
+                    CommandExample("clipctl list --host bikesrental.example --status ACTIVE", "List the active experiences on one host"),
+                    CommandExample(
+                        "clipctl --server http://127.0.0.1:8080 list --json",
+                        "List through a running server's API as JSON (the token from CLIP_TOKEN)"),
+                ]),
+            steps: CommandSteps(everyPage: true), json: .shape { .array($0.experiences.map(ExperienceJSON.full)) },
+            present: ExperienceCommands.presentList))
 }
 
 /// `POST /v1/experiences` and `clipctl register URL`: registers an experience, creating the team,
@@ -95,41 +119,58 @@ public enum ExperienceList: Operation {
 public enum ExperienceCreate: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        /// The experience's JSON form, which `ExperienceJSON.decode` reads with every field error.
-        var document: JSONValue
+    public struct Input: DeclaredInput {
+        /// The experience's JSON form, which `ExperienceJSON.decode` reads whole, with every field error.
+        var document: JSONValue = .object([])
+        var image: [UInt8]?
 
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            document = reader.document() ?? .object([])
-        }
+        public init() {}
+
+        static let clip = FieldFacts.experienceClip(
+            "TEAMID.BUNDLE", help: "the App Clip's App ID, such as ABCDE12345.com.example.app.Clip", required: true)
+        public static let fields: [InputField<Input>] =
+            [.experienceURL(help: "the invocation URL (https)", required: true, positional: true), clip].map { .member($0, of: \.document) }
+            + ExperienceCommands.fields(\.document, image: \.image)
+            + [.member(FieldFacts(ExperienceField.poweredBy), of: \.document)]
+
+        public mutating func check(_ reader: inout ArgumentReader) { document = reader.document() ?? .object([]) }
     }
 
     public typealias Output = ExperienceWritten
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         try Experiences.checkWritable(input.document, in: session)
-        return Output(try session.registry.register(input.document, image: input.arguments.attachment))
+        return Output(try session.registry.register(input.document, image: input.image))
     }
 
     public static let binding = Binding(
-        Self.self, "POST", "/v1/experiences", status: 201, command: ExperienceCommands.register,
-        commandJSON: ExperienceCommands.writtenJSON,
-        takesBody: true, commandInput: ExperienceCommands.registerInput, present: ExperienceCommands.presentRegistered)
+        Self.self, Route("POST", "/v1/experiences", status: 201, body: .json(optional: false)),
+        command: Command(
+            ["register"],
+            CommandHelp(
+                "register an advanced experience for a URL",
+                discussion: "Creates the team, app, clip and domain association the URL and clip imply, and says so.",
+                examples: [
+                    CommandExample(
+                        "clipctl register https://bikesrental.example/rent --clip ABCDE12345.com.example.bikes.Clip --title 'Rent a bike' --subtitle 'Unlock one in seconds'",
+                        "Register a URL for a clip; its team, app and domain association are created as needed"),
+                    CommandExample(
+                        "clipctl register https://bikesrental.example/rent/paris --clip ABCDE12345.com.example.bikes.Clip --title 'Rent a bike' --subtitle 'Paris, all day' --localization 'fr=Louer un vélo|Paris, toute la journée'",
+                        "Register one with a French card beside the default English one"),
+                ]),
+            steps: CommandSteps(input: ExperienceCommands.registerInput), json: .shape(ExperienceCommands.writtenJSON),
+            present: ExperienceCommands.presentRegistered))
 }
 
 /// `GET /v1/experiences/{id}` and `clipctl show ID|URL`.
 public enum ExperienceShow: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var id: String
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            id = reader.string("id") ?? ""
-        }
+    public struct Input: DeclaredInput {
+        var id = ""
+        public init() {}
+        public static let id = InputField<Input>.experienceID(\.id)
+        public static let fields: [InputField<Input>] = [id]
     }
 
     public typealias Output = ExperienceWritten
@@ -139,9 +180,17 @@ public enum ExperienceShow: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/experiences/{id}", command: ExperienceCommands.show, commandJSON: { ExperienceJSON.full($0.outcome.value) },
-        commandInput: ExperienceCommands.referenceInput,
-        present: { output, _, printer in ExperienceCommands.print(output.outcome.value, printer) })
+        Self.self, Route("GET", "/v1/experiences/{id}"),
+        command: Command(
+            ["show"],
+            CommandHelp(
+                "show one experience",
+                examples: [
+                    CommandExample(
+                        "clipctl show https://bikesrental.example/rent", "Show an experience by its registered URL (or by its id)")
+                ]),
+            json: .shape { ExperienceJSON.full($0.outcome.value) },
+            present: { output, _, printer in ExperienceCommands.print(output.outcome.value, printer) }))
 }
 
 /// `PATCH /v1/experiences/{id}` and `clipctl update|deactivate|activate ID|URL`: changes the fields
@@ -151,15 +200,25 @@ public enum ExperienceUpdate: Operation {
     public static let callers = CallerRule.token
     public static let evaluatesPreconditions = true
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var id: String
-        var document: JSONValue
+    public struct Input: DeclaredInput {
+        var id = ""
+        /// The fields to change as the body gives them, which `ExperienceJSON.decode` reads whole over the experience.
+        var document: JSONValue = .object([])
+        var image: [UInt8]?
+        var preconditions = Arguments()
 
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            id = reader.string("id") ?? ""
+        public init() {}
+
+        public static let id = InputField<Input>.experienceID(\.id)
+        public static let fields: [InputField<Input>] =
+            [id]
+            + [.experienceURL(help: "new URL"), .experienceClip("CLIP", help: "move to another clip")].map { .member($0, of: \.document) }
+            + ExperienceCommands.fields(\.document, image: \.image, update: true)
+            + [.member(FieldFacts(ExperienceField.poweredBy, negatable: true).helped("set isPoweredBy"), of: \.document)]
+
+        public mutating func check(_ reader: inout ArgumentReader) {
             document = reader.document() ?? .object([])
+            preconditions = reader.preconditions
         }
     }
 
@@ -168,41 +227,75 @@ public enum ExperienceUpdate: Operation {
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let current = try Experiences.visible(input.id, in: session)
         try Experiences.checkWritable(input.document, in: session)
-        let expected = try input.arguments.existingPreconditions(
+        let expected = try input.preconditions.existingPreconditions(
             kind: "e\(current.id)", current: current.version, "experience \(current.id)")
-        return Output(
-            try session.registry.update(
-                String(current.id), with: input.document, image: input.arguments.attachment, expectedVersion: expected))
+        return Output(try session.registry.update(String(current.id), with: input.document, image: input.image, expectedVersion: expected))
     }
 
     public static let binding = Binding(
-        Self.self, "PATCH", "/v1/experiences/{id}", command: ExperienceCommands.update, commandJSON: ExperienceCommands.writtenJSON,
-        takesBody: true, commandInput: ExperienceCommands.updateInput, present: ExperienceCommands.presentUpdated)
+        Self.self, Route("PATCH", "/v1/experiences/{id}", body: .json(optional: false)),
+        command: Command(
+            ["update"],
+            CommandHelp(
+                "change fields of an experience",
+                examples: [
+                    CommandExample(
+                        "clipctl update 1 --title 'Rent an e-bike' --localization 'fr=Louer un vélo électrique|En quelques secondes'",
+                        "Change the title, and the French card only")
+                ]),
+            steps: CommandSteps(input: ExperienceCommands.updateInput), json: .shape(ExperienceCommands.writtenJSON),
+            present: ExperienceCommands.presentUpdated))
 
     /// `activate` and `deactivate`: a PATCH of `status` alone, on the update's route.
-    static func statusBinding(_ status: ExperienceStatus, command: CommandSpec) -> Binding {
+    static func statusBinding(_ status: ExperienceStatus, _ name: String, _ help: CommandHelp) -> Binding {
         Binding(
-            Self.self, "PATCH", "/v1/experiences/{id}", command: command, commandJSON: { ExperienceJSON.full($0.outcome.value) },
-            takesBody: true, servesRoute: false,
-            commandInput: { line, arguments in
-                try ExperienceCommands.referenceInput(line, &arguments)
-                arguments.body = RequestJSON.setStatus(status)
-            },
-            present: { output, _, printer in
-                let e = output.outcome.value
-                printer.line("experience \(e.id) is \(e.status.rawValue): \(e.url.canonical)")
-            })
+            StatusChange.self, Route("PATCH", "/v1/experiences/{id}", body: .json(optional: false), served: false),
+            command: Command(
+                [name], help,
+                steps: CommandSteps(input: { line, arguments in
+                    try arguments.add(StatusChange.Input.fields[0].facts, line.parsed.positional(0) ?? "", line)
+                    arguments.body = RequestJSON.setStatus(status)
+                }),
+                json: .shape { ExperienceJSON.full($0.outcome.value) },
+                present: { output, _, printer in
+                    let e = output.outcome.value
+                    printer.line("experience \(e.id) is \(e.status.rawValue): \(e.url.canonical)")
+                }))
+    }
+
+    /// The update as `activate` and `deactivate` name it: the experience alone (their body is the status).
+    enum StatusChange: Operation {
+        static let callers = CallerRule.token
+        static let evaluatesPreconditions = true
+        struct Input: DeclaredInput {
+            var update = ExperienceUpdate.Input()
+            init() {}
+            static let fields: [InputField<Input>] = [.experienceID(\.update.id, help: "experience id or URL")]
+            mutating func check(_ reader: inout ArgumentReader) { update.check(&reader) }
+        }
+        typealias Output = ExperienceWritten
+        static func run(_ input: Input, in session: Session) throws -> Output { try ExperienceUpdate.run(input.update, in: session) }
     }
 }
 
 /// `clipctl deactivate ID|URL`: stops an experience from matching (`ExperienceUpdate`'s route).
 public enum ExperienceDeactivate {
-    public static let binding = ExperienceUpdate.statusBinding(.deactivated, command: ExperienceCommands.deactivate)
+    public static let binding = ExperienceUpdate.statusBinding(
+        .deactivated, "deactivate",
+        CommandHelp(
+            "stop an experience from matching",
+            examples: [
+                CommandExample(
+                    "clipctl deactivate https://bikesrental.example/rent", "Stop an experience from matching without removing it")
+            ]))
 }
 
 /// `clipctl activate ID|URL`: lets a deactivated experience match again (`ExperienceUpdate`'s route).
 public enum ExperienceActivate {
-    public static let binding = ExperienceUpdate.statusBinding(.active, command: ExperienceCommands.activate)
+    public static let binding = ExperienceUpdate.statusBinding(
+        .active, "activate",
+        CommandHelp(
+            "let a deactivated experience match again", examples: [CommandExample("clipctl activate 1", "Let experience 1 match again")]))
 }
 
 /// `DELETE /v1/experiences/{id}` (204) and `clipctl remove ID|URL`: a soft delete; the URL becomes
@@ -212,13 +305,13 @@ public enum ExperienceRemove: Operation {
     public static let callers = CallerRule.token
     public static let evaluatesPreconditions = true
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var id: String
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            id = reader.string("id") ?? ""
-        }
+    public struct Input: DeclaredInput {
+        var id = ""
+        var preconditions = Arguments()
+        public init() {}
+        public static let id = InputField<Input>.experienceID(\.id, help: "experience id or URL")
+        public static let fields: [InputField<Input>] = [id]
+        public mutating func check(_ reader: inout ArgumentReader) { preconditions = reader.preconditions }
     }
 
     /// No content; a command presents the experience it read before (`Arguments.commandRead`).
@@ -234,18 +327,23 @@ public enum ExperienceRemove: Operation {
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let current = try Experiences.visible(input.id, in: session)
-        let expected = try input.arguments.existingPreconditions(
+        let expected = try input.preconditions.existingPreconditions(
             kind: "e\(current.id)", current: current.version, "experience \(current.id)")
         return Output(removed: try session.registry.remove(String(current.id), expectedVersion: expected).value)
     }
 
     public static let binding = Binding(
-        Self.self, "DELETE", "/v1/experiences/{id}", status: 204, command: ExperienceCommands.remove,
-        commandJSON: { $0.removed.map(CommandJSON.removed) ?? .null }, unreadBody: .ignored, commandInput: ExperienceCommands.removeInput,
-        present: { output, _, printer in
-            guard let e = output.removed else { return }
-            printer.line("removed experience \(e.id): \(e.url.canonical)")
-        })
+        Self.self, Route("DELETE", "/v1/experiences/{id}", status: 204, body: .none(.ignored)),
+        command: Command(
+            ["remove"],
+            CommandHelp(
+                "remove an experience (soft delete; its URL becomes free)",
+                examples: [CommandExample("clipctl remove 1", "Remove experience 1; its URL can be registered again")]),
+            steps: CommandSteps(input: ExperienceCommands.removeInput), json: .shape { $0.removed.map(CommandJSON.removed) ?? .null },
+            present: { output, _, printer in
+                guard let e = output.removed else { return }
+                printer.line("removed experience \(e.id): \(e.url.canonical)")
+            }))
 }
 
 /// An experience as read or written, with the write's notes and warnings, its entity tag and, when a

@@ -11,12 +11,16 @@ public import StrictJSON
 public enum HeaderImageUpload: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
+    /// The team named (`?team=`), the body's bytes and their `Content-Type`.
+    public struct Input: DeclaredInput {
         var team: String?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            team = reader.string("team")
+        var bytes: [UInt8] = []
+        var contentType: String?
+        public init() {}
+        static let team = InputField<Input>.text("team", \.team, "TEAMID", help: "the team the image is for (an admin token's)")
+        public static let fields: [InputField<Input>] = [team]
+        public mutating func check(_ reader: inout ArgumentReader) {
+            (bytes, contentType) = (reader.arguments.attachment ?? [], reader.arguments.contentType)
         }
     }
 
@@ -34,9 +38,9 @@ public enum HeaderImageUpload: Operation {
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        let bytes = input.arguments.attachment ?? []
+        let bytes = input.bytes
         let type =
-            input.arguments.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            input.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         guard let declared = HeaderImage.MediaType(rawValue: type) else {
             throw OperationError.unsupportedMediaType(
                 "send the image as image/png or image/jpeg (got \(type.isEmpty ? "no Content-Type" : type))")
@@ -45,12 +49,13 @@ public enum HeaderImageUpload: Operation {
         var team = session.caller.team
         if let named = input.team {
             let id: TeamID
-            do { id = try TeamID(named, field: "team") } catch { throw RegistryError.invalid(error.errors) }
+            do { id = try TeamID(named, field: Input.team.facts.name) } catch { throw RegistryError.invalid(error.errors) }
             try session.checkWritable(team: id)
             team = id
         }
         guard let team else {
-            throw RegistryError.invalid([FieldError(field: "team", rule: "required", message: "is required with an admin token (?team=)")])
+            let name = Input.team.facts.name
+            throw RegistryError.invalid([FieldError(field: name, rule: "required", message: "is required with an admin token (?\(name)=)")])
         }
         // The bytes' kind before their content: a JPEG sent as image/png is 415 whatever else is wrong with it.
         let other: HeaderImage.MediaType = declared == .png ? .jpeg : .png
@@ -63,5 +68,5 @@ public enum HeaderImageUpload: Operation {
         return Output(json: HeaderImageJSON.uploaded(saved.value, warnings: saved.warnings), status: saved.created ? 201 : 200)
     }
 
-    public static let binding = Binding(Self.self, "POST", "/v1/images", takesBytes: true)
+    public static let binding = Binding(Self.self, Route("POST", "/v1/images", body: .bytes))
 }

@@ -1,4 +1,3 @@
-import ArgParse
 import CardPreview
 import ClipCore
 import ClipStore
@@ -16,15 +15,18 @@ public import StrictJSON
 public enum PreviewPage: Operation {
     public static let callers = CallerRule.open
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var url: String
+    /// The invocation URL and the card's language; the request's `Accept-Language` when none is given (`ServedPreviewPage`).
+    public struct Input: DeclaredInput {
+        var url: String?
         var language: String?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            url = reader.string("url", required: true) ?? ""
-            language = reader.string("language")
-        }
+        var acceptLanguage: String?
+
+        public init() {}
+
+        static let url = InputField<Input>.positional("url", \.url, "URL", help: "the invocation URL")
+        public static let fields: [InputField<Input>] = [url, .text("language", \.language, "LANG", help: "card language (EN, fr-CA, …)")]
+
+        public mutating func check(_ reader: inout ArgumentReader) { acceptLanguage = reader.arguments.acceptLanguage }
     }
 
     /// The page: 200 when a card shows, 404 when none does, 422 when the URL is not an invocation URL.
@@ -54,7 +56,8 @@ public enum PreviewPage: Operation {
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let source = try CardPreviewSource.input(
-            registry: session.registry, url: input.url, language: input.language, acceptLanguage: nil, images: .inline, codesOrigin: nil)
+            registry: session.registry, url: input.url ?? "", language: input.language, acceptLanguage: nil, images: .inline,
+            codesOrigin: nil)
         let page = CardPreviewPage.render(source)
         let status = page.kind != .noMatch ? 200 : source.urlIsValid ? 404 : 422
         var output = Output(
@@ -64,46 +67,46 @@ public enum PreviewPage: Operation {
     }
 
     /// The page alone, as the command reads it before it inlines the images.
-    static let page = Binding(Self.self, "GET", "/preview", servesRoute: false)
+    static let page = Binding(Self.self, Route("GET", "/preview", served: false))
+
+    /// `-o FILE`: where the command writes the page.
+    static let output = FieldFacts.outputFile
 
     public static let binding = Binding(
-        Self.self, "GET", "/preview",
-        command: CommandSpec(
-            "preview", summary: "write the App Clip card preview page of an invocation URL",
-            discussion:
-                "One self-contained HTML file (no script; images inlined): the card the URL gets, its QR code, NFC NDEF bytes, the resolve explanation and the Smart App Banner tag. With --server, the server's page with its images inlined. The file is replaced whole, never written through a symbolic link. Exits 1 when the URL gets no card (the page says why).",
-            positionals: [PositionalSpec("URL", help: "the invocation URL")],
-            options: [
-                .option("language", value: "LANG", help: "card language (EN, fr-CA, …)"),
-                .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output"),
-            ],
-            examples: [
-                Example(
-                    "clipctl preview https://bikesrental.example/rent -o card.html",
-                    "Write the card, QR code and banner tag a URL gets to one HTML page")
-            ]),
-        servesRoute: false,
-        commandInput: { line, arguments in
-            arguments.append("url", line.parsed.positionals.first)
-            arguments.append("language", line.parsed.value("language"))
-            arguments.accept = "text/html"
-        },
-        commandAnswer: { _, arguments, run in try standalone(try run(page, arguments), run) },
-        presentsJSON: true,
-        present: { output, parsed, printer in
-            let html = output.content.bytes
-            if let path = parsed.value("output") {
-                do throws(DurableFiles.Failure) { try DurableFiles.replaceWhole(path, with: html) } catch {
-                    throw OperationError.notWritten(error.description)
-                }
-            } else {
-                printer.out(String(decoding: html, as: UTF8.self))
+        Self.self, Route("GET", "/preview", served: false),
+        command: Command(
+            ["preview"],
+            CommandHelp(
+                "write the App Clip card preview page of an invocation URL",
+                discussion:
+                    "One self-contained HTML file (no script; images inlined): the card the URL gets, its QR code, NFC NDEF bytes, the resolve explanation and the Smart App Banner tag. With --server, the server's page with its images inlined. The file is replaced whole, never written through a symbolic link. Exits 1 when the URL gets no card (the page says why).",
+                examples: [
+                    CommandExample(
+                        "clipctl preview https://bikesrental.example/rent -o card.html",
+                        "Write the card, QR code and banner tag a URL gets to one HTML page")
+                ]),
+            options: [output],
+            steps: CommandSteps(answer: { _, arguments, run in
+                var html = arguments
+                html.accept = "text/html"
+                return try standalone(try run(page, html), run)
+            }),
+            json: .presented, present: present))
+
+    static func present(_ output: Output, _ words: CommandWords, _ printer: Printer) throws {
+        let html = output.content.bytes
+        if let path = words.value(Self.output.option) {
+            do throws(DurableFiles.Failure) { try DurableFiles.replaceWhole(path, with: html) } catch {
+                throw OperationError.notWritten(error.description)
             }
-            guard output.showsCard else {
-                let url = parsed.positionals.first ?? ""
-                throw CommandVerdict.negative("no App Clip card for \(url): \(output.reason ?? "the page says why")")
-            }
-        })
+        } else {
+            printer.out(String(decoding: html, as: UTF8.self))
+        }
+        guard output.showsCard else {
+            let url = words.positional(0) ?? ""
+            throw CommandVerdict.negative("no App Clip card for \(url): \(output.reason ?? "the page says why")")
+        }
+    }
 
     /// A server's page with each image it loads inlined (one the server does not give stays a link) and its
     /// code links on the server; a database's page as it is (its images are inline already).
@@ -112,7 +115,7 @@ public enum PreviewPage: Operation {
         let html = String(decoding: content.bytes, as: UTF8.self)
         var sources: [String: String] = [:]
         for sha in StandalonePage.servedImages(html) {
-            var arguments = Arguments([("sha256", sha)])
+            var arguments = Arguments([(HeaderImageFile.Input.sha256.facts.name, sha)])
             arguments.accept = "image/png, image/jpeg"
             let image = try run(HeaderImageFile.binding, arguments)
             let type = image.content?.type ?? ""
@@ -133,16 +136,7 @@ public enum PreviewPage: Operation {
 public enum ServedPreviewPage: Operation {
     public static let callers = CallerRule.open
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var url: String?
-        var language: String?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            url = reader.string("url")
-            language = reader.string("language")
-        }
-    }
+    public typealias Input = PreviewPage.Input
 
     public struct Output: OperationContentOutput {
         public var content: OperationContent
@@ -158,10 +152,11 @@ public enum ServedPreviewPage: Operation {
     public static func run(_ input: Input, in session: Session) throws -> Output {
         guard let url = input.url, !url.isEmpty else {
             throw OperationError.malformed(
-                "give the invocation URL as ?url=", errors: [FieldError(field: "url", rule: "required", message: "is required")])
+                "give the invocation URL as ?\(Input.url.facts.name)=",
+                errors: [FieldError(field: Input.url.facts.name, rule: "required", message: "is required")])
         }
         let source = try CardPreviewSource.input(
-            registry: session.registry, url: url, language: input.language, acceptLanguage: input.arguments.acceptLanguage,
+            registry: session.registry, url: url, language: input.language, acceptLanguage: input.acceptLanguage,
             images: .served, codesOrigin: "")
         let page = CardPreviewPage.render(source)
         let status = page.kind != .noMatch ? 200 : source.urlIsValid ? 404 : 422
@@ -180,7 +175,7 @@ public enum ServedPreviewPage: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/preview", unreadBody: .ignored, caching: .shared(vary: ["Accept-Language"]))
+        Self.self, Route("GET", "/preview", body: .none(.ignored), caching: .shared(vary: ["Accept-Language"])))
 }
 
 /// A stored header image by its SHA-256: `GET /v1/images/{sha256}`, public. The bytes never change for a
@@ -190,13 +185,11 @@ public enum ServedPreviewPage: Operation {
 public enum HeaderImageFile: Operation {
     public static let callers = CallerRule.open
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var sha256: String
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            sha256 = reader.string("sha256") ?? ""
-        }
+    public struct Input: DeclaredInput {
+        var sha256 = ""
+        public init() {}
+        static let sha256 = InputField<Input>.text("sha256", \.sha256, in: .path, "SHA256", help: "the image's SHA-256, lower-case hex")
+        public static let fields: [InputField<Input>] = [sha256]
     }
 
     public struct Output: OperationContentOutput {
@@ -224,5 +217,5 @@ public enum HeaderImageFile: Operation {
             headers: [("ETag", "\"\(sha)\""), ("X-Content-Type-Options", "nosniff")])
     }
 
-    public static let binding = Binding(Self.self, "GET", "/v1/images/{sha256}", unreadBody: .ignored, caching: .immutable)
+    public static let binding = Binding(Self.self, Route("GET", "/v1/images/{sha256}", body: .none(.ignored), caching: .immutable))
 }

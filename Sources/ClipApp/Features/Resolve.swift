@@ -1,4 +1,3 @@
-import ArgParse
 import Foundation
 public import ClipCore
 import ClipStore
@@ -13,18 +12,23 @@ public import StrictJSON
 public enum Resolve: Operation {
     public static let callers = CallerRule.open
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        var url: String
+    public struct Input: DeclaredInput {
+        var url = ""
         var language: String?
-        var explain: Bool
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            url = reader.string("url", required: true) ?? ""
-            // An empty URL is no URL, as the route reads `?url=` (docs/http-api.md): the same words both ways.
-            if reader.arguments["url"] == "" { reader.fail("url", "required", "is required") }
-            language = reader.string("language")
-            explain = reader.string("explain") != nil
+        var explain = false
+
+        public init() {}
+
+        static let url = InputField<Input>.text("url", \.url, "URL", help: "the invocation URL", required: true, positional: true)
+        public static let fields: [InputField<Input>] = [
+            url, .text("language", \.language, "LANG", help: "preferred card language (EN, fr-CA, …)"),
+            .flag("explain", \.explain, help: "list every candidate and why it lost; warn about near misses"),
+        ]
+
+        /// An empty URL is no URL, as the route reads `?url=` (docs/http-api.md): the same words both ways.
+        public mutating func check(_ reader: inout ArgumentReader) {
+            let name = Self.url.facts.name
+            if reader.arguments[name] == "" { reader.fail(name, "required", "is required") }
         }
     }
 
@@ -65,27 +69,17 @@ public enum Resolve: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "GET", "/v1/resolve",
-        command: CommandSpec(
-            "resolve", summary: "show which experience an invocation URL gets",
-            discussion: "Exits 1 when nothing matches, like grep.",
-            positionals: [PositionalSpec("URL", help: "the invocation URL")],
-            options: [
-                .option("language", value: "LANG", help: "preferred card language (EN, fr-CA, …)"),
-                .flag("explain", help: "list every candidate and why it lost; warn about near misses"),
-            ],
-            examples: [
-                Example(
-                    "clipctl resolve 'https://bikesrental.example/rent?id=123' --explain",
-                    "Which experience a scanned URL opens, and why each other candidate lost")
-            ]),
-        commandJSON: { ResolutionJSON.json($0.answer) }, servesRoute: false,
-        commandInput: { line, arguments in
-            arguments.append("url", line.parsed.positionals.first)
-            arguments.append("language", line.parsed.value("language"))
-            if line.parsed.flag("explain") { arguments.append("explain", "true") }
-        },
-        present: { output, _, printer in try present(output.answer, printer) })
+        Self.self, Route("GET", "/v1/resolve", served: false),
+        command: Command(
+            ["resolve"],
+            CommandHelp(
+                "show which experience an invocation URL gets", discussion: "Exits 1 when nothing matches, like grep.",
+                examples: [
+                    CommandExample(
+                        "clipctl resolve 'https://bikesrental.example/rent?id=123' --explain",
+                        "Which experience a scanned URL opens, and why each other candidate lost")
+                ]),
+            json: .shape { ResolutionJSON.json($0.answer) }, present: { output, _, printer in try present(output.answer, printer) }))
 
     static func present(_ answer: ResolveAnswer, _ printer: Printer) throws {
         switch answer.match {

@@ -1,9 +1,8 @@
-import ArgParse
 public import ClipCore
 import ClipStore
-public import ClipWire
+import ClipWire
 import Foundation
-public import StrictJSON
+import StrictJSON
 
 /// Experiences in bulk (docs/rules.md#import-and-export): `POST /v1/experiences/import` and `clipctl import FILE`
 /// read NDJSON or CSV as it comes, all lines in one transaction; `GET /v1/experiences/export` and `clipctl export`
@@ -11,21 +10,15 @@ public import StrictJSON
 public enum ExperienceImport: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        let stream: BodyStream?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            stream = reader.arguments.stream
-        }
+    /// The body as it comes (`Arguments.stream`), in the media type it names.
+    public struct Input: DeclaredInput {
+        var stream: BodyStream?
+        public init() {}
+        public static let fields: [InputField<Input>] = []
+        public mutating func check(_ reader: inout ArgumentReader) { stream = reader.arguments.stream }
     }
 
-    public struct Output: OperationOutput {
-        public let report: ImportReport
-        public var json: JSONValue { ImportReportJSON.report(report) }
-        init(_ report: ImportReport) { self.report = report }
-        public init(json: JSONValue) throws(WireError) { report = try ImportReportJSON.report(json: json) }
-    }
+    public typealias Output = ImportReport
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let stream = input.stream ?? BodyStream(type: "") { nil }
@@ -38,14 +31,13 @@ public enum ExperienceImport: Operation {
                 "send application/x-ndjson or text/csv (got \(stream.type.isEmpty ? "no Content-Type" : stream.type))")
         }
         guard let own = session.caller.team else {
-            return Output(try session.registry.importExperiences(format: format, chunks: stream.next, progress: stream.progress))
+            return try session.registry.importExperiences(format: format, chunks: stream.next, progress: stream.progress)
         }
         // A team token may import only its own team's clips (docs/rules.md#tenancy): every line is looked at as it
         // goes by, and a line of another team's clip refuses the whole import, which then writes nothing.
         let scan = ForeignClipScan(team: own, format: format)
         do {
-            return Output(
-                try session.registry.importExperiences(format: format, chunks: { try scan.next(stream) }, progress: stream.progress))
+            return try session.registry.importExperiences(format: format, chunks: { try scan.next(stream) }, progress: stream.progress)
         } catch {
             if let refusal = scan.refusal { throw refusal }
             throw error
@@ -89,38 +81,46 @@ public enum ExperienceImport: Operation {
     }
 
     public static let binding = Binding(
-        Self.self, "POST", "/v1/experiences/import",
-        command: CommandSpec(
-            "import", summary: "import experiences from NDJSON or CSV, all or nothing",
-            discussion:
-                "Every bad line is reported with its number, and nothing is written unless every line is good. A leading UTF-8 byte-order mark is skipped.",
-            positionals: [PositionalSpec("FILE", help: "file to read, or - for standard input")],
-            options: [.option("format", value: "FORMAT", help: "ndjson or csv (default: from the file name, else ndjson)")],
-            examples: [Example("clipctl import experiences.csv", "Import a CSV file; nothing is written unless every line is good")]),
-        commandJSON: { ImportReportJSON.report($0.report) }, takesStream: true, commandInput: TransferCommands.importInput,
-        present: { output, _, printer in
-            // Ends the progress line (`CommandLine.progress`).
-            if printer.errIsTerminal { printer.err("\n") }
-            let report = output.report
-            printer.warnings(report.warnings.flatMap(\.fieldErrors))
-            if report.warningLinesNotListed > 0 { printer.err("warning: … and warnings on \(report.warningLinesNotListed) more lines\n") }
-            printer.line("imported \(report.imported) experience\(report.imported == 1 ? "" : "s") in one transaction")
-            printer.notes(report.notes)
-        })
+        Self.self, Route("POST", "/v1/experiences/import", body: .stream),
+        command: Command(
+            ["import"],
+            CommandHelp(
+                "import experiences from NDJSON or CSV, all or nothing",
+                discussion:
+                    "Every bad line is reported with its number, and nothing is written unless every line is good. A leading UTF-8 byte-order mark is skipped.",
+                examples: [
+                    CommandExample("clipctl import experiences.csv", "Import a CSV file; nothing is written unless every line is good")
+                ]),
+            options: [TransferCommands.file, TransferCommands.importFormat], steps: CommandSteps(input: TransferCommands.importInput),
+            present: { report, _, printer in
+                // Ends the progress line (`CommandLine.progress`).
+                if printer.errIsTerminal { printer.err("\n") }
+                printer.warnings(report.warnings.flatMap(\.fieldErrors))
+                if report.warningLinesNotListed > 0 {
+                    printer.err("warning: … and warnings on \(report.warningLinesNotListed) more lines\n")
+                }
+                printer.line("imported \(report.imported) experience\(report.imported == 1 ? "" : "s") in one transaction")
+                printer.notes(report.notes)
+            }))
 }
 
+/// `GET /v1/experiences/export` and `clipctl export [--format ndjson|csv] [-o FILE] [--spreadsheet-safe]`.
 public enum ExperienceExport: Operation {
     public static let callers = CallerRule.token
 
-    public struct Input: OperationInput {
-        public var arguments: Arguments
-        let format: String?
-        let spreadsheetSafe: String?
-        public init(reading reader: inout ArgumentReader) {
-            arguments = reader.arguments
-            format = reader.string("format")
-            spreadsheetSafe = reader.string("spreadsheetSafe")
-        }
+    /// `format` and `spreadsheetSafe` as given: `run` reads them by its own rules.
+    public struct Input: DeclaredInput {
+        var format: String?
+        var spreadsheetSafe: String?
+        public init() {}
+        static let format = InputField<Input>.text("format", \.format, "FORMAT", help: "ndjson (default) or csv")
+        static let spreadsheetSafe = InputField<Input>.optional(
+            FieldFacts(
+                name: "spreadsheetSafe", place: .query, type: .flag, placeholder: "",
+                help:
+                    "CSV for spreadsheets: a ' before cells starting with = + - @ TAB or CR (such a file no longer re-imports to the same bytes)",
+                option: "spreadsheet-safe"), \.spreadsheetSafe)
+        public static let fields: [InputField<Input>] = [format, .command(TransferCommands.output), spreadsheetSafe]
     }
 
     public struct Output: OperationStreamOutput {
@@ -135,7 +135,7 @@ public enum ExperienceExport: Operation {
         case "csv": format = .csv
         default:
             throw InvalidArguments(
-                "format is ndjson or csv", [FieldError(field: "format", rule: "enum", message: "expected ndjson or csv")])
+                "format is ndjson or csv", [FieldError(field: Input.format.facts.name, rule: "enum", message: "expected ndjson or csv")])
         }
         let spreadsheetSafe = try Self.spreadsheetSafe(input.spreadsheetSafe, format: format)
         var filter = Registry.ListFilter()
@@ -152,54 +152,53 @@ public enum ExperienceExport: Operation {
 
     /// `spreadsheetSafe`: true or false, and true only for CSV.
     static func spreadsheetSafe(_ text: String?, format: Interchange.Format) throws(InvalidArguments) -> Bool {
+        let field = Input.spreadsheetSafe.facts.name
         switch text {
         case nil, "false": return false
         case "true" where format == .csv: return true
         case "true":
             throw InvalidArguments(
-                "spreadsheetSafe applies to format=csv",
-                [FieldError(field: "spreadsheetSafe", rule: "format", message: "applies to format=csv only")])
+                "\(field) applies to format=csv", [FieldError(field: field, rule: "format", message: "applies to format=csv only")])
         default:
             throw InvalidArguments(
-                "spreadsheetSafe is true or false", [FieldError(field: "spreadsheetSafe", rule: "type", message: "expected true or false")])
+                "\(field) is true or false", [FieldError(field: field, rule: "type", message: "expected true or false")])
         }
     }
 
-    public static let binding = Binding(
-        Self.self, "GET", "/v1/experiences/export",
-        command: CommandSpec(
-            "export", summary: "export experiences as NDJSON or CSV, ordered by URL",
-            options: [
-                .option("format", value: "FORMAT", help: "ndjson (default) or csv"),
-                .option("output", short: "o", value: "FILE", help: "write to FILE instead of standard output"),
-                .flag(
-                    "spreadsheet-safe",
-                    help:
-                        "CSV for spreadsheets: a ' before cells starting with = + - @ TAB or CR (such a file no longer re-imports to the same bytes)"
-                ),
-            ],
-            examples: [Example("clipctl export --format csv -o experiences.csv", "Export every experience as CSV, ready to re-import")]),
-        unreadBody: .ignored, commandInput: TransferCommands.exportInput, presentsJSON: true,
-        present: { output, parsed, printer in
-            guard let path = parsed.value("output") else {
-                return try output.stream.write { printer.out(String(decoding: $0, as: UTF8.self)) }
-            }
-            // Written to a temporary file and renamed, so that a failed export leaves no half file.
-            var bytes: [UInt8] = []
-            try output.stream.write { bytes += $0 }
-            do { try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-                throw OperationError.notWritten("cannot write \(path): \(error.localizedDescription)")
-            }
-        })
+    public static let binding: Binding = Binding(
+        Self.self, Route("GET", "/v1/experiences/export", body: .none(.ignored)),
+        command: Command(
+            ["export"],
+            CommandHelp(
+                "export experiences as NDJSON or CSV, ordered by URL",
+                examples: [
+                    CommandExample("clipctl export --format csv -o experiences.csv", "Export every experience as CSV, ready to re-import")
+                ]),
+            steps: CommandSteps(
+                check: TransferCommands.checkExport,
+                answer: { _, arguments, run in
+                    var any = arguments
+                    any.accept = "*/*"
+                    return try run(binding, any)
+                }),
+            json: .presented, present: TransferCommands.presentExport))
 }
 
 /// How `clipctl import` and `clipctl export` build their arguments.
 enum TransferCommands {
+    /// `import FILE`: read by the command as it goes, sent as the body.
+    static let file = FieldFacts(
+        name: "file", place: .command, type: .file, placeholder: "FILE", help: "file to read, or - for standard input", required: true,
+        positional: true)
+    static let importFormat = FieldFacts.option("format", "FORMAT", help: "ndjson or csv (default: from the file name, else ndjson)")
+    static let output = FieldFacts.outputFile
+
     /// `--format`, else from the file's name (`.csv`), else NDJSON.
     static func format(_ parsed: CommandWords, path: String?) throws -> Interchange.Format {
-        if let name = parsed.value("format") {
+        let option = importFormat.option
+        if let name = parsed.value(option) {
             guard let format = Interchange.Format(rawValue: name.lowercased()) else {
-                throw CommandUsageError("--format is ndjson or csv, not \(name)")
+                throw CommandUsageError("--\(option) is ndjson or csv, not \(name)")
             }
             return format
         }
@@ -214,7 +213,7 @@ enum TransferCommands {
     /// The file as a body read as it goes (`-`: standard input), sent as its format's media type; on a
     /// terminal the lines imported and the part of the file read.
     @Sendable static func importInput(_ line: CommandLine, _ arguments: inout Arguments) throws {
-        let path = line.parsed.positionals.first ?? "-"
+        let path = line.parsed.positional(0) ?? "-"
         let format = try format(line.parsed, path: path)
         let file = try line.openFile(path, "import file")
         var read = 0
@@ -251,12 +250,22 @@ enum TransferCommands {
         ])
     }
 
-    @Sendable static func exportInput(_ line: CommandLine, _ arguments: inout Arguments) throws {
-        let format = try format(line.parsed, path: nil)
-        let safe = line.parsed.flag("spreadsheet-safe")
-        if safe && format != .csv { throw CommandUsageError("--spreadsheet-safe applies to --format csv") }
-        arguments.append("format", format.rawValue)
-        if safe { arguments.append("spreadsheetSafe", "true") }
-        arguments.accept = "*/*"
+    /// `--format` is ndjson or csv, and `--spreadsheet-safe` goes with csv (exit 64).
+    @Sendable static func checkExport(_ words: CommandWords) throws {
+        let format = try format(words, path: nil)
+        let safe = ExperienceExport.Input.spreadsheetSafe.facts.option
+        if words.flag(safe) && format != .csv { throw CommandUsageError("--\(safe) applies to --\(importFormat.option) csv") }
+    }
+
+    /// The export on standard output, or written to a temporary file and renamed, so that a failed export leaves no half file.
+    @Sendable static func presentExport(_ output: ExperienceExport.Output, _ words: CommandWords, _ printer: Printer) throws {
+        guard let path = words.value(Self.output.option) else {
+            return try output.stream.write { printer.out(String(decoding: $0, as: UTF8.self)) }
+        }
+        var bytes: [UInt8] = []
+        try output.stream.write { bytes += $0 }
+        do { try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            throw OperationError.notWritten("cannot write \(path): \(error.localizedDescription)")
+        }
     }
 }
