@@ -6,6 +6,7 @@ public enum Application {
         ExperienceList.binding,
         ExperienceShow.binding,
         ExperienceUpdate.binding,
+        ExperienceBulkUpdate.binding,
         ExperienceDeactivate.binding,
         ExperienceActivate.binding,
         ExperienceRemove.binding,

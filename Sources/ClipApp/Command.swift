@@ -136,6 +136,14 @@ public struct Command<O: Operation>: Sendable {
         self.settled = settled
         self.server = server
     }
+
+    /// The answer's presentation for a route that another command's words choose (`CommandSteps.route`: `update
+    /// --where`); it has no words of its own, so it adds no command.
+    public static func routed(
+        json: JSONForm<O.Output> = .answer, present: @escaping @Sendable (O.Output, CommandWords, Printer) throws -> Void
+    ) -> Command {
+        Command([], CommandHelp(""), json: json, present: present)
+    }
 }
 
 /// What a route reads as its body.

@@ -54,6 +54,12 @@ extension FieldFacts {
     static let cards = FieldFacts(
         name: "localizations", place: .body, type: .text, placeholder: "LANG=TITLE|SUBTITLE",
         help: "card text in another language (update: only the languages given change)", repeatable: true, option: "localization")
+    /// Labels (docs/sheets.md#labels), a merge patch like the cards: `--label` sets one, `--unlabel` removes one.
+    static let labels = FieldFacts(
+        name: "labels", place: .body, type: .text, placeholder: "KEY=VALUE",
+        help: "set a label, such as city=paris (update: only the keys given change)", repeatable: true, option: "label")
+    static let removedLabels = FieldFacts(
+        name: "labels", place: .body, type: .text, placeholder: "KEY", help: "remove a label", repeatable: true, option: "unlabel")
     static let removedCards = FieldFacts(
         name: "localizations", place: .body, type: .text, placeholder: "LANG", help: "remove the card of a language (not the default one)",
         repeatable: true, option: "remove-localization")
@@ -81,9 +87,9 @@ extension InputField {
     /// The experience a route's path names by id (`{id}`, `Experiences.visible`); a command given a registered URL
     /// looks it up first (`FieldType.experienceID`).
     public static func experienceID(
-        _ key: any WritableKeyPath<Input, String> & Sendable, help: String = "experience id or registered URL"
+        _ key: any WritableKeyPath<Input, String> & Sendable, help: String = "experience id or registered URL", required: Bool = true
     ) -> InputField {
-        let facts = FieldFacts(name: "id", place: .path, type: .experienceID, placeholder: "ID|URL", help: help, required: true)
+        let facts = FieldFacts(name: "id", place: .path, type: .experienceID, placeholder: "ID|URL", help: help, required: required)
         return given(facts, key)
     }
 

@@ -12,6 +12,8 @@ extension APIToken: OperationOutput {}
 extension Clip: OperationOutput {}
 extension PageBanner: OperationOutput {}
 extension ImportReport: OperationOutput {}
+extension ImportAnswer: OperationOutput {}
+extension SyncReport: OperationOutput {}
 extension HostOwnership: OperationOutput {}
 extension WebhookEndpoint: OperationOutput {}
 extension WebhookTestEvent: OperationOutput {}

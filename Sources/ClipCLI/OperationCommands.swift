@@ -10,7 +10,8 @@ extension ClipCLI {
     static let root: CommandSpec = {
         var subcommands = Commands.root.subcommands
         for binding in Application.bindings {
-            guard let command = binding.command else { continue }
+            // A routed presentation (`Command.routed`) adds no command.
+            guard let command = binding.command, !binding.commandPath.isEmpty else { continue }
             subcommands = adding(grammar(command), under: binding.commandPath.dropLast(), to: subcommands)
         }
         return CommandSpec(
@@ -79,7 +80,9 @@ extension Context {
         if let schedule, let settled = binding.settled {
             output = try waitUntilSettled(binding, schedule, first: output, settled: settled)
         }
-        try binding.present(output, words, printer)
+        // A route the words chose presents its own answer when it declares how (`update --where`).
+        let routed = binding.commandRoute?(words).flatMap { $0.command != nil && $0.commandPath.isEmpty ? $0 : nil }
+        try (routed ?? binding).present(output, words, printer)
     }
 
     /// `--wait`'s schedule from `--timeout` and `--wait-intervals`; nil without `--wait`, where those two are refused.

@@ -21,16 +21,16 @@ extension Registry {
         }
     }
 
-    /// A run of `mode` (update or sync) over the rows `chunks` gives. Refused, with every bad line, unless every
-    /// row is good; a dry run answers the same outcomes, errors among them, and writes nothing.
+    /// A run of `mode` over the rows `chunks` gives. Refused, with every bad line, unless every row is good; a dry
+    /// run answers the same outcomes, errors among them, and writes nothing. (A create that is not a dry run is
+    /// `importExperiences(format:sheet:chunks:)`, which writes a whole file faster.)
     public func importExperiences(
         mode: ImportMode, dryRun: Bool, format: Interchange.Format, sheet: SheetOptions = SheetOptions(), scope: SyncScope = SyncScope(),
         chunks: () throws -> ArraySlice<UInt8>?
     ) throws(RegistryError) -> SyncReport {
-        precondition(mode != .create, "a create import is importExperiences(format:chunks:)")
         var sheet = sheet
         // The sheet is the truth for the columns it has: an empty cell clears what can be cleared.
-        sheet.emptyCellsClear = true
+        sheet.emptyCellsClear = mode != .create
         var rolledBack: SyncReport?
         do {
             return try write {
@@ -115,7 +115,18 @@ extension Registry {
                         line: line.line, errors: [FieldError(field: "url", rule: "conflict", message: "is registered by another team")]),
                     url: url.canonical)
             }
-            guard existing != nil || mode == .sync else {
+            if let existing, mode == .create {
+                return fail(
+                    Interchange.LineError(
+                        line: line.line,
+                        errors: [
+                            FieldError(
+                                field: "url", rule: "conflict",
+                                message: "\(url.canonical) is already registered as experience \(existing.id) (--mode sync updates it)")
+                        ]),
+                    url: url.canonical)
+            }
+            guard existing != nil || mode != .update else {
                 return fail(
                     Interchange.LineError(
                         line: line.line,

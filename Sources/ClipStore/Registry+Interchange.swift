@@ -51,9 +51,11 @@ extension Registry {
     /// batch: they were a fifth of the import's time on the writing thread (perf, 100k lines:
     /// JSON parsing 6.5%, `ExperienceJSON.decode` 15% of samples), and SQLite's inserts, the rest,
     /// can only run on the connection's thread.
-    public func importExperiences(format: Interchange.Format, chunks: () throws -> ArraySlice<UInt8>?, progress: (Int) -> Void = { _ in })
-        throws(RegistryError) -> ImportReport
-    {
+    /// `sheet`: how a CSV sheet's columns are named and what its rows lack (docs/sheets.md#import-a-sheet).
+    public func importExperiences(
+        format: Interchange.Format, sheet: SheetOptions = SheetOptions(), chunks: () throws -> ArraySlice<UInt8>?,
+        progress: (Int) -> Void = { _ in }
+    ) throws(RegistryError) -> ImportReport {
         // One transaction for the whole file: its pages stay in the page cache (up to 256 MiB)
         // instead of spilling to the WAL before the commit (pragma cache_size). Only for the
         // import: a server's pooled connection must not keep that much afterwards.
@@ -68,7 +70,7 @@ extension Registry {
             // than the largest id the table has had, https://sqlite.org/autoinc.html), for the
             // change records written ahead (PreparedChangeRecord).
             var run = ImportRun(registry: self, at: at, nextID: try nextExperienceID())
-            var reader = Interchange.Reader(format: format, defersParsing: true)
+            var reader = Interchange.Reader(format: format, defersParsing: true, sheet: sheet)
             while let chunk = try chunks() {
                 // Fed a piece at a time, so that a batch holds about `importBatchLines` lines however short
                 // they are (a chunk of two-byte lines is half a million of them, each with its error).

@@ -18,7 +18,9 @@ enum ExperienceCommands {
             .cardTitle, .cardSubtitle, FieldFacts(ExperienceField.action), FieldFacts(ExperienceField.language),
             FieldFacts(ExperienceField.category, clearable: update), .cards, FieldFacts(ExperienceField.place, clearable: update),
         ]
-        return members.map { .member($0, of: document) } + [.headerImage(image)] + (update ? [.member(.removedCards, of: document)] : [])
+        return members.map { .member($0, of: document) } + [.headerImage(image)]
+            + (update ? [.member(.removedCards, of: document)] : []) + [.member(.labels, of: document)]
+            + (update ? [.member(.removedLabels, of: document)] : [])
     }
 
     /// The body the command line's positionals and options give, as the input's fields declare its members; the cards,
@@ -29,11 +31,27 @@ enum ExperienceCommands {
         for (field, word) in zip(facts.filter(\.positional), line.parsed.positionals) where field.place == .body {
             try arguments.add(field, word, line)
         }
-        for field in facts where field.place == .body && !field.positional && field.type != .file && field.name != FieldFacts.cards.name {
+        let patches = [FieldFacts.cards.name, FieldFacts.labels.name]
+        for field in facts where field.place == .body && !field.positional && field.type != .file && !patches.contains(field.name) {
             try arguments.add(option: field, of: line, declared: true)
         }
         if let cards = try localizations(line.parsed) { arguments.setMember(FieldFacts.cards.name, cards) }
+        if let labels = try labels(line.parsed) { arguments.setMember(FieldFacts.labels.name, labels) }
         return arguments
+    }
+
+    /// `--label KEY=VALUE` and `--unlabel KEY` as a merge patch (`Labels.merge`): the keys named change, the others stay.
+    static func labels(_ parsed: CommandWords) throws -> JSONValue? {
+        let given = parsed.all(FieldFacts.labels.option), removed = parsed.all(FieldFacts.removedLabels.option)
+        guard !given.isEmpty || !removed.isEmpty else { return nil }
+        var labels: [(key: String, value: JSONValue)] = removed.map { (key: $0, value: .null) }
+        for term in given {
+            guard let eq = term.firstIndex(of: "="), eq != term.startIndex else {
+                throw CommandUsageError("--\(FieldFacts.labels.option) takes \(FieldFacts.labels.placeholder), such as city=paris")
+            }
+            labels.append((key: String(term[..<eq]), value: .string(String(term[term.index(after: eq)...]))))
+        }
+        return .object(labels)
     }
 
     /// `--localization` and `--remove-localization` as a merge patch (`ExperienceJSON.decode`): the
@@ -134,7 +152,52 @@ enum ExperienceCommands {
         if !read.isEmpty { arguments.commandRead = .object(read) }
     }
 
+    /// `update --where`'s options, read by the command (`bulkInput`), and `--yes`.
+    static let bulkOptions: [FieldFacts] = [
+        ExperienceBulkUpdate.Input.selector, ExperienceBulkUpdate.Input.expect, ExperienceBulkUpdate.Input.dryRun,
+        FieldFacts.flag("yes", help: "with --where: make the change (without it, only what would change is said)"),
+    ].map {
+        FieldFacts(
+            name: $0.name, place: .command, type: $0.type, placeholder: $0.placeholder, help: $0.help, option: $0.option)
+    }
+
+    /// `update` names one experience or a selector, not both.
+    @Sendable static func checkUpdateTarget(_ words: CommandWords) throws {
+        let selector = words.value(ExperienceBulkUpdate.Input.selector.option) != nil
+        switch (words.positional(0) != nil, selector) {
+        case (true, true): throw CommandUsageError("update takes ID|URL or --where SELECTOR, not both")
+        case (false, false): throw CommandUsageError("update takes ID|URL, or --where SELECTOR for many at once")
+        case (true, false):
+            for option in bulkOptions.map(\.option) where words.value(option) != nil || words.flag(option) {
+                throw CommandUsageError("--\(option) goes with --where")
+            }
+        case (false, true): break
+        }
+    }
+
+    /// `update --where`: the same body, the selector and its guards as the route's query; the image with the write
+    /// on a database. Without `--yes` (or with `--dry-run`), a dry run.
+    static func bulkInput(_ line: CommandLine, _ arguments: inout Arguments) throws {
+        arguments = try body(ExperienceBulkUpdate.Input.self, line)
+        if arguments.body == nil { arguments.body = .object([]) }
+        if let image = try image(line) {
+            guard line.storeImage == nil else {
+                throw CommandUsageError(
+                    "--image with --where is for a database; with --server, upload it first (POST /v1/images) and give its hash as headerImage"
+                )
+            }
+            arguments.attachment = image
+        }
+        let words = line.parsed
+        arguments.append(ExperienceBulkUpdate.Input.selector.name, words.value(ExperienceBulkUpdate.Input.selector.option))
+        arguments.append(ExperienceBulkUpdate.Input.expect.name, words.value(ExperienceBulkUpdate.Input.expect.option))
+        if words.flag(ExperienceBulkUpdate.Input.dryRun.option) || !words.flag("yes") {
+            arguments.append(ExperienceBulkUpdate.Input.dryRun.name, "true")
+        }
+    }
+
     @Sendable static func updateInput(_ line: CommandLine, _ arguments: inout Arguments) throws {
+        if line.parsed.value(ExperienceBulkUpdate.Input.selector.option) != nil { return try bulkInput(line, &arguments) }
         // A value and its clearing in one command contradict each other (found by hostile QA: locally the
         // clearing was ignored, remotely the body named the field twice): `Arguments.add(option:of:declared:)`.
         arguments = try body(ExperienceUpdate.Input.self, line)
@@ -228,6 +291,9 @@ enum ExperienceCommands {
         if e.isPoweredBy { printer.line("  powered by: yes") }
         if let image = e.headerImage { printer.line("  image:     \(image)") }
         if let place = e.place { printer.line("  place:     \(JSONWriter.string(place))") }
+        if !e.labels.isEmpty {
+            printer.line("  labels:    " + e.labels.keys.sorted().map { Shell.quote("\($0)=\(e.labels[$0]!)") }.joined(separator: " "))
+        }
         printer.line("  created:   \(e.createdAt)")
         printer.line("  updated:   \(e.updatedAt)")
     }

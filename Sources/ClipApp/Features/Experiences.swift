@@ -17,6 +17,7 @@ public enum ExperienceList: Operation {
         public var status: String?
         public var cursor: String?
         public var limit: String?
+        public var labels: [String] = []
         /// The request's query items in its order, repeated in the next page's `Link` (RFC 8288).
         var query: [(name: String, value: String)] = []
 
@@ -26,7 +27,7 @@ public enum ExperienceList: Operation {
         public static let fields: [InputField<Input>] = [
             .text("clip", \.clip, "CLIP", help: "only this clip's"), host,
             .optional(FieldFacts(ExperienceField.status, in: .query, withDefault: false, upperCased: true), \.status),
-            .optional(.cursor, \.cursor), .optional(.routeLimit(of: "experiences"), \.limit),
+            .labelSelector(\.labels), .optional(.cursor, \.cursor), .optional(.routeLimit(of: "experiences"), \.limit),
         ]
 
         public mutating func check(_ reader: inout ArgumentReader) { query = reader.arguments.values }
@@ -72,6 +73,7 @@ public enum ExperienceList: Operation {
         }
         if let host = input.host { filter.host = try Registry.normalizeHost(host) }
         var errors: [FieldError] = []
+        do { filter.labels = try LabelSelector(input.labels) } catch { errors += error.errors }
         if let status = input.status {
             do { filter.status = try ExperienceStatus.parse(status, field: ExperienceField.status.name) } catch { errors += error.errors }
         }
@@ -209,7 +211,8 @@ public enum ExperienceUpdate: Operation {
 
         public init() {}
 
-        public static let id = InputField<Input>.experienceID(\.id)
+        /// Not required by the command, which takes `--where` instead (`ExperienceBulkUpdate`).
+        public static let id = InputField<Input>.experienceID(\.id, required: false)
         public static let fields: [InputField<Input>] =
             [id]
             + [.experienceURL(help: "new URL"), .experienceClip("CLIP", help: "move to another clip")].map { .member($0, of: \.document) }
@@ -237,14 +240,22 @@ public enum ExperienceUpdate: Operation {
         command: Command(
             ["update"],
             CommandHelp(
-                "change fields of an experience",
+                "change fields of an experience, or of every experience a selector matches",
+                discussion:
+                    "With --where instead of ID|URL, one change to every match in one transaction (docs/sheets.md#selectors): without --yes it only says what would change.",
                 examples: [
                     CommandExample(
                         "clipctl update 1 --title 'Rent an e-bike' --localization 'fr=Louer un vélo électrique|En quelques secondes'",
-                        "Change the title, and the French card only")
+                        "Change the title, and the French card only"),
+                    CommandExample(
+                        "clipctl update --where 'host=ride.example,label.city=paris' --image station.png --expect 300 --yes",
+                        "Give 300 experiences one header image, stored once, or change nothing"),
                 ]),
-            steps: CommandSteps(input: ExperienceCommands.updateInput), json: .shape(ExperienceCommands.writtenJSON),
-            present: ExperienceCommands.presentUpdated))
+            options: ExperienceCommands.bulkOptions,
+            steps: CommandSteps(
+                check: ExperienceCommands.checkUpdateTarget, input: ExperienceCommands.updateInput,
+                route: { words in words.value(ExperienceBulkUpdate.Input.selector.option) != nil ? ExperienceBulkUpdate.binding : nil }),
+            json: .shape(ExperienceCommands.writtenJSON), present: ExperienceCommands.presentUpdated))
 
     /// `activate` and `deactivate`: a PATCH of `status` alone, on the update's route.
     static func statusBinding(_ status: ExperienceStatus, _ name: String, _ help: CommandHelp) -> Binding {

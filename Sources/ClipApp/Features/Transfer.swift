@@ -1,6 +1,6 @@
-public import ClipCore
+import ClipCore
 import ClipStore
-import ClipWire
+public import ClipWire
 import Foundation
 import StrictJSON
 
@@ -10,17 +10,88 @@ import StrictJSON
 public enum ExperienceImport: Operation {
     public static let callers = CallerRule.token
 
-    /// The body as it comes (`Arguments.stream`), in the media type it names.
+    /// The body as it comes (`Arguments.stream`), in the media type it names, and how to read it
+    /// (docs/sheets.md#import-a-sheet, docs/sheets.md#keep-the-registry-in-step-with-a-sheet).
     public struct Input: DeclaredInput {
         var stream: BodyStream?
+        var mode: String?
+        var dryRun: String?
+        var removeMissing: String?
+        var map: [String] = []
+        var labelsFrom: String?
+        var unknownColumns: String?
+        var clip: String?
+        var host: String?
+        var labels: [String] = []
         public init() {}
-        public static let fields: [InputField<Input>] = []
+        static let modes = ImportMode.allCases.map(\.rawValue)
+        public static let fields: [InputField<Input>] = [
+            .optional(
+                FieldFacts(
+                    name: "mode", place: .query, type: .choice(modes), placeholder: "MODE",
+                    help: "create (new URLs only), update (registered URLs only) or sync (both, and list what the sheet lacks)",
+                    defaultValue: "create"), \.mode),
+            .optional(
+                FieldFacts(
+                    name: "dryRun", place: .query, type: .flag, placeholder: "", help: "say what each row would do; write nothing",
+                    option: "dry-run"), \.dryRun),
+            .optional(
+                FieldFacts(
+                    name: "removeMissing", place: .query, type: .flag, placeholder: "",
+                    help: "sync: remove the experiences of the scope the sheet no longer has (else listed)", option: "remove-missing"),
+                \.removeMissing),
+            .texts("map", \.map, "'SHEET COLUMN=COLUMN'", help: "read a sheet's column as one of the import's (repeatable)"),
+            .optional(
+                FieldFacts(
+                    name: "labelsFrom", place: .query, type: .text, placeholder: "COLUMN,…",
+                    help: "keep these sheet columns as labels (Station ID: the label station-id)", option: "labels-from"),
+                \.labelsFrom),
+            .optional(
+                FieldFacts(
+                    name: "unknownColumns", place: .query, type: .choice(["refuse", "label"]), placeholder: "refuse|label",
+                    help: "what an import does with a column it does not know", defaultValue: "refuse", option: "unknown-columns"),
+                \.unknownColumns),
+            .text("clip", \.clip, "CLIP", help: "the clip of the rows that name none"),
+            .text("host", \.host, "HOST", help: "sync: the scope is this host's experiences (default: the hosts the rows are on)"),
+            .labelSelector(\.labels, of: "experiences in a sync's scope"),
+        ]
         public mutating func check(_ reader: inout ArgumentReader) { stream = reader.arguments.stream }
+
+        /// The sheet options and mode the fields give, every field error at once.
+        func settings() throws(RegistryError) -> (ImportMode, dryRun: Bool, SheetOptions, removeMissing: Bool) {
+            var errors: [FieldError] = []
+            func truth(_ text: String?, _ field: String) -> Bool {
+                switch text {
+                case nil, "false": return false
+                case "true": return true
+                default:
+                    errors.append(FieldError(field: field, rule: "type", message: "expected true or false"))
+                    return false
+                }
+            }
+            let mode = ImportMode(rawValue: mode?.lowercased() ?? "create")
+            if mode == nil { errors.append(FieldError(field: "mode", rule: "enum", message: "expected create, update or sync")) }
+            var sheet = SheetOptions(defaultClip: clip)
+            do { sheet.map = try SheetOptions.mapping(map) } catch { errors += error.errors }
+            sheet.labelsFrom = (labelsFrom ?? "").split(separator: ",").map(String.init)
+            switch unknownColumns?.lowercased() {
+            case nil, "refuse": break
+            case "label": sheet.unknownColumnsAsLabels = true
+            default: errors.append(FieldError(field: "unknownColumns", rule: "enum", message: "expected refuse or label"))
+            }
+            let dryRun = truth(dryRun, "dryRun"), remove = truth(removeMissing, "removeMissing")
+            if remove && mode != .sync {
+                errors.append(FieldError(field: "removeMissing", rule: "mode", message: "applies to mode=sync only"))
+            }
+            guard errors.isEmpty, let mode else { throw RegistryError.invalid(errors) }
+            return (mode, dryRun, sheet, remove)
+        }
     }
 
-    public typealias Output = ImportReport
+    public typealias Output = ImportAnswer
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
+        let (mode, dryRun, sheet, removeMissing) = try input.settings()
         let stream = input.stream ?? BodyStream(type: "") { nil }
         let format: Interchange.Format
         switch stream.type {
@@ -30,14 +101,26 @@ public enum ExperienceImport: Operation {
             throw OperationError.unsupportedMediaType(
                 "send application/x-ndjson or text/csv (got \(stream.type.isEmpty ? "no Content-Type" : stream.type))")
         }
+        if mode != .create || dryRun {
+            var scope = Registry.SyncScope(removeMissing: removeMissing)
+            scope.filter.team = session.caller.team
+            if let host = input.host { scope.filter.host = try Registry.normalizeHost(host) }
+            scope.filter.labels = try LabelSelector.reading(input.labels)
+            return .synced(
+                try session.registry.importExperiences(
+                    mode: mode, dryRun: dryRun, format: format, sheet: sheet, scope: scope, chunks: stream.next))
+        }
         guard let own = session.caller.team else {
-            return try session.registry.importExperiences(format: format, chunks: stream.next, progress: stream.progress)
+            return .created(
+                try session.registry.importExperiences(format: format, sheet: sheet, chunks: stream.next, progress: stream.progress))
         }
         // A team token may import only its own team's clips (docs/rules.md#tenancy): every line is looked at as it
         // goes by, and a line of another team's clip refuses the whole import, which then writes nothing.
-        let scan = ForeignClipScan(team: own, format: format)
+        let scan = ForeignClipScan(team: own, format: format, sheet: sheet)
         do {
-            return try session.registry.importExperiences(format: format, chunks: { try scan.next(stream) }, progress: stream.progress)
+            return .created(
+                try session.registry.importExperiences(
+                    format: format, sheet: sheet, chunks: { try scan.next(stream) }, progress: stream.progress))
         } catch {
             if let refusal = scan.refusal { throw refusal }
             throw error
@@ -49,9 +132,9 @@ public enum ExperienceImport: Operation {
         let team: TeamID
         var reader: Interchange.Reader
         var foreign: [String] = []
-        init(team: TeamID, format: Interchange.Format) {
+        init(team: TeamID, format: Interchange.Format, sheet: SheetOptions) {
             self.team = team
-            reader = Interchange.Reader(format: format)
+            reader = Interchange.Reader(format: format, sheet: sheet)
         }
 
         var refusal: CallerRefusal? {
@@ -87,21 +170,54 @@ public enum ExperienceImport: Operation {
             CommandHelp(
                 "import experiences from NDJSON or CSV, all or nothing",
                 discussion:
-                    "Every bad line is reported with its number, and nothing is written unless every line is good. A leading UTF-8 byte-order mark is skipped.",
+                    "Every bad line is reported with its number, and nothing is written unless every line is good. A leading UTF-8 byte-order mark is skipped. A sheet's own columns are read by name in any case, by alias, with --map, or as labels (docs/sheets.md).",
                 examples: [
-                    CommandExample("clipctl import experiences.csv", "Import a CSV file; nothing is written unless every line is good")
+                    CommandExample("clipctl import experiences.csv", "Import a CSV file; nothing is written unless every line is good"),
+                    CommandExample(
+                        "clipctl import stations.csv --mode sync --dry-run --labels-from 'City,Station ID'",
+                        "Say what keeping the registry in step with a sheet would change, writing nothing"),
                 ]),
             options: [TransferCommands.file, TransferCommands.importFormat], steps: CommandSteps(input: TransferCommands.importInput),
-            present: { report, _, printer in
+            present: { answer, _, printer in
                 // Ends the progress line (`CommandLine.progress`).
                 if printer.errIsTerminal { printer.err("\n") }
-                printer.warnings(report.warnings.flatMap(\.fieldErrors))
-                if report.warningLinesNotListed > 0 {
-                    printer.err("warning: … and warnings on \(report.warningLinesNotListed) more lines\n")
+                switch answer {
+                case .created(let report):
+                    printer.warnings(report.warnings.flatMap(\.fieldErrors))
+                    if report.warningLinesNotListed > 0 {
+                        printer.err("warning: … and warnings on \(report.warningLinesNotListed) more lines\n")
+                    }
+                    printer.line("imported \(report.imported) experience\(report.imported == 1 ? "" : "s") in one transaction")
+                    printer.notes(report.notes)
+                case .synced(let report): printer.sync(report)
                 }
-                printer.line("imported \(report.imported) experience\(report.imported == 1 ? "" : "s") in one transaction")
-                printer.notes(report.notes)
             }))
+}
+
+extension Printer {
+    /// An update, sync or dry run row by row (at most `listedAtMost` of each action; `--json` has every one), then the counts.
+    func sync(_ report: SyncReport) {
+        warnings(report.warnings.flatMap(\.fieldErrors))
+        for action in [SyncReport.Outcome.Action.error, .create, .update, .remove, .missing] {
+            let rows = report.outcomes.filter { $0.action == action }
+            for o in rows.prefix(Self.listedAtMost) {
+                let at = o.line.map { "line \($0): " } ?? ""
+                let details =
+                    o.details.isEmpty ? "" : (action == .error ? " " : ": ") + o.details.joined(separator: action == .error ? "; " : ", ")
+                line("\(at)\(action.rawValue) \(o.url)\(details)")
+            }
+            if rows.count > Self.listedAtMost {
+                line("… and \(rows.count - Self.listedAtMost) more \(action.rawValue) (--json lists them all)")
+            }
+        }
+        let counts =
+            [SyncReport.Outcome.Action.create, .update, .remove, .missing, .error].compactMap { action in
+                report.count(action) > 0 ? "\(report.count(action)) \(action.rawValue)" : nil
+            } + ["\(report.unchanged) unchanged"]
+        let written = report.dryRun ? "dry run, nothing written" : report.count(.error) > 0 ? "nothing written" : "in one transaction"
+        line(counts.joined(separator: ", ") + " (\(written))")
+        notes(report.notes)
+    }
 }
 
 /// `GET /v1/experiences/export` and `clipctl export [--format ndjson|csv] [-o FILE] [--spreadsheet-safe]`.
@@ -112,6 +228,8 @@ public enum ExperienceExport: Operation {
     public struct Input: DeclaredInput {
         var format: String?
         var spreadsheetSafe: String?
+        var host: String?
+        var labels: [String] = []
         public init() {}
         static let format = InputField<Input>.text("format", \.format, "FORMAT", help: "ndjson (default) or csv")
         static let spreadsheetSafe = InputField<Input>.optional(
@@ -120,7 +238,11 @@ public enum ExperienceExport: Operation {
                 help:
                     "CSV for spreadsheets: a ' before cells starting with = + - @ TAB or CR (such a file no longer re-imports to the same bytes)",
                 option: "spreadsheet-safe"), \.spreadsheetSafe)
-        public static let fields: [InputField<Input>] = [format, .command(TransferCommands.output), spreadsheetSafe]
+        public static let fields: [InputField<Input>] = [
+            format, .command(TransferCommands.output), spreadsheetSafe,
+            .text("host", \.host, "HOST", help: "only experiences on this host"),
+            .labelSelector(\.labels),
+        ]
     }
 
     public struct Output: OperationStreamOutput {
@@ -140,6 +262,8 @@ public enum ExperienceExport: Operation {
         let spreadsheetSafe = try Self.spreadsheetSafe(input.spreadsheetSafe, format: format)
         var filter = Registry.ListFilter()
         filter.team = session.caller.team
+        if let host = input.host { filter.host = try Registry.normalizeHost(host) }
+        filter.labels = try LabelSelector.reading(input.labels)
         let registry = session.registry
         let type = format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson"
         let stream = OperationStream(type: type) { emit in
@@ -215,6 +339,8 @@ enum TransferCommands {
     @Sendable static func importInput(_ line: CommandLine, _ arguments: inout Arguments) throws {
         let path = line.parsed.positional(0) ?? "-"
         let format = try format(line.parsed, path: path)
+        // How to read the file (mode, dry run, columns), as the route takes them.
+        for facts in ExperienceImport.Input.fields.map(\.facts) { try arguments.add(option: facts, of: line, declared: true) }
         let file = try line.openFile(path, "import file")
         var read = 0
         var lineLength = 0, lineNumber = 1
