@@ -70,10 +70,14 @@ public struct FormDescription: Sendable, Equatable {
         return Control(
             name: facts.name, option: facts.positional ? facts.placeholder : facts.option, label: label(facts), input: input,
             placeholder: facts.placeholder,
-            place: facts.place, required: facts.required, defaultValue: facts.defaultValue, minimum: minimum, maximum: maximum,
+            place: facts.place, required: required(facts), defaultValue: facts.defaultValue, minimum: minimum, maximum: maximum,
             maxLength: facts.maxLength, repeatable: facts.repeatable, help: facts.help, clearing: facts.negation,
             rules: rules(facts))
     }
+
+    /// A path parameter is required by its route whatever its command takes (OpenAPI 3.1 §4.8.12.1: `required` is true
+    /// for `in: path`): `update`'s ID|URL, which `--where` may replace on the command line.
+    static func required(_ facts: FieldFacts) -> Bool { facts.required || facts.place == .path }
 
     /// A field's label: its option's words (`remove-localization`: "Remove localization"), an initialism in capitals.
     static func label(_ facts: FieldFacts) -> String {
@@ -87,7 +91,7 @@ public struct FormDescription: Sendable, Equatable {
     /// model's own checks of a value (a URL's form, a place's members) answer as field errors named by the field.
     static func rules(_ facts: FieldFacts) -> [Rule] {
         var rules: [Rule] = []
-        if facts.required { rules.append(Rule(rule: "required", message: "is required")) }
+        if required(facts) { rules.append(Rule(rule: "required", message: "is required")) }
         switch facts.type {
         case .integer(let range):
             rules.append(Rule(rule: "range", message: "expected a whole number from \(range.lowerBound) to \(range.upperBound)"))

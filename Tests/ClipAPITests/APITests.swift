@@ -304,6 +304,8 @@ import Testing
             ("GET", "/v1/experiences/1/codes", nil, [401, 404, 200, 200]),
             ("GET", "/v1/codes/export", nil, [401, 200, 200, 200]),
             ("PATCH", "/v1/experiences/1", #"{"subtitle":"Changed"}"#, [401, 404, 200, 200]),
+            // A bulk change sees the caller's team alone: team B's selection is empty, so `expect=1` refuses it.
+            ("PATCH", "/v1/experiences?where=host%3Da.example&expect=1", #"{"subtitle":"Bulk"}"#, [401, 412, 200, 200]),
             ("GET", "/v1/apps/com.a.app", nil, [401, 404, 200, 200]),
             ("PATCH", "/v1/apps/com.a.app", #"{"name":"A"}"#, [401, 404, 200, 200]),
             ("PUT", "/v1/apps/com.a.app", #"{"team":"ABCDE12345","name":"A2"}"#, [401, 403, 200, 200]),

@@ -17,8 +17,8 @@ struct CommandDispatchTests {
 
     @Test func everyCommandPathHasAHandlerAndEveryHandlerACommand() {
         let commands = Set(Self.runnablePaths(ClipCLI.root))
-        // A binding without a command (a route alone) adds none.
-        let commanded = Application.bindings.filter { $0.command != nil }
+        // A binding without a command (a route alone) adds none, nor does a routed presentation (`update --where`).
+        let commanded = Application.bindings.filter { $0.command != nil && !$0.commandPath.isEmpty }
         let legacy = Set(Context.handlers.keys), operations = Set(commanded.map(\.commandPath))
         let documentation = Set(ClipCLI.documentation.keys)
         let handled = legacy.union(operations).union(documentation)
@@ -46,5 +46,19 @@ struct CommandDispatchTests {
             for sub in command.subcommands { try visit(sub, path + [sub.name]) }
         }
         try visit(ClipCLI.root, [])
+    }
+
+    /// A routed presentation (`Command.routed`) is reached through another command's words: `update --where` chooses
+    /// the bulk route, `update ID` its own.
+    @Test func everyRoutedPresentationIsChosenByACommandsWords() throws {
+        let routed = Application.bindings.filter { $0.command != nil && $0.commandPath.isEmpty }
+        #expect(routed.map(\.path) == [ExperienceBulkUpdate.binding.path])
+        func chosen(_ arguments: [String]) throws -> String? {
+            let parsed = try ArgumentParser.parse(arguments, root: ClipCLI.root, globals: Commands.globals)
+            let words = CommandWords(path: parsed.path, positionals: parsed.positionals, values: parsed.values, flags: parsed.flags)
+            return ExperienceUpdate.binding.commandRoute?(words)?.path
+        }
+        #expect(try chosen(["update", "--where", "host=ride.example", "--subtitle", "x"]) == "/v1/experiences")
+        #expect(try chosen(["update", "1", "--subtitle", "x"]) == nil)
     }
 }

@@ -10,6 +10,7 @@ import Testing
 /// with its type, bounds and help.
 struct FormDescriptionTests {
     let form = FormDescription(ExperienceUpdate.binding)
+    let bulk = FormDescription(ExperienceBulkUpdate.binding)
     let command = GeneratedDocumentationTests.everyCommand().first { $0.path == ["update"] }?.spec
 
     @Test func everyArgumentTheCommandTakesIsAControlWithItsTypeAndHelp() throws {
@@ -18,7 +19,8 @@ struct FormDescriptionTests {
         #expect(!command.positionals.isEmpty && command.options.count >= 10)
         for positional in command.positionals {
             let control = try #require(form.controls.first { $0.option == positional.name }, "\(positional.name)")
-            #expect(control.place == .path && control.required == !positional.optional && control.help == positional.help)
+            // The route's path parameter, which the command may leave out for `--where` (`ExperienceBulkUpdate`).
+            #expect(control.place == .path && control.required && positional.optional && control.help == positional.help)
         }
         for option in command.options {
             if let control = form.controls.first(where: { $0.option == option.name }) {
@@ -26,6 +28,13 @@ struct FormDescriptionTests {
                 #expect(option.isFlag == (control.input == .checkbox), "--\(option.name)")
                 #expect(option.repeatable == control.repeatable, "--\(option.name)")
                 #expect(option.valueName == (option.isFlag ? nil : control.placeholder), "--\(option.name)")
+            } else if let control = bulk.controls.first(where: { $0.option == option.name }) {
+                // `--where` and its guards choose the bulk route, whose form they belong to.
+                #expect(option.help == control.help, "--\(option.name)")
+                #expect(option.isFlag == (control.input == .checkbox), "--\(option.name)")
+            } else if option.name == "yes" {
+                // The command's confirmation of a bulk change: over the API, a request without `dryRun` is the confirmation.
+                #expect(option.isFlag)
             } else {
                 // A negation is its field's clearing (`--no-category`: the body's `category` null).
                 let cleared = form.controls.first { $0.clearing?.option == option.name }

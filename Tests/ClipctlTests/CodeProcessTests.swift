@@ -140,7 +140,7 @@ import Testing
         let files = try DoctorPublishTests.tree(print.path)
         #expect(
             files.keys.sorted() == [
-                "codes.csv", "index.json", "ndef/shop.example_order.ndef",
+                "codes.csv", "index.json", "manifest.csv", "ndef/shop.example_order.ndef",
                 "ndef/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).ndef",
                 "ndef/shop.example_store_12.ndef", "png/shop.example_order.png",
                 "png/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).png", "png/shop.example_store_12.png",
@@ -152,7 +152,7 @@ import Testing
         // The same export twice: the second changes nothing, not even the directory.
         let inode = try FileManager.default.attributesOfItem(atPath: print.path)[.systemFileNumber] as? Int
         let second = try clipctl("codes", "export", "print")
-        #expect(second.code == 0 && second.out.contains("11 file(s) unchanged") && !second.out.contains("added"), "\(second.out)")
+        #expect(second.code == 0 && second.out.contains("12 file(s) unchanged") && !second.out.contains("added"), "\(second.out)")
         #expect(try FileManager.default.attributesOfItem(atPath: print.path)[.systemFileNumber] as? Int == inode)
         #expect(try DoctorPublishTests.tree(print.path) == files)
         // A change re-exports: a deactivated experience's files go.
@@ -161,7 +161,7 @@ import Testing
         #expect(third.code == 0 && third.out.contains("removed: png/shop.example_order.png"), "\(third.out)")
         #expect(
             try DoctorPublishTests.tree(print.path).keys.sorted() == [
-                "codes.csv", "index.json", "svg/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).svg",
+                "codes.csv", "index.json", "manifest.csv", "svg/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).svg",
                 "svg/shop.example_store_12.svg",
             ])
 
