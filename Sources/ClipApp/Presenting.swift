@@ -38,7 +38,23 @@ extension Printer {
             return
         }
         var text = "clipctl: \(message)\n"
-        for e in errors { text += "  \(e.description) [\(e.rule)]\n" }
+        // The same error on many lines of an import is listed on its first lines, then counted.
+        let same = Dictionary(errors.map { (Self.sameError($0), 1) }, uniquingKeysWith: +)
+        var shown: [String: Int] = [:]
+        for e in errors {
+            let key = Self.sameError(e), count = same[key] ?? 1
+            shown[key, default: 0] += 1
+            let n = shown[key] ?? 0
+            if n <= Self.repeatedErrorExamples { text += "  \(e.description) [\(e.rule)]\n" }
+            if n == Self.repeatedErrorExamples, count > n {
+                text += "  … and \(count - n) more line\(count - n == 1 ? "" : "s") with the same \(e.field) error (--json lists every one)\n"
+            }
+        }
         err(text)
     }
+
+    /// How many lines of an import one error is listed on before the rest are counted.
+    public static let repeatedErrorExamples = 3
+
+    private static func sameError(_ e: FieldError) -> String { "\(e.field)\u{0}\(e.rule)\u{0}\(e.message)" }
 }

@@ -212,11 +212,23 @@ extension Printer {
         }
         let counts =
             [SyncReport.Outcome.Action.create, .update, .remove, .missing, .error].compactMap { action in
-                report.count(action) > 0 ? "\(report.count(action)) \(action.rawValue)" : nil
+                report.count(action) > 0 ? "\(report.count(action)) \(Self.counted(action, dryRun: report.dryRun))" : nil
             } + ["\(report.unchanged) unchanged"]
         let written = report.dryRun ? "dry run, nothing written" : report.count(.error) > 0 ? "nothing written" : "in one transaction"
         line(counts.joined(separator: ", ") + " (\(written))")
         notes(report.notes)
+    }
+
+    /// An action as the closing count says it: done (`2 updated`), or to be done in a dry run (`2 to update`).
+    private static func counted(_ action: SyncReport.Outcome.Action, dryRun: Bool) -> String {
+        switch action {
+        case .create: dryRun ? "to create" : "created"
+        case .update: dryRun ? "to update" : "updated"
+        case .remove: dryRun ? "to remove" : "removed"
+        case .missing: "missing"
+        case .error: "with errors"
+        case .unchanged: "unchanged"
+        }
     }
 }
 

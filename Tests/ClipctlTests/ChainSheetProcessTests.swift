@@ -1,0 +1,150 @@
+import Foundation
+import StrictJSON
+import TestSupport
+import Testing
+
+/// A chain's operations sheet through the built `clipctl`, as the guide walks it (docs/guide.md#a-chains-sheet,
+/// docs/sheets.md): imported with its own columns, exported, edited in two cells, kept in step, changed in bulk; on a
+/// database and over `--server`, with the same output.
+@Suite(.serialized) struct ChainSheetProcessTests {
+    static let clip = "ABCDE12345.com.example.ride.Clip"
+
+    /// The sheet as a spreadsheet exports it: a byte-order mark, CRLF, an address with a line break in its cell, `active`
+    /// in lower case, a French card beside the English one, and `category` as given.
+    static func sheet(category: String = "bikes") -> String {
+        var rows = [
+            "City,Station ID,Station name,Address,Latitude,Longitude,URL,Category,Title (EN),Subtitle (EN),Title (FR),Subtitle (FR),Status"
+        ]
+        for n in 1...6 {
+            let city = n % 2 == 0 ? "Lyon" : "Paris"
+            rows.append(
+                "\(city),ST\(n),Station \(n),\"\(n) rue de la Gare\nBât. B\",48.85\(n),2.35\(n),https://ride.example/s/st\(n),\(category),Ride now,Tap to unlock a bike,Roulez,Touchez pour louer,active"
+            )
+        }
+        return "\u{FEFF}" + rows.joined(separator: "\r\n") + "\r\n"
+    }
+
+    static let importOptions = ["--map", "Station name=label.name", "--labels-from", "City,Station ID", "--clip", clip]
+
+    /// Everything the registry keeps, as the commands read it: what a refused or dry run must leave as it was.
+    static func state(_ c: Clipctl) throws -> String {
+        try c.run(["export"]).out + c.run(["changes", "--limit", "10000"]).out
+    }
+
+    /// The round trip, on `c`; each step's output, for the remote run to give the same.
+    static func roundTrip(_ c: Clipctl) throws -> [String] {
+        var said: [String] = []
+        func run(_ arguments: [String], _ code: Int32 = 0) throws -> Clipctl.Result {
+            let r = try c.run(arguments)
+            #expect(r.code == code, "\(arguments): \(r.err)")
+            said.append(Self.withoutTimes(r.out + r.err))
+            return r
+        }
+        try c.write("stations.csv", Self.sheet(category: "BIKE"))
+        // `BIKE` on six lines: one error, listed on three lines with the rule and its near miss, then counted.
+        let before = try state(c)
+        let typo = try run(["import", "stations.csv"] + Self.importOptions, 65)
+        #expect(typo.err.hasPrefix("clipctl: nothing imported: 6 bad lines\n"), "\(typo.err)")
+        #expect(typo.err.components(separatedBy: "(did you mean BIKES?) [category.enum]").count - 1 == 3, "\(typo.err)")
+        #expect(typo.err.contains("  … and 3 more lines with the same category error (--json lists every one)\n"), "\(typo.err)")
+        #expect(typo.err.split(separator: "\n").count == 5, "\(typo.err)")
+        #expect(try state(c) == before, "a refused import writes nothing")
+
+        try c.write("stations.csv", Self.sheet())
+        let imported = try run(["import", "stations.csv"] + Self.importOptions)
+        #expect(imported.out.hasPrefix("imported 6 experiences in one transaction\n"), "\(imported.out)")
+        let paris = try run(["list", "--label", "city=Paris"])
+        #expect(paris.out.split(separator: "\n").count == 3 && !paris.out.contains("/st2 "), "\(paris.out)")
+        let shown = try run(["show", "https://ride.example/s/st1"])
+        #expect(shown.out.contains("city=Paris") && shown.out.contains("station-id=ST1"), "\(shown.out)")
+
+        // Export, edit two cells, keep in step: the dry run says what the real run does, and writes nothing.
+        let export = try run(["export", "--format", "csv"])
+        var lines = export.out.components(separatedBy: "\n")
+        let st1 = try #require(lines.firstIndex { $0.hasPrefix("https://ride.example/s/st1,") })
+        lines[st1] = lines[st1].replacingOccurrences(of: "Tap to unlock a bike", with: "Tap to ride")
+        let st5 = try #require(lines.firstIndex { $0.hasPrefix("https://ride.example/s/st5,") })
+        lines[st5] = lines[st5].replacingOccurrences(of: ",ST5", with: ",ST5-north")
+        try c.write("edited.csv", lines.joined(separator: "\n"))
+        let settled = try state(c)
+        let dry = try run(["import", "edited.csv", "--mode", "sync", "--dry-run"])
+        let changes = "line 2: update https://ride.example/s/st1: subtitle\nline 6: update https://ride.example/s/st5: labels.station-id\n"
+        #expect(dry.out == changes + "2 to update, 4 unchanged (dry run, nothing written)\n", "\(dry.out)")
+        #expect(try state(c) == settled, "a dry run writes nothing")
+        let real = try run(["import", "edited.csv", "--mode", "sync"])
+        #expect(real.out == changes + "2 updated, 4 unchanged (in one transaction)\n", "\(real.out)")
+        // Two change records (and so two webhook events: SheetSyncTests counts them), of those two experiences.
+        let history = try c.run(["changes", "--limit", "10000"]).out.split(separator: "\n")
+        #expect(history.suffix(3).map { $0.split(separator: " ").suffix(3).joined(separator: " ") } == [
+            "create experience 6", "update experience 1", "update experience 5",
+        ])
+        // The third run: nothing to do, nothing written.
+        let kept = try state(c)
+        let third = try run(["import", "edited.csv", "--mode", "sync"])
+        #expect(third.out == "6 unchanged (in one transaction)\n", "\(third.out)")
+        #expect(try state(c) == kept)
+
+        // A sheet without station 6 in sync: listed as missing, removed only when asked.
+        try c.write("fewer.csv", lines.filter { !$0.hasPrefix("https://ride.example/s/st6,") }.joined(separator: "\n"))
+        let missing = try run(["import", "fewer.csv", "--mode", "sync", "--dry-run"])
+        #expect(missing.out == "missing https://ride.example/s/st6\n1 missing, 5 unchanged (dry run, nothing written)\n", "\(missing.out)")
+
+        // Bulk: without --yes only what would change; a wrong --expect refuses; then the change, once.
+        let paris3 = ["update", "--where", "host=ride.example,label.city=Paris", "--subtitle", "Ride in Paris"]
+        let preview = try run(paris3)
+        #expect(preview.out.hasSuffix("3 to update, 0 unchanged (dry run, nothing written)\n"), "\(preview.out)")
+        #expect(preview.err.contains("nothing written: 3 experiences selected"), "\(preview.err)")
+        let wrong = try run(paris3 + ["--expect", "300", "--yes"], 1)
+        #expect(wrong.err == "clipctl: the selector matches 3 experiences, not the 300 expected: nothing was changed\n", "\(wrong.err)")
+        #expect(try state(c) == kept, "a refused or previewed bulk change writes nothing")
+        let done = try run(paris3 + ["--expect", "3", "--yes"])
+        #expect(done.out.hasSuffix("3 updated, 0 unchanged (in one transaction)\n"), "\(done.out)")
+        let again = try run(paris3 + ["--expect", "3", "--yes"])
+        #expect(again.out == "3 unchanged (in one transaction)\n", "the same change again changes nothing: \(again.out)")
+        let usage = try run(["update", "1", "--where", "host=ride.example", "--subtitle", "x"], 64)
+        #expect(usage.err.contains("update takes ID|URL or --where SELECTOR, not both"), "\(usage.err)")
+        let everything = try run(["update", "--where", "", "--subtitle", "x", "--yes"], 65)
+        #expect(everything.err.contains("where: selects nothing"), "an empty selector never means every experience: \(everything.err)")
+        return said
+    }
+
+    static func withoutTimes(_ text: String) -> String {
+        text.replacingOccurrences(of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"#, with: "TIME", options: .regularExpression)
+    }
+
+    @Test func theChainsSheetRoundTripsOnADatabaseAndOverTheServerAlike() throws {
+        let local = try Clipctl()
+        let onDatabase = try Self.roundTrip(local)
+
+        var remote = try Clipctl()
+        let token = try remote("--db", "served.db", "token", "create", "--admin", "--name", "test").out.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let server = try ServeProcess(remote, database: remote.file("served.db"))
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
+        remote.environment["CLIP_TOKEN"] = token
+        let overServer = try Self.roundTrip(remote)
+        #expect(overServer.count == onDatabase.count)
+        for (a, b) in zip(onDatabase, overServer) { #expect(a == b) }
+        #expect(server.stop() == 0)
+    }
+
+    /// A header image given to 300 experiences at once is stored once; the change is one transaction.
+    @Test func aBulkImageIsStoredOnceForThreeHundredExperiences() throws {
+        let c = try Clipctl()
+        var rows = ["url,title,subtitle,label.city"]
+        for n in 1...300 { rows.append("https://ride.example/s/\(n),Ride now,Tap to unlock,\(n % 2 == 0 ? "lyon" : "paris")") }
+        try c.write("many.csv", rows.joined(separator: "\n") + "\n")
+        #expect(try c("import", "many.csv", "--clip", Self.clip).code == 0)
+        try Data(TestImages.png(width: 1800, height: 1200)).write(to: URL(fileURLWithPath: c.file("station.png")))
+        let bulk = try c.run(["update", "--where", "host=ride.example", "--image", "station.png", "--expect", "300", "--yes", "--json"])
+        #expect(bulk.code == 0, "\(bulk.err)")
+        let report = try JSONParser.parse(Array(bulk.out.utf8))
+        #expect(report["counts"]?["update"] == 300 && report["dryRun"] == false)
+        let images = try c.run(["export"]).out.split(separator: "\n").compactMap {
+            try? JSONParser.parse(Array($0.utf8))["headerImage"]?.stringValue
+        }
+        #expect(images.count == 300 && Set(images).count == 1, "one image, named by one hash, for all 300")
+        let changes = try c.run(["changes", "--limit", "10000"]).out.split(separator: "\n")
+        #expect(changes.filter { $0.contains(" update experience ") }.count == 300)
+    }
+}
