@@ -14,7 +14,7 @@ public struct DefaultFallback: Sendable, Equatable {
 
 /// Why one candidate won or lost, for `--explain` (docs/rules.md#explanations-and-near-misses).
 public struct CandidateReport: Sendable, Equatable {
-    public enum Outcome: String, Sendable {
+    public enum Outcome: String, Sendable, CaseIterable {
         case chosen, lessSpecific = "less-specific", pathMismatch = "path-mismatch",
             queryMismatch = "query-mismatch", deactivated
     }

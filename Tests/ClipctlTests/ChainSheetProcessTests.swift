@@ -147,4 +147,28 @@ import Testing
         let changes = try c.run(["changes", "--limit", "10000"]).out.split(separator: "\n")
         #expect(changes.filter { $0.contains(" update experience ") }.count == 300)
     }
+
+    /// `resolve --explain` on a host of 10,000 experiences fits a screen: the winner, the candidates on its path, the near
+    /// miss, the nearest others, then a count by outcome; `--all` lists every one.
+    @Test func anExplanationOnAHostOfTenThousandFitsAScreen() throws {
+        let c = try Clipctl()
+        var rows = ["url,title,subtitle"]
+        for n in 0..<10_000 { rows.append("https://ride.example/s/st\(n),Ride,Tap") }
+        rows += ["https://ride.example/s,Ride,Tap", "https://ride.example/s/st,Ride,Tap", "https://ride.example/s/st1?x=1,Ride,Tap"]
+        try c.write("big.csv", rows.joined(separator: "\n") + "\n")
+        #expect(try c("import", "big.csv", "--clip", Self.clip).code == 0)
+        let explained = try c("resolve", "https://ride.example/s/st1/extra", "--explain")
+        let lines = explained.out.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(explained.code == 0 && lines.count <= 20, "\(explained.out)")
+        #expect(lines.first == "advanced experience 2: https://ride.example/s/st1")
+        #expect(lines.contains("candidates: 10003 on this host, nearest first"))
+        let candidates = lines.drop { !$0.hasPrefix("candidates:") }.dropFirst()
+        let outcomes = candidates.filter { !$0.hasPrefix("   ") }.compactMap { $0.split(separator: " ").dropFirst().first }
+        #expect(outcomes.prefix(4) == ["chosen", "less-specific", "query-mismatch", "path-mismatch"], "\(explained.out)")
+        #expect(lines.contains { $0.contains("warning: near miss: /s/st is a character prefix of /s/st1/extra") }, "\(explained.out)")
+        #expect(lines.last?.hasPrefix("  … and ") == true && lines.last?.hasSuffix(" path-mismatch): --all lists every one") == true)
+        let all = try c("resolve", "https://ride.example/s/st1/extra", "--explain", "--all")
+        #expect(all.out.split(separator: "\n").filter { $0.contains("  path-mismatch  ") }.count == 10_000)
+        #expect(try c("resolve", "https://ride.example/s/st1", "--all").code == 64, "--all without --explain is a usage error")
+    }
 }

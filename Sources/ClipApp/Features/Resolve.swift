@@ -22,7 +22,7 @@ public enum Resolve: Operation {
         static let url = InputField<Input>.text("url", \.url, "URL", help: "the invocation URL", required: true, positional: true)
         public static let fields: [InputField<Input>] = [
             url, .text("language", \.language, "LANG", help: "preferred card language (EN, fr-CA, …)"),
-            .flag("explain", \.explain, help: "list every candidate and why it lost; warn about near misses"),
+            .flag("explain", \.explain, help: "show the winner, the near misses and the candidates nearest the path, and why each lost"),
         ]
 
         /// An empty URL is no URL, as the route reads `?url=` (docs/http-api.md): the same words both ways.
@@ -79,9 +79,43 @@ public enum Resolve: Operation {
                         "clipctl resolve 'https://bikesrental.example/rent?id=123' --explain",
                         "Which experience a scanned URL opens, and why each other candidate lost")
                 ]),
-            json: .shape { ResolutionJSON.json($0.answer) }, present: { output, _, printer in try present(output.answer, printer) }))
+            options: [FieldFacts.flag(allOption, help: "with --explain: list every candidate of the host, not only the nearest")],
+            steps: CommandSteps(check: { words in
+                if words.flag(allOption), !words.flag("explain") { throw CommandUsageError("--all goes with --explain") }
+            }),
+            json: .shape { ResolutionJSON.json($0.answer) },
+            present: { output, words, printer in try present(output.answer, all: words.flag(allOption), printer) }))
 
-    static func present(_ answer: ResolveAnswer, _ printer: Printer) throws {
+    static let allOption = "all"
+
+    /// At most this many lines of candidates by default (issue 34: an explanation on a host of 10,000 fits a screen).
+    static let candidateLines = 12
+
+    /// The candidates an explanation shows first (docs/rules.md#explanations-and-near-misses): the winner, those whose
+    /// path covers the URL's (less specific, a query item missing, deactivated), the near misses, then the others by
+    /// how much of the invocation URL they share, nearest first; the order of the host's list within each.
+    public static func shortlist(_ candidates: [ResolveAnswer.Candidate], invocationURL: String) -> [ResolveAnswer.Candidate] {
+        func rank(_ c: ResolveAnswer.Candidate) -> Int {
+            switch c.outcome {
+            case .chosen: 0
+            case .lessSpecific, .queryMismatch, .deactivated: 1
+            case .pathMismatch: c.nearMiss == nil ? 3 : 2
+            }
+        }
+        let target = Array(invocationURL.utf8)
+        func shared(_ c: ResolveAnswer.Candidate) -> Int { zip(Array(c.url.utf8), target).prefix { $0 == $1 }.count }
+        return candidates.enumerated().sorted { a, b in
+            let (ra, rb) = (rank(a.element), rank(b.element))
+            if ra != rb { return ra < rb }
+            if ra == 3 {
+                let (sa, sb) = (shared(a.element), shared(b.element))
+                if sa != sb { return sa > sb }
+            }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+
+    static func present(_ answer: ResolveAnswer, all: Bool = false, _ printer: Printer) throws {
         switch answer.match {
         case .advanced(let e)?:
             printer.line("advanced experience \(e.id): \(e.url)")
@@ -99,10 +133,25 @@ public enum Resolve: Operation {
         }
         for note in answer.notes { printer.line("  note: \(note)") }
         if let candidates = answer.explanation {
-            printer.line(candidates.isEmpty ? "candidates: none on this host" : "candidates:")
-            for c in candidates {
+            let shown = all ? candidates : shortlist(candidates, invocationURL: answer.invocationURL)
+            printer.line(
+                candidates.isEmpty ? "candidates: none on this host" : "candidates: \(candidates.count) on this host\(all ? "" : ", nearest first")")
+            var lines = 0, listed = 0
+            for c in shown {
+                let cost = c.nearMiss == nil ? 1 : 2
+                if !all, lines + cost > candidateLines { break }
                 printer.line("  \(c.id)  \(c.outcome.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))  \(c.url)  (\(c.detail))")
                 if let nearMiss = c.nearMiss { printer.line("      warning: near miss: \(nearMiss)") }
+                lines += cost
+                listed += 1
+            }
+            let rest = shown.dropFirst(listed)
+            if !rest.isEmpty {
+                let outcomes = CandidateReport.Outcome.allCases.compactMap { outcome -> String? in
+                    let n = rest.filter { $0.outcome == outcome }.count
+                    return n == 0 ? nil : "\(n) \(outcome.rawValue)"
+                }
+                printer.line("  … and \(rest.count) more (\(outcomes.joined(separator: ", "))): --all lists every one")
             }
         }
         // Exit 1 on no match, like grep; the answer above already says why.
