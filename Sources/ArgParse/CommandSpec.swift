@@ -46,11 +46,14 @@ public struct CommandSpec: Sendable {
     public let subcommands: [CommandSpec]
     /// Command lines that use this command, shown under EXAMPLES in help and in the man page.
     public let examples: [Example]
+    /// Runs without a subcommand too, though it has subcommands and no positionals (`doctor` beside `doctor ack`).
+    public let runsAlone: Bool
 
     public init(
         _ name: String, summary: String, discussion: String = "", positionals: [PositionalSpec] = [], options: [OptionSpec] = [],
-        subcommands: [CommandSpec] = [], examples: [Example] = []
+        subcommands: [CommandSpec] = [], examples: [Example] = [], runsAlone: Bool = false
     ) {
+        self.runsAlone = runsAlone
         self.name = name
         self.summary = summary
         self.discussion = discussion
@@ -65,8 +68,9 @@ public struct CommandSpec: Sendable {
         [(path, self)] + subcommands.flatMap { $0.allCommands(path + [$0.name]) }
     }
 
-    /// Whether the parser can stop here: no subcommands, or arguments of its own beside them (`aasa HOST`).
-    public var isRunnable: Bool { subcommands.isEmpty || !positionals.isEmpty }
+    /// Whether the parser can stop here: no subcommands, arguments of its own beside them (`aasa HOST`), or a command
+    /// that runs alone (`doctor`).
+    public var isRunnable: Bool { subcommands.isEmpty || !positionals.isEmpty || runsAlone }
 }
 
 /// A command line as a user types it, program name first (`clipctl list --host shop.example`), with a

@@ -5,7 +5,7 @@ public enum HelpFormatter {
         let fullName = ([root.name] + path).joined(separator: " ")
         var out = "\(fullName): \(command.summary)\n\n"
         var usage = "USAGE: \(fullName)"
-        if !command.subcommands.isEmpty { usage += command.positionals.isEmpty ? " <command>" : " [<command>]" }
+        if !command.subcommands.isEmpty { usage += command.positionals.isEmpty && !command.runsAlone ? " <command>" : " [<command>]" }
         for p in command.positionals { usage += p.optional ? " [\(p.usageName)]" : " \(p.usageName)" }
         if !command.options.isEmpty || !globals.isEmpty { usage += " [options]" }
         out += usage + "\n"

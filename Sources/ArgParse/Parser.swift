@@ -168,7 +168,7 @@ public enum ArgumentParser {
 
         /// The command reached is one that runs, with the positionals it takes.
         func checkPositionals() throws(ArgParseError) {
-            if !command.subcommands.isEmpty && command.positionals.isEmpty { throw .missingCommand(path: path) }
+            if !command.isRunnable { throw .missingCommand(path: path) }
             let required = command.positionals.filter { !$0.optional }.count
             if positionals.count < required { throw .missingArgument(command.positionals[positionals.count].name, path: path) }
             if positionals.count > command.positionals.count, command.positionals.last?.variadic != true {

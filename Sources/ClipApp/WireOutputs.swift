@@ -16,6 +16,7 @@ extension ImportAnswer: OperationOutput {}
 extension SyncReport: OperationOutput {}
 extension HostOwnership: OperationOutput {}
 extension WebhookEndpoint: OperationOutput {}
+extension DoctorAcknowledgement: OperationOutput {}
 extension WebhookTestEvent: OperationOutput {}
 extension WebhookDeliveryList: OperationOutput {}
 extension JSONDocument: OperationOutput {}

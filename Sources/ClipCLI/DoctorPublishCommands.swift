@@ -10,6 +10,7 @@ extension Context {
     func doctor() throws {
         try DoctorCommand.run(
             host: parsed.value("host"), json: json, all: parsed.flag("all"), fixesFile: parsed.value("fixes"),
+            acknowledged: parsed.flag("acknowledged"),
             runner: { try self.send($0, $1) },
             more: {
                 guard remoteServer == nil else { return [] }

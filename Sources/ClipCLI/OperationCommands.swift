@@ -50,7 +50,8 @@ extension ClipCLI {
             var replaced = commands
             replaced[place] = CommandSpec(
                 command.name, summary: command.summary, discussion: command.discussion, positionals: command.positionals,
-                options: command.options, subcommands: commands[place].subcommands + command.subcommands, examples: command.examples)
+                options: command.options, subcommands: commands[place].subcommands + command.subcommands, examples: command.examples,
+                runsAlone: command.runsAlone || commands[place].runsAlone)
             return replaced
         }
         return commands.map { parent in
@@ -58,7 +59,8 @@ extension ClipCLI {
             return CommandSpec(
                 parent.name, summary: parent.summary, discussion: parent.discussion, positionals: parent.positionals,
                 options: parent.options,
-                subcommands: adding(command, under: path.dropFirst(), to: parent.subcommands), examples: parent.examples)
+                subcommands: adding(command, under: path.dropFirst(), to: parent.subcommands), examples: parent.examples,
+                runsAlone: parent.runsAlone)
         }
     }
 

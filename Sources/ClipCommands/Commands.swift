@@ -83,10 +83,12 @@ public enum Commands {
                     .option("host", value: "HOST", help: "only what touches this host"),
                     .flag("all", help: "every finding on its own lines (a rule with many prints a few and its count)"),
                     .option("fixes", value: "FILE", help: "write every finding's fix to FILE (a new file), one command a line"),
+                    .flag("acknowledged", help: "list the acknowledged rules, each with the findings it quiets"),
                 ] + ascOptions,
                 examples: [
-                    Example("clipctl doctor --host bikesrental.example", "Check everything that touches one host, and say how to fix it")
-                ]),
+                    Example("clipctl doctor --host bikesrental.example", "Check everything that touches one host, and say how to fix it"),
+                    Example("clipctl doctor --acknowledged", "List the acknowledged rules and the findings each keeps quiet"),
+                ], runsAlone: true),
             CommandSpec(
                 "publish", summary: "write every AASA file, banner snippets, an index and an nginx sample to a directory",
                 discussion:

@@ -61,6 +61,8 @@ public enum ChangeEntity: String, Sendable, CaseIterable {
     case ascDefaultExperience = "asc-default-experience"
     /// A webhook endpoint (`entity_id` its id): create, update (enabled again), remove.
     case webhook
+    /// A doctor rule acknowledged over a scope (`entity_id` its id): create, remove.
+    case acknowledgement
 }
 
 public enum ChangeAction: String, Sendable, CaseIterable {

@@ -196,6 +196,35 @@ public struct ExperienceSelector: Sendable, Equatable {
         guard errors.isEmpty else { throw ValidationFailure(errors) }
     }
 
+    /// The selector as one text, its terms in a fixed order (host, clip, status, then labels by key) and every
+    /// comma of a value written `\,`: what reads back to an equal selector.
+    public var text: String {
+        func escaped(_ value: String) -> String {
+            var out = ""
+            for character in value {
+                if character == "\\" || character == "," { out.append("\\") }
+                out.append(character)
+            }
+            return out
+        }
+        var terms: [String] = []
+        if let host { terms.append("host=" + escaped(host)) }
+        if let clip { terms.append("clip=" + escaped(clip)) }
+        if let status { terms.append("status=" + status.rawValue.lowercased()) }
+        for term in labels.terms.sorted(by: { ($0.key, $0.value ?? "") < ($1.key, $1.value ?? "") }) {
+            terms.append("label." + term.key + (term.value.map { "=" + escaped($0) } ?? ""))
+        }
+        return terms.joined(separator: ",")
+    }
+
+    /// Whether `experience` is one this selector names, its host and clip given as the registry stores them
+    /// (a normalized host, a clip's App ID or bundle ID).
+    public func matches(_ experience: AdvancedExperience) -> Bool {
+        (host.map { $0 == experience.url.host } ?? true)
+            && (clip.map { $0 == experience.clip.rawValue || $0 == experience.clip.bundleID.rawValue } ?? true)
+            && (status.map { $0 == experience.status } ?? true) && labels.matches(experience.labels)
+    }
+
     /// The terms of `text`: split at commas not written `\,`.
     static func terms(_ text: String) -> [String] {
         var terms: [String] = []

@@ -90,4 +90,12 @@ enum AuditForm {
             ("failure", e.failure.map(JSONValue.string) ?? .null),
         ])
     }
+
+    static func acknowledgement(_ a: DoctorAcknowledgement) -> JSONValue {
+        .object([
+            ("id", .integer(a.id)), ("rule", .string(a.rule)), ("scope", .string(a.scope.text)),
+            ("team", a.team.map { .string($0.rawValue) } ?? .null), ("note", a.note.map(JSONValue.string) ?? .null),
+            ("createdAt", .string(a.createdAt)),
+        ])
+    }
 }

@@ -1,5 +1,5 @@
 public import AppleFormats
-import ClipCore
+public import ClipCore
 public import DoctorAndPublish
 public import StrictJSON
 
@@ -34,11 +34,18 @@ public enum DoctorJSON {
         ])
     }
 
-    public static func report(_ findings: [Doctor.Finding]) -> JSONValue {
+    /// The findings reported; with acknowledgements, each with the findings it quiets (`acknowledged`).
+    public static func report(_ findings: [Doctor.Finding], acknowledged: [(DoctorAcknowledgement, [Doctor.Finding])]? = nil) -> JSONValue {
         .object([
             "errors": .integer(Int64(findings.filter { $0.severity == .error }.count)),
             "warnings": .integer(Int64(findings.filter { $0.severity == .warning }.count)),
             "findings": .array(findings.map(finding)),
+            "acknowledged": acknowledged.map { list in
+                .array(
+                    list.map { a, quiet in
+                        .object([("acknowledgement", a.json), ("quieted", .array(quiet.map(finding)))])
+                    })
+            },
         ])
     }
 }

@@ -139,12 +139,62 @@ public enum Doctor {
         }
     }
 
+    /// The findings an acknowledgement quiets, and the rest (docs/aasa-tools.md#acknowledged-findings).
+    public struct Acknowledged: Sendable, Equatable {
+        /// The findings no acknowledgement covers, in their order.
+        public var shown: [Finding]
+        /// Each acknowledgement with the findings it quiets (the first that covers a finding has it).
+        public var quieted: [(acknowledgement: DoctorAcknowledgement, findings: [Finding])]
+
+        public static func == (a: Acknowledged, b: Acknowledged) -> Bool {
+            a.shown == b.shown && a.quieted.map(\.acknowledgement) == b.quieted.map(\.acknowledgement)
+                && a.quieted.map(\.findings) == b.quieted.map(\.findings)
+        }
+    }
+
+    /// Splits `findings` by `acknowledgements`: a finding is quiet when an acknowledgement names its rule and covers
+    /// the experience at its subject (a URL of `experiences`). A finding about a host, a clip or an app is quiet under
+    /// an administrator's acknowledgement whose scope is that host or that clip alone; a team's never quiets one.
+    public static func acknowledge(
+        _ findings: [Finding], _ acknowledgements: [DoctorAcknowledgement], experiences: [AdvancedExperience]
+    ) -> Acknowledged {
+        guard !acknowledgements.isEmpty else { return Acknowledged(shown: findings, quieted: []) }
+        let byURL = Dictionary(experiences.map { ($0.url.canonical, $0) }, uniquingKeysWith: { a, _ in a })
+        var quiet = Array(repeating: [Finding](), count: acknowledgements.count)
+        var shown: [Finding] = []
+        for finding in findings {
+            let covering = acknowledgements.firstIndex { a in
+                guard a.rule == finding.code else { return false }
+                if let experience = byURL[finding.subject] { return a.covers(experience) }
+                let scope = a.scope
+                guard a.team == nil, scope.status == nil, scope.labels.isEmpty else { return false }
+                switch (scope.host, scope.clip) {
+                case (let host?, nil): return host == finding.subject
+                case (nil, let clip?): return clip == finding.subject
+                default: return false
+                }
+            }
+            if let covering { quiet[covering].append(finding) } else { shown.append(finding) }
+        }
+        return Acknowledged(shown: shown, quieted: zip(acknowledgements, quiet).map { ($0, $1) })
+    }
+
     /// The findings in the order the checks make them.
     struct Findings {
         var list: [Finding] = []
-        mutating func add(_ severity: Severity, _ code: String, _ subject: String, _ message: String, fix: String? = nil) {
-            list.append(Finding(severity: severity, code: code, subject: subject, message: message, fix: fix))
+        mutating func add(_ severity: Severity, _ rule: Rule, _ subject: String, _ message: String, fix: String? = nil) {
+            list.append(Finding(severity: severity, code: rule.rawValue, subject: subject, message: message, fix: fix))
         }
+    }
+
+    /// The registry's rules, each a finding's `code` (docs/aasa-tools.md#doctor): what an acknowledgement names.
+    public enum Rule: String, Sendable, CaseIterable {
+        case hostNotAssociated = "host-not-associated", aasaMissingClip = "aasa-missing-clip", applinksMiss = "applinks-miss"
+        case aasaSize = "aasa-size", aasaLint = "aasa-lint", appClipCode = "app-clip-code", qrVersion = "qr-version"
+        case titleLength = "title-length", subtitleLength = "subtitle-length", localizationSet = "localization-set"
+        case noDefaultExperience = "no-default-experience", noAppStoreID = "no-app-store-id", crossTeamHost = "cross-team-host"
+        case bannerClipChoice = "banner-clip-choice", testflightNone = "testflight-none", testflightUntitled = "testflight-untitled"
+        case testflightUnresolved = "testflight-unresolved"
     }
 
     /// Experiences: association, AASA, banner, App Clip Code, card text.
@@ -157,14 +207,14 @@ public enum Doctor {
             if !(clipsByID[e.clip]?.hosts.contains(e.url.host) ?? false), reportedPairs.insert(pair).inserted {
                 // The host needs appclips:<host> and an AASA listing the clip (docs/apple-formats.md#appclips).
                 findings.add(
-                    .error, "host-not-associated", e.url.host,
+                    .error, .hostNotAssociated, e.url.host,
                     "experiences of \(e.clip.rawValue) are on \(e.url.host), which is not associated with the clip: iOS will not launch it there",
                     fix: Shell.command(["clipctl", "domain", "add", e.clip.rawValue, e.url.host]))
             } else if let file = filesByHost[e.url.host], case .success = file.bytes,
                 !file.listedClips.contains(e.clip.rawValue), reportedPairs.insert(pair).inserted
             {
                 findings.add(
-                    .error, "aasa-missing-clip", e.url.host,
+                    .error, .aasaMissingClip, e.url.host,
                     "the AASA of \(e.url.host) does not list \(e.clip.rawValue) in appclips.apps, so neither the experience nor the banner works there",
                     fix: Shell.command(["clipctl", "domain", "add", e.clip.rawValue, e.url.host]))
             }
@@ -179,13 +229,13 @@ public enum Doctor {
         let codeProblems = AppClipCode.problems(e.url)
         if !codeProblems.isEmpty {
             findings.add(
-                .warning, "app-clip-code", url, "cannot be encoded in an App Clip Code: " + codeProblems.joined(separator: "; "),
+                .warning, .appClipCode, url, "cannot be encoded in an App Clip Code: " + codeProblems.joined(separator: "; "),
                 fix: "register a URL with a host of a–z, '.' and '-' and a path of a–z A–Z 0–9 /#?=%-._,+;:& "
                     + "(Apple: \"Encoding a URL in an App Clip Code\"), or invoke it by NFC, QR or Safari only")
         }
         if let version = QRCodeSize.versionAboveAdvised(url) {
             findings.add(
-                .warning, "qr-version", url,
+                .warning, .qrVersion, url,
                 "its QR code needs version \(version) at error correction level M (\(QRCode.size(version: version)) modules a side); "
                     + "above version \(QRCodeSize.advisedMaxVersion) the modules of a code printed on a table tent are too small to scan from arm's length",
                 fix: "register a shorter URL (fewer path segments or query items), or print the code larger than 40 mm")
@@ -206,13 +256,13 @@ public enum Doctor {
             }
             if card.title.count > TextLimits.titleAdvised {
                 findings.add(
-                    .warning, "title-length", url,
+                    .warning, .titleLength, url,
                     "the \(language.tag) title is \(card.title.count) characters; older guidance (WWDC20) advises at most \(TextLimits.titleAdvised), so it may be truncated",
                     fix: edit("title", card.title))
             }
             if card.subtitle.count > TextLimits.subtitleAdvised {
                 findings.add(
-                    .warning, "subtitle-length", url,
+                    .warning, .subtitleLength, url,
                     "the \(language.tag) subtitle is \(card.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
                     fix: edit("subtitle", card.subtitle))
             }
@@ -229,7 +279,7 @@ public enum Doctor {
                 guard !lacking.isEmpty else { continue }
                 let examples = lacking.prefix(3).joined(separator: ", ") + (lacking.count > 3 ? ", …" : "")
                 findings.add(
-                    .warning, "localization-set", clip.rawValue,
+                    .warning, .localizationSet, clip.rawValue,
                     "\(lacking.count) of the clip's \(experiences.count) experiences have no \(language.tag) card while the others do (\(examples)): people reading \(language.tag) see the default language there",
                     fix: lacking.map { Shell.command(["clipctl", "update", $0, "--localization", "\(language.tag)=TITLE|SUBTITLE"]) }
                         .joined(separator: "; "))
@@ -244,7 +294,7 @@ public enum Doctor {
             if let d = defaultsByClip[clip.appID] {
                 for (locale, l) in d.localizations.sorted(by: { $0.key < $1.key }) where l.subtitle.count > TextLimits.subtitleAdvised {
                     findings.add(
-                        .warning, "subtitle-length", clip.appID.rawValue,
+                        .warning, .subtitleLength, clip.appID.rawValue,
                         "the \(locale) subtitle of the default experience is \(l.subtitle.count) characters; older guidance (WWDC20) advises at most \(TextLimits.subtitleAdvised)",
                         fix: Shell.command(
                             ["clipctl", "default", "set", clip.appID.rawValue]
@@ -255,7 +305,7 @@ public enum Doctor {
             } else {
                 // Every App Clip has a default experience in App Store Connect (docs/apple-formats.md#default-experience).
                 findings.add(
-                    .warning, "no-default-experience", clip.appID.rawValue,
+                    .warning, .noDefaultExperience, clip.appID.rawValue,
                     "has no default experience: invocations that match no advanced experience find nothing, and App Store Connect requires one",
                     fix: Shell.command(["clipctl", "default", "set", clip.appID.rawValue, "--subtitle", "en-US=TEXT"]))
             }
@@ -271,7 +321,7 @@ public enum Doctor {
             let clip = choice.clip.rawValue
             if choice.invocations.isEmpty, choice.linked, active.contains(choice.clip) {
                 findings.add(
-                    .warning, "testflight-none", clip,
+                    .warning, .testflightNone, clip,
                     "is linked to App Store Connect and has active experiences, but no TestFlight invocations chosen: testers and App Review get no URL to open the App Clip with",
                     fix: Shell.command(["clipctl", "asc", "testflight", "set", clip, "URL"]))
             }
@@ -280,11 +330,11 @@ public enum Doctor {
             let app = s.clips.first { $0.appID == choice.clip }?.appBundleID.rawValue ?? ""
             for invocation in choice.invocations {
                 if let untitled = invocation.untitled(appBundleID: app, team: choice.clip.team.rawValue) {
-                    findings.add(.warning, "testflight-untitled", invocation.url, untitled.message, fix: untitled.fix)
+                    findings.add(.warning, .testflightUntitled, invocation.url, untitled.message, fix: untitled.fix)
                 }
                 guard case .unresolved(let why) = invocation.target else { continue }
                 findings.add(
-                    .warning, "testflight-unresolved", invocation.url,
+                    .warning, .testflightUnresolved, invocation.url,
                     "is chosen as TestFlight invocation \(invocation.position) of \(clip) but \(why)",
                     fix: Shell.command(["clipctl", "asc", "testflight", "set", clip] + (resolving.isEmpty ? ["URL"] : resolving)))
             }
@@ -296,7 +346,7 @@ public enum Doctor {
         for app in apps.sorted(by: { $0.bundleID < $1.bundleID }) where app.appStoreID == nil {
             // app-id is the banner's link to the App Store (docs/apple-formats.md#smart-app-banner).
             findings.add(
-                .warning, "no-app-store-id", app.bundleID.rawValue,
+                .warning, .noAppStoreID, app.bundleID.rawValue,
                 "has no App Store ID, so its Smart App Banners carry no app-id",
                 fix: Shell.command(["clipctl", "app", "set", app.bundleID.rawValue, "--team", app.team.rawValue, "--app-store-id", "N"]))
         }
@@ -308,24 +358,24 @@ public enum Doctor {
         switch file.bytes {
         case .failure(let tooLarge):
             findings.add(
-                .error, "aasa-size", host, tooLarge.description,
+                .error, .aasaSize, host, tooLarge.description,
                 fix: "remove applinks rules or associations of \(host), or turn off clipctl applinks generate \(host)")
         case .success(let bytes):
             let share = Double(bytes.count) / Double(AASAGenerator.maxBytes)
             if share >= sizeWarningShare {
                 findings.add(
-                    .warning, "aasa-size", host,
+                    .warning, .aasaSize, host,
                     "the AASA is \(bytes.count) bytes, \(Int(share * 100))% of Apple's 128 KB limit: little headroom for more rules",
                     fix: "merge components with wildcards or substitution variables")
             }
             for d in AASALinter.lint(bytes) where d.severity != .info {
                 findings.add(
-                    d.severity == .error ? .error : .warning, "aasa-lint", host,
+                    d.severity == .error ? .error : .warning, .aasaLint, host,
                     "\(d.code) \(d.path.isEmpty ? "(file)" : d.path): \(d.message)")
             }
             for miss in file.applinksMisses {
                 findings.add(
-                    .error, "applinks-miss", miss.url,
+                    .error, .applinksMiss, miss.url,
                     "the generated applinks do not give it to \(miss.app.rawValue): \(miss.result.decision.rawValue) by \(miss.result.rule)",
                     fix:
                         "change the app's own rules (clipctl applinks set \(host) --app \(miss.app.bundleID.rawValue) …) so that none excludes it first"
@@ -335,7 +385,7 @@ public enum Doctor {
         let clips = Set(file.clips)
         if clips.count > 1 {
             findings.add(
-                .info, "banner-clip-choice", host,
+                .info, .bannerClipChoice, host,
                 "\(clips.count) clips are associated with \(host): a page that matches none of their experiences needs the clip named for its banner",
                 fix: Shell.command(["clipctl", "banner", "https://\(host)/PAGE", "--clip", "CLIP"]))
         }
@@ -350,11 +400,11 @@ public enum Doctor {
             let unconfirmed = ownership.holders.filter { $0.origin == .migration }.map(\.team)
             if unconfirmed.isEmpty {
                 findings.add(
-                    .info, "cross-team-host", host, "\(host) is shared by teams \(teams), as an administrator decided",
+                    .info, .crossTeamHost, host, "\(host) is shared by teams \(teams), as an administrator decided",
                     fix: Shell.command(["clipctl", "domain", "unshare", host, "--team", "TEAMID"]))
             } else {
                 findings.add(
-                    .warning, "cross-team-host", host,
+                    .warning, .crossTeamHost, host,
                     "\(host) was used by teams \(teams) before hosts belonged to teams; they still share it until an administrator confirms it or gives it to one team",
                     fix: unconfirmed.map { Shell.command(["clipctl", "domain", "share", host, "--team", $0.rawValue]) }.joined(
                         separator: "; ")

@@ -304,6 +304,10 @@ import Testing
             ("GET", "/v1/experiences/1/codes", nil, [401, 404, 200, 200]),
             ("GET", "/v1/codes/export", nil, [401, 200, 200, 200]),
             ("PATCH", "/v1/experiences/1", #"{"subtitle":"Changed"}"#, [401, 404, 200, 200]),
+            // Doctor acknowledgements: team B cannot scope one to team A's clip; A's (id 1) is A's to remove.
+            ("POST", "/v1/doctor/acknowledgements", #"{"rule":"title-length","where":"clip=com.a.app.Clip"}"#, [401, 404, 201, 201]),
+            ("GET", "/v1/doctor/acknowledgements", nil, [401, 200, 200, 200]),
+            ("DELETE", "/v1/doctor/acknowledgements/1", nil, [401, 404, 204, 404]),
             // A bulk change sees the caller's team alone: team B's selection is empty, so `expect=1` refuses it.
             ("PATCH", "/v1/experiences?where=host%3Da.example&expect=1", #"{"subtitle":"Bulk"}"#, [401, 412, 200, 200]),
             ("GET", "/v1/apps/com.a.app", nil, [401, 404, 200, 200]),

@@ -11,7 +11,7 @@ struct CommandDispatchTests {
     /// The command paths the parser can return: a command with no subcommands, or one that also
     /// takes arguments of its own (`aasa HOST` beside `aasa check`).
     static func runnablePaths(_ command: CommandSpec, _ path: [String] = []) -> [[String]] {
-        let own = command.subcommands.isEmpty || !command.positionals.isEmpty ? [path] : []
+        let own = command.isRunnable ? [path] : []
         return own + command.subcommands.flatMap { runnablePaths($0, path + [$0.name]) }
     }
 

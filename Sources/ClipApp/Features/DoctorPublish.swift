@@ -14,23 +14,46 @@ public enum DoctorCommand {
     /// error (`CommandExitStatus`), since warnings are advice.
     /// `all`: every finding on its own lines; otherwise a rule with more than `examples` findings prints a few of
     /// them and its count. `fixesFile`: every finding's fix, one command a line, written there (a new file).
+    /// `acknowledged`: list the acknowledgements (`DoctorAcknowledgementList`), each with the findings it quiets, instead
+    /// of the report; otherwise the findings they quiet are counted in one line, not shown.
     public static func run(
-        host: String?, json: Bool, all: Bool = false, fixesFile: String? = nil, runner: OperationRunner,
+        host: String?, json: Bool, all: Bool = false, fixesFile: String? = nil, acknowledged: Bool = false, runner: OperationRunner,
         more: () throws -> [Doctor.Finding], printer: Printer
     ) throws {
         var snapshot = Doctor.Snapshot()
         try BulkRead.records(host: host, run: runner, each: { snapshot.add($0) })
-        let findings = Doctor.examine(snapshot) + (try more())
+        let acknowledgements = try DoctorAcknowledgementList.Output(json: try runner(DoctorAcknowledgementList.binding, Arguments()).json)
+        let split = Doctor.acknowledge(Doctor.examine(snapshot) + (try more()), acknowledgements.items, experiences: snapshot.experiences)
+        let findings = split.shown
+        if acknowledged { return presentAcknowledged(split, json: json, printer) }
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.filter { $0.severity == .warning }.count
+        let quiet = split.quieted.reduce(0) { $0 + $1.findings.count }
         if let fixesFile { try writeFixes(findings, to: fixesFile) }
         if json {
             printer.line(JSONWriter.string(DoctorJSON.report(findings), pretty: true))
         } else {
             for group in Doctor.groups(findings) { present(group, all: all, fixesFile: fixesFile, printer) }
             printer.line(findings.isEmpty ? "no problems found" : "\(errors) error(s), \(warnings) warning(s)")
+            if quiet > 0 { printer.line("\(quiet) acknowledged finding(s) not shown (doctor --acknowledged lists them)") }
         }
         if errors > 0 { throw CommandVerdict.negative() }
+    }
+
+    /// `doctor --acknowledged`: each acknowledgement, who it is for, and how many findings it quiets, with a few of them.
+    static func presentAcknowledged(_ split: Doctor.Acknowledged, json: Bool, _ printer: Printer) {
+        if json {
+            let report = DoctorJSON.report(split.shown, acknowledged: split.quieted.map { ($0.acknowledgement, $0.findings) })
+            return printer.line(JSONWriter.string(report, pretty: true))
+        }
+        if split.quieted.isEmpty { return printer.line("no acknowledgements (doctor ack RULE --label KEY=VALUE makes one)") }
+        for (a, quiet) in split.quieted {
+            let scope = a.team.map { " (team \($0.rawValue))" } ?? ""
+            printer.line("\(a.id)  \(a.rule)  \(a.scope.text)\(scope)  quiets \(quiet.count) finding(s)  since \(a.createdAt)")
+            if let note = a.note { printer.line("    note: \(note)") }
+            for f in quiet.prefix(examples) { printer.line("    \(f.subject): \(f.message)") }
+            if quiet.count > examples { printer.line("    … and \(quiet.count - examples) more (--json lists them)") }
+        }
     }
 
     /// Findings of a rule shown one by one up to this many; past it, this many examples and the count.
