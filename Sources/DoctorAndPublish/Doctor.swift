@@ -187,7 +187,7 @@ public enum Doctor {
         }
     }
 
-    /// The registry's rules, each a finding's `code` (docs/aasa-tools.md#doctor): what an acknowledgement names.
+    /// The registry's rules, each a finding's `code` (docs/aasa-tools.md#clipctl-doctor---host-h---json): what an acknowledgement names.
     public enum Rule: String, Sendable, CaseIterable {
         case hostNotAssociated = "host-not-associated", aasaMissingClip = "aasa-missing-clip", applinksMiss = "applinks-miss"
         case aasaSize = "aasa-size", aasaLint = "aasa-lint", appClipCode = "app-clip-code", qrVersion = "qr-version"

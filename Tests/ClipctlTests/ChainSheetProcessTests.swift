@@ -105,6 +105,22 @@ import Testing
         #expect(usage.err.contains("update takes ID|URL or --where SELECTOR, not both"), "\(usage.err)")
         let everything = try run(["update", "--where", "", "--subtitle", "x", "--yes"], 65)
         #expect(everything.err.contains("where: selects nothing"), "an empty selector never means every experience: \(everything.err)")
+
+        // The doctor on the chain: a rule's findings grouped, one fix; an acknowledged rule stays quiet for its scope.
+        _ = try run(["update", "--where", "label.city=Lyon", "--title", "Lyon bike station and rentals", "--yes"])
+        let doctor = try run(["doctor"])
+        #expect(doctor.out.split(separator: "\n").count <= 40 && doctor.out.contains("title-length"), "\(doctor.out)")
+        let ack = try run(["doctor", "ack", "title-length", "--label", "city=Lyon", "--note", "Lyon signs are long"])
+        #expect(ack.out == "acknowledged title-length for label.city=Lyon (acknowledgement 1)\n", "\(ack.out)")
+        let quiet = try run(["doctor"])
+        #expect(!quiet.out.contains("title-length") && quiet.out.contains("3 acknowledged finding(s) not shown"), "\(quiet.out)")
+        let listed = try run(["doctor", "--acknowledged"])
+        #expect(listed.out.hasPrefix("1  title-length  label.city=Lyon  quiets 3 finding(s)  since "), "\(listed.out)")
+        #expect(listed.out.contains("    note: Lyon signs are long\n"))
+        let misspelt = try run(["doctor", "ack", "title-lenght", "--label", "city=Lyon"], 65)
+        #expect(misspelt.err.contains("(did you mean title-length?)"), "\(misspelt.err)")
+        _ = try run(["doctor", "unack", "1"])
+        #expect(try run(["doctor"]).out.contains("title-length"), "an ended acknowledgement's findings are reported again")
         return said
     }
 

@@ -18,7 +18,7 @@ public enum DoctorAcknowledge: Operation {
         public init() {}
 
         static let rule = InputField<Input>.text(
-            "rule", \.rule, in: .body, "RULE", help: "the doctor rule, such as title-length (docs/aasa-tools.md#doctor)", required: true,
+            "rule", \.rule, in: .body, "RULE", help: "the doctor rule, such as title-length (docs/aasa-tools.md#clipctl-doctor---host-h---json)", required: true,
             positional: true)
         static let selector = InputField<Input>.text(
             "where", \.selector, in: .body, "SELECTOR",
