@@ -40,10 +40,15 @@ extension Context {
     /// `publish DIR` on the database, which is opened first: opening it may create it, in DIR itself (`publish .` in
     /// an empty folder).
     func publish() throws {
+        let names = parsed.value("banner-names") ?? StaticSite.BannerNames.id.rawValue
+        guard let bannerNames = StaticSite.BannerNames(rawValue: names) else {
+            throw CommandFailure.usage("--banner-names takes id or path")
+        }
         let local = try server() == nil
         if local { _ = try registry() }
         try PublishCommand.run(
-            directory: parsed.positional(0)!, listen: parsed.value("nginx-listen") ?? "443 ssl", database: local ? databasePath : nil,
+            directory: parsed.positional(0)!, listen: parsed.value("nginx-listen") ?? "443 ssl", bannerNames: bannerNames,
+            database: local ? databasePath : nil,
             json: json, runner: { try self.send($0, $1) }, printer: printer)
     }
 }

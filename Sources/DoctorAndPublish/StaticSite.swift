@@ -62,13 +62,62 @@ public enum StaticSite {
     public static let nginxName = "nginx.conf.sample"
     static let wellKnown = ".well-known/apple-app-site-association"
 
+    /// How a banner snippet's file is named under `<host>/banners/` (docs/aasa-tools.md#clipctl-publish-dir---nginx-listen-listen---banner-names-idpath).
+    public enum BannerNames: String, Sendable, CaseIterable {
+        /// `<id>.html`, by the experience's registry id.
+        case id
+        /// By the page's path, as the web team thinks of it: `/s/paris/par007` is `s/paris/par007.html` (`pagePath`).
+        case path
+    }
+
+    /// The file, without `.html`, of the banner of `url` under its host's `banners/`: each path segment kept when it is
+    /// made of A–Z, a–z, 0–9, `.`, `_` and `-` and does not begin with `.`, the root `/` as `index`. When
+    /// that loses anything (another character, a query, a last segment `index`, a segment over 100 characters), `~` and
+    /// the first 12 hexadecimal digits of the URL's SHA-256 end the name, so two URLs never share a file.
+    public static func pagePath(_ url: NormalizedURL) -> String {
+        var segments = url.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        var lossless = url.queryItems.isEmpty
+        if segments.last == "index" { lossless = false }
+        if segments.isEmpty {
+            segments = ["index"]
+        } else if segments.last == "" {
+            segments[segments.count - 1] = "index"
+        }
+        let kept = segments.map { segment -> String in
+            var out = ""
+            for scalar in segment.unicodeScalars {
+                switch scalar {
+                case "A"..."Z", "a"..."z", "0"..."9", "_", "-": out.unicodeScalars.append(scalar)
+                case "." where !out.isEmpty: out.unicodeScalars.append(scalar)
+                default:
+                    out += "-"
+                    lossless = false
+                }
+            }
+            if out.isEmpty {
+                lossless = false
+                return "-"
+            }
+            if out.count > 100 {
+                lossless = false
+                return String(out.prefix(100))
+            }
+            return out
+        }
+        let name = kept.joined(separator: "/")
+        return lossless ? name : name + "~" + String(SHA256.hexDigest(Array(url.canonical.utf8)).prefix(12))
+    }
+
     /// Every file, in path order; `index.json` lists the others.
-    public static func files(aasa: [(host: String, bytes: [UInt8])], banners: [Banner], nginx: NginxOptions) -> [File] {
+    public static func files(
+        aasa: [(host: String, bytes: [UInt8])], banners: [Banner], bannerNames: BannerNames = .id, nginx: NginxOptions
+    ) -> [File] {
         let hosts = aasa.map(\.host).sorted()
         var files = aasa.map { File(path: "\($0.host)/\(wellKnown)", bytes: $0.bytes) }
         for banner in banners {
             let html = "<!-- Smart App Banner for \(HTMLText.escaped(banner.url.canonical)) -->\n\(banner.metaTag)\n"
-            files.append(File(path: "\(banner.url.host)/banners/\(banner.experienceID).html", bytes: Array(html.utf8)))
+            let name = bannerNames == .id ? String(banner.experienceID) : pagePath(banner.url)
+            files.append(File(path: "\(banner.url.host)/banners/\(name).html", bytes: Array(html.utf8)))
         }
         files.append(File(path: nginxName, bytes: Array(nginxConfiguration(hosts: hosts, options: nginx).utf8)))
         files.sort { $0.path < $1.path }

@@ -187,4 +187,23 @@ import Testing
         #expect(all.out.split(separator: "\n").filter { $0.contains("  path-mismatch  ") }.count == 10_000)
         #expect(try c("resolve", "https://ride.example/s/st1", "--all").code == 64, "--all without --explain is a usage error")
     }
+
+    /// `publish --banner-names path`: the banner snippets under the page paths the web team thinks in.
+    @Test func publishNamesBannersByPagePathWhenAsked() throws {
+        let c = try Clipctl()
+        try c.write("stations.csv", Self.sheet())
+        #expect(try c.run(["import", "stations.csv"] + Self.importOptions).code == 0)
+        let refused = try c("publish", "site", "--banner-names", "title")
+        #expect(refused.code == 64 && refused.err.contains("--banner-names takes id or path"), "\(refused.err)")
+        #expect(!FileManager.default.fileExists(atPath: c.file("site")))
+        let published = try c("publish", "site", "--banner-names", "path")
+        #expect(published.code == 0, "\(published.err)")
+        let banner = try String(contentsOfFile: c.file("site/ride.example/banners/s/st1.html"), encoding: .utf8)
+        #expect(banner.hasPrefix("<!-- Smart App Banner for https://ride.example/s/st1 -->\n<meta name=\"apple-itunes-app\""), "\(banner)")
+        #expect(!FileManager.default.fileExists(atPath: c.file("site/ride.example/banners/1.html")))
+        // Named by id again: the path-named files go, the id-named come, in one swap.
+        let byID = try c("publish", "site")
+        #expect(byID.code == 0 && byID.out.contains("removed: ride.example/banners/s/st1.html"), "\(byID.out)")
+        #expect(FileManager.default.fileExists(atPath: c.file("site/ride.example/banners/1.html")))
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import AppleFormats
 import ClipCore
 import FileFormats
@@ -113,6 +114,33 @@ struct DoctorTests {
 }
 
 struct StaticSiteTests {
+    /// `--banner-names path` (docs/aasa-tools.md): the page's path as the web team thinks of it, and a digest wherever a
+    /// name would lose anything, so two pages never share a file.
+    @Test func bannersNamedByPagePathAreReadableAndNeverShared() throws {
+        func name(_ url: String) throws -> String { StaticSite.pagePath(try NormalizedURL(url)) }
+        #expect(try name("https://ride.example/s/paris/par007") == "s/paris/par007")
+        #expect(try name("https://ride.example/") == "index")
+        // A trailing "/" is insignificant (docs/rules.md): `/store/` is the page `/store`.
+        #expect(try name("https://ride.example/store/") == "store")
+        #expect(try name("https://ride.example/s/Paris_North-1.v2") == "s/Paris_North-1.v2")
+        let lossy = [
+            "https://ride.example/store/index", "https://ride.example/rent?id=4", "https://ride.example/rent?id=5",
+            "https://ride.example/caf%C3%A9", "https://ride.example/.hidden", "https://ride.example/a%20b",
+        ]
+        let names = try lossy.map(name)
+        #expect(Set(names).count == lossy.count, "\(names)")
+        for n in names {
+            #expect(n.range(of: #"~[0-9a-f]{12}$"#, options: .regularExpression) != nil, "\(n)")
+            #expect(!n.split(separator: "/").contains { $0.hasPrefix(".") }, "no hidden file or .. segment: \(n)")
+        }
+        #expect(names[1].hasPrefix("rent~") && names[0].hasPrefix("store/index~"))
+        let banner = StaticSite.Banner(
+            experienceID: 7, url: try NormalizedURL("https://ride.example/s/paris/par007"), metaTag: "<meta name=\"apple-itunes-app\">")
+        let files = StaticSite.files(aasa: [], banners: [banner], bannerNames: .path, nginx: .init(root: "/srv"))
+        #expect(files.map(\.path).contains("ride.example/banners/s/paris/par007.html"))
+        #expect(!files.map(\.path).contains("ride.example/banners/7.html"))
+    }
+
     @Test func filesAreSortedIndexedAndDeterministic() throws {
         let url = try NormalizedURL("https://b.example/order")
         let aasa: [(host: String, bytes: [UInt8])] = [("b.example", Array("{\"b\":1}".utf8)), ("a.example", Array("{\"a\":1}".utf8))]

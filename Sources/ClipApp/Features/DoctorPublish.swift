@@ -108,7 +108,8 @@ public enum PublishCommand {
     /// `database`: the local database's path, nil with `--server`. Everything is read (`BulkRead`) before DIR is
     /// touched: a server that stops answering leaves DIR as it was.
     public static func run(
-        directory: String, listen: String, database: String?, json: Bool, runner: OperationRunner, printer: Printer
+        directory: String, listen: String, bannerNames: StaticSite.BannerNames = .id, database: String?, json: Bool,
+        runner: OperationRunner, printer: Printer
     ) throws {
         guard !listen.isEmpty, !listen.contains(where: { $0 == ";" || $0 == "{" || $0 == "}" || $0 == "\n" }) else {
             throw CommandUsageError("--nginx-listen takes an nginx listen parameter such as \"443 ssl\" or 127.0.0.1:8443")
@@ -126,7 +127,8 @@ public enum PublishCommand {
                     throw RegistryError.unprocessable(error.description)
                 }
             })
-        let files = StaticSite.files(aasa: publication.aasa, banners: publication.banners, nginx: .init(listen: listen, root: target))
+        let files = StaticSite.files(
+            aasa: publication.aasa, banners: publication.banners, bannerNames: bannerNames, nginx: .init(listen: listen, root: target))
         let changes: StaticSite.Changes
         do throws(PublishedDirectory.Failure) {
             changes = try PublishedDirectory.write(files, to: target, listedAtMost: Printer.listedAtMost)
