@@ -102,6 +102,19 @@ extension Registry {
         }
     }
 
+    /// The id, URL and host of every experience `filter` selects, ordered by URL: what a sync compares with its sheet
+    /// without reading each experience whole.
+    func forEachExperienceURL(_ filter: ListFilter, _ body: (_ id: Int64, _ url: String, _ host: String) throws -> Void) throws {
+        let (condition, values) = Self.condition(filter)
+        try db.forEachRow(
+            """
+            SELECT e.id, e.url, e.host FROM advanced_experience e
+            JOIN clip c ON c.bundle_id = e.clip_bundle_id
+            JOIN app a ON a.bundle_id = c.app_bundle_id
+            """ + condition + " ORDER BY e.url LIMIT ?6", values
+        ) { row in try body(Int64(try row.int("id")), try row.string("url"), try row.string("host")) }
+    }
+
     /// The `WHERE` clause of `filter` over `experienceColumns`' tables, and its values (`?6` is the limit's).
     static func condition(_ filter: ListFilter) -> (sql: String, values: [SQLValue]) {
         let (labelClauses, labelValues) = labelClauses(filter.labels, firstParameter: 7)

@@ -32,6 +32,11 @@ extension Registry {
         // The sheet is the truth for the columns it has: an empty cell clears what can be cleared.
         sheet.emptyCellsClear = mode != .create
         var rolledBack: SyncReport?
+        // The run reads every row's experience and writes in one transaction: a page cache as large as a create
+        // import's keeps those pages in memory (Registry+Interchange.swift).
+        let previousCacheSize = (try? db.query("PRAGMA cache_size").first?.int("cache_size")) ?? -2000
+        _ = try? db.execute("PRAGMA cache_size = -262144")
+        defer { _ = try? db.execute("PRAGMA cache_size = \(previousCacheSize)") }
         do {
             return try write {
                 var run = SyncRun(registry: self, mode: mode, scope: scope)
@@ -185,16 +190,16 @@ extension Registry {
             guard mode == .sync else { return }
             let filter = scope.filter
             let namesScope = filter.host != nil || filter.clip != nil || !filter.labels.isEmpty
-            var missing: [AdvancedExperience] = []
-            try registry.forEachExperience(filter) { e in
-                if !seen.contains(e.url.canonical) && (namesScope || hosts.contains(e.url.host)) { missing.append(e) }
+            var missing: [(id: Int64, url: String)] = []
+            try registry.forEachExperienceURL(filter) { id, url, host in
+                if !seen.contains(url) && (namesScope || hosts.contains(host)) { missing.append((id, url)) }
             }
-            for e in missing {
+            for (id, url) in missing {
                 if scope.removeMissing {
-                    _ = try registry.remove(String(e.id))
-                    outcomes.append(.init(line: nil, url: e.url.canonical, id: e.id, action: .remove))
+                    _ = try registry.remove(String(id))
+                    outcomes.append(.init(line: nil, url: url, id: id, action: .remove))
                 } else {
-                    outcomes.append(.init(line: nil, url: e.url.canonical, id: e.id, action: .missing))
+                    outcomes.append(.init(line: nil, url: url, id: id, action: .missing))
                 }
             }
         }
