@@ -27,7 +27,7 @@ extension Registry {
         for (key, value) in try JSONParser.parse(try row.string("labels")).objectMembers ?? [] { labels[key] = value.stringValue }
         var experience = AdvancedExperience(
             id: Int64(try row.int("id")),
-            url: try NormalizedURL(try row.string("url")),
+            url: try NormalizedURL(canonical: try row.string("url")),
             clip: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id"))),
             localizations: localizations,
             labels: labels,
