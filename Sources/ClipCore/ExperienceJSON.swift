@@ -37,6 +37,30 @@ public enum ExperienceJSON {
         return .object(members)
     }
 
+    /// Whether `object`, a partial experience as an update or a sheet's row gives it, plainly leaves `e` as it is: each
+    /// member is `e`'s own, as `portable` writes it, and `labels` sets only labels `e` has (a key with `null`, only one it
+    /// lacks). A quick test a sync makes before decoding a row: false says nothing (`decode` then decides), true means
+    /// `decode(object, base: e)` gives `e` back.
+    public static func leavesUnchanged(_ e: AdvancedExperience, with object: JSONValue) -> Bool {
+        guard case .object(let members) = object, case .object(let own) = portable(e) else { return false }
+        for (key, value) in members {
+            if key == "labels" {
+                guard case .object(let labels) = value else { return false }
+                for (label, given) in labels {
+                    guard Labels.key(label) == label else { return false }
+                    switch given {
+                    case .null: if e.labels[label] != nil { return false }
+                    case .string(let text): if e.labels[label] != text { return false }
+                    default: return false
+                    }
+                }
+                continue
+            }
+            guard let stored = own.first(where: { $0.key == key })?.value, stored == value else { return false }
+        }
+        return true
+    }
+
     /// `ExperienceField.portableMembers`: the identity and the cards by name, the fields declared.
     enum PortableMember { case member(String), field(ExperienceField) }
     static let portableLayout: [PortableMember] = ExperienceField.portableMembers.map { name in

@@ -143,8 +143,9 @@ extension Registry {
                     url: url.canonical)
             }
             // A row that changes nothing is decided without a write (the second run of a sheet is all such rows).
-            if let existing, line.image == nil, let decoded = try? ExperienceJSON.decode(line.object, base: existing),
-                decoded.experience == existing
+            if let existing, line.image == nil,
+                ExperienceJSON.leavesUnchanged(existing, with: line.object)
+                    || (try? ExperienceJSON.decode(line.object, base: existing))?.experience == existing
             {
                 unchanged += 1
                 return

@@ -293,3 +293,39 @@ struct HeaderImageTests {
         #expect(raw(1, 1, interlaced: true) == 4, "only the first pass has a pixel")
     }
 }
+
+/// `ExperienceJSON.leavesUnchanged`, a sync's quick test: whenever it says a row leaves an experience as it is,
+/// decoding the row over it gives it back; where it cannot tell, it says false.
+struct UnchangedRowTests {
+    let stored: AdvancedExperience = try! ExperienceJSON.decode(
+        try! JSONParser.parse(
+            #"{"url":"https://ride.example/s/st1","clip":"ABCDE12345.com.ride.app.Clip","title":"Ride now","subtitle":"Tap","category":"BIKES","localizations":{"fr":{"title":"Roulez","subtitle":"Touchez"}},"labels":{"city":"paris","station":"st1"}}"#
+        )
+    ).experience
+
+    @Test(arguments: [
+        (#"{"url":"https://ride.example/s/st1","subtitle":"Tap","category":"BIKES"}"#, true),
+        (#"{"url":"https://ride.example/s/st1","labels":{"city":"paris"}}"#, true),
+        (#"{"labels":{"zone":null,"city":"paris"}}"#, true),
+        (#"{"subtitle":"Tap to ride"}"#, false),
+        (#"{"labels":{"city":"lyon"}}"#, false),
+        (#"{"labels":{"city":null}}"#, false),
+        (#"{"labels":null}"#, false),
+        (#"{"labels":{"City":"paris"}}"#, false),
+        (#"{"category":null}"#, false),
+        (#"{"category":"bikes"}"#, false),
+        (#"{"status":"ACTIVE"}"#, false),
+        (#"{"localizations":{"fr":{"title":"Roulez","subtitle":"Touchez"}}}"#, true),
+        (#"{"localizations":{}}"#, false),
+        (#"{"url":"https://RIDE.example/s/st1"}"#, false),
+    ])
+    func aRowIsPlainlyUnchangedOnlyWhenDecodingItChangesNothing(_ row: String, _ plainly: Bool) throws {
+        let object = try JSONParser.parse(row)
+        #expect(ExperienceJSON.leavesUnchanged(stored, with: object) == plainly, "\(row)")
+        if plainly { #expect(try ExperienceJSON.decode(object, base: stored).experience == stored, "\(row)") }
+    }
+
+    @Test func anExperiencesOwnPortableFormLeavesItUnchanged() throws {
+        #expect(ExperienceJSON.leavesUnchanged(stored, with: ExperienceJSON.portable(stored)))
+    }
+}
