@@ -38,7 +38,7 @@ extension Printer {
             return
         }
         var text = "clipctl: \(message)\n"
-        // The same error on many lines of an import is listed on its first lines, then counted.
+        // The same rule broken on many lines of an import is listed on its first lines, then counted.
         let same = Dictionary(errors.map { (Self.sameError($0), 1) }, uniquingKeysWith: +)
         var shown: [String: Int] = [:]
         for e in errors {
@@ -47,14 +47,14 @@ extension Printer {
             let n = shown[key] ?? 0
             if n <= Self.repeatedErrorExamples { text += "  \(e.description) [\(e.rule)]\n" }
             if n == Self.repeatedErrorExamples, count > n {
-                text += "  … and \(count - n) more line\(count - n == 1 ? "" : "s") with the same \(e.field) error (--json lists every one)\n"
+                text += "  … and \(count - n) more line\(count - n == 1 ? "" : "s") with \(e.field) [\(e.rule)] (--json lists every one)\n"
             }
         }
         err(text)
     }
 
-    /// How many lines of an import one error is listed on before the rest are counted.
+    /// How many lines of an import one field's broken rule is listed on before the rest are counted.
     public static let repeatedErrorExamples = 3
 
-    private static func sameError(_ e: FieldError) -> String { "\(e.field)\u{0}\(e.rule)\u{0}\(e.message)" }
+    private static func sameError(_ e: FieldError) -> String { "\(e.field)\u{0}\(e.rule)" }
 }

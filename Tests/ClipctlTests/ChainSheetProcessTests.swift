@@ -46,7 +46,7 @@ import Testing
         let typo = try run(["import", "stations.csv"] + Self.importOptions, 65)
         #expect(typo.err.hasPrefix("clipctl: nothing imported: 6 bad lines\n"), "\(typo.err)")
         #expect(typo.err.components(separatedBy: "(did you mean BIKES?) [category.enum]").count - 1 == 3, "\(typo.err)")
-        #expect(typo.err.contains("  … and 3 more lines with the same category error (--json lists every one)\n"), "\(typo.err)")
+        #expect(typo.err.contains("  … and 3 more lines with category [category.enum] (--json lists every one)\n"), "\(typo.err)")
         #expect(typo.err.split(separator: "\n").count == 5, "\(typo.err)")
         #expect(try state(c) == before, "a refused import writes nothing")
 
@@ -205,5 +205,30 @@ import Testing
         let byID = try c("publish", "site")
         #expect(byID.code == 0 && byID.out.contains("removed: ride.example/banners/s/st1.html"), "\(byID.out)")
         #expect(FileManager.default.fileExists(atPath: c.file("site/ride.example/banners/1.html")))
+    }
+
+    /// `doctor` on a chain of 300 stations fits a screen: each rule once, with a few examples, its count and one fix.
+    @Test func doctorOnAChainOfThreeHundredPrintsAtMostFortyLines() throws {
+        let c = try Clipctl()
+        var rows = ["url,title,subtitle,title.fr,subtitle.fr,label.city"]
+        for n in 1...300 {
+            rows.append(
+                "https://ride.example/s/st\(n),Station \(n) of the chain,Tap to unlock a bike in seconds and ride the city,Station \(n),Touchez,c\(n % 12)"
+            )
+        }
+        rows.append("https://ride.example/s/fr-only,Short,Tap,,,c1")
+        try c.write("chain.csv", rows.joined(separator: "\n") + "\n")
+        #expect(try c("import", "chain.csv", "--clip", Self.clip).code == 0)
+        let doctor = try c("doctor")
+        let lines = doctor.out.split(separator: "\n")
+        #expect(lines.count <= 40, "\(doctor.out)")
+        #expect(lines.filter { $0.contains("localization-set") }.count == 1, "one finding for the clip: \(doctor.out)")
+        for rule in ["title-length", "subtitle-length"] {
+            let group = lines.drop { !$0.contains(" \(rule): ") }.prefix { !$0.hasPrefix("warning ") || $0.contains(" \(rule): ") }
+            #expect(group.first?.contains("findings, such as") == true, "\(rule): \(doctor.out)")
+            #expect(group.filter { $0.hasPrefix("    fix: ") }.count <= 1, "\(rule): one fix\n\(doctor.out)")
+        }
+        let all = try c("doctor", "--all")
+        #expect(all.out.split(separator: "\n").count > 600, "--all prints every finding")
     }
 }
