@@ -101,6 +101,13 @@ import Testing
         #expect(done.out.hasSuffix("3 updated, 0 unchanged (in one transaction)\n"), "\(done.out)")
         let again = try run(paris3 + ["--expect", "3", "--yes"])
         #expect(again.out == "3 unchanged (in one transaction)\n", "the same change again changes nothing: \(again.out)")
+        // The kill switch over a selector, and back.
+        let off = try run(["deactivate", "--where", "label.city=Lyon", "--expect", "3", "--yes"])
+        #expect(off.out.hasSuffix("3 updated, 0 unchanged (in one transaction)\n"), "\(off.out)")
+        #expect(try run(["resolve", "https://ride.example/s/st2"], 1).out.hasPrefix("no match: "))
+        let on = try run(["activate", "--where", "label.city=Lyon", "--yes"])
+        #expect(on.out.hasPrefix("update https://ride.example/s/st2: status\n"), "\(on.out)")
+        _ = try run(["deactivate", "--where", "label.city=Lyon", "1"], 64)
         let usage = try run(["update", "1", "--where", "host=ride.example", "--subtitle", "x"], 64)
         #expect(usage.err.contains("update takes ID|URL or --where SELECTOR, not both"), "\(usage.err)")
         let everything = try run(["update", "--where", "", "--subtitle", "x", "--yes"], 65)

@@ -161,17 +161,19 @@ enum ExperienceCommands {
             name: $0.name, place: .command, type: $0.type, placeholder: $0.placeholder, help: $0.help, option: $0.option)
     }
 
-    /// `update` names one experience or a selector, not both.
-    @Sendable static func checkUpdateTarget(_ words: CommandWords) throws {
-        let selector = words.value(ExperienceBulkUpdate.Input.selector.option) != nil
-        switch (words.positional(0) != nil, selector) {
-        case (true, true): throw CommandUsageError("update takes ID|URL or --where SELECTOR, not both")
-        case (false, false): throw CommandUsageError("update takes ID|URL, or --where SELECTOR for many at once")
-        case (true, false):
-            for option in bulkOptions.map(\.option) where words.value(option) != nil || words.flag(option) {
-                throw CommandUsageError("--\(option) goes with --where")
+    /// `update`, `activate` and `deactivate` name one experience or a selector, not both.
+    static func checkTarget(_ command: String) -> @Sendable (CommandWords) throws -> Void {
+        { words in
+            let selector = words.value(ExperienceBulkUpdate.Input.selector.option) != nil
+            switch (words.positional(0) != nil, selector) {
+            case (true, true): throw CommandUsageError("\(command) takes ID|URL or --where SELECTOR, not both")
+            case (false, false): throw CommandUsageError("\(command) takes ID|URL, or --where SELECTOR for many at once")
+            case (true, false):
+                for option in bulkOptions.map(\.option) where words.value(option) != nil || words.flag(option) {
+                    throw CommandUsageError("--\(option) goes with --where")
+                }
+            case (false, true): break
             }
-        case (false, true): break
         }
     }
 

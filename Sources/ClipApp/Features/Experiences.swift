@@ -253,7 +253,7 @@ public enum ExperienceUpdate: Operation {
                 ]),
             options: ExperienceCommands.bulkOptions,
             steps: CommandSteps(
-                check: ExperienceCommands.checkUpdateTarget, input: ExperienceCommands.updateInput,
+                check: ExperienceCommands.checkTarget("update"), input: ExperienceCommands.updateInput,
                 route: { words in words.value(ExperienceBulkUpdate.Input.selector.option) != nil ? ExperienceBulkUpdate.binding : nil }),
             json: .shape(ExperienceCommands.writtenJSON), present: ExperienceCommands.presentUpdated))
 
@@ -262,11 +262,18 @@ public enum ExperienceUpdate: Operation {
         Binding(
             StatusChange.self, Route("PATCH", "/v1/experiences/{id}", body: .json(optional: false), served: false),
             command: Command(
-                [name], help,
-                steps: CommandSteps(input: { line, arguments in
-                    try arguments.add(StatusChange.Input.fields[0].facts, line.parsed.positional(0) ?? "", line)
-                    arguments.body = RequestJSON.setStatus(status)
-                }),
+                [name], help, options: ExperienceCommands.bulkOptions,
+                steps: CommandSteps(
+                    check: ExperienceCommands.checkTarget(name),
+                    input: { line, arguments in
+                        if line.parsed.value(ExperienceBulkUpdate.Input.selector.option) != nil {
+                            try ExperienceCommands.bulkInput(line, &arguments)
+                        } else {
+                            try arguments.add(StatusChange.Input.fields[0].facts, line.parsed.positional(0) ?? "", line)
+                        }
+                        arguments.body = RequestJSON.setStatus(status)
+                    },
+                    route: { words in words.value(ExperienceBulkUpdate.Input.selector.option) != nil ? ExperienceBulkUpdate.binding : nil }),
                 json: .shape { ExperienceJSON.full($0.outcome.value) },
                 present: { output, _, printer in
                     let e = output.outcome.value
@@ -281,7 +288,8 @@ public enum ExperienceUpdate: Operation {
         struct Input: DeclaredInput {
             var update = ExperienceUpdate.Input()
             init() {}
-            static let fields: [InputField<Input>] = [.experienceID(\.update.id, help: "experience id or URL")]
+            /// Not required by the command, which takes `--where` instead (`ExperienceBulkUpdate`).
+            static let fields: [InputField<Input>] = [.experienceID(\.update.id, help: "experience id or URL", required: false)]
             mutating func check(_ reader: inout ArgumentReader) { update.check(&reader) }
         }
         typealias Output = ExperienceWritten
@@ -297,7 +305,10 @@ public enum ExperienceDeactivate {
             "stop an experience from matching",
             examples: [
                 CommandExample(
-                    "clipctl deactivate https://bikesrental.example/rent", "Stop an experience from matching without removing it")
+                    "clipctl deactivate https://bikesrental.example/rent", "Stop an experience from matching without removing it"),
+                CommandExample(
+                    "clipctl deactivate --where 'host=ride.example,label.city=paris' --expect 25 --yes",
+                    "Take the 25 Paris stations off the registry's surfaces at once, or change nothing"),
             ]))
 }
 
