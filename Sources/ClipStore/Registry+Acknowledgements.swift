@@ -56,7 +56,8 @@ extension Registry {
         try writeOutcome {
             guard
                 let row = try db.query(
-                    "SELECT * FROM doctor_acknowledgement WHERE id = ? AND (?2 IS NULL OR team_id = ?2)", [.integer(id), .text(team?.rawValue)]
+                    "SELECT * FROM doctor_acknowledgement WHERE id = ? AND (?2 IS NULL OR team_id = ?2)",
+                    [.integer(id), .text(team?.rawValue)]
                 ).first
             else { throw RegistryError.notFound("acknowledgement \(id)") }
             let removed = try readAcknowledgement(row)

@@ -14,7 +14,8 @@ struct AcknowledgementStoreTests {
         let scope = try ExperienceSelector("label.city=london,host=Ride.Example")
         let first = try registry.acknowledge(rule: "title-length", scope: scope, team: nil, note: "signage")
         #expect(first.created && first.value.scope.text == "host=ride.example,label.city=london")
-        let again = try registry.acknowledge(rule: "title-length", scope: try ExperienceSelector("host=ride.example,label.city=london"), team: nil, note: nil)
+        let again = try registry.acknowledge(
+            rule: "title-length", scope: try ExperienceSelector("host=ride.example,label.city=london"), team: nil, note: nil)
         #expect(!again.created && again.value == first.value, "the same rule and scope, host normalized, is the one there is")
         let team = try TeamID("ABCDE12345")
         let teams = try registry.acknowledge(rule: "title-length", scope: scope, team: team, note: nil)
@@ -37,7 +38,8 @@ struct AcknowledgementStoreTests {
         }
         // Team B cannot scope one to team A's clip; a note over the limit is refused.
         #expect(throws: RegistryError.self) {
-            try registry.acknowledge(rule: "title-length", scope: try ExperienceSelector("clip=ABCDE12345.com.example.bikes.Clip"), team: b, note: nil)
+            try registry.acknowledge(
+                rule: "title-length", scope: try ExperienceSelector("clip=ABCDE12345.com.example.bikes.Clip"), team: b, note: nil)
         }
         #expect(throws: RegistryError.self) {
             try registry.acknowledge(

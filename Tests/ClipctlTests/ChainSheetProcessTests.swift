@@ -75,9 +75,10 @@ import Testing
         #expect(real.out == changes + "2 updated, 4 unchanged (in one transaction)\n", "\(real.out)")
         // Two change records (and so two webhook events: SheetSyncTests counts them), of those two experiences.
         let history = try c.run(["changes", "--limit", "10000"]).out.split(separator: "\n")
-        #expect(history.suffix(3).map { $0.split(separator: " ").suffix(3).joined(separator: " ") } == [
-            "create experience 6", "update experience 1", "update experience 5",
-        ])
+        #expect(
+            history.suffix(3).map { $0.split(separator: " ").suffix(3).joined(separator: " ") } == [
+                "create experience 6", "update experience 1", "update experience 5",
+            ])
         // The third run: nothing to do, nothing written.
         let kept = try state(c)
         let third = try run(["import", "edited.csv", "--mode", "sync"])

@@ -161,7 +161,8 @@ import Testing
         #expect(third.code == 0 && third.out.contains("removed: png/shop.example_order.png"), "\(third.out)")
         #expect(
             try DoctorPublishTests.tree(print.path).keys.sorted() == [
-                "codes.csv", "index.json", "manifest.csv", "svg/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).svg",
+                "codes.csv", "index.json", "manifest.csv",
+                "svg/shop.example_rent-id-4~\(Self.digest("https://shop.example/rent?id=4")).svg",
                 "svg/shop.example_store_12.svg",
             ])
 

@@ -18,7 +18,8 @@ public enum DoctorAcknowledge: Operation {
         public init() {}
 
         static let rule = InputField<Input>.text(
-            "rule", \.rule, in: .body, "RULE", help: "the doctor rule, such as title-length (docs/aasa-tools.md#clipctl-doctor---host-h---json)", required: true,
+            "rule", \.rule, in: .body, "RULE",
+            help: "the doctor rule, such as title-length (docs/aasa-tools.md#clipctl-doctor---host-h---json)", required: true,
             positional: true)
         static let selector = InputField<Input>.text(
             "where", \.selector, in: .body, "SELECTOR",
@@ -78,10 +79,11 @@ public enum DoctorAcknowledge: Operation {
                 input.rule = line.parsed.positional(0) ?? ""
                 // Each label a `label.KEY=VALUE` term, its commas and backslashes written as a selector writes them.
                 let labels = line.parsed.all(label.option).map { text in
-                    "label." + text.reduce(into: "") { out, c in
-                        if c == "," || c == "\\" { out.append("\\") }
-                        out.append(c)
-                    }
+                    "label."
+                        + text.reduce(into: "") { out, c in
+                            if c == "," || c == "\\" { out.append("\\") }
+                            out.append(c)
+                        }
                 }
                 let terms = (line.parsed.value(Input.selector.facts.option).map { [$0] } ?? []) + labels
                 input.selector = terms.isEmpty ? nil : terms.joined(separator: ",")
@@ -139,7 +141,9 @@ public enum DoctorAcknowledgementRemove: Operation {
                 examples: [CommandExample("clipctl doctor unack 2", "Report acknowledgement 2's findings again")]),
             steps: CommandSteps(
                 check: { words in
-                    guard (Int64(words.positional(0) ?? "") ?? 0) > 0 else { throw CommandUsageError("an acknowledgement id is a positive number") }
+                    guard (Int64(words.positional(0) ?? "") ?? 0) > 0 else {
+                        throw CommandUsageError("an acknowledgement id is a positive number")
+                    }
                 },
                 answer: { words, arguments, run in
                     // The route answers 204: the acknowledgement is read first (another team's is not found).

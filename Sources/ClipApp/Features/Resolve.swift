@@ -135,7 +135,8 @@ public enum Resolve: Operation {
         if let candidates = answer.explanation {
             let shown = all ? candidates : shortlist(candidates, invocationURL: answer.invocationURL)
             printer.line(
-                candidates.isEmpty ? "candidates: none on this host" : "candidates: \(candidates.count) on this host\(all ? "" : ", nearest first")")
+                candidates.isEmpty
+                    ? "candidates: none on this host" : "candidates: \(candidates.count) on this host\(all ? "" : ", nearest first")")
             var lines = 0, listed = 0
             for c in shown {
                 let cost = c.nearMiss == nil ? 1 : 2
