@@ -32,6 +32,9 @@ extension ClipAPI {
                 } else if binding.unreadBody == .refused {
                     try Self.refuseWhatTheOperationDoesNotRead(c, binding)
                 }
+                if binding.takesBody || binding.takesStream || binding.takesBytes, binding.method != "GET" {
+                    try Self.refuseQueryItemsTheWriteDoesNotRead(c, binding)
+                }
                 var session = Session(
                     registry: c.registry, caller: c.caller, outbound: api.outbound,
                     allowsPrivateTargets: api.allowsPrivateWebhookTargets, appStoreConnect: api.appStoreConnect)
@@ -86,6 +89,28 @@ extension ClipAPI {
                 status: 400, detail: "the request has fields that are unknown or read-only",
                 errors: unknown.map { FieldError(field: $0, rule: "unknown", message: "is not a parameter of this route") })
         }
+    }
+}
+
+extension ClipAPI {
+    /// The query items of a write that reads a body are its declared query fields, each once unless it repeats (the older
+    /// writes that read no body ignore what they are sent, docs/http-api.md): a misspelt `dryrun=true` or a
+    /// second `dryRun` would otherwise leave the write to happen for real (found by hostile QA: a bulk change ran).
+    static func refuseQueryItemsTheWriteDoesNotRead(_ c: Context, _ binding: Binding) throws {
+        guard let fields = binding.fields, !c.query.isEmpty else { return }
+        let declared = fields.filter { $0.place == .query }
+        var errors: [FieldError] = []
+        var seen: Set<String> = []
+        for item in c.query {
+            guard let field = declared.first(where: { $0.name == item.name }) else {
+                errors.append(FieldError(field: item.name, rule: "unknown", message: "is not a parameter of this route"))
+                continue
+            }
+            if !seen.insert(item.name).inserted && !field.repeatable {
+                errors.append(FieldError(field: item.name, rule: "repeated", message: "is given more than once"))
+            }
+        }
+        guard errors.isEmpty else { throw Problem(status: 400, detail: "the request has fields that are unknown or repeated", errors: errors) }
     }
 }
 

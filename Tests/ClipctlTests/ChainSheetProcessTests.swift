@@ -140,12 +140,7 @@ import Testing
         let local = try Clipctl()
         let onDatabase = try Self.roundTrip(local)
 
-        var remote = try Clipctl()
-        let token = try remote("--db", "served.db", "token", "create", "--admin", "--name", "test").out.trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        let server = try ServeProcess(remote, database: remote.file("served.db"))
-        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
-        remote.environment["CLIP_TOKEN"] = token
+        let (remote, server) = try ServeProcess.withAdmin()
         let overServer = try Self.roundTrip(remote)
         #expect(overServer.count == onDatabase.count)
         for (a, b) in zip(onDatabase, overServer) { #expect(a == b) }

@@ -66,6 +66,17 @@ final class ServeProcess {
     }
 
     deinit { if process.isRunning { process.terminate() } }
+
+    /// A server on a fresh database (`served.db`), and a `clipctl` that sends every command to it with an admin token.
+    static func withAdmin() throws -> (Clipctl, ServeProcess) {
+        var remote = try Clipctl()
+        let token = try remote("--db", "served.db", "token", "create", "--admin", "--name", "test").out.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let server = try ServeProcess(remote, database: remote.file("served.db"))
+        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
+        remote.environment["CLIP_TOKEN"] = token
+        return (remote, server)
+    }
 }
 
 @Suite(.serialized) struct RemoteModeTests {
@@ -73,12 +84,7 @@ final class ServeProcess {
         let local = try Clipctl()
         try local.registerExampleBusinesses()
 
-        var remote = try Clipctl()
-        let token = try remote("--db", "served.db", "token", "create", "--admin", "--name", "test").out.trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        let server = try ServeProcess(remote, database: remote.file("served.db"))
-        remote.environment["CLIP_SERVER"] = "http://127.0.0.1:\(server.port)"
-        remote.environment["CLIP_TOKEN"] = token
+        let (remote, server) = try ServeProcess.withAdmin()
         try remote.registerExampleBusinesses()
 
         let commands: [[String]] = [
