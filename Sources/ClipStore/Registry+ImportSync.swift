@@ -189,11 +189,11 @@ extension Registry {
         /// The scope's experiences that no row named: listed, or removed.
         mutating func finishScope() throws {
             guard mode == .sync else { return }
+            // The hosts the rows are on, or the one named; narrowed by the clip and labels named (docs/sheets.md).
             let filter = scope.filter
-            let namesScope = filter.host != nil || filter.clip != nil || !filter.labels.isEmpty
             var missing: [(id: Int64, url: String)] = []
             try registry.forEachExperienceURL(filter) { id, url, host in
-                if !seen.contains(url) && (namesScope || hosts.contains(host)) { missing.append((id, url)) }
+                if !seen.contains(url) && (filter.host != nil || hosts.contains(host)) { missing.append((id, url)) }
             }
             for (id, url) in missing {
                 if scope.removeMissing {

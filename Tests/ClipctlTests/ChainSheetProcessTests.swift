@@ -183,11 +183,21 @@ import Testing
         #expect(lines.contains("candidates: 10003 on this host, nearest first"))
         let candidates = lines.drop { !$0.hasPrefix("candidates:") }.dropFirst()
         let outcomes = candidates.filter { !$0.hasPrefix("   ") }.compactMap { $0.split(separator: " ").dropFirst().first }
-        #expect(outcomes.prefix(4) == ["chosen", "less-specific", "query-mismatch", "path-mismatch"], "\(explained.out)")
+        // The winner, the near miss, those on its path, then the nearest others.
+        #expect(outcomes.prefix(5) == ["chosen", "path-mismatch", "less-specific", "query-mismatch", "path-mismatch"], "\(explained.out)")
         #expect(lines.contains { $0.contains("warning: near miss: /s/st is a character prefix of /s/st1/extra") }, "\(explained.out)")
         #expect(lines.last?.hasPrefix("  … and ") == true && lines.last?.hasSuffix(" path-mismatch): --all lists every one") == true)
+        // Many candidates of one kind do not hide the others: 30 query variants on the path, and the near miss still shows.
+        var variants = ["url,title,subtitle"]
+        for n in 0..<30 { variants.append("https://ride.example/s/st1?q\(n)=v,Ride,Tap") }
+        try c.write("variants.csv", variants.joined(separator: "\n") + "\n")
+        #expect(try c("import", "variants.csv", "--clip", Self.clip).code == 0)
+        let flooded = try c("resolve", "https://ride.example/s/st1/extra", "--explain")
+        #expect(flooded.out.contains("warning: near miss: /s/st is a character prefix"), "\(flooded.out)")
+        #expect(flooded.out.split(separator: "\n").count <= 20, "\(flooded.out)")
         let all = try c("resolve", "https://ride.example/s/st1/extra", "--explain", "--all")
         #expect(all.out.split(separator: "\n").filter { $0.contains("  path-mismatch  ") }.count == 10_000)
+        #expect(all.out.split(separator: "\n").filter { $0.contains("  query-mismatch  ") }.count == 31)
         #expect(try c("resolve", "https://ride.example/s/st1", "--all").code == 64, "--all without --explain is a usage error")
     }
 
@@ -233,5 +243,32 @@ import Testing
         }
         let all = try c("doctor", "--all")
         #expect(all.out.split(separator: "\n").count > 600, "--all prints every finding")
+    }
+
+    /// A sync's scope is the hosts its rows are on, narrowed, never widened, by `--label` and `--clip`; a dry run with a
+    /// bad row exits as its real run would; options a mode does not use are refused, not ignored (hostile QA).
+    @Test func aSyncsScopeIsNarrowedNeverWidenedAndADryRunEndsAsItsRunWould() throws {
+        let c = try Clipctl()
+        try c.write(
+            "all.csv",
+            "url,title,subtitle,label.city\nhttps://ride.example/s/1,R,T,paris\nhttps://ride.example/s/2,R,T,lyon\n"
+                + "https://other.example/o/1,R,T,paris\n")
+        #expect(try c("import", "all.csv", "--clip", Self.clip).code == 0)
+        try c.write("ride.csv", "url,title,subtitle,label.city\nhttps://ride.example/s/9,R,T,paris\n")
+        let before = try Self.state(c)
+        let narrowed = try c(
+            "import", "ride.csv", "--mode", "sync", "--clip", Self.clip, "--label", "city=paris", "--remove-missing", "--dry-run")
+        #expect(narrowed.out == "line 2: create https://ride.example/s/9\nremove https://ride.example/s/1\n1 to create, 1 to remove, 0 unchanged (dry run, nothing written)\n", "\(narrowed.out)")
+        let otherClip = try c("import", "ride.csv", "--mode", "sync", "--clip", "ABCDE12345.com.example.other.Clip", "--dry-run")
+        #expect(!otherClip.out.contains("missing"), "another clip's experiences are not in scope: \(otherClip.out)")
+        try c.write("bad.csv", "url,title,subtitle,category\nhttps://ride.example/s/1,R,T,BIKE\n")
+        let bad = try c("import", "bad.csv", "--mode", "sync", "--dry-run")
+        #expect(bad.code == 65 && bad.err.contains("the real run would write nothing: 1 row with errors"), "\(bad.out)\(bad.err)")
+        #expect(try c("import", "bad.csv", "--mode", "sync", "--dry-run", "--json").code == 65)
+        let label = try c("import", "ride.csv", "--clip", Self.clip, "--label", "city=paris")
+        #expect(label.code == 65 && label.err.contains("label: narrows a sync's scope"), "\(label.err)")
+        let url = try c("update", "--where", "label.city=paris", "--url", "https://ride.example/x", "--yes")
+        #expect(url.code == 64 && url.err.contains("--url cannot be given to many experiences at once"), "\(url.err)")
+        #expect(try Self.state(c) == before, "every refusal and dry run wrote nothing")
     }
 }

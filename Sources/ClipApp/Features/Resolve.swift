@@ -91,28 +91,40 @@ public enum Resolve: Operation {
     /// At most this many lines of candidates by default (issue 34: an explanation on a host of 10,000 fits a screen).
     static let candidateLines = 12
 
-    /// The candidates an explanation shows first (docs/rules.md#explanations-and-near-misses): the winner, those whose
-    /// path covers the URL's (less specific, a query item missing, deactivated), the near misses, then the others by
-    /// how much of the invocation URL they share, nearest first; the order of the host's list within each.
-    public static func shortlist(_ candidates: [ResolveAnswer.Candidate], invocationURL: String) -> [ResolveAnswer.Candidate] {
+    /// The candidates an explanation shows first (docs/rules.md#explanations-and-near-misses): the winner, the near
+    /// misses, those whose path covers the URL's (less specific or deactivated, then a query item missing), then the
+    /// others by how much of the invocation URL they share, ignoring case, nearest first. Each kind after the winner has
+    /// at most `perKind` places before the rest of them, so that many of one kind cannot hide the others.
+    public static func shortlist(_ candidates: [ResolveAnswer.Candidate], invocationURL: String, perKind: Int = 3)
+        -> [ResolveAnswer.Candidate]
+    {
         func rank(_ c: ResolveAnswer.Candidate) -> Int {
             switch c.outcome {
             case .chosen: 0
-            case .lessSpecific, .queryMismatch, .deactivated: 1
-            case .pathMismatch: c.nearMiss == nil ? 3 : 2
+            case .pathMismatch: c.nearMiss == nil ? 4 : 1
+            case .lessSpecific, .deactivated: 2
+            case .queryMismatch: 3
             }
         }
-        let target = Array(invocationURL.utf8)
-        func shared(_ c: ResolveAnswer.Candidate) -> Int { zip(Array(c.url.utf8), target).prefix { $0 == $1 }.count }
-        return candidates.enumerated().sorted { a, b in
+        let target = Array(invocationURL.lowercased().utf8)
+        func shared(_ c: ResolveAnswer.Candidate) -> Int { zip(Array(c.url.lowercased().utf8), target).prefix { $0 == $1 }.count }
+        let ordered = candidates.enumerated().sorted { a, b in
             let (ra, rb) = (rank(a.element), rank(b.element))
             if ra != rb { return ra < rb }
-            if ra == 3 {
+            if ra == 4 {
                 let (sa, sb) = (shared(a.element), shared(b.element))
                 if sa != sb { return sa > sb }
             }
             return a.offset < b.offset
         }.map(\.element)
+        var taken: [Int: Int] = [:]
+        var first: [ResolveAnswer.Candidate] = [], rest: [ResolveAnswer.Candidate] = []
+        for c in ordered {
+            let kind = rank(c)
+            taken[kind, default: 0] += 1
+            if kind == 0 || taken[kind]! <= perKind { first.append(c) } else { rest.append(c) }
+        }
+        return first + rest
     }
 
     static func present(_ answer: ResolveAnswer, all: Bool = false, _ printer: Printer) throws {

@@ -83,6 +83,10 @@ public enum ExperienceImport: Operation {
             if remove && mode != .sync {
                 errors.append(FieldError(field: "removeMissing", rule: "mode", message: "applies to mode=sync only"))
             }
+            // A sync's scope: elsewhere they would be ignored, though they read as "label every row".
+            for (given, field) in [(host != nil, "host"), (!labels.isEmpty, "label")] where given && mode != .sync {
+                errors.append(FieldError(field: field, rule: "mode", message: "narrows a sync's scope: it applies to mode=sync only"))
+            }
             guard errors.isEmpty, let mode else { throw RegistryError.invalid(errors) }
             return (mode, dryRun, sheet, remove)
         }
@@ -105,6 +109,9 @@ public enum ExperienceImport: Operation {
             var scope = Registry.SyncScope(removeMissing: removeMissing)
             scope.filter.team = session.caller.team
             if let host = input.host { scope.filter.host = try Registry.normalizeHost(host) }
+            if let clip = input.clip {
+                do { scope.filter.clip = try AppID(clip, field: "clip") } catch { throw RegistryError.invalid(error.errors) }
+            }
             scope.filter.labels = try LabelSelector.reading(input.labels)
             return .synced(
                 try session.registry.importExperiences(
@@ -189,7 +196,13 @@ public enum ExperienceImport: Operation {
                     }
                     printer.line("imported \(report.imported) experience\(report.imported == 1 ? "" : "s") in one transaction")
                     printer.notes(report.notes)
-                case .synced(let report): printer.sync(report)
+                case .synced(let report):
+                    printer.sync(report)
+                    // A dry run ends as its real run would: refused (65) when a row is bad.
+                    let bad = report.count(.error)
+                    if report.dryRun, bad > 0 {
+                        throw CommandVerdict.wouldBeRefused("the real run would write nothing: \(bad) row\(bad == 1 ? "" : "s") with errors")
+                    }
                 }
             }))
 }
