@@ -1,4 +1,5 @@
 public import StrictJSON
+import IDNA
 
 /// An experience's labels: key → value pairs that group experiences (`city=paris`, `station=par007`),
 /// the registry's selector for lists, exports, bulk changes and scopes (docs/sheets.md#labels).
@@ -89,7 +90,8 @@ public enum Labels {
                 continue
             }
             let problems = self.errors(key: key, value: text, field: path)
-            if problems.isEmpty { labels[key] = text } else { errors += problems }
+            // Stored in NFC, as a selector's values are read: one spelling matches whatever spelling was typed.
+            if problems.isEmpty { labels[key] = CanonicalComposition.nfc(text) } else { errors += problems }
         }
         if errors.isEmpty && labels.count > maxCount {
             errors.append(
@@ -132,7 +134,7 @@ public struct LabelSelector: Sendable, Equatable {
                     FieldError(field: field, rule: "labels.value", message: "\"\(text.truncatedForMessage)\" gives no value after '='"))
                 continue
             }
-            terms.append(Term(key: key, value: parts.count == 2 ? parts[1] : nil))
+            terms.append(Term(key: key, value: parts.count == 2 ? CanonicalComposition.nfc(parts[1]) : nil))
         }
         guard errors.isEmpty else { throw ValidationFailure(errors) }
         self.terms = terms

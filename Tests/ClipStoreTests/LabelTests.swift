@@ -175,4 +175,16 @@ struct LabelTests {
         #expect(Labels.key(fromColumn: "***") == nil)
         #expect(Labels.key(fromColumn: String(repeating: "a", count: 64)) == nil)
     }
+
+    /// A value typed decomposed (`e` and U+0301) and one typed composed are one value: stored in NFC, selected in NFC.
+    @Test func aValueIsOneValueHoweverItsAccentsWereTyped() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        let decomposed = "Orle\u{301}ans", composed = "Orl\u{E9}ans"
+        let e = try station(registry, "orl001", #"{"city":"\#(decomposed)"}"#)
+        #expect(Array(e.labels["city"]!.unicodeScalars) == Array(composed.unicodeScalars))
+        for typed in [composed, decomposed] {
+            let selected = try registry.experiences(Registry.ListFilter(labels: try LabelSelector(["city=\(typed)"])))
+            #expect(selected.map(\.id) == [e.id], "\(Array(typed.unicodeScalars))")
+        }
+    }
 }
