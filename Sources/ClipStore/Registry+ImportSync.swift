@@ -314,7 +314,16 @@ extension Registry {
                 var warnings: [Interchange.LineError] = []
                 var unchanged = 0
                 for before in targets {
-                    let (draft, advice) = try decode(changes, base: before)
+                    let draft: AdvancedExperience, advice: [FieldError]
+                    do { (draft, advice) = try decode(changes, base: before) } catch let RegistryError.invalid(errors) {
+                        // Which experience the change cannot be made to, since the change is the same for every one.
+                        throw RegistryError.invalid(
+                            errors.map {
+                                FieldError(
+                                    field: $0.field, rule: $0.rule,
+                                    message: "\($0.message) (experience \(before.id), \(before.url.canonical); nothing was changed)")
+                            })
+                    }
                     if !advice.isEmpty { warnings.append(Interchange.LineError(line: 0, errors: advice)) }
                     if let header { _ = try grantImage(header, team: draft.clip.team) }
                     let (saved, implied) = try applyUpdate(draft, over: before, imageCarried: header != nil)

@@ -219,7 +219,13 @@ struct BulkChangeTests {
         #expect(throws: RegistryError.selectionMismatch(expected: 21, actual: 20)) {
             try registry.update(matching: filter, with: patch, expect: 21)
         }
-        #expect(throws: RegistryError.self) { try registry.update(matching: filter, with: try JSONParser.parse(#"{"category":"BIKE"}"#)) }
+        // A change refused for the experiences says which one, the first the selector names.
+        do {
+            _ = try registry.update(matching: filter, with: try JSONParser.parse(#"{"category":"BIKE"}"#))
+            Issue.record("a category Apple does not have was accepted")
+        } catch let RegistryError.invalid(errors) {
+            #expect(errors.first?.message.contains("(experience ") == true && errors.first?.message.contains("nothing was changed") == true)
+        }
         #expect(throws: RegistryError.self) {
             try registry.update(matching: filter, with: try JSONParser.parse(#"{"url":"https://ride.example/x"}"#))
         }
