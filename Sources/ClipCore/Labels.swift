@@ -234,6 +234,8 @@ public struct ExperienceSelector: Sendable, Equatable {
         var escaped = false
         for character in text {
             if escaped {
+                // `\,` is a comma and `\\` a backslash; before anything else a backslash is itself.
+                if character != "," && character != "\\" { current.append("\\") }
                 current.append(character)
                 escaped = false
             } else if character == "\\" {
@@ -245,6 +247,7 @@ public struct ExperienceSelector: Sendable, Equatable {
                 current.append(character)
             }
         }
+        if escaped { current.append("\\") }
         terms.append(current)
         return terms.filter { !$0.trimmingSpaces.isEmpty }
     }

@@ -294,7 +294,10 @@ enum SheetRow {
         var coordinates: [(key: String, value: JSONValue)] = []
         for name in ["latitude", "longitude"] {
             guard let cell = cells[name] else { continue }
-            guard let number = Double(cell.replacingComma()), number.isFinite else {
+            // Decimal degrees only (a decimal comma read as a point): `Double` alone would take `0x10`, `inf` or `1e3`.
+            let text = cell.replacingComma()
+            let decimal = text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B }
+            guard decimal, let number = Double(text), number.isFinite else {
                 errors.append(
                     FieldError(field: name, rule: "type", message: "expected a number in degrees, got \"\(cell.truncatedForMessage)\""))
                 continue

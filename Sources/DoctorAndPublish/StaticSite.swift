@@ -72,7 +72,8 @@ public enum StaticSite {
 
     /// The file, without `.html`, of the banner of `url` under its host's `banners/`: each path segment kept when it is
     /// made of A–Z, a–z, 0–9, `.`, `_` and `-` and does not begin with `.`, the root `/` as `index`. When
-    /// that loses anything (another character, a query, a last segment `index`, a segment over 100 characters), `~` and
+    /// that loses anything (another character, a query, a last segment `index`, a segment over 100 characters) or could
+    /// meet another name on a file system blind to case (an upper-case letter), `~` and
     /// the first 12 hexadecimal digits of the URL's SHA-256 end the name, so two URLs never share a file.
     public static func pagePath(_ url: NormalizedURL) -> String {
         var segments = url.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
@@ -87,7 +88,11 @@ public enum StaticSite {
             var out = ""
             for scalar in segment.unicodeScalars {
                 switch scalar {
-                case "A"..."Z", "a"..."z", "0"..."9", "_", "-": out.unicodeScalars.append(scalar)
+                case "a"..."z", "0"..."9", "_", "-": out.unicodeScalars.append(scalar)
+                case "A"..."Z":
+                    // Kept, but `/s/Q` and `/s/q` would be one file where case is not told apart (APFS, NTFS).
+                    out.unicodeScalars.append(scalar)
+                    lossless = false
                 case "." where !out.isEmpty: out.unicodeScalars.append(scalar)
                 default:
                     out += "-"

@@ -254,5 +254,29 @@ struct BulkChangeTests {
         for bad in ["", "colour=red", "host=", "label.-x=1", "label.city="] {
             #expect(throws: ValidationFailure.self, "\(bad)") { try ExperienceSelector(bad) }
         }
+        // A backslash before anything but a comma or a backslash is itself (found by hostile QA: it was dropped).
+        #expect(try ExperienceSelector(#"label.path=a\b"#).labels.texts == [#"path=a\b"#])
+        #expect(try ExperienceSelector(#"label.path=a\\b,label.end=z\"#).labels.texts == [#"path=a\b"#, #"end=z\"#])
+    }
+
+    /// A sheet's coordinates are decimal degrees, a decimal comma read as a point; nothing else a number parser takes.
+    @Test func coordinatesAreDecimalDegreesOnly() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        func chunks(_ text: String) -> () -> ArraySlice<UInt8>? {
+            var bytes: [UInt8]? = Array(text.utf8)
+            return {
+                defer { bytes = nil }
+                return bytes?[...]
+            }
+        }
+        for bad in ["0x10", "inf", "1e3", "nan", "48.8.1"] {
+            let sheet = "url,title,subtitle,latitude,longitude\nhttps://ride.example/s/1,R,T,\(bad),2.35\n"
+            #expect(throws: RegistryError.self, "\(bad)") {
+                try registry.importExperiences(mode: .sync, dryRun: false, format: .csv, sheet: SheetSyncTests.options, chunks: chunks(sheet))
+            }
+        }
+        let sheet = "url,title,subtitle,latitude,longitude\nhttps://ride.example/s/1,R,T,\"48,85\",-2.35\n"
+        _ = try registry.importExperiences(mode: .sync, dryRun: false, format: .csv, sheet: SheetSyncTests.options, chunks: chunks(sheet))
+        #expect(try registry.experience("1").place?["displayPoint"]?["coordinates"]?["latitude"] == .double(48.85))
     }
 }

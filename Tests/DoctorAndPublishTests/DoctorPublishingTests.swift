@@ -122,7 +122,10 @@ struct StaticSiteTests {
         #expect(try name("https://ride.example/") == "index")
         // A trailing "/" is insignificant (docs/rules.md): `/store/` is the page `/store`.
         #expect(try name("https://ride.example/store/") == "store")
-        #expect(try name("https://ride.example/s/Paris_North-1.v2") == "s/Paris_North-1.v2")
+        #expect(try name("https://ride.example/s/paris_north-1.v2") == "s/paris_north-1.v2")
+        // Upper case is kept and told apart by a digest, for file systems blind to case.
+        let (upper, lower) = (try name("https://ride.example/s/Q"), try name("https://ride.example/s/q"))
+        #expect(upper.hasPrefix("s/Q~") && lower == "s/q" && upper.lowercased() != lower)
         let lossy = [
             "https://ride.example/store/index", "https://ride.example/rent?id=4", "https://ride.example/rent?id=5",
             "https://ride.example/caf%C3%A9", "https://ride.example/.hidden", "https://ride.example/a%20b",
