@@ -35,11 +35,15 @@ public enum DoctorJSON {
     }
 
     /// The findings reported; with acknowledgements, each with the findings it quiets (`acknowledged`).
-    public static func report(_ findings: [Doctor.Finding], acknowledged: [(DoctorAcknowledgement, [Doctor.Finding])]? = nil) -> JSONValue {
+    /// `acknowledgedNotShown`: how many findings acknowledgements keep out of `findings` (plain `doctor --json`).
+    public static func report(
+        _ findings: [Doctor.Finding], acknowledged: [(DoctorAcknowledgement, [Doctor.Finding])]? = nil, acknowledgedNotShown: Int? = nil
+    ) -> JSONValue {
         .object([
             "errors": .integer(Int64(findings.filter { $0.severity == .error }.count)),
             "warnings": .integer(Int64(findings.filter { $0.severity == .warning }.count)),
             "findings": .array(findings.map(finding)),
+            "acknowledgedNotShown": acknowledgedNotShown.map { .integer(Int64($0)) },
             "acknowledged": acknowledged.map { list in
                 .array(
                     list.map { a, quiet in

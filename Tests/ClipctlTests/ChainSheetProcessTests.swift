@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import StrictJSON
 import TestSupport
 import Testing
@@ -243,6 +244,22 @@ import Testing
         }
         let all = try c("doctor", "--all")
         #expect(all.out.split(separator: "\n").count > 600, "--all prints every finding")
+
+        // --fixes FILE: every fix, a command a line, the rest comments; only ever a new file.
+        #expect(try c("doctor", "--fixes", "fixes.sh").code == 0)
+        let fixes = try String(contentsOfFile: c.file("fixes.sh"), encoding: .utf8).split(separator: "\n")
+        #expect(fixes.filter { !$0.hasPrefix("#") }.count >= 600 && fixes.allSatisfy { $0.hasPrefix("#") || $0.hasPrefix("clipctl ") })
+        let parse = Process()
+        parse.executableURL = URL(fileURLWithPath: "/bin/sh")
+        parse.arguments = ["-n", c.file("fixes.sh")]
+        #expect(try ProcessRunner.run(parse).code == 0, "the file parses as shell")
+        try FileManager.default.createSymbolicLink(atPath: c.file("dangling"), withDestinationPath: c.file("nowhere"))
+        #expect(mkfifo(c.file("pipe"), 0o600) == 0)
+        for taken in ["fixes.sh", "dangling", "pipe"] {
+            let refused = try c.run(["doctor", "--fixes", taken], timeoutSeconds: 30)
+            #expect(refused.code == 64 && refused.err.contains("exists; give a new file"), "\(taken): \(refused.err)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: c.file("nowhere")), "a link is not followed")
     }
 
     /// A sync's scope is the hosts its rows are on, narrowed, never widened, by `--label` and `--clip`; a dry run with a

@@ -31,7 +31,7 @@ public enum DoctorCommand {
         let quiet = split.quieted.reduce(0) { $0 + $1.findings.count }
         if let fixesFile { try writeFixes(findings, to: fixesFile) }
         if json {
-            printer.line(JSONWriter.string(DoctorJSON.report(findings), pretty: true))
+            printer.line(JSONWriter.string(DoctorJSON.report(findings, acknowledgedNotShown: quiet > 0 ? quiet : nil), pretty: true))
         } else {
             for group in Doctor.groups(findings) { present(group, all: all, fixesFile: fixesFile, printer) }
             printer.line(findings.isEmpty ? "no problems found" : "\(errors) error(s), \(warnings) warning(s)")
@@ -90,14 +90,19 @@ public enum DoctorCommand {
         var written: Set<String> = []
         for f in findings {
             guard let fix = f.fix, written.insert(fix).inserted else { continue }
-            text += "# \(f.severity.rawValue) \(f.code) \(f.subject)\n\(fix)\n"
+            // A fix that is advice, not a command, is a comment: the file runs through sh as it is.
+            text += "# \(f.severity.rawValue) \(f.code) \(f.subject)\n" + (fix.hasPrefix("clipctl ") ? fix : "# fix: \(fix)") + "\n"
         }
-        guard !FileManager.default.fileExists(atPath: path) else {
-            throw CommandUsageError("--fixes: \(path) exists; give a new file")
+        // O_EXCL with O_NOFOLLOW: a new file, never one that exists, a link (dangling or not) or a FIFO's reader.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { throw CommandUsageError("--fixes: \(path) exists; give a new file") }
+            throw OperationError.notWritten("--fixes: cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            throw OperationError.notWritten("--fixes: cannot write \(path)")
-        }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard count == bytes.count else { throw OperationError.notWritten("--fixes: cannot write \(path)") }
     }
 }
 
