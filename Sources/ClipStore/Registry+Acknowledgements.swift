@@ -5,7 +5,7 @@ import SQLiteDB
 /// docs/aasa-tools.md#acknowledged-findings).
 extension Registry {
     /// Acknowledges `rule` over `scope` for `team` (nil: every team); the same rule, scope and team again answers the
-    /// one there is, unchanged. The scope's host is normalized and its clip read as the App ID it names (a team's own).
+    /// one there is, with the new note when one is given. The scope's host is normalized and its clip read as the App ID it names (a team's own).
     public func acknowledge(
         rule: String, scope given: ExperienceSelector, team: TeamID?, note: String?
     ) throws(RegistryError) -> WriteOutcome<DoctorAcknowledgement> {
@@ -29,7 +29,20 @@ extension Registry {
                 "SELECT * FROM doctor_acknowledgement WHERE rule = ? AND scope = ? AND team_id IS ?",
                 [.text(rule), .text(text), .text(team?.rawValue)]
             ).first {
-                return WriteOutcome(try readAcknowledgement(row))
+                let existing = try readAcknowledgement(row)
+                // The same acknowledgement again: a new note replaces the old one (one change record), else nothing is written.
+                guard let note, note != existing.note else {
+                    var same = WriteOutcome(existing)
+                    same.changed = false
+                    return same
+                }
+                try db.execute("UPDATE doctor_acknowledgement SET note = ? WHERE id = ?", [.text(note), .integer(existing.id)])
+                let noted = try readAcknowledgement(
+                    try db.query("SELECT * FROM doctor_acknowledgement WHERE id = ?", [.integer(existing.id)]).first!)
+                try recordChange(
+                    entity: .acknowledgement, id: String(existing.id), action: .update, before: AuditForm.acknowledgement(existing),
+                    after: AuditForm.acknowledgement(noted))
+                return WriteOutcome(noted)
             }
             let notes = try team.map(ensureTeam) ?? []
             try db.execute(

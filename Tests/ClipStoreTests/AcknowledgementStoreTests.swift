@@ -16,14 +16,16 @@ struct AcknowledgementStoreTests {
         #expect(first.created && first.value.scope.text == "host=ride.example,label.city=london")
         let again = try registry.acknowledge(
             rule: "title-length", scope: try ExperienceSelector("host=ride.example,label.city=london"), team: nil, note: nil)
-        #expect(!again.created && again.value == first.value, "the same rule and scope, host normalized, is the one there is")
+        #expect(!again.created && !again.changed && again.value == first.value, "the same rule and scope, host normalized, is the one there is")
+        let renoted = try registry.acknowledge(rule: "title-length", scope: scope, team: nil, note: "new signs in 2027")
+        #expect(!renoted.created && renoted.changed && renoted.value.note == "new signs in 2027" && renoted.value.id == first.value.id)
         let team = try TeamID("ABCDE12345")
         let teams = try registry.acknowledge(rule: "title-length", scope: scope, team: team, note: nil)
         #expect(teams.created && teams.value.id != first.value.id, "a team's is its own")
         #expect(try registry.acknowledgements().count == 2)
         #expect(try registry.acknowledgements(team: team).map(\.id) == [teams.value.id])
         let records = try registry.db.query("SELECT action FROM change_record WHERE entity = 'acknowledgement' ORDER BY id")
-        #expect(try records.map { try $0.string("action") } == ["create", "create"])
+        #expect(try records.map { try $0.string("action") } == ["create", "update", "create"])
     }
 
     @Test func anotherTeamsAcknowledgementIsNotFoundAndARefusalWritesNothing() throws {

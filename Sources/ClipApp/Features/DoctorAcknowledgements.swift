@@ -93,7 +93,7 @@ public enum DoctorAcknowledge: Operation {
             json: .shape(\.written),
             present: { output, _, printer in
                 let a = output.outcome.value
-                let verb = output.outcome.created ? "acknowledged" : "already acknowledged"
+                let verb = output.outcome.created ? "acknowledged" : output.outcome.changed ? "noted anew" : "already acknowledged"
                 printer.line("\(verb) \(a.rule) for \(a.scope.text) (acknowledgement \(a.id))")
                 printer.notes(output.outcome.notes)
             }))
