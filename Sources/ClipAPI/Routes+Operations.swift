@@ -110,7 +110,9 @@ extension ClipAPI {
                 errors.append(FieldError(field: item.name, rule: "repeated", message: "is given more than once"))
             }
         }
-        guard errors.isEmpty else { throw Problem(status: 400, detail: "the request has fields that are unknown or repeated", errors: errors) }
+        guard errors.isEmpty else {
+            throw Problem(status: 400, detail: "the request has fields that are unknown or repeated", errors: errors)
+        }
     }
 }
 

@@ -16,7 +16,8 @@ struct AcknowledgementStoreTests {
         #expect(first.created && first.value.scope.text == "host=ride.example,label.city=london")
         let again = try registry.acknowledge(
             rule: "title-length", scope: try ExperienceSelector("host=ride.example,label.city=london"), team: nil, note: nil)
-        #expect(!again.created && !again.changed && again.value == first.value, "the same rule and scope, host normalized, is the one there is")
+        #expect(
+            !again.created && !again.changed && again.value == first.value, "the same rule and scope, host normalized, is the one there is")
         let renoted = try registry.acknowledge(rule: "title-length", scope: scope, team: nil, note: "new signs in 2027")
         #expect(!renoted.created && renoted.changed && renoted.value.note == "new signs in 2027" && renoted.value.id == first.value.id)
         let team = try TeamID("ABCDE12345")

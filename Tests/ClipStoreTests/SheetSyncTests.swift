@@ -272,7 +272,8 @@ struct BulkChangeTests {
         for bad in ["0x10", "inf", "1e3", "nan", "48.8.1"] {
             let sheet = "url,title,subtitle,latitude,longitude\nhttps://ride.example/s/1,R,T,\(bad),2.35\n"
             #expect(throws: RegistryError.self, "\(bad)") {
-                try registry.importExperiences(mode: .sync, dryRun: false, format: .csv, sheet: SheetSyncTests.options, chunks: chunks(sheet))
+                try registry.importExperiences(
+                    mode: .sync, dryRun: false, format: .csv, sheet: SheetSyncTests.options, chunks: chunks(sheet))
             }
         }
         let sheet = "url,title,subtitle,latitude,longitude\nhttps://ride.example/s/1,R,T,\"48,85\",-2.35\n"

@@ -275,7 +275,10 @@ import Testing
         let before = try Self.state(c)
         let narrowed = try c(
             "import", "ride.csv", "--mode", "sync", "--clip", Self.clip, "--label", "city=paris", "--remove-missing", "--dry-run")
-        #expect(narrowed.out == "line 2: create https://ride.example/s/9\nremove https://ride.example/s/1\n1 to create, 1 to remove, 0 unchanged (dry run, nothing written)\n", "\(narrowed.out)")
+        #expect(
+            narrowed.out
+                == "line 2: create https://ride.example/s/9\nremove https://ride.example/s/1\n1 to create, 1 to remove, 0 unchanged (dry run, nothing written)\n",
+            "\(narrowed.out)")
         let otherClip = try c("import", "ride.csv", "--mode", "sync", "--clip", "ABCDE12345.com.example.other.Clip", "--dry-run")
         #expect(!otherClip.out.contains("missing"), "another clip's experiences are not in scope: \(otherClip.out)")
         try c.write("bad.csv", "url,title,subtitle,category\nhttps://ride.example/s/1,R,T,BIKE\n")

@@ -201,7 +201,8 @@ public enum ExperienceImport: Operation {
                     // A dry run ends as its real run would: refused (65) when a row is bad.
                     let bad = report.count(.error)
                     if report.dryRun, bad > 0 {
-                        throw CommandVerdict.wouldBeRefused("the real run would write nothing: \(bad) row\(bad == 1 ? "" : "s") with errors")
+                        throw CommandVerdict.wouldBeRefused(
+                            "the real run would write nothing: \(bad) row\(bad == 1 ? "" : "s") with errors")
                     }
                 }
             }))
