@@ -112,6 +112,21 @@ public enum SheetColumns {
             firstHolder[column] = cell
             columns.append(column)
         }
+        // What the options name must be in the sheet, once: a misspelt --map or --labels-from would be a silent no-op.
+        let cells = Set(header.map(folded))
+        var mapped: Set<String> = []
+        for (sheet, _) in options.map {
+            if !cells.contains(folded(sheet)) {
+                errors.append(FieldError(field: "map", rule: "absent", message: "the sheet has no column \"\(sheet.truncatedForMessage)\""))
+            } else if !mapped.insert(folded(sheet)).inserted {
+                errors.append(
+                    FieldError(field: "map", rule: "duplicate", message: "maps the column \"\(sheet.truncatedForMessage)\" twice"))
+            }
+        }
+        for name in options.labelsFrom where !cells.contains(folded(name)) {
+            errors.append(
+                FieldError(field: "labels-from", rule: "absent", message: "the sheet has no column \"\(name.truncatedForMessage)\""))
+        }
         if columns.contains("place"), let flat = columns.first(where: { flatPlaceColumns.contains($0) }) {
             errors.append(
                 FieldError(field: flat, rule: "place.columns", message: "gives a place beside the place column: give one or the other"))

@@ -173,6 +173,15 @@ struct SheetSyncTests {
             return
         }
         #expect(twice.errors.map(\.rule) == ["duplicate"])
+        // What --map and --labels-from name must be in the sheet, and a column mapped once (found by hostile QA).
+        let misspelt = SheetOptions(
+            map: [(sheet: "Absent", column: "title"), (sheet: "Nom", column: "label.a"), (sheet: "nom", column: "label.b")],
+            labelsFrom: ["Gone"])
+        guard case .failure(let named) = SheetColumns.resolve(["url", "Nom"], misspelt) else {
+            Issue.record("a --map of a missing column was accepted")
+            return
+        }
+        #expect(named.errors.map { "\($0.field) \($0.rule)" } == ["map absent", "map duplicate", "labels-from absent"], "\(named.errors)")
     }
 }
 
@@ -273,11 +282,12 @@ struct BulkChangeTests {
             let sheet = "url,title,subtitle,latitude,longitude\nhttps://ride.example/s/1,R,T,\(bad),2.35\n"
             #expect(throws: RegistryError.self, "\(bad)") {
                 try registry.importExperiences(
-                    mode: .sync, dryRun: false, format: .csv, sheet: SheetSyncTests.options, chunks: chunks(sheet))
+                    mode: .sync, dryRun: false, format: .csv, sheet: SheetOptions(defaultClip: SheetSyncTests.clip), chunks: chunks(sheet))
             }
         }
         let sheet = "url,title,subtitle,latitude,longitude\nhttps://ride.example/s/1,R,T,\"48,85\",-2.35\n"
-        _ = try registry.importExperiences(mode: .sync, dryRun: false, format: .csv, sheet: SheetSyncTests.options, chunks: chunks(sheet))
+        _ = try registry.importExperiences(
+            mode: .sync, dryRun: false, format: .csv, sheet: SheetOptions(defaultClip: SheetSyncTests.clip), chunks: chunks(sheet))
         #expect(try registry.experience("1").place?["displayPoint"]?["coordinates"]?["latitude"] == .double(48.85))
     }
 }
