@@ -212,6 +212,7 @@ enum SheetRow {
         var labels: [(key: String, value: JSONValue)] = []
         var cards: [Language: [(key: String, value: JSONValue)]] = [:]
         var place: [String: String] = [:]
+        var emptyPlaceCells = false
         let language = zip(columns, cells).first { $0.0 == ExperienceField.language.name }.flatMap { try? Language.parse($0.1, field: "") }
         for (name, cell) in zip(columns, cells) {
             if let key = Interchange.labelKey(column: name) {
@@ -222,6 +223,7 @@ enum SheetRow {
                 if sheet.emptyCellsClear, ExperienceField.named[name]?.onNull == .clears || name == "place" {
                     members.append((key: name, value: .null))
                 }
+                if SheetColumns.flatPlaceColumns.contains(name) { emptyPlaceCells = true }
                 continue
             }
             if let (part, cardLanguage) = SheetColumns.cardLanguage(name) {
@@ -283,6 +285,9 @@ enum SheetRow {
             let (value, errors) = flatPlace(place)
             problems += errors
             members.append((key: "place", value: value))
+        } else if emptyPlaceCells, sheet.emptyCellsClear {
+            // The sheet is the truth for the columns it has (docs/sheets.md): its place cells all empty clear the place.
+            members.append((key: "place", value: .null))
         }
         if !labels.isEmpty { members.append((key: "labels", value: .object(deduplicated(labels)))) }
         return (members, problems)

@@ -289,5 +289,11 @@ struct BulkChangeTests {
         _ = try registry.importExperiences(
             mode: .sync, dryRun: false, format: .csv, sheet: SheetOptions(defaultClip: SheetSyncTests.clip), chunks: chunks(sheet))
         #expect(try registry.experience("1").place?["displayPoint"]?["coordinates"]?["latitude"] == .double(48.85))
+        // In an update or a sync, the place cells all empty clear the place (found by hostile QA: it was kept).
+        let cleared = "url,title,subtitle,latitude,longitude,address\nhttps://ride.example/s/1,R,T,,,\n"
+        let report = try registry.importExperiences(
+            mode: .update, dryRun: false, format: .csv, sheet: SheetOptions(defaultClip: SheetSyncTests.clip), chunks: chunks(cleared))
+        #expect(report.outcomes.map(\.details) == [["place"]])
+        #expect(try registry.experience("1").place == nil)
     }
 }
