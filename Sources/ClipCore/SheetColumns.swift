@@ -290,6 +290,18 @@ enum SheetRow {
             members.append((key: "place", value: .null))
         }
         if !labels.isEmpty { members.append((key: "labels", value: .object(deduplicated(labels)))) }
+        // One member given twice (`title` beside the default language's `Title (EN)`, a `localizations` cell beside flat
+        // cards): refused, since one of the two would be dropped.
+        // An empty cell beside one that gives the member is no conflict: the value stands.
+        let valued = Set(members.filter { !$0.value.isNull }.map(\.key))
+        members.removeAll { $0.value.isNull && valued.contains($0.key) }
+        var given: Set<String> = []
+        for (key, _) in members where !given.insert(key).inserted {
+            problems.append(
+                FieldError(
+                    field: key, rule: "duplicate", message: "is given by two columns of this row; keep one (docs/sheets.md#import-a-sheet)")
+            )
+        }
         return (members, problems)
     }
 

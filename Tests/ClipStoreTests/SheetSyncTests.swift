@@ -159,6 +159,30 @@ struct SheetSyncTests {
         #expect(try snapshot(path) == before)
     }
 
+    /// One member given by two columns of a row is refused, not half dropped; an empty cell beside a full one is no conflict.
+    @Test func aMemberGivenByTwoColumnsOfARowIsRefused() throws {
+        let registry = try Registry(path: temporaryDatabasePath())
+        let sheets = [
+            "url,title,subtitle,Title (EN)\nhttps://ride.example/d,T,S,T2\n",
+            "url,title,subtitle,localizations,title.fr,subtitle.fr\nhttps://ride.example/d,T,S,\"{\"\"fr\"\":{\"\"title\"\":\"\"A\"\",\"\"subtitle\"\":\"\"B\"\"}}\",C,D\n",
+        ]
+        for sheet in sheets {
+            let refusal = #expect(throws: RegistryError.self, "\(sheet)") {
+                try registry.importExperiences(
+                    mode: .sync, dryRun: false, format: .csv, sheet: SheetOptions(defaultClip: Self.clip), chunks: chunks(sheet))
+            }
+            let rules = refusal.map { error -> [String] in
+                guard case .invalidImport(let lines) = error else { return [] }
+                return lines.flatMap(\.errors).map(\.rule)
+            }
+            #expect(rules == ["duplicate"], "\(sheet)")
+        }
+        let fine = "url,title,subtitle,localizations,title.fr,subtitle.fr\nhttps://ride.example/d,T,S,,C,D\n"
+        _ = try registry.importExperiences(
+            mode: .sync, dryRun: false, format: .csv, sheet: SheetOptions(defaultClip: Self.clip), chunks: chunks(fine))
+        #expect(try registry.experience("https://ride.example/d").localizations[.FR] == CardText(title: "C", subtitle: "D"))
+    }
+
     @Test func headerProblemsAreNamedWithASuggestion() throws {
         let refused = SheetColumns.resolve(["URL", "Titel", "Colour"], SheetOptions())
         guard case .failure(let failure) = refused else {
