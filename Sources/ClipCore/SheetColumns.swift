@@ -206,39 +206,48 @@ enum SheetRow {
     static func members(_ columns: [String], _ cells: [String], _ sheet: SheetOptions) -> (
         members: [(key: String, value: JSONValue)], problems: [FieldError]
     ) {
+        let language = zip(columns, cells).first { $0.0 == ExperienceField.language.name }.flatMap { try? Language.parse($0.1, field: "") }
+        var row = Reading(sheet: sheet, language: language ?? .EN)
+        for (name, cell) in zip(columns, cells) { row.take(name, cell) }
+        return row.finished()
+    }
+
+    /// A record's cells read one by one into members, then put together (`finished`).
+    struct Reading {
+        let sheet: SheetOptions
+        /// The row's language, whose flat card columns (`Title (EN)` on an `en` row) are its `title` and `subtitle`.
+        let language: Language
         var members: [(key: String, value: JSONValue)] = []
         var problems: [FieldError] = []
-        // An empty label cell removes the label (a JSON Merge Patch's null: `Labels.merge`).
+        /// An empty label cell removes the label (a JSON Merge Patch's null: `Labels.merge`).
         var labels: [(key: String, value: JSONValue)] = []
         var cards: [Language: [(key: String, value: JSONValue)]] = [:]
         var place: [String: String] = [:]
         var emptyPlaceCells = false
-        let language = zip(columns, cells).first { $0.0 == ExperienceField.language.name }.flatMap { try? Language.parse($0.1, field: "") }
-        for (name, cell) in zip(columns, cells) {
+
+        mutating func take(_ name: String, _ cell: String) {
             if let key = Interchange.labelKey(column: name) {
                 labels.append((key: key, value: cell.isEmpty ? .null : .string(cell)))
-                continue
-            }
-            guard !cell.isEmpty else {
+            } else if cell.isEmpty {
                 if sheet.emptyCellsClear, ExperienceField.named[name]?.onNull == .clears || name == "place" {
                     members.append((key: name, value: .null))
                 }
                 if SheetColumns.flatPlaceColumns.contains(name) { emptyPlaceCells = true }
-                continue
-            }
-            if let (part, cardLanguage) = SheetColumns.cardLanguage(name) {
-                if cardLanguage == language ?? .EN {
+            } else if let (part, cardLanguage) = SheetColumns.cardLanguage(name) {
+                if cardLanguage == language {
                     members.append((key: part, value: .string(cell)))
                 } else {
                     cards[cardLanguage, default: []].append((key: part, value: .string(cell)))
                 }
-                continue
-            }
-            if SheetColumns.flatPlaceColumns.contains(name) {
+            } else if SheetColumns.flatPlaceColumns.contains(name) {
                 place[name] = cell
-                continue
+            } else {
+                typed(name, cell)
             }
-            // Cells by the kind of their field (`ExperienceField`); `localizations` and `labels` are JSON too.
+        }
+
+        /// A cell by the kind of its field (`ExperienceField`); `localizations` and `labels` are JSON too.
+        mutating func typed(_ name: String, _ cell: String) {
             let field = ExperienceField.named[name]
             switch field?.kind ?? (name == "localizations" || name == "labels" ? .json : .text) {
             case .flag:
@@ -256,13 +265,9 @@ enum SheetRow {
             case .json:
                 do {
                     let value = try JSONParser.parse(cell)
-                    guard name == "labels" else {
-                        members.append((key: name, value: value))
-                        continue
-                    }
+                    guard name == "labels" else { return members.append((key: name, value: value)) }
                     guard let given = value.objectMembers else {
-                        problems.append(FieldError(field: name, rule: "type", message: "must be a JSON object of labels"))
-                        continue
+                        return problems.append(FieldError(field: name, rule: "type", message: "must be a JSON object of labels"))
                     }
                     // The `labels` cell first, then the label columns over it, as one patch.
                     labels = given + labels
@@ -273,36 +278,39 @@ enum SheetRow {
             case .text: members.append((key: name, value: .string(cell)))
             }
         }
-        if !members.contains(where: { $0.key == "clip" }), let clip = sheet.defaultClip {
-            members.append((key: "clip", value: .string(clip)))
+
+        /// The members with the clip given for the row, the flat cards, place and labels each as one member.
+        func finished() -> (members: [(key: String, value: JSONValue)], problems: [FieldError]) {
+            var members = members, problems = problems
+            if !members.contains(where: { $0.key == "clip" }), let clip = sheet.defaultClip {
+                members.append((key: "clip", value: .string(clip)))
+            }
+            if !cards.isEmpty {
+                let languages = cards.sorted { $0.key < $1.key }.map { (key: $0.key.tag, value: JSONValue.object($0.value)) }
+                members.append((key: "localizations", value: .object(languages)))
+            }
+            if !place.isEmpty {
+                let (value, errors) = SheetRow.flatPlace(place)
+                problems += errors
+                members.append((key: "place", value: value))
+            } else if emptyPlaceCells, sheet.emptyCellsClear {
+                // The sheet is the truth for the columns it has (docs/sheets.md): its place cells all empty clear the place.
+                members.append((key: "place", value: .null))
+            }
+            if !labels.isEmpty { members.append((key: "labels", value: .object(SheetRow.deduplicated(labels)))) }
+            // One member given by two columns (`title` beside the row's `Title (EN)`, a `localizations` cell beside flat
+            // cards) is refused, since one would be dropped; an empty cell beside one that gives the member is no conflict.
+            let valued = Set(members.filter { !$0.value.isNull }.map(\.key))
+            members.removeAll { $0.value.isNull && valued.contains($0.key) }
+            var given: Set<String> = []
+            for (key, _) in members where !given.insert(key).inserted {
+                problems.append(
+                    FieldError(
+                        field: key, rule: "duplicate",
+                        message: "is given by two columns of this row; keep one (docs/sheets.md#import-a-sheet)"))
+            }
+            return (members, problems)
         }
-        if !cards.isEmpty {
-            members.append(
-                (key: "localizations", value: .object(cards.sorted { $0.key < $1.key }.map { (key: $0.key.tag, value: .object($0.value)) }))
-            )
-        }
-        if !place.isEmpty {
-            let (value, errors) = flatPlace(place)
-            problems += errors
-            members.append((key: "place", value: value))
-        } else if emptyPlaceCells, sheet.emptyCellsClear {
-            // The sheet is the truth for the columns it has (docs/sheets.md): its place cells all empty clear the place.
-            members.append((key: "place", value: .null))
-        }
-        if !labels.isEmpty { members.append((key: "labels", value: .object(deduplicated(labels)))) }
-        // One member given twice (`title` beside the default language's `Title (EN)`, a `localizations` cell beside flat
-        // cards): refused, since one of the two would be dropped.
-        // An empty cell beside one that gives the member is no conflict: the value stands.
-        let valued = Set(members.filter { !$0.value.isNull }.map(\.key))
-        members.removeAll { $0.value.isNull && valued.contains($0.key) }
-        var given: Set<String> = []
-        for (key, _) in members where !given.insert(key).inserted {
-            problems.append(
-                FieldError(
-                    field: key, rule: "duplicate", message: "is given by two columns of this row; keep one (docs/sheets.md#import-a-sheet)")
-            )
-        }
-        return (members, problems)
     }
 
     /// The last value of each key (a label column over the `labels` cell).
