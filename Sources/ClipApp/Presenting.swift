@@ -47,7 +47,7 @@ extension Printer {
             let n = shown[key] ?? 0
             if n <= Self.repeatedErrorExamples { text += "  \(e.description) [\(e.rule)]\n" }
             if n == Self.repeatedErrorExamples, count > n {
-                text += "  … and \(count - n) more line\(count - n == 1 ? "" : "s") with \(e.field) [\(e.rule)] (--json lists every one)\n"
+                text += "  … and \(count - n) more line\(count - n == 1 ? "" : "s") with \(e.field) [\(e.rule)] (--json lists them)\n"
             }
         }
         err(text)

@@ -47,7 +47,7 @@ import Testing
         let typo = try run(["import", "stations.csv"] + Self.importOptions, 65)
         #expect(typo.err.hasPrefix("clipctl: nothing imported: 6 bad lines\n"), "\(typo.err)")
         #expect(typo.err.components(separatedBy: "(did you mean BIKES?) [category.enum]").count - 1 == 3, "\(typo.err)")
-        #expect(typo.err.contains("  … and 3 more lines with category [category.enum] (--json lists every one)\n"), "\(typo.err)")
+        #expect(typo.err.contains("  … and 3 more lines with category [category.enum] (--json lists them)\n"), "\(typo.err)")
         #expect(typo.err.split(separator: "\n").count == 5, "\(typo.err)")
         #expect(try state(c) == before, "a refused import writes nothing")
 
