@@ -6,7 +6,7 @@ extension InputField {
     /// A selection by labels (docs/sheets.md#selectors): every `KEY=VALUE` given must hold, a `KEY` alone asks
     /// only that the label be there. Read by `LabelSelector`, whose rules refuse a bad term.
     static func labelSelector(_ key: any WritableKeyPath<Input, [String]> & Sendable, of what: String = "experiences") -> InputField {
-        .texts("label", key, "KEY=VALUE", help: "only \(what) with this label (KEY alone: with any value); repeat to require several")
+        .texts("label", key, "KEY=VALUE", help: "only \(what) with this label (KEY alone: with any value); several must all hold")
     }
 
     /// A print bundle's file names from labels (`CodeNameTemplate`, docs/codes.md#file-names).

@@ -176,6 +176,11 @@ public struct ExperienceSelector: Sendable, Equatable {
                     fail("\(name) needs a value (\(name)=…)")
                     continue
                 }
+                // Every term must hold: a second host, clip or status would select nothing, or (kept last) the wrong ones.
+                guard (name == "host" ? host : name == "clip" ? clip : status?.rawValue) == nil else {
+                    fail("\(name) is given twice: an experience has one \(name)")
+                    continue
+                }
                 if name == "host" {
                     host = value
                 } else if name == "clip" {

@@ -138,7 +138,11 @@ public enum SheetColumns {
     static func column(for cell: String, _ options: SheetOptions) -> String? {
         let name = trimmed(cell)
         if let mapped = options.map.first(where: { folded($0.sheet) == folded(name) }) { return mapped.column }
-        if let exact = canonical(name) { return exact }
+        if let exact = canonical(name) {
+            // `label.City` is `label.city`, so that two spellings of one label are one column, named twice.
+            guard let key = Interchange.labelKey(column: exact) else { return exact }
+            return Interchange.labelColumnPrefix + key
+        }
         if options.labelsFrom.contains(where: { folded($0) == folded(name) }) || options.unknownColumnsAsLabels {
             return Labels.key(fromColumn: name).map { Interchange.labelColumnPrefix + $0 }
         }

@@ -102,17 +102,21 @@ extension Registry {
         }
     }
 
-    /// The id, URL and host of every experience `filter` selects, ordered by URL: what a sync compares with its sheet
+    /// The id, URL, host and clip (bundle ID) of every experience `filter` selects, ordered by URL: what a sync compares with its sheet
     /// without reading each experience whole.
-    func forEachExperienceURL(_ filter: ListFilter, _ body: (_ id: Int64, _ url: String, _ host: String) throws -> Void) throws {
+    func forEachExperienceURL(
+        _ filter: ListFilter, _ body: (_ id: Int64, _ url: String, _ host: String, _ clip: String) throws -> Void
+    ) throws {
         let (condition, values) = Self.condition(filter)
         try db.forEachRow(
             """
-            SELECT e.id, e.url, e.host FROM advanced_experience e
+            SELECT e.id, e.url, e.host, e.clip_bundle_id FROM advanced_experience e
             JOIN clip c ON c.bundle_id = e.clip_bundle_id
             JOIN app a ON a.bundle_id = c.app_bundle_id
             """ + condition + " ORDER BY e.url LIMIT ?6", values
-        ) { row in try body(Int64(try row.int("id")), try row.string("url"), try row.string("host")) }
+        ) { row in
+            try body(Int64(try row.int("id")), try row.string("url"), try row.string("host"), try row.string("clip_bundle_id"))
+        }
     }
 
     /// The `WHERE` clause of `filter` over `experienceColumns`' tables, and its values (`?6` is the limit's).

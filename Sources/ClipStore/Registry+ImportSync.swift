@@ -74,6 +74,8 @@ extension Registry {
         /// The URLs the sheet's rows name, and their hosts (the scope when it names none).
         var seen: Set<String> = []
         var hosts: Set<String> = []
+        /// The clips (bundle IDs) the rows name or their registered experiences have.
+        var clips: Set<String> = []
 
         mutating func take(_ batch: Interchange.Batch) throws {
             for error in batch.errors { fail(error, url: "") }
@@ -114,6 +116,11 @@ extension Registry {
                     url: url.canonical)
             }
             let existing = try registry.loadExperience(url: url)
+            if let clip = line.object["clip"]?.stringValue.flatMap({ try? AppID($0) }) {
+                clips.insert(clip.bundleID.rawValue)
+            } else if let existing {
+                clips.insert(existing.clip.bundleID.rawValue)
+            }
             if let existing, let team = scope.filter.team, existing.clip.team != team {
                 return fail(
                     Interchange.LineError(
@@ -189,11 +196,12 @@ extension Registry {
         /// The scope's experiences that no row named: listed, or removed.
         mutating func finishScope() throws {
             guard mode == .sync else { return }
-            // The hosts the rows are on, or the one named; narrowed by the clip and labels named (docs/sheets.md).
+            // The hosts the rows are on (or the one named) and the clips they name, narrowed by the clip and labels
+            // named (docs/sheets.md): another clip's experiences on a shared host are never the sheet's to remove.
             let filter = scope.filter
             var missing: [(id: Int64, url: String)] = []
-            try registry.forEachExperienceURL(filter) { id, url, host in
-                if !seen.contains(url) && (filter.host != nil || hosts.contains(host)) { missing.append((id, url)) }
+            try registry.forEachExperienceURL(filter) { id, url, host, clip in
+                if !seen.contains(url) && (filter.host != nil || hosts.contains(host)) && clips.contains(clip) { missing.append((id, url)) }
             }
             for (id, url) in missing {
                 if scope.removeMissing {

@@ -197,6 +197,11 @@ struct SheetSyncTests {
             return
         }
         #expect(twice.errors.map(\.rule) == ["duplicate"])
+        guard case .failure(let label) = SheetColumns.resolve(["url", "label.city", "label.City"], SheetOptions()) else {
+            Issue.record("two spellings of one label's column were accepted")
+            return
+        }
+        #expect(label.errors.map(\.rule) == ["duplicate"])
         // What --map and --labels-from name must be in the sheet, and a column mapped once (found by hostile QA).
         let misspelt = SheetOptions(
             map: [(sheet: "Absent", column: "title"), (sheet: "Nom", column: "label.a"), (sheet: "nom", column: "label.b")],
@@ -284,7 +289,9 @@ struct BulkChangeTests {
         let s = try ExperienceSelector(#"host=ride.example, label.city=Paris\, 7e,label.zone,status=active"#)
         #expect(s.host == "ride.example" && s.status == .active)
         #expect(s.labels.texts == ["city=Paris, 7e", "zone"])
-        for bad in ["", "colour=red", "host=", "label.-x=1", "label.city="] {
+        for bad in [
+            "", "colour=red", "host=", "label.-x=1", "label.city=", "host=a.example,host=b.example", "status=active,status=deactivated",
+        ] {
             #expect(throws: ValidationFailure.self, "\(bad)") { try ExperienceSelector(bad) }
         }
         // A backslash before anything but a comma or a backslash is itself (found by hostile QA: it was dropped).

@@ -279,6 +279,20 @@ import Testing
             narrowed.out
                 == "line 2: create https://ride.example/s/9\nremove https://ride.example/s/1\n1 to create, 1 to remove, 0 unchanged (dry run, nothing written)\n",
             "\(narrowed.out)")
+        // Another clip's experience on the same host is not the sheet's: never missing, never removed.
+        #expect(
+            try c(
+                "register", "https://ride.example/theirs", "--clip", "ABCDE12345.com.example.scooters.Clip", "--title", "S", "--subtitle",
+                "T"
+            )
+            .code == 0)
+        let before2 = try Self.state(c)
+        let shared = try c("import", "ride.csv", "--mode", "sync", "--clip", Self.clip, "--remove-missing", "--dry-run")
+        #expect(!shared.out.contains("/theirs"), "\(shared.out)")
+        #expect(
+            try c("update", "--where", "host=ride.example,host=other.example", "--title", "Z", "--yes").code == 65,
+            "two hosts select nothing")
+        #expect(try Self.state(c) == before2)
         let otherClip = try c("import", "ride.csv", "--mode", "sync", "--clip", "ABCDE12345.com.example.other.Clip", "--dry-run")
         #expect(!otherClip.out.contains("missing"), "another clip's experiences are not in scope: \(otherClip.out)")
         try c.write("bad.csv", "url,title,subtitle,category\nhttps://ride.example/s/1,R,T,BIKE\n")
@@ -289,6 +303,6 @@ import Testing
         #expect(label.code == 65 && label.err.contains("label: narrows a sync's scope"), "\(label.err)")
         let url = try c("update", "--where", "label.city=paris", "--url", "https://ride.example/x", "--yes")
         #expect(url.code == 64 && url.err.contains("--url cannot be given to many experiences at once"), "\(url.err)")
-        #expect(try Self.state(c) == before, "every refusal and dry run wrote nothing")
+        #expect(try Self.state(c) == before2, "every refusal and dry run wrote nothing")
     }
 }

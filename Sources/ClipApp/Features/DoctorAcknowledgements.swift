@@ -2,7 +2,7 @@ public import ClipCore
 import ClipStore
 public import ClipWire
 import DoctorAndPublish
-import StrictJSON
+public import StrictJSON
 
 /// A doctor rule acknowledged over a scope (docs/aasa-tools.md#acknowledged-findings): `POST /v1/doctor/acknowledgements`
 /// and `clipctl doctor ack RULE (--where SELECTOR | --label KEY=VALUE …) [--note TEXT]`. The rule's findings on the
@@ -35,6 +35,12 @@ public enum DoctorAcknowledge: Operation {
         public var outcome: WriteOutcome<DoctorAcknowledgement>
         public init(_ outcome: WriteOutcome<DoctorAcknowledgement>) { self.outcome = outcome }
         public var status: Int? { outcome.created ? 201 : 200 }
+        /// With `changed`: false when it already was as asked (nothing written, no change record).
+        public var json: JSONValue {
+            guard case .object(var members) = CatalogJSON.withNotes(outcome.value.json, outcome.notes) else { return .null }
+            members.append((key: "changed", value: .bool(outcome.changed)))
+            return .object(members)
+        }
         public var headers: [(name: String, value: String)] { [("Location", "/v1/doctor/acknowledgements/\(outcome.value.id)")] }
     }
 
@@ -90,7 +96,7 @@ public enum DoctorAcknowledge: Operation {
                 input.note = line.parsed.value(Input.note.facts.option)
                 arguments = input.arguments
             }),
-            json: .shape(\.written),
+            json: .answer,
             present: { output, _, printer in
                 let a = output.outcome.value
                 let verb = output.outcome.created ? "acknowledged" : output.outcome.changed ? "noted anew" : "already acknowledged"

@@ -40,7 +40,7 @@ public enum ExperienceImport: Operation {
                     name: "removeMissing", place: .query, type: .flag, placeholder: "",
                     help: "sync: remove the experiences of the scope the sheet no longer has (else listed)", option: "remove-missing"),
                 \.removeMissing),
-            .texts("map", \.map, "'SHEET COLUMN=COLUMN'", help: "read a sheet's column as one of the import's (repeatable)"),
+            .texts("map", \.map, "'SHEET COLUMN=COLUMN'", help: "read a sheet's column as one of the import's"),
             .optional(
                 FieldFacts(
                     name: "labelsFrom", place: .query, type: .text, placeholder: "COLUMN,…",
