@@ -70,47 +70,46 @@ public enum StaticSite {
         case path
     }
 
-    /// The file, without `.html`, of the banner of `url` under its host's `banners/`: each path segment kept when it is
-    /// made of A–Z, a–z, 0–9, `.`, `_` and `-` and does not begin with `.`, the root `/` as `index`. When
-    /// that loses anything (another character, a query, a last segment `index`, a segment over 100 characters) or could
-    /// meet another name on a file system blind to case (an upper-case letter), `~` and
-    /// the first 12 hexadecimal digits of the URL's SHA-256 end the name, so two URLs never share a file.
+    /// The file, without `.html`, of the banner of `url` under its host's `banners/`: each path segment as it is when it
+    /// is made of a–z, 0–9, `.`, `_` and `-`, neither begins nor ends with `.`, and (short of the last) does not end in
+    /// `.html`; the root `/` as `index`. Any other segment keeps those characters and ends in `~` and 12 hexadecimal
+    /// digits of its SHA-256, the last one (or one with a query, or a last segment `index`) of the URL's. So two pages
+    /// never share a file, a file never meets a folder, and names that differ only in case (APFS, NTFS) never meet.
     public static func pagePath(_ url: NormalizedURL) -> String {
         var segments = url.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        var lossless = url.queryItems.isEmpty
-        if segments.last == "index" { lossless = false }
+        var lastPlain = url.queryItems.isEmpty && segments.last != "index"
         if segments.isEmpty {
             segments = ["index"]
         } else if segments.last == "" {
             segments[segments.count - 1] = "index"
         }
-        let kept = segments.map { segment -> String in
-            var out = ""
+        func digest(_ text: String) -> String { String(SHA256.hexDigest(Array(text.utf8)).prefix(12)) }
+        var names: [String] = []
+        for (i, segment) in segments.enumerated() {
+            let last = i == segments.count - 1
+            var kept = ""
+            var plain = !segment.isEmpty && segment.utf8.count <= 100 && !segment.hasPrefix(".") && !segment.hasSuffix(".")
             for scalar in segment.unicodeScalars {
                 switch scalar {
-                case "a"..."z", "0"..."9", "_", "-": out.unicodeScalars.append(scalar)
+                case "a"..."z", "0"..."9", "_", "-", ".": kept.unicodeScalars.append(scalar)
                 case "A"..."Z":
-                    // Kept, but `/s/Q` and `/s/q` would be one file where case is not told apart (APFS, NTFS).
-                    out.unicodeScalars.append(scalar)
-                    lossless = false
-                case "." where !out.isEmpty: out.unicodeScalars.append(scalar)
+                    kept.unicodeScalars.append(scalar)
+                    plain = false
                 default:
-                    out += "-"
-                    lossless = false
+                    kept += "-"
+                    plain = false
                 }
             }
-            if out.isEmpty {
-                lossless = false
-                return "-"
+            if !last && segment.lowercased().hasSuffix(".html") { plain = false }
+            kept = String(kept.drop { $0 == "." }.prefix(100))
+            if last {
+                names.append(plain && lastPlain ? kept : kept + "~" + digest(url.canonical))
+                lastPlain = plain && lastPlain
+            } else {
+                names.append(plain ? kept : kept + "~" + digest(segment))
             }
-            if out.count > 100 {
-                lossless = false
-                return String(out.prefix(100))
-            }
-            return out
         }
-        let name = kept.joined(separator: "/")
-        return lossless ? name : name + "~" + String(SHA256.hexDigest(Array(url.canonical.utf8)).prefix(12))
+        return names.joined(separator: "/")
     }
 
     /// Every file, in path order; `index.json` lists the others.

@@ -137,6 +137,22 @@ struct StaticSiteTests {
             #expect(!n.split(separator: "/").contains { $0.hasPrefix(".") }, "no hidden file or .. segment: \(n)")
         }
         #expect(names[1].hasPrefix("rent~") && names[0].hasPrefix("store/index~"))
+        // A file never meets a folder, and folders that differ in case, or by a trailing dot, never meet (hostile QA).
+        let pages = [
+            "https://ride.example/a", "https://ride.example/a.html/x", "https://ride.example/a.HTML/x", "https://ride.example/s",
+            "https://ride.example/s.html/x", "https://ride.example/index.html/y", "https://ride.example/s/a./x",
+            "https://ride.example/s/a/x",
+            "https://ride.example/S/a/x",
+        ]
+        let pageFiles = try pages.map { try name($0) + ".html" }
+        var folders: Set<String> = []
+        for file in pageFiles {
+            let parts = file.split(separator: "/")
+            for depth in 1..<max(parts.count, 1) { folders.insert(parts.prefix(depth).joined(separator: "/").lowercased()) }
+        }
+        #expect(Set(pageFiles.map { $0.lowercased() }).count == pageFiles.count, "\(pageFiles)")
+        #expect(folders.isDisjoint(with: pageFiles.map { $0.lowercased() }), "\(pageFiles)")
+        #expect(!pageFiles.contains { $0.split(separator: "/").dropLast().contains { $0.hasSuffix(".") } }, "\(pageFiles)")
         let banner = StaticSite.Banner(
             experienceID: 7, url: try NormalizedURL("https://ride.example/s/paris/par007"), metaTag: "<meta name=\"apple-itunes-app\">")
         let files = StaticSite.files(aasa: [], banners: [banner], bannerNames: .path, nginx: .init(root: "/srv"))
