@@ -11,6 +11,7 @@ extension Context {
         try DoctorCommand.run(
             host: parsed.value("host"), json: json, all: parsed.flag("all"), fixesFile: parsed.value("fixes"),
             acknowledged: parsed.flag("acknowledged"),
+            callerOptions: ["db", "server"].flatMap { option in parsed.value(option).map { ["--\(option)", $0] } ?? [] },
             runner: { try self.send($0, $1) },
             more: {
                 guard remoteServer == nil else { return [] }

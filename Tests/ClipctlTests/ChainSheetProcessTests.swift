@@ -242,6 +242,12 @@ import Testing
             #expect(group.first?.contains("findings, such as") == true, "\(rule): \(doctor.out)")
             #expect(group.filter { $0.hasPrefix("    fix: ") }.count <= 1, "\(rule): one fix\n\(doctor.out)")
         }
+        // The fixes run where the doctor ran: its --db (or --server) carried, never a token.
+        let elsewhere = try c("--db", "clips.db", "doctor")
+        #expect(
+            elsewhere.out.split(separator: "\n").filter { $0.hasPrefix("    fix: clipctl ") }.allSatisfy {
+                $0.hasPrefix("    fix: clipctl --db clips.db ")
+            })
         let all = try c("doctor", "--all")
         #expect(all.out.split(separator: "\n").count > 600, "--all prints every finding")
 

@@ -16,14 +16,16 @@ public enum DoctorCommand {
     /// them and its count. `fixesFile`: every finding's fix, one command a line, written there (a new file).
     /// `acknowledged`: list the acknowledgements (`DoctorAcknowledgementList`), each with the findings it quiets, instead
     /// of the report; otherwise the findings they quiet are counted in one line, not shown.
+    /// `callerOptions`: the `--db` or `--server` the command was given, which each fix carries (never a token: a secret).
     public static func run(
-        host: String?, json: Bool, all: Bool = false, fixesFile: String? = nil, acknowledged: Bool = false, runner: OperationRunner,
-        more: () throws -> [Doctor.Finding], printer: Printer
+        host: String?, json: Bool, all: Bool = false, fixesFile: String? = nil, acknowledged: Bool = false,
+        callerOptions: [String] = [], runner: OperationRunner, more: () throws -> [Doctor.Finding], printer: Printer
     ) throws {
         var snapshot = Doctor.Snapshot()
         try BulkRead.records(host: host, run: runner, each: { snapshot.add($0) })
         let acknowledgements = try DoctorAcknowledgementList.Output(json: try runner(DoctorAcknowledgementList.binding, Arguments()).json)
-        let split = Doctor.acknowledge(Doctor.examine(snapshot) + (try more()), acknowledgements.items, experiences: snapshot.experiences)
+        let examined = (Doctor.examine(snapshot) + (try more())).map { withCallerOptions($0, callerOptions) }
+        let split = Doctor.acknowledge(examined, acknowledgements.items, experiences: snapshot.experiences)
         let findings = split.shown
         if acknowledged { return presentAcknowledged(split, json: json, printer) }
         let errors = findings.filter { $0.severity == .error }.count
@@ -38,6 +40,15 @@ public enum DoctorCommand {
             if quiet > 0 { printer.line("\(quiet) acknowledged finding(s) not shown (doctor --acknowledged lists them)") }
         }
         if errors > 0 { throw CommandVerdict.negative() }
+    }
+
+    /// The finding with its fix, when it is a command, run where the doctor ran (`clipctl --db FILE update …`).
+    static func withCallerOptions(_ f: Doctor.Finding, _ options: [String]) -> Doctor.Finding {
+        let prefix = "clipctl "
+        guard !options.isEmpty, let fix = f.fix, fix.hasPrefix(prefix) else { return f }
+        return Doctor.Finding(
+            severity: f.severity, code: f.code, subject: f.subject, message: f.message,
+            fix: prefix + Shell.command(options) + " " + fix.dropFirst(prefix.count))
     }
 
     /// `doctor --acknowledged`: each acknowledgement, who it is for, and how many findings it quiets, with a few of them.
