@@ -95,7 +95,7 @@ extension ClipAPI {
 extension ClipAPI {
     /// The query items of a write that reads a body are its declared query fields, each once unless it repeats (the older
     /// writes that read no body ignore what they are sent, docs/http-api.md): a misspelt `dryrun=true` or a
-    /// second `dryRun` would otherwise leave the write to happen for real (found by hostile QA: a bulk change ran).
+    /// second `dryRun` would otherwise leave the write to happen for real.
     static func refuseQueryItemsTheWriteDoesNotRead(_ c: Context, _ binding: Binding) throws {
         guard let fields = binding.fields, !c.query.isEmpty else { return }
         let declared = fields.filter { $0.place == .query }

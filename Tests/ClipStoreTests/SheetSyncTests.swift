@@ -202,7 +202,7 @@ struct SheetSyncTests {
             return
         }
         #expect(label.errors.map(\.rule) == ["duplicate"])
-        // What --map and --labels-from name must be in the sheet, and a column mapped once (found by hostile QA).
+        // What --map and --labels-from name must be in the sheet, and a column mapped once.
         let misspelt = SheetOptions(
             map: [(sheet: "Absent", column: "title"), (sheet: "Nom", column: "label.a"), (sheet: "nom", column: "label.b")],
             labelsFrom: ["Gone"])
@@ -294,7 +294,7 @@ struct BulkChangeTests {
         ] {
             #expect(throws: ValidationFailure.self, "\(bad)") { try ExperienceSelector(bad) }
         }
-        // A backslash before anything but a comma or a backslash is itself (found by hostile QA: it was dropped).
+        // A backslash before anything but a comma or a backslash is itself.
         #expect(try ExperienceSelector(#"label.path=a\b"#).labels.texts == [#"path=a\b"#])
         #expect(try ExperienceSelector(#"label.path=a\\b,label.end=z\"#).labels.texts == [#"path=a\b"#, #"end=z\"#])
     }
@@ -320,7 +320,7 @@ struct BulkChangeTests {
         _ = try registry.importExperiences(
             mode: .sync, dryRun: false, format: .csv, sheet: SheetOptions(defaultClip: SheetSyncTests.clip), chunks: chunks(sheet))
         #expect(try registry.experience("1").place?["displayPoint"]?["coordinates"]?["latitude"] == .double(48.85))
-        // In an update or a sync, the place cells all empty clear the place (found by hostile QA: it was kept).
+        // In an update or a sync, the place cells all empty clear the place.
         let cleared = "url,title,subtitle,latitude,longitude,address\nhttps://ride.example/s/1,R,T,,,\n"
         let report = try registry.importExperiences(
             mode: .update, dryRun: false, format: .csv, sheet: SheetOptions(defaultClip: SheetSyncTests.clip), chunks: chunks(cleared))

@@ -269,7 +269,7 @@ import Testing
     }
 
     /// A sync's scope is the hosts its rows are on, narrowed, never widened, by `--label` and `--clip`; a dry run with a
-    /// bad row exits as its real run would; options a mode does not use are refused, not ignored (hostile QA).
+    /// bad row exits as its real run would; options a mode does not use are refused, not ignored.
     @Test func aSyncsScopeIsNarrowedNeverWidenedAndADryRunEndsAsItsRunWould() throws {
         let c = try Clipctl()
         try c.write(

@@ -137,7 +137,7 @@ struct StaticSiteTests {
             #expect(!n.split(separator: "/").contains { $0.hasPrefix(".") }, "no hidden file or .. segment: \(n)")
         }
         #expect(names[1].hasPrefix("rent~") && names[0].hasPrefix("store/index~"))
-        // A file never meets a folder, and folders that differ in case, or by a trailing dot, never meet (hostile QA).
+        // A file never meets a folder, and folders that differ in case, or by a trailing dot, never meet.
         let pages = [
             "https://ride.example/a", "https://ride.example/a.html/x", "https://ride.example/a.HTML/x", "https://ride.example/s",
             "https://ride.example/s.html/x", "https://ride.example/index.html/y", "https://ride.example/s/a./x",

@@ -180,7 +180,7 @@ enum ExperienceCommands {
     /// `update --where`: the same body, the selector and its guards as the route's query; the image with the write
     /// on a database. Without `--yes` (or with `--dry-run`), a dry run.
     static func bulkInput(_ line: CommandLine, _ arguments: inout Arguments) throws {
-        // Every option of `update` the bulk route does not take is refused, not dropped (found by hostile QA: --url).
+        // Every option of `update` the bulk route does not take is refused, not dropped.
         let taken = Set(ExperienceBulkUpdate.Input.fields.map(\.facts.option) + bulkOptions.map(\.option))
         for field in ExperienceUpdate.Input.fields.map(\.facts) where !field.positional && !taken.contains(field.option) {
             if line.parsed.value(field.option) != nil || line.parsed.flag(field.option) {
