@@ -11,6 +11,7 @@ public enum Application {
         ExperienceActivate.binding,
         ExperienceRemove.binding,
         ExperienceHistory.binding,
+        ExperienceRevert.binding,
         ExperienceImport.binding,
         ExperienceExport.binding,
         ChangeList.binding,

@@ -304,6 +304,8 @@ import Testing
             ("GET", "/v1/experiences/1/codes", nil, [401, 404, 200, 200]),
             ("GET", "/v1/codes/export", nil, [401, 200, 200, 200]),
             ("PATCH", "/v1/experiences/1", #"{"subtitle":"Changed"}"#, [401, 404, 200, 200]),
+            // Back to version 1: team B does not see it; A's revert is a new version, the admin's then changes nothing.
+            ("POST", "/v1/experiences/1/revert?version=1", nil, [401, 404, 200, 200]),
             // Doctor acknowledgements: team B cannot scope one to team A's clip; A's (id 1) is A's to remove.
             ("POST", "/v1/doctor/acknowledgements", #"{"rule":"title-length","where":"clip=com.a.app.Clip"}"#, [401, 404, 201, 201]),
             ("GET", "/v1/doctor/acknowledgements", nil, [401, 200, 200, 200]),

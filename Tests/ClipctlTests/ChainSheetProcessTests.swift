@@ -311,4 +311,33 @@ import Testing
         #expect(url.code == 64 && url.err.contains("--url cannot be given to many experiences at once"), "\(url.err)")
         #expect(try Self.state(c) == before2, "every refusal and dry run wrote nothing")
     }
+
+    /// `revert ID --to N`: the kill switch's undo for one experience, on a database and over `--server` alike.
+    @Test func revertRestoresAnEarlierVersionOnADatabaseAndOverTheServerAlike() throws {
+        func steps(_ c: Clipctl) throws -> [String] {
+            var said: [String] = []
+            for (arguments, code) in [
+                (["register", "https://ride.example/r", "--clip", Self.clip, "--title", "Summer", "--subtitle", "Ride"], Int32(0)),
+                (["update", "1", "--title", "Autumn", "--category", "BIKES"], 0),
+                (["revert", "1", "--to", "1"], 0), (["revert", "1", "--to", "1"], 0), (["revert", "1", "--to", "9"], 1),
+                (["revert", "1"], 64), (["revert", "2", "--to", "1"], 1),
+            ] {
+                let r = try c.run(arguments)
+                #expect(r.code == code, "\(arguments): \(r.err)")
+                said.append(r.out + r.err)
+            }
+            let shown = try c("show", "1").out
+            #expect(shown.contains("(version 3)") && shown.contains("Summer — Ride") && !shown.contains("BIKES"), "\(shown)")
+            return said
+        }
+        let local = try steps(try Clipctl())
+        #expect(local[2] == "reverted experience 1: version 3 has the fields of an earlier one\n")
+        #expect(local[3] == "nothing to change: experience 1 already has those fields\n")
+        #expect(local[4] == "clipctl: not found: version 9 of experience 1\n")
+        let (remote, server) = try ServeProcess.withAdmin()
+        let overServer = try steps(remote)
+        // All but the first, which on a database also says it created the file.
+        #expect(Array(overServer.dropFirst()) == Array(local.dropFirst()))
+        #expect(server.stop() == 0)
+    }
 }
