@@ -8,10 +8,10 @@ extension Registry {
     /// Restores the experience `reference` names to its fields at `version` (the `after` of the change record that made
     /// that version). Refused when no record made that version (404), when the experience changed since
     /// `expectedVersion` (412), or when the old fields no longer hold (a URL taken since, an image no longer held: 422,
-    /// 409). At the version it already has, nothing is written.
-    public func revert(_ reference: String, toVersion version: Int, expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<
-        AdvancedExperience
-    > {
+    /// 409). When it already has that version's fields, nothing is written.
+    public func revert(
+        _ reference: String, toVersion version: Int, expectedVersion: Int? = nil
+    ) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
         return try writeOutcome {
             guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
