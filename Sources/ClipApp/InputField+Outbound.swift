@@ -1,3 +1,5 @@
+public import ClipCore
+
 // Field kinds of the outbound, App Store Connect and code operations (`verify`, `asc`, `code`, `codes export`),
 // beside the kernel's (InputField.swift; docs/application-layer.md#input-fields).
 
@@ -93,5 +95,19 @@ extension DeclaredInput {
     init(_ arguments: Arguments) {
         var reader = ArgumentReader(arguments)
         self.init(reading: &reader)
+    }
+}
+
+/// A guard given as a query item (`dryRun`, `removeMissing`): `true` or `false` only, so that a misspelt value is a field
+/// error rather than the write done for real; not given, false.
+public enum QueryFlag {
+    public static func truth(_ text: String?, field: String, into errors: inout [FieldError]) -> Bool {
+        switch text {
+        case nil, "false": return false
+        case "true": return true
+        default:
+            errors.append(FieldError(field: field, rule: "type", message: "expected true or false"))
+            return false
+        }
     }
 }

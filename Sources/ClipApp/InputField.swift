@@ -227,6 +227,13 @@ extension InputField {
             write: { input, arguments in arguments.set(facts, integer: input[keyPath: key]) })
     }
 
+    /// A whole number in the range `facts` give, nil when not given (a bad one is a field error, as every number is).
+    public static func integer(_ facts: FieldFacts, _ key: any WritableKeyPath<Input, Int64?> & Sendable) -> InputField {
+        InputField(
+            facts, read: { input, reader in input[keyPath: key] = reader.integer(facts) },
+            write: { input, arguments in input[keyPath: key].map { arguments.set(facts, integer: $0) } })
+    }
+
     /// A page's size (`limit`, `PageLimit`): 1 to 1000, `standard` when not given (docs/http-api.md#lists).
     public static func page(_ key: any WritableKeyPath<Input, Int> & Sendable, of what: String = "items", standard: Int = 100)
         -> InputField

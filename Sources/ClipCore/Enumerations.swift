@@ -21,15 +21,8 @@ extension AppleEnumeration {
                 + (suggestion(for: string).map { " (did you mean \($0)?)" } ?? ""))
     }
 
-    /// The case a near miss meant: the same letters in another case, or at most two edits away
-    /// (`BIKE` → `BIKES`); nil when none or several are that near.
-    public static func suggestion(for string: String) -> String? {
-        guard string.utf8.count <= 64 else { return nil }
-        let upper = string.uppercased()
-        if let same = allCases.first(where: { $0.rawValue.uppercased() == upper }) { return same.rawValue }
-        let near = allCases.filter { SheetColumns.distance($0.rawValue, upper) <= min(2, upper.count / 3) }
-        return near.count == 1 ? near[0].rawValue : nil
-    }
+    /// The case a near miss meant (`NearMiss`: `BIKE` → `BIKES`).
+    public static func suggestion(for string: String) -> String? { NearMiss.meant(string, among: allCases.map(\.rawValue)) }
 
     /// The case the registry writes as `spelling` (what it reads back from its own database).
     public init?(spelling: String) {
@@ -127,4 +120,16 @@ public enum DisplayPointSource: String, AppleEnumeration {
 public enum PhoneNumberType: String, AppleEnumeration {
     case FAX, LANDLINE, MOBILE, TOLLFREE
     public static let ruleName = "place.phoneNumber.type"
+}
+
+/// What a near miss of one of a few names meant: the same letters in another case, or one name at most two edits
+/// away (a third of the text's length for short ones); nil when none or several are that near.
+public enum NearMiss {
+    public static func meant(_ string: String, among names: [String]) -> String? {
+        guard string.utf8.count <= 64 else { return nil }
+        let upper = string.uppercased()
+        if let same = names.first(where: { $0.uppercased() == upper }) { return same }
+        let near = names.filter { SheetColumns.distance($0.uppercased(), upper) <= min(2, upper.count / 3) }
+        return near.count == 1 ? near[0] : nil
+    }
 }

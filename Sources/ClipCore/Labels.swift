@@ -206,22 +206,24 @@ public struct ExperienceSelector: Sendable, Equatable {
     /// The selector as one text, its terms in a fixed order (host, clip, status, then labels by key) and every
     /// comma of a value written `\,`: what reads back to an equal selector.
     public var text: String {
-        func escaped(_ value: String) -> String {
-            var out = ""
-            for character in value {
-                if character == "\\" || character == "," { out.append("\\") }
-                out.append(character)
-            }
-            return out
-        }
         var terms: [String] = []
-        if let host { terms.append("host=" + escaped(host)) }
-        if let clip { terms.append("clip=" + escaped(clip)) }
+        if let host { terms.append("host=" + Self.escaped(host)) }
+        if let clip { terms.append("clip=" + Self.escaped(clip)) }
         if let status { terms.append("status=" + status.rawValue.lowercased()) }
         for term in labels.terms.sorted(by: { ($0.key, $0.value ?? "") < ($1.key, $1.value ?? "") }) {
-            terms.append("label." + term.key + (term.value.map { "=" + escaped($0) } ?? ""))
+            terms.append("label." + term.key + (term.value.map { "=" + Self.escaped($0) } ?? ""))
         }
         return terms.joined(separator: ",")
+    }
+
+    /// `value` as a term writes it: each comma and backslash after a backslash (the reading `terms` undoes).
+    public static func escaped(_ value: String) -> String {
+        var out = ""
+        for character in value {
+            if character == "\\" || character == "," { out.append("\\") }
+            out.append(character)
+        }
+        return out
     }
 
     /// Whether `experience` is one this selector names, its host and clip given as the registry stores them

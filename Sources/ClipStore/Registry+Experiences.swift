@@ -346,10 +346,7 @@ extension Registry {
         }
         let updated = draft
         return try writeOutcome {
-            guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
-            if let expectedVersion, before.version != expectedVersion {
-                throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
-            }
+            let before = try reread(current, expectedVersion: expectedVersion)
             var notes: [WriteNote] = []
             if updated.clip != before.clip { notes += try ensureClip(updated.clip) }
             // As an upload before the write would (`grantImage`), after the clip's team exists.
@@ -393,6 +390,16 @@ extension Registry {
         return saved
     }
 
+    /// The experience `current` names as the write's transaction reads it: refused when it is gone, or when it is no
+    /// longer at `expectedVersion` (HTTP If-Match, docs/rules.md#updates-and-versions).
+    func reread(_ current: AdvancedExperience, expectedVersion: Int?) throws -> AdvancedExperience {
+        guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
+        if let expectedVersion, before.version != expectedVersion {
+            throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
+        }
+        return before
+    }
+
     /// Activates or deactivates an experience. Returns it, unchanged when already in that state.
     public func setStatus(
         _ reference: String, _ status: ExperienceStatus,
@@ -400,10 +407,7 @@ extension Registry {
     ) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
         return try writeOutcome {
-            guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
-            if let expectedVersion, before.version != expectedVersion {
-                throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
-            }
+            let before = try reread(current, expectedVersion: expectedVersion)
             guard before.status != status else { return WriteOutcome(before) }
             var draft = before
             draft.status = status
@@ -420,10 +424,7 @@ extension Registry {
     public func remove(_ reference: String, expectedVersion: Int? = nil) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
         return try writeOutcome {
-            guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
-            if let expectedVersion, before.version != expectedVersion {
-                throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
-            }
+            let before = try reread(current, expectedVersion: expectedVersion)
             let t = timestamp()
             try db.execute(
                 "UPDATE advanced_experience SET removed_at = ?, version = version + 1, updated_at = ? WHERE id = ?",

@@ -14,10 +14,7 @@ extension Registry {
     ) throws(RegistryError) -> WriteOutcome<AdvancedExperience> {
         let current = try experience(reference)
         return try writeOutcome {
-            guard let before = try loadExperience(id: current.id) else { throw RegistryError.notFound("experience \(current.id)") }
-            if let expectedVersion, before.version != expectedVersion {
-                throw RegistryError.versionMismatch(expected: expectedVersion, actual: before.version)
-            }
+            let before = try reread(current, expectedVersion: expectedVersion)
             guard let recorded = try recordedVersion(of: before.id, version) else {
                 throw RegistryError.notFound("version \(version) of experience \(before.id)")
             }

@@ -77,7 +77,7 @@ public enum StaticSite {
     /// never share a file, a file never meets a folder, and names that differ only in case (APFS, NTFS) never meet.
     public static func pagePath(_ url: NormalizedURL) -> String {
         var segments = url.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        var lastPlain = url.queryItems.isEmpty && segments.last != "index"
+        let lastPlain = url.queryItems.isEmpty && segments.last != "index"
         if segments.isEmpty {
             segments = ["index"]
         } else if segments.last == "" {
@@ -104,7 +104,6 @@ public enum StaticSite {
             kept = String(kept.drop { $0 == "." }.prefix(100))
             if last {
                 names.append(plain && lastPlain ? kept : kept + "~" + digest(url.canonical))
-                lastPlain = plain && lastPlain
             } else {
                 names.append(plain ? kept : kept + "~" + digest(segment))
             }

@@ -55,9 +55,4 @@ struct DoctorAcknowledgementTests {
         }
         #expect(try ExperienceSelector("label.b=2,label.a=1,host=h.example").text == "host=h.example,label.a=1,label.b=2")
     }
-
-    @Test func everyRuleTheChecksUseIsDeclared() {
-        #expect(Set(Doctor.Rule.allCases.map(\.rawValue)).count == Doctor.Rule.allCases.count)
-        #expect(Doctor.Rule(rawValue: "title-length") == .titleLength)
-    }
 }

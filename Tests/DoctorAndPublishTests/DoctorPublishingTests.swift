@@ -68,6 +68,8 @@ struct DoctorTests {
         #expect(findings[0].fix == "clipctl domain add ABCDE12345.com.shop.app.Clip other.example")
         #expect(findings[2].message.contains("'2'") && findings[2].message.contains("'~'"))
         #expect(findings[3].message.hasPrefix("3 of the clip's 4 experiences have no fr card"))
+        // Each finding names a declared rule: what `doctor ack` accepts is what the checks report.
+        #expect(findings.allSatisfy { Doctor.Rule(rawValue: $0.code) != nil }, "\(findings.map(\.code))")
     }
 
     /// ISO/IEC 18004:2015 Table 7: version 10 at level M holds 213 bytes in byte mode; one more needs version 11.

@@ -47,9 +47,7 @@ public enum DoctorAcknowledge: Operation {
     public static func run(_ input: Input, in session: Session) throws -> Output {
         var errors: [FieldError] = []
         if Doctor.Rule(rawValue: input.rule) == nil {
-            let rules = Doctor.Rule.allCases.map(\.rawValue), given = input.rule.lowercased()
-            let close = rules.filter { SheetColumns.distance($0, given) <= 2 }
-            let near = input.rule.utf8.count <= 64 && close.count == 1 ? " (did you mean \(close[0])?)" : nil
+            let near = NearMiss.meant(input.rule, among: Doctor.Rule.allCases.map(\.rawValue)).map { " (did you mean \($0)?)" }
             errors.append(
                 FieldError(
                     field: Input.rule.facts.name, rule: "enum",
@@ -83,14 +81,8 @@ public enum DoctorAcknowledge: Operation {
             steps: CommandSteps(input: { line, arguments in
                 var input = Input()
                 input.rule = line.parsed.positional(0) ?? ""
-                // Each label a `label.KEY=VALUE` term, its commas and backslashes written as a selector writes them.
-                let labels = line.parsed.all(label.option).map { text in
-                    "label."
-                        + text.reduce(into: "") { out, c in
-                            if c == "," || c == "\\" { out.append("\\") }
-                            out.append(c)
-                        }
-                }
+                // Each label a `label.KEY=VALUE` term, written as a selector writes one.
+                let labels = line.parsed.all(label.option).map { "label." + ExperienceSelector.escaped($0) }
                 let terms = (line.parsed.value(Input.selector.facts.option).map { [$0] } ?? []) + labels
                 input.selector = terms.isEmpty ? nil : terms.joined(separator: ",")
                 input.note = line.parsed.value(Input.note.facts.option)

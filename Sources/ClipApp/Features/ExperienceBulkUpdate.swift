@@ -12,7 +12,7 @@ public enum ExperienceBulkUpdate: Operation {
 
     public struct Input: DeclaredInput {
         var selector = ""
-        var expect: String?
+        var expect: Int64?
         var dryRun: String?
         var document: JSONValue = .object([])
         var image: [UInt8]?
@@ -30,7 +30,7 @@ public enum ExperienceBulkUpdate: Operation {
             name: "dryRun", place: .query, type: .flag, placeholder: "", help: "say what would change; write nothing", option: "dry-run",
             routeOnly: true)
         public static let fields: [InputField<Input>] =
-            [.given(selector, \.selector), .optional(expect, \.expect), .optional(dryRun, \.dryRun)]
+            [.given(selector, \.selector), .integer(expect, \.expect), .optional(dryRun, \.dryRun)]
             + [.member(.experienceClip("CLIP", help: "move to another clip"), of: \.document)]
             + ExperienceCommands.fields(\.document, image: \.image, update: true)
             + [.member(FieldFacts(ExperienceField.poweredBy, negatable: true).helped("set isPoweredBy"), of: \.document)]
@@ -47,26 +47,12 @@ public enum ExperienceBulkUpdate: Operation {
         let selector: ExperienceSelector
         do { selector = try ExperienceSelector(input.selector) } catch { throw RegistryError.invalid(error.errors) }
         var errors: [FieldError] = []
-        var expect: Int?
-        if let text = input.expect {
-            if let n = Int(text), n >= 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-                expect = n
-            } else {
-                errors.append(FieldError(field: Input.expect.name, rule: "type", message: "expected a whole number"))
-            }
-        }
-        let dryRun: Bool
-        switch input.dryRun {
-        case nil, "false": dryRun = false
-        case "true": dryRun = true
-        default:
-            dryRun = false
-            errors.append(FieldError(field: Input.dryRun.name, rule: "type", message: "expected true or false"))
-        }
+        let dryRun = QueryFlag.truth(input.dryRun, field: Input.dryRun.name, into: &errors)
         guard errors.isEmpty else { throw RegistryError.invalid(errors) }
         try Experiences.checkWritable(input.document, in: session)
         let filter = try session.registry.filter(selector, team: session.caller.team)
-        return try session.registry.update(matching: filter, with: input.document, image: input.image, expect: expect, dryRun: dryRun)
+        return try session.registry.update(
+            matching: filter, with: input.document, image: input.image, expect: input.expect.map { Int($0) }, dryRun: dryRun)
     }
 
     public static let binding = Binding(

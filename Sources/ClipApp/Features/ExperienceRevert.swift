@@ -12,7 +12,7 @@ public enum ExperienceRevert: Operation {
 
     public struct Input: DeclaredInput {
         var id = ""
-        var version: String?
+        var version: Int64?
         var preconditions = Arguments()
         public init() {}
 
@@ -20,7 +20,7 @@ public enum ExperienceRevert: Operation {
             name: "version", place: .query, type: .integer(1...Int64(Int32.max)), placeholder: "VERSION",
             help: "the version to restore (clipctl history lists them)", required: true, option: "to")
         public static let fields: [InputField<Input>] = [
-            .experienceID(\.id, help: "experience id or registered URL"), .optional(version, \.version),
+            .experienceID(\.id, help: "experience id or registered URL"), .integer(version, \.version),
         ]
         public mutating func check(_ reader: inout ArgumentReader) { preconditions = reader.preconditions }
     }
@@ -29,8 +29,8 @@ public enum ExperienceRevert: Operation {
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let current = try Experiences.visible(input.id, in: session)
-        guard let text = input.version, let version = Int(text), version >= 1, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-            throw RegistryError.invalid([FieldError(field: Input.version.name, rule: "type", message: "expected a version number from 1")])
+        guard let version = input.version.map({ Int($0) }) else {
+            throw RegistryError.invalid([FieldError(field: Input.version.name, rule: "required", message: "is required")])
         }
         let expected = try input.preconditions.existingPreconditions(
             kind: "e\(current.id)", current: current.version, "experience \(current.id)")

@@ -152,10 +152,13 @@ enum ExperienceCommands {
         if !read.isEmpty { arguments.commandRead = .object(read) }
     }
 
+    /// `--yes`: a bulk change made, not only said.
+    static let confirmation = FieldFacts.flag("yes", help: "with --where: make the change (without it, only what would change is said)")
+
     /// `update --where`'s options, read by the command (`bulkInput`), and `--yes`.
     static let bulkOptions: [FieldFacts] = [
         ExperienceBulkUpdate.Input.selector, ExperienceBulkUpdate.Input.expect, ExperienceBulkUpdate.Input.dryRun,
-        FieldFacts.flag("yes", help: "with --where: make the change (without it, only what would change is said)"),
+        confirmation,
     ].map {
         FieldFacts(
             name: $0.name, place: .command, type: $0.type, placeholder: $0.placeholder, help: $0.help, option: $0.option)
@@ -200,7 +203,7 @@ enum ExperienceCommands {
         let words = line.parsed
         arguments.append(ExperienceBulkUpdate.Input.selector.name, words.value(ExperienceBulkUpdate.Input.selector.option))
         arguments.append(ExperienceBulkUpdate.Input.expect.name, words.value(ExperienceBulkUpdate.Input.expect.option))
-        if words.flag(ExperienceBulkUpdate.Input.dryRun.option) || !words.flag("yes") {
+        if words.flag(ExperienceBulkUpdate.Input.dryRun.option) || !words.flag(confirmation.option) {
             arguments.append(ExperienceBulkUpdate.Input.dryRun.name, "true")
         }
     }

@@ -60,15 +60,6 @@ public enum ExperienceImport: Operation {
         /// The sheet options and mode the fields give, every field error at once.
         func settings() throws(RegistryError) -> (ImportMode, dryRun: Bool, SheetOptions, removeMissing: Bool) {
             var errors: [FieldError] = []
-            func truth(_ text: String?, _ field: String) -> Bool {
-                switch text {
-                case nil, "false": return false
-                case "true": return true
-                default:
-                    errors.append(FieldError(field: field, rule: "type", message: "expected true or false"))
-                    return false
-                }
-            }
             let mode = ImportMode(rawValue: mode?.lowercased() ?? "create")
             if mode == nil { errors.append(FieldError(field: "mode", rule: "enum", message: "expected create, update or sync")) }
             var sheet = SheetOptions(defaultClip: clip)
@@ -79,7 +70,8 @@ public enum ExperienceImport: Operation {
             case "label": sheet.unknownColumnsAsLabels = true
             default: errors.append(FieldError(field: "unknownColumns", rule: "enum", message: "expected refuse or label"))
             }
-            let dryRun = truth(dryRun, "dryRun"), remove = truth(removeMissing, "removeMissing")
+            let dryRun = QueryFlag.truth(dryRun, field: "dryRun", into: &errors)
+            let remove = QueryFlag.truth(removeMissing, field: "removeMissing", into: &errors)
             if remove && mode != .sync {
                 errors.append(FieldError(field: "removeMissing", rule: "mode", message: "applies to mode=sync only"))
             }
