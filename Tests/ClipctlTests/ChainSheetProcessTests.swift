@@ -285,6 +285,7 @@ import Testing
             narrowed.out
                 == "line 2: create https://ride.example/s/9\nremove https://ride.example/s/1\n1 to create, 1 to remove, 0 unchanged (dry run, nothing written)\n",
             "\(narrowed.out)")
+        #expect(try Self.state(c) == before, "a dry run writes nothing")
         // Another clip's experience on the same host is not the sheet's: never missing, never removed.
         #expect(
             try c(
