@@ -48,7 +48,7 @@ extension ClipAPI {
         // The query decoded as `QueryString.parse` does, into the connection's scratch bytes; the last item of a
         // name wins (`Context.query`).
         buffers.scratch.removeAll(keepingCapacity: true)
-        var url: Range<Int>?, language: Range<Int>?, explain = false
+        var url: Range<Int>?, language: Range<Int>?, explain = false, at = false
         let wellFormed = QueryString.decodeItems(query, into: &buffers.scratch) { name, value in
             if name.matches("url") {
                 url = value
@@ -56,9 +56,12 @@ extension ClipAPI {
                 language = value
             } else if name.matches("explain") {
                 explain = true
+            } else if name.matches("at") {
+                at = true
             }
         }
-        guard wellFormed, !explain, let url, !url.isEmpty else { return false }
+        guard wellFormed, !explain, !at, let url, !url.isEmpty else { return false }
+        let moment = pool.instant
         let preferences: [Language]
         do {
             preferences = try Registry.preferences(
@@ -70,7 +73,8 @@ extension ClipAPI {
         buffers.body.removeAll(keepingCapacity: true)
         let answer = buffers.scratch.withUnsafeBufferPointer { scratch in
             (try? pool.index.writePlainAnswer(
-                invocationURL: UnsafeBufferPointer(rebasing: scratch[url]), preferences: preferences, into: &buffers.body)) ?? nil
+                invocationURL: UnsafeBufferPointer(rebasing: scratch[url]), preferences: preferences, at: moment, into: &buffers.body))
+                ?? nil
         }
         switch answer {
         case .advanced?:

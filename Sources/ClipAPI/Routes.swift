@@ -76,11 +76,19 @@ extension ClipAPI {
                 errors: [FieldError(field: "url", rule: "required", message: "is required")])
         }
         let explain = try Self.flag(c, "explain")
+        let at = try c.query("at").map { (text) throws(RegistryError) in
+            do throws(ValidationFailure) { return try Instant.parse(text, field: "at", zone: SystemTimeZones.lookup) } catch {
+                throw RegistryError.invalid(error.errors)
+            }
+        }
         let resolution: Resolution
-        if explain {
-            // The explanation lists every candidate of the host, which only the database path keeps.
-            resolution = try c.registry.resolve(url, language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
+        if explain || at != nil {
+            // The explanation lists every candidate of the host, which only the database path keeps; another moment's
+            // answer is the database's too (docs/rules.md#experiences-in-time).
+            resolution = try c.registry.resolve(
+                url, language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"], at: at)
         } else {
+            let moment = pool.instant
             // The plain answer comes from the in-memory index (docs/architecture.md#the-read-model).
             let preferences = try Registry.preferences(language: c.query("language"), acceptLanguage: c.request.headers["Accept-Language"])
             // Nearly every request: a plain URL that resolves to an advanced experience, answered from the URL's bytes and
@@ -90,11 +98,11 @@ extension ClipAPI {
             body.reserveCapacity(512)
             var raw = url
             if try raw.withUTF8({ bytes throws(RegistryError) in
-                try pool.index.writeAdvancedAnswer(invocationURL: bytes, preferences: preferences, into: &body)
+                try pool.index.writeAdvancedAnswer(invocationURL: bytes, preferences: preferences, at: moment, into: &body)
             }) {
                 return HTTPResponse(status: 200, contentType: "application/json", body: body)
             }
-            resolution = try pool.index.resolve(url, preferences: preferences)
+            resolution = try pool.index.resolve(url, preferences: preferences, at: moment)
             if let bytes = pool.index.answerBytes(resolution) {
                 return HTTPResponse(status: 200, contentType: "application/json", body: bytes)
             }

@@ -11,6 +11,8 @@ public struct FormDescription: Sendable, Equatable {
         case select([String])
         case file
         case json
+        /// A date and time with its time zone (`FieldType.instant`).
+        case instant
     }
 
     /// A rule the layer applies to a field, and its message as a field error gives it (`FieldError`); `rule` as the
@@ -66,6 +68,7 @@ public struct FormDescription: Sendable, Equatable {
         case .flag: input = .checkbox
         case .json: input = .json
         case .file: input = .file
+        case .instant: input = .instant
         }
         return Control(
             name: facts.name, option: facts.positional ? facts.placeholder : facts.option, label: label(facts), input: input,
@@ -101,6 +104,8 @@ public struct FormDescription: Sendable, Equatable {
             rules.append(Rule(rule: "json", message: "malformed JSON"))
         case .experience, .experienceID:
             rules.append(Rule(rule: "identifiers", message: "an id in decimal digits, no sign or leading zero, or a registered URL"))
+        case .instant:
+            rules.append(Rule(rule: "instant.format", message: "a time such as 2027-06-01T00:00 Europe/Paris, or in UTC"))
         case .text, .flag, .file: break
         }
         if let maxLength = facts.maxLength {

@@ -1,4 +1,5 @@
 public import ClipCore
+import ClipStore
 import StrictJSON
 
 // The fields the experience operations share (`register`, `list`, `show`, `update`, `remove`): each argument's name
@@ -25,6 +26,7 @@ extension FieldFacts {
         case .flag: derived = .flag
         case .text: derived = .text
         case .json: derived = .json
+        case .instant: derived = .instant
         }
         self.init(
             name: field.name, place: place, type: type ?? derived, placeholder: option.valueName ?? "",
@@ -84,6 +86,18 @@ extension FieldFacts {
 }
 
 extension InputField {
+    /// `at=TIME` (`--at TIME`): the registry's answer at that moment, scheduled windows applied (docs/rules.md#experiences-in-time);
+    /// nil: now. Read with a time zone or in UTC (`Instant.parse`); written back in UTC.
+    public static func moment(_ key: any WritableKeyPath<Input, Instant?> & Sendable) -> InputField {
+        let facts = FieldFacts(
+            name: "at", place: .query, type: .instant, placeholder: "TIME",
+            help: "answer as at this time, such as '2027-06-01T00:00 Europe/Paris' (default: now)")
+        return parsed(
+            facts, key,
+            parse: { (text, field) throws(ValidationFailure) in try Instant.parse(text, field: field, zone: SystemTimeZones.lookup) },
+            format: \.description)
+    }
+
     /// The experience a route's path names by id (`{id}`, `Experiences.visible`); a command given a registered URL
     /// looks it up first (`FieldType.experienceID`).
     public static func experienceID(

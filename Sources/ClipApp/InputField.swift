@@ -31,6 +31,8 @@ public enum FieldType: Sendable, Equatable {
     case experienceID
     /// JSON, inline or as `@FILE` on a command line.
     case json
+    /// A moment, with a time zone (`2027-06-01T00:00 Europe/Paris`) or in UTC (`Instant.parse`).
+    case instant
     /// A file's bytes: a command reads the file it names (`-`: standard input), its own step sends them
     /// (`Arguments.attachment`, or uploaded first to a server); a form uploads one.
     case file
@@ -282,7 +284,7 @@ extension Arguments {
         case .integer: setMember(facts.name, Int64(text).map(JSONValue.integer) ?? .string(text))
         case .flag: setMember(facts.name, true)
         case .json: setMember(facts.name, try line.json(facts.option) ?? .null)
-        case .text, .choice, .experience, .experienceID: setMember(facts.name, .string(text))
+        case .text, .choice, .experience, .experienceID, .instant: setMember(facts.name, .string(text))
         // The command's own step reads and sends a file.
         case .file: break
         }

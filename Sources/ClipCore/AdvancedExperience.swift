@@ -17,6 +17,9 @@ public struct AdvancedExperience: Sendable, Equatable {
     /// Key → value (docs/sheets.md#labels; `Labels` holds the rules).
     public var labels: [String: String]
     public var status: ExperienceStatus
+    /// When it is served (`ExperienceState`, docs/rules.md#experiences-in-time); nil: open on that side.
+    public var liveFrom: Instant?
+    public var liveUntil: Instant?
     public var version: Int
     public var createdAt: String
     public var updatedAt: String
@@ -25,7 +28,7 @@ public struct AdvancedExperience: Sendable, Equatable {
         id: Int64 = 0, url: NormalizedURL, clip: AppID, action: Action = .open, defaultLanguage: Language = .EN,
         isPoweredBy: Bool = false, businessCategory: BusinessCategory? = nil, localizations: [Language: CardText],
         headerImage: String? = nil, place: JSONValue? = nil, labels: [String: String] = [:], status: ExperienceStatus = .active,
-        version: Int = 1,
+        liveFrom: Instant? = nil, liveUntil: Instant? = nil, version: Int = 1,
         createdAt: String = "", updatedAt: String = ""
     ) {
         self.id = id
@@ -40,6 +43,8 @@ public struct AdvancedExperience: Sendable, Equatable {
         self.place = place
         self.labels = labels
         self.status = status
+        self.liveFrom = liveFrom
+        self.liveUntil = liveUntil
         self.version = version
         self.createdAt = createdAt
         self.updatedAt = updatedAt
@@ -81,6 +86,9 @@ public struct ExperienceField: Sendable {
         case text
         /// A JSON value; SQL text and arena bytes as `JSONWriter` writes it.
         case json
+        /// A moment (`Instant`): read with a time zone, kept in its UTC form (a JSON string, SQL text, the arena's
+        /// 20 bytes of `Instant.canonicalBytes`).
+        case instant
     }
 
     /// What `null` given for the field in a JSON input does.
@@ -203,15 +211,27 @@ extension ExperienceField {
             return PlaceValidator.validate(p, field: field)
         })
 
+    /// docs/rules.md#experiences-in-time: the first moment the experience is served, and the first it no longer is.
+    public static let liveFrom = instant(
+        "liveFrom", column: "live_from", option: "live-from", help: "served from this time on, such as '2027-06-01T00:00 Europe/Paris'",
+        get: \.liveFrom,
+        set: { $0.liveFrom = $1 })
+    public static let liveUntil = instant(
+        "liveUntil", column: "live_until", option: "live-until",
+        help: "no longer served from this time on, such as '2027-09-01T00:00 Europe/Paris'",
+        get: \.liveUntil, set: { $0.liveUntil = $1 })
+
     /// Every field, in the order inputs are checked (so the order of their errors), the SQL columns,
     /// the arena's bytes and the resolve answer's members.
-    public static let all: [ExperienceField] = [action, language, category, poweredBy, status, headerImage, place]
+    public static let all: [ExperienceField] = [
+        action, language, category, poweredBy, status, headerImage, place, liveFrom, liveUntil,
+    ]
 
     /// The members of the portable form (ExperienceJSON.portable) and the CSV columns, in order:
     /// the identity, every field, and the cards.
     public static let portableMembers: [String] = [
         "url", "clip", action.name, language.name, "title", "subtitle", category.name, poweredBy.name, status.name, "localizations",
-        place.name, headerImage.name,
+        place.name, headerImage.name, liveFrom.name, liveUntil.name,
     ]
 
     /// Positions in `all` of the fields the read model uses itself: cards by language, lookups by status.
@@ -239,6 +259,21 @@ extension ExperienceField {
             },
             parseCase: { (text, field) throws(ValidationFailure) in cases.firstIndex(of: try E.parse(text, field: field))! },
             check: { _, _ in [] })
+    }
+
+    static func instant(
+        _ name: String, column: String, option: String, help: String, get: @escaping @Sendable (AdvancedExperience) -> Instant?,
+        set: @escaping @Sendable (inout AdvancedExperience, Instant?) -> Void
+    ) -> ExperienceField {
+        ExperienceField(
+            name: name, column: column, kind: .instant, cases: [], isOptional: true, defaultValue: .none, onNull: .clears,
+            portableOmitsDefault: false, inAnswer: false,
+            option: Option(name: option, valueName: "TIME", help: help, negationHelp: nil),
+            read: { get($0).map { FieldValue.text($0.description) } ?? .none },
+            write: {
+                if case .text(let t) = $1 { set(&$0, Instant(canonical: t.utf8)) } else { set(&$0, nil) }
+            },
+            parseCase: { _, _ in 0 }, check: { _, _ in [] })
     }
 
     static func optionalEnumeration<E: AppleEnumeration>(

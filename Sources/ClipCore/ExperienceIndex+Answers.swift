@@ -6,13 +6,13 @@ extension ExperienceIndex {
 
     /// For a plain raw invocation URL (`PlainInvocationURL`), the slot of the active experience it
     /// resolves to, if any; nil when the URL is not plain and the full rules must read it.
-    func plainMatch(_ invocationURL: UnsafeBufferPointer<UInt8>) -> Int?? {
+    func plainMatch(_ invocationURL: UnsafeBufferPointer<UInt8>, at: Instant) -> Int?? {
         guard let plain = PlainInvocationURL(invocationURL) else { return nil }
-        return .some(plainMatch(invocationURL, plain))
+        return .some(plainMatch(invocationURL, plain, at: at))
     }
 
     /// The slot of the active experience a plain URL, already read, resolves to.
-    func plainMatch(_ invocationURL: UnsafeBufferPointer<UInt8>, _ plain: PlainInvocationURL) -> Int? {
+    func plainMatch(_ invocationURL: UnsafeBufferPointer<UInt8>, _ plain: PlainInvocationURL, at: Instant) -> Int? {
         let host = UnsafeBufferPointer(rebasing: invocationURL[plain.host])
         let path = plain.path.map { UnsafeBufferPointer(rebasing: invocationURL[$0]) } ?? Self.rootPath
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: PlainInvocationURL.maxQueryItems) { hashes in
@@ -23,7 +23,7 @@ extension ExperienceIndex {
                 count += 1
                 return true
             }
-            return bestSlot(host: host, path: path, items: UnsafeBufferPointer(rebasing: hashes[..<count])) { query in
+            return bestSlot(host: host, path: path, items: UnsafeBufferPointer(rebasing: hashes[..<count]), at: at) { query in
                 // Every required item among the invocation's (at most `maxQueryItems`, compared pair by pair).
                 Self.forEachCanonicalItem(query) { name, value in
                     !plain.forEachQueryItem(invocationURL) { n, v in
@@ -36,17 +36,19 @@ extension ExperienceIndex {
 
     /// Normalization, probes, nothing more (clip-bench's `lookup`): the id of the experience a raw
     /// invocation URL resolves to (the full rules for a URL that is not plain).
-    public func matchID(_ invocationURL: UnsafeBufferPointer<UInt8>) -> Int64? {
-        if let plain = plainMatch(invocationURL) { return plain.map { records[$0].id } }
+    public func matchID(_ invocationURL: UnsafeBufferPointer<UInt8>, at: Instant) -> Int64? {
+        if let plain = plainMatch(invocationURL, at: at) { return plain.map { records[$0].id } }
         guard let url = try? NormalizedURL(String(decoding: invocationURL, as: UTF8.self)) else { return nil }
-        return bestSlot(url).map { records[$0].id }
+        return bestSlot(url, at: at).map { records[$0].id }
     }
 
     /// Appends to `out` the bytes of `Resolution.json(explain: false)` when the raw invocation URL
     /// is plain (`PlainInvocationURL`) and resolves to an advanced experience; false otherwise
     /// (`out` unchanged), and the caller takes `resolve`. Allocates nothing once `out` has room.
-    public func writeAdvancedAnswer(_ invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], into out: inout [UInt8]) -> Bool {
-        guard case .some(.some(let slot)) = plainMatch(invocationURL) else { return false }
+    public func writeAdvancedAnswer(
+        _ invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], at: Instant, into out: inout [UInt8]
+    ) -> Bool {
+        guard case .some(.some(let slot)) = plainMatch(invocationURL, at: at) else { return false }
         writeAnswer(slot: slot, invocationURL: invocationURL, preferences: preferences, into: &out)
         return true
     }
@@ -65,11 +67,11 @@ extension ExperienceIndex {
     /// 404 is written from bytes too (the 2% of the bench's URLs that match nothing took the full
     /// `Resolution` and its problem answer: about 40 allocations each). nil: not plain, or a
     /// default experience answers (`out` unchanged), and the caller takes `resolve`. Allocates nothing.
-    public func writePlainAnswer(_ invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], into out: inout [UInt8])
-        -> PlainAnswer?
-    {
+    public func writePlainAnswer(
+        _ invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], at: Instant, into out: inout [UInt8]
+    ) -> PlainAnswer? {
         guard let plain = PlainInvocationURL(invocationURL) else { return nil }
-        if let slot = plainMatch(invocationURL, plain) {
+        if let slot = plainMatch(invocationURL, plain, at: at) {
             writeAnswer(slot: slot, invocationURL: invocationURL, preferences: preferences, into: &out)
             return .advanced
         }

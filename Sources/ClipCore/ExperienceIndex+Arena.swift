@@ -8,7 +8,8 @@ extension ExperienceIndex {
     /// (`arenaFields`): one byte each for those of one byte (a case's position, a flag's 0 or 1,
     /// 0xFF unset), then the runs of the others, each a 4-byte length (0xFFFF_FFFF: unset) and its
     /// bytes. The status lives in the record (lookups read it). Every field is asked of `columns`.
-    mutating func appendData(clip: Int32, status: inout UInt8, _ columns: inout some ExperienceColumns) throws {
+    /// `windowed`: the experience has a `liveFrom` or `liveUntil` (lookups then ask `isLive`).
+    mutating func appendData(clip: Int32, status: inout UInt8, windowed: inout Bool, _ columns: inout some ExperienceColumns) throws {
         appendUInt32(UInt32(bitPattern: clip))
         for (position, field) in Self.arenaFields.enumerated() {
             switch field.slot {
@@ -17,9 +18,24 @@ extension ExperienceIndex {
             case .run: break
             }
         }
+        windowed = false
         for (position, field) in Self.arenaFields.enumerated() where field.slot == .run {
-            try columns.withBytes(position) { appendField($0) }
+            try columns.withBytes(position) { bytes in
+                if field.kind == .instant && bytes != nil { windowed = true }
+                appendField(bytes)
+            }
         }
+    }
+
+    /// Whether a windowed record is served at `at` (`ExperienceState.live` but for its status, which the lookup
+    /// checks first).
+    func isLive(_ r: Record, at: Instant) -> Bool {
+        var live = true
+        forEachField(r) { _, field, _, run in
+            guard field.kind == .instant, let run, let bound = Instant(canonical: bytes[run]) else { return }
+            if field.isWindowStart ? at < bound : at >= bound { live = false }
+        }
+        return live
     }
 
     mutating func appendField(_ field: UnsafeBufferPointer<UInt8>?) {
@@ -60,6 +76,8 @@ extension ExperienceIndex {
         let slot: Slot
         let kind: ExperienceField.Kind
         let inAnswer: Bool
+        /// `ExperienceField.liveFrom` (else, for an instant, `liveUntil`).
+        let isWindowStart: Bool
         /// Its first member in `answerMembers`: a one-byte field's member for each of its values
         /// (`,"action":"OPEN"`), a run's member up to its value (`,"place":`).
         let firstMember: Int
@@ -71,12 +89,15 @@ extension ExperienceIndex {
             defer { members += answerMemberTexts(field).count }
             switch field.kind {
             case _ where position == ExperienceField.statusPosition:
-                return ArenaField(slot: .status, kind: field.kind, inAnswer: field.inAnswer, firstMember: members)
+                return ArenaField(slot: .status, kind: field.kind, inAnswer: field.inAnswer, isWindowStart: false, firstMember: members)
             case .enumeration, .flag:
                 defer { bytesBefore += 1 }
-                return ArenaField(slot: .byte(bytesBefore), kind: field.kind, inAnswer: field.inAnswer, firstMember: members)
-            case .text, .json:
-                return ArenaField(slot: .run, kind: field.kind, inAnswer: field.inAnswer, firstMember: members)
+                return ArenaField(
+                    slot: .byte(bytesBefore), kind: field.kind, inAnswer: field.inAnswer, isWindowStart: false, firstMember: members)
+            case .text, .json, .instant:
+                return ArenaField(
+                    slot: .run, kind: field.kind, inAnswer: field.inAnswer, isWindowStart: field.name == ExperienceField.liveFrom.name,
+                    firstMember: members)
             }
         }
     }()
@@ -85,7 +106,7 @@ extension ExperienceIndex {
         switch field.kind {
         case .enumeration: field.cases.map { ",\"\(field.name)\":\"\($0)\"" }
         case .flag: [",\"\(field.name)\":false", ",\"\(field.name)\":true"]
-        case .text, .json: [",\"\(field.name)\":"]
+        case .text, .json, .instant: [",\"\(field.name)\":"]
         }
     }
 
@@ -190,9 +211,9 @@ extension ExperienceIndex {
             let value: FieldValue =
                 switch (field.kind, run) {
                 case (.enumeration, _), (.flag, _): byte == 0xFF ? .none : .code(Int(byte))
-                case (.text, let run?): .text(text(run))
+                case (.text, let run?), (.instant, let run?): .text(text(run))
                 case (.json, let run?): .json(try! JSONParser.parse(text(run)))
-                case (.text, nil), (.json, nil): .none
+                case (.text, nil), (.json, nil), (.instant, nil): .none
                 }
             ExperienceField.all[position].set(value, in: &experience)
         }

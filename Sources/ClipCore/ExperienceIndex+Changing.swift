@@ -20,13 +20,14 @@ extension ExperienceIndex {
         let clip = clipNumber(experience.clip)
         var columns = ExperienceValueColumns(experience)
         var status: UInt8 = 0
+        var windowed = false
         // Values of an `AdvancedExperience` are one of their field's kind: nothing here throws.
-        try! appendData(clip: clip, status: &status, &columns)
+        try! appendData(clip: clip, status: &status, windowed: &windowed, &columns)
         var record = Record(
             id: experience.id, version: Int64(experience.version), key: 0, data: data, dataLength: Int32(bytes.count - data),
             localizations: -1, localizationsLength: 0, next: -1, hostLength: Int32(hostLength), pathLength: Int32(pathLength),
             urlLength: Int32(url.canonical.utf8.count), segments: Int32(url.pathSegmentCount),
-            queryItems: Int32(url.distinctQueryItemCount), status: status)
+            queryItems: Int32(url.distinctQueryItemCount), status: status, windowed: windowed)
         if !experience.localizations.isEmpty {
             record.localizations = bytes.count
             // Sorted, so that the same experience always gives the same bytes.
@@ -65,7 +66,7 @@ extension ExperienceIndex {
         records.append(
             Record(
                 id: 0, version: 0, key: 0, data: 0, dataLength: 0, localizations: -1, localizationsLength: 0, next: -1, hostLength: 0,
-                pathLength: 0, urlLength: 0, segments: 0, queryItems: 0, status: Record.free))
+                pathLength: 0, urlLength: 0, segments: 0, queryItems: 0, status: Record.free, windowed: false))
         return records.count - 1
     }
 

@@ -37,14 +37,15 @@ extension ExperienceIndex {
         }
         let urlLength = bytes.count - data
         var status: UInt8 = 0
-        do { try appendData(clip: clip, status: &status, &columns) } catch {
+        var windowed = false
+        do { try appendData(clip: clip, status: &status, windowed: &windowed, &columns) } catch {
             bytes.removeSubrange(data...)
             throw error
         }
         let record = Record(
             id: id, version: version, key: 0, data: data, dataLength: Int32(bytes.count - data), localizations: -1, localizationsLength: 0,
             next: -1, hostLength: Int32(shape.host), pathLength: Int32(shape.path), urlLength: Int32(urlLength),
-            segments: Int32(shape.segments), queryItems: Int32(shape.queryItems), status: status)
+            segments: Int32(shape.segments), queryItems: Int32(shape.queryItems), status: status, windowed: windowed)
         store(record, at: newSlot(), linking: false)
     }
 

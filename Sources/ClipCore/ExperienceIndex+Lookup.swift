@@ -4,11 +4,11 @@ import StrictJSON
 extension ExperienceIndex {
     // MARK: Lookup
 
-    /// The slot of the most specific active experience covering the URL of `host` (any case)
+    /// The slot of the most specific experience live at `at` covering the URL of `host` (any case)
     /// and `path` (normalized; "/" for the root), whose required query items `itemsMatch`; `items`
     /// are the hashes of the invocation's query items (`itemHash`).
     func bestSlot(
-        host: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>, items: UnsafeBufferPointer<UInt64>,
+        host: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>, items: UnsafeBufferPointer<UInt64>, at: Instant,
         itemsMatch: (UnsafeBufferPointer<UInt8>) -> Bool
     ) -> Int? {
         let hostHash = Self.hostHash(host)
@@ -25,6 +25,8 @@ extension ExperienceIndex {
                     slot = r.next
                     // A key names host, path and first item; the bytes decide (a collision costs a comparison).
                     guard r.status == Self.active, Int(r.pathLength) == length, Int(r.hostLength) == host.count else { continue }
+                    // docs/rules.md#experiences-in-time: one outside its window is skipped like a deactivated one.
+                    if r.windowed && !isLive(r, at: at) { continue }
                     let url = UnsafeBufferPointer(rebasing: arena[r.data..<(r.data + Int(r.urlLength))])
                     guard Self.equalHosts(Self.host(url, r), host), Self.path(url, r).elementsEqual(path.prefix(length)) else {
                         continue
@@ -105,10 +107,10 @@ extension ExperienceIndex {
         return true
     }
 
-    /// The most specific active experience covering `url`, if any.
-    public func bestMatch(_ url: NormalizedURL) -> AdvancedExperience? { bestSlot(url).map(materialize) }
+    /// The most specific experience live at `at` covering `url`, if any.
+    public func bestMatch(_ url: NormalizedURL, at: Instant) -> AdvancedExperience? { bestSlot(url, at: at).map(materialize) }
 
-    func bestSlot(_ url: NormalizedURL) -> Int? {
+    func bestSlot(_ url: NormalizedURL, at: Instant) -> Int? {
         var host = url.host, path = url.path
         // The invocation's query items as a set, built only for a candidate that requires some.
         var items: Set<NormalizedURL.QueryItem>?
@@ -120,7 +122,7 @@ extension ExperienceIndex {
             }
             return host.withUTF8 { hostBytes in
                 path.withUTF8 { pathBytes in
-                    bestSlot(host: hostBytes, path: pathBytes, items: UnsafeBufferPointer(hashes)) { query in
+                    bestSlot(host: hostBytes, path: pathBytes, items: UnsafeBufferPointer(hashes), at: at) { query in
                         if items == nil { items = Set(url.queryItems) }
                         return Self.forEachCanonicalItem(query) { name, value in
                             items!.contains(
@@ -135,19 +137,19 @@ extension ExperienceIndex {
     }
 
     /// The probes alone (clip-bench's `probe`): the id of the experience a normalized URL resolves to.
-    public func matchID(normalized url: NormalizedURL) -> Int64? { bestSlot(url).map { records[$0].id } }
+    public func matchID(normalized url: NormalizedURL, at: Instant) -> Int64? { bestSlot(url, at: at).map { records[$0].id } }
 
     /// The answer `Resolver.resolve` gives, without the candidate explanation.
-    public func resolve(_ invocationURL: String, preferences: [Language]) -> Resolution {
+    public func resolve(_ invocationURL: String, preferences: [Language], at: Instant) -> Resolution {
         let url: NormalizedURL
         do { url = try NormalizedURL(invocationURL) } catch { return Resolver.unresolvable(invocationURL, problem: error) }
-        return resolve(invocationURL, url: url, preferences: preferences)
+        return resolve(invocationURL, url: url, preferences: preferences, at: at)
     }
 
     /// The same, for a URL the caller normalized already.
-    public func resolve(_ invocationURL: String, url: NormalizedURL, preferences: [Language]) -> Resolution {
+    public func resolve(_ invocationURL: String, url: NormalizedURL, preferences: [Language], at: Instant) -> Resolution {
         Resolver.answer(
-            invocationURL, url: url, winner: bestMatch(url), hostHasExperiences: hasExperiences(host: url.host),
+            invocationURL, url: url, winner: bestMatch(url, at: at), hostHasExperiences: hasExperiences(host: url.host),
             fallbacks: fallbacks[url.host] ?? [], preferences: preferences)
     }
 }

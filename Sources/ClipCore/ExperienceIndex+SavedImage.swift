@@ -31,7 +31,7 @@ extension ExperienceIndex {
 
     /// Changed whenever the sections or what their numbers mean change. (What the compiler decides,
     /// the records' layout and the enumerations' order, is in `imageLayout`.)
-    static let imageFormat: UInt64 = 1
+    static let imageFormat: UInt64 = 2
 
     /// FNV-1a over the layout of the structs saved as raw bytes and over the raw values of the
     /// enumerations the arena stores by position: an image written by a build where these differ
@@ -45,7 +45,7 @@ extension ExperienceIndex {
         }
         let fields: [PartialKeyPath<Record>] = [
             \.id, \.version, \.key, \.data, \.dataLength, \.localizations, \.localizationsLength, \.next, \.hostLength, \.pathLength,
-            \.urlLength, \.segments, \.queryItems, \.status,
+            \.urlLength, \.segments, \.queryItems, \.status, \.windowed,
         ]
         mix(MemoryLayout<Record>.size)
         mix(MemoryLayout<Record>.stride)

@@ -42,6 +42,8 @@ public struct ExperienceIndex: Sendable {
         /// An index into `ExperienceStatus.allCases`; `Record.free` for a free slot.
         var status: UInt8
         static let free: UInt8 = 0xFF
+        /// It has a `liveFrom` or `liveUntil`: served only within them (`isLive`).
+        var windowed: Bool
     }
 
     var records: [Record] = []

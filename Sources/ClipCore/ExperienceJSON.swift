@@ -4,7 +4,7 @@ public import StrictJSON
 /// HTTP API: the members of `ExperienceField.portableMembers`; read-only `id`, `version`,
 /// `createdAt`, `updatedAt` on output (the full form, ClipWire's `ExperienceJSON.full`).
 public enum ExperienceJSON {
-    public static let readOnlyFields: Set<String> = ["id", "version", "createdAt", "updatedAt"]
+    public static let readOnlyFields: Set<String> = ["id", "version", "createdAt", "updatedAt", "state"]
 
     /// The portable form (what export writes and import reads): no id, version or timestamps.
     public static func portable(_ e: AdvancedExperience) -> JSONValue {
@@ -70,9 +70,12 @@ public enum ExperienceJSON {
     /// Decodes and validates an experience. With `base`, the input is a partial update: absent
     /// fields keep `base`'s values, `null` clears an optional field. Every problem is reported
     /// at once; warnings (older text guidance) are returned beside a valid experience.
-    public static func decode(_ json: JSONValue, base: AdvancedExperience? = nil) throws(ValidationFailure) -> (
-        experience: AdvancedExperience, warnings: [FieldError]
-    ) {
+    /// A time's zone name (`Instant.parse`) is looked up with `zones`.
+    public static func decode(_ json: JSONValue, base: AdvancedExperience? = nil, zones: ZoneLookup = ZoneNames.none)
+        throws(ValidationFailure) -> (
+            experience: AdvancedExperience, warnings: [FieldError]
+        )
+    {
         let reader = FieldReader(json)
         for field in readOnlyFields where reader.has(field) {
             _ = reader.raw(field)
@@ -86,7 +89,7 @@ public enum ExperienceJSON {
         if let s = reader.string("clip", required: base == nil) {
             do { clip = try AppID(s) } catch { reader.add(error.errors) }
         }
-        let (values, refused) = decodeFields(reader, base: base)
+        let (values, refused) = decodeFields(reader, base: base, zones: zones)
         guard case .code(let languageCode) = values[ExperienceField.languagePosition] else { preconditionFailure("language is required") }
         let language = Language.allCases[languageCode]
         let languageIsValid = !reader.has("language") || reader.errors.allSatisfy { $0.field != "language" }
@@ -125,11 +128,13 @@ public enum ExperienceJSON {
 
     /// The declared fields' values (`ExperienceField.all`, in order): the input's over `base`'s or the
     /// defaults; `refused` when a field that cannot be cleared was given `null`.
-    static func decodeFields(_ reader: FieldReader, base: AdvancedExperience?) -> (values: [FieldValue], refused: Bool) {
+    static func decodeFields(_ reader: FieldReader, base: AdvancedExperience?, zones: ZoneLookup) -> (
+        values: [FieldValue], refused: Bool
+    ) {
         var values = base.map(ExperienceField.values) ?? ExperienceField.all.map(\.defaultValue)
         var refused = false
         for (position, field) in ExperienceField.all.enumerated() {
-            switch field.decode(reader) {
+            switch field.decode(reader, zones: zones) {
             case nil: break
             case .value(let value): values[position] = value
             case .null where field.onNull == .clears: values[position] = .none
@@ -137,7 +142,17 @@ public enum ExperienceJSON {
             case .null, .invalid: break
             }
         }
+        checkWindow(reader, values)
         return (values, refused)
+    }
+
+    /// docs/rules.md#experiences-in-time: a window ends after it starts.
+    static func checkWindow(_ reader: FieldReader, _ values: [FieldValue]) {
+        let from = ExperienceField.all.firstIndex { $0.name == ExperienceField.liveFrom.name }!
+        let until = ExperienceField.all.firstIndex { $0.name == ExperienceField.liveUntil.name }!
+        guard case .text(let start) = values[from], case .text(let end) = values[until], end <= start else { return }
+        let field = reader.has(ExperienceField.liveUntil.name) || !reader.has(ExperienceField.liveFrom.name) ? "liveUntil" : "liveFrom"
+        reader.fail(field, "window.order", "must leave the window open for a while: liveUntil \(end) is not after liveFrom \(start)")
     }
 
     /// Localizations merge per language, as a JSON Merge Patch (RFC 7396) of `base`'s: a member
@@ -231,7 +246,7 @@ extension ExperienceField {
     enum Input { case value(FieldValue), null, invalid }
 
     /// Reads the field from an input object, recording its errors in `reader`.
-    func decode(_ reader: FieldReader) -> Input? {
+    func decode(_ reader: FieldReader, zones: ZoneLookup) -> Input? {
         guard let raw = reader.raw(name) else { return nil }
         if raw.isNull { return .null }
         let value: FieldValue
@@ -249,6 +264,12 @@ extension ExperienceField {
             guard let text = reader.string(name) else { return .invalid }
             value = .text(text)
         case .json: value = .json(raw)
+        case .instant:
+            guard let text = reader.string(name) else { return .invalid }
+            do { value = .text(try Instant.parse(text, field: reader.fieldPath(name), zone: zones).description) } catch {
+                reader.add(error.errors)
+                return .invalid
+            }
         }
         let problems = errors(value, field: reader.fieldPath(name))
         reader.add(problems)

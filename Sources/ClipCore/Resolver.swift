@@ -16,7 +16,9 @@ public struct DefaultFallback: Sendable, Equatable {
 public struct CandidateReport: Sendable, Equatable {
     public enum Outcome: String, Sendable, CaseIterable {
         case chosen, lessSpecific = "less-specific", pathMismatch = "path-mismatch",
-            queryMismatch = "query-mismatch", deactivated
+            queryMismatch = "query-mismatch", deactivated,
+            /// Active, but `at` is before its `liveFrom` or at or after its `liveUntil` (docs/rules.md#experiences-in-time).
+            scheduled, ended
     }
     public let id: Int64
     public let url: String
@@ -51,9 +53,10 @@ public enum Resolver {
     ///   - candidates: the advanced experiences (any status, not removed) on the URL's host.
     ///   - fallbacks: default experiences of clips associated with the host.
     ///   - preferences: languages in order of preference (explicit, then Accept-Language).
+    ///   - at: the moment answered for: a candidate outside its window is skipped.
     public static func resolve(
         _ invocationURL: String, url: NormalizedURL, candidates: [AdvancedExperience], fallbacks: [DefaultFallback],
-        preferences: [Language]
+        preferences: [Language], at: Instant
     ) -> Resolution {
         var matches: [AdvancedExperience] = []
         var reports: [Int64: (CandidateReport.Outcome, String, String?)] = [:]
@@ -76,8 +79,16 @@ public enum Resolver {
             }
             // What is left of the match rule (`NormalizedURL.matches`); the candidates share the host.
             assert(candidate.url.matches(url, invocationItems: invocationItems))
-            guard candidate.status == .active else {
+            switch candidate.state(at: at) {
+            case .live: break
+            case .deactivated:
                 reports[candidate.id] = (.deactivated, "matches, but is deactivated", nil)
+                continue
+            case .scheduled:
+                reports[candidate.id] = (.scheduled, "skipped: starts \(candidate.liveFrom!)", nil)
+                continue
+            case .ended:
+                reports[candidate.id] = (.ended, "skipped: ended \(candidate.liveUntil!)", nil)
                 continue
             }
             matches.append(candidate)

@@ -279,7 +279,7 @@ enum SheetRow {
                     problems.append(
                         FieldError(field: name, rule: "json", message: "malformed JSON: \(error.message) at column \(error.column)"))
                 }
-            case .text: members.append((key: name, value: .string(cell)))
+            case .text, .instant: members.append((key: name, value: .string(cell)))
             }
         }
 

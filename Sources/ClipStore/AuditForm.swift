@@ -13,15 +13,18 @@ import StrictJSON
 ///
 /// Form 2 is form 1 with an experience's `labels` (docs/sheets.md#labels) as its last portable member,
 /// present only when the experience has labels: a record of an unlabelled object is the same in both.
+///
+/// Form 3 is form 2 with an experience's `liveFrom` and `liveUntil` (docs/rules.md#experiences-in-time) after
+/// `headerImage`, each present only when set: a record of an experience without a window is the same in all three.
 enum AuditForm {
     /// The form new change records are written in.
-    static let version: Int64 = 2
+    static let version: Int64 = 3
 
     /// A stored `before` or `after` of form `form`, as the change feed gives it (`GET /v1/changes`,
     /// `clipctl changes`): form 1 as stored. A form this version does not know (written by a newer
     /// one) is refused rather than guessed at.
     static func read(_ text: String, form: Int64) throws -> JSONValue {
-        guard form == 1 || form == 2 else {
+        guard (1...3).contains(form) else {
             throw RegistryError.storage(
                 "a change record is in audit form \(form), which this version does not know (a newer version wrote it)")
         }

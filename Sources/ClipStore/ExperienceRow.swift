@@ -34,7 +34,7 @@ enum ExperienceRow {
                 let text = field.isOptional ? try row.optionalString(field.column) : try row.string(field.column)
                 value = try text.map { (t) throws(ValidationFailure) in try field.code(t, field: field.name) } ?? .none
             case .flag: value = .code(try row.bool(field.column) ? 1 : 0)
-            case .text: value = try row.optionalString(field.column).map(FieldValue.text) ?? .none
+            case .text, .instant: value = try row.optionalString(field.column).map(FieldValue.text) ?? .none
             case .json: value = try row.optionalString(field.column).map { .json(try JSONParser.parse($0)) } ?? .none
             }
             field.set(value, in: &experience)

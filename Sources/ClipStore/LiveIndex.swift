@@ -100,12 +100,12 @@ public final class LiveIndex: WriteObserver {
     public func snapshot() -> ExperienceIndex { state.withLock { $0.index } }
 
     /// Resolves from memory, after catching up with the database.
-    public func resolve(_ invocationURL: String, preferences: [Language]) throws(RegistryError) -> Resolution {
+    public func resolve(_ invocationURL: String, preferences: [Language], at: Instant) throws(RegistryError) -> Resolution {
         let url: NormalizedURL
         do { url = try NormalizedURL(invocationURL) } catch { return try Registry.unresolvable(invocationURL, problem: error) }
         return try state.withLock { (s) throws(RegistryError) -> Resolution in
             try s.refresh()
-            return s.index.resolve(invocationURL, url: url, preferences: preferences)
+            return s.index.resolve(invocationURL, url: url, preferences: preferences, at: at)
         }
     }
 
@@ -115,22 +115,22 @@ public final class LiveIndex: WriteObserver {
     /// and the caller takes `resolve`. Normalization, probes and the answer read the URL's bytes
     /// and the index's arena: nothing is allocated once `out` has room (clip-bench counts).
     public func writeAdvancedAnswer(
-        invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], into out: inout [UInt8]
+        invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], at: Instant, into out: inout [UInt8]
     ) throws(RegistryError) -> Bool {
         try state.withLock { (s) throws(RegistryError) -> Bool in
             try s.refresh()
-            return s.index.writeAdvancedAnswer(invocationURL, preferences: preferences, into: &out)
+            return s.index.writeAdvancedAnswer(invocationURL, preferences: preferences, at: at, into: &out)
         }
     }
 
     /// `writeAdvancedAnswer`, also telling a plain URL that resolves to nothing
     /// (`ExperienceIndex.writePlainAnswer`): both from one look at the index, caught up first.
     public func writePlainAnswer(
-        invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], into out: inout [UInt8]
+        invocationURL: UnsafeBufferPointer<UInt8>, preferences: [Language], at: Instant, into out: inout [UInt8]
     ) throws(RegistryError) -> ExperienceIndex.PlainAnswer? {
         try state.withLock { (s) throws(RegistryError) -> ExperienceIndex.PlainAnswer? in
             try s.refresh()
-            return s.index.writePlainAnswer(invocationURL, preferences: preferences, into: &out)
+            return s.index.writePlainAnswer(invocationURL, preferences: preferences, at: at, into: &out)
         }
     }
 

@@ -200,7 +200,7 @@ extension Registry {
     }
 
     func decode(_ json: JSONValue, base: AdvancedExperience?) throws(RegistryError) -> (AdvancedExperience, [FieldError]) {
-        do { return try ExperienceJSON.decode(json, base: base) } catch { throw RegistryError.from(error) }
+        do { return try ExperienceJSON.decode(json, base: base, zones: SystemTimeZones.lookup) } catch { throw RegistryError.from(error) }
     }
 
     /// Inserts inside the caller's write transaction. `ensured` names clips ("clip") and

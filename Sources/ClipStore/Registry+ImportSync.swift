@@ -152,7 +152,7 @@ extension Registry {
             // A row that changes nothing is decided without a write (the second run of a sheet is all such rows).
             if let existing, line.image == nil,
                 ExperienceJSON.leavesUnchanged(existing, with: line.object)
-                    || (try? ExperienceJSON.decode(line.object, base: existing))?.experience == existing
+                    || (try? ExperienceJSON.decode(line.object, base: existing, zones: SystemTimeZones.lookup))?.experience == existing
             {
                 unchanged += 1
                 return
@@ -241,7 +241,7 @@ extension Registry {
 
     func decodeForImport(_ object: JSONValue, base: AdvancedExperience?) -> any Error {
         do {
-            _ = try ExperienceJSON.decode(object, base: base)
+            _ = try ExperienceJSON.decode(object, base: base, zones: SystemTimeZones.lookup)
             return ValidationFailure(field: "url", rule: "url", message: "is not an invocation URL")
         } catch { return error }
     }

@@ -337,7 +337,7 @@ extension Registry {
             self.line = line.line
             image = line.image
             imageTeam = line.image == nil ? nil : line.object["clip"]?.stringValue.flatMap { try? AppID($0) }?.team
-            decoded = Result { () throws(ValidationFailure) in try ExperienceJSON.decode(line.object) }
+            decoded = Result { () throws(ValidationFailure) in try ExperienceJSON.decode(line.object, zones: SystemTimeZones.lookup) }
             if case .success(let (experience, _)) = decoded {
                 changeRecord = PreparedChangeRecord(experience, id: id, at: at)
             }

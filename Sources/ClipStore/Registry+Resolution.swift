@@ -8,9 +8,11 @@ extension Registry {
     // MARK: Resolve
 
     /// Resolves an invocation URL. `language` (explicit) wins over `acceptLanguage`; an explicit
-    /// language that names none of the 32 is an input error.
-    public func resolve(_ invocationURL: String, language: String? = nil, acceptLanguage: String? = nil) throws(RegistryError) -> Resolution
-    {
+    /// language that names none of the 32 is an input error. `at`: the moment answered for (the clock's when nil).
+    public func resolve(
+        _ invocationURL: String, language: String? = nil, acceptLanguage: String? = nil, at: Instant? = nil
+    ) throws(RegistryError) -> Resolution {
+        let moment = at ?? instant
         let preferences = try Self.preferences(language: language, acceptLanguage: acceptLanguage)
         let url: NormalizedURL
         do { url = try NormalizedURL(invocationURL) } catch { return try Self.unresolvable(invocationURL, problem: error) }
@@ -20,7 +22,8 @@ extension Registry {
                 let candidates = try db.query(Self.experienceColumns + " WHERE e.host = ? AND e.removed_at IS NULL", [.text(url.host)]).map(
                     readExperience)
                 let fallbacks = try defaultFallbacks(host: url.host)
-                return Resolver.resolve(invocationURL, url: url, candidates: candidates, fallbacks: fallbacks, preferences: preferred)
+                return Resolver.resolve(
+                    invocationURL, url: url, candidates: candidates, fallbacks: fallbacks, preferences: preferred, at: moment)
             }
         }
     }

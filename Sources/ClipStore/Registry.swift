@@ -24,6 +24,9 @@ public final class Registry {
     var timestampOfImport: String?
     let now: () -> Date
 
+    /// The moment this registry answers for: its clock (the tests' seam is `now`).
+    public var instant: Instant { Instant(seconds: Int64(now().timeIntervalSince1970.rounded(.down))) }
+
     /// Opens (creating if needed) and migrates the database at `path`.
     /// A file that is not a database, or a database that is not ours, is refused untouched.
     /// `stop`, when given, ends this registry's database work early once raised (a server's drain deadline).

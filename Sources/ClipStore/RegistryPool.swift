@@ -1,4 +1,5 @@
-import Foundation
+public import ClipCore
+public import Foundation
 import SQLiteDB
 import Locking
 
@@ -19,22 +20,29 @@ public final class RegistryPool: Sendable {
     public let observers = WriteObservers()
     /// Raised at the server's drain deadline: every pooled connection's work stops.
     private let stop = StopSignal()
+    /// The clock of every connection and of the read model's answers (the tests' seam; production's is the system's).
+    private let now: @Sendable () -> Date
 
     /// Opens (and migrates) the database once, so that a bad file fails at start-up. The read model
     /// starts from the one saved at `savedReadModel` when it can (`LiveIndex.init`), and asks the
     /// database for other processes' writes at most every `checkIntervalNanoseconds`.
     public init(
-        path: String, capacity: Int = 8, savedReadModel: String? = nil, checkIntervalNanoseconds: UInt64 = 1_000_000
+        path: String, capacity: Int = 8, savedReadModel: String? = nil, checkIntervalNanoseconds: UInt64 = 1_000_000,
+        now: @escaping @Sendable () -> Date = Date.init
     ) throws(RegistryError) {
         self.path = path
+        self.now = now
         self.capacity = capacity
         available = DispatchSemaphore(value: capacity)
-        let first = try Registry(path: path, actor: "api", stop: stop)
+        let first = try Registry(path: path, actor: "api", now: now, stop: stop)
         first.observers = observers
         idle = Locked([Parked(registry: first)])
         index = try LiveIndex(path: path, checkIntervalNanoseconds: checkIntervalNanoseconds, savedReadModel: savedReadModel)
         observers.add(index)
     }
+
+    /// The moment the read model answers for (`Registry.instant`).
+    public var instant: Instant { Instant(seconds: Int64(now().timeIntervalSince1970.rounded(.down))) }
 
     /// Ends the database work of every request under way, and of any started later: their
     /// transactions roll back and they answer 503 (`RegistryError.interrupted` or `.busy`).
@@ -46,7 +54,7 @@ public final class RegistryPool: Sendable {
     public func with<T>(actor: String, _ body: (Registry) throws -> T) throws -> T {
         available.wait()
         defer { available.signal() }
-        let registry = try idle.withLock { $0.popLast() }?.registry ?? Registry(path: path, actor: "api", stop: stop)
+        let registry = try idle.withLock { $0.popLast() }?.registry ?? Registry(path: path, actor: "api", now: now, stop: stop)
         registry.observers = observers
         let parked = Parked(registry: registry)
         defer { idle.withLock { $0.append(parked) } }

@@ -197,14 +197,19 @@ public enum CatalogJSON {
     }
 
     /// An experience as a write answers it: the full form plus `notes` and `warnings` when any.
-    public static func written(_ e: AdvancedExperience, notes: [WriteNote], warnings: [FieldError]) -> JSONValue {
-        guard case .object(var members) = ExperienceJSON.full(e) else { return .null }
+    public static func written(
+        _ e: AdvancedExperience, notes: [WriteNote], warnings: [FieldError], state: ExperienceState? = nil
+    ) -> JSONValue {
+        guard case .object(var members) = ExperienceJSON.full(e, state: state) else { return .null }
         if !notes.isEmpty { members.append((key: "notes", value: Self.notes(notes))) }
         if !warnings.isEmpty { members.append((key: "warnings", value: .array(warnings.map(ProblemJSON.fieldError)))) }
         return .object(members)
     }
 
-    public static func written(_ outcome: WriteOutcome<AdvancedExperience>) -> JSONValue {
-        written(outcome.value, notes: outcome.notes, warnings: outcome.warnings)
+    public static func written(_ outcome: WriteOutcome<AdvancedExperience>, state: ExperienceState? = nil) -> JSONValue {
+        written(outcome.value, notes: outcome.notes, warnings: outcome.warnings, state: state)
     }
+
+    /// An answer's `state` member (`ExperienceJSON.full`), when it has one this version knows.
+    public static func state(json value: JSONValue) -> ExperienceState? { value["state"]?.stringValue.flatMap(ExperienceState.init) }
 }

@@ -42,6 +42,7 @@ struct ClipBench {
         let index = try LiveIndex(path: arguments[0])
         let buildSeconds = now() - started
         let snapshot = index.snapshot()
+        let moment = Instant(seconds: Int64(Date().timeIntervalSince1970))
         let urls = requests.compactMap { try? NormalizedURL($0) }
         let raw = requests.map { Array($0.utf8) }
 
@@ -49,11 +50,11 @@ struct ClipBench {
         // on the URL's bytes; the full rules for what is not plain).
         var matched = 0
         let lookupNs = measure(seconds: seconds / 2, count: raw.count) { i in
-            if raw[i].withUnsafeBufferPointer({ snapshot.matchID($0) }) != nil { matched += 1 }
+            if raw[i].withUnsafeBufferPointer({ snapshot.matchID($0, at: moment) }) != nil { matched += 1 }
         }
         // Probes alone, on URLs normalized beforehand.
         let probeNs = measure(seconds: seconds / 4, count: urls.count) { i in
-            if snapshot.matchID(normalized: urls[i]) != nil { matched += 1 }
+            if snapshot.matchID(normalized: urls[i], at: moment) != nil { matched += 1 }
         }
         // Whole answers: the answer's bytes into a reused buffer, as the server writes them, or
         // the Resolution (the full rules) when the URL is not plain or no advanced experience matches.
@@ -61,9 +62,9 @@ struct ClipBench {
         out.reserveCapacity(64 * 1024)
         func answer(_ i: Int) {
             out.removeAll(keepingCapacity: true)
-            if raw[i].withUnsafeBufferPointer({ snapshot.writeAdvancedAnswer($0, preferences: [], into: &out) }) {
+            if raw[i].withUnsafeBufferPointer({ snapshot.writeAdvancedAnswer($0, preferences: [], at: moment, into: &out) }) {
                 matched += 1
-            } else if snapshot.resolve(requests[i], preferences: []).match != nil {
+            } else if snapshot.resolve(requests[i], preferences: [], at: moment).match != nil {
                 matched += 1
             }
         }
@@ -71,7 +72,7 @@ struct ClipBench {
         // Heap allocations per lookup and per answer (a counting malloc), over the whole request mix.
         let sample = min(10_000, raw.count)
         var allocations = alloc_count_total()
-        for i in 0..<sample { _ = raw[i].withUnsafeBufferPointer { snapshot.matchID($0) } }
+        for i in 0..<sample { _ = raw[i].withUnsafeBufferPointer { snapshot.matchID($0, at: moment) } }
         let allocationsPerLookup = Double(alloc_count_total() - allocations) / Double(sample)
         allocations = alloc_count_total()
         for i in 0..<sample { answer(i) }
@@ -81,13 +82,15 @@ struct ClipBench {
         var served = 0
         for i in 0..<sample {
             out.removeAll(keepingCapacity: true)
-            if try raw[i].withUnsafeBufferPointer({ try index.writeAdvancedAnswer(invocationURL: $0, preferences: [], into: &out) }) {
+            if try raw[i].withUnsafeBufferPointer({
+                try index.writeAdvancedAnswer(invocationURL: $0, preferences: [], at: moment, into: &out)
+            }) {
                 served += 1
             }
         }
         let allocationsPerServed = served == 0 ? 0 : Double(alloc_count_total() - allocations) / Double(served)
         let before = mallocBytes()
-        for i in 0..<min(10_000, urls.count) { _ = snapshot.matchID(normalized: urls[i]) }
+        for i in 0..<min(10_000, urls.count) { _ = snapshot.matchID(normalized: urls[i], at: moment) }
         let retainedPerProbe = Double(mallocBytes() - before) / Double(min(10_000, urls.count))
         print(
             "experiences=\(index.count) build_s=\(format(buildSeconds)) lookup_ns=\(Int(lookupNs)) probe_ns=\(Int(probeNs)) answer_ns=\(Int(answerNs)) "

@@ -29,7 +29,7 @@ enum Fixture {
         guard let normalized = try? NormalizedURL(url) else {
             return Resolver.unresolvable(url, problem: problem(url))
         }
-        return Resolver.resolve(url, url: normalized, candidates: candidates, fallbacks: fallbacks, preferences: preferences)
+        return Resolver.resolve(url, url: normalized, candidates: candidates, fallbacks: fallbacks, preferences: preferences, at: .earliest)
     }
 
     static func problem(_ url: String) -> NormalizedURL.Problem {

@@ -137,10 +137,10 @@ import Testing
                 defer { lines = [] }; return lines
             }
         }
-        init(path: String, hot: Bool, logs: Bool = false) throws {
+        init(path: String, hot: Bool, logs: Bool = false, now: @escaping @Sendable () -> Date = Date.init) throws {
             let lines = lines
             let api = ClipAPI(
-                pool: try RegistryPool(path: path), logsRequests: logs, log: { line in lines.lines.withLock { $0.append(line) } })
+                pool: try RegistryPool(path: path, now: now), logsRequests: logs, log: { line in lines.lines.withLock { $0.append(line) } })
             self.api = api
             let hotHandler: HTTPHotHandler = { request, buffers in api.answerHot(request, &buffers) }
             server = HTTPServer(

@@ -134,7 +134,7 @@ struct CodeTargetTests {
     }
 
     func resolve(_ url: String, _ candidates: [AdvancedExperience], fallbacks: [DefaultFallback] = []) throws -> Resolution {
-        Resolver.resolve(url, url: try NormalizedURL(url), candidates: candidates, fallbacks: fallbacks, preferences: [])
+        Resolver.resolve(url, url: try NormalizedURL(url), candidates: candidates, fallbacks: fallbacks, preferences: [], at: .earliest)
     }
 
     @Test func anActiveMatchOnAnAssociatedHostGetsACodeOfTheURLAsGiven() throws {

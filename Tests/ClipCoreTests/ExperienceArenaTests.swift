@@ -143,14 +143,17 @@ struct ExperienceArenaTests {
         do {
             let parsed = try NormalizedURL(invocation)
             full = Resolver.resolve(
-                invocation, url: parsed, candidates: all.filter { $0.url.host == parsed.host }, fallbacks: [], preferences: preferences)
+                invocation, url: parsed, candidates: all.filter { $0.url.host == parsed.host }, fallbacks: [], preferences: preferences,
+                at: .earliest)
         } catch {
             full = Resolver.unresolvable(invocation, problem: error)
         }
-        let viaIndex = index.resolve(invocation, preferences: preferences)
+        let viaIndex = index.resolve(invocation, preferences: preferences, at: .earliest)
         #expect(viaIndex.json(explain: false) == full.json(explain: false), "\(invocation)")
         var out: [UInt8] = [1, 2]
-        let wrote = Array(invocation.utf8).withUnsafeBufferPointer { index.writeAdvancedAnswer($0, preferences: preferences, into: &out) }
+        let wrote = Array(invocation.utf8).withUnsafeBufferPointer {
+            index.writeAdvancedAnswer($0, preferences: preferences, at: .earliest, into: &out)
+        }
         if wrote {
             #expect(Array(out.dropFirst(2)) == JSONWriter.bytes(full.json(explain: false)), "\(invocation)")
         } else {
@@ -229,7 +232,7 @@ struct ExperienceArenaTests {
         // Ten live experiences of ~40 KB each; without compaction six rounds would hold ~4.8 MB.
         #expect(index.arenaBytes < 3 << 20)
         for id in Int64(1)...Int64(20) {
-            let answer = index.resolve("https://a.example/store/\(id)/x", preferences: [])
+            let answer = index.resolve("https://a.example/store/\(id)/x", preferences: [], at: .earliest)
             // The last round (5) removed the odd ids.
             if id % 2 == 0 {
                 guard case .advanced(let e, _) = answer.match else {
@@ -244,9 +247,11 @@ struct ExperienceArenaTests {
         // Removing everything and adding again reuses the slots.
         for id in Int64(1)...Int64(20) { index.remove(id: id) }
         #expect(index.count == 0)
-        #expect(index.resolve("https://a.example/store/1", preferences: []).reason?.contains("no experience is registered") == true)
+        #expect(
+            index.resolve("https://a.example/store/1", preferences: [], at: .earliest).reason?.contains("no experience is registered")
+                == true)
         index.upsert(ResolverTests.experience(99, "https://b.example/"))
-        #expect(index.resolve("https://b.example/anything", preferences: []).match != nil)
+        #expect(index.resolve("https://b.example/anything", preferences: [], at: .earliest).match != nil)
     }
 
     @Test func growsFromEmptyToThousandsAndEnormousStrings() throws {

@@ -89,9 +89,9 @@ struct ExperienceIndexImageTests {
         let empty = try Self.read(Self.image(ExperienceIndex()))
         #expect(empty.count == 0)
         #expect(
-            empty.resolve("https://a.example/x", preferences: []).json(explain: false)
+            empty.resolve("https://a.example/x", preferences: [], at: .earliest).json(explain: false)
                 == ExperienceIndex().resolve(
-                    "https://a.example/x", preferences: []
+                    "https://a.example/x", preferences: [], at: .earliest
                 ).json(explain: false))
         // Loaded in bulk and written before `finishLoading`: the image holds them linked.
         var loaded = ExperienceIndex(capacity: 4)
@@ -102,7 +102,7 @@ struct ExperienceIndexImageTests {
                 url: try NormalizedURL("https://a.example/store"), clip: try AppID("ABCDE12345.com.a.Clip"), localizations: [:]))
         try url.withUnsafeBufferPointer { try loaded.load(id: 7, url: $0, clip: clip, version: 1, columns: &columns) }
         let read = try Self.read(Self.image(loaded))
-        guard case .advanced(let e, _) = read.resolve("https://a.example/store/1", preferences: []).match else {
+        guard case .advanced(let e, _) = read.resolve("https://a.example/store/1", preferences: [], at: .earliest).match else {
             Issue.record("no match")
             return
         }

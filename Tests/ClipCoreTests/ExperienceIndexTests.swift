@@ -51,8 +51,8 @@ struct ExperienceIndexTests {
                 let parsed = try NormalizedURL(invocation)
                 let expected = Resolver.resolve(
                     invocation, url: parsed, candidates: all.values.filter { $0.url.host == parsed.host },
-                    fallbacks: [], preferences: [])
-                let actual = index.resolve(invocation, preferences: [])
+                    fallbacks: [], preferences: [], at: .earliest)
+                let actual = index.resolve(invocation, preferences: [], at: .earliest)
                 #expect(actual.json(explain: false) == expected.json(explain: false), "round \(round): \(invocation)")
             }
         }
@@ -84,7 +84,8 @@ struct ExperienceIndexTests {
                 var invocation = Self.registered(&g).replacing(#/https://[a-c]\.example/#, with: "https://\(host)")
                 if g.next(2) == 0 { invocation += (invocation.contains("?") ? "&" : "?") + "utm=qr" }
                 let parsed = try NormalizedURL(invocation)
-                let resolution = Resolver.resolve(invocation, url: parsed, candidates: active, fallbacks: [], preferences: [])
+                let resolution = Resolver.resolve(
+                    invocation, url: parsed, candidates: active, fallbacks: [], preferences: [], at: .earliest)
                 let decided = AASAEvaluator.evaluate(document, appID: app.rawValue, url: invocation, domain: host)
                 if case .advanced(let winner, _) = resolution.match {
                     #expect(decided.decision == .match, "round \(round): \(invocation) → \(winner.url)")
@@ -108,9 +109,9 @@ struct ExperienceIndexTests {
                     appName: "App")
             ]
         ])
-        let answer = index.resolve("https://a.example/anything", preferences: []).json(explain: false)
+        let answer = index.resolve("https://a.example/anything", preferences: [], at: .earliest).json(explain: false)
         #expect(answer["matched"] == "default")
-        #expect(index.resolve("http://a.example/", preferences: []).json(explain: false)["matched"] == .null)
+        #expect(index.resolve("http://a.example/", preferences: [], at: .earliest).json(explain: false)["matched"] == .null)
     }
 }
 

@@ -132,7 +132,7 @@ struct InterchangeTests {
         ).experience
         #expect(
             Interchange.csv(e, spreadsheetSafe: true)
-                == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,en,"'=HYPERLINK(""x"")",'@SUM(1),,,,,,,"#)
-        #expect(Interchange.csv(e) == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,en,"=HYPERLINK(""x"")",@SUM(1),,,,,,,"#)
+                == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,en,"'=HYPERLINK(""x"")",'@SUM(1),,,,,,,,,"#)
+        #expect(Interchange.csv(e) == #"https://a.example/,ABCDE12345.com.a.Clip,OPEN,en,"=HYPERLINK(""x"")",@SUM(1),,,,,,,,,"#)
     }
 }

@@ -20,7 +20,8 @@ struct ResolverTests {
     {
         let parsed = try! NormalizedURL(url)
         return Resolver.resolve(
-            url, url: parsed, candidates: candidates.filter { $0.url.host == parsed.host }, fallbacks: fallbacks, preferences: preferences)
+            url, url: parsed, candidates: candidates.filter { $0.url.host == parsed.host }, fallbacks: fallbacks, preferences: preferences,
+            at: .earliest)
     }
 
     static func winner(_ r: Resolution) -> Int64? {
@@ -153,7 +154,8 @@ struct ResolverTests {
         #expect(components.first?["?"] == ["b": "1", "c": "2"])
         let candidates = [ResolverTests.experience(1, repeated.canonical), ResolverTests.experience(2, two.canonical)]
         let invocation = try NormalizedURL("https://shop.example/p?a=1&b=1&c=2")
-        let resolution = Resolver.resolve(invocation.canonical, url: invocation, candidates: candidates, fallbacks: [], preferences: [])
+        let resolution = Resolver.resolve(
+            invocation.canonical, url: invocation, candidates: candidates, fallbacks: [], preferences: [], at: .earliest)
         #expect(resolution.json(explain: false)["experience"]?["url"] == .string(two.canonical))
     }
 }

@@ -45,7 +45,7 @@ struct AuditFormTests {
         #expect(try registry.db.query("SELECT DISTINCT form FROM change_record").map { try $0.int("form") } == [1])
     }
 
-    @Test func newRecordsAreFormTwoWithFormOnesMembersWhileUnlabelled() throws {
+    @Test func newRecordsAreFormThreeWithFormOnesMembersWhileUnlabelledAndUnscheduled() throws {
         let path = try oldDatabase()
         let registry = try Registry(path: path)
         let old = try registry.changes(limit: 1000)
@@ -62,7 +62,7 @@ struct AuditFormTests {
         let new = try registry.changes(since: old.last!.id, limit: 1000)
         #expect(
             try registry.db.query("SELECT form FROM change_record WHERE id > ?", [.integer(old.last!.id)]).allSatisfy {
-                try $0.int("form") == 2
+                try $0.int("form") == 3
             })
         // The same members in the same order as the old version's records of the same kind.
         func members(_ records: [ChangeRecord], _ entity: ChangeEntity) -> [String]? {
@@ -76,10 +76,10 @@ struct AuditFormTests {
     @Test func aRecordInAFormThisVersionDoesNotKnowIsRefusedNotGuessed() throws {
         let path = try oldDatabase()
         let registry = try Registry(path: path)
-        try registry.db.execute("UPDATE change_record SET form = 3 WHERE id = 3")
+        try registry.db.execute("UPDATE change_record SET form = 4 WHERE id = 3")
         #expect { try registry.changes(limit: 1000) } throws: { error in
             guard case RegistryError.storage(let message) = error else { return false }
-            return message.contains("audit form 3")
+            return message.contains("audit form 4")
         }
         #expect(try registry.changes(limit: 2).count == 2)
     }

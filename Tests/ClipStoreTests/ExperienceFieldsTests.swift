@@ -21,6 +21,8 @@ struct ExperienceFieldsTests {
         case .flag: .code(1)
         case .text: .text(image)
         case .json: .json(["mainAddress": ["fullAddress": "1 Main Street, Springfield"]])
+        // A window around now: the experience stays live.
+        case .instant: .text(field.name == ExperienceField.liveFrom.name ? "2020-01-01T00:00:00Z" : "2099-01-01T00:00:00Z")
         }
     }
 
@@ -122,7 +124,7 @@ struct ExperienceFieldsTests {
         let e = try Self.experience("https://shop.example/a", image: image, active: true)
         _ = try registry.register(ExperienceJSON.portable(e))
         let index = try LiveIndex(path: path, checkIntervalNanoseconds: 0)
-        let resolution = try index.resolve("https://shop.example/a", preferences: [])
+        let resolution = try index.resolve("https://shop.example/a", preferences: [], at: Instant(seconds: 1_800_000_000))
         let fast = try #require(index.answerBytes(resolution), "the arena writes the answer")
         #expect(fast == JSONWriter.bytes(resolution.json(explain: false)), "the arena's bytes are Resolution's")
         let read = try ResolutionJSON.answer(json: try JSONParser.parse(fast))

@@ -106,7 +106,7 @@ struct LabelTests {
         #expect(records.last?.changedMembers == ["labels"])
         #expect(records.last?.after?.objectMembers?.last(where: { $0.key == "labels" })?.value == .object([("city", .string("lyon"))]))
         let stored = try registry.db.query("SELECT form FROM change_record").map { try $0.int("form") }
-        #expect(stored.allSatisfy { $0 == 2 })
+        #expect(stored.allSatisfy { $0 == 3 })
     }
 
     @Test func aCSVExportHasAColumnPerLabelKeyAndImportsBackToTheSameBytes() throws {

@@ -9,7 +9,7 @@ import Testing
 /// The index checks on every read here; the server checks at most once a millisecond.
 struct LiveIndexTests {
     func winner(_ index: LiveIndex, _ url: String) throws -> String? {
-        if case .advanced(let e, _) = try index.resolve(url, preferences: []).match { return e.url.canonical }
+        if case .advanced(let e, _) = try index.resolve(url, preferences: [], at: .earliest).match { return e.url.canonical }
         return nil
     }
 
@@ -74,7 +74,7 @@ struct LiveIndexTests {
         #expect(after.etag != before.etag && after.bytes == expected)
         _ = try writer.setDefaultExperience(
             clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view, localizations: ["en-US": "Welcome"])
-        guard case .defaultExperience? = try index.resolve("https://shop.example/elsewhere", preferences: []).match else {
+        guard case .defaultExperience? = try index.resolve("https://shop.example/elsewhere", preferences: [], at: .earliest).match else {
             Issue.record("the default experience added by another connection is not offered")
             return
         }
@@ -92,13 +92,13 @@ struct LiveIndexTests {
         for (url, preferences) in [
             ("https://shop.example/a/b?x=1", [Language]()), ("https://shop.example/a", [.FR]), ("https://shop.example/a/\u{2028}", [.FR]),
         ] {
-            let resolution = try index.resolve(url, preferences: preferences)
+            let resolution = try index.resolve(url, preferences: preferences, at: .earliest)
             #expect(index.answerBytes(resolution) == JSONWriter.bytes(resolution.json(explain: false)), "\(url)")
         }
         _ = try writer.update(String(e.id), with: try JSONParser.parse(#"{"title":"Changed"}"#))
-        let after = try index.resolve("https://shop.example/a", preferences: [])
+        let after = try index.resolve("https://shop.example/a", preferences: [], at: .earliest)
         #expect(String(decoding: index.answerBytes(after) ?? [], as: UTF8.self).contains(#""title":"Changed""#))
-        #expect(index.answerBytes(try index.resolve("https://elsewhere.example/", preferences: [])) == nil)
+        #expect(index.answerBytes(try index.resolve("https://elsewhere.example/", preferences: [], at: .earliest)) == nil)
     }
 
     /// clipctl reads the resolve answer with ResolutionJSON: the fast path's bytes and the
@@ -115,7 +115,7 @@ struct LiveIndexTests {
         _ = try writer.setDefaultExperience(
             clip: try AppID("ABCDE12345.com.shop.app.Clip"), action: .view,
             localizations: ["en-US": "Welcome"])
-        let resolution = try index.resolve("https://shop.example/a/b?x=1", preferences: [.FR])
+        let resolution = try index.resolve("https://shop.example/a/b?x=1", preferences: [.FR], at: .earliest)
         let fast = try #require(index.answerBytes(resolution))
         let read = try ResolutionJSON.answer(json: try JSONParser.parse(fast))
         #expect(try ResolutionJSON.answer(json: try JSONParser.parse(JSONWriter.bytes(resolution.json(explain: false)))) == read)
@@ -136,7 +136,7 @@ struct LiveIndexTests {
         #expect(throws: WireError.self) { try ResolutionJSON.answer(json: ["matched": "maybe", "invocationURL": "x"]) }
         // Text that is not a URL is invalid input, from the database and from memory alike.
         #expect(throws: RegistryError.self) { try writer.resolve("not a url") }
-        #expect(throws: RegistryError.self) { try index.resolve("not a url", preferences: []) }
+        #expect(throws: RegistryError.self) { try index.resolve("not a url", preferences: [], at: .earliest) }
     }
 
     /// A write through a registry the index observes (the server's pool) is seen by the next read;

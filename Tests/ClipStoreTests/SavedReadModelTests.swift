@@ -38,7 +38,7 @@ import Testing
 
     /// What a read model built from the rows answers now.
     static func answers(_ index: LiveIndex) throws -> [String] {
-        try probes.map { try index.resolve($0, preferences: [.FR]).json(explain: false) }.map { JSONWriter.string($0) }
+        try probes.map { try index.resolve($0, preferences: [.FR], at: .earliest).json(explain: false) }.map { JSONWriter.string($0) }
             + ["shop.example", "new.example"].map { host in (try index.aasa(host: host)?.etag) ?? "none" }
     }
 
@@ -79,7 +79,7 @@ import Testing
         }
         #expect(replayed >= 5)
         #expect(try Self.answers(index) == Self.fresh(path))
-        #expect(try index.resolve("https://new.example/a", preferences: []).json(explain: false) != nil)
+        #expect(try index.resolve("https://new.example/a", preferences: [], at: .earliest).json(explain: false) != nil)
         // Saved again with what it caught up.
         #expect(try index.save(to: file))
         #expect(try LiveIndex(path: path, checkIntervalNanoseconds: 0, savedReadModel: file).start == .saved(replayed: 0))

@@ -153,13 +153,13 @@ struct WritePipelineTests {
         pool.observers.add(recorder!)
         _ = try pool.with(actor: "test") { try $0.register(try experienceJSON("https://shop.example/a")) }
         #expect(recorder?.take().count == 1)
-        #expect(try pool.index.resolve("https://shop.example/a", preferences: []).match != nil)
+        #expect(try pool.index.resolve("https://shop.example/a", preferences: [], at: .earliest).match != nil)
         _ = try pool.with(actor: "test") { try $0.register(try experienceJSON("https://shop.example/a2")) }
-        #expect(try pool.index.resolve("https://shop.example/a2", preferences: []).match != nil, "the next write too")
+        #expect(try pool.index.resolve("https://shop.example/a2", preferences: [], at: .earliest).match != nil, "the next write too")
         _ = recorder?.take()
         pool.observers.remove(recorder!)
         _ = try pool.with(actor: "test") { try $0.register(try experienceJSON("https://shop.example/b")) }
         #expect(recorder?.take().isEmpty == true, "a removed observer is told nothing")
-        #expect(try pool.index.resolve("https://shop.example/b", preferences: []).match != nil)
+        #expect(try pool.index.resolve("https://shop.example/b", preferences: [], at: .earliest).match != nil)
     }
 }

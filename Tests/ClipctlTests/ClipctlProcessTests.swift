@@ -431,7 +431,7 @@ struct ClipctlProcessTests {
         #expect(
             gap.code == 1
                 && gap.err
-                    == "clipctl: gap.db is not a consistent Clip Registry backup: its migration history is inconsistent: 0002_api_tokens not recorded, though 0014_doctor_acknowledgements is\n",
+                    == "clipctl: gap.db is not a consistent Clip Registry backup: its migration history is inconsistent: 0002_api_tokens not recorded, though 0015_experience_windows is\n",
             "\(gap.err)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db"))) == live && (try clipctl.state()) == state)
         let restored = try clipctl("restore", "snapshot.db")

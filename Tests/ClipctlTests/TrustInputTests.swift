@@ -5,7 +5,7 @@ import Testing
 /// Findings of the hostile-input review, through the built `clipctl`.
 struct TrustInputTests {
     static let header =
-        "url,clip,action,language,title,subtitle,category,poweredBy,status,localizations,place,headerImage,headerImageData\n"
+        "url,clip,action,language,title,subtitle,category,poweredBy,status,localizations,place,headerImage,liveFrom,liveUntil,headerImageData\n"
 
     @Test func spreadsheetFilesWithAByteOrderMarkImport() throws {
         let clipctl = try Clipctl()

@@ -34,7 +34,8 @@ public enum ExperienceRevert: Operation {
         }
         let expected = try input.preconditions.existingPreconditions(
             kind: "e\(current.id)", current: current.version, "experience \(current.id)")
-        var output = Output(try session.registry.revert(String(current.id), toVersion: version, expectedVersion: expected))
+        var output = Output(
+            try session.registry.revert(String(current.id), toVersion: version, expectedVersion: expected), at: session.registry.instant)
         output.versionBefore = current.version
         return output
     }

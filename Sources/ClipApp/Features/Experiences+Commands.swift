@@ -17,6 +17,7 @@ enum ExperienceCommands {
         let members: [FieldFacts] = [
             .cardTitle, .cardSubtitle, FieldFacts(ExperienceField.action), FieldFacts(ExperienceField.language),
             FieldFacts(ExperienceField.category, clearable: update), .cards, FieldFacts(ExperienceField.place, clearable: update),
+            FieldFacts(ExperienceField.liveFrom, clearable: update), FieldFacts(ExperienceField.liveUntil, clearable: update),
         ]
         return members.map { .member($0, of: document) } + [.headerImage(image)]
             + (update ? [.member(.removedCards, of: document)] : []) + [.member(.labels, of: document)]
@@ -102,7 +103,7 @@ enum ExperienceCommands {
         // The write's own checks before the image is uploaded: a refused command writes nothing on the
         // server either (found by hostile QA: the upload's image row stayed behind an invalid register).
         if let base = checkedAgainst {
-            do { _ = try ExperienceJSON.decode(arguments.body ?? .object([]), base: base) } catch {
+            do { _ = try ExperienceJSON.decode(arguments.body ?? .object([]), base: base, zones: SystemTimeZones.lookup) } catch {
                 throw RegistryError.invalid(error.errors)
             }
         }
@@ -279,19 +280,25 @@ enum ExperienceCommands {
         let experiences = output.experiences
         guard !experiences.isEmpty else { return printer.err("no experiences\n") }
         let idWidth = experiences.map { String($0.id).count }.max() ?? 2
-        for e in experiences {
+        for (e, state) in zip(experiences, output.states) {
             let id = String(e.id)
-            let status = e.status.rawValue + String(repeating: " ", count: max(0, 11 - e.status.rawValue.count))
+            // An active experience outside its window shows its state instead (docs/rules.md#experiences-in-time).
+            let shown = state == .scheduled || state == .ended ? state!.rawValue.uppercased() : e.status.rawValue
+            let status = shown + String(repeating: " ", count: max(0, 11 - shown.count))
             let padding = String(repeating: " ", count: idWidth - id.count)
             printer.line("\(id)\(padding)  \(status)  \(e.url.canonical)  \(e.clip.rawValue)  \"\(e.defaultCard.title)\"")
         }
     }
 
-    static func print(_ e: AdvancedExperience, _ printer: Printer) {
+    static func print(_ e: AdvancedExperience, state: ExperienceState? = nil, _ printer: Printer) {
         printer.line("experience \(e.id) (version \(e.version))")
         printer.line("  url:       \(e.url.canonical)")
         printer.line("  clip:      \(e.clip.rawValue)")
         printer.line("  status:    \(e.status.rawValue)")
+        if e.liveFrom != nil || e.liveUntil != nil {
+            let window = [e.liveFrom.map { "from \($0)" }, e.liveUntil.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ")
+            printer.line("  live:      \(window)\(state.map { " (\($0.rawValue))" } ?? "")")
+        }
         printer.line("  action:    \(e.action.rawValue)")
         printer.line("  language:  \(e.defaultLanguage.tag)")
         printer.line("  card \(e.defaultLanguage.tag):   \(e.defaultCard.title) — \(e.defaultCard.subtitle)")

@@ -18,6 +18,7 @@ public enum ExperienceList: Operation {
         public var cursor: String?
         public var limit: String?
         public var labels: [String] = []
+        var at: Instant?
         /// The request's query items in its order, repeated in the next page's `Link` (RFC 8288).
         var query: [(name: String, value: String)] = []
 
@@ -27,7 +28,7 @@ public enum ExperienceList: Operation {
         public static let fields: [InputField<Input>] = [
             .text("clip", \.clip, "CLIP", help: "only this clip's"), host,
             .optional(FieldFacts(ExperienceField.status, in: .query, withDefault: false, upperCased: true), \.status),
-            .labelSelector(\.labels), .optional(.cursor, \.cursor), .optional(.routeLimit(of: "experiences"), \.limit),
+            .labelSelector(\.labels), .optional(.cursor, \.cursor), .optional(.routeLimit(of: "experiences"), \.limit), .moment(\.at),
         ]
 
         public mutating func check(_ reader: inout ArgumentReader) { query = reader.arguments.values }
@@ -35,16 +36,21 @@ public enum ExperienceList: Operation {
 
     public struct Output: OperationOutput {
         public var experiences: [AdvancedExperience]
+        /// Each one's state at the answer's moment (docs/rules.md#experiences-in-time), in `experiences` order.
+        public var states: [ExperienceState?]
         public var nextCursor: String?
         /// The request's query items, repeated in the next page's `Link` (RFC 8288).
         var query: [(name: String, value: String)] = []
 
-        public init(experiences: [AdvancedExperience], nextCursor: String?) {
+        public init(experiences: [AdvancedExperience], nextCursor: String?, at: Instant?) {
             self.experiences = experiences
             self.nextCursor = nextCursor
+            states = experiences.map { e in at.map(e.state) }
         }
 
-        public var json: JSONValue { ListJSON.page(experiences.map(ExperienceJSON.full), nextCursor: nextCursor) }
+        var items: [JSONValue] { zip(experiences, states).map { ExperienceJSON.full($0, state: $1) } }
+
+        public var json: JSONValue { ListJSON.page(items, nextCursor: nextCursor) }
 
         public var headers: [(name: String, value: String)] {
             guard let nextCursor else { return [] }
@@ -55,7 +61,9 @@ public enum ExperienceList: Operation {
         }
 
         public init(json: JSONValue) throws(WireError) {
-            experiences = try ListJSON.items(json: json).map { (v) throws(WireError) in try CatalogJSON.experience(json: v) }
+            let items = try ListJSON.items(json: json)
+            experiences = try items.map { (v) throws(WireError) in try CatalogJSON.experience(json: v) }
+            states = items.map(CatalogJSON.state)
             nextCursor = ListJSON.nextCursor(json: json)
         }
     }
@@ -68,7 +76,7 @@ public enum ExperienceList: Operation {
                 // a server alike; a team token gets an empty list, which tells nothing of other teams' clips.
                 // A reference that is no clip's is refused for every caller: it tells nothing either.
                 guard session.caller.team != nil, case .notFound = error else { throw error }
-                return Output(experiences: [], nextCursor: nil)
+                return Output(experiences: [], nextCursor: nil, at: nil)
             }
         }
         if let host = input.host { filter.host = try Registry.normalizeHost(host) }
@@ -94,7 +102,7 @@ public enum ExperienceList: Operation {
             items.removeLast()
             next = items.last.map { ListCursor.encode($0.url.canonical) }
         }
-        var output = Output(experiences: items, nextCursor: next)
+        var output = Output(experiences: items, nextCursor: next, at: input.at ?? session.registry.instant)
         output.query = input.query
         return output
     }
@@ -111,7 +119,7 @@ public enum ExperienceList: Operation {
                         "clipctl --server http://127.0.0.1:8080 list --json",
                         "List through a running server's API as JSON (the token from CLIP_TOKEN)"),
                 ]),
-            steps: CommandSteps(everyPage: true), json: .shape { .array($0.experiences.map(ExperienceJSON.full)) },
+            steps: CommandSteps(everyPage: true), json: .shape { .array($0.items) },
             present: ExperienceCommands.presentList))
 }
 
@@ -142,7 +150,7 @@ public enum ExperienceCreate: Operation {
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
         try Experiences.checkWritable(input.document, in: session)
-        return Output(try session.registry.register(input.document, image: input.image))
+        return Output(try session.registry.register(input.document, image: input.image), at: session.registry.instant)
     }
 
     public static let binding = Binding(
@@ -170,15 +178,16 @@ public enum ExperienceShow: Operation {
 
     public struct Input: DeclaredInput {
         var id = ""
+        var at: Instant?
         public init() {}
         public static let id = InputField<Input>.experienceID(\.id)
-        public static let fields: [InputField<Input>] = [id]
+        public static let fields: [InputField<Input>] = [id, .moment(\.at)]
     }
 
     public typealias Output = ExperienceWritten
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        Output(WriteOutcome(try Experiences.visible(input.id, in: session)))
+        Output(WriteOutcome(try Experiences.visible(input.id, in: session)), at: input.at ?? session.registry.instant)
     }
 
     public static let binding = Binding(
@@ -191,8 +200,8 @@ public enum ExperienceShow: Operation {
                     CommandExample(
                         "clipctl show https://bikesrental.example/rent", "Show an experience by its registered URL (or by its id)")
                 ]),
-            json: .shape { ExperienceJSON.full($0.outcome.value) },
-            present: { output, _, printer in ExperienceCommands.print(output.outcome.value, printer) }))
+            json: .shape { ExperienceJSON.full($0.outcome.value, state: $0.state) },
+            present: { output, _, printer in ExperienceCommands.print(output.outcome.value, state: output.state, printer) }))
 }
 
 /// `PATCH /v1/experiences/{id}` and `clipctl update|deactivate|activate ID|URL`: changes the fields
@@ -232,7 +241,9 @@ public enum ExperienceUpdate: Operation {
         try Experiences.checkWritable(input.document, in: session)
         let expected = try input.preconditions.existingPreconditions(
             kind: "e\(current.id)", current: current.version, "experience \(current.id)")
-        return Output(try session.registry.update(String(current.id), with: input.document, image: input.image, expectedVersion: expected))
+        return Output(
+            try session.registry.update(String(current.id), with: input.document, image: input.image, expectedVersion: expected),
+            at: session.registry.instant)
     }
 
     public static let binding = Binding(
@@ -374,10 +385,16 @@ public struct ExperienceWritten: OperationOutput {
     public var outcome: WriteOutcome<AdvancedExperience>
     /// The version before the write, when the command read it (`clipctl update` says "nothing to change").
     public var versionBefore: Int?
+    /// Its state at the answer's moment (docs/rules.md#experiences-in-time); nil once removed.
+    public var state: ExperienceState?
 
-    public init(_ outcome: WriteOutcome<AdvancedExperience>) { self.outcome = outcome }
+    /// `at`: the moment the state is answered for.
+    public init(_ outcome: WriteOutcome<AdvancedExperience>, at: Instant?) {
+        self.outcome = outcome
+        state = at.map(outcome.value.state)
+    }
 
-    public var json: JSONValue { CatalogJSON.written(outcome) }
+    public var json: JSONValue { CatalogJSON.written(outcome, state: state) }
 
     public var headers: [(name: String, value: String)] {
         let e = outcome.value
@@ -388,6 +405,7 @@ public struct ExperienceWritten: OperationOutput {
 
     public init(json: JSONValue, status: Int) throws(WireError) {
         outcome = try CatalogJSON.written(json: json, created: status == 201)
+        state = CatalogJSON.state(json: json)
     }
 
     /// With what the command read: the experience before, and the warnings of an image it uploaded first.

@@ -16,6 +16,7 @@ public enum Resolve: Operation {
         var url = ""
         var language: String?
         var explain = false
+        var at: Instant?
 
         public init() {}
 
@@ -23,6 +24,7 @@ public enum Resolve: Operation {
         public static let fields: [InputField<Input>] = [
             url, .text("language", \.language, "LANG", help: "preferred card language (EN, fr-CA, …)"),
             .flag("explain", \.explain, help: "show the winner, the near misses and the candidates nearest the path, and why each lost"),
+            .moment(\.at),
         ]
 
         /// An empty URL is no URL, as the route reads `?url=` (docs/http-api.md): the same words both ways.
@@ -64,7 +66,7 @@ public enum Resolve: Operation {
     }
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        let resolution = try session.registry.resolve(input.url, language: input.language)
+        let resolution = try session.registry.resolve(input.url, language: input.language, at: input.at)
         return try Output(resolution, explain: input.explain)
     }
 
@@ -102,7 +104,7 @@ public enum Resolve: Operation {
             switch c.outcome {
             case .chosen: 0
             case .pathMismatch: c.nearMiss == nil ? 4 : 1
-            case .lessSpecific, .deactivated: 2
+            case .lessSpecific, .deactivated, .scheduled, .ended: 2
             case .queryMismatch: 3
             }
         }
