@@ -1,7 +1,7 @@
 import AppleFormats
 public import CardPreview
 import ClipCodes
-import ClipCore
+public import ClipCore
 public import ClipStore
 import FileFormats
 
@@ -17,9 +17,12 @@ public enum CardPreviewSource {
         case inline
     }
 
-    /// - Parameter codesOrigin: where the code routes are (`CardPreviewInput.codesOrigin`).
+    /// - Parameters:
+    ///   - codesOrigin: where the code routes are (`CardPreviewInput.codesOrigin`).
+    ///   - at: the moment the card is shown for (docs/schedules.md; the clock's when nil).
     public static func input(
-        registry: Registry, url: String, language: String?, acceptLanguage: String?, images: Images, codesOrigin: String?
+        registry: Registry, url: String, language: String?, acceptLanguage: String?, images: Images, codesOrigin: String?,
+        at: Instant? = nil
     ) throws(RegistryError) -> CardPreviewInput {
         let problem: NormalizedURL.Problem?
         do { _ = try NormalizedURL(url); problem = nil } catch { problem = error }
@@ -30,7 +33,7 @@ public enum CardPreviewSource {
             _ = try Registry.preferences(language: language, acceptLanguage: acceptLanguage)
             resolution = Resolver.unresolvable(url, problem: problem)
         } else {
-            resolution = try registry.resolve(url, language: language, acceptLanguage: acceptLanguage)
+            resolution = try registry.resolve(url, language: language, acceptLanguage: acceptLanguage, at: at)
         }
         var appName = ""
         if case .advanced(let e, _) = resolution.match, let bundle = e.clip.bundleID.parent {
@@ -38,7 +41,7 @@ public enum CardPreviewSource {
         }
         let banner: BannerPreview
         do {
-            let page = try registry.banner(pageURL: url)
+            let page = try registry.banner(pageURL: url, at: at)
             banner = .tag(page.banner, notes: page.notes)
         } catch {
             banner = .unavailable(error.description)

@@ -63,11 +63,14 @@ extension Registry {
     /// The banner for a page. The clip is the one the page resolves to, or the only clip
     /// associated with the page's host, or `clip` when given; a host not associated with the
     /// clip is refused (docs/apple-formats.md#smart-app-banner: the banner would not show).
-    public func banner(pageURL: String, appArgument: String? = nil, clip reference: String? = nil) throws(RegistryError) -> BannerResult {
+    /// `at`: the moment the page's experience is resolved for (the clock's when nil).
+    public func banner(
+        pageURL: String, appArgument: String? = nil, clip reference: String? = nil, at: Instant? = nil
+    ) throws(RegistryError) -> BannerResult {
         let url: NormalizedURL
         do { url = try NormalizedURL(pageURL) } catch { throw RegistryError.invalid([error.fieldError("url")]) }
         let chosen = try reference.map { (r) throws(RegistryError) in try clipID(r) }
-        let resolution = try resolve(pageURL)
+        let resolution = try resolve(pageURL, at: at)
         return try guarded {
             let associated = try domains(host: url.host).map(\.clip)
             var notes: [String] = []

@@ -16,6 +16,7 @@ public enum Banner: Operation {
         var url: String?
         var appArgument: String?
         var clip: String?
+        var at: Instant?
         /// `Accept` ranks text/html above application/json (`ServedBanner`).
         var prefersHTML = false
 
@@ -28,7 +29,7 @@ public enum Banner: Operation {
                 FieldFacts(
                     name: "appArgument", place: .query, type: .text, placeholder: "URL", help: "URL handed to the full app",
                     option: "app-argument"), \.appArgument),
-            .text("clip", \.clip, "CLIP", help: "the clip, when several are associated with the host"),
+            .text("clip", \.clip, "CLIP", help: "the clip, when several are associated with the host"), .moment(\.at),
         ]
 
         public mutating func check(_ reader: inout ArgumentReader) { prefersHTML = ServedBanner.prefersHTML(reader.arguments.accept) }
@@ -37,7 +38,7 @@ public enum Banner: Operation {
     public typealias Output = PageBanner
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        try session.registry.banner(pageURL: input.url ?? "", appArgument: input.appArgument, clip: input.clip)
+        try session.registry.banner(pageURL: input.url ?? "", appArgument: input.appArgument, clip: input.clip, at: input.at)
     }
 
     public static let binding = Binding(
@@ -76,7 +77,7 @@ public enum ServedBanner: Operation {
                 "give the page URL as ?\(Input.url.facts.name)=",
                 errors: [FieldError(field: Input.url.facts.name, rule: "required", message: "is required")])
         }
-        let banner = try session.registry.banner(pageURL: url, appArgument: input.appArgument, clip: input.clip)
+        let banner = try session.registry.banner(pageURL: url, appArgument: input.appArgument, clip: input.clip, at: input.at)
         let content =
             input.prefersHTML
             ? OperationContent(bytes: Array((banner.banner.metaTag + "\n").utf8), type: "text/html; charset=utf-8")

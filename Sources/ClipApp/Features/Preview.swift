@@ -20,11 +20,14 @@ public enum PreviewPage: Operation {
         var url: String?
         var language: String?
         var acceptLanguage: String?
+        var at: Instant?
 
         public init() {}
 
         static let url = InputField<Input>.positional("url", \.url, "URL", help: "the invocation URL")
-        public static let fields: [InputField<Input>] = [url, .text("language", \.language, "LANG", help: "card language (EN, fr-CA, …)")]
+        public static let fields: [InputField<Input>] = [
+            url, .text("language", \.language, "LANG", help: "card language (EN, fr-CA, …)"), .moment(\.at),
+        ]
 
         public mutating func check(_ reader: inout ArgumentReader) { acceptLanguage = reader.arguments.acceptLanguage }
     }
@@ -57,7 +60,7 @@ public enum PreviewPage: Operation {
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let source = try CardPreviewSource.input(
             registry: session.registry, url: input.url ?? "", language: input.language, acceptLanguage: nil, images: .inline,
-            codesOrigin: nil)
+            codesOrigin: nil, at: input.at)
         let page = CardPreviewPage.render(source)
         let status = page.kind != .noMatch ? 200 : source.urlIsValid ? 404 : 422
         var output = Output(
@@ -157,7 +160,7 @@ public enum ServedPreviewPage: Operation {
         }
         let source = try CardPreviewSource.input(
             registry: session.registry, url: url, language: input.language, acceptLanguage: input.acceptLanguage,
-            images: .served, codesOrigin: "")
+            images: .served, codesOrigin: "", at: input.at)
         let page = CardPreviewPage.render(source)
         let status = page.kind != .noMatch ? 200 : source.urlIsValid ? 404 : 422
         return Output(
