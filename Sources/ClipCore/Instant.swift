@@ -45,24 +45,35 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
         return out
     }
 
-    /// The stored form back (exactly `canonicalBytes`' 20 bytes), or nil.
+    /// The stored form back (exactly `canonicalBytes`' 20 bytes), or nil. Reads contiguous bytes in place (the read
+    /// model's lookups call it: no allocation).
     public init?(canonical bytes: some Collection<UInt8>) {
-        guard bytes.count == 20 else { return nil }
-        let b = Array(bytes)
-        guard b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"), b[13] == UInt8(ascii: ":"),
-            b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "Z"),
-            let parts = Self.fields(b, year: 0, month: 5, day: 8, hour: 11, minute: 14, second: 17)
+        guard let seconds = bytes.withContiguousStorageIfAvailable(Self.canonicalSeconds) ?? Self.canonicalSeconds(Array(bytes))
         else { return nil }
-        self.init(seconds: parts)
+        self.init(seconds: seconds)
+    }
+
+    static func canonicalSeconds(_ b: some RandomAccessCollection<UInt8>) -> Int64? {
+        guard b.count == 20 else { return nil }
+        let at = { (i: Int) in b[b.index(b.startIndex, offsetBy: i)] }
+        guard at(4) == UInt8(ascii: "-"), at(7) == UInt8(ascii: "-"), at(10) == UInt8(ascii: "T"), at(13) == UInt8(ascii: ":"),
+            at(16) == UInt8(ascii: ":"), at(19) == UInt8(ascii: "Z")
+        else { return nil }
+        return fields(at, year: 0, month: 5, day: 8, hour: 11, minute: 14, second: 17)
+    }
+
+    static func fields(_ b: [UInt8], year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int?) -> Int64? {
+        fields({ b[$0] }, year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
     /// The local seconds of fixed positions of `b`, when they are digits of a real date and time.
-    static func fields(_ b: [UInt8], year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int?) -> Int64? {
+    static func fields(_ b: (Int) -> UInt8, year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int?) -> Int64? {
         func number(_ at: Int, _ width: Int) -> Int64? {
             var n: Int64 = 0
             for i in at..<(at + width) {
-                guard b[i] >= UInt8(ascii: "0"), b[i] <= UInt8(ascii: "9") else { return nil }
-                n = n * 10 + Int64(b[i] - UInt8(ascii: "0"))
+                let digit = b(i)
+                guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+                n = n * 10 + Int64(digit - UInt8(ascii: "0"))
             }
             return n
         }
