@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "ArgParse", swiftSettings: strict),
         // A value behind a lock (the standard library's Mutex, visible to ThreadSanitizer).
         .target(name: "Locking", swiftSettings: strict),
-        .target(name: "HTTP1", dependencies: ["CLinuxIO", "Locking", "ByteScan"], swiftSettings: strict),
+        .target(name: "HTTP1", dependencies: ["CLinuxIO", "Locking", "ByteScan", "FileFormats"], swiftSettings: strict),
         // One outbound exchange through libcurl with its body and headers read up to a cap, never further.
         .target(name: "HTTPSClient", dependencies: ["CCurl"], swiftSettings: strict),
         // Bytes to bytes, pure, no I/O: CRC-32, Adler-32, DEFLATE, zlib, PNG, ZIP, NDEF, and the project's one SHA-256

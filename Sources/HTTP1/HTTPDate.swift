@@ -2,6 +2,7 @@
     import Glibc
 #endif
 public import ByteScan
+import FileFormats
 import Locking
 
 /// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`.
@@ -77,25 +78,11 @@ public enum HTTPDate {
         return day * 86_400 + h * 3600 + mm * 60 + Swift.min(s, 59)
     }
 
-    /// The proleptic Gregorian date of a day count from 1970-01-01 (the civil-from-days algorithm).
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    /// The proleptic Gregorian date of a day count from 1970-01-01 (`CivilTime`).
+    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+        let date = CivilTime.date(days: days)
+        return (date.year, date.month, date.day)
     }
 
-    static func dayNumber(_ y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
+    static func dayNumber(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 { CivilTime.days(year: year, month: month, day: day) }
 }
