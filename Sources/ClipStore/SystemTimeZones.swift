@@ -31,12 +31,14 @@ public enum SystemTimeZones {
     static func rules(_ name: String, in directory: String) -> TimeZoneRules? {
         guard isZoneName(name) else { return nil }
         if let known = cache.withLock({ $0["\(directory)/\(name)"] }) { return known }
-        let path = "\(directory)/\(name)"
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+        // The tz database links old names to new ones (`UTC` → `Etc/UTC`); the target must stay inside the directory.
+        let path = URL(fileURLWithPath: "\(directory)/\(name)").resolvingSymlinksInPath().path
+        let root = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+        guard path.hasPrefix(root + "/"), let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int, size <= largestFile,
             let data = FileManager.default.contents(atPath: path), let parsed = try? TimeZoneRules(tzif: Array(data))
         else { return nil }
-        cache.withLock { $0[path] = parsed }
+        cache.withLock { $0["\(directory)/\(name)"] = parsed }
         return parsed
     }
 }

@@ -25,6 +25,9 @@ struct ExperienceWindowProcessTests {
             let resolved = try clipctl("resolve", url, "--at", moment)
             #expect(resolved.code == 0 && resolved.out.hasPrefix(winner), "at \(moment): \(resolved.out)\(resolved.err)")
         }
+        // Zones the tz database installs as links (UTC → Etc/UTC, US/Eastern → America/New_York) are read too.
+        #expect(try clipctl("resolve", url, "--at", "2027-08-31T22:00 UTC").out.hasPrefix("advanced experience 1:"))
+        #expect(try clipctl("resolve", url, "--at", "2027-08-31T17:59 US/Eastern").out.hasPrefix("advanced experience 2:"))
         let explained = try clipctl("resolve", url, "--explain", "--at", "2027-05-01T00:00Z")
         #expect(
             explained.out.contains("scheduled       https://ride.example/rent/summer  (skipped: starts 2027-05-31T22:00:00Z)"),
