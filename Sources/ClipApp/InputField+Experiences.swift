@@ -92,10 +92,19 @@ extension InputField {
         let facts = FieldFacts(
             name: "at", place: .query, type: .instant, placeholder: "TIME",
             help: "answer as at this time, such as '2027-06-01T00:00 Europe/Paris' (default: now)")
-        return parsed(
-            facts, key,
-            parse: { (text, field) throws(ValidationFailure) in try Instant.parse(text, field: field, zone: SystemTimeZones.lookup) },
-            format: \.description)
+        return parsed(facts, key, parse: instantRule, format: \.description)
+    }
+
+    /// A moment in the body (`--OPTION TIME`), read as `moment` reads one.
+    public static func instant(
+        _ name: String, _ key: any WritableKeyPath<Input, Instant?> & Sendable, option: String? = nil, help: String, required: Bool = false
+    ) -> InputField {
+        let facts = FieldFacts(name: name, place: .body, type: .instant, placeholder: "TIME", help: help, required: required, option: option)
+        return parsed(facts, key, parse: instantRule, format: \.description)
+    }
+
+    static var instantRule: @Sendable (String, String) throws(ValidationFailure) -> Instant {
+        { (text, field) throws(ValidationFailure) in try Instant.parse(text, field: field, zone: SystemTimeZones.lookup) }
     }
 
     /// The experience a route's path names by id (`{id}`, `Experiences.visible`); a command given a registered URL

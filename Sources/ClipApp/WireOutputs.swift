@@ -14,6 +14,9 @@ extension PageBanner: OperationOutput {}
 extension ImportReport: OperationOutput {}
 extension ImportAnswer: OperationOutput {}
 extension SyncReport: OperationOutput {}
+extension CampaignFlip: OperationOutput {}
+extension CampaignDetail: OperationOutput {}
+extension ScheduleListing: OperationOutput {}
 extension HostOwnership: OperationOutput {}
 extension WebhookEndpoint: OperationOutput {}
 extension DoctorAcknowledgement: OperationOutput {}

@@ -154,10 +154,12 @@ public enum Commands {
                 discussion: """
                     Deliveries follow Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1, and the base 64 \
                     HMAC-SHA256 of id.timestamp.body with the secret shown once by add). Events: experience.created, \
-                    experience.updated, experience.deleted (or experience.*), aasa.changed, aasa.propagated, asc.applied, \
-                    asc.testflight.applied, or *. clipctl serve delivers them in order per endpoint, retrying for about a day \
+                    experience.updated, experience.deleted, experience.live, experience.ended (or experience.*), \
+                    campaign.started, campaign.ended, aasa.changed, aasa.propagated, asc.applied, asc.testflight.applied, or *. clipctl serve delivers them in order per endpoint, retrying for about a day \
                     before marking the endpoint failing.
                     """),
+            CommandSpec("campaign", summary: "change some experiences for a while: add, list, show, start, end, cancel"),
+            CommandSpec("schedule", summary: "what falls due and what was applied: list, run"),
             appStoreConnect,
             CommandSpec(
                 "backup", summary: "write a consistent snapshot of the database to a new file (safe while a server runs)",

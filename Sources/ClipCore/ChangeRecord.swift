@@ -63,6 +63,8 @@ public enum ChangeEntity: String, Sendable, CaseIterable {
     case webhook
     /// A doctor rule acknowledged over a scope (`entity_id` its id): create, remove.
     case acknowledgement
+    /// A campaign (`entity_id` its id): create, then an update at each change of state (start, end, cancel).
+    case campaign
 }
 
 public enum ChangeAction: String, Sendable, CaseIterable {

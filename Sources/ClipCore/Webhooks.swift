@@ -6,6 +6,14 @@ public enum WebhookEventType: String, Sendable, CaseIterable {
     case experienceCreated = "experience.created"
     case experienceUpdated = "experience.updated"
     case experienceDeleted = "experience.deleted"
+    /// An active experience's window opened: it is served from now on (docs/schedules.md#the-scheduler).
+    case experienceLive = "experience.live"
+    /// An active experience's window closed: it is no longer served.
+    case experienceEnded = "experience.ended"
+    /// A campaign started: its changes are made (docs/schedules.md#campaigns).
+    case campaignStarted = "campaign.started"
+    /// A campaign ended, or was cancelled while it ran: its changes are undone.
+    case campaignEnded = "campaign.ended"
     /// A host's apple-app-site-association changed: its host and new ETag (what a CDN purge needs).
     case aasaChanged = "aasa.changed"
     /// `clipctl serve`'s watch found the site or Apple's CDN serving a host's changed AASA, and after how long.

@@ -66,6 +66,8 @@ public enum ClipServer {
         let readOnly = (try? pool.with(actor: "api") { $0.isReadOnly }) == true
         if !readOnly { worker.start() }
         let watch = readOnly ? nil : Self.startPropagationWatch(watchSchedule, outbound, databasePath, pool, io)
+        let scheduler = readOnly ? nil : ScheduleRunner(pool: pool) { level, message in io.err(ServeCommand.logLine(level, message)) }
+        scheduler?.start()
         command.print("serving \(databasePath) on http://\(address.printedHost):\(bound)")
 
         stopped.wait()
@@ -74,11 +76,13 @@ public enum ClipServer {
         // The worker first: it stops after the attempt in progress (at most one request's timeout), in parallel with the drain.
         DispatchQueue.global().async { worker.stop() }
         DispatchQueue.global().async { watch?.stop() }
+        DispatchQueue.global().async { scheduler?.stop() }
         server.stop()
         // Every request answered: the last buffered request lines (none is lost at a graceful stop).
         api.flushLog()
         worker.stop()
         watch?.stop()
+        scheduler?.stop()
         sources.forEach { $0.cancel() }
         if let savedReadModel, !readOnly { saveReadModel(pool.index, to: savedReadModel, io) }
     }

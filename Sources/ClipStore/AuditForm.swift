@@ -102,3 +102,15 @@ enum AuditForm {
         ])
     }
 }
+
+extension AuditForm {
+    /// A campaign as its change records keep it: what it changes, over which experiences, when, and its state.
+    static func campaign(_ c: Campaign) -> JSONValue {
+        .object([
+            ("id", .integer(c.id)), ("team", .string(c.team.rawValue)), ("name", .string(c.name)),
+            ("where", c.selector.map { .string($0.text) } ?? .null), ("experiences", .array(c.experiences.map(JSONValue.integer))),
+            ("changes", c.changes), ("restore", c.restore ?? .null), ("startsAt", .string(c.startsAt.description)),
+            ("endsAt", c.endsAt.map { .string($0.description) } ?? .null), ("state", .string(c.state.rawValue)),
+        ])
+    }
+}

@@ -1,0 +1,131 @@
+public import ClipCore
+public import ClipStore
+public import ClipWire
+import Foundation
+import Locking
+import StrictJSON
+
+/// The schedule (docs/schedules.md#the-scheduler): `GET /v1/schedule` and `clipctl schedule list`, what falls due and
+/// what was applied, the caller's team's (every team's for an admin).
+public enum ScheduleList: Operation {
+    public static let callers = CallerRule.token
+
+    public struct Input: DeclaredInput {
+        var until: Instant?
+        var limit = 100
+        public init() {}
+        static let until = FieldFacts(
+            name: "until", place: .query, type: .instant, placeholder: "TIME",
+            help: "only what falls due before this time, such as '2027-09-01 Europe/Paris'")
+        public static let fields: [InputField<Input>] = [
+            .parsed(until, \.until, parse: InputField<Input>.instantRule, format: \.description), .page(\.limit, of: "flips"),
+        ]
+    }
+
+    public typealias Output = ScheduleListing
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        let team = session.caller.team
+        return Output(
+            upcoming: try session.registry.upcomingFlips(team: team, until: input.until, limit: input.limit),
+            applied: try session.registry.appliedFlips(team: team, limit: input.limit))
+    }
+
+    public static let binding = Binding(
+        Self.self, Route("GET", "/v1/schedule"),
+        command: Command(
+            ["schedule", "list"],
+            CommandHelp(
+                "show what falls due (windows that open or close, campaigns that start or end) and what was applied",
+                examples: [CommandExample("clipctl schedule list --until '2027-09-01 Europe/Paris'", "Everything due before September")]),
+            present: { output, _, printer in
+                printer.line(output.upcoming.isEmpty ? "nothing is due" : "due:")
+                for f in output.upcoming { printer.line("  \(f.dueAt)  \(f.kind.rawValue)  \(f.subject)  \(f.name)") }
+                if !output.applied.isEmpty { printer.line("applied (latest first):") }
+                for f in output.applied { printer.line("  \(ScheduleRun.line(f))") }
+            }))
+}
+
+/// `POST /v1/schedule/run` and `clipctl schedule run`: applies what fell due, once, for setups that run no server (a
+/// cron job); `clipctl serve` runs it every second. An admin's (or the database owner's): it applies every team's.
+public enum ScheduleRun: Operation {
+    public static let callers = CallerRule.admin
+    public typealias Input = NoInput
+    public typealias Output = Items<ScheduledFlip>
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        Output(try session.registry.runSchedule())
+    }
+
+    static func line(_ f: ScheduledFlip) -> String {
+        let late = f.isLate ? "  LATE by \(f.delaySeconds ?? 0) s" : ""
+        return "\(f.dueAt)  \(f.kind.rawValue)  \(f.subject)  \(f.name)  applied \(f.appliedAt.map(\.description) ?? "-") by \(f.by ?? "schedule")\(late)"
+    }
+
+    public static let binding = Binding(
+        Self.self, Route("POST", "/v1/schedule/run", body: .none(.refused)),
+        command: Command(
+            ["schedule", "run"],
+            CommandHelp(
+                "apply what fell due, once (clipctl serve does it every second)",
+                discussion: "A flip that fell due while nothing ran is applied now and recorded as late. Safe to run beside a server, or twice.",
+                examples: [CommandExample("clipctl schedule run", "Apply the flips due by now")]),
+            present: { output, _, printer in
+                printer.line(output.items.isEmpty ? "nothing was due" : "applied \(output.items.count) flip\(output.items.count == 1 ? "" : "s"):")
+                for f in output.items { printer.line("  \(line(f))") }
+            }))
+}
+
+/// `clipctl serve`'s scheduler (docs/schedules.md#the-scheduler): every second it asks whether a flip fell due, and
+/// applies what did through the pool (`Registry.runSchedule`), so that the read model and the webhooks follow as they
+/// follow any write. Other runners beside it (another server, `schedule run`) apply nothing twice.
+public final class ScheduleRunner: Sendable {
+    let pool: RegistryPool
+    let log: @Sendable (_ level: String, _ message: String) -> Void
+    private let stopping = Locked(false)
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let started = Locked(false)
+
+    public init(pool: RegistryPool, log: @escaping @Sendable (_ level: String, _ message: String) -> Void) {
+        self.pool = pool
+        self.log = log
+    }
+
+    /// One look: the flips applied (none when nothing was due).
+    @discardableResult
+    public func pass() throws -> [ScheduledFlip] {
+        try pool.with(actor: "schedule") { registry in
+            guard try registry.scheduleIsDue() else { return [] }
+            return try registry.runSchedule()
+        }
+    }
+
+    public func start(intervalSeconds: Double = 1) {
+        started.withLock { $0 = true }
+        let thread = Thread { [self] in
+            while !stopping.withLock({ $0 }) {
+                do {
+                    for flip in try pass() {
+                        log(flip.isLate ? "warn" : "info", "schedule: " + ScheduleRun.line(flip))
+                    }
+                } catch {
+                    log("error", "schedule: \(error)")
+                }
+                _ = wakeUp.wait(timeout: .now() + intervalSeconds)
+            }
+            finished.signal()
+        }
+        thread.name = "schedule"
+        thread.start()
+    }
+
+    /// Stops after the pass under way and waits for it.
+    public func stop() {
+        guard started.withLock({ $0 }) else { return }
+        stopping.withLock { $0 = true }
+        wakeUp.signal()
+        finished.wait()
+        finished.signal()
+    }
+}

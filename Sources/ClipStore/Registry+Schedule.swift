@@ -1,0 +1,180 @@
+public import ClipCore
+import SQLiteDB
+import StrictJSON
+
+/// The scheduler (docs/schedules.md#the-scheduler): what falls due when an experience's window opens or closes and when a
+/// campaign starts or ends, applied once however many runners there are and however long none ran.
+///
+/// The registry's own surfaces need no flip: they read each experience's window against the clock. A flip is what
+/// happens beside them: a campaign's changes, and the events (`experience.live`, `experience.ended`, `campaign.*`). One
+/// sweep is one write transaction: it takes the window edges after `schedule_clock.swept_until` up to now and the
+/// campaigns whose time has come, applies them in time order, records each in `schedule_flip` and moves
+/// `swept_until` to now. Two runners are serialized by the write lock (the second finds nothing left); a runner killed
+/// inside a sweep leaves nothing of it, and the next sweep applies the same flips, later.
+extension Registry {
+    /// Applies every flip due by now, in time order, in one transaction; the flips applied.
+    @discardableResult
+    public func runSchedule() throws(RegistryError) -> [ScheduledFlip] {
+        try write {
+            let now = instant
+            let swept = try sweptUntil()
+            var due: [(at: Instant, order: Int, apply: () throws -> ScheduledFlip?)] = []
+            if now > swept {
+                for edge in try windowEdges(after: swept, through: now) {
+                    due.append((edge.at, 0, { try self.applyWindowEdge(edge, now: now) }))
+                }
+            }
+            for campaign in try db.query(
+                "SELECT * FROM campaign WHERE state IN ('scheduled', 'running') AND (starts_at <= ?1 AND state = 'scheduled' OR ends_at <= ?1)",
+                [.text(now.description)]
+            ).map(readCampaign) {
+                var current = campaign
+                if campaign.state == .scheduled {
+                    due.append((campaign.startsAt, 1, { try self.applyCampaignStart(campaign, due: campaign.startsAt, by: "schedule") }))
+                    current.state = .running
+                }
+                if let end = campaign.endsAt, end <= now {
+                    let running = current
+                    due.append((end, 2, { try self.applyCampaignEnd(running, due: end, by: "schedule", cancelled: false) }))
+                }
+            }
+            due.sort { ($0.at, $0.order) < ($1.at, $1.order) }
+            var applied: [ScheduledFlip] = []
+            for flip in due { if let done = try flip.apply() { applied.append(done) } }
+            if now > swept { try db.execute("UPDATE schedule_clock SET swept_until = ? WHERE id = 1", [.text(now.description)]) }
+            return applied
+        }
+    }
+
+    /// Whether a sweep has anything to apply now (a read: the runner asks every second and writes only when it has),
+    /// or has not swept for `sweepAtLeastEvery` seconds (so that the span the next one reads stays short).
+    public func scheduleIsDue(sweepAtLeastEvery: Int64 = 3600) throws(RegistryError) -> Bool {
+        try guarded {
+            let now = instant, swept = try sweptUntil()
+            if now.seconds - swept.seconds >= sweepAtLeastEvery { return true }
+            if now > swept, !(try windowEdges(after: swept, through: now, limit: 1).isEmpty) { return true }
+            return !(try db.query(
+                "SELECT 1 FROM campaign WHERE state IN ('scheduled', 'running') AND (starts_at <= ?1 AND state = 'scheduled' OR ends_at <= ?1) LIMIT 1",
+                [.text(now.description)]
+            ).isEmpty)
+        }
+    }
+
+    /// The flips to come, soonest first: window edges of active experiences after now and before `until`, and the
+    /// campaigns' starts and ends, for `team` (nil: every team).
+    public func upcomingFlips(team: TeamID?, until: Instant? = nil, limit: Int = 100) throws(RegistryError) -> [ScheduledFlip] {
+        try guarded {
+            let now = instant, end = until ?? .latest
+            var flips = try windowEdges(after: now, through: end, team: team, limit: limit).map { edge in
+                ScheduledFlip(kind: edge.kind, subject: edge.id, team: edge.team, name: edge.url, dueAt: edge.at)
+            }
+            for campaign in try campaigns(team: team) where campaign.state == .scheduled || campaign.state == .running {
+                if campaign.state == .scheduled, campaign.startsAt <= end {
+                    flips.append(
+                        ScheduledFlip(
+                            kind: .campaignStart, subject: campaign.id, team: campaign.team, name: campaign.name, dueAt: campaign.startsAt))
+                }
+                if let ends = campaign.endsAt, ends <= end {
+                    flips.append(
+                        ScheduledFlip(kind: .campaignEnd, subject: campaign.id, team: campaign.team, name: campaign.name, dueAt: ends))
+                }
+            }
+            return Array(flips.sorted { ($0.dueAt, $0.kind.rawValue) < ($1.dueAt, $1.kind.rawValue) }.prefix(limit))
+        }
+    }
+
+    /// The flips applied, latest first, for `team` (nil: every team).
+    public func appliedFlips(team: TeamID?, limit: Int = 100) throws(RegistryError) -> [ScheduledFlip] {
+        try guarded {
+            try db.query(
+                "SELECT * FROM schedule_flip WHERE ?1 IS NULL OR team_id = ?1 ORDER BY id DESC LIMIT ?2",
+                [.text(team?.rawValue), .integer(Int64(limit))]
+            ).map { row in
+                ScheduledFlip(
+                    kind: ScheduledFlip.Kind(rawValue: try row.string("kind")) ?? .experienceLive, subject: Int64(try row.int("subject")),
+                    team: try row.optionalString("team_id").map { try TeamID($0) }, name: try row.string("name"),
+                    dueAt: try storedInstant(row, "due_at"), appliedAt: try storedInstant(row, "applied_at"), by: try row.string("by"),
+                    detail: try row.optionalString("detail").map { try JSONParser.parse($0) })
+            }
+        }
+    }
+
+    // MARK: Steps
+
+    struct WindowEdge {
+        let kind: ScheduledFlip.Kind
+        let id: Int64
+        let url: String
+        let team: TeamID
+        let at: Instant
+    }
+
+    /// The edges of windows in (`after`, `through`] of experiences not removed, each one set before it (an edge at or
+    /// before the write that set the window happened by that write: `window_set_at`, Migrations/0016).
+    func windowEdges(after: Instant, through: Instant, team: TeamID? = nil, limit: Int = Int(Int32.max)) throws -> [WindowEdge] {
+        var edges: [WindowEdge] = []
+        for (column, kind) in [("live_from", ScheduledFlip.Kind.experienceLive), ("live_until", .experienceEnded)] {
+            let rows = try db.query(
+                """
+                SELECT e.id, e.url, a.team_id, e.\(column) AS at FROM advanced_experience e
+                JOIN clip c ON c.bundle_id = e.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
+                WHERE e.\(column) > ?1 AND e.\(column) <= ?2 AND e.removed_at IS NULL AND e.status = 'ACTIVE'
+                  AND (e.window_set_at IS NULL OR e.\(column) > e.window_set_at) AND (?3 IS NULL OR a.team_id = ?3)
+                ORDER BY e.\(column), e.id LIMIT ?4
+                """, [.text(after.description), .text(through.description), .text(team?.rawValue), .integer(Int64(limit))])
+            for row in rows {
+                edges.append(
+                    WindowEdge(
+                        kind: kind, id: Int64(try row.int("id")), url: try row.string("url"), team: try TeamID(try row.string("team_id")),
+                        at: try storedInstant(row, "at")))
+            }
+        }
+        return edges.sorted { ($0.at, $0.kind.rawValue, $0.id) < ($1.at, $1.kind.rawValue, $1.id) }
+    }
+
+    /// An experience's window opened or closed: its event, with the experience as it is now.
+    func applyWindowEdge(_ edge: WindowEdge, now: Instant) throws -> ScheduledFlip? {
+        guard let e = try loadExperience(id: edge.id) else { return nil }
+        let flip = ScheduledFlip(kind: edge.kind, subject: e.id, team: e.clip.team, name: e.url.canonical, dueAt: edge.at, appliedAt: now, by: "schedule")
+        return try recordFlip(flip, event: edge.kind == .experienceLive ? .experienceLive : .experienceEnded)
+    }
+
+    /// Records an applied flip and queues its event: data the flip's subject, name and team, when it was due and applied,
+    /// whether it was late, and what it did. A flip already recorded is not recorded again (nil).
+    @discardableResult
+    func recordFlip(_ flip: ScheduledFlip, event: WebhookEventType) throws -> ScheduledFlip? {
+        guard
+            try db.query(
+                "SELECT 1 FROM schedule_flip WHERE kind = ? AND subject = ? AND due_at = ?",
+                [.text(flip.kind.rawValue), .integer(flip.subject), .text(flip.dueAt.description)]
+            ).isEmpty
+        else { return nil }
+        try db.execute(
+            "INSERT INTO schedule_flip(kind, subject, team_id, name, due_at, applied_at, by, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                .text(flip.kind.rawValue), .integer(flip.subject), .text(flip.team?.rawValue), .text(flip.name), .text(flip.dueAt.description),
+                .text((flip.appliedAt ?? instant).description), .text(flip.by ?? "schedule"), .text(flip.detail.map { JSONWriter.string($0) }),
+            ])
+        let subject: (String, JSONValue) = flip.kind == .experienceLive || flip.kind == .experienceEnded ? ("url", .string(flip.name)) : ("name", .string(flip.name))
+        try emitWebhookEvent(
+            event, teams: flip.team.map { [$0] } ?? [],
+            data: .object(
+                [
+                    ("id", .integer(flip.subject)), subject, ("team", flip.team.map { .string($0.rawValue) } ?? .null),
+                    ("dueAt", .string(flip.dueAt.description)), ("appliedAt", .string((flip.appliedAt ?? instant).description)),
+                    ("late", .bool(flip.isLate)), ("delaySeconds", .integer(flip.delaySeconds ?? 0)),
+                ] + (flip.detail?.objectMembers ?? [])))
+        return flip
+    }
+
+    func sweptUntil() throws -> Instant {
+        guard let row = try db.query("SELECT swept_until FROM schedule_clock WHERE id = 1").first else { return instant }
+        return try storedInstant(row, "swept_until")
+    }
+
+    func storedInstant(_ row: Row, _ column: String) throws -> Instant {
+        let text = try row.string(column)
+        guard let instant = Instant(canonical: Array(text.utf8)) else { throw RegistryError.storage("\(path): a malformed time in \(column): \(text.prefix(40))") }
+        return instant
+    }
+}

@@ -1,0 +1,151 @@
+public import ClipCore
+public import StrictJSON
+
+/// A campaign (`/v1/campaigns`; docs/schedules.md#campaigns).
+extension Campaign: WireShape {
+    public var json: JSONValue {
+        .object([
+            ("id", .integer(id)), ("name", .string(name)), ("team", .string(team.rawValue)),
+            ("where", selector.map { .string($0.text) } ?? .null), ("experiences", .array(experiences.map(JSONValue.integer))),
+            ("changes", changes), ("restore", restore ?? .null), ("startsAt", .string(startsAt.description)),
+            ("endsAt", endsAt.map { .string($0.description) } ?? .null), ("state", .string(state.rawValue)),
+            ("startedAt", startedAt.map { .string($0.description) } ?? .null),
+            ("endedAt", endedAt.map { .string($0.description) } ?? .null), ("createdAt", .string(createdAt)),
+        ])
+    }
+
+    public init(json value: JSONValue) throws(WireError) {
+        let r = WireReader(value, "campaign")
+        func instant(_ key: String) throws(WireError) -> Instant? {
+            guard let text = try r.optionalString(key) else { return nil }
+            guard let instant = Instant(canonical: Array(text.utf8)) else { throw r.fail(key) }
+            return instant
+        }
+        let selector: ExperienceSelector?
+        do { selector = try (try r.optionalString("where")).map { try ExperienceSelector($0) } } catch { throw r.fail("where") }
+        guard let starts = try instant("startsAt") else { throw r.fail("startsAt") }
+        self.init(
+            id: try r.int64("id"), team: try Self.team(try r.string("team"), r), name: try r.string("name"), selector: selector,
+            experiences: (value["experiences"]?.arrayValue ?? []).compactMap { if case .integer(let n) = $0 { n } else { nil } },
+            changes: value["changes"] ?? .object([]), restore: value["restore"].flatMap { $0 == .null ? JSONValue?.none : $0 }, startsAt: starts,
+            endsAt: try instant("endsAt"), state: try r.value("state", as: State.self), startedAt: try instant("startedAt"),
+            endedAt: try instant("endedAt"), createdAt: try r.string("createdAt"))
+    }
+
+    static func team(_ text: String, _ r: WireReader) throws(WireError) -> TeamID {
+        do { return try TeamID(text) } catch { throw r.fail("team") }
+    }
+}
+
+/// One flip of the schedule, to come or applied (`/v1/schedule`, a campaign's timeline; docs/schedules.md#the-scheduler).
+extension ScheduledFlip: WireShape {
+    public var json: JSONValue {
+        .object([
+            ("kind", .string(kind.rawValue)), ("id", .integer(subject)), ("name", .string(name)),
+            ("team", team.map { .string($0.rawValue) } ?? .null), ("dueAt", .string(dueAt.description)),
+            ("appliedAt", appliedAt.map { .string($0.description) } ?? .null), ("by", by.map(JSONValue.string) ?? .null),
+            ("late", .bool(isLate)), ("delaySeconds", delaySeconds.map(JSONValue.integer) ?? .null), ("detail", detail ?? .null),
+        ])
+    }
+
+    public init(json value: JSONValue) throws(WireError) {
+        let r = WireReader(value, "scheduled flip")
+        func instant(_ key: String) throws(WireError) -> Instant? {
+            guard let text = try r.optionalString(key) else { return nil }
+            guard let instant = Instant(canonical: Array(text.utf8)) else { throw r.fail(key) }
+            return instant
+        }
+        guard let due = try instant("dueAt") else { throw r.fail("dueAt") }
+        self.init(
+            kind: try r.value("kind", as: Kind.self), subject: try r.int64("id"),
+            team: try (try r.optionalString("team")).map { (text) throws(WireError) in try Campaign.team(text, r) }, name: try r.string("name"),
+            dueAt: due, appliedAt: try instant("appliedAt"), by: try r.optionalString("by"),
+            detail: value["detail"].flatMap { $0 == .null ? JSONValue?.none : $0 })
+    }
+}
+
+/// One experience of a campaign's preview: its members now and as the campaign makes them.
+extension CampaignPreviewLine: WireShape {
+    public var json: JSONValue {
+        .object([
+            ("id", .integer(experience)), ("url", .string(url)), ("before", before), ("after", after),
+            ("heldBy", heldBy.map(JSONValue.string) ?? .null),
+        ])
+    }
+
+    public init(json value: JSONValue) throws(WireError) {
+        let r = WireReader(value, "campaign preview")
+        self.init(
+            experience: try r.int64("id"), url: try r.string("url"), before: value["before"] ?? .null, after: value["after"] ?? .null,
+            heldBy: try r.optionalString("heldBy"))
+    }
+}
+
+/// A campaign started, ended or cancelled by hand: the campaign, and what the flip did.
+extension CampaignFlip: WireShape {
+    public var json: JSONValue { .object([("campaign", campaign.json), ("flip", flip?.json ?? .null)]) }
+
+    public init(json value: JSONValue) throws(WireError) {
+        guard let campaign = value["campaign"] else { throw WireError("a campaign change: campaign is missing") }
+        let flip = value["flip"].flatMap { $0 == .null ? JSONValue?.none : $0 }
+        self.init(campaign: try Campaign(json: campaign), flip: try flip.map { (json) throws(WireError) in try ScheduledFlip(json: json) })
+    }
+}
+
+/// A campaign with what it changes now, and its timeline (`GET /v1/campaigns/{id}`).
+public struct CampaignDetail: WireShape {
+    public let campaign: Campaign
+    /// Its state at the moment asked for (`at=`), as its schedule makes it.
+    public let stateAt: Campaign.State
+    public let at: Instant
+    public let preview: [CampaignPreviewLine]
+    /// Its flips applied, oldest first, then those to come.
+    public let timeline: [ScheduledFlip]
+
+    public init(campaign: Campaign, stateAt: Campaign.State, at: Instant, preview: [CampaignPreviewLine], timeline: [ScheduledFlip]) {
+        self.campaign = campaign
+        self.stateAt = stateAt
+        self.at = at
+        self.preview = preview
+        self.timeline = timeline
+    }
+
+    public var json: JSONValue {
+        guard case .object(var members) = campaign.json else { return .null }
+        members += [
+            ("at", .string(at.description)), ("stateAt", .string(stateAt.rawValue)), ("preview", .array(preview.map(\.json))),
+            ("timeline", .array(timeline.map(\.json))),
+        ]
+        return .object(members)
+    }
+
+    public init(json value: JSONValue) throws(WireError) {
+        let r = WireReader(value, "campaign")
+        guard let at = Instant(canonical: Array(try r.string("at").utf8)) else { throw r.fail("at") }
+        self.init(
+            campaign: try Campaign(json: value), stateAt: try r.value("stateAt", as: Campaign.State.self), at: at,
+            preview: try (value["preview"]?.arrayValue ?? []).map { (json) throws(WireError) in try CampaignPreviewLine(json: json) },
+            timeline: try (value["timeline"]?.arrayValue ?? []).map { (json) throws(WireError) in try ScheduledFlip(json: json) })
+    }
+}
+
+/// The schedule (`GET /v1/schedule`): the flips to come, soonest first, and the latest applied, latest first.
+public struct ScheduleListing: WireShape {
+    public let upcoming: [ScheduledFlip]
+    public let applied: [ScheduledFlip]
+
+    public init(upcoming: [ScheduledFlip], applied: [ScheduledFlip]) {
+        self.upcoming = upcoming
+        self.applied = applied
+    }
+
+    public var json: JSONValue { .object([("upcoming", .array(upcoming.map(\.json))), ("applied", .array(applied.map(\.json)))]) }
+
+    public init(json value: JSONValue) throws(WireError) {
+        func flips(_ key: String) throws(WireError) -> [ScheduledFlip] {
+            guard let list = value[key]?.arrayValue else { throw WireError("the schedule: \(key) is missing") }
+            return try list.map { (json) throws(WireError) in try ScheduledFlip(json: json) }
+        }
+        self.init(upcoming: try flips("upcoming"), applied: try flips("applied"))
+    }
+}
