@@ -310,6 +310,19 @@ import Testing
             ("POST", "/v1/doctor/acknowledgements", #"{"rule":"title-length","where":"clip=com.a.app.Clip"}"#, [401, 404, 201, 201]),
             ("GET", "/v1/doctor/acknowledgements", nil, [401, 200, 200, 200]),
             ("DELETE", "/v1/doctor/acknowledgements/1", nil, [401, 404, 204, 404]),
+            // Campaigns: team A's; team B may not name team A, nor see or change A's campaign; the admin's second is a name taken.
+            (
+                "POST", "/v1/campaigns",
+                #"{"name":"m","team":"ABCDE12345","where":"host=a.example","startsAt":"2030-01-01T00:00Z","changes":{"subtitle":"C"}}"#,
+                [401, 403, 201, 409]
+            ),
+            ("GET", "/v1/campaigns/1?at=2030-02-01T00:00Z", nil, [401, 404, 200, 200]),
+            ("GET", "/v1/campaigns", nil, [401, 200, 200, 200]),
+            ("POST", "/v1/campaigns/1/start", nil, [401, 404, 200, 409]),
+            ("POST", "/v1/campaigns/1/end", nil, [401, 404, 200, 409]),
+            ("POST", "/v1/campaigns/1/cancel", nil, [401, 404, 409, 409]),
+            ("GET", "/v1/schedule", nil, [401, 200, 200, 200]),
+            ("POST", "/v1/schedule/run", nil, [401, 403, 403, 200]),
             // A bulk change sees the caller's team alone: team B's selection is empty, so `expect=1` refuses it.
             ("PATCH", "/v1/experiences?where=host%3Da.example&expect=1", #"{"subtitle":"Bulk"}"#, [401, 412, 200, 200]),
             ("GET", "/v1/apps/com.a.app", nil, [401, 404, 200, 200]),
