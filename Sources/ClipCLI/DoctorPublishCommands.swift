@@ -3,6 +3,7 @@ import ClipApp
 import ClipCore
 import DoctorAndPublish
 import ClipStore
+import Foundation
 
 /// doctor and publish (`DoctorCommand`, `PublishCommand`): each operation they read through runs where the command
 /// runs (`Context.send`), so both ways give the same report and the same files.
@@ -45,10 +46,16 @@ extension Context {
         guard let bannerNames = StaticSite.BannerNames(rawValue: names) else {
             throw CommandFailure.usage("--banner-names takes id or path")
         }
+        var at = Instant(seconds: Int64(Date().timeIntervalSince1970.rounded(.down)))
+        if let text = parsed.value("at") {
+            do { at = try Instant.parse(text, field: "at", zone: SystemTimeZones.lookup) } catch {
+                throw RegistryError.invalid(error.errors)
+            }
+        }
         let local = try server() == nil
         if local { _ = try registry() }
         try PublishCommand.run(
-            directory: parsed.positional(0)!, listen: parsed.value("nginx-listen") ?? "443 ssl", bannerNames: bannerNames,
+            directory: parsed.positional(0)!, listen: parsed.value("nginx-listen") ?? "443 ssl", bannerNames: bannerNames, at: at,
             database: local ? databasePath : nil,
             json: json, runner: { try self.send($0, $1) }, printer: printer)
     }

@@ -92,7 +92,7 @@ public enum Commands {
             CommandSpec(
                 "publish", summary: "write every AASA file, banner snippets, an index and an nginx sample to a directory",
                 discussion:
-                    "Writes DIR/<host>/.well-known/apple-app-site-association per host, DIR/<host>/banners/<id>.html per active experience (or by page path, --banner-names path), DIR/index.json (sizes and SHA-256 of every file) and DIR/nginx.conf.sample. The same data gives the same bytes. DIR is replaced as a whole in one rename; an existing DIR must be empty or an earlier publish. With --server, everything is read from the server (GET /v1/bulk) before DIR is touched.",
+                    "Writes DIR/<host>/.well-known/apple-app-site-association per host, DIR/<host>/banners/<id>.html per experience served at --at (default now; or by page path, --banner-names path), DIR/index.json (sizes and SHA-256 of every file) and DIR/nginx.conf.sample. The same data gives the same bytes. DIR is replaced as a whole in one rename; an existing DIR must be empty or an earlier publish. With --server, everything is read from the server (GET /v1/bulk) before DIR is touched.",
                 positionals: [PositionalSpec("DIR", help: "the directory to write")],
                 options: [
                     .option(
@@ -101,6 +101,7 @@ public enum Commands {
                     .option(
                         "banner-names", value: "id|path",
                         help: "name banner snippets by experience id (default) or by page path: banners/s/paris/par007.html"),
+                    .option("at", value: "TIME", help: "the site as at this time: banners of the experiences served then (default now)"),
                 ],
                 examples: [Example("clipctl publish /srv/www/clips", "Write every AASA file and banner snippet for a web server to serve")]),
             CommandSpec("code", summary: ""),

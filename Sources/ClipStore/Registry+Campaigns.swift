@@ -163,6 +163,49 @@ extension Registry {
         }
     }
 
+    /// The experiences as the campaigns' schedule makes them at `at` (docs/schedules.md#campaigns, "what will it serve
+    /// then?"): a scheduled campaign in force then applied to those it selects now, a running one that has ended by then
+    /// set back where nobody changed its members. Unchanged when no campaign is scheduled or running.
+    public func projected(_ experiences: [AdvancedExperience], at: Instant) throws(RegistryError) -> [AdvancedExperience] {
+        try guarded { try project(experiences, at: at) }
+    }
+
+    func project(_ experiences: [AdvancedExperience], at: Instant) throws -> [AdvancedExperience] {
+        guard !experiences.isEmpty else { return experiences }
+        let campaigns = try db.query("SELECT * FROM campaign WHERE state IN ('scheduled', 'running') ORDER BY starts_at, id").map(readCampaign)
+        guard !campaigns.isEmpty else { return experiences }
+        var result = experiences
+        for campaign in campaigns {
+            switch (campaign.state, campaign.state(at: at)) {
+            case (.scheduled, .running):
+                let members = Set(try campaignMembers(campaign).map(\.id))
+                for i in result.indices where members.contains(result[i].id) {
+                    if let (draft, _) = try? decode(campaign.changes, base: result[i]) { result[i] = draft }
+                }
+            case (.running, .ended):
+                let rows = try db.query(
+                    "SELECT experience_id, before, during FROM campaign_experience WHERE campaign_id = ? AND outcome = 'applied'",
+                    [.integer(campaign.id)])
+                var held: [Int64: (JSONValue, JSONValue)] = [:]
+                for row in rows {
+                    held[Int64(try row.int("experience_id"))] = (
+                        try JSONParser.parse(try row.string("before")), try JSONParser.parse(try row.string("during"))
+                    )
+                }
+                for i in result.indices {
+                    guard let (before, during) = held[result[i].id] else { continue }
+                    let now = Campaign.values(of: result[i], for: campaign.changes)
+                    let back = (now.objectMembers ?? []).filter { $0.value == during[$0.key] }.map {
+                        (key: $0.key, value: campaign.restore?[$0.key] ?? before[$0.key] ?? .null)
+                    }
+                    if !back.isEmpty, let (draft, _) = try? decode(.object(back), base: result[i]) { result[i] = draft }
+                }
+            default: continue
+            }
+        }
+        return result
+    }
+
     // MARK: Flips
 
     /// Inside a write: makes a campaign's changes to each experience it selects (those another running campaign holds

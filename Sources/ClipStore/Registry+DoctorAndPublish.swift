@@ -1,5 +1,5 @@
 import AppleFormats
-import ClipCore
+public import ClipCore
 public import DoctorAndPublish
 
 /// The data `clipctl doctor` cross-checks (Doctor) and `clipctl publish` writes (StaticSite), each
@@ -13,9 +13,9 @@ extension Registry {
         return snapshot
     }
 
-    /// Every host's AASA and a banner per active experience; fails when an AASA cannot be made.
-    public func publication() throws(RegistryError) -> StaticSite.Publication {
-        var publication = StaticSite.Publication()
+    /// Every host's AASA and a banner per experience served at `at` (default now); fails when an AASA cannot be made.
+    public func publication(at: Instant? = nil) throws(RegistryError) -> StaticSite.Publication {
+        var publication = StaticSite.Publication(at: at ?? instant)
         _ = try bulkRecords(BulkScope()) { record in
             do throws(AASAGenerator.TooLarge) { try publication.add(record) } catch { throw RegistryError.unprocessable(error.description) }
         }

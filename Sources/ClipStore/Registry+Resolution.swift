@@ -19,8 +19,10 @@ extension Registry {
         let preferred = preferences
         return try guarded {
             try db.read {
-                let candidates = try db.query(Self.experienceColumns + " WHERE e.host = ? AND e.removed_at IS NULL", [.text(url.host)]).map(
+                var candidates = try db.query(Self.experienceColumns + " WHERE e.host = ? AND e.removed_at IS NULL", [.text(url.host)]).map(
                     readExperience)
+                // At a moment asked for, as the campaigns will have changed them (docs/schedules.md#campaigns).
+                if let at { candidates = try project(candidates, at: at) }
                 let fallbacks = try defaultFallbacks(host: url.host)
                 return Resolver.resolve(
                     invocationURL, url: url, candidates: candidates, fallbacks: fallbacks, preferences: preferred, at: moment)

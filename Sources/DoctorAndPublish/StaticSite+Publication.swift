@@ -1,5 +1,5 @@
 public import AppleFormats
-import ClipCore
+public import ClipCore
 
 /// What `clipctl publish` writes, gathered from a bulk read of the registry (`RegistryRecord`), wherever
 /// the records come from: every host's AASA and a Smart App Banner per active experience.
@@ -12,8 +12,10 @@ extension StaticSite {
         private var apps: [BundleID: App] = [:]
         /// "clip host" for every association.
         private var associated: Set<String> = []
+        /// The moment the site is for: an experience outside its window then has no banner (docs/schedules.md).
+        public let at: Instant?
 
-        public init() {}
+        public init(at: Instant? = nil) { self.at = at }
 
         /// Takes one record; the apps and clips must come before the experiences (a bulk read gives
         /// them first). Fails on a host whose AASA cannot be made.
@@ -23,6 +25,11 @@ extension StaticSite {
             case .clip(let clip): associated.formUnion(clip.hosts.map { "\(clip.appID.rawValue) \($0)" })
             case .host(let file): aasa.append((file.host, try file.bytes.get()))
             case .experience(let e) where e.status == .active:
+                if let at, e.state(at: at) != .live {
+                    let window = e.state(at: at) == .scheduled ? "starts \(e.liveFrom!)" : "ended \(e.liveUntil!)"
+                    notes.append("no banner for \(e.url.canonical) at \(at): it is not served then (\(window))")
+                    return
+                }
                 // Safari shows the banner only where the host lists the clip (docs/apple-formats.md#smart-app-banner).
                 guard associated.contains("\(e.clip.rawValue) \(e.url.host)"), let parent = e.clip.bundleID.parent else {
                     notes.append("no banner for \(e.url.canonical): \(e.url.host) is not associated with \(e.clip.rawValue)")

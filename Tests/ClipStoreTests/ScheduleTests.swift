@@ -1,4 +1,5 @@
 import ClipCore
+import DoctorAndPublish
 import Foundation
 import SQLiteDB
 import StrictJSON
@@ -216,6 +217,40 @@ import Testing
         #expect(all.count == 21 && Set(all.map { "\($0.kind.rawValue) \($0.subject)" }).count == 21)
         #expect(try registry.appliedFlips(team: nil, limit: 1000).count == 21)
         #expect(try registry.experience("21").version == 2, "the campaign changed it once")
+    }
+}
+
+extension ScheduleTests {
+    /// "What will it serve then?": what `resolve`, `list` and `publish` say at a moment before it comes is what the
+    /// registry serves once the clock is there and the scheduler has run.
+    @Test func theAnswersAtAMomentAreWhatIsServedWhenTheClockGetsThere() throws {
+        let (registry, clock, _) = try setUp()
+        _ = try registry.register(try experienceJSON("https://ride.example/s", clip: "ABCDE12345.com.example.bikes.Clip"))
+        _ = try registry.addDomain(clip: "ABCDE12345.com.example.bikes.Clip", host: "ride.example")
+        for n in 1...3 { _ = try registry.register(try station(n, region: "idf")) }
+        _ = try registry.register(
+            try experienceJSON("https://ride.example/s/summer", extra: #","liveFrom":"2027-06-15T00:00Z","liveUntil":"2027-08-15T00:00Z""#))
+        _ = try registry.addCampaign(try draft("summer", changes: #"{"subtitle":"Summer","title":"Summer station"}"#))
+        func answer(at: Instant?) throws -> [String] {
+            var lines: [String] = []
+            for url in ["https://ride.example/s/1", "https://ride.example/s/summer/x"] {
+                if case .advanced(let e, _) = try registry.resolve(url, at: at).match {
+                    lines.append("\(url) → \(e.id) \(e.defaultCard.title) | \(e.defaultCard.subtitle)")
+                }
+            }
+            let listed = try registry.experiences()
+            for e in try at.map { try registry.projected(listed, at: $0) } ?? listed { lines.append("list \(e.id) \(e.defaultCard.subtitle)") }
+            lines.append("banners \(try registry.publication(at: at).banners.map(\.experienceID))")
+            return lines
+        }
+        for moment in ["2027-05-31T23:59:59Z", "2027-06-01T00:00:00Z", "2027-06-20T00:00:00Z", "2027-08-31T23:59:59Z", "2027-09-01T00:00:00Z"] {
+            let at = Instant(canonical: Array(moment.utf8))!
+            let predicted = try answer(at: at)
+            try clock.set(moment)
+            try registry.runSchedule()
+            #expect(try answer(at: nil) == predicted, "at \(moment)")
+        }
+        #expect(try answer(at: nil).contains("https://ride.example/s/summer/x → 1 Rent a bike | Tap to unlock"))
     }
 }
 

@@ -1,5 +1,5 @@
 import AppleFormats
-import ClipCore
+public import ClipCore
 public import DoctorAndPublish
 import ClipStore
 import ClipWire
@@ -124,7 +124,7 @@ public enum PublishCommand {
     /// `database`: the local database's path, nil with `--server`. Everything is read (`BulkRead`) before DIR is
     /// touched: a server that stops answering leaves DIR as it was.
     public static func run(
-        directory: String, listen: String, bannerNames: StaticSite.BannerNames = .id, database: String?, json: Bool,
+        directory: String, listen: String, bannerNames: StaticSite.BannerNames = .id, at: Instant, database: String?, json: Bool,
         runner: OperationRunner, printer: Printer
     ) throws {
         guard !listen.isEmpty, !listen.contains(where: { $0 == ";" || $0 == "{" || $0 == "}" || $0 == "\n" }) else {
@@ -135,7 +135,7 @@ public enum PublishCommand {
             target = try PublishedDirectory.resolve(directory)
             if let database { try PublishedDirectory.checkNotHoldingDatabase(target, database: database) }
         } catch { throw failure(error) }
-        var publication = StaticSite.Publication()
+        var publication = StaticSite.Publication(at: at)
         try BulkRead.records(
             host: nil, run: runner,
             each: { record in

@@ -102,6 +102,7 @@ public enum ExperienceList: Operation {
             items.removeLast()
             next = items.last.map { ListCursor.encode($0.url.canonical) }
         }
+        if let at = input.at { items = try session.registry.projected(items, at: at) }
         var output = Output(experiences: items, nextCursor: next, at: input.at ?? session.registry.instant)
         output.query = input.query
         return output
@@ -187,7 +188,10 @@ public enum ExperienceShow: Operation {
     public typealias Output = ExperienceWritten
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        Output(WriteOutcome(try Experiences.visible(input.id, in: session)), at: input.at ?? session.registry.instant)
+        var e = try Experiences.visible(input.id, in: session)
+        // At a moment asked for: as the campaigns will have changed it (docs/schedules.md#campaigns).
+        if let at = input.at { e = try session.registry.projected([e], at: at)[0] }
+        return Output(WriteOutcome(e), at: input.at ?? session.registry.instant)
     }
 
     public static let binding = Binding(
