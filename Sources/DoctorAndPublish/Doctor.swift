@@ -90,6 +90,8 @@ public enum Doctor {
         public var sharedHosts: [HostOwnership]
         /// The chosen TestFlight invocations of the clips linked to App Store Connect or with some chosen.
         public var testflight: [TestFlightChoice] = []
+        /// The moment windows are judged at (`windowDark`); nil: every window counts as to come.
+        public var now: Instant?
         public init(
             apps: [App], clips: [Clip], defaults: [DefaultExperience], experiences: [AdvancedExperience], hosts: [HostFile],
             sharedHosts: [HostOwnership] = []
@@ -132,6 +134,7 @@ public enum Doctor {
         for file in s.hosts.sorted(by: { $0.host < $1.host }) { checkHostFile(file, &findings) }
         checkSharedHosts(s.sharedHosts, &findings)
         checkTestFlight(s, &findings)
+        checkWindows(s, &findings)
         return findings.list.sorted { a, b in
             if a.severity != b.severity { return a.severity < b.severity }
             if a.code != b.code { return a.code < b.code }
@@ -194,7 +197,7 @@ public enum Doctor {
         case titleLength = "title-length", subtitleLength = "subtitle-length", localizationSet = "localization-set"
         case noDefaultExperience = "no-default-experience", noAppStoreID = "no-app-store-id", crossTeamHost = "cross-team-host"
         case bannerClipChoice = "banner-clip-choice", testflightNone = "testflight-none", testflightUntitled = "testflight-untitled"
-        case testflightUnresolved = "testflight-unresolved"
+        case testflightUnresolved = "testflight-unresolved", windowDark = "window-dark"
     }
 
     /// Experiences: association, AASA, banner, App Clip Code, card text.
@@ -220,6 +223,34 @@ public enum Doctor {
             }
             checkCodes(e, &findings)
             checkCardText(e, &findings)
+        }
+    }
+
+    /// Windows (docs/schedules.md#what-the-doctor-says): a live or scheduled experience whose URL matches nothing at all
+    /// outside its window, on a host with App Clip experiences. A code printed for it then makes iOS show an error
+    /// instead of opening Safari (docs/rules.md#candidates: no candidate, no default experience).
+    static func checkWindows(_ s: Snapshot, _ findings: inout Findings) {
+        let windowed = s.experiences.filter { e in
+            e.status == .active && (e.liveFrom != nil || e.liveUntil != nil) && (s.now.map { e.state(at: $0) != .ended } ?? true)
+        }
+        guard !windowed.isEmpty else { return }
+        let byHost = Dictionary(grouping: s.experiences, by: \.url.host)
+        let defaults = Dictionary(s.defaults.map { ($0.clip, $0) }, uniquingKeysWith: { a, _ in a })
+        for e in windowed.sorted(by: { $0.url.canonical < $1.url.canonical }) {
+            let fallbacks = s.clips.filter { $0.hosts.contains(e.url.host) }.compactMap { clip in
+                defaults[clip.appID].map { DefaultFallback(experience: $0, appName: "") }
+            }
+            let edges = [e.liveFrom.map { (Instant(seconds: $0.seconds - 1), "before it starts at \($0)") }, e.liveUntil.map { ($0, "from its end at \($0)") }]
+            for case let (moment, when)? in edges where s.now.map({ moment >= $0 }) ?? true {
+                let answer = Resolver.resolve(
+                    e.url.canonical, url: e.url, candidates: byHost[e.url.host] ?? [], fallbacks: fallbacks, preferences: [], at: moment)
+                guard answer.match == nil else { continue }
+                findings.add(
+                    .warning, .windowDark, e.url.canonical,
+                    "\(when) its URL matches nothing on \(e.url.host): iOS shows an error for the codes printed for it instead of opening Safari",
+                    fix: "give \(e.clip.rawValue) a default experience (clipctl default set \(e.clip.rawValue) …), register a shorter URL "
+                        + "that is always live, or open the window (clipctl update \(e.id) --no-live-\(when.hasPrefix("before") ? "from" : "until"))")
+            }
         }
     }
 

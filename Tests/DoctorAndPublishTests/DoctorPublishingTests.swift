@@ -228,3 +228,39 @@ struct StaticSiteTests {
         #expect(unmarked.foreign.map(\.path) == ["a.example/.well-known/apple-app-site-association", "index.json", "nginx.conf.sample"])
     }
 }
+
+/// docs/schedules.md#what-the-doctor-says: a windowed URL that matches nothing outside its window is a warning, unless
+/// a broader experience or a default experience answers then, or that side of the window is past.
+struct DoctorWindowTests {
+    let base = DoctorTests()
+
+    func windowed(_ url: String, id: Int64, from: String?, until: String?) throws -> AdvancedExperience {
+        var e = try base.experience(url, id: id)
+        e.liveFrom = from.map { Instant(canonical: Array($0.utf8))! }
+        e.liveUntil = until.map { Instant(canonical: Array($0.utf8))! }
+        return e
+    }
+
+    func dark(_ s: Doctor.Snapshot) -> [String] {
+        Doctor.examine(s).filter { $0.code == "window-dark" }.map { "\($0.subject) \($0.message.prefix(12))" }
+    }
+
+    @Test func aWindowedURLThatWouldMatchNothingIsWarnedOfOnEachSideThatIsToCome() throws {
+        let summer = try windowed("https://shop.example/summer", id: 1, from: "2027-06-01T00:00:00Z", until: "2027-09-01T00:00:00Z")
+        #expect(dark(try base.snapshot([summer], withDefault: false)) == [
+            "https://shop.example/summer before it st", "https://shop.example/summer from its end",
+        ])
+        // A default experience of the host's clip, or an experience on a shorter path, answers outside the window.
+        #expect(dark(try base.snapshot([summer], withDefault: true)) == [])
+        #expect(dark(try base.snapshot([summer, try base.experience("https://shop.example/", id: 2)], withDefault: false)) == [])
+        // Live now: only its end is to come; ended, deactivated or unwindowed: nothing.
+        var live = try base.snapshot([summer], withDefault: false)
+        live.now = Instant(canonical: Array("2027-07-01T00:00:00Z".utf8))!
+        #expect(dark(live) == ["https://shop.example/summer from its end"])
+        live.now = Instant(canonical: Array("2027-09-01T00:00:00Z".utf8))!
+        #expect(dark(live) == [])
+        var off = summer
+        off.status = .deactivated
+        #expect(dark(try base.snapshot([off, try base.experience("https://shop.example/x", id: 3)], withDefault: false)) == [])
+    }
+}

@@ -22,6 +22,7 @@ public enum DoctorCommand {
         callerOptions: [String] = [], runner: OperationRunner, more: () throws -> [Doctor.Finding], printer: Printer
     ) throws {
         var snapshot = Doctor.Snapshot()
+        snapshot.now = Instant(seconds: Int64(Date().timeIntervalSince1970.rounded(.down)))
         try BulkRead.records(host: host, run: runner, each: { snapshot.add($0) })
         let acknowledgements = try DoctorAcknowledgementList.Output(json: try runner(DoctorAcknowledgementList.binding, Arguments()).json)
         let examined = (Doctor.examine(snapshot) + (try more())).map { withCallerOptions($0, callerOptions) }
