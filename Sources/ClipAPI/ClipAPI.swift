@@ -89,6 +89,8 @@ public final class ClipAPI: @unchecked Sendable {
     /// How the `/v1/asc` operations reach App Store Connect, when the server was started with a key; an apply stops
     /// when the server does.
     let appStoreConnect: AppStoreConnectAccess?
+    /// The server's App Store Connect access, stopping with the server (its scheduler pushes with it).
+    public var appStoreConnectAccess: AppStoreConnectAccess? { appStoreConnect }
 
     /// The caching of the hot routes (`HotRoutes.swift`), as their registrations say.
     private(set) var resolvePolicy = CachePolicy(.noStore)

@@ -44,6 +44,7 @@ public enum Application {
         TestFlightInvocationsShow.binding,
         TestFlightInvocationsSet.binding,
         AscLink.binding,
+        AscLead.binding,
         AscPull.binding,
         AscPlan.binding,
         AscApply.binding,

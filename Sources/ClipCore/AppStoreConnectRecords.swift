@@ -11,14 +11,24 @@ public struct AppStoreConnectLink: Sendable, Equatable {
     /// The app's primary locale (such as en-US) when App Store Connect said.
     public var primaryLocale: String?
     public var linkedAt: String
+    /// How long before its `liveFrom` an experience is pushed (docs/schedules.md#app-store-connect).
+    public var leadSeconds: Int64
 
-    public init(clip: AppID, ascAppID: String, ascAppClipID: String, appBundleID: String, primaryLocale: String?, linkedAt: String = "") {
+    /// 48 hours: Apple says a change can take that long to reach devices (docs/apple-formats.md).
+    public static let defaultLeadSeconds: Int64 = 48 * 3600
+    public static let leadSecondsRange: ClosedRange<Int64> = 0...(30 * 24 * 3600)
+
+    public init(
+        clip: AppID, ascAppID: String, ascAppClipID: String, appBundleID: String, primaryLocale: String?, linkedAt: String = "",
+        leadSeconds: Int64 = defaultLeadSeconds
+    ) {
         self.clip = clip
         self.ascAppID = ascAppID
         self.ascAppClipID = ascAppClipID
         self.appBundleID = appBundleID
         self.primaryLocale = primaryLocale
         self.linkedAt = linkedAt
+        self.leadSeconds = leadSeconds
     }
 }
 

@@ -66,7 +66,12 @@ public enum ClipServer {
         let readOnly = (try? pool.with(actor: "api") { $0.isReadOnly }) == true
         if !readOnly { worker.start() }
         let watch = readOnly ? nil : Self.startPropagationWatch(watchSchedule, outbound, databasePath, pool, io)
-        let scheduler = readOnly ? nil : ScheduleRunner(pool: pool) { level, message in io.err(ServeCommand.logLine(level, message)) }
+        let scheduler =
+            readOnly
+            ? nil
+            : ScheduleRunner(pool: pool, appStoreConnect: api.appStoreConnectAccess) { level, message in
+                io.err(ServeCommand.logLine(level, message))
+            }
         scheduler?.start()
         command.print("serving \(databasePath) on http://\(address.printedHost):\(bound)")
 

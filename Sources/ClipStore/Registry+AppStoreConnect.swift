@@ -47,6 +47,7 @@ extension Registry {
         [
             "clip": .string(link.clip.rawValue), "ascAppId": .string(link.ascAppID), "ascAppClipId": .string(link.ascAppClipID),
             "appBundleId": .string(link.appBundleID), "primaryLocale": link.primaryLocale.map { .string($0) } ?? .null,
+            "leadSeconds": .integer(link.leadSeconds),
         ]
     }
 
@@ -258,6 +259,28 @@ extension Registry {
             clip: AppID(team: try TeamID(try row.string("team_id")), bundleID: try BundleID(try row.string("clip_bundle_id"))),
             ascAppID: try row.string("asc_app_id"), ascAppClipID: try row.string("asc_app_clip_id"),
             appBundleID: try row.string("app_bundle_id"), primaryLocale: try row.optionalString("primary_locale"),
-            linkedAt: try row.string("linked_at"))
+            linkedAt: try row.string("linked_at"), leadSeconds: Int64(try row.int("lead_seconds")))
+    }
+
+    /// Sets how long before its `liveFrom` a linked clip's experience is pushed (docs/schedules.md#app-store-connect).
+    public func setASCLead(clip reference: String, seconds: Int64) throws(RegistryError) -> WriteOutcome<AppStoreConnectLink> {
+        guard AppStoreConnectLink.leadSecondsRange.contains(seconds) else {
+            throw RegistryError.invalid([FieldError(field: "lead", rule: "range", message: "must be from 0 to 30 days")])
+        }
+        let clip = try clipID(reference)
+        return try writeOutcome {
+            guard let before = try storedLink(clip) else {
+                throw RegistryError.notFound("an App Store Connect link of \(clip.rawValue) (clipctl asc link \(clip.rawValue))")
+            }
+            guard before.leadSeconds != seconds else {
+                var same = WriteOutcome(before)
+                same.changed = false
+                return same
+            }
+            try db.execute("UPDATE asc_clip_link SET lead_seconds = ? WHERE clip_bundle_id = ?", [.integer(seconds), .text(clip.bundleID.rawValue)])
+            let after = try storedLink(clip)!
+            try recordChange(entity: .ascLink, id: clip.rawValue, action: .update, before: Self.json(before), after: Self.json(after))
+            return WriteOutcome(after)
+        }
     }
 }

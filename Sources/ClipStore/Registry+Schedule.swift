@@ -178,3 +178,49 @@ extension Registry {
         return instant
     }
 }
+
+/// App Store Connect in time (docs/schedules.md#app-store-connect): what serve's scheduler has pushed, and from when on
+/// it has still to look.
+extension Registry {
+    /// The moment up to which scheduled App Store Connect changes were pushed.
+    public func ascSweptUntil() throws(RegistryError) -> Instant {
+        try guarded {
+            guard let row = try db.query("SELECT asc_swept_until FROM schedule_clock WHERE id = 1").first,
+                let text = try row.optionalString("asc_swept_until"), let at = Instant(canonical: Array(text.utf8))
+            else { return instant }
+            return at
+        }
+    }
+
+    /// Records the scheduled changes an apply carried.
+    public func recordASCScheduledPushes(
+        clip: AppID, _ pushes: [(kind: String, experienceID: Int64?, name: String, dueAt: Instant)]
+    ) throws(RegistryError) {
+        try write {
+            let now = instant.description
+            for push in pushes {
+                try db.execute(
+                    "INSERT INTO asc_scheduled_push(clip_bundle_id, kind, experience_id, name, due_at, pushed_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        .text(clip.bundleID.rawValue), .text(push.kind), push.experienceID.map(SQLValue.integer) ?? .null, .text(push.name),
+                        .text(push.dueAt.description), .text(now),
+                    ])
+            }
+        }
+    }
+
+    /// Records that every scheduled App Store Connect change due by `through` was pushed.
+    public func markASCSwept(through: Instant) throws(RegistryError) {
+        try write { try db.execute("UPDATE schedule_clock SET asc_swept_until = ? WHERE id = 1", [.text(through.description)]) }
+    }
+
+    /// The scheduled changes pushed for a clip, latest first.
+    public func ascScheduledPushes(clip: AppID, limit: Int = 20) throws(RegistryError) -> [(kind: String, name: String, dueAt: String, pushedAt: String)] {
+        try guarded {
+            try db.query(
+                "SELECT kind, name, due_at, pushed_at FROM asc_scheduled_push WHERE clip_bundle_id = ? ORDER BY id DESC LIMIT ?",
+                [.text(clip.bundleID.rawValue), .integer(Int64(limit))]
+            ).map { (try $0.string("kind"), try $0.string("name"), try $0.string("due_at"), try $0.string("pushed_at")) }
+        }
+    }
+}

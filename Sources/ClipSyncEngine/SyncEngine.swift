@@ -40,6 +40,10 @@ public final class SyncEngine {
     public var perseverance = Perseverance()
     public var sleep: (Double) -> Void = { seconds in if seconds > 0 { usleep(UInt32(seconds * 1_000_000)) } }
 
+    /// The moment the plan is for (`asc plan --at`): windows with the clip's lead and campaigns as the schedule makes them
+    /// then (docs/schedules.md#app-store-connect); nil: now.
+    public var at: Instant?
+
     public init(registry: Registry, client: ASCClient, rateLimitReserve: Int = 100, progress: @escaping (String) -> Void = { _ in }) {
         self.registry = registry
         self.client = client
@@ -116,7 +120,11 @@ public final class SyncEngine {
         let asc = try call { () async throws(ASCClientError) in try await client.advancedExperiences(appClipID: appClipID) }
         var sides = try registryCall { () throws(RegistryError) in
             let clip = try registry.clip(link.clip.rawValue)
-            let experiences = try registry.experiences(Registry.ListFilter(clip: link.clip))
+            var experiences = try registry.experiences(Registry.ListFilter(clip: link.clip))
+            // What App Store Connect should hold now, or at the moment asked for (docs/schedules.md#app-store-connect).
+            let moment = at ?? registry.instant
+            if let at { experiences = try registry.projected(experiences, at: at) }
+            experiences = experiences.map { AppStoreConnectSchedule.held($0, at: moment, leadSeconds: link.leadSeconds) }
             var defaultExperience: DefaultExperience?
             do throws(RegistryError) {
                 defaultExperience = try registry.defaultExperience(clip: link.clip.rawValue)

@@ -73,7 +73,7 @@ public struct AppStoreConnectLinked: WireShape {
         .object([
             "clip": .string(link.clip.rawValue), "ascAppId": .string(link.ascAppID), "ascAppClipId": .string(link.ascAppClipID),
             "appBundleId": .string(link.appBundleID), "primaryLocale": link.primaryLocale.map { .string($0) } ?? .null,
-            "linkedAt": .string(link.linkedAt), "created": .bool(created),
+            "linkedAt": .string(link.linkedAt), "leadSeconds": .integer(link.leadSeconds), "created": .bool(created),
         ])
     }
 
@@ -83,7 +83,8 @@ public struct AppStoreConnectLinked: WireShape {
         else { throw WireError("an App Store Connect link lacks clip, ascAppId, ascAppClipId or appBundleId") }
         link = AppStoreConnectLink(
             clip: clip, ascAppID: app, ascAppClipID: appClip, appBundleID: bundle, primaryLocale: json["primaryLocale"]?.stringValue,
-            linkedAt: json["linkedAt"]?.stringValue ?? "")
+            linkedAt: json["linkedAt"]?.stringValue ?? "",
+            leadSeconds: { if case .integer(let n)? = json["leadSeconds"] { n } else { AppStoreConnectLink.defaultLeadSeconds } }())
         created = json["created"]?.boolValue ?? false
     }
 }

@@ -1,4 +1,6 @@
 import ClipCore
+import ClipStore
+import ClipSync
 import ClipSyncEngine
 public import ClipWire
 public import StrictJSON
@@ -160,4 +162,47 @@ extension Printer {
         if case .integer(let n)? = value { return String(n) }
         return ""
     }
+}
+
+/// `clipctl asc lead CLIP DURATION`: how long before its `liveFrom` each of a linked clip's experiences is pushed to
+/// App Store Connect (docs/schedules.md#app-store-connect; 48 hours when never set). On the database, as `asc link`.
+public enum AscLead: Operation {
+    public static let callers = CallerRule.admin
+
+    public struct Input: DeclaredInput {
+        public var clip = ""
+        public var lead = ""
+        public init() {}
+        static let lead = InputField<Input>.text(
+            "lead", \.lead, "DURATION", help: "such as 48h, 90m or 0 (at liveFrom itself); at most 30d", required: true, positional: true)
+        public static let fields: [InputField<Input>] = [
+            .text("clip", \.clip, "CLIP", help: "the linked clip's App ID (TEAMID.BUNDLE) or bundle ID", required: true, positional: true),
+            lead,
+        ]
+    }
+
+    public typealias Output = AppStoreConnectLinked
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        guard let seconds = AppStoreConnectSchedule.leadSeconds(input.lead) else {
+            throw RegistryError.invalid([
+                FieldError(field: Input.lead.facts.name, rule: "duration", message: "must be a duration such as 48h, 90m, 30s or 2d")
+            ])
+        }
+        return Output(link: try session.registry.setASCLead(clip: input.clip, seconds: seconds).value, created: false)
+    }
+
+    public static let binding = Binding(
+        Self.self, Route("", "", served: false),
+        command: Command(
+            ["asc", "lead"],
+            CommandHelp(
+                "push a linked clip's scheduled experiences this long before they go live",
+                discussion: "Apple's data takes hours to reach devices; clipctl serve pushes each experience at liveFrom minus the lead.",
+                examples: [CommandExample("clipctl asc lead ABCDE12345.com.example.bikes.Clip 72h", "Push three days ahead")]),
+            server: AscLink.databaseOnly("lead"),
+            present: { output, _, printer in
+                let s = output.link.leadSeconds
+                printer.line("\(output.link.clip.rawValue): pushed to App Store Connect \(s / 3600) h \(s % 3600 / 60) min before liveFrom")
+            }))
 }

@@ -62,6 +62,15 @@ extension Printer {
         line(plan.stateCounts.map { "\($0.count) \($0.state)" }.joined(separator: ", "))
     }
 
+    /// A clip's App Store Connect changes in time: to come, overdue, pushed (docs/schedules.md#app-store-connect).
+    func schedule(_ s: PushSchedule) {
+        guard !s.upcoming.isEmpty || !s.overdue.isEmpty || !s.pushed.isEmpty else { return }
+        line("in time (lead \(s.leadSeconds / 3600) h \(s.leadSeconds % 3600 / 60) min):")
+        for l in s.overdue { line("  OVERDUE   \(l.dueAt)  \(l.kind) \(l.name): no apply has carried it yet") }
+        for l in s.upcoming { line("  scheduled \(l.dueAt)  \(l.kind) \(l.name)") }
+        for l in s.pushed { line("  pushed    \(l.dueAt)  \(l.kind) \(l.name), at \(l.pushedAt ?? "-")") }
+    }
+
     /// What an apply did for one clip, where it stopped and the key's budget left.
     func applied(_ report: ApplyReport) {
         line("clip \(report.clip.rawValue)")

@@ -1,4 +1,5 @@
-import ClipCore
+public import ClipCore
+import ClipStore
 public import ClipSync
 public import ClipSyncEngine
 public import ClipWire
@@ -15,10 +16,12 @@ public enum AscPlan: Operation {
         public var clip: String?
         /// `prune` as given: also remove experiences only App Store Connect has.
         public var prune: String?
+        /// The moment the plan is for: what App Store Connect should hold then (docs/schedules.md#app-store-connect).
+        public var at: Instant?
         public init() {}
         static let clip = InputField.linkedClip(\Input.clip)
         static let prune = InputField.flag("prune", \Input.prune, help: "also remove experiences only App Store Connect has")
-        public static let fields: [InputField<Input>] = [clip, prune]
+        public static let fields: [InputField<Input>] = [clip, prune, .moment(\.at)]
     }
 
     public typealias Output = SyncPlans
@@ -26,7 +29,36 @@ public enum AscPlan: Operation {
     public static func run(_ input: Input, in session: Session) throws -> Output {
         let prune = try flag(input.prune, Input.prune.facts.name)
         let engine = try session.syncEngine()
-        return SyncPlans(plans: try synced { () throws(SyncFailure) in try engine.plans(clip: input.clip, prune: prune) })
+        engine.at = input.at
+        let plans = try synced { () throws(SyncFailure) in try engine.plans(clip: input.clip, prune: prune) }
+        return SyncPlans(plans: plans, schedules: try plans.map { try schedule($0, in: session) })
+    }
+
+    /// A clip's changes in time (docs/schedules.md#app-store-connect): the pushes to come in the next 90 days, those due
+    /// whose step is still pending (overdue), and the latest the scheduler made.
+    static func schedule(_ plan: SyncPlan, in session: Session) throws -> PushSchedule {
+        let registry = session.registry
+        let lead = try registry.ascLink(plan.clip.rawValue)?.leadSeconds ?? AppStoreConnectLink.defaultLeadSeconds
+        let experiences = try registry.experiences(Registry.ListFilter(clip: plan.clip))
+        let now = registry.instant
+        let pending = Set(plan.pending.compactMap(\.experienceID))
+        var upcoming = AppStoreConnectSchedule.pushes(
+            experiences, after: now, through: Instant(seconds: now.seconds + 90 * 86_400), leadSeconds: lead
+        ).map { PushSchedule.Line(kind: $0.kind.rawValue, name: $0.url, dueAt: $0.dueAt.description, pushedAt: nil) }
+        for flip in try registry.upcomingFlips(team: plan.clip.team) where flip.kind == .campaignStart || flip.kind == .campaignEnd {
+            upcoming.append(
+                PushSchedule.Line(
+                    kind: "campaign", name: "\(flip.kind == .campaignStart ? "start" : "end") of campaign \(flip.name)",
+                    dueAt: flip.dueAt.description, pushedAt: nil))
+        }
+        let overdue = AppStoreConnectSchedule.pushes(experiences, after: .earliest, through: now, leadSeconds: lead).filter {
+            pending.contains($0.experienceID)
+        }.map { PushSchedule.Line(kind: $0.kind.rawValue, name: $0.url, dueAt: $0.dueAt.description, pushedAt: nil) }
+        let pushed = try registry.ascScheduledPushes(clip: plan.clip).map {
+            PushSchedule.Line(kind: $0.kind, name: $0.name, dueAt: $0.dueAt, pushedAt: $0.pushedAt)
+        }
+        return PushSchedule(
+            clip: plan.clip.rawValue, leadSeconds: lead, upcoming: upcoming.sorted { $0.dueAt < $1.dueAt }, overdue: overdue, pushed: pushed)
     }
 
     /// A flag given as a query item: `true`, `1` or empty, `false` or `0`.
@@ -102,7 +134,12 @@ public enum AscStatus: Operation {
                         "clipctl asc status --clip ABCDE12345.com.example.bikes.Clip", "Which experiences are in sync, pending or drifted")
                 ]),
             options: AppStoreConnectKey.options, json: AscPlan.commandJSON, server: AscPlan.serverCall,
-            present: { output, _, printer in for plan in output.plans { printer.status(plan) } }))
+            present: { output, _, printer in
+                for (i, plan) in output.plans.enumerated() {
+                    printer.status(plan)
+                    if i < output.schedules.count { printer.schedule(output.schedules[i]) }
+                }
+            }))
 }
 
 /// Makes App Store Connect hold the registry's experiences: `POST /v1/asc/apply` (admin only; a body `{"clip", "prune"}`
@@ -171,11 +208,17 @@ public enum AscApply: Operation {
 /// The plans of `GET /v1/asc/plan`: `{"plans": [...]}`, never cached (RFC 9111 §5.2.2.5).
 public struct SyncPlans: OperationOutput {
     public var plans: [SyncPlan]
-    public init(plans: [SyncPlan]) { self.plans = plans }
-    public var json: JSONValue { ["plans": .array(plans.map(\.json))] }
+    /// Each plan's clip's changes in time, in the plans' order.
+    public var schedules: [PushSchedule]
+    public init(plans: [SyncPlan], schedules: [PushSchedule] = []) {
+        self.plans = plans
+        self.schedules = schedules
+    }
+    public var json: JSONValue { ["plans": .array(plans.map(\.json)), "schedules": .array(schedules.map(\.json))] }
     public var headers: [(name: String, value: String)] { [("Cache-Control", "no-store")] }
     public init(json: JSONValue) throws(WireError) {
         do { plans = try SyncPlan.plans(from: json) } catch { throw WireError(error.description) }
+        schedules = try (json["schedules"]?.arrayValue ?? []).map { (value) throws(WireError) in try PushSchedule(json: value) }
     }
 
     static let exitCodes =
@@ -260,5 +303,65 @@ extension InputField {
         help: String = "only this linked clip (default: every linked clip)"
     ) -> InputField {
         .text("clip", key, in: place, "CLIP", help: help)
+    }
+}
+
+/// A linked clip's App Store Connect changes in time (docs/schedules.md#app-store-connect), as `asc status` shows them.
+public struct PushSchedule: Sendable, Equatable {
+    public struct Line: Sendable, Equatable {
+        /// `create`, `remove` or `campaign`.
+        public var kind: String
+        /// The experience's URL, or which campaign start or end.
+        public var name: String
+        public var dueAt: String
+        /// When the scheduler's apply carried it; nil for one to come or overdue.
+        public var pushedAt: String?
+    }
+
+    public var clip: String
+    public var leadSeconds: Int64
+    public var upcoming: [Line]
+    /// Due, and still pending in the plan: no apply has carried it.
+    public var overdue: [Line]
+    /// The latest the scheduler pushed, latest first.
+    public var pushed: [Line]
+
+    var json: JSONValue {
+        func lines(_ list: [Line]) -> JSONValue {
+            .array(
+                list.map {
+                    .object([
+                        ("kind", .string($0.kind)), ("name", .string($0.name)), ("dueAt", .string($0.dueAt)),
+                        ("pushedAt", $0.pushedAt.map(JSONValue.string) ?? .null),
+                    ])
+                })
+        }
+        return .object([
+            ("clip", .string(clip)), ("leadSeconds", .integer(leadSeconds)), ("upcoming", lines(upcoming)), ("overdue", lines(overdue)),
+            ("pushed", lines(pushed)),
+        ])
+    }
+
+    init(clip: String, leadSeconds: Int64, upcoming: [Line], overdue: [Line], pushed: [Line]) {
+        self.clip = clip
+        self.leadSeconds = leadSeconds
+        self.upcoming = upcoming
+        self.overdue = overdue
+        self.pushed = pushed
+    }
+
+    init(json: JSONValue) throws(WireError) {
+        func lines(_ key: String) throws(WireError) -> [Line] {
+            try (json[key]?.arrayValue ?? []).map { (v) throws(WireError) in
+                guard let kind = v["kind"]?.stringValue, let name = v["name"]?.stringValue, let due = v["dueAt"]?.stringValue else {
+                    throw WireError("a push schedule's \(key) line is malformed")
+                }
+                return Line(kind: kind, name: name, dueAt: due, pushedAt: v["pushedAt"]?.stringValue)
+            }
+        }
+        guard let clip = json["clip"]?.stringValue, case .integer(let lead)? = json["leadSeconds"] else {
+            throw WireError("a push schedule is malformed")
+        }
+        self.init(clip: clip, leadSeconds: lead, upcoming: try lines("upcoming"), overdue: try lines("overdue"), pushed: try lines("pushed"))
     }
 }

@@ -3,6 +3,8 @@ public import ClipStore
 public import ClipWire
 import Foundation
 import Locking
+import ClipSync
+import ClipSyncEngine
 import StrictJSON
 
 /// The schedule (docs/schedules.md#the-scheduler): `GET /v1/schedule` and `clipctl schedule list`, what falls due and
@@ -81,23 +83,73 @@ public enum ScheduleRun: Operation {
 /// follow any write. Other runners beside it (another server, `schedule run`) apply nothing twice.
 public final class ScheduleRunner: Sendable {
     let pool: RegistryPool
+    /// A server's App Store Connect access: with it, the scheduled changes of linked clips are pushed as they fall due.
+    let appStoreConnect: AppStoreConnectAccess?
     let log: @Sendable (_ level: String, _ message: String) -> Void
+    /// After a failed push, the next is tried no sooner than this (seconds since 1970).
+    private let nextPushAttempt = Locked<Int64>(0)
+    /// How long a failed push waits before it is tried again.
+    static let pushRetrySeconds: Int64 = 60
     private let stopping = Locked(false)
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let started = Locked(false)
 
-    public init(pool: RegistryPool, log: @escaping @Sendable (_ level: String, _ message: String) -> Void) {
+    public init(
+        pool: RegistryPool, appStoreConnect: AppStoreConnectAccess? = nil,
+        log: @escaping @Sendable (_ level: String, _ message: String) -> Void
+    ) {
         self.pool = pool
+        self.appStoreConnect = appStoreConnect
         self.log = log
     }
 
-    /// One look: the flips applied (none when nothing was due).
+    /// One look: the flips applied (none when nothing was due), then App Store Connect's share of what fell due.
     @discardableResult
     public func pass() throws -> [ScheduledFlip] {
         try pool.with(actor: "schedule") { registry in
-            guard try registry.scheduleIsDue() else { return [] }
-            return try registry.runSchedule()
+            let flips = try registry.scheduleIsDue() ? try registry.runSchedule() : []
+            if let appStoreConnect { try push(registry, appStoreConnect, after: flips) }
+            return flips
+        }
+    }
+
+    /// Applies each linked clip whose App Store Connect copy the clock changed since the last push: a window's
+    /// `liveFrom − lead` or `liveUntil`, or a campaign that started or ended on the clip's team
+    /// (docs/schedules.md#app-store-connect). A failed apply is tried again a minute later, from the same moment.
+    func push(_ registry: Registry, _ access: AppStoreConnectAccess, after flips: [ScheduledFlip]) throws {
+        let now = registry.instant
+        guard now.seconds >= nextPushAttempt.withLock({ $0 }) else { return }
+        let swept = try registry.ascSweptUntil()
+        let campaignTeams = Set(flips.filter { $0.kind == .campaignStart || $0.kind == .campaignEnd }.compactMap(\.team))
+        guard now > swept || !campaignTeams.isEmpty else { return }
+        var failed = false
+        for link in try registry.ascLinks() {
+            let experiences = try registry.experiences(Registry.ListFilter(clip: link.clip))
+            var due: [(kind: String, experienceID: Int64?, name: String, dueAt: Instant)] = AppStoreConnectSchedule.pushes(
+                experiences, after: swept, through: now, leadSeconds: link.leadSeconds
+            ).map { ($0.kind.rawValue, $0.experienceID, $0.url, $0.dueAt) }
+            for flip in flips where (flip.kind == .campaignStart || flip.kind == .campaignEnd) && flip.team == link.clip.team {
+                due.append(("campaign", nil, "\(flip.kind == .campaignStart ? "start" : "end") of campaign \(flip.name)", flip.dueAt))
+            }
+            guard !due.isEmpty else { continue }
+            do {
+                let engine = SyncEngine(registry: registry, client: try access.client())
+                engine.shouldStop = access.shouldStop
+                let reports = try engine.apply(clip: link.clip.rawValue, prune: false)
+                if let failure = reports.compactMap(\.failure).first { throw failure }
+                try registry.recordASCScheduledPushes(clip: link.clip, due)
+                let done = reports.map(\.done.count).reduce(0, +)
+                log("info", "schedule: pushed \(link.clip.rawValue) to App Store Connect (\(done) step(s)) for " + due.map { "\($0.kind) \($0.name)" }.joined(separator: ", "))
+            } catch {
+                failed = true
+                log("error", "schedule: pushing \(link.clip.rawValue) to App Store Connect failed (tried again in \(Self.pushRetrySeconds) s): \(error)")
+            }
+        }
+        if failed {
+            nextPushAttempt.withLock { $0 = now.seconds + Self.pushRetrySeconds }
+        } else {
+            try registry.markASCSwept(through: now)
         }
     }
 

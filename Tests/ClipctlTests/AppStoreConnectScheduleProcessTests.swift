@@ -1,0 +1,60 @@
+import Foundation
+import StrictJSON
+import Testing
+
+/// docs/schedules.md#app-store-connect against the fake App Store Connect: `clipctl serve`'s scheduler creates a scheduled
+/// experience there at liveFrom minus the clip's lead, pushes a campaign's change at its start and its undoing at its
+/// end, and removes the experience at liveUntil; `asc plan --at` says so beforehand and `asc status` lists each push.
+@Suite(.enabled(if: FakeASCProcess.shouldRun), .serialized) struct AppStoreConnectScheduleProcessTests {
+    static let clip = AppStoreConnectProcessTests.clip
+
+    func waitFor(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(250_000)
+        }
+        return try condition()
+    }
+
+    @Test func theSchedulerPushesAtLiveFromMinusTheLeadAtACampaignsEdgesAndRemovesAtTheEnd() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        #expect(try clipctl("asc", "apply", "--yes").code == 0)
+        let lead = try clipctl("asc", "lead", Self.clip, "4s")
+        #expect(lead.code == 0 && lead.out.contains("0 h 0 min before liveFrom"), "\(lead.out)\(lead.err)")
+        #expect(try clipctl("asc", "lead", Self.clip, "soon").code == 65)
+        let start = Date()
+        let summer = "https://bikesrental.example/summer"
+        #expect(
+            try clipctl(
+                "register", summer, "--clip", Self.clip, "--title", "Summer", "--subtitle", "June to August", "--image", "rent.png", "--live-from",
+                ScheduleProcessTests.fromNow(10), "--live-until", ScheduleProcessTests.fromNow(22)
+            ).code == 0)
+        #expect(
+            try clipctl(
+                "campaign", "add", "flash", "--team", "ABCDE12345", "--experience", "1", "--from", ScheduleProcessTests.fromNow(12),
+                "--until", ScheduleProcessTests.fromNow(16), "--set", "title=Flash sale"
+            ).code == 0)
+        // Beforehand: nothing to push now; at liveFrom minus the lead, its creation; the schedule lists the pushes to come.
+        #expect(!(try clipctl("asc", "plan").out.contains(summer)))
+        #expect(try clipctl("asc", "plan", "--at", ScheduleProcessTests.fromNow(7)).out.contains("create   4   \(summer)"))
+        let status = try clipctl("asc", "status").out
+        #expect(status.contains("scheduled") && status.contains("create \(summer)") && status.contains("start of campaign flash"), "\(status)")
+
+        let server = try AppStoreConnectSyncProcessTests.serverWithKey(clipctl, fake)
+        defer { _ = server.stop() }
+        #expect(try waitFor(20) { try fake.experiences()[summer] != nil }, "created ahead of its start")
+        let created = Date().timeIntervalSince(start)
+        #expect(created >= 5 && created < 10.5, "pushed at liveFrom minus the lead, not before: \(created) s")
+        #expect(try waitFor(25) { try fake.experiences()["https://bikesrental.example/rent"]?["EN"] == "Flash sale" })
+        #expect(try waitFor(25) { try fake.experiences()["https://bikesrental.example/rent"]?["EN"] == "Rent a bike" })
+        #expect(try waitFor(25) { try fake.experiences()[summer] == nil }, "removed at its end")
+        let pushed = try clipctl("asc", "status").out
+        for line in ["pushed", "create \(summer)", "start of campaign flash", "end of campaign flash", "remove \(summer)"] {
+            #expect(pushed.contains(line), "\(line): \(pushed)")
+        }
+        #expect(!pushed.contains("OVERDUE"))
+        #expect(try fake.violations() == [])
+    }
+}
