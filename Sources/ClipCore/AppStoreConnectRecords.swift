@@ -14,7 +14,8 @@ public struct AppStoreConnectLink: Sendable, Equatable {
     /// How long before its `liveFrom` an experience is pushed (docs/schedules.md#app-store-connect).
     public var leadSeconds: Int64
 
-    /// 48 hours: Apple says a change can take that long to reach devices (docs/apple-formats.md).
+    /// 48 hours: iOS caches experiences, and availability after an edit "may unexpectedly take some time" (Apple's "Testing
+    /// your App Clip's launch experience"); a deactivated experience still served 48 h later has been reported.
     public static let defaultLeadSeconds: Int64 = 48 * 3600
     public static let leadSecondsRange: ClosedRange<Int64> = 0...(30 * 24 * 3600)
 
