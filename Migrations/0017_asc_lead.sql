@@ -18,3 +18,5 @@ CREATE TABLE asc_scheduled_push (
     pushed_at     TEXT NOT NULL CHECK (length(pushed_at) = 20)
 ) STRICT;
 CREATE INDEX asc_scheduled_push_by_clip ON asc_scheduled_push(clip_bundle_id, id);
+-- The scheduler asks which windows were set since its last push.
+CREATE INDEX advanced_experience_by_window_set_at ON advanced_experience(window_set_at) WHERE window_set_at IS NOT NULL;

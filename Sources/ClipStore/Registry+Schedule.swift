@@ -192,6 +192,49 @@ extension Registry {
         }
     }
 
+    /// The scheduled App Store Connect changes of a linked clip that fell due in (`after`, `through`]: an experience's
+    /// creation at `liveFrom − lead` (or when its window was set, if that was later), its removal at `liveUntil`, and a
+    /// window set meanwhile (docs/schedules.md#app-store-connect). A window set in the second `after` names is taken
+    /// again: a look in that second may have come before the write (the caller drops what it pushed already). Read
+    /// through the window indexes: a clip of 100,000 experiences costs three index ranges.
+    public func ascPushesDue(
+        clip: AppID, leadSeconds: Int64, after: Instant, through: Instant
+    ) throws(RegistryError) -> [(kind: String, experienceID: Int64?, name: String, dueAt: Instant)] {
+        try guarded {
+            func shifted(_ i: Instant) -> String { Instant(seconds: min(Instant.latest.seconds, i.seconds + leadSeconds)).description }
+            let rows = try db.query(
+                """
+                SELECT id, url, live_from, live_until, window_set_at FROM advanced_experience
+                WHERE clip_bundle_id = ?1 AND removed_at IS NULL AND status = 'ACTIVE' AND (
+                  (live_from > ?2 AND live_from <= ?3) OR (live_until > ?4 AND live_until <= ?5)
+                  OR (window_set_at >= ?4 AND window_set_at <= ?5))
+                ORDER BY id
+                """,
+                [
+                    .text(clip.bundleID.rawValue), .text(shifted(after)), .text(shifted(through)), .text(after.description),
+                    .text(through.description),
+                ])
+            var due: [(kind: String, experienceID: Int64?, name: String, dueAt: Instant)] = []
+            for row in rows {
+                let id = Int64(try row.int("id")), url = try row.string("url")
+                let from = try row.optionalString("live_from").flatMap { Instant(canonical: Array($0.utf8)) }
+                let until = try row.optionalString("live_until").flatMap { Instant(canonical: Array($0.utf8)) }
+                let set = try row.optionalString("window_set_at").flatMap { Instant(canonical: Array($0.utf8)) } ?? .earliest
+                if let until, until > after, until <= through {
+                    due.append(("remove", id, url, until))
+                } else if let from {
+                    let at = Instant(seconds: max(from.seconds - leadSeconds, set.seconds))
+                    let fell = at > after || (at == set && at == after)
+                    if fell, at <= through, until.map({ at < $0 }) ?? true { due.append(("create", id, url, at)) }
+                } else if set >= after, set <= through {
+                    // A window taken away: held from now on.
+                    due.append(("create", id, url, set))
+                }
+            }
+            return due.sorted { $0.dueAt < $1.dueAt }
+        }
+    }
+
     /// Records the scheduled changes an apply carried.
     public func recordASCScheduledPushes(
         clip: AppID, _ pushes: [(kind: String, experienceID: Int64?, name: String, dueAt: Instant)]

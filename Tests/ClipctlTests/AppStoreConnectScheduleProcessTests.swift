@@ -57,4 +57,27 @@ import Testing
         #expect(!pushed.contains("OVERDUE"))
         #expect(try fake.violations() == [])
     }
+
+    @Test func anExperienceScheduledSoonerThanTheLeadIsPushedAtOnceAndAWindowTakenAwayToo() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        #expect(try clipctl("asc", "apply", "--yes").code == 0)
+        let server = try AppStoreConnectSyncProcessTests.serverWithKey(clipctl, fake)
+        defer { _ = server.stop() }
+        // The default lead is 48 hours: an experience that starts in an hour is due in App Store Connect now.
+        let soon = "https://bikesrental.example/soon", later = "https://bikesrental.example/later"
+        for (url, start) in [(soon, 3600), (later, 30 * 86_400)] {
+            #expect(
+                try clipctl(
+                    "register", url, "--clip", Self.clip, "--title", "Soon", "--subtitle", "Starts shortly", "--image", "rent.png",
+                    "--live-from", ScheduleProcessTests.fromNow(start)
+                ).code == 0)
+        }
+        #expect(try waitFor(20) { try fake.experiences()[soon] != nil })
+        #expect(try fake.experiences()[later] == nil, "a month ahead: not yet")
+        // Its window taken away: held from now on.
+        #expect(try clipctl("update", later, "--no-live-from").code == 0)
+        #expect(try waitFor(20) { try fake.experiences()[later] != nil })
+        #expect(try fake.violations() == [])
+    }
 }

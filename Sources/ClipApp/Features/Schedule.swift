@@ -88,6 +88,10 @@ public final class ScheduleRunner: Sendable {
     let log: @Sendable (_ level: String, _ message: String) -> Void
     /// After a failed push, the next is tried no sooner than this (seconds since 1970).
     private let nextPushAttempt = Locked<Int64>(0)
+    /// The moment the last look reached (in memory between pushes: looking writes nothing).
+    private let lookedUntil = Locked<Instant?>(nil)
+    /// What the last look pushed (`kind id dueAt`): the second it ended in is looked at again, and not pushed twice.
+    private let lastPushed = Locked<Set<String>>([])
     /// How long a failed push waits before it is tried again.
     static let pushRetrySeconds: Int64 = 60
     private let stopping = Locked(false)
@@ -114,21 +118,27 @@ public final class ScheduleRunner: Sendable {
         }
     }
 
-    /// Applies each linked clip whose App Store Connect copy the clock changed since the last push: a window's
-    /// `liveFrom − lead` or `liveUntil`, or a campaign that started or ended on the clip's team
-    /// (docs/schedules.md#app-store-connect). A failed apply is tried again a minute later, from the same moment.
+    /// Applies each linked clip whose App Store Connect copy the clock changed since the last look: a window's
+    /// `liveFrom − lead` or `liveUntil`, a window set meanwhile, or a campaign that started or ended on the clip's team
+    /// (docs/schedules.md#app-store-connect). A failed apply is tried again a minute later, from the same moment; the
+    /// moment pushed to is kept in the database after each push (a restarted server looks again from there: an apply
+    /// of a clip in step sends nothing).
     func push(_ registry: Registry, _ access: AppStoreConnectAccess, after flips: [ScheduledFlip]) throws {
         let now = registry.instant
         guard now.seconds >= nextPushAttempt.withLock({ $0 }) else { return }
-        let swept = try registry.ascSweptUntil()
+        let swept = try lookedUntil.withLock { $0 } ?? registry.ascSweptUntil()
         let campaignTeams = Set(flips.filter { $0.kind == .campaignStart || $0.kind == .campaignEnd }.compactMap(\.team))
         guard now > swept || !campaignTeams.isEmpty else { return }
-        var failed = false
+        var failed = false, pushed = false
+        let already = lastPushed.withLock { $0 }
+        var pushedNow: Set<String> = []
+        func key(_ d: (kind: String, experienceID: Int64?, name: String, dueAt: Instant)) -> String {
+            "\(d.kind) \(d.experienceID ?? 0) \(d.dueAt)"
+        }
         for link in try registry.ascLinks() {
-            let experiences = try registry.experiences(Registry.ListFilter(clip: link.clip))
-            var due: [(kind: String, experienceID: Int64?, name: String, dueAt: Instant)] = AppStoreConnectSchedule.pushes(
-                experiences, after: swept, through: now, leadSeconds: link.leadSeconds
-            ).map { ($0.kind.rawValue, $0.experienceID, $0.url, $0.dueAt) }
+            var due = try registry.ascPushesDue(clip: link.clip, leadSeconds: link.leadSeconds, after: swept, through: now).filter {
+                !already.contains(key($0))
+            }
             for flip in flips where (flip.kind == .campaignStart || flip.kind == .campaignEnd) && flip.team == link.clip.team {
                 due.append(("campaign", nil, "\(flip.kind == .campaignStart ? "start" : "end") of campaign \(flip.name)", flip.dueAt))
             }
@@ -139,8 +149,13 @@ public final class ScheduleRunner: Sendable {
                 let reports = try engine.apply(clip: link.clip.rawValue, prune: false)
                 if let failure = reports.compactMap(\.failure).first { throw failure }
                 try registry.recordASCScheduledPushes(clip: link.clip, due)
+                pushedNow.formUnion(due.map(key))
+                pushed = true
                 let done = reports.map(\.done.count).reduce(0, +)
-                log("info", "schedule: pushed \(link.clip.rawValue) to App Store Connect (\(done) step(s)) for " + due.map { "\($0.kind) \($0.name)" }.joined(separator: ", "))
+                log(
+                    "info",
+                    "schedule: pushed \(link.clip.rawValue) to App Store Connect (\(done) step(s)) for "
+                        + due.map { "\($0.kind) \($0.name)" }.joined(separator: ", "))
             } catch {
                 failed = true
                 log("error", "schedule: pushing \(link.clip.rawValue) to App Store Connect failed (tried again in \(Self.pushRetrySeconds) s): \(error)")
@@ -148,9 +163,11 @@ public final class ScheduleRunner: Sendable {
         }
         if failed {
             nextPushAttempt.withLock { $0 = now.seconds + Self.pushRetrySeconds }
-        } else {
-            try registry.markASCSwept(through: now)
+            return
         }
+        lookedUntil.withLock { $0 = now }
+        lastPushed.withLock { $0 = pushedNow }
+        if pushed { try registry.markASCSwept(through: now) }
     }
 
     public func start(intervalSeconds: Double = 1) {
