@@ -99,7 +99,8 @@ extension InputField {
     public static func instant(
         _ name: String, _ key: any WritableKeyPath<Input, Instant?> & Sendable, option: String? = nil, help: String, required: Bool = false
     ) -> InputField {
-        let facts = FieldFacts(name: name, place: .body, type: .instant, placeholder: "TIME", help: help, required: required, option: option)
+        let facts = FieldFacts(
+            name: name, place: .body, type: .instant, placeholder: "TIME", help: help, required: required, option: option)
         return parsed(facts, key, parse: instantRule, format: \.description)
     }
 

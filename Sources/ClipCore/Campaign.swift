@@ -94,7 +94,9 @@ public struct Campaign: Sendable, Equatable {
     /// The name's rule, and the members of `changes` (and `restore`) a campaign may set.
     public static func check(name: String, changes: JSONValue, restore: JSONValue?) -> [FieldError] {
         var errors: [FieldError] = []
-        let allowed = name.utf8.allSatisfy { isDigit($0) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }
+        let allowed = name.utf8.allSatisfy {
+            isDigit($0) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
+        }
         if name.isEmpty || name.utf8.count > nameMax || !allowed {
             errors.append(
                 FieldError(

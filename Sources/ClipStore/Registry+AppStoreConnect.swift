@@ -277,7 +277,8 @@ extension Registry {
                 same.changed = false
                 return same
             }
-            try db.execute("UPDATE asc_clip_link SET lead_seconds = ? WHERE clip_bundle_id = ?", [.integer(seconds), .text(clip.bundleID.rawValue)])
+            try db.execute(
+                "UPDATE asc_clip_link SET lead_seconds = ? WHERE clip_bundle_id = ?", [.integer(seconds), .text(clip.bundleID.rawValue)])
             let after = try storedLink(clip)!
             try recordChange(entity: .ascLink, id: clip.rawValue, action: .update, before: Self.json(before), after: Self.json(after))
             return WriteOutcome(after)

@@ -51,8 +51,9 @@ extension Registry {
             selector?.clip = filter.clip?.rawValue
         }
         return try writeOutcome {
-            guard try db.query("SELECT 1 FROM campaign WHERE team_id = ? AND name = ?", [.text(draft.team.rawValue), .text(draft.name)])
-                .isEmpty
+            guard
+                try db.query("SELECT 1 FROM campaign WHERE team_id = ? AND name = ?", [.text(draft.team.rawValue), .text(draft.name)])
+                    .isEmpty
             else { throw RegistryError.conflict("team \(draft.team.rawValue) already has a campaign named \(draft.name)") }
             var campaign = Campaign(
                 team: draft.team, name: draft.name, selector: selector, experiences: draft.experiences, changes: draft.changes,
@@ -73,7 +74,8 @@ extension Registry {
                 """,
                 [
                     .text(campaign.team.rawValue), .text(campaign.name), .text(campaign.selector?.text),
-                    .text(JSONWriter.string(.array(campaign.experiences.map(JSONValue.integer)))), .text(JSONWriter.string(campaign.changes)),
+                    .text(JSONWriter.string(.array(campaign.experiences.map(JSONValue.integer)))),
+                    .text(JSONWriter.string(campaign.changes)),
                     .text(campaign.restore.map { JSONWriter.string($0) }), .text(campaign.startsAt.description),
                     .text(campaign.endsAt?.description), .text(campaign.createdAt),
                 ])
@@ -86,8 +88,10 @@ extension Registry {
     /// The campaigns of `team` (nil: every team), newest start first.
     public func campaigns(team: TeamID?) throws(RegistryError) -> [Campaign] {
         try guarded {
-            try db.query("SELECT * FROM campaign WHERE ?1 IS NULL OR team_id = ?1 ORDER BY starts_at DESC, id DESC", [.text(team?.rawValue)])
-                .map(readCampaign)
+            try db.query(
+                "SELECT * FROM campaign WHERE ?1 IS NULL OR team_id = ?1 ORDER BY starts_at DESC, id DESC", [.text(team?.rawValue)]
+            )
+            .map(readCampaign)
         }
     }
 
@@ -100,10 +104,12 @@ extension Registry {
     func loadCampaign(_ reference: String, team: TeamID?) throws -> Campaign {
         let rows: [Row]
         if let id = ExperienceReference.id(reference) {
-            rows = try db.query("SELECT * FROM campaign WHERE id = ? AND (?2 IS NULL OR team_id = ?2)", [.integer(id), .text(team?.rawValue)])
+            rows = try db.query(
+                "SELECT * FROM campaign WHERE id = ? AND (?2 IS NULL OR team_id = ?2)", [.integer(id), .text(team?.rawValue)])
         } else {
             rows = try db.query(
-                "SELECT * FROM campaign WHERE name = ? AND (?2 IS NULL OR team_id = ?2) ORDER BY id", [.text(reference), .text(team?.rawValue)])
+                "SELECT * FROM campaign WHERE name = ? AND (?2 IS NULL OR team_id = ?2) ORDER BY id",
+                [.text(reference), .text(team?.rawValue)])
         }
         guard rows.count == 1 else {
             if rows.count > 1 { throw RegistryError.conflict("several teams have a campaign named \(reference): name it by id") }
@@ -151,7 +157,8 @@ extension Registry {
             case (.running, _):
                 flip = try applyCampaignEnd(campaign, due: now, by: "hand", cancelled: cancel)
             case (.scheduled, true):
-                try db.execute("UPDATE campaign SET state = 'cancelled', ended_at = ? WHERE id = ?", [.text(now.description), .integer(campaign.id)])
+                try db.execute(
+                    "UPDATE campaign SET state = 'cancelled', ended_at = ? WHERE id = ?", [.text(now.description), .integer(campaign.id)])
                 try recordCampaignState(campaign)
             default:
                 let verb = cancel ? "cancelled" : "ended"
@@ -172,7 +179,8 @@ extension Registry {
 
     func project(_ experiences: [AdvancedExperience], at: Instant) throws -> [AdvancedExperience] {
         guard !experiences.isEmpty else { return experiences }
-        let campaigns = try db.query("SELECT * FROM campaign WHERE state IN ('scheduled', 'running') ORDER BY starts_at, id").map(readCampaign)
+        let campaigns = try db.query("SELECT * FROM campaign WHERE state IN ('scheduled', 'running') ORDER BY starts_at, id").map(
+            readCampaign)
         guard !campaigns.isEmpty else { return experiences }
         var result = experiences
         for campaign in campaigns {
@@ -346,7 +354,8 @@ extension Registry {
                 try checkImage(draft.headerImage, team: e.clip.team, carried: false)
                 if let restore = campaign.restore { _ = try decode(restore, base: draft) }
             } catch RegistryError.invalid(let errors) {
-                throw RegistryError.invalid(errors.map { FieldError(field: "changes.\($0.field)", rule: $0.rule, message: "experience \(e.id): \($0.message)") })
+                throw RegistryError.invalid(
+                    errors.map { FieldError(field: "changes.\($0.field)", rule: $0.rule, message: "experience \(e.id): \($0.message)") })
             }
         }
     }
@@ -403,8 +412,11 @@ extension Registry {
         return Campaign(
             id: Int64(try row.int("id")), team: try TeamID(try row.string("team_id")), name: try row.string("name"),
             selector: try row.optionalString("selector").map { try ExperienceSelector($0) },
-            experiences: (try JSONParser.parse(try row.string("experiences")).arrayValue ?? []).compactMap { if case .integer(let n) = $0 { n } else { nil } },
-            changes: try JSONParser.parse(try row.string("changes")), restore: try row.optionalString("restore").map { try JSONParser.parse($0) },
+            experiences: (try JSONParser.parse(try row.string("experiences")).arrayValue ?? []).compactMap {
+                if case .integer(let n) = $0 { n } else { nil }
+            },
+            changes: try JSONParser.parse(try row.string("changes")),
+            restore: try row.optionalString("restore").map { try JSONParser.parse($0) },
             startsAt: try instant("starts_at") ?? .earliest, endsAt: try instant("ends_at"),
             state: Campaign.State(rawValue: try row.string("state")) ?? .ended, startedAt: try instant("started_at"),
             endedAt: try instant("ended_at"), createdAt: try row.string("created_at"))

@@ -53,10 +53,11 @@ extension Registry {
             let now = instant, swept = try sweptUntil()
             if now.seconds - swept.seconds >= sweepAtLeastEvery { return true }
             if now > swept, !(try windowEdges(after: swept, through: now, limit: 1).isEmpty) { return true }
-            return !(try db.query(
-                "SELECT 1 FROM campaign WHERE state IN ('scheduled', 'running') AND (starts_at <= ?1 AND state = 'scheduled' OR ends_at <= ?1) LIMIT 1",
-                [.text(now.description)]
-            ).isEmpty)
+            return
+                !(try db.query(
+                    "SELECT 1 FROM campaign WHERE state IN ('scheduled', 'running') AND (starts_at <= ?1 AND state = 'scheduled' OR ends_at <= ?1) LIMIT 1",
+                    [.text(now.description)]
+                ).isEmpty)
         }
     }
 
@@ -135,7 +136,8 @@ extension Registry {
     /// An experience's window opened or closed: its event, with the experience as it is now.
     func applyWindowEdge(_ edge: WindowEdge, now: Instant) throws -> ScheduledFlip? {
         guard let e = try loadExperience(id: edge.id) else { return nil }
-        let flip = ScheduledFlip(kind: edge.kind, subject: e.id, team: e.clip.team, name: e.url.canonical, dueAt: edge.at, appliedAt: now, by: "schedule")
+        let flip = ScheduledFlip(
+            kind: edge.kind, subject: e.id, team: e.clip.team, name: e.url.canonical, dueAt: edge.at, appliedAt: now, by: "schedule")
         return try recordFlip(flip, event: edge.kind == .experienceLive ? .experienceLive : .experienceEnded)
     }
 
@@ -152,10 +154,13 @@ extension Registry {
         try db.execute(
             "INSERT INTO schedule_flip(kind, subject, team_id, name, due_at, applied_at, by, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                .text(flip.kind.rawValue), .integer(flip.subject), .text(flip.team?.rawValue), .text(flip.name), .text(flip.dueAt.description),
-                .text((flip.appliedAt ?? instant).description), .text(flip.by ?? "schedule"), .text(flip.detail.map { JSONWriter.string($0) }),
+                .text(flip.kind.rawValue), .integer(flip.subject), .text(flip.team?.rawValue), .text(flip.name),
+                .text(flip.dueAt.description),
+                .text((flip.appliedAt ?? instant).description), .text(flip.by ?? "schedule"),
+                .text(flip.detail.map { JSONWriter.string($0) }),
             ])
-        let subject: (String, JSONValue) = flip.kind == .experienceLive || flip.kind == .experienceEnded ? ("url", .string(flip.name)) : ("name", .string(flip.name))
+        let subject: (String, JSONValue) =
+            flip.kind == .experienceLive || flip.kind == .experienceEnded ? ("url", .string(flip.name)) : ("name", .string(flip.name))
         try emitWebhookEvent(
             event, teams: flip.team.map { [$0] } ?? [],
             data: .object(
@@ -174,7 +179,9 @@ extension Registry {
 
     func storedInstant(_ row: Row, _ column: String) throws -> Instant {
         let text = try row.string(column)
-        guard let instant = Instant(canonical: Array(text.utf8)) else { throw RegistryError.storage("\(path): a malformed time in \(column): \(text.prefix(40))") }
+        guard let instant = Instant(canonical: Array(text.utf8)) else {
+            throw RegistryError.storage("\(path): a malformed time in \(column): \(text.prefix(40))")
+        }
         return instant
     }
 }
@@ -258,7 +265,9 @@ extension Registry {
     }
 
     /// The scheduled changes pushed for a clip, latest first.
-    public func ascScheduledPushes(clip: AppID, limit: Int = 20) throws(RegistryError) -> [(kind: String, name: String, dueAt: String, pushedAt: String)] {
+    public func ascScheduledPushes(clip: AppID, limit: Int = 20) throws(RegistryError) -> [(
+        kind: String, name: String, dueAt: String, pushedAt: String
+    )] {
         try guarded {
             try db.query(
                 "SELECT kind, name, due_at, pushed_at FROM asc_scheduled_push WHERE clip_bundle_id = ? ORDER BY id DESC LIMIT ?",

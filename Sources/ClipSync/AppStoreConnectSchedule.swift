@@ -56,7 +56,9 @@ public enum AppStoreConnectSchedule {
         for e in experiences where e.status == .active {
             if let from = e.liveFrom {
                 let due = Instant(seconds: max(0, from.seconds - leadSeconds))
-                if due > after && due <= through { pushes.append(Push(kind: .create, dueAt: due, experienceID: e.id, url: e.url.canonical)) }
+                if due > after && due <= through {
+                    pushes.append(Push(kind: .create, dueAt: due, experienceID: e.id, url: e.url.canonical))
+                }
             }
             if let until = e.liveUntil, until > after && until <= through {
                 pushes.append(Push(kind: .remove, dueAt: until, experienceID: e.id, url: e.url.canonical))

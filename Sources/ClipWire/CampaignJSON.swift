@@ -27,7 +27,8 @@ extension Campaign: WireShape {
         self.init(
             id: try r.int64("id"), team: try Self.team(try r.string("team"), r), name: try r.string("name"), selector: selector,
             experiences: (value["experiences"]?.arrayValue ?? []).compactMap { if case .integer(let n) = $0 { n } else { nil } },
-            changes: value["changes"] ?? .object([]), restore: value["restore"].flatMap { $0 == .null ? JSONValue?.none : $0 }, startsAt: starts,
+            changes: value["changes"] ?? .object([]), restore: value["restore"].flatMap { $0 == .null ? JSONValue?.none : $0 },
+            startsAt: starts,
             endsAt: try instant("endsAt"), state: try r.value("state", as: State.self), startedAt: try instant("startedAt"),
             endedAt: try instant("endedAt"), createdAt: try r.string("createdAt"))
     }
@@ -58,7 +59,8 @@ extension ScheduledFlip: WireShape {
         guard let due = try instant("dueAt") else { throw r.fail("dueAt") }
         self.init(
             kind: try r.value("kind", as: Kind.self), subject: try r.int64("id"),
-            team: try (try r.optionalString("team")).map { (text) throws(WireError) in try Campaign.team(text, r) }, name: try r.string("name"),
+            team: try (try r.optionalString("team")).map { (text) throws(WireError) in try Campaign.team(text, r) },
+            name: try r.string("name"),
             dueAt: due, appliedAt: try instant("appliedAt"), by: try r.optionalString("by"),
             detail: value["detail"].flatMap { $0 == .null ? JSONValue?.none : $0 })
     }

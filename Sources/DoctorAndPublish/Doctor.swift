@@ -240,8 +240,11 @@ public enum Doctor {
             let fallbacks = s.clips.filter { $0.hosts.contains(e.url.host) }.compactMap { clip in
                 defaults[clip.appID].map { DefaultFallback(experience: $0, appName: "") }
             }
-            let edges = [e.liveFrom.map { (Instant(seconds: $0.seconds - 1), "before it starts at \($0)") }, e.liveUntil.map { ($0, "from its end at \($0)") }]
-            for case let (moment, when)? in edges where s.now.map({ moment >= $0 }) ?? true {
+            let edges = [
+                e.liveFrom.map { (Instant(seconds: $0.seconds - 1), "before it starts at \($0)") },
+                e.liveUntil.map { ($0, "from its end at \($0)") },
+            ]
+            for case (let moment, let when)? in edges where s.now.map({ moment >= $0 }) ?? true {
                 let answer = Resolver.resolve(
                     e.url.canonical, url: e.url, candidates: byHost[e.url.host] ?? [], fallbacks: fallbacks, preferences: [], at: moment)
                 guard answer.match == nil else { continue }
@@ -249,7 +252,8 @@ public enum Doctor {
                     .warning, .windowDark, e.url.canonical,
                     "\(when) its URL matches nothing on \(e.url.host): iOS shows an error for the codes printed for it instead of opening Safari",
                     fix: "give \(e.clip.rawValue) a default experience (clipctl default set \(e.clip.rawValue) …), register a shorter URL "
-                        + "that is always live, or open the window (clipctl update \(e.id) --no-live-\(when.hasPrefix("before") ? "from" : "until"))")
+                        + "that is always live, or open the window (clipctl update \(e.id) --no-live-\(when.hasPrefix("before") ? "from" : "until"))"
+                )
             }
         }
     }

@@ -43,8 +43,10 @@ import Testing
 
     @Test func aWindowOpensAndClosesOnceEachWithItsEventsAndAMissedEdgeIsLate() throws {
         let (registry, clock, path) = try setUp()
-        let endpoint = try registry.addWebhook(url: "https://hooks.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false)
-            .value.endpoint.id
+        let endpoint = try registry.addWebhook(
+            url: "https://hooks.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false
+        )
+        .value.endpoint.id
         _ = try registry.register(
             try experienceJSON("https://ride.example/summer", extra: #","liveFrom":"2027-06-01T00:00Z","liveUntil":"2027-09-01T00:00Z""#))
         // Open since its creation: no edge after the write that set it, nothing to announce.
@@ -87,7 +89,8 @@ import Testing
     }
 
     func station(_ n: Int, region: String) throws -> JSONValue {
-        try experienceJSON("https://ride.example/s/\(n)", title: "Station \(n)", subtitle: "Rent a bike", extra: #","labels":{"region":"\#(region)"}"#)
+        try experienceJSON(
+            "https://ride.example/s/\(n)", title: "Station \(n)", subtitle: "Rent a bike", extra: #","labels":{"region":"\#(region)"}"#)
     }
 
     func draft(
@@ -102,17 +105,23 @@ import Testing
 
     @Test func aCampaignOver300StationsFlipsAtItsStartAndSetsBackExactlyWhatItChangedAtItsEnd() throws {
         let (registry, clock, path) = try setUp()
-        let endpoint = try registry.addWebhook(url: "https://hooks.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false)
-            .value.endpoint.id
+        let endpoint = try registry.addWebhook(
+            url: "https://hooks.example.com/in", events: Self.everything, team: nil, allowPrivateTargets: false
+        )
+        .value.endpoint.id
         for n in 1...300 { _ = try registry.register(try station(n, region: "idf")) }
         for n in 301...310 { _ = try registry.register(try station(n, region: "lyon")) }
-        let campaign = try registry.addCampaign(try draft("summer-2027", changes: #"{"subtitle":"Summer: first ride free","category":"TRANSIT"}"#))
-            .value
+        let campaign = try registry.addCampaign(
+            try draft("summer-2027", changes: #"{"subtitle":"Summer: first ride free","category":"TRANSIT"}"#)
+        )
+        .value
         #expect(campaign.state == .scheduled)
         let preview = try registry.campaignPreview(campaign)
         let summer = try JSONParser.parse(#"{"subtitle":"Summer: first ride free","category":"TRANSIT"}"#)
         #expect(preview.count == 300 && preview[0].after == summer)
-        let records = { try Connection(path: path).query("SELECT count(*) AS n FROM change_record WHERE entity = 'experience'").first!.int("n") }
+        let records = {
+            try Connection(path: path).query("SELECT count(*) AS n FROM change_record WHERE entity = 'experience'").first!.int("n")
+        }
         let recordsBefore = try records()
 
         try clock.set("2027-06-01T00:00:00Z")
@@ -134,7 +143,8 @@ import Testing
         let one = try registry.experience("1")
         #expect(one.defaultCard.subtitle == "Rent a bike" && one.businessCategory == nil && one.version == 3)
         let seven = try registry.experience("7")
-        #expect(seven.defaultCard.subtitle == "Closed for works" && seven.businessCategory == nil, "only the member changed meanwhile is kept")
+        #expect(
+            seven.defaultCard.subtitle == "Closed for works" && seven.businessCategory == nil, "only the member changed meanwhile is kept")
         let kept = try JSONParser.parse(#"[{"id":7,"members":["subtitle"]}]"#)
         #expect(ended[0].detail?["kept"] == kept)
         #expect(try registry.experience("301").defaultCard.subtitle == "Rent a bike")
@@ -149,13 +159,17 @@ import Testing
         for n in 1...3 { _ = try registry.register(try station(n, region: n == 3 ? "lyon" : "idf")) }
         _ = try registry.addCampaign(try draft("summer", changes: #"{"subtitle":"Summer"}"#))
         let before = try snapshot(path)
-        #expect(throws: RegistryError.self) { try registry.addCampaign(try draft("promo", experiences: [], changes: #"{"subtitle":"Promo"}"#)) }
+        #expect(throws: RegistryError.self) {
+            try registry.addCampaign(try draft("promo", experiences: [], changes: #"{"subtitle":"Promo"}"#))
+        }
         do {
             _ = try registry.addCampaign(
-                try draft("promo", where: nil, experiences: [2, 3], changes: #"{"subtitle":"Promo"}"#, from: "2027-08-01T00:00:00Z", until: nil))
+                try draft(
+                    "promo", where: nil, experiences: [2, 3], changes: #"{"subtitle":"Promo"}"#, from: "2027-08-01T00:00:00Z", until: nil))
             Issue.record("an overlapping campaign was added")
         } catch RegistryError.conflict(let message, _) {
-            #expect(message.contains("promo") && message.contains("summer") && message.contains("subtitle") && message.contains("such as 2"))
+            #expect(
+                message.contains("promo") && message.contains("summer") && message.contains("subtitle") && message.contains("such as 2"))
         }
         #expect(try snapshot(path) == before, "a refused campaign writes nothing")
         // Another member, another time, or other experiences: accepted.
@@ -164,7 +178,8 @@ import Testing
         _ = try registry.addCampaign(try draft("lyon", where: "label.region=lyon", changes: #"{"subtitle":"Lyon"}"#))
         // Not a campaign's member, an empty selection, a window that ends before it starts, a name twice: refused.
         for bad in [
-            try draft("x", changes: #"{"url":"https://ride.example/other"}"#), try draft("x", where: "label.region=nowhere", changes: #"{"subtitle":"A"}"#),
+            try draft("x", changes: #"{"url":"https://ride.example/other"}"#),
+            try draft("x", where: "label.region=nowhere", changes: #"{"subtitle":"A"}"#),
             try draft("x", changes: #"{"subtitle":"A"}"#, from: "2027-09-01T00:00:00Z", until: "2027-06-01T00:00:00Z"),
             try draft("lyon", where: "label.region=lyon", changes: #"{"title":"A"}"#, from: "2028-01-01T00:00:00Z", until: nil),
             try draft("bad name!", changes: #"{"title":"A"}"#, from: "2028-01-01T00:00:00Z", until: nil),
@@ -239,11 +254,15 @@ extension ScheduleTests {
                 }
             }
             let listed = try registry.experiences()
-            for e in try at.map { try registry.projected(listed, at: $0) } ?? listed { lines.append("list \(e.id) \(e.defaultCard.subtitle)") }
+            for e in try at.map { try registry.projected(listed, at: $0) } ?? listed {
+                lines.append("list \(e.id) \(e.defaultCard.subtitle)")
+            }
             lines.append("banners \(try registry.publication(at: at).banners.map(\.experienceID))")
             return lines
         }
-        for moment in ["2027-05-31T23:59:59Z", "2027-06-01T00:00:00Z", "2027-06-20T00:00:00Z", "2027-08-31T23:59:59Z", "2027-09-01T00:00:00Z"] {
+        for moment in [
+            "2027-05-31T23:59:59Z", "2027-06-01T00:00:00Z", "2027-06-20T00:00:00Z", "2027-08-31T23:59:59Z", "2027-09-01T00:00:00Z",
+        ] {
             let at = Instant(canonical: Array(moment.utf8))!
             let predicted = try answer(at: at)
             try clock.set(moment)

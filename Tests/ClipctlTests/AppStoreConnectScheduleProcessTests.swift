@@ -28,7 +28,8 @@ import Testing
         let summer = "https://bikesrental.example/summer"
         #expect(
             try clipctl(
-                "register", summer, "--clip", Self.clip, "--title", "Summer", "--subtitle", "June to August", "--image", "rent.png", "--live-from",
+                "register", summer, "--clip", Self.clip, "--title", "Summer", "--subtitle", "June to August", "--image", "rent.png",
+                "--live-from",
                 ScheduleProcessTests.fromNow(10), "--live-until", ScheduleProcessTests.fromNow(22)
             ).code == 0)
         #expect(
@@ -40,7 +41,8 @@ import Testing
         #expect(!(try clipctl("asc", "plan").out.contains(summer)))
         #expect(try clipctl("asc", "plan", "--at", ScheduleProcessTests.fromNow(7)).out.contains("create   4   \(summer)"))
         let status = try clipctl("asc", "status").out
-        #expect(status.contains("scheduled") && status.contains("create \(summer)") && status.contains("start of campaign flash"), "\(status)")
+        #expect(
+            status.contains("scheduled") && status.contains("create \(summer)") && status.contains("start of campaign flash"), "\(status)")
 
         let server = try AppStoreConnectSyncProcessTests.serverWithKey(clipctl, fake)
         defer { _ = server.stop() }

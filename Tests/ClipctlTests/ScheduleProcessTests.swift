@@ -96,7 +96,8 @@ import Testing
         #expect(ran.code == 0 && ran.out.contains("applied 1 flip") && ran.out.contains("experience.live  2"), "\(ran.out)")
         #expect(try clipctl("schedule", "run").out.contains("nothing was due"))
         // Another team's token, or a team token at all, may not run every team's schedule.
-        let token = try clipctl("token", "create", "--team", "ABCDE12345", "--name", "t").out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try clipctl("token", "create", "--team", "ABCDE12345", "--name", "t").out.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let server = try ServeProcess(clipctl, database: clipctl.file("clips.db"))
         defer { _ = server.stop() }
         let refused = try clipctl("--server", "http://127.0.0.1:\(server.port)", "--token", token, "schedule", "run")

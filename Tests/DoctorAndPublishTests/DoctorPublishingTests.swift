@@ -247,9 +247,10 @@ struct DoctorWindowTests {
 
     @Test func aWindowedURLThatWouldMatchNothingIsWarnedOfOnEachSideThatIsToCome() throws {
         let summer = try windowed("https://shop.example/summer", id: 1, from: "2027-06-01T00:00:00Z", until: "2027-09-01T00:00:00Z")
-        #expect(dark(try base.snapshot([summer], withDefault: false)) == [
-            "https://shop.example/summer before it st", "https://shop.example/summer from its end",
-        ])
+        #expect(
+            dark(try base.snapshot([summer], withDefault: false)) == [
+                "https://shop.example/summer before it st", "https://shop.example/summer from its end",
+            ])
         // A default experience of the host's clip, or an experience on a shorter path, answers outside the window.
         #expect(dark(try base.snapshot([summer], withDefault: true)) == [])
         #expect(dark(try base.snapshot([summer, try base.experience("https://shop.example/", id: 2)], withDefault: false)) == [])

@@ -58,7 +58,8 @@ public enum AscPlan: Operation {
             PushSchedule.Line(kind: $0.kind, name: $0.name, dueAt: $0.dueAt, pushedAt: $0.pushedAt)
         }
         return PushSchedule(
-            clip: plan.clip.rawValue, leadSeconds: lead, upcoming: upcoming.sorted { $0.dueAt < $1.dueAt }, overdue: overdue, pushed: pushed)
+            clip: plan.clip.rawValue, leadSeconds: lead, upcoming: upcoming.sorted { $0.dueAt < $1.dueAt }, overdue: overdue, pushed: pushed
+        )
     }
 
     /// A flag given as a query item: `true`, `1` or empty, `false` or `0`.
@@ -362,6 +363,7 @@ public struct PushSchedule: Sendable, Equatable {
         guard let clip = json["clip"]?.stringValue, case .integer(let lead)? = json["leadSeconds"] else {
             throw WireError("a push schedule is malformed")
         }
-        self.init(clip: clip, leadSeconds: lead, upcoming: try lines("upcoming"), overdue: try lines("overdue"), pushed: try lines("pushed"))
+        self.init(
+            clip: clip, leadSeconds: lead, upcoming: try lines("upcoming"), overdue: try lines("overdue"), pushed: try lines("pushed"))
     }
 }

@@ -53,7 +53,9 @@ public enum CampaignAdd: Operation {
             "endsAt", \.endsAt, option: "until", help: "when it ends and its changes are undone (default: when ended by hand)")
         static let changes = InputField<Input>.object(
             "changes", \.changes, "JSON|@FILE",
-            help: "the members it sets, as an update takes them: title, subtitle, localizations, action, category, poweredBy, headerImage, place")
+            help:
+                "the members it sets, as an update takes them: title, subtitle, localizations, action, category, poweredBy, headerImage, place"
+        )
         static let restore = InputField<Input>.object(
             "restore", \.restore, "JSON|@FILE", help: "what those members become at the end (default: what each was before the start)")
         public static let fields: [InputField<Input>] = [name, team, selector, experiences, startsAt, endsAt, changes, restore]
@@ -114,7 +116,9 @@ public enum CampaignAdd: Operation {
                 put(key, .bool(truth))
             case .json?:
                 do { put(key, try JSONParser.parse(text)) } catch {
-                    throw RegistryError.invalid([FieldError(field: "changes.\(key)", rule: "json", message: "malformed JSON: \(error.description)")])
+                    throw RegistryError.invalid([
+                        FieldError(field: "changes.\(key)", rule: "json", message: "malformed JSON: \(error.description)")
+                    ])
                 }
             default: put(key, .string(text))
             }
@@ -147,7 +151,9 @@ public enum CampaignAdd: Operation {
                 }
                 input.selector = line.parsed.value(Input.selector.facts.option)
                 for id in line.parsed.all(Input.experiences.facts.option) {
-                    guard let n = ExperienceReference.id(id) else { throw CommandUsageError("--experience takes an experience id, such as 12") }
+                    guard let n = ExperienceReference.id(id) else {
+                        throw CommandUsageError("--experience takes an experience id, such as 12")
+                    }
                     input.experiences.append(n)
                 }
                 input.changes = try changes(line)
@@ -182,7 +188,8 @@ public enum CampaignList: Operation {
             present: { output, _, printer in
                 if output.items.isEmpty { printer.line("no campaigns") }
                 for c in output.items {
-                    printer.line("\(c.id)  \(c.name)  \(c.state.rawValue.uppercased())  \(CampaignCommands.window(c))  team \(c.team.rawValue)")
+                    printer.line(
+                        "\(c.id)  \(c.name)  \(c.state.rawValue.uppercased())  \(CampaignCommands.window(c))  team \(c.team.rawValue)")
                 }
             }))
 }
@@ -224,23 +231,33 @@ public enum CampaignShow: Operation {
                 "show a campaign: what it changes on each experience, and when",
                 discussion: "A dry run: nothing is written. --at says what state the schedule gives it at that time.",
                 examples: [
-                    CommandExample("clipctl campaign show summer-2027 --at '2027-07-14 Europe/Paris'", "What summer-2027 changes, and whether it runs on July 14")
+                    CommandExample(
+                        "clipctl campaign show summer-2027 --at '2027-07-14 Europe/Paris'",
+                        "What summer-2027 changes, and whether it runs on July 14")
                 ]),
             present: { d, _, printer in
                 let c = d.campaign
                 printer.line("campaign \(c.name) (\(c.id)), team \(c.team.rawValue): \(c.state.rawValue), \(CampaignCommands.window(c))")
                 printer.line("at \(d.at): \(d.stateAt.rawValue)")
-                printer.line("changes: \(JSONWriter.string(c.changes))" + (c.restore.map { "; at the end: \(JSONWriter.string($0))" } ?? ""))
+                printer.line(
+                    "changes: \(JSONWriter.string(c.changes))" + (c.restore.map { "; at the end: \(JSONWriter.string($0))" } ?? ""))
                 for flip in d.timeline {
-                    let when = flip.appliedAt.map { "applied \($0) by \(flip.by ?? "schedule")" + (flip.isLate ? ", late by \(flip.delaySeconds ?? 0) s" : "") } ?? "due"
+                    let when =
+                        flip.appliedAt.map {
+                            "applied \($0) by \(flip.by ?? "schedule")" + (flip.isLate ? ", late by \(flip.delaySeconds ?? 0) s" : "")
+                        } ?? "due"
                     printer.line("  \(flip.dueAt)  \(flip.kind == .campaignStart ? "start" : "end")  \(when)")
                 }
-                printer.line("\(d.preview.count) experience\(d.preview.count == 1 ? "" : "s")" + (c.state == .scheduled ? " (as selected now)" : ""))
+                printer.line(
+                    "\(d.preview.count) experience\(d.preview.count == 1 ? "" : "s")" + (c.state == .scheduled ? " (as selected now)" : ""))
                 for line in d.preview.prefix(Printer.listedAtMost) {
                     let held = line.heldBy.map { "  (held by campaign \($0): left alone)" } ?? ""
-                    printer.line("  \(line.experience)  \(line.url)  \(JSONWriter.string(line.before)) → \(JSONWriter.string(line.after))\(held)")
+                    printer.line(
+                        "  \(line.experience)  \(line.url)  \(JSONWriter.string(line.before)) → \(JSONWriter.string(line.after))\(held)")
                 }
-                if d.preview.count > Printer.listedAtMost { printer.line("  … and \(d.preview.count - Printer.listedAtMost) more (--json lists them all)") }
+                if d.preview.count > Printer.listedAtMost {
+                    printer.line("  … and \(d.preview.count - Printer.listedAtMost) more (--json lists them all)")
+                }
             }))
 }
 
@@ -267,7 +284,8 @@ public enum CampaignEnd: Operation {
     public typealias Output = CampaignFlip
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        try session.registry.endCampaign(try CampaignCommands.writable(input.id, in: session), team: session.caller.team, cancel: false).value
+        try session.registry.endCampaign(try CampaignCommands.writable(input.id, in: session), team: session.caller.team, cancel: false)
+            .value
     }
 
     public static let binding = Binding(
@@ -284,7 +302,8 @@ public enum CampaignCancel: Operation {
     public typealias Output = CampaignFlip
 
     public static func run(_ input: Input, in session: Session) throws -> Output {
-        try session.registry.endCampaign(try CampaignCommands.writable(input.id, in: session), team: session.caller.team, cancel: true).value
+        try session.registry.endCampaign(try CampaignCommands.writable(input.id, in: session), team: session.caller.team, cancel: true)
+            .value
     }
 
     public static let binding = Binding(

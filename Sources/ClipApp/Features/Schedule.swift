@@ -61,7 +61,8 @@ public enum ScheduleRun: Operation {
 
     static func line(_ f: ScheduledFlip) -> String {
         let late = f.isLate ? "  LATE by \(f.delaySeconds ?? 0) s" : ""
-        return "\(f.dueAt)  \(f.kind.rawValue)  \(f.subject)  \(f.name)  applied \(f.appliedAt.map(\.description) ?? "-") by \(f.by ?? "schedule")\(late)"
+        return
+            "\(f.dueAt)  \(f.kind.rawValue)  \(f.subject)  \(f.name)  applied \(f.appliedAt.map(\.description) ?? "-") by \(f.by ?? "schedule")\(late)"
     }
 
     public static let binding = Binding(
@@ -70,10 +71,12 @@ public enum ScheduleRun: Operation {
             ["schedule", "run"],
             CommandHelp(
                 "apply what fell due, once (clipctl serve does it every second)",
-                discussion: "A flip that fell due while nothing ran is applied now and recorded as late. Safe to run beside a server, or twice.",
+                discussion:
+                    "A flip that fell due while nothing ran is applied now and recorded as late. Safe to run beside a server, or twice.",
                 examples: [CommandExample("clipctl schedule run", "Apply the flips due by now")]),
             present: { output, _, printer in
-                printer.line(output.items.isEmpty ? "nothing was due" : "applied \(output.items.count) flip\(output.items.count == 1 ? "" : "s"):")
+                printer.line(
+                    output.items.isEmpty ? "nothing was due" : "applied \(output.items.count) flip\(output.items.count == 1 ? "" : "s"):")
                 for f in output.items { printer.line("  \(line(f))") }
             }))
 }
@@ -158,7 +161,10 @@ public final class ScheduleRunner: Sendable {
                         + due.map { "\($0.kind) \($0.name)" }.joined(separator: ", "))
             } catch {
                 failed = true
-                log("error", "schedule: pushing \(link.clip.rawValue) to App Store Connect failed (tried again in \(Self.pushRetrySeconds) s): \(error)")
+                log(
+                    "error",
+                    "schedule: pushing \(link.clip.rawValue) to App Store Connect failed (tried again in \(Self.pushRetrySeconds) s): \(error)"
+                )
             }
         }
         if failed {
