@@ -10,7 +10,8 @@ public struct Campaign: Sendable, Equatable {
 
     public var id: Int64
     public var team: TeamID
-    /// Unique in its team: 1 to 63 of letters, digits, `.`, `_` and `-` (it is typed on command lines).
+    /// Unique in its team: 1 to 63 of letters, digits, `.`, `_` and `-`, not digits alone (it is typed on command lines,
+    /// where an id names a campaign too).
     public var name: String
     /// Which experiences, when the campaign starts: those the selector selects, or those listed.
     public var selector: ExperienceSelector?
@@ -97,11 +98,12 @@ public struct Campaign: Sendable, Equatable {
         let allowed = name.utf8.allSatisfy {
             isDigit($0) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
         }
-        if name.isEmpty || name.utf8.count > nameMax || !allowed {
+        // Not digits alone: a campaign is named by its id or its name, and `12` is an id.
+        if name.isEmpty || name.utf8.count > nameMax || !allowed || name.utf8.allSatisfy(isDigit) {
             errors.append(
                 FieldError(
                     field: "name", rule: "campaign.name",
-                    message: "must be 1 to \(nameMax) letters, digits, '.', '_' or '-', such as summer-2027"))
+                    message: "must be 1 to \(nameMax) letters, digits, '.', '_' or '-', not digits alone, such as summer-2027"))
         }
         for (field, value) in [("changes", changes), ("restore", restore ?? .object([]))] {
             guard case .object(let members) = value else {

@@ -261,7 +261,7 @@ extension Registry {
 
     /// Records that every scheduled App Store Connect change due by `through` was pushed.
     public func markASCSwept(through: Instant) throws(RegistryError) {
-        try write { try db.execute("UPDATE schedule_clock SET asc_swept_until = ? WHERE id = 1", [.text(through.description)]) }
+        _ = try write { try db.execute("UPDATE schedule_clock SET asc_swept_until = ? WHERE id = 1", [.text(through.description)]) }
     }
 
     /// The scheduled changes pushed for a clip, latest first.

@@ -1,4 +1,5 @@
 import ClipAPI
+import ClipApp
 import ClipCore
 import ClipStore
 import Foundation
@@ -85,5 +86,38 @@ import Testing
         #expect(shown["liveFrom"] == "2027-05-31T22:00:00Z")
         let later = try JSONParser.parse(HotRoutesTests.exchange(port: served.port, "GET /v1/experiences?at=2027-09-01T00:00Z", auth).text)
         #expect(later["items"]?.arrayValue?.compactMap { $0["state"]?.stringValue } == ["live", "ended"])
+    }
+
+    /// A campaign the scheduler (serve's `ScheduleRunner`, on its own pool) starts and ends as the clock moves: the hot
+    /// route and the ordinary one answer its card in between, and the old card after it (docs/schedules.md#campaigns).
+    @Test(arguments: [true, false]) func aCampaignFlipsWhatTheRoutesAnswer(hot: Bool) throws {
+        let (dir, path) = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let clock = Clock()
+        try clock.set("2027-05-01T00:00Z")
+        let registry = try Registry(path: path, now: clock.now)
+        _ = try registry.addCampaign(
+            Registry.CampaignDraft(
+                team: try TeamID("ABCDE12345"), name: "flash", selector: nil, experiences: [1],
+                changes: ["subtitle": "Flash sale"], restore: nil,
+                startsAt: try Instant.parse("2027-05-10T00:00Z", field: "t", zone: ZoneNames.none),
+                endsAt: try Instant.parse("2027-05-11T00:00Z", field: "t", zone: ZoneNames.none)))
+        let served = try HotRoutesTests.Served(path: path, hot: hot, now: clock.now)
+        defer { served.server.stop(drainSeconds: 1) }
+        let runner = ScheduleRunner(pool: try RegistryPool(path: path, now: clock.now)) { _, _ in }
+        let resolve = "GET /v1/resolve?url=\(Self.q("https://ride.example/station?bike=3"))"
+        func subtitle() throws -> String? {
+            try JSONParser.parse(HotRoutesTests.exchange(port: served.port, resolve, []).text)["experience"]?["subtitle"]?.stringValue
+        }
+        #expect(try subtitle() == "All year")
+        let ahead = try HotRoutesTests.exchange(port: served.port, resolve + "&at=2027-05-10T12:00Z", [])
+        #expect(try JSONParser.parse(ahead.text)["experience"]?["subtitle"] == "Flash sale", "at= answers with the campaign applied")
+        try clock.set("2027-05-10T00:00:00Z")
+        #expect(try runner.pass().map(\.kind) == [.campaignStart])
+        #expect(try subtitle() == "Flash sale")
+        try clock.set("2027-05-11T00:00:01Z")
+        #expect(try runner.pass().map(\.kind) == [.campaignEnd])
+        #expect(try subtitle() == "All year")
+        #expect(try runner.pass().isEmpty)
     }
 }

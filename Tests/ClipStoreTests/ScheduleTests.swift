@@ -254,7 +254,8 @@ extension ScheduleTests {
                 }
             }
             let listed = try registry.experiences()
-            for e in try at.map { try registry.projected(listed, at: $0) } ?? listed {
+            let projected = try at.map { try registry.projected(listed, at: $0) } ?? listed
+            for e in projected {
                 lines.append("list \(e.id) \(e.defaultCard.subtitle)")
             }
             lines.append("banners \(try registry.publication(at: at).banners.map(\.experienceID))")

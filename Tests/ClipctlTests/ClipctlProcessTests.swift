@@ -97,6 +97,13 @@ struct Clipctl {
 }
 
 struct ClipctlProcessTests {
+    /// The newest migration's name (Migrations/, beside the tests): a backup's history names the last it applied.
+    static let latestMigration: String = {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Migrations").standardized
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".sql") }.sorted().last.map { String($0.dropLast(4)) } ?? "?"
+    }()
+
     @Test func theNewUserStory() throws {
         let clipctl = try Clipctl()
         let first = try clipctl(
@@ -431,7 +438,7 @@ struct ClipctlProcessTests {
         #expect(
             gap.code == 1
                 && gap.err
-                    == "clipctl: gap.db is not a consistent Clip Registry backup: its migration history is inconsistent: 0002_api_tokens not recorded, though 0015_experience_windows is\n",
+                    == "clipctl: gap.db is not a consistent Clip Registry backup: its migration history is inconsistent: 0002_api_tokens not recorded, though \(Self.latestMigration) is\n",
             "\(gap.err)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: clipctl.file("clips.db"))) == live && (try clipctl.state()) == state)
         let restored = try clipctl("restore", "snapshot.db")

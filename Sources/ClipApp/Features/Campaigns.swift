@@ -184,7 +184,10 @@ public enum CampaignList: Operation {
     public static let binding = Binding(
         Self.self, Route("GET", "/v1/campaigns"),
         command: Command(
-            ["campaign", "list"], CommandHelp("list the campaigns, newest start first"),
+            ["campaign", "list"],
+            CommandHelp(
+                "list the campaigns, newest start first",
+                examples: [CommandExample("clipctl campaign list", "Every campaign: its state and window")]),
             present: { output, _, printer in
                 if output.items.isEmpty { printer.line("no campaigns") }
                 for c in output.items {
@@ -274,7 +277,11 @@ public enum CampaignStart: Operation {
     public static let binding = Binding(
         Self.self, Route("POST", "/v1/campaigns/{id}/start", body: .none(.refused)),
         command: Command(
-            ["campaign", "start"], CommandHelp("start a scheduled campaign now, before its time"), present: CampaignCommands.presentFlip))
+            ["campaign", "start"],
+            CommandHelp(
+                "start a scheduled campaign now, before its time",
+                examples: [CommandExample("clipctl campaign start summer-2027", "Make summer-2027's changes now")]),
+            present: CampaignCommands.presentFlip))
 }
 
 /// `POST /v1/campaigns/{id}/end` and `clipctl campaign end`: a running campaign ends now, its changes undone.
@@ -291,7 +298,11 @@ public enum CampaignEnd: Operation {
     public static let binding = Binding(
         Self.self, Route("POST", "/v1/campaigns/{id}/end", body: .none(.refused)),
         command: Command(
-            ["campaign", "end"], CommandHelp("end a running campaign now: its changes are undone"), present: CampaignCommands.presentFlip))
+            ["campaign", "end"],
+            CommandHelp(
+                "end a running campaign now: its changes are undone",
+                examples: [CommandExample("clipctl campaign end summer-2027", "Set back what summer-2027 changed, now")]),
+            present: CampaignCommands.presentFlip))
 }
 
 /// `POST /v1/campaigns/{id}/cancel` and `clipctl campaign cancel`: a scheduled campaign never starts; a running one ends
@@ -309,7 +320,10 @@ public enum CampaignCancel: Operation {
     public static let binding = Binding(
         Self.self, Route("POST", "/v1/campaigns/{id}/cancel", body: .none(.refused)),
         command: Command(
-            ["campaign", "cancel"], CommandHelp("cancel a campaign: a scheduled one never starts, a running one ends now"),
+            ["campaign", "cancel"],
+            CommandHelp(
+                "cancel a campaign: a scheduled one never starts, a running one ends now",
+                examples: [CommandExample("clipctl campaign cancel summer-2027", "Call summer-2027 off")]),
             present: CampaignCommands.presentFlip))
 }
 
