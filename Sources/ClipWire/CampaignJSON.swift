@@ -16,21 +16,17 @@ extension Campaign: WireShape {
 
     public init(json value: JSONValue) throws(WireError) {
         let r = WireReader(value, "campaign")
-        func instant(_ key: String) throws(WireError) -> Instant? {
-            guard let text = try r.optionalString(key) else { return nil }
-            guard let instant = Instant(canonical: Array(text.utf8)) else { throw r.fail(key) }
-            return instant
-        }
         let selector: ExperienceSelector?
         do { selector = try (try r.optionalString("where")).map { try ExperienceSelector($0) } } catch { throw r.fail("where") }
-        guard let starts = try instant("startsAt") else { throw r.fail("startsAt") }
+        guard let starts = try r.optionalInstant("startsAt") else { throw r.fail("startsAt") }
         self.init(
             id: try r.int64("id"), team: try Self.team(try r.string("team"), r), name: try r.string("name"), selector: selector,
             experiences: (value["experiences"]?.arrayValue ?? []).compactMap { if case .integer(let n) = $0 { n } else { nil } },
             changes: value["changes"] ?? .object([]), restore: value["restore"].flatMap { $0 == .null ? JSONValue?.none : $0 },
             startsAt: starts,
-            endsAt: try instant("endsAt"), state: try r.value("state", as: State.self), startedAt: try instant("startedAt"),
-            endedAt: try instant("endedAt"), createdAt: try r.string("createdAt"))
+            endsAt: try r.optionalInstant("endsAt"), state: try r.value("state", as: State.self),
+            startedAt: try r.optionalInstant("startedAt"),
+            endedAt: try r.optionalInstant("endedAt"), createdAt: try r.string("createdAt"))
     }
 
     static func team(_ text: String, _ r: WireReader) throws(WireError) -> TeamID {
@@ -51,17 +47,12 @@ extension ScheduledFlip: WireShape {
 
     public init(json value: JSONValue) throws(WireError) {
         let r = WireReader(value, "scheduled flip")
-        func instant(_ key: String) throws(WireError) -> Instant? {
-            guard let text = try r.optionalString(key) else { return nil }
-            guard let instant = Instant(canonical: Array(text.utf8)) else { throw r.fail(key) }
-            return instant
-        }
-        guard let due = try instant("dueAt") else { throw r.fail("dueAt") }
+        guard let due = try r.optionalInstant("dueAt") else { throw r.fail("dueAt") }
         self.init(
             kind: try r.value("kind", as: Kind.self), subject: try r.int64("id"),
             team: try (try r.optionalString("team")).map { (text) throws(WireError) in try Campaign.team(text, r) },
             name: try r.string("name"),
-            dueAt: due, appliedAt: try instant("appliedAt"), by: try r.optionalString("by"),
+            dueAt: due, appliedAt: try r.optionalInstant("appliedAt"), by: try r.optionalString("by"),
             detail: value["detail"].flatMap { $0 == .null ? JSONValue?.none : $0 })
     }
 }

@@ -40,6 +40,13 @@ struct WireReader {
         }
     }
 
+    /// A moment in the one form the registry answers (`Instant`), or null.
+    func optionalInstant(_ key: String) throws(WireError) -> Instant? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let instant = Instant(canonical: Array(text.utf8)) else { throw fail(key) }
+        return instant
+    }
+
     func int(_ key: String) throws(WireError) -> Int {
         guard case .integer(let n)? = value[key], let i = Int(exactly: n) else { throw fail(key) }
         return i
