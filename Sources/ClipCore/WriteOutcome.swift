@@ -20,6 +20,9 @@ public enum WriteNote: Hashable, Sendable {
     case hostShareEnded(host: String, team: TeamID)
     case createdDefaultExperience(AppID)
     case updatedDefaultExperience(AppID)
+    /// The kill switch: an experience of the clip deactivated, which the registry's surfaces stopped matching at once;
+    /// App Store Connect's copy and devices follow later (docs/schedules.md#app-store-connect).
+    case deactivated(AppID, linkedToAppStoreConnect: Bool)
     /// A note this client does not know (from a newer server), kept as its text.
     case other(String)
 
@@ -40,6 +43,12 @@ public enum WriteNote: Hashable, Sendable {
         case .hostShareEnded(let host, let team): "team \(team.rawValue) no longer shares \(host)"
         case .createdDefaultExperience(let clip): "created the default experience of \(clip.rawValue)"
         case .updatedDefaultExperience(let clip): "updated the default experience of \(clip.rawValue)"
+        case .deactivated(let clip, let linked):
+            "an experience of clip \(clip.rawValue) no longer matches on the registry's surfaces; "
+                + (linked
+                    ? "clipctl serve pushes its removal to App Store Connect at once (or clipctl asc apply)"
+                    : "the clip is not linked to App Store Connect (remove it there too if it is there)")
+                + "; devices may still show its card for 48 hours or more (docs/schedules.md#app-store-connect)"
         case .other(let text): text
         }
     }
@@ -71,6 +80,8 @@ public enum WriteNote: Hashable, Sendable {
             team(1).map { .hostShareEnded(host: word(5), team: $0) },
             clip(5).map { .createdDefaultExperience($0) },
             clip(5).map { .updatedDefaultExperience($0) },
+            clip(4).map { .deactivated($0, linkedToAppStoreConnect: true) },
+            clip(4).map { .deactivated($0, linkedToAppStoreConnect: false) },
         ]
         // Only a reading that renders back to the same text is this note.
         return readings.lazy.compactMap { $0 }.first { $0.text == text }

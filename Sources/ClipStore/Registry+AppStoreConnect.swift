@@ -250,7 +250,7 @@ extension Registry {
         SELECT l.*, a.team_id FROM asc_clip_link l JOIN clip c ON c.bundle_id = l.clip_bundle_id JOIN app a ON a.bundle_id = c.app_bundle_id
         """
 
-    private func storedLink(_ clip: AppID) throws -> AppStoreConnectLink? {
+    func storedLink(_ clip: AppID) throws -> AppStoreConnectLink? {
         try db.query(Self.linkColumns + " WHERE l.clip_bundle_id = ?", [.text(clip.bundleID.rawValue)]).first.map(readLink)
     }
 

@@ -236,6 +236,9 @@ extension Registry {
         try checkImage(updated.headerImage, team: updated.clip.team, carried: imageCarried)
         // A write that changes nothing makes no version and no change record (docs/rules.md#updates-and-versions).
         guard updated != before else { return (nil, notes) }
+        if updated.status == .deactivated, before.status != .deactivated {
+            notes.append(.deactivated(updated.clip, linkedToAppStoreConnect: try storedLink(updated.clip) != nil))
+        }
         return (try save(updated, before: before, action: Self.changeAction(before, updated)), notes)
     }
 
@@ -335,7 +338,7 @@ extension Registry {
                     if !advice.isEmpty { warnings.append(Interchange.LineError(line: 0, errors: advice)) }
                     if let header { _ = try grantImage(header, team: draft.clip.team) }
                     let (saved, implied) = try applyUpdate(draft, over: before, imageCarried: header != nil)
-                    notes += implied
+                    notes += implied.filter { !notes.contains($0) }
                     guard let saved else {
                         unchanged += 1
                         continue

@@ -238,6 +238,19 @@ extension Registry {
                     due.append(("create", id, url, set))
                 }
             }
+            // The kill switch and its undo: deactivated, activated or removed by hand, pushed at once. The second of
+            // `after` is read again (a write in the second of the last look may have come after it), as window_set_at.
+            let switched = try db.query(
+                """
+                SELECT id, url, status, removed_at, status_set_at FROM advanced_experience
+                WHERE clip_bundle_id = ?1 AND status_set_at >= ?2 AND status_set_at <= ?3 ORDER BY id
+                """,
+                [.text(clip.bundleID.rawValue), .text(after.description), .text(through.description)])
+            for row in switched {
+                guard let set = Instant(canonical: Array(try row.string("status_set_at").utf8)) else { continue }
+                let held = try row.optionalString("removed_at") == nil && (try row.string("status")) == "ACTIVE"
+                due.append((held ? "create" : "remove", Int64(try row.int("id")), try row.string("url"), set))
+            }
             return due.sorted { $0.dueAt < $1.dueAt }
         }
     }

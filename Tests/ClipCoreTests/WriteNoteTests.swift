@@ -12,7 +12,8 @@ import Testing
             .associated(host: "bikes.example", clip: clip), .hostOwned(host: "bikes.example", team: team),
             .hostReleased(host: "bikes.example", team: other), .hostShared(host: "bikes.example", team: other),
             .hostShareConfirmed(host: "bikes.example", team: other), .hostShareEnded(host: "bikes.example", team: other),
-            .createdDefaultExperience(clip), .updatedDefaultExperience(clip),
+            .createdDefaultExperience(clip), .updatedDefaultExperience(clip), .deactivated(clip, linkedToAppStoreConnect: true),
+            .deactivated(clip, linkedToAppStoreConnect: false),
         ]
         for note in notes { #expect(WriteNote(text: note.text) == note, "\(note.text)") }
         #expect(Set(notes.map(\.text)).count == notes.count, "two notes render the same text")

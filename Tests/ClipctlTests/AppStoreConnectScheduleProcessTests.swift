@@ -82,4 +82,29 @@ import Testing
         #expect(try waitFor(20) { try fake.experiences()[later] != nil })
         #expect(try fake.violations() == [])
     }
+
+    /// The kill switch (docs/schedules.md#app-store-connect): `deactivate` says what follows, and serve pushes the removal
+    /// at once; `activate` and `remove` are pushed the same way.
+    @Test func aDeactivationIsPushedAtOnceAndSaysHowLongDevicesMayLag() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        #expect(try clipctl("asc", "apply", "--yes").code == 0)
+        let rent = "https://bikesrental.example/rent"
+        #expect(try fake.experiences()[rent] != nil)
+        let server = try AppStoreConnectSyncProcessTests.serverWithKey(clipctl, fake)
+        defer { _ = server.stop() }
+        let off = try clipctl("deactivate", rent)
+        #expect(off.code == 0)
+        #expect(off.out.contains("is DEACTIVATED"), "\(off.out)")
+        #expect(off.out.contains("pushes its removal to App Store Connect at once") && off.out.contains("48 hours or more"), "\(off.out)")
+        #expect(try waitFor(20) { try fake.experiences()[rent] == nil }, "removed there by serve's scheduler")
+        #expect(try clipctl("activate", rent).code == 0)
+        #expect(try waitFor(20) { try fake.experiences()[rent] != nil }, "the undo is pushed too")
+        #expect(try clipctl("remove", rent).code == 0)
+        #expect(try waitFor(20) { try fake.experiences()[rent] == nil })
+        let status = try clipctl("asc", "status").out
+        #expect(status.contains("remove \(rent)") && status.contains("create \(rent)"), "\(status)")
+        #expect(!status.contains("OVERDUE"), "\(status)")
+        #expect(try fake.violations() == [])
+    }
 }

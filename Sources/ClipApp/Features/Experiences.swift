@@ -293,6 +293,7 @@ public enum ExperienceUpdate: Operation {
                 present: { output, _, printer in
                     let e = output.outcome.value
                     printer.line("experience \(e.id) is \(e.status.rawValue): \(e.url.canonical)")
+                    ExperienceCommands.printExtras(output.outcome, printer)
                 }))
     }
 
