@@ -86,6 +86,7 @@ public enum Application {
         CampaignStart.binding,
         CampaignEnd.binding,
         CampaignCancel.binding,
+        CampaignRevertOperation.binding,
         ScheduleList.binding,
         ScheduleRun.binding,
         WebhookRemove.binding,

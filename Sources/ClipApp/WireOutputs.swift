@@ -15,6 +15,7 @@ extension ImportReport: OperationOutput {}
 extension ImportAnswer: OperationOutput {}
 extension SyncReport: OperationOutput {}
 extension CampaignFlip: OperationOutput {}
+extension CampaignRevert: OperationOutput {}
 extension CampaignDetail: OperationOutput {}
 extension ScheduleListing: OperationOutput {}
 extension HostOwnership: OperationOutput {}

@@ -227,6 +227,32 @@ public struct CampaignPreviewLine: Sendable, Equatable {
 
 /// A campaign as a change of its state by hand left it, with the flip that change applied (none for a cancellation
 /// before the start).
+/// What `campaign revert` did (docs/schedules.md#campaigns): the members set back to what the campaign's fields were
+/// before its start, changes made since included; those it could not set back, with why; those removed since.
+public struct CampaignRevert: Sendable, Equatable {
+    public let campaign: Campaign
+    /// The running campaign's end, made first; nil for one that had ended.
+    public let end: ScheduledFlip?
+    public let reverted: [Int64]
+    public let unchanged: [Int64]
+    public let kept: [(id: Int64, reason: String)]
+    public let removed: [Int64]
+
+    public init(
+        campaign: Campaign, end: ScheduledFlip?, reverted: [Int64], unchanged: [Int64], kept: [(id: Int64, reason: String)],
+        removed: [Int64]
+    ) {
+        (self.campaign, self.end, self.reverted, self.unchanged, self.kept, self.removed) = (
+            campaign, end, reverted, unchanged, kept, removed
+        )
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.campaign == b.campaign && a.end == b.end && a.reverted == b.reverted && a.unchanged == b.unchanged
+            && a.kept.map(\.id) == b.kept.map(\.id) && a.kept.map(\.reason) == b.kept.map(\.reason) && a.removed == b.removed
+    }
+}
+
 public struct CampaignFlip: Sendable, Equatable {
     public let campaign: Campaign
     public let flip: ScheduledFlip?

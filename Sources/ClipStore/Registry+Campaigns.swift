@@ -170,6 +170,55 @@ extension Registry {
         }
     }
 
+    /// Sets every member a campaign changed back to what the campaign's fields were before its start, changes made since
+    /// included (`end` keeps those), in one transaction with a change record per experience it changes; a running
+    /// campaign ends first (docs/schedules.md#campaigns). A member another running campaign holds is left alone.
+    public func revertCampaign(_ reference: String, team: TeamID?) throws(RegistryError) -> WriteOutcome<CampaignRevert> {
+        try writeOutcome {
+            var campaign = try loadCampaign(reference, team: team)
+            guard campaign.startedAt != nil else {
+                throw RegistryError.conflict(
+                    "campaign \(campaign.name) is \(campaign.state.rawValue): it never started, so nothing of it is to revert")
+            }
+            var end: ScheduledFlip?
+            if campaign.state == .running {
+                end = try applyCampaignEnd(campaign, due: instant, by: "hand", cancelled: false)
+                campaign = try loadCampaign(String(campaign.id), team: nil)
+            }
+            let held = try heldParts(except: campaign.id)
+            let parts = Campaign.parts(campaign.changes)
+            var reverted: [Int64] = [], unchanged: [Int64] = [], kept: [(id: Int64, reason: String)] = [], removed: [Int64] = []
+            for row in try db.query(
+                "SELECT experience_id, before FROM campaign_experience WHERE campaign_id = ? ORDER BY experience_id",
+                [.integer(campaign.id)])
+            {
+                let id = Int64(try row.int("experience_id"))
+                guard let e = try loadExperience(id: id) else {
+                    removed.append(id)
+                    continue
+                }
+                if let holder = held[id]?.first(where: { !$0.parts.isDisjoint(with: parts) }) {
+                    kept.append((id, "campaign \(holder.name) holds it"))
+                    continue
+                }
+                try db.execute("SAVEPOINT campaign_member")
+                do {
+                    let (draft, _) = try decode(try JSONParser.parse(try row.string("before")), base: e)
+                    let (saved, _) = try applyUpdate(draft, over: e, imageCarried: false)
+                    try db.execute("RELEASE campaign_member")
+                    if saved == nil { unchanged.append(id) } else { reverted.append(id) }
+                } catch {
+                    try db.execute("ROLLBACK TO campaign_member")
+                    try db.execute("RELEASE campaign_member")
+                    guard Self.isRowRefusal(error) else { throw error }
+                    kept.append((id, Self.fieldErrors(error).map(\.description).joined(separator: "; ")))
+                }
+            }
+            return WriteOutcome(
+                CampaignRevert(campaign: campaign, end: end, reverted: reverted, unchanged: unchanged, kept: kept, removed: removed))
+        }
+    }
+
     /// The experiences as the campaigns' schedule makes them at `at` (docs/schedules.md#campaigns, "what will it serve
     /// then?"): a scheduled campaign in force then applied to those it selects now, a running one that has ended by then
     /// set back where nobody changed its members. Unchanged when no campaign is scheduled or running.

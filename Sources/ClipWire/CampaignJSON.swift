@@ -21,7 +21,7 @@ extension Campaign: WireShape {
         guard let starts = try r.optionalInstant("startsAt") else { throw r.fail("startsAt") }
         self.init(
             id: try r.int64("id"), team: try Self.team(try r.string("team"), r), name: try r.string("name"), selector: selector,
-            experiences: (value["experiences"]?.arrayValue ?? []).compactMap { if case .integer(let n) = $0 { n } else { nil } },
+            experiences: try r.int64s("experiences"),
             changes: value["changes"] ?? .object([]), restore: value["restore"].flatMap { $0 == .null ? JSONValue?.none : $0 },
             startsAt: starts,
             endsAt: try r.optionalInstant("endsAt"), state: try r.value("state", as: State.self),
@@ -82,6 +82,32 @@ extension CampaignFlip: WireShape {
         guard let campaign = value["campaign"] else { throw WireError("a campaign change: campaign is missing") }
         let flip = value["flip"].flatMap { $0 == .null ? JSONValue?.none : $0 }
         self.init(campaign: try Campaign(json: campaign), flip: try flip.map { (json) throws(WireError) in try ScheduledFlip(json: json) })
+    }
+}
+
+/// A campaign reverted (`POST /v1/campaigns/{id}/revert`).
+extension CampaignRevert: WireShape {
+    public var json: JSONValue {
+        .object([
+            ("campaign", campaign.json), ("end", end?.json ?? .null), ("reverted", .array(reverted.map(JSONValue.integer))),
+            ("unchanged", .array(unchanged.map(JSONValue.integer))),
+            ("kept", .array(kept.map { .object([("id", .integer($0.id)), ("reason", .string($0.reason))]) })),
+            ("removed", .array(removed.map(JSONValue.integer))),
+        ])
+    }
+
+    public init(json value: JSONValue) throws(WireError) {
+        let r = WireReader(value, "a campaign revert")
+        guard let campaign = value["campaign"] else { throw WireError("a campaign revert: campaign is missing") }
+        let end = value["end"].flatMap { $0 == .null ? JSONValue?.none : $0 }
+        var kept: [(id: Int64, reason: String)] = []
+        for item in value["kept"]?.arrayValue ?? [] {
+            let k = WireReader(item, "a member kept")
+            kept.append((try k.int64("id"), try k.string("reason")))
+        }
+        self.init(
+            campaign: try Campaign(json: campaign), end: try end.map { (json) throws(WireError) in try ScheduledFlip(json: json) },
+            reverted: try r.int64s("reverted"), unchanged: try r.int64s("unchanged"), kept: kept, removed: try r.int64s("removed"))
     }
 }
 

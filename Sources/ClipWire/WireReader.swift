@@ -73,6 +73,14 @@ struct WireReader {
         }
     }
 
+    func int64s(_ key: String) throws(WireError) -> [Int64] {
+        guard let items = value[key]?.arrayValue else { throw fail(key) }
+        return try items.map { (item) throws(WireError) in
+            guard case .integer(let n) = item else { throw fail(key) }
+            return n
+        }
+    }
+
     func team(_ key: String) throws(WireError) -> TeamID {
         do { return try TeamID(try string(key)) } catch { throw fail(key) }
     }

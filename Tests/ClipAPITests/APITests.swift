@@ -321,6 +321,8 @@ import Testing
             ("POST", "/v1/campaigns/1/start", nil, [401, 404, 200, 409]),
             ("POST", "/v1/campaigns/1/end", nil, [401, 404, 200, 409]),
             ("POST", "/v1/campaigns/1/cancel", nil, [401, 404, 409, 409]),
+            // Ended: team A's revert sets its members back; the admin's, again, changes nothing.
+            ("POST", "/v1/campaigns/1/revert", nil, [401, 404, 200, 200]),
             ("GET", "/v1/schedule", nil, [401, 200, 200, 200]),
             ("POST", "/v1/schedule/run", nil, [401, 403, 403, 200]),
             // A bulk change sees the caller's team alone: team B's selection is empty, so `expect=1` refuses it.

@@ -214,6 +214,63 @@ import Testing
         #expect(try registry.runSchedule().isEmpty)
     }
 
+    /// docs/schedules.md#campaigns, undo: `campaign revert` sets back what `end` kept (a change made during the
+    /// campaign), one change record per experience it changes; twice is once; one that never started is refused and the
+    /// file is left byte-identical.
+    @Test func aCampaignRevertSetsBackWhatTheEndKeptOnceAndRefusesOneThatNeverStarted() throws {
+        let (registry, clock, path) = try setUp()
+        for n in 1...3 { _ = try registry.register(try station(n, region: "idf")) }
+        _ = try registry.addCampaign(try draft("summer", changes: #"{"subtitle":"Summer"}"#))
+        _ = try registry.addCampaign(try draft("autumn", changes: #"{"title":"Autumn"}"#, from: "2027-10-01T00:00:00Z", until: nil))
+        let records = {
+            try Connection(path: path).query("SELECT count(*) AS n FROM change_record WHERE entity = 'experience'").first!.int("n")
+        }
+        func file() -> [Data] {
+            ["", "-wal"].map { (try? Data(contentsOf: URL(fileURLWithPath: path + $0))) ?? Data() }
+        }
+        let untouched = file()
+        #expect(throws: RegistryError.self) { try registry.revertCampaign("autumn", team: nil) }
+        #expect(file() == untouched, "a refused revert writes nothing")
+
+        try clock.set("2027-06-01T00:00:00Z")
+        _ = try registry.runSchedule()
+        _ = try registry.update("2", with: try JSONParser.parse(#"{"subtitle":"Edited in July"}"#))
+        try clock.set("2027-09-01T00:00:00Z")
+        _ = try registry.runSchedule()
+        #expect(try registry.experience("1").defaultCard.subtitle == "Rent a bike")
+        #expect(try registry.experience("2").defaultCard.subtitle == "Edited in July", "end keeps a change made during it")
+        let before = try records()
+        let reverted = try registry.revertCampaign("summer", team: nil).value
+        #expect(reverted.end == nil && reverted.reverted == [2] && reverted.unchanged == [1, 3] && reverted.kept.isEmpty)
+        #expect(try registry.experience("2").defaultCard.subtitle == "Rent a bike", "revert sets it back too")
+        #expect(try records() == before + 1, "one change record for the one experience changed")
+        let again = try registry.revertCampaign("summer", team: nil).value
+        let recordsAfter = try records()
+        #expect(again.reverted.isEmpty && again.unchanged == [1, 2, 3] && recordsAfter == before + 1)
+        #expect(throws: RegistryError.notFound("campaign summer")) { try registry.revertCampaign("summer", team: try TeamID("ZZZZZ99999")) }
+    }
+
+    /// A running campaign reverted ends first; a member another running campaign holds is left alone, and named.
+    @Test func aRunningCampaignRevertedEndsFirstAndLeavesAMemberAnotherCampaignHolds() throws {
+        let (registry, clock, _) = try setUp()
+        for n in 1...2 { _ = try registry.register(try station(n, region: "idf")) }
+        _ = try registry.addCampaign(try draft("summer", changes: #"{"subtitle":"Summer"}"#, until: "2027-07-01T00:00:00Z"))
+        try clock.set("2027-06-01T00:00:00Z")
+        _ = try registry.runSchedule()
+        try clock.set("2027-07-01T00:00:00Z")
+        _ = try registry.runSchedule()
+        _ = try registry.addCampaign(
+            try draft("july", where: nil, experiences: [1], changes: #"{"subtitle":"July"}"#, from: "2027-07-02T00:00:00Z", until: nil))
+        try clock.set("2027-07-02T00:00:00Z")
+        _ = try registry.runSchedule()
+        let reverted = try registry.revertCampaign("summer", team: nil).value
+        #expect(reverted.kept.map(\.id) == [1] && reverted.kept[0].reason == "campaign july holds it")
+        #expect(try registry.experience("1").defaultCard.subtitle == "July")
+        let running = try registry.revertCampaign("july", team: nil).value
+        #expect(running.end?.kind == .campaignEnd && running.campaign.state == .ended && running.unchanged == [1])
+        #expect(try registry.experience("1").defaultCard.subtitle == "Rent a bike")
+    }
+
     @Test func twoRunnersOnOneDatabaseApplyEachFlipOnce() throws {
         let (registry, clock, path) = try setUp()
         for n in 1...20 {

@@ -103,4 +103,32 @@ import Testing
         let refused = try clipctl("--server", "http://127.0.0.1:\(server.port)", "--token", token, "schedule", "run")
         #expect(refused.code != 0)
     }
+
+    /// `campaign revert` through the built `clipctl`, on the database and through a server (`--server`): what `end` kept
+    /// is set back; a campaign that never started is refused.
+    @Test func campaignRevertSetsBackWhatTheEndKeptOnTheDatabaseAndThroughAServer() throws {
+        let clipctl = try Clipctl()
+        try register(clipctl, stations: 2)
+        let added = try clipctl(
+            "campaign", "add", "flash", "--team", "ABCDE12345", "--where", "label.region=idf", "--from", Self.fromNow(3600),
+            "--set", "subtitle=Flash sale")
+        try #require(added.code == 0, "\(added.err)")
+        let never = try clipctl("campaign", "revert", "flash")
+        #expect(never.code != 0 && never.err.contains("never started"), "\(never.err)")
+        #expect(try clipctl("campaign", "start", "flash").code == 0)
+        #expect(try clipctl("update", "2", "--subtitle", "Edited meanwhile").code == 0)
+        let server = try ServeProcess(clipctl, database: clipctl.file("clips.db"))
+        defer { _ = server.stop() }
+        let token = try clipctl("token", "create", "--team", "ABCDE12345", "--name", "t").out.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let reverted = try clipctl("--server", "http://127.0.0.1:\(server.port)", "--token", token, "campaign", "revert", "flash")
+        #expect(reverted.code == 0, "\(reverted.err)")
+        #expect(
+            reverted.out.contains("campaign flash ended") && reverted.out.contains("reverted: 1 experiences set back, 1 already so"),
+            "\(reverted.out)")
+        #expect(try clipctl("show", "2").out.contains("Rent a bike"), "the change made meanwhile is set back too")
+        let json = try clipctl("campaign", "revert", "flash", "--json")
+        let object = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any]
+        #expect((object?["unchanged"] as? [Int]) == [1, 2] && (object?["reverted"] as? [Int]) == [], "\(json.out)")
+    }
 }

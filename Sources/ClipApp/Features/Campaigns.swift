@@ -327,6 +327,31 @@ public enum CampaignCancel: Operation {
             present: CampaignCommands.presentFlip))
 }
 
+/// `POST /v1/campaigns/{id}/revert` and `clipctl campaign revert`: every member back to what the campaign's fields were
+/// before its start, changes made since included; a running campaign ends first (docs/schedules.md#campaigns).
+public enum CampaignRevertOperation: Operation {
+    public static let callers = CallerRule.token
+    public typealias Input = CampaignCommands.Reference
+    public typealias Output = CampaignRevert
+
+    public static func run(_ input: Input, in session: Session) throws -> Output {
+        try session.registry.revertCampaign(try CampaignCommands.writable(input.id, in: session), team: session.caller.team).value
+    }
+
+    public static let binding = Binding(
+        Self.self, Route("POST", "/v1/campaigns/{id}/revert", body: .none(.refused)),
+        command: Command(
+            ["campaign", "revert"],
+            CommandHelp(
+                "set every experience a campaign changed back to what it was before the campaign, changes made since included",
+                discussion:
+                    "A running campaign ends first. Unlike end, which keeps a field changed since the start, revert sets it back too; one change record per experience.",
+                examples: [
+                    CommandExample("clipctl campaign revert summer-2027", "Undo summer-2027 wholly, edits made during it included")
+                ]),
+            present: CampaignCommands.presentRevert))
+}
+
 /// What the campaign commands share.
 public enum CampaignCommands {
     /// The input of a change of a campaign's state: which campaign.
@@ -349,6 +374,14 @@ public enum CampaignCommands {
 
     static func window(_ c: Campaign) -> String {
         "from \(c.startsAt)" + (c.endsAt.map { " until \($0)" } ?? " until ended by hand")
+    }
+
+    static func presentRevert(_ output: CampaignRevert, _ words: CommandWords, _ printer: Printer) {
+        if output.end != nil { printer.line("campaign \(output.campaign.name) ended") }
+        printer.line(
+            "campaign \(output.campaign.name) reverted: \(output.reverted.count) experiences set back, \(output.unchanged.count) already so, "
+                + "\(output.kept.count) left alone, \(output.removed.count) removed since")
+        for k in output.kept.prefix(Printer.listedAtMost) { printer.line("  \(k.id): \(k.reason)") }
     }
 
     static func presentFlip(_ output: CampaignFlip, _ words: CommandWords, _ printer: Printer) {
