@@ -126,7 +126,11 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
         } else if suffix.first == UInt8(ascii: " "), suffix.count > 1 {
             let name = String(decoding: suffix.dropFirst(), as: UTF8.self)
             guard let rules = zone(name) else {
-                throw refuse("instant.zone", "names no time zone of the tz database: \(name) (use one such as Europe/Paris, or UTC)")
+                // A zone name is printable ASCII: anything else is named, so that a look-alike shows (docs/schedules.md).
+                let shown = name.unicodeScalars.map { s in
+                    s.value >= 0x21 && s.value < 0x7F ? String(s) : "[U+" + String(s.value, radix: 16, uppercase: true) + "]"
+                }.joined()
+                throw refuse("instant.zone", "names no time zone of the tz database: \(shown) (use one such as Europe/Paris, or UTC)")
             }
             let instants = rules.instants(forLocal: local)
             let wall = String(decoding: b[0..<rest], as: UTF8.self)

@@ -31,8 +31,8 @@ extension Registry {
         }
     }
 
-    /// Adds a campaign, scheduled. Refused (422) when its members or window are not a campaign's, when it selects none of
-    /// the team's experiences or names one the team does not have (404), when its changes cannot be made to one of them,
+    /// Adds a campaign, scheduled. Refused (422) when its members or window are not a campaign's or its end has passed, when
+    /// it names an experience the team does not have (404), when its changes cannot be made to one of them,
     /// and (409) when another campaign of the team changes the same member of one of its experiences while it runs.
     public func addCampaign(_ draft: CampaignDraft) throws(RegistryError) -> WriteOutcome<Campaign> {
         var errors = Campaign.check(name: draft.name, changes: draft.changes, restore: draft.restore)
@@ -42,6 +42,9 @@ extension Registry {
         if let end = draft.endsAt, end <= draft.startsAt {
             errors.append(
                 FieldError(field: "endsAt", rule: "window.order", message: "must be after startsAt \(draft.startsAt): \(end) is not"))
+        } else if let end = draft.endsAt, end <= instant {
+            // Nothing of it would run: its start and end would only be two late flips that undo each other.
+            errors.append(FieldError(field: "endsAt", rule: "campaign.past", message: "\(end) has passed: the campaign would never run"))
         }
         guard errors.isEmpty else { throw RegistryError.invalid(errors) }
         var selector = draft.selector
@@ -59,11 +62,15 @@ extension Registry {
                 team: draft.team, name: draft.name, selector: selector, experiences: draft.experiences, changes: draft.changes,
                 restore: draft.restore, startsAt: draft.startsAt, endsAt: draft.endsAt, createdAt: timestamp())
             let members = try campaignMembers(campaign)
-            guard !members.isEmpty else {
-                throw RegistryError.invalid([
-                    FieldError(field: "where", rule: "campaign.empty", message: "selects none of team \(draft.team.rawValue)'s experiences")
-                ])
-            }
+            // A selector is read again at the start (docs/schedules.md#campaigns): stations imported meanwhile count.
+            let warnings =
+                members.isEmpty
+                ? [
+                    FieldError(
+                        field: "where", rule: "campaign.empty",
+                        message:
+                            "selects none of team \(draft.team.rawValue)'s experiences now; those it selects when it starts are changed")
+                ] : []
             try checkChanges(campaign, on: members)
             try checkOverlaps(campaign, members: Set(members.map(\.id)))
             let notes = try ensureTeam(draft.team)
@@ -81,7 +88,7 @@ extension Registry {
                 ])
             campaign.id = db.lastInsertRowID
             try recordChange(entity: .campaign, id: String(campaign.id), action: .create, before: nil, after: AuditForm.campaign(campaign))
-            return WriteOutcome(campaign, created: true, notes: notes)
+            return WriteOutcome(campaign, created: true, notes: notes, warnings: warnings)
         }
     }
 
@@ -162,9 +169,12 @@ extension Registry {
                 try recordCampaignState(campaign)
             default:
                 let verb = cancel ? "cancelled" : "ended"
+                if campaign.state == .ended || campaign.state == .cancelled {
+                    throw RegistryError.conflict("campaign \(campaign.name) is already \(campaign.state.rawValue)")
+                }
                 throw RegistryError.conflict(
-                    "campaign \(campaign.name) is \(campaign.state.rawValue): it cannot be \(verb)"
-                        + (cancel || campaign.state != .scheduled ? "" : " before it starts (cancel it, or start it first)"))
+                    "campaign \(campaign.name) is \(campaign.state.rawValue): it cannot be \(verb) before it starts (cancel it, or start it first)"
+                )
             }
             return WriteOutcome(CampaignFlip(campaign: try loadCampaign(String(campaign.id), team: nil), flip: flip))
         }

@@ -14,9 +14,13 @@ public enum SystemTimeZones {
 
     public static let lookup: ZoneLookup = { name in rules(name, in: directory) }
 
+    /// Files of the zoneinfo directory that are not zones of the tz database: the machine's own zone (which would make
+    /// a time mean what the host is set to), the POSIX default rules, and the leap-second variants under `right/`.
+    static let notZones: Set<String> = ["localtime", "posixrules", "Factory"]
+
     static func isZoneName(_ name: String) -> Bool {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        return name.utf8.count <= 64 && !parts.isEmpty
+        return name.utf8.count <= 64 && !parts.isEmpty && !notZones.contains(name) && parts.first != "right"
             && parts.allSatisfy { part in
                 !part.isEmpty && part != "." && part != ".." && part.first != "-"
                     && part.utf8.allSatisfy { b in

@@ -179,7 +179,7 @@ import Testing
         // Not a campaign's member, an empty selection, a window that ends before it starts, a name twice: refused.
         for bad in [
             try draft("x", changes: #"{"url":"https://ride.example/other"}"#),
-            try draft("x", where: "label.region=nowhere", changes: #"{"subtitle":"A"}"#),
+            try draft("x", changes: #"{"subtitle":"A"}"#, from: "2027-03-01T00:00:00Z", until: "2027-04-01T00:00:00Z"),
             try draft("x", changes: #"{"subtitle":"A"}"#, from: "2027-09-01T00:00:00Z", until: "2027-06-01T00:00:00Z"),
             try draft("lyon", where: "label.region=lyon", changes: #"{"title":"A"}"#, from: "2028-01-01T00:00:00Z", until: nil),
             try draft("bad name!", changes: #"{"title":"A"}"#, from: "2028-01-01T00:00:00Z", until: nil),
@@ -269,6 +269,32 @@ import Testing
         let running = try registry.revertCampaign("july", team: nil).value
         #expect(running.end?.kind == .campaignEnd && running.campaign.state == .ended && running.unchanged == [1])
         #expect(try registry.experience("1").defaultCard.subtitle == "Rent a bike")
+    }
+
+    /// A campaign whose end has passed would only be two late flips undoing each other: refused, and nothing written. A
+    /// selector that matches nothing yet is taken, with a warning: it is read again at the start.
+    @Test func aCampaignThatEndedIsRefusedAndOneSelectingNothingYetChangesWhatItSelectsAtItsStart() throws {
+        let (registry, clock, path) = try setUp()
+        _ = try registry.register(try station(1, region: "lyon"))
+        func file() -> [Data] { ["", "-wal"].map { (try? Data(contentsOf: URL(fileURLWithPath: path + $0))) ?? Data() } }
+        let untouched = file()
+        #expect(
+            throws: RegistryError.invalid([
+                FieldError(field: "endsAt", rule: "campaign.past", message: "2027-04-01T00:00:00Z has passed: the campaign would never run")
+            ])
+        ) {
+            try registry.addCampaign(
+                try draft("past", changes: #"{"subtitle":"Past"}"#, from: "2027-03-01T00:00:00Z", until: "2027-04-01T00:00:00Z"))
+        }
+        #expect(file() == untouched)
+        let added = try registry.addCampaign(try draft("summer", changes: #"{"subtitle":"Summer"}"#))
+        #expect(added.warnings.map(\.rule) == ["campaign.empty"])
+        for n in 2...3 { _ = try registry.register(try station(n, region: "idf")) }
+        try clock.set("2027-06-01T00:00:00Z")
+        let started = try registry.runSchedule()
+        #expect(started.first?.detail?["changed"] == .integer(2))
+        #expect(
+            try registry.experience("3").defaultCard.subtitle == "Summer" && registry.experience("1").defaultCard.subtitle == "Rent a bike")
     }
 
     @Test func twoRunnersOnOneDatabaseApplyEachFlipOnce() throws {

@@ -54,6 +54,9 @@ struct ExperienceWindowProcessTests {
         ["--live-from", "2027-03-28T02:30 Europe/Paris"], ["--live-from", "2027-10-31T02:30 Europe/Paris"],
         ["--live-from", "2027-06-01T00:00 ../../etc/passwd"], ["--live-from", "2027-02-29T00:00Z"],
         ["--live-from", "2027-09-01T00:00Z", "--live-until", "2027-06-01T00:00Z"], ["--live-until", "2027-06-01T00:00 Mars/Base"],
+        // The machine's own zone and the leap-second variants are files of zoneinfo, not zones of the tz database.
+        ["--live-from", "2027-06-01T00:00 localtime"], ["--live-from", "2027-06-01T00:00 right/Europe/Paris"],
+        ["--live-from", "2027-06-01T00:00 Europe/Paris\u{200B}"],
     ])
     func aRefusedTimeWritesNothing(_ options: [String]) throws {
         let clipctl = try Clipctl()
@@ -64,6 +67,8 @@ struct ExperienceWindowProcessTests {
         let refused = try clipctl.run(["update", "1"] + options)
         #expect(refused.code == 65, "\(options): \(refused.err)")
         #expect(refused.err.contains("live"), "\(refused.err)")
+        #expect(!refused.err.contains("\u{200B}"), "an invisible character is named, not printed: \(refused.err)")
+        if options[1].hasSuffix("\u{200B}") { #expect(refused.err.contains("Europe/Paris[U+200B]"), "\(refused.err)") }
         #expect(try digest(clipctl) == before)
     }
 }

@@ -124,7 +124,7 @@ import Testing
         let reverted = try clipctl("--server", "http://127.0.0.1:\(server.port)", "--token", token, "campaign", "revert", "flash")
         #expect(reverted.code == 0, "\(reverted.err)")
         #expect(
-            reverted.out.contains("campaign flash ended") && reverted.out.contains("reverted: 1 experiences set back, 1 already so"),
+            reverted.out.contains("campaign flash ended") && reverted.out.contains("reverted: experiences set back 1, already so 1"),
             "\(reverted.out)")
         #expect(try clipctl("show", "2").out.contains("Rent a bike"), "the change made meanwhile is set back too")
         let json = try clipctl("campaign", "revert", "flash", "--json")

@@ -167,6 +167,7 @@ public enum CampaignAdd: Operation {
             present: { output, _, printer in
                 let c = output.outcome.value
                 printer.line("campaign \(c.name) (\(c.id)) scheduled: \(CampaignCommands.window(c))")
+                printer.warnings(output.outcome.warnings)
                 printer.notes(output.outcome.notes)
             }))
 }
@@ -379,8 +380,8 @@ public enum CampaignCommands {
     static func presentRevert(_ output: CampaignRevert, _ words: CommandWords, _ printer: Printer) {
         if output.end != nil { printer.line("campaign \(output.campaign.name) ended") }
         printer.line(
-            "campaign \(output.campaign.name) reverted: \(output.reverted.count) experiences set back, \(output.unchanged.count) already so, "
-                + "\(output.kept.count) left alone, \(output.removed.count) removed since")
+            "campaign \(output.campaign.name) reverted: experiences set back \(output.reverted.count), already so \(output.unchanged.count), "
+                + "left alone \(output.kept.count), removed since \(output.removed.count)")
         for k in output.kept.prefix(Printer.listedAtMost) { printer.line("  \(k.id): \(k.reason)") }
     }
 
@@ -394,16 +395,16 @@ public enum CampaignCommands {
         if flip.kind == .campaignStart {
             let skipped = detail?["skipped"]?.arrayValue ?? []
             printer.line(
-                "campaign \(c.name) started: \(detail?["changed"].map { JSONWriter.string($0) } ?? "0") experiences changed, "
-                    + "\(detail?["unchanged"].map { JSONWriter.string($0) } ?? "0") already so, \(skipped.count) left alone")
+                "campaign \(c.name) started: experiences changed \(detail?["changed"].map { JSONWriter.string($0) } ?? "0"), "
+                    + "already so \(detail?["unchanged"].map { JSONWriter.string($0) } ?? "0"), left alone \(skipped.count)")
             for s in skipped.prefix(Printer.listedAtMost) {
                 printer.line("  \(s["id"].map { JSONWriter.string($0) } ?? "?"): \(s["reason"]?.stringValue ?? "")")
             }
         } else {
             let kept = detail?["kept"]?.arrayValue ?? []
             printer.line(
-                "campaign \(c.name) \(c.state == .cancelled ? "cancelled" : "ended"): \(detail?["reverted"].map { JSONWriter.string($0) } ?? "0") "
-                    + "experiences set back, \(kept.count) kept as changed since the start")
+                "campaign \(c.name) \(c.state == .cancelled ? "cancelled" : "ended"): experiences set back "
+                    + "\(detail?["reverted"].map { JSONWriter.string($0) } ?? "0"), kept as changed since the start \(kept.count)")
         }
     }
 }

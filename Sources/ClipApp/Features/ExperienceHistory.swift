@@ -54,8 +54,11 @@ public enum ExperienceHistory: Operation {
         for r in output.records {
             let changed = r.changedMembers
             let actor = r.actorName.map { "token " + Shell.quote($0) } ?? r.actor
+            // The version the record made, which `revert --to` names (a removal makes none).
+            let version = r.after?["version"].map { "  version " + JSONWriter.string($0) } ?? ""
             printer.line(
-                "\(r.id)  \(r.at)  \(actor)  \(r.action.rawValue)" + (changed.isEmpty ? "" : "  " + changed.joined(separator: ", ")))
+                "\(r.id)  \(r.at)  \(actor)  \(r.action.rawValue)\(version)"
+                    + (changed.isEmpty ? "" : "  " + changed.joined(separator: ", ")))
             for member in changed {
                 printer.line("    \(member): \(Self.shown(r.before?[member])) → \(Self.shown(r.after?[member]))")
             }

@@ -59,12 +59,14 @@ public enum ExperienceRevert: Operation {
                 arguments.commandRead = .object([(key: "before", value: ExperienceJSON.full(e))])
             }),
             json: .shape(ExperienceCommands.writtenJSON),
-            present: { output, _, printer in
-                let e = output.outcome.value
+            present: { output, words, printer in
+                let e = output.outcome.value, to = words.value(Input.version.option) ?? "?"
                 if output.versionBefore != e.version {
-                    printer.line("reverted experience \(e.id): version \(e.version) has the fields of an earlier one")
+                    printer.line(
+                        "reverted experience \(e.id) to the fields of version \(to): now version \(e.version), \(e.status.rawValue)")
                 } else {
-                    printer.line("nothing to change: experience \(e.id) already has those fields")
+                    printer.line("nothing to change: experience \(e.id) already has the fields of version \(to)")
                 }
+                ExperienceCommands.printExtras(output.outcome, printer)
             }))
 }

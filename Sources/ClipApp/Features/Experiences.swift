@@ -289,7 +289,7 @@ public enum ExperienceUpdate: Operation {
                         arguments.body = RequestJSON.setStatus(status)
                     },
                     route: { words in words.value(ExperienceBulkUpdate.Input.selector.option) != nil ? ExperienceBulkUpdate.binding : nil }),
-                json: .shape { ExperienceJSON.full($0.outcome.value) },
+                json: .shape(ExperienceCommands.writtenJSON),
                 present: { output, _, printer in
                     let e = output.outcome.value
                     printer.line("experience \(e.id) is \(e.status.rawValue): \(e.url.canonical)")
