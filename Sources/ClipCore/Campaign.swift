@@ -225,8 +225,6 @@ public struct CampaignPreviewLine: Sendable, Equatable {
     }
 }
 
-/// A campaign as a change of its state by hand left it, with the flip that change applied (none for a cancellation
-/// before the start).
 /// What `campaign revert` did (docs/schedules.md#campaigns): the members set back to what the campaign's fields were
 /// before its start, changes made since included; those it could not set back, with why; those removed since.
 public struct CampaignRevert: Sendable, Equatable {
@@ -253,6 +251,8 @@ public struct CampaignRevert: Sendable, Equatable {
     }
 }
 
+/// A campaign as a change of its state by hand left it, with the flip that change applied (none for a cancellation
+/// before the start).
 public struct CampaignFlip: Sendable, Equatable {
     public let campaign: Campaign
     public let flip: ScheduledFlip?
