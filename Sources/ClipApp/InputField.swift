@@ -251,9 +251,10 @@ extension InputField {
 
     /// A flag: false when not given.
     public static func flag(
-        _ name: String, _ key: any WritableKeyPath<Input, Bool> & Sendable, in place: FieldPlace = .query, help: String
+        _ name: String, _ key: any WritableKeyPath<Input, Bool> & Sendable, in place: FieldPlace = .query, help: String,
+        option: String? = nil
     ) -> InputField {
-        let facts = FieldFacts(name: name, place: place, type: .flag, placeholder: "", help: help)
+        let facts = FieldFacts(name: name, place: place, type: .flag, placeholder: "", help: help, option: option)
         return InputField(
             facts, read: { input, reader in input[keyPath: key] = reader.flag(facts) },
             write: { input, arguments in arguments.set(facts, flag: input[keyPath: key]) })

@@ -23,6 +23,9 @@ public struct Campaign: Sendable, Equatable {
     public var startsAt: Instant
     /// nil: it runs until ended by hand.
     public var endsAt: Instant?
+    /// App Store Connect gets its start and its end the clip's lead ahead of them (docs/schedules.md#app-store-connect),
+    /// so that devices show its card from its start; otherwise at its times.
+    public var pushAhead: Bool
     public var state: State
     public var startedAt: Instant?
     public var endedAt: Instant?
@@ -30,8 +33,8 @@ public struct Campaign: Sendable, Equatable {
 
     public init(
         id: Int64 = 0, team: TeamID, name: String, selector: ExperienceSelector?, experiences: [Int64], changes: JSONValue,
-        restore: JSONValue?, startsAt: Instant, endsAt: Instant?, state: State = .scheduled, startedAt: Instant? = nil,
-        endedAt: Instant? = nil, createdAt: String = ""
+        restore: JSONValue?, startsAt: Instant, endsAt: Instant?, pushAhead: Bool = false, state: State = .scheduled,
+        startedAt: Instant? = nil, endedAt: Instant? = nil, createdAt: String = ""
     ) {
         self.id = id
         self.team = team
@@ -42,6 +45,7 @@ public struct Campaign: Sendable, Equatable {
         self.restore = restore
         self.startsAt = startsAt
         self.endsAt = endsAt
+        self.pushAhead = pushAhead
         self.state = state
         self.startedAt = startedAt
         self.endedAt = endedAt

@@ -8,7 +8,8 @@ extension ExperienceIndex {
     /// (`arenaFields`): one byte each for those of one byte (a case's position, a flag's 0 or 1,
     /// 0xFF unset), then the runs of the others, each a 4-byte length (0xFFFF_FFFF: unset) and its
     /// bytes. The status lives in the record (lookups read it). Every field is asked of `columns`.
-    /// `windowed`: the experience has a `liveFrom` or `liveUntil` (lookups then ask `isLive`).
+    /// `windowed`: the experience has a `liveFrom` or `liveUntil`; its window then follows the fields as two 8-byte
+    /// seconds (`windowTrailer`), which lookups compare with the moment (`isLive`) without reading the fields.
     mutating func appendData(clip: Int32, status: inout UInt8, windowed: inout Bool, _ columns: inout some ExperienceColumns) throws {
         appendUInt32(UInt32(bitPattern: clip))
         for (position, field) in Self.arenaFields.enumerated() {
@@ -19,23 +20,41 @@ extension ExperienceIndex {
             }
         }
         windowed = false
+        var from = Int64.min, until = Int64.max
         for (position, field) in Self.arenaFields.enumerated() where field.slot == .run {
-            try columns.withBytes(position) { bytes in
-                if field.kind == .instant && bytes != nil { windowed = true }
-                appendField(bytes)
+            try columns.withBytes(position) { run in
+                if field.kind == .instant, let run {
+                    windowed = true
+                    if let bound = Instant(canonical: run) {
+                        if field.isWindowStart { from = bound.seconds } else { until = bound.seconds }
+                    }
+                }
+                appendField(run)
             }
+        }
+        if windowed {
+            appendUInt64(UInt64(bitPattern: from))
+            appendUInt64(UInt64(bitPattern: until))
         }
     }
 
+    /// The bytes of a windowed record's window at the end of its data: `liveFrom` then `liveUntil`, in seconds.
+    static let windowTrailer = 16
+
     /// Whether a windowed record is served at `at` (`ExperienceState.live` but for its status, which the lookup
-    /// checks first).
-    func isLive(_ r: Record, at: Instant) -> Bool {
-        var live = true
-        forEachField(r) { _, field, _, run in
-            guard field.kind == .instant, let run, let bound = Instant(canonical: bytes[run]) else { return }
-            if field.isWindowStart ? at < bound : at >= bound { live = false }
-        }
-        return live
+    /// checks first): from `liveFrom` included to `liveUntil` excluded (docs/rules.md#experiences-in-time).
+    @inline(__always) func isLive(_ r: Record, at: Instant) -> Bool {
+        let end = r.data + Int(r.dataLength)
+        let from = Int64(bitPattern: readUInt64(end - Self.windowTrailer)), until = Int64(bitPattern: readUInt64(end - 8))
+        return at.seconds >= from && at.seconds < until
+    }
+
+    mutating func appendUInt64(_ n: UInt64) {
+        withUnsafeBytes(of: n.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) func readUInt64(_ i: Int) -> UInt64 {
+        UInt64(readUInt32(i)) | UInt64(readUInt32(i + 4)) << 32
     }
 
     mutating func appendField(_ field: UnsafeBufferPointer<UInt8>?) {

@@ -31,7 +31,7 @@ extension ExperienceIndex {
 
     /// Changed whenever the sections or what their numbers mean change. (What the compiler decides,
     /// the records' layout and the enumerations' order, is in `imageLayout`.)
-    static let imageFormat: UInt64 = 2
+    static let imageFormat: UInt64 = 3
 
     /// FNV-1a over the layout of the structs saved as raw bytes and over the raw values of the
     /// enumerations the arena stores by position: an image written by a build where these differ

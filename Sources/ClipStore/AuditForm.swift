@@ -110,7 +110,8 @@ extension AuditForm {
             ("id", .integer(c.id)), ("team", .string(c.team.rawValue)), ("name", .string(c.name)),
             ("where", c.selector.map { .string($0.text) } ?? .null), ("experiences", .array(c.experiences.map(JSONValue.integer))),
             ("changes", c.changes), ("restore", c.restore ?? .null), ("startsAt", .string(c.startsAt.description)),
-            ("endsAt", c.endsAt.map { .string($0.description) } ?? .null), ("state", .string(c.state.rawValue)),
+            ("endsAt", c.endsAt.map { .string($0.description) } ?? .null), ("pushAhead", .bool(c.pushAhead)),
+            ("state", .string(c.state.rawValue)),
         ])
     }
 }

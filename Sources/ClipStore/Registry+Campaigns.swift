@@ -1,35 +1,12 @@
 public import ClipCore
 import SQLiteDB
-public import StrictJSON
+import StrictJSON
 
 /// Campaigns (Migrations/0016_schedule_and_campaigns.sql, docs/schedules.md#campaigns): made, listed, started and ended,
 /// by the scheduler at their times (Registry+Schedule.swift) or by hand before them.
 extension Registry {
-    /// What a new campaign is: all but its id, state and times of record.
-    public struct CampaignDraft: Sendable {
-        public var team: TeamID
-        public var name: String
-        public var selector: ExperienceSelector?
-        public var experiences: [Int64]
-        public var changes: JSONValue
-        public var restore: JSONValue?
-        public var startsAt: Instant
-        public var endsAt: Instant?
-
-        public init(
-            team: TeamID, name: String, selector: ExperienceSelector?, experiences: [Int64], changes: JSONValue, restore: JSONValue?,
-            startsAt: Instant, endsAt: Instant?
-        ) {
-            self.team = team
-            self.name = name
-            self.selector = selector
-            self.experiences = experiences
-            self.changes = changes
-            self.restore = restore
-            self.startsAt = startsAt
-            self.endsAt = endsAt
-        }
-    }
+    /// What a new campaign is: a `Campaign` whose id, state and times of record the registry sets.
+    public typealias CampaignDraft = Campaign
 
     /// Adds a campaign, scheduled. Refused (422) when its members or window are not a campaign's or its end has passed, when
     /// it names an experience the team does not have (404), when its changes cannot be made to one of them,
@@ -60,7 +37,7 @@ extension Registry {
             else { throw RegistryError.conflict("team \(draft.team.rawValue) already has a campaign named \(draft.name)") }
             var campaign = Campaign(
                 team: draft.team, name: draft.name, selector: selector, experiences: draft.experiences, changes: draft.changes,
-                restore: draft.restore, startsAt: draft.startsAt, endsAt: draft.endsAt, createdAt: timestamp())
+                restore: draft.restore, startsAt: draft.startsAt, endsAt: draft.endsAt, pushAhead: draft.pushAhead, createdAt: timestamp())
             let members = try campaignMembers(campaign)
             // A selector is read again at the start (docs/schedules.md#campaigns): stations imported meanwhile count.
             let warnings =
@@ -76,15 +53,15 @@ extension Registry {
             let notes = try ensureTeam(draft.team)
             try db.execute(
                 """
-                INSERT INTO campaign(team_id, name, selector, experiences, changes, restore, starts_at, ends_at, state, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'scheduled', ?)
+                INSERT INTO campaign(team_id, name, selector, experiences, changes, restore, starts_at, ends_at, push_ahead, state, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'scheduled', ?)
                 """,
                 [
                     .text(campaign.team.rawValue), .text(campaign.name), .text(campaign.selector?.text),
                     .text(JSONWriter.string(.array(campaign.experiences.map(JSONValue.integer)))),
                     .text(JSONWriter.string(campaign.changes)),
                     .text(campaign.restore.map { JSONWriter.string($0) }), .text(campaign.startsAt.description),
-                    .text(campaign.endsAt?.description), .text(campaign.createdAt),
+                    .text(campaign.endsAt?.description), .integer(campaign.pushAhead ? 1 : 0), .text(campaign.createdAt),
                 ])
             campaign.id = db.lastInsertRowID
             try recordChange(entity: .campaign, id: String(campaign.id), action: .create, before: nil, after: AuditForm.campaign(campaign))
@@ -232,18 +209,23 @@ extension Registry {
     /// The experiences as the campaigns' schedule makes them at `at` (docs/schedules.md#campaigns, "what will it serve
     /// then?"): a scheduled campaign in force then applied to those it selects now, a running one that has ended by then
     /// set back where nobody changed its members. Unchanged when no campaign is scheduled or running.
-    public func projected(_ experiences: [AdvancedExperience], at: Instant) throws(RegistryError) -> [AdvancedExperience] {
-        try guarded { try project(experiences, at: at) }
+    /// `aheadSeconds`: a campaign pushed ahead (`pushAhead`) is taken as it will be that much later, as App Store Connect
+    /// should hold it (docs/schedules.md#app-store-connect).
+    public func projected(
+        _ experiences: [AdvancedExperience], at: Instant, aheadSeconds: Int64 = 0
+    ) throws(RegistryError) -> [AdvancedExperience] {
+        try guarded { try project(experiences, at: at, aheadSeconds: aheadSeconds) }
     }
 
-    func project(_ experiences: [AdvancedExperience], at: Instant) throws -> [AdvancedExperience] {
+    func project(_ experiences: [AdvancedExperience], at: Instant, aheadSeconds: Int64 = 0) throws -> [AdvancedExperience] {
         guard !experiences.isEmpty else { return experiences }
         let campaigns = try db.query("SELECT * FROM campaign WHERE state IN ('scheduled', 'running') ORDER BY starts_at, id").map(
             readCampaign)
         guard !campaigns.isEmpty else { return experiences }
         var result = experiences
         for campaign in campaigns {
-            switch (campaign.state, campaign.state(at: at)) {
+            let moment = campaign.pushAhead ? Instant(seconds: min(Instant.latest.seconds, at.seconds + aheadSeconds)) : at
+            switch (campaign.state, campaign.state(at: moment)) {
             case (.scheduled, .running):
                 let members = Set(try campaignMembers(campaign).map(\.id))
                 for i in result.indices where members.contains(result[i].id) {
@@ -477,7 +459,7 @@ extension Registry {
             changes: try JSONParser.parse(try row.string("changes")),
             restore: try row.optionalString("restore").map { try JSONParser.parse($0) },
             startsAt: try instant("starts_at") ?? .earliest, endsAt: try instant("ends_at"),
-            state: Campaign.State(rawValue: try row.string("state")) ?? .ended, startedAt: try instant("started_at"),
-            endedAt: try instant("ended_at"), createdAt: try row.string("created_at"))
+            pushAhead: try row.int("push_ahead") != 0, state: Campaign.State(rawValue: try row.string("state")) ?? .ended,
+            startedAt: try instant("started_at"), endedAt: try instant("ended_at"), createdAt: try row.string("created_at"))
     }
 }

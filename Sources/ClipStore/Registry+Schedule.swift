@@ -251,6 +251,21 @@ extension Registry {
                 let held = try row.optionalString("removed_at") == nil && (try row.string("status")) == "ACTIVE"
                 due.append((held ? "create" : "remove", Int64(try row.int("id")), try row.string("url"), set))
             }
+            // Campaigns pushed ahead: their start and end, the lead before them.
+            let ahead = try db.query(
+                """
+                SELECT * FROM campaign WHERE team_id = ? AND push_ahead = 1 AND state IN ('scheduled', 'running')
+                """, [.text(clip.team.rawValue)]
+            ).map(readCampaign)
+            for campaign in ahead {
+                for (edge, at) in [("start", campaign.state == .scheduled ? campaign.startsAt : nil), ("end", campaign.endsAt)] {
+                    guard let at else { continue }
+                    let pushAt = Instant(seconds: max(0, at.seconds - leadSeconds))
+                    if pushAt > after, pushAt <= through {
+                        due.append(("campaign", nil, "\(edge) of campaign \(campaign.name), ahead", pushAt))
+                    }
+                }
+            }
             return due.sorted { $0.dueAt < $1.dueAt }
         }
     }

@@ -123,7 +123,7 @@ public final class SyncEngine {
             var experiences = try registry.experiences(Registry.ListFilter(clip: link.clip))
             // What App Store Connect should hold now, or at the moment asked for (docs/schedules.md#app-store-connect).
             let moment = at ?? registry.instant
-            if let at { experiences = try registry.projected(experiences, at: at) }
+            experiences = try registry.projected(experiences, at: moment, aheadSeconds: link.leadSeconds)
             experiences = experiences.map { AppStoreConnectSchedule.held($0, at: moment, leadSeconds: link.leadSeconds) }
             var defaultExperience: DefaultExperience?
             do throws(RegistryError) {

@@ -8,8 +8,8 @@ extension Campaign: WireShape {
             ("id", .integer(id)), ("name", .string(name)), ("team", .string(team.rawValue)),
             ("where", selector.map { .string($0.text) } ?? .null), ("experiences", .array(experiences.map(JSONValue.integer))),
             ("changes", changes), ("restore", restore ?? .null), ("startsAt", .string(startsAt.description)),
-            ("endsAt", endsAt.map { .string($0.description) } ?? .null), ("state", .string(state.rawValue)),
-            ("startedAt", startedAt.map { .string($0.description) } ?? .null),
+            ("endsAt", endsAt.map { .string($0.description) } ?? .null), ("pushAhead", .bool(pushAhead)),
+            ("state", .string(state.rawValue)), ("startedAt", startedAt.map { .string($0.description) } ?? .null),
             ("endedAt", endedAt.map { .string($0.description) } ?? .null), ("createdAt", .string(createdAt)),
         ])
     }
@@ -24,7 +24,8 @@ extension Campaign: WireShape {
             experiences: try r.int64s("experiences"),
             changes: value["changes"] ?? .object([]), restore: value["restore"].flatMap { $0 == .null ? JSONValue?.none : $0 },
             startsAt: starts,
-            endsAt: try r.optionalInstant("endsAt"), state: try r.value("state", as: State.self),
+            endsAt: try r.optionalInstant("endsAt"), pushAhead: value["pushAhead"] == .bool(true),
+            state: try r.value("state", as: State.self),
             startedAt: try r.optionalInstant("startedAt"),
             endedAt: try r.optionalInstant("endedAt"), createdAt: try r.string("createdAt"))
     }

@@ -297,6 +297,40 @@ import Testing
             try registry.experience("3").defaultCard.subtitle == "Summer" && registry.experience("1").defaultCard.subtitle == "Rent a bike")
     }
 
+    /// docs/schedules.md#app-store-connect: a campaign pushed ahead is, for App Store Connect, in force the lead before
+    /// its start and over the lead before its end; one that is not, at its times; the scheduler's pushes say when.
+    @Test func aCampaignPushedAheadIsHeldByAppStoreConnectTheLeadBeforeItsEdges() throws {
+        let (registry, clock, _) = try setUp()
+        for n in 1...2 { _ = try registry.register(try station(n, region: "idf")) }
+        var ahead = try draft("summer", experiences: [1], changes: #"{"subtitle":"Summer"}"#)
+        ahead.selector = nil
+        ahead.pushAhead = true
+        #expect(try registry.addCampaign(ahead).value.pushAhead)
+        var plain = try draft("summer-2", where: nil, experiences: [2], changes: #"{"subtitle":"Summer"}"#)
+        plain.pushAhead = false
+        _ = try registry.addCampaign(plain)
+        let lead: Int64 = 48 * 3600
+        func subtitles(_ at: String) throws -> [String] {
+            let all = try registry.experiences(Registry.ListFilter())
+            return try registry.projected(all, at: Instant(canonical: Array(at.utf8))!, aheadSeconds: lead).map(\.defaultCard.subtitle)
+        }
+        #expect(try subtitles("2027-05-29T23:59:59Z") == ["Rent a bike", "Rent a bike"])
+        #expect(try subtitles("2027-05-30T00:00:00Z") == ["Summer", "Rent a bike"], "the lead before its start")
+        #expect(try subtitles("2027-06-01T00:00:00Z") == ["Summer", "Summer"])
+        let own = try registry.projected(
+            try registry.experiences(Registry.ListFilter()), at: Instant(canonical: Array("2027-05-30T00:00:00Z".utf8))!)
+        #expect(own.map(\.defaultCard.subtitle) == ["Rent a bike", "Rent a bike"], "the registry's own surfaces: at its time")
+        let clip = try AppID("ABCDE12345.com.example.bikes.Clip")
+        let due = try registry.ascPushesDue(
+            clip: clip, leadSeconds: lead, after: Instant(canonical: Array("2027-05-29T00:00:00Z".utf8))!,
+            through: Instant(canonical: Array("2027-08-31T00:00:00Z".utf8))!)
+        #expect(due.map(\.name) == ["start of campaign summer, ahead", "end of campaign summer, ahead"])
+        #expect(due.map(\.dueAt.description) == ["2027-05-30T00:00:00Z", "2027-08-30T00:00:00Z"])
+        try clock.set("2027-06-01T00:00:00Z")
+        _ = try registry.runSchedule()
+        #expect(try subtitles("2027-08-30T00:00:00Z") == ["Rent a bike", "Summer"], "its end, the lead before it")
+    }
+
     @Test func twoRunnersOnOneDatabaseApplyEachFlipOnce() throws {
         let (registry, clock, path) = try setUp()
         for n in 1...20 {

@@ -107,4 +107,32 @@ import Testing
         #expect(!status.contains("OVERDUE"), "\(status)")
         #expect(try fake.violations() == [])
     }
+
+    /// `campaign add --push-ahead`: App Store Connect gets the campaign's change the clip's lead before its start, while
+    /// the registry's own surfaces change at the start; the end is pushed ahead too.
+    @Test func aCampaignPushedAheadReachesAppStoreConnectTheLeadBeforeItsStart() throws {
+        let (clipctl, fake) = try AppStoreConnectProcessTests.setUp()
+        #expect(try clipctl("asc", "link", Self.clip).code == 0)
+        #expect(try clipctl("asc", "apply", "--yes").code == 0)
+        #expect(try clipctl("asc", "lead", Self.clip, "6s").code == 0)
+        let rent = "https://bikesrental.example/rent"
+        let start = Date()
+        let added = try clipctl(
+            "campaign", "add", "early", "--team", "ABCDE12345", "--experience", "1", "--from", ScheduleProcessTests.fromNow(14),
+            "--until", ScheduleProcessTests.fromNow(28), "--set", "title=Early bird", "--push-ahead", "--json")
+        #expect(added.code == 0 && added.out.contains(#""pushAhead": true"#), "\(added.out)\(added.err)")
+        #expect(try clipctl("asc", "status").out.contains("start of campaign early, ahead"))
+        let server = try AppStoreConnectSyncProcessTests.serverWithKey(clipctl, fake)
+        defer { _ = server.stop() }
+        #expect(try waitFor(20) { try fake.experiences()[rent]?["EN"] == "Early bird" })
+        let ahead = Date().timeIntervalSince(start)
+        #expect(ahead >= 7 && ahead < 14, "pushed the lead before its start, not before: \(ahead) s")
+        #expect(!(try clipctl("show", "1").out.contains("Early bird")), "the registry's own card changes at the start")
+        #expect(try waitFor(20) { try clipctl("show", "1").out.contains("Early bird") })
+        #expect(try waitFor(20) { try fake.experiences()[rent]?["EN"] == "Rent a bike" })
+        let back = Date().timeIntervalSince(start)
+        #expect(back >= 21 && back < 28, "the end pushed the lead before it: \(back) s")
+        #expect(try clipctl("asc", "status").out.contains("end of campaign early, ahead"))
+        #expect(try fake.violations() == [])
+    }
 }

@@ -52,7 +52,9 @@ import Testing
             #expect(bad.code == 65 && bad.err.contains("limit:") && bad.err.contains("since:"), "\(bad.err)")
             #expect(try c("history", "987654").code == 1)
         }
-        #expect(outputs[0] == outputs[1] && outputs[0] == ["create", "update title, subtitle", "deactivate status"], "\(outputs)")
+        #expect(
+            outputs[0] == outputs[1]
+                && outputs[0] == ["create version 1", "update version 2 title, subtitle", "deactivate version 3 status"], "\(outputs)")
         // Each changed field before → after, and who: the token by its name (the database's user locally).
         for text in texts {
             let lines = text.split(separator: "\n").map(String.init)

@@ -45,11 +45,17 @@ public enum AscPlan: Operation {
         var upcoming = AppStoreConnectSchedule.pushes(
             experiences, after: now, through: Instant(seconds: now.seconds + 90 * 86_400), leadSeconds: lead
         ).map { PushSchedule.Line(kind: $0.kind.rawValue, name: $0.url, dueAt: $0.dueAt.description, pushedAt: nil) }
+        let ahead = Set(try registry.campaigns(team: plan.clip.team).filter(\.pushAhead).map(\.id))
         for flip in try registry.upcomingFlips(team: plan.clip.team) where flip.kind == .campaignStart || flip.kind == .campaignEnd {
+            let early = ahead.contains(flip.subject)
+            let due = early ? Instant(seconds: max(0, flip.dueAt.seconds - lead)) : flip.dueAt
+            // One pushed ahead whose push time has come is among those pushed.
+            guard due > now else { continue }
             upcoming.append(
                 PushSchedule.Line(
-                    kind: "campaign", name: "\(flip.kind == .campaignStart ? "start" : "end") of campaign \(flip.name)",
-                    dueAt: flip.dueAt.description, pushedAt: nil))
+                    kind: "campaign",
+                    name: "\(flip.kind == .campaignStart ? "start" : "end") of campaign \(flip.name)\(early ? ", ahead" : "")",
+                    dueAt: due.description, pushedAt: nil))
         }
         let overdue = AppStoreConnectSchedule.pushes(experiences, after: .earliest, through: now, leadSeconds: lead).filter {
             pending.contains($0.experienceID)

@@ -17,6 +17,7 @@ public enum CampaignAdd: Operation {
         var endsAt: Instant?
         var changes: JSONValue?
         var restore: JSONValue?
+        var pushAhead = false
 
         public init() {}
 
@@ -58,7 +59,14 @@ public enum CampaignAdd: Operation {
         )
         static let restore = InputField<Input>.object(
             "restore", \.restore, "JSON|@FILE", help: "what those members become at the end (default: what each was before the start)")
-        public static let fields: [InputField<Input>] = [name, team, selector, experiences, startsAt, endsAt, changes, restore]
+        static let pushAhead = InputField<Input>.flag(
+            "pushAhead", \.pushAhead, in: .body,
+            help:
+                "push its start and end to App Store Connect the clip's lead ahead of them (clipctl asc lead), so that devices show it from its start",
+            option: "push-ahead")
+        public static let fields: [InputField<Input>] = [
+            name, team, selector, experiences, startsAt, endsAt, changes, restore, pushAhead,
+        ]
 
         public mutating func check(_ reader: inout ArgumentReader) {
             if changes == nil, !reader.fields.errors.contains(where: { $0.field == Input.changes.facts.name }) {
@@ -87,7 +95,7 @@ public enum CampaignAdd: Operation {
             try session.registry.addCampaign(
                 Registry.CampaignDraft(
                     team: team, name: input.name, selector: selector, experiences: input.experiences, changes: changes,
-                    restore: input.restore, startsAt: startsAt, endsAt: input.endsAt)))
+                    restore: input.restore, startsAt: startsAt, endsAt: input.endsAt, pushAhead: input.pushAhead)))
     }
 
     /// `--set MEMBER=VALUE`, repeatable: one member of `changes` (a flag's `true`/`false`, a place's JSON, any other text).
@@ -158,6 +166,7 @@ public enum CampaignAdd: Operation {
                 }
                 input.changes = try changes(line)
                 input.restore = try line.json(Input.restore.facts.option)
+                input.pushAhead = line.parsed.flag(Input.pushAhead.facts.option)
                 arguments = input.arguments
                 for field in [Input.startsAt.facts, Input.endsAt.facts] {
                     if let text = line.parsed.value(field.option) { arguments.setMember(field.name, .string(text)) }
