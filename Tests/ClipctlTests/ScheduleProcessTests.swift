@@ -14,6 +14,16 @@ import Testing
         return formatter.string(from: Date().addingTimeInterval(Double(seconds)))
     }
 
+    /// Sleeps until a moment `fromNow` gave has passed, plus `margin` seconds: a loaded machine may take longer than the
+    /// test planned to reach the line, so a test waits for the time itself, not for a number of seconds.
+    static func sleepPast(_ time: String, margin: Double = 1) {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        guard let date = formatter.date(from: time) else { return }
+        let left = date.timeIntervalSinceNow + margin
+        if left > 0 { usleep(useconds_t(left * 1_000_000)) }
+    }
+
     func register(_ clipctl: Clipctl, stations: Int) throws {
         for n in 1...stations {
             let r = try clipctl(
@@ -38,8 +48,8 @@ import Testing
         let server = try ServeProcess(clipctl, database: clipctl.file("clips.db"))
         defer { _ = server.stop() }
         let added = try clipctl(
-            "campaign", "add", "flash", "--team", "ABCDE12345", "--where", "label.region=idf", "--from", Self.fromNow(2), "--until",
-            Self.fromNow(5), "--set", "subtitle=Flash sale")
+            "campaign", "add", "flash", "--team", "ABCDE12345", "--where", "label.region=idf", "--from", Self.fromNow(4), "--until",
+            Self.fromNow(8), "--set", "subtitle=Flash sale")
         try #require(added.code == 0, "\(added.err)")
         #expect(
             try waitFor(10) { try clipctl("show", "1").out.contains("Flash sale") }, "the server's scheduler started it")
@@ -61,14 +71,15 @@ import Testing
         let clipctl = try Clipctl()
         try register(clipctl, stations: 2)
         let server = try ServeProcess(clipctl, database: clipctl.file("clips.db"))
+        let start = Self.fromNow(4)
         #expect(
             try clipctl(
-                "campaign", "add", "late", "--team", "ABCDE12345", "--experience", "1", "--experience", "2", "--from", Self.fromNow(2),
+                "campaign", "add", "late", "--team", "ABCDE12345", "--experience", "1", "--experience", "2", "--from", start,
                 "--set", "subtitle=Late start"
             ).code == 0)
         kill(server.process.processIdentifier, SIGKILL)
         server.process.waitUntilExit()
-        sleep(9)
+        Self.sleepPast(start, margin: 8)  // later than docs/schedules.md's 5 s, after which a flip counts as late
         let before = try clipctl("show", "1").out
         #expect(!before.contains("Late start"), "nothing ran at its time")
         let restarted = try ServeProcess(clipctl, database: clipctl.file("clips.db"))
@@ -85,13 +96,15 @@ import Testing
     @Test func scheduleRunAppliesWhatFellDueOnceWithoutAServer() throws {
         let clipctl = try Clipctl()
         try register(clipctl, stations: 1)
+        let liveFrom = Self.fromNow(6)
         #expect(
             try clipctl(
                 "register", "https://ride.example/summer", "--clip", Self.clip, "--title", "Summer", "--subtitle", "Soon", "--live-from",
-                Self.fromNow(1)
+                liveFrom
             ).code == 0)
-        #expect(try clipctl("schedule", "list").out.contains("experience.live  2  https://ride.example/summer"))
-        sleep(2)
+        let due = try clipctl("schedule", "list").out
+        #expect(due.contains("experience.live  2  https://ride.example/summer"), "\(due)")
+        Self.sleepPast(liveFrom)
         let ran = try clipctl("schedule", "run")
         #expect(ran.code == 0 && ran.out.contains("applied 1 flip") && ran.out.contains("experience.live  2"), "\(ran.out)")
         #expect(try clipctl("schedule", "run").out.contains("nothing was due"))
@@ -127,6 +140,9 @@ import Testing
             reverted.out.contains("campaign flash ended") && reverted.out.contains("reverted: experiences set back 1, already so 1"),
             "\(reverted.out)")
         #expect(try clipctl("show", "2").out.contains("Rent a bike"), "the change made meanwhile is set back too")
+        let listed = try clipctl("campaign", "list").out
+        #expect(
+            listed.contains("ENDED") && listed.contains("(started ") && listed.contains(", ended "), "started and ended by hand: \(listed)")
         let json = try clipctl("campaign", "revert", "flash", "--json")
         let object = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any]
         #expect((object?["unchanged"] as? [Int]) == [1, 2] && (object?["reverted"] as? [Int]) == [], "\(json.out)")

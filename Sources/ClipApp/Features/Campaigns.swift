@@ -382,8 +382,13 @@ public enum CampaignCommands {
         return String(campaign.id)
     }
 
+    /// Its planned window, then when it really started and ended where that differs (by hand, or late).
     static func window(_ c: Campaign) -> String {
-        "from \(c.startsAt)" + (c.endsAt.map { " until \($0)" } ?? " until ended by hand")
+        let actual = [
+            c.startedAt.flatMap { $0 == c.startsAt ? nil : "started \($0)" }, c.endedAt.flatMap { $0 == c.endsAt ? nil : "ended \($0)" },
+        ].compactMap { $0 }
+        return "from \(c.startsAt)" + (c.endsAt.map { " until \($0)" } ?? " until ended by hand")
+            + (actual.isEmpty ? "" : " (\(actual.joined(separator: ", ")))")
     }
 
     static func presentRevert(_ output: CampaignRevert, _ words: CommandWords, _ printer: Printer) {
