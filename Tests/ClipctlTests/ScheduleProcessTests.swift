@@ -9,17 +9,19 @@ import Testing
 
     /// A UTC time `seconds` from now, as the registry writes one.
     static func fromNow(_ seconds: Int) -> String {
+        utc().string(from: Date().addingTimeInterval(Double(seconds)))
+    }
+
+    static func utc() -> ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: Date().addingTimeInterval(Double(seconds)))
+        return formatter
     }
 
     /// Sleeps until a moment `fromNow` gave has passed, plus `margin` seconds: a loaded machine may take longer than the
     /// test planned to reach the line, so a test waits for the time itself, not for a number of seconds.
     static func sleepPast(_ time: String, margin: Double = 1) {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        guard let date = formatter.date(from: time) else { return }
+        guard let date = utc().date(from: time) else { preconditionFailure("not a time fromNow gave: \(time)") }
         let left = date.timeIntervalSinceNow + margin
         if left > 0 { usleep(useconds_t(left * 1_000_000)) }
     }
@@ -56,6 +58,8 @@ import Testing
         // The CLI writes beside the running server; the end still comes once.
         #expect(try clipctl("update", "2", "--title", "Station two").code == 0)
         #expect(try waitFor(10) { try clipctl("campaign", "show", "flash").out.contains(": ended, from") })
+        let listed = try clipctl("campaign", "list").out
+        #expect(listed.contains("ENDED") && !listed.contains("(started") && !listed.contains("ended 20"), "on time: \(listed)")
         let one = try clipctl("show", "1").out, two = try clipctl("show", "2").out
         #expect(!one.contains("Flash sale") && !two.contains("Flash sale"))
         #expect(two.contains("Station two"), "a member the campaign did not change is kept")

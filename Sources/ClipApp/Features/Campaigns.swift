@@ -382,10 +382,15 @@ public enum CampaignCommands {
         return String(campaign.id)
     }
 
-    /// Its planned window, then when it really started and ended where that differs (by hand, or late).
+    /// Its planned window, then when it really started and ended where that was not on time: by hand, or later than a
+    /// flip may be without being late (`ScheduledFlip.lateAfterSeconds`; the runner looks every second).
     static func window(_ c: Campaign) -> String {
+        func offPlan(_ actual: Instant?, _ planned: Instant?) -> Instant? {
+            guard let actual, let planned else { return actual }
+            return abs(actual.seconds - planned.seconds) > ScheduledFlip.lateAfterSeconds ? actual : nil
+        }
         let actual = [
-            c.startedAt.flatMap { $0 == c.startsAt ? nil : "started \($0)" }, c.endedAt.flatMap { $0 == c.endsAt ? nil : "ended \($0)" },
+            offPlan(c.startedAt, c.startsAt).map { "started \($0)" }, offPlan(c.endedAt, c.endsAt).map { "ended \($0)" },
         ].compactMap { $0 }
         return "from \(c.startsAt)" + (c.endsAt.map { " until \($0)" } ?? " until ended by hand")
             + (actual.isEmpty ? "" : " (\(actual.joined(separator: ", ")))")
